@@ -1,0 +1,52 @@
+"""A read-only picture of the world at one instant: what renderers and observers need.
+
+The simulation builds it (`Simulation.snapshot()`); the renderer only reads it, so rendering
+never depends on simulation internals.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# Terrain codes used in `Snapshot.terrain` (and in the engine's terrain grid).
+GROUND, WATER, CLIFF, BRIDGE = 0, 1, 2, 3
+
+# Category codes used in `Snapshot.category`, in this order.
+CATEGORIES = ("commander", "bot", "vehicle", "air", "defense", "economy", "factory")
+
+
+@dataclass(frozen=True)
+class Marker:
+    x: float
+    y: float
+    label: str
+    color: str = "#ffd700"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    time: float                      # game seconds
+    terrain: np.ndarray              # (H, W) uint8 terrain codes
+    deposits: np.ndarray             # (D, 2) float x, y of metal deposits
+    # one entry per living unit, all arrays of equal length N
+    ids: np.ndarray                  # (N,) int
+    x: np.ndarray                    # (N,) float tiles
+    y: np.ndarray                    # (N,) float tiles
+    team: np.ndarray                 # (N,) int
+    category: np.ndarray             # (N,) int index into CATEGORIES
+    hp_frac: np.ndarray              # (N,) float in [0, 1]
+    size: np.ndarray                 # (N,) float radius in tiles
+    under_construction: np.ndarray   # (N,) bool
+    team_colors: dict[int, str]      # team id -> "#rrggbb"
+    markers: tuple[Marker, ...] = ()
+    visible: dict[int, np.ndarray] = field(default_factory=dict)  # team -> (H, W) bool, when fog is on
+    title: str = ""
+
+    @property
+    def width(self) -> int:
+        return int(self.terrain.shape[1])
+
+    @property
+    def height(self) -> int:
+        return int(self.terrain.shape[0])
