@@ -1,0 +1,494 @@
+"""Trace expectations: declarative checks of what a simulation run must show.
+
+One expectation is a small dict (written in YAML or JSON by rule tests and by the pipeline when it
+checks a GDD requirement against a run). Two families:
+
+  {event: spawn, where: {source: rule, team: 1}, min: 4, max: 40, after: 25, before: 35}
+      counts the trace events of that kind whose fields match `where` (dotted paths such as
+      `fields.from` reach into nested dicts; a list value means "any of these") inside the time
+      window [after, before], and checks the count against [min, max]. Optional shape checks on the
+      same events: `distinct_sectors`, `time_clusters`, `increasing` (see `_SHAPE_CHECKS`).
+  {result: {winners_include: 0, ended_by: condition, duration_min: 100}}
+      checks the run's outcome; every key given must hold.
+
+`evaluate` never raises for a malformed expectation: it reports it as a failed check whose detail
+says what is wrong, so a generated requirement cannot crash the verifier. `validate` lists the
+problems up front. Details always carry the observed numbers, because they are fed back to the
+agent that has to fix the rule or the level.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+EVENT_KINDS = ("spawn", "death", "rule_log", "message", "win", "lose", "order", "end")
+RESULT_KEYS = (
+    "winners_include", "winners_exclude", "losers_include", "losers_exclude",
+    "ended_by", "reason_contains", "duration_min", "duration_max",
+)
+_EVENT_KEYS = {"event", "where", "min", "max", "after", "before", "distinct_sectors", "time_clusters", "increasing"}
+_COMPASS = {
+    4: ("E", "N", "W", "S"),
+    8: ("E", "NE", "N", "NW", "W", "SW", "S", "SE"),
+    16: ("E", "ENE", "NE", "NNE", "N", "NNW", "NW", "WNW", "W", "WSW", "SW", "SSW", "S", "SSE", "SE", "ESE"),
+}
+
+
+@dataclass
+class ExpectationResult:
+    expectation: dict
+    passed: bool
+    detail: str
+    description: str = ""
+
+    def to_dict(self) -> dict:
+        return {"expectation": self.expectation, "passed": self.passed,
+                "detail": self.detail, "description": self.description}
+
+
+@dataclass
+class RunView:
+    """The parts of a run that expectations read, whatever object or dict the run came as."""
+
+    events: list[dict]
+    winners: list[int] = field(default_factory=list)
+    losers: list[int] = field(default_factory=list)
+    reason: str = ""
+    ended_by: str = ""
+    duration: float = 0.0
+
+
+class ExpectationError(ValueError):
+    """An expectation is malformed (unknown key, wrong type, unknown event kind)."""
+
+
+# --- public API ----------------------------------------------------------------------------------
+def evaluate(expectations: Iterable[Mapping], result: Any, map_size: tuple[float, float] | None = None) -> list[ExpectationResult]:
+    """Check each expectation against a run (RunResult, its `.to_dict()`, or a RunView)."""
+    run = as_run_view(result)
+    return [check(exp, run, map_size) for exp in expectations]
+
+
+def check(expectation: Mapping, result: Any, map_size: tuple[float, float] | None = None) -> ExpectationResult:
+    """Check one expectation; a malformed one yields a failed result naming the problem."""
+    run = result if isinstance(result, RunView) else as_run_view(result)
+    exp = dict(expectation) if isinstance(expectation, Mapping) else {"invalid": expectation}
+    problems = validate(exp)
+    if problems:
+        return ExpectationResult(exp, False, "invalid expectation: " + "; ".join(problems), _safe_describe(exp))
+    if "result" in exp:
+        passed, detail = _check_result(exp["result"], run)
+    else:
+        try:
+            passed, detail = _check_events(exp, run, map_size)
+        except ExpectationError as err:
+            passed, detail = False, f"invalid expectation: {err}"
+    return ExpectationResult(exp, passed, detail, describe(exp))
+
+
+def validate(expectation: Any) -> list[str]:
+    """Problems with the form of one expectation (empty when it is well formed)."""
+    if not isinstance(expectation, Mapping):
+        return [f"an expectation must be a mapping, got {type(expectation).__name__}"]
+    if "result" in expectation:
+        return _validate_result(expectation)
+    if "event" not in expectation:
+        return ["an expectation needs either `event` or `result`"]
+    problems = [f"unknown key {k!r} (allowed: {', '.join(sorted(_EVENT_KEYS))})" for k in expectation if k not in _EVENT_KEYS]
+    if expectation["event"] not in EVENT_KINDS:
+        problems.append(f"unknown event kind {expectation['event']!r} (one of {', '.join(EVENT_KINDS)})")
+    where = expectation.get("where", {})
+    if where is not None and not isinstance(where, Mapping):
+        problems.append("`where` must be a mapping of field paths to values")
+    for key in ("min", "max", "after", "before"):
+        value = expectation.get(key)
+        if value is not None and not _is_number(value):
+            problems.append(f"`{key}` must be a number, got {value!r}")
+    sectors = expectation.get("distinct_sectors")
+    if sectors is not None:
+        if not isinstance(sectors, Mapping) or not _is_number(sectors.get("min", 1)):
+            problems.append("`distinct_sectors` must be {min: n, center: [x, y] | map_center, sectors: 8}")
+        else:
+            center = sectors.get("center", "map_center")
+            if center != "map_center" and not _is_point(center):
+                problems.append(f"distinct_sectors.center must be [x, y] or 'map_center', got {center!r}")
+            n = sectors.get("sectors", 8)
+            if not isinstance(n, int) or n < 2:
+                problems.append(f"distinct_sectors.sectors must be an integer >= 2, got {n!r}")
+    for key in ("time_clusters", "increasing"):
+        spec = expectation.get(key)
+        if spec is not None and (not isinstance(spec, Mapping) or not _is_number(spec.get("gap", 0)) or spec.get("gap", 0) <= 0):
+            problems.append(f"`{key}` must be a mapping with a positive `gap` (seconds)")
+    inc = expectation.get("increasing")
+    if isinstance(inc, Mapping) and inc.get("bucket", "time_clusters") != "time_clusters":
+        problems.append(f"increasing.bucket must be 'time_clusters', got {inc.get('bucket')!r}")
+    return problems
+
+
+def describe(expectation: Mapping) -> str:
+    """One English sentence saying what the expectation demands."""
+    if "result" in expectation:
+        spec = expectation["result"]
+        parts = [_describe_result_key(k, v) for k, v in spec.items()] if isinstance(spec, Mapping) else [repr(spec)]
+        return "run outcome: " + ", ".join(parts)
+    what = f"{expectation.get('event')} events"
+    where = expectation.get("where") or {}
+    if where:
+        what += " with " + ", ".join(f"{k}={_show(v)}" for k, v in where.items())
+    after, before = expectation.get("after"), expectation.get("before")
+    if after is not None and before is not None:
+        what += f" between t={_num(after)}s and t={_num(before)}s"
+    elif after is not None:
+        what += f" at or after t={_num(after)}s"
+    elif before is not None:
+        what += f" at or before t={_num(before)}s"
+    demands = []
+    count = _count_bounds(expectation)
+    if count is not None:
+        demands.append("count " + _bounds_text(*count))
+    if "distinct_sectors" in expectation:
+        spec = expectation["distinct_sectors"]
+        center = spec.get("center", "map_center")
+        center_text = "the map centre" if center == "map_center" else f"({_num(center[0])}, {_num(center[1])})"
+        demands.append(f"positions in >= {spec.get('min', 1)} distinct of {spec.get('sectors', 8)} sectors around {center_text}")
+    if "time_clusters" in expectation:
+        spec = expectation["time_clusters"]
+        demands.append(f">= {spec.get('min', 1)} time clusters separated by >= {_num(spec['gap'])}s"
+                       + (f", <= {spec['max']}" if "max" in spec else ""))
+    if "increasing" in expectation:
+        demands.append(f"strictly increasing counts per time cluster (gap {_num(expectation['increasing']['gap'])}s)")
+    return what + ": " + "; ".join(demands)
+
+
+def as_run_view(result: Any) -> RunView:
+    """Normalise a RunResult (pydantic/dataclass), its dict form, or a bare event list."""
+    if isinstance(result, RunView):
+        return result
+    if isinstance(result, list):
+        return RunView(events=list(result))
+    data = result if isinstance(result, Mapping) else _object_fields(result)
+    events = data.get("trace")
+    if events is None and data.get("trace_path"):
+        events = _read_jsonl(data["trace_path"])
+    return RunView(
+        events=list(events or []),
+        winners=[int(t) for t in data.get("winners") or []],
+        losers=[int(t) for t in data.get("losers") or []],
+        reason=str(data.get("reason") or ""),
+        ended_by=str(data.get("ended_by") or ""),
+        duration=float(data.get("duration") or 0.0),
+    )
+
+
+def matching_events(expectation: Mapping, events: Iterable[Mapping]) -> list[Mapping]:
+    """Events of the expectation's kind whose fields match `where` inside its time window."""
+    kind = expectation.get("event")
+    where = expectation.get("where") or {}
+    after, before = expectation.get("after"), expectation.get("before")
+    out = []
+    for ev in events:
+        if ev.get("event") != kind:
+            continue
+        t = float(ev.get("t", 0.0))
+        if after is not None and t < after - 1e-9:
+            continue
+        if before is not None and t > before + 1e-9:
+            continue
+        if all(_matches(_lookup(ev, path), wanted) for path, wanted in where.items()):
+            out.append(ev)
+    return out
+
+
+def sector_name(x: float, y: float, cx: float, cy: float, sectors: int = 8) -> str:
+    """Compass sector of (x, y) seen from (cx, cy); y grows down the map, so north is smaller y."""
+    dx, dy = x - cx, cy - y
+    if math.hypot(dx, dy) < 1e-6:
+        return "centre"
+    width = 360.0 / sectors
+    angle = math.degrees(math.atan2(dy, dx)) % 360.0
+    index = int(((angle + width / 2) % 360.0) // width) % sectors
+    names = _COMPASS.get(sectors)
+    return names[index] if names else f"sector{index}"
+
+
+def time_clusters(times: Iterable[float], gap: float) -> list[list[float]]:
+    """Split sorted times into runs where consecutive times are less than `gap` apart."""
+    clusters: list[list[float]] = []
+    for t in sorted(times):
+        if clusters and t - clusters[-1][-1] < gap:
+            clusters[-1].append(t)
+        else:
+            clusters.append([t])
+    return clusters
+
+
+# --- event checks --------------------------------------------------------------------------------
+def _check_events(exp: Mapping, run: RunView, map_size) -> tuple[bool, str]:
+    events = matching_events(exp, run.events)
+    label = _event_label(exp)
+    checks: list[tuple[bool, str]] = []
+    bounds = _count_bounds(exp)
+    if bounds is not None:
+        lo, hi = bounds
+        times = _times_text([float(e.get("t", 0.0)) for e in events])
+        checks.append((len(events) >= lo and (hi is None or len(events) <= hi),
+                       f"{len(events)} {label}{times}; needed {_bounds_text(lo, hi)}"))
+    for key, fn in _SHAPE_CHECKS.items():
+        if key in exp:
+            checks.append(fn(exp[key], events, label, map_size))
+    passed = all(ok for ok, _ in checks)
+    if len(checks) == 1:
+        return passed, checks[0][1]
+    # several checks on the same events: say which one failed
+    return passed, " | ".join(("ok: " if ok else "FAILED: ") + note for ok, note in checks)
+
+
+def _check_sectors(spec: Mapping, events: list[Mapping], label: str, map_size) -> tuple[bool, str]:
+    n_sectors = int(spec.get("sectors", 8))
+    need = int(spec.get("min", 1))
+    center = spec.get("center", "map_center")
+    if center == "map_center":
+        if map_size is None:
+            raise ExpectationError("distinct_sectors with center 'map_center' needs the map size")
+        cx, cy = float(map_size[0]) / 2.0, float(map_size[1]) / 2.0
+    else:
+        cx, cy = float(center[0]), float(center[1])
+    seen: dict[str, int] = {}
+    unplaced = 0
+    for ev in events:
+        pos = _position(ev)
+        if pos is None:
+            unplaced += 1
+            continue
+        name = sector_name(pos[0], pos[1], cx, cy, n_sectors)
+        seen[name] = seen.get(name, 0) + 1
+    named = [s for s in seen if s != "centre"]
+    order = _COMPASS.get(n_sectors)
+    named.sort(key=lambda s: order.index(s) if order and s in order else s)
+    listing = ", ".join(f"{s}:{seen[s]}" for s in named) or "none"
+    note = f"{label} in {len(named)} distinct sectors ({listing}) around ({_num(cx)}, {_num(cy)}); needed >= {need}"
+    if unplaced:
+        note += f"; {unplaced} event(s) had no position"
+    return len(named) >= need, note
+
+
+def _check_clusters(spec: Mapping, events: list[Mapping], label: str, _map_size) -> tuple[bool, str]:
+    gap = float(spec["gap"])
+    clusters = time_clusters((float(e.get("t", 0.0)) for e in events), gap)
+    need, most = int(spec.get("min", 1)), spec.get("max")
+    ok = len(clusters) >= need and (most is None or len(clusters) <= int(most))
+    return ok, (f"{label} form {len(clusters)} time clusters (gap >= {_num(gap)}s) {_clusters_text(clusters)}; "
+                f"needed {_bounds_text(need, most)}")
+
+
+def _check_increasing(spec: Mapping, events: list[Mapping], label: str, _map_size) -> tuple[bool, str]:
+    gap = float(spec["gap"])
+    clusters = time_clusters((float(e.get("t", 0.0)) for e in events), gap)
+    need = int(spec.get("min_buckets", 2))
+    counts = [len(c) for c in clusters]
+    rising = all(b > a for a, b in zip(counts, counts[1:]))
+    ok = rising and len(counts) >= need
+    verdict = "strictly increasing" if rising else "not strictly increasing"
+    return ok, (f"{label} per time cluster (gap >= {_num(gap)}s): counts {counts} {_clusters_text(clusters)} "
+                f"are {verdict}; needed strictly increasing over >= {need} clusters")
+
+
+_SHAPE_CHECKS = {"distinct_sectors": _check_sectors, "time_clusters": _check_clusters, "increasing": _check_increasing}
+
+
+# --- result checks -------------------------------------------------------------------------------
+def _validate_result(exp: Mapping) -> list[str]:
+    problems = [f"unknown key {k!r} beside `result`" for k in exp if k != "result"]
+    spec = exp["result"]
+    if not isinstance(spec, Mapping) or not spec:
+        return problems + ["`result` must be a non-empty mapping"]
+    for key, value in spec.items():
+        if key not in RESULT_KEYS:
+            problems.append(f"unknown result key {key!r} (allowed: {', '.join(RESULT_KEYS)})")
+        elif key in ("duration_min", "duration_max") and not _is_number(value):
+            problems.append(f"result.{key} must be a number, got {value!r}")
+        elif key.startswith(("winners", "losers")) and not all(_is_int_like(t) for t in _as_list(value)):
+            problems.append(f"result.{key} must be a team id or a list of team ids, got {value!r}")
+    return problems
+
+
+def _check_result(spec: Mapping, run: RunView) -> tuple[bool, str]:
+    observed = (f"winners={run.winners} losers={run.losers} ended_by={run.ended_by!r} "
+                f"reason={run.reason!r} duration={_num(run.duration)}s")
+    failures = []
+    for key, value in spec.items():
+        if key == "winners_include":
+            missing = [int(t) for t in _as_list(value) if int(t) not in run.winners]
+            if missing:
+                failures.append(f"team(s) {missing} not among winners")
+        elif key == "winners_exclude":
+            present = [int(t) for t in _as_list(value) if int(t) in run.winners]
+            if present:
+                failures.append(f"team(s) {present} among winners")
+        elif key == "losers_include":
+            missing = [int(t) for t in _as_list(value) if int(t) not in run.losers]
+            if missing:
+                failures.append(f"team(s) {missing} not among losers")
+        elif key == "losers_exclude":
+            present = [int(t) for t in _as_list(value) if int(t) in run.losers]
+            if present:
+                failures.append(f"team(s) {present} among losers")
+        elif key == "ended_by":
+            if run.ended_by not in _as_list(value):
+                failures.append(f"ended_by is {run.ended_by!r}, wanted {_show(value)}")
+        elif key == "reason_contains":
+            if str(value).lower() not in run.reason.lower():
+                failures.append(f"reason does not contain {str(value)!r}")
+        elif key == "duration_min":
+            if run.duration < float(value) - 1e-9:
+                failures.append(f"duration {_num(run.duration)}s < {_num(value)}s")
+        elif key == "duration_max":
+            if run.duration > float(value) + 1e-9:
+                failures.append(f"duration {_num(run.duration)}s > {_num(value)}s")
+    if failures:
+        return False, "; ".join(failures) + f" (observed {observed})"
+    return True, f"observed {observed}"
+
+
+def _describe_result_key(key: str, value: Any) -> str:
+    texts = {
+        "winners_include": "winners include {v}", "winners_exclude": "winners exclude {v}",
+        "losers_include": "losers include {v}", "losers_exclude": "losers exclude {v}",
+        "ended_by": "ended by {v}", "reason_contains": "reason mentions {v}",
+        "duration_min": "lasts >= {v}s", "duration_max": "lasts <= {v}s",
+    }
+    return texts.get(key, key + " {v}").format(v=_show(value))
+
+
+# --- helpers -------------------------------------------------------------------------------------
+def _lookup(event: Mapping, path: str) -> Any:
+    node: Any = event
+    for part in str(path).split("."):
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return _MISSING
+    return node
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING = _Missing()
+
+
+def _matches(actual: Any, wanted: Any) -> bool:
+    if actual is _MISSING:
+        return False
+    if isinstance(wanted, list):
+        return any(_matches(actual, w) for w in wanted)
+    if _is_number(actual) and _is_number(wanted):
+        return math.isclose(float(actual), float(wanted), abs_tol=1e-9)
+    if isinstance(actual, str) and _is_number(wanted):
+        return actual == str(wanted)
+    if isinstance(wanted, str) and _is_number(actual):  # YAML may quote team ids
+        return str(actual) == wanted or (wanted.lstrip("-").isdigit() and int(wanted) == actual)
+    return actual == wanted
+
+
+def _position(event: Mapping) -> tuple[float, float] | None:
+    """Event position: top-level x/y (spawn, death) or fields.x/fields.y (rule_log)."""
+    for holder in (event, event.get("fields") if isinstance(event.get("fields"), Mapping) else None):
+        if holder and _is_number(holder.get("x")) and _is_number(holder.get("y")):
+            return float(holder["x"]), float(holder["y"])
+    return None
+
+
+def _count_bounds(exp: Mapping) -> tuple[int, int | None] | None:
+    """Count bounds to enforce; a bare event expectation means 'at least one'."""
+    if "min" in exp or "max" in exp:
+        return int(exp.get("min", 0)), (int(exp["max"]) if exp.get("max") is not None else None)
+    if any(k in exp for k in _SHAPE_CHECKS):
+        return None
+    return 1, None
+
+
+def _bounds_text(lo: Any, hi: Any) -> str:
+    if hi is None:
+        return f">= {lo}"
+    if lo in (0, None):
+        return f"<= {hi}"
+    return f"{lo}..{hi}" if lo != hi else f"exactly {lo}"
+
+
+def _event_label(exp: Mapping) -> str:
+    label = f"{exp['event']} events"
+    where = exp.get("where") or {}
+    if where:
+        label += " (" + ", ".join(f"{k}={_show(v)}" for k, v in where.items()) + ")"
+    after, before = exp.get("after"), exp.get("before")
+    if after is not None or before is not None:
+        label += f" in t=[{_num(after) if after is not None else 0}, {_num(before) if before is not None else 'end'}]"
+    return label
+
+
+def _times_text(times: list[float], limit: int = 8) -> str:
+    if not times:
+        return ""
+    distinct = sorted(set(round(t, 1) for t in times))
+    shown = ", ".join(_num(t) for t in distinct[:limit]) + (", ..." if len(distinct) > limit else "")
+    return f" at t=[{shown}]"
+
+
+def _clusters_text(clusters: list[list[float]], limit: int = 8) -> str:
+    parts = [f"{_num(c[0])}" if c[0] == c[-1] else f"{_num(c[0])}-{_num(c[-1])}" for c in clusters[:limit]]
+    return "at t=[" + ", ".join(parts) + (", ..." if len(clusters) > limit else "") + "]"
+
+
+def _object_fields(obj: Any) -> dict:
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump()
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    return {k: getattr(obj, k) for k in ("trace", "trace_path", "winners", "losers", "reason", "ended_by", "duration") if hasattr(obj, k)}
+
+
+def _read_jsonl(path: Any) -> list[dict]:
+    import json
+    from pathlib import Path
+
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def _safe_describe(exp: Mapping) -> str:
+    try:
+        return describe(exp)
+    except Exception:  # a malformed expectation still gets a readable label
+        return repr(dict(exp))
+
+
+def _as_list(value: Any) -> list:
+    return list(value) if isinstance(value, (list, tuple, set)) else [value]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_int_like(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, str) and value.isdigit())
+
+
+def _is_point(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and len(value) == 2 and all(_is_number(v) for v in value)
+
+
+def _num(value: Any) -> str:
+    v = float(value)
+    return str(int(v)) if v.is_integer() else f"{v:.1f}"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list):
+        return "any of [" + ", ".join(str(v) for v in value) + "]"
+    return str(value)

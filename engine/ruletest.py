@@ -1,0 +1,178 @@
+"""Rule tests: run a rule script inside small levels and check the traces with expectations.
+
+A rule folder (kb/rules/<id>/) holds rule.lua, meta.yaml and test.yaml:
+
+    tests:
+      - name: waves arrive from east and north at t=30
+        level: {... a complete LevelConfig dict WITHOUT `rules` ...}
+        params: {directions: [east, north], times: [30]}
+        seed: 0
+        until: 240                 # game seconds (optional; default: run to the level's end)
+        policies: {0: idle}        # optional; agent teams default to idle
+        expect: [ ...expectations (engine.expect)... ]
+
+The harness inserts the rule under test (`{id, script, params}`) into each level, runs it and
+evaluates the expectations. `script_path` lets the pipeline test a freshly written script against
+an existing test file before it is trusted.
+
+CLI: `python -m engine.ruletest kb/rules/<id> [--script FILE] [--json]` (exit 0 iff all pass);
+`main(argv)` is what `python -m engine ruletest ...` should call.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from engine.expect import ExpectationResult, evaluate, validate
+
+RULE_FILE, META_FILE, TEST_FILE = "rule.lua", "meta.yaml", "test.yaml"
+_TEST_KEYS = {"name", "level", "params", "seed", "until", "policies", "expect"}
+
+
+@dataclass
+class RuleTestResult:
+    name: str
+    passed: bool
+    details: list[str] = field(default_factory=list)
+    error: str | None = None
+    expectations: list[ExpectationResult] = field(default_factory=list)
+    outcome: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "passed": self.passed, "details": self.details, "error": self.error,
+                "outcome": self.outcome, "seconds": round(self.seconds, 3)}
+
+
+def load_tests(rule_dir: Path) -> list[dict]:
+    """The test cases of a rule folder, checked for form (raises ValueError naming the problem)."""
+    path = Path(rule_dir) / TEST_FILE
+    data = yaml.safe_load(path.read_text())
+    tests = data.get("tests") if isinstance(data, dict) else None
+    if not isinstance(tests, list) or not tests:
+        raise ValueError(f"{path}: needs a non-empty `tests:` list")
+    for i, case in enumerate(tests):
+        where = f"{path}: tests.{i}"
+        if not isinstance(case, dict):
+            raise ValueError(f"{where}: each test must be a mapping")
+        unknown = set(case) - _TEST_KEYS
+        if unknown:
+            raise ValueError(f"{where}: unknown keys {sorted(unknown)} (allowed: {sorted(_TEST_KEYS)})")
+        for key in ("name", "level", "expect"):
+            if key not in case:
+                raise ValueError(f"{where}: missing `{key}`")
+        if "rules" in case["level"]:
+            raise ValueError(f"{where}.level: must not list `rules`; the harness inserts the rule under test")
+        for j, exp in enumerate(case["expect"]):
+            problems = validate(exp)
+            if problems:
+                raise ValueError(f"{where}.expect.{j}: " + "; ".join(problems))
+    return tests
+
+
+def rule_id_of(rule_dir: Path) -> str:
+    """The rule id: meta.yaml's `id`, else the folder name."""
+    meta_path = Path(rule_dir) / META_FILE
+    if meta_path.exists():
+        meta = yaml.safe_load(meta_path.read_text()) or {}
+        if meta.get("id"):
+            return str(meta["id"])
+    return Path(rule_dir).name
+
+
+def build_level(case: dict, rule_id: str, script: Path) -> dict:
+    """The test's level with the rule under test inserted."""
+    level = copy.deepcopy(case["level"])
+    level["rules"] = [{"id": rule_id, "script": str(Path(script).resolve()), "params": copy.deepcopy(case.get("params") or {})}]
+    return level
+
+
+def run_rule_test(case: dict, rule_id: str, script: Path, base_dir: Path) -> RuleTestResult:
+    """Run one test case; engine errors become a failed result carrying the error text."""
+    from engine import Simulation, load_level  # late import: the harness module loads without the simulator
+
+    name = str(case.get("name", "unnamed"))
+    started = time.perf_counter()
+    try:
+        level = load_level(build_level(case, rule_id, script), base_dir=base_dir)
+        sim = Simulation(level, seed=int(case.get("seed", 0)), policies=_policies(case.get("policies") or {}))
+        result = sim.run(until=case.get("until"))
+    except Exception as err:  # a broken rule or level must fail its test, not crash the harness
+        return RuleTestResult(name, False, [f"error: {type(err).__name__}: {err}"], error=f"{type(err).__name__}: {err}",
+                              seconds=time.perf_counter() - started)
+    map_size = (level.map.width, level.map.height)
+    checks = evaluate(case["expect"], result, map_size=map_size)
+    outcome = _outcome(result)
+    details = [f"{'PASS' if c.passed else 'FAIL'} {c.description} -> {c.detail}" for c in checks]
+    error = outcome.get("error")
+    if outcome.get("ended_by") == "error":
+        details.insert(0, f"run ended by error: {error}")
+    passed = all(c.passed for c in checks) and outcome.get("ended_by") != "error"
+    return RuleTestResult(name, passed, details, error=error, expectations=checks, outcome=outcome,
+                          seconds=time.perf_counter() - started)
+
+
+def run_rule_tests(rule_dir: Path, *, script_path: Path | None = None) -> list[RuleTestResult]:
+    """Run every test of a rule folder against its rule.lua (or `script_path`)."""
+    rule_dir = Path(rule_dir)
+    script = Path(script_path) if script_path is not None else rule_dir / RULE_FILE
+    try:
+        tests = load_tests(rule_dir)
+    except (OSError, ValueError, yaml.YAMLError) as err:
+        return [RuleTestResult("load tests", False, [str(err)], error=str(err))]
+    rule_id = rule_id_of(rule_dir)
+    return [run_rule_test(case, rule_id, script, rule_dir) for case in tests]
+
+
+def _policies(spec: dict) -> dict[int, Any]:
+    """Policies by team from names in test.yaml; `idle` means: give the team no orders."""
+    out: dict[int, Any] = {}
+    for team, name in spec.items():
+        if name in (None, "idle"):
+            continue  # an agent team without a policy issues no orders
+        from engine.agent.policies import make_policy  # only needed for non-idle policies
+
+        out[int(team)] = make_policy(name, team=int(team))
+    return out
+
+
+def _outcome(result: Any) -> dict:
+    data = result.model_dump() if hasattr(result, "model_dump") else result.to_dict() if hasattr(result, "to_dict") else dict(vars(result))
+    keys = ("winners", "losers", "reason", "ended_by", "duration", "error", "ranks")
+    return {k: data.get(k) for k in keys if k in data}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine ruletest", description="Run a rule's tests (test.yaml).")
+    parser.add_argument("rule_dirs", nargs="+", type=Path, help="rule folders, e.g. kb/rules/waves_from_directions")
+    parser.add_argument("--script", type=Path, default=None, help="test this script instead of the folder's rule.lua")
+    parser.add_argument("--json", action="store_true", help="print results as JSON")
+    args = parser.parse_args(argv)
+    if args.script is not None and len(args.rule_dirs) != 1:
+        parser.error("--script needs exactly one rule folder")
+    all_passed, report = True, {}
+    for rule_dir in args.rule_dirs:
+        results = run_rule_tests(rule_dir, script_path=args.script)
+        all_passed &= all(r.passed for r in results)
+        report[str(rule_dir)] = [r.to_dict() for r in results]
+        if not args.json:
+            for r in results:
+                print(f"{'PASS' if r.passed else 'FAIL'} {rule_dir.name}: {r.name} ({r.seconds:.2f}s)")
+                for line in r.details:
+                    if not r.passed or line.startswith("FAIL"):
+                        print(f"    {line}")
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+    return 0 if all_passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

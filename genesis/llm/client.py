@@ -1,0 +1,266 @@
+"""LLMClient: every model call of the pipeline, through litellm, with structured output.
+
+One `complete()` = up to 1 + max_retries litellm calls. An attempt is retried when the
+reply is not a JSON object valid for the output model (the error is appended to the
+conversation so the model can fix it) or when the call fails transiently (timeout, connection,
+rate limit, server error). Anything else (bad request, auth, missing offline brain) fails at once.
+Each attempt is counted in `usage` and written to the transcript.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import os
+import re
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TypeVar
+
+import litellm
+from pydantic import BaseModel, ValidationError
+
+from genesis.llm.config import ModelConfig, RoleConfig
+from genesis.llm.offline_provider import METADATA_KEY, register_offline_provider
+from genesis.llm.transcript import ReplayIndex, ReplayMismatch, Transcript
+from genesis.llm.usage import Usage
+
+T = TypeVar("T", bound=BaseModel)
+
+_TRANSIENT = (litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError,
+              litellm.InternalServerError, litellm.ServiceUnavailableError)
+_PLACEHOLDER_KEY = "sk-local-no-key"  # local OpenAI-compatible servers ignore it; the SDK needs one
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+class ModelCallError(RuntimeError):
+    """A model call failed for good (after retries, or at once for non-transient errors)."""
+
+    def __init__(self, role: str, skill: str, model: str, cause: str, attempts: int) -> None:
+        self.role, self.skill, self.model, self.cause, self.attempts = role, skill, model, cause, attempts
+        super().__init__(f"model call failed: role={role} skill={skill} model={model} "
+                         f"after {attempts} attempt(s): {cause}")
+
+
+class OutputParseError(ValueError):
+    """The reply held no JSON object that validates against the output model."""
+
+
+def extract_json_object(text: str) -> dict[str, Any]:
+    """The first JSON object in `text`, tolerating ```json fences and chatter around it."""
+    fenced = re.findall(r"```(?:json|JSON)?\s*\n?(.*?)```", text, flags=re.DOTALL)
+    decoder = json.JSONDecoder()
+    for candidate in (*fenced, text):
+        for match in re.finditer(r"\{", candidate):
+            try:
+                value, _ = decoder.raw_decode(candidate, match.start())
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict):
+                return value
+    snippet = text.strip()[:200] or "<empty reply>"
+    raise OutputParseError(f"no JSON object found in the reply: {snippet!r}")
+
+
+def parse_output(text: str, output_model: type[T]) -> T:
+    data = extract_json_object(text)
+    try:
+        return output_model.model_validate(data)
+    except ValidationError as exc:
+        details = "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors())
+        raise OutputParseError(f"JSON does not match {output_model.__name__}: {details}") from exc
+
+
+def _png_bytes(image: bytes | Path | str) -> bytes:
+    data = Path(image).read_bytes() if isinstance(image, (str, Path)) else image
+    if data.startswith(_PNG_MAGIC):
+        return data
+    from PIL import Image  # only non-PNG input needs converting
+
+    buf = io.BytesIO()
+    Image.open(io.BytesIO(data)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _elide_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Copy of the messages with each data-URI image replaced by its sha256 (keeps transcripts small)."""
+    out = []
+    for msg in messages:
+        content = msg.get("content")
+        if isinstance(content, list):
+            parts = []
+            for part in content:
+                url = part.get("image_url", {}).get("url", "") if part.get("type") == "image_url" else ""
+                if url.startswith("data:"):
+                    raw = base64.b64decode(url.split(",", 1)[1])
+                    part = {"type": "image_url", "image_url": {"url": f"sha256:{hashlib.sha256(raw).hexdigest()}",
+                                                               "bytes": len(raw)}}
+                parts.append(part)
+            msg = {**msg, "content": parts}
+        out.append(msg)
+    return out
+
+
+def _inputs_hash(inputs: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class LLMClient:
+    """Structured model calls per role, counted, transcribed and optionally replayed."""
+
+    def __init__(self, config: ModelConfig, transcript: Transcript, *, replay: Transcript | None = None) -> None:
+        litellm.telemetry = False
+        litellm.drop_params = True
+        litellm.suppress_debug_info = True
+        register_offline_provider()
+        self.config = config
+        self.transcript = transcript
+        self.usage = Usage()
+        self._replay = ReplayIndex(replay) if replay is not None else None
+        self._call_seq = 0
+
+    # ---- public -------------------------------------------------------------------------
+    def complete(self, role: str, skill: str, prompt: str | list[dict[str, Any]], output_model: type[T], *,
+                 stage: str, inputs: dict[str, Any], images: list[bytes | Path] | None = None) -> T:
+        cfg = self.config.for_role(role)
+        self._call_seq += 1
+        base = {"call": self._call_seq, "role": role, "skill": skill, "stage": stage, "model": cfg.model,
+                "backend": self.config.backend_name(role), "inputs_sha256": _inputs_hash(inputs)}
+        if self._replay is not None:
+            return self._complete_from_replay(base, output_model)
+
+        schema = output_model.model_json_schema()
+        messages = self._build_messages(prompt, schema, images)
+        attempts = cfg.max_retries + 1
+        last_cause = "no attempt made"
+        for attempt in range(1, attempts + 1):
+            record = {**base, "attempt": attempt, "messages": _elide_images(messages)}
+            started = time.perf_counter()
+            try:
+                response = litellm.completion(**self._request(cfg, messages, schema, output_model,
+                                                              skill=skill, inputs=inputs, role=role, stage=stage))
+            except Exception as exc:  # litellm maps provider failures onto its exception classes
+                latency = (time.perf_counter() - started) * 1000
+                transient = isinstance(exc, _TRANSIENT)
+                last_cause = f"{type(exc).__name__}: {exc}"
+                self.usage.record_call(stage, ok=False, latency_ms=latency)
+                final = not transient or attempt == attempts
+                self._log(record, ok=False, final=final, error=last_cause, error_type=type(exc).__name__,
+                          latency_ms=latency)
+                if final:
+                    raise ModelCallError(role, skill, cfg.model, last_cause, attempt) from exc
+                continue
+
+            latency = (time.perf_counter() - started) * 1000
+            text = response.choices[0].message.content or ""
+            tokens = self._tokens(response)
+            cost = self._cost(cfg, response)
+            try:
+                output = parse_output(text, output_model)
+            except OutputParseError as exc:
+                last_cause = str(exc)
+                self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, **tokens)
+                final = attempt == attempts
+                self._log(record, ok=False, final=final, response_text=text, error=last_cause,
+                          error_type="OutputParseError", latency_ms=latency, cost_usd=cost, **tokens)
+                if final:
+                    raise ModelCallError(role, skill, cfg.model, last_cause, attempt) from exc
+                messages = [*messages, {"role": "assistant", "content": text},
+                            {"role": "user", "content": f"Your reply was rejected: {last_cause}\n"
+                                                        "Reply again with only the corrected JSON object."}]
+                continue
+
+            self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, **tokens)
+            self._log(record, ok=True, final=True, response_text=text, output=output.model_dump(mode="json"),
+                      latency_ms=latency, cost_usd=cost, **tokens)
+            return output
+        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    # ---- internals ----------------------------------------------------------------------
+    @staticmethod
+    def _build_messages(prompt: str | list[dict[str, Any]], schema: dict[str, Any],
+                        images: list[bytes | Path] | None) -> list[dict[str, Any]]:
+        messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else [dict(m) for m in prompt]
+        instruction = ("Answer with one JSON object and nothing else. It must validate against this JSON "
+                       f"schema:\n{json.dumps(schema, separators=(',', ':'))}")
+        if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
+            messages[0] = {**messages[0], "content": f"{messages[0]['content']}\n\n{instruction}"}
+        else:
+            messages.insert(0, {"role": "system", "content": instruction})
+        if images:
+            last = messages[-1]
+            parts = [{"type": "text", "text": last["content"]}] if isinstance(last["content"], str) else list(last["content"])
+            for image in images:
+                b64 = base64.b64encode(_png_bytes(image)).decode("ascii")
+                parts.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{b64}"}})
+            messages[-1] = {**last, "content": parts}
+        return messages
+
+    @staticmethod
+    def _request(cfg: RoleConfig, messages: list[dict[str, Any]], schema: dict[str, Any],
+                 output_model: type[BaseModel], **call: Any) -> dict[str, Any]:
+        if cfg.structured_output == "json_schema":
+            response_format: dict[str, Any] = {"type": "json_schema", "json_schema": {
+                "name": output_model.__name__, "schema": schema, "strict": False}}
+        else:
+            response_format = {"type": "json_object", "schema": schema}
+        request: dict[str, Any] = {
+            "model": cfg.model, "messages": messages, "response_format": response_format,
+            "temperature": cfg.temperature, "timeout": cfg.timeout, "drop_params": True,
+            "max_retries": 0,  # retries are ours, so that every attempt is counted and transcribed
+        }
+        if cfg.max_tokens:
+            request["max_tokens"] = cfg.max_tokens
+        if cfg.is_offline:
+            request["metadata"] = {METADATA_KEY: {**call, "schema": schema}}
+            return request
+        if cfg.api_base:
+            request["api_base"] = cfg.api_base
+        if cfg.api_key_env:
+            request["api_key"] = os.environ.get(cfg.api_key_env) or None
+        elif cfg.api_base:
+            request["api_key"] = _PLACEHOLDER_KEY
+        return request
+
+    @staticmethod
+    def _tokens(response: Any) -> dict[str, int]:
+        usage = getattr(response, "usage", None)
+        return {"prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
+                "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0)}
+
+    @staticmethod
+    def _cost(cfg: RoleConfig, response: Any) -> float:
+        if cfg.is_offline:
+            return 0.0
+        try:
+            return float(litellm.completion_cost(completion_response=response) or 0.0)
+        except Exception:  # unknown / local models have no price entry: cost unknown counts as 0
+            return 0.0
+
+    def _log(self, record: dict[str, Any], **fields: Any) -> None:
+        entry = {"v": 1, "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), **record,
+                 "replayed": False, "response_text": None, "output": None, "error": None, "error_type": None,
+                 "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, **fields}
+        entry["latency_ms"] = round(entry.get("latency_ms", 0.0), 1)
+        self.transcript.append(entry)
+
+    def _complete_from_replay(self, base: dict[str, Any], output_model: type[T]) -> T:
+        assert self._replay is not None
+        index, recorded = self._replay.next(base["role"], base["skill"], base["stage"])
+        self.usage.record_replay(base["stage"])
+        where = f"recorded call #{index + 1} of {base['role']}/{base['skill']}/{base['stage']}"
+        if not recorded.get("ok"):
+            # The recorded run failed here; replaying it must fail the same way.
+            self._log({**base, "attempt": recorded.get("attempt", 1)}, ok=False, final=True, replayed=True,
+                      error=recorded.get("error"), error_type=recorded.get("error_type"))
+            raise ModelCallError(base["role"], base["skill"], recorded.get("model", base["model"]),
+                                 f"(replayed) {recorded.get('error')}", recorded.get("attempt", 1))
+        try:
+            output = output_model.model_validate(recorded["output"])
+        except ValidationError as exc:
+            raise ReplayMismatch(f"{where} does not validate as {output_model.__name__}: {exc}") from exc
+        self._log({**base, "attempt": recorded.get("attempt", 1)}, ok=True, final=True, replayed=True,
+                  response_text=recorded.get("response_text"), output=recorded["output"])
+        return output

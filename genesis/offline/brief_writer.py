@@ -1,0 +1,202 @@
+"""Stage 1 offline: concepts -> a structured scenario brief."""
+from __future__ import annotations
+
+from genesis.models import Brief, Clarification, Concepts, Requirement
+from genesis.offline.concepts import Reading
+
+COMPETENCY = {
+    "defense": "spatial_temporal_reasoning",
+    "raids": "spatial_temporal_reasoning",
+    "production": "resource_management",
+    "ffa": "opponent_modelling",
+    "teams": "collaboration",
+    "siege": "adversarial_planning",
+    "capture": "spatial_temporal_reasoning",
+}
+
+DEFAULT_TIME_LIMIT = {"defense": 300.0, "raids": 420.0, "production": 600.0, "ffa": 240.0, "teams": 300.0,
+                      "siege": 480.0, "capture": 300.0}
+
+
+def _fmt(seconds: float) -> str:
+    m, s = divmod(int(seconds), 60)
+    return f"{m}:{s:02d}"
+
+
+def questions(c: Concepts) -> list[str]:
+    """Clarifying questions for what the request left open (asked only in interactive mode)."""
+    qs = []
+    if c.archetype in ("defense", "raids") and c.fronts is None and not c.random_side:
+        qs.append("From how many directions should the enemy attack? (e.g. 2)")
+    if c.time_limit is None:
+        qs.append("How long should the scenario last, in minutes? (e.g. 5)")
+    if c.fog is None:
+        qs.append("Should fog of war be on? (yes/no)")
+    return qs
+
+
+def apply_answers(c: Concepts, answers: list[Clarification]) -> list[str]:
+    """Fold the user's answers into the concepts; returns what was taken from them."""
+    from genesis.offline.concepts import _NUM, number
+    import re
+
+    taken = []
+    for qa in answers:
+        a = (qa.answer or "").strip().lower()
+        if not a:
+            continue
+        if "directions" in qa.question:
+            m = re.search(_NUM, a)
+            if m:
+                c.fronts = max(1, min(4, int(number(m.group(1)))))
+                taken.append(f"fronts = {c.fronts} (from your answer)")
+        elif "how long" in qa.question.lower():
+            m = re.search(r"(\d+(?:\.\d+)?)", a)
+            if m:
+                c.time_limit = min(3600.0, float(m.group(1)) * 60)
+                taken.append(f"time limit = {_fmt(c.time_limit)} (from your answer)")
+        elif "fog" in qa.question:
+            c.fog = a.startswith("y")
+            taken.append(f"fog of war = {'on' if c.fog else 'off'} (from your answer)")
+    return taken
+
+
+def write_brief(query: str, reading: Reading, clarifications: list[Clarification] | None = None) -> Brief:
+    c = reading.concepts.model_copy(deep=True)
+    assumptions = list(reading.assumptions)
+    unsupported = list(reading.unsupported)
+    if not reading.is_game:
+        return Brief(query=query, title="(no scenario)", competency="spatial_temporal_reasoning",
+                     summary=reading.refusal or "not a game request", composition="", enemy_behaviour=[],
+                     win_conditions=[], loss_conditions=[], requirements=[], concepts=c,
+                     is_game=False, refusal=reading.refusal, unsupported=unsupported)
+    if clarifications:
+        assumptions += apply_answers(c, clarifications)
+    arch = c.archetype
+    if c.time_limit is None:
+        c.time_limit = DEFAULT_TIME_LIMIT[arch]
+        assumptions.append(f"no duration given: {_fmt(c.time_limit)}")
+    if c.time_limit < 60:
+        unsupported.append(f"a {c.time_limit:.0f}-second game is too short to play; raised to 1:00")
+        c.time_limit = 60.0
+    if c.fog is None:
+        c.fog = arch in ("production", "siege", "raids") or c.scouting
+        assumptions.append(f"fog of war {'on' if c.fog else 'off'} (the reference mini-game default)")
+    if c.production is None:
+        c.production = arch in ("production", "siege")
+        assumptions.append(f"production {'on' if c.production else 'off'} (the reference mini-game default)")
+    if arch in ("defense", "raids", "capture"):
+        if c.fronts is None:
+            c.fronts = 3 if c.random_side else 2
+            assumptions.append(f"no number of directions given: {c.fronts}")
+        if c.fronts > 4:
+            unsupported.append(f"{c.fronts} fronts requested; maps offer at most 4 approaches")
+            c.fronts = 4
+        if c.waves is None:
+            c.waves = max(c.fronts, len(c.wave_times)) if not c.escalating else 3
+            assumptions.append(f"{c.waves} waves")
+        if c.objective_type is None:
+            c.objective_type = "metal_storage"
+            assumptions.append("the objectives to protect are metal storages")
+        if c.objectives is None:
+            c.objectives = 1 if c.map_hint == "river_bridges" else c.fronts
+            assumptions.append(f"{c.objectives} objective(s) to protect")
+        if c.staggered and not c.wave_times:
+            step = max(30.0, min(120.0, (c.time_limit - 60) / max(1, c.waves)))
+            c.wave_times = [round(30 + i * step) for i in range(c.waves)]
+            assumptions.append("staggered wave times " + ", ".join(_fmt(t) for t in c.wave_times))
+    if arch == "production" and not c.target_composition:
+        c.target_composition = {"assault_bot": 4}
+        assumptions.append("no target composition given: 4 assault bots")
+    if c.scouting:
+        unsupported.append("attacks cannot yet react to what the player scouted: the attack side is drawn at "
+                           "random among the approaches instead")
+    if c.wave_times and c.time_limit and max(c.wave_times) >= c.time_limit:
+        c.time_limit = max(c.wave_times) + 120
+        assumptions.append(f"time limit extended to {_fmt(c.time_limit)} so every wave arrives")
+
+    reqs: list[Requirement] = []
+    win, loss, enemy = [], [], []
+    if arch in ("defense", "raids"):
+        enemy.append(f"enemy waves attack from {c.fronts} direction(s)"
+                     + (", at staggered times" if c.staggered else "")
+                     + (", each larger than the last" if c.escalating else "")
+                     + (", from a random side each time" if c.random_side else ""))
+        if c.air:
+            enemy.append("an air assault arrives " + (f"at {_fmt(c.wave_times[-1])}" if c.wave_times else "late"))
+        win.append(f"survive until {_fmt(c.time_limit)}")
+        loss.append(f"any of the {c.objectives} protected {c.objective_type.replace('_', ' ')}(s) is destroyed")
+        reqs.append(Requirement(id="fronts", text=f"attacks come from {c.fronts} different directions",
+                                testable=not c.random_side or c.fronts > 1))
+        if c.staggered or len(c.wave_times) > 1:
+            reqs.append(Requirement(id="staggered", text="waves arrive at staggered times"))
+        if c.wave_times:
+            reqs.append(Requirement(id="wave_times", text="waves at " + ", ".join(_fmt(t) for t in c.wave_times)))
+        if c.escalating:
+            reqs.append(Requirement(id="escalation", text="each wave is larger than the last"))
+        if c.air:
+            reqs.append(Requirement(id="air", text="an air assault takes place"))
+        if c.wave_interval:
+            reqs.append(Requirement(id="interval", text=f"raids every {_fmt(c.wave_interval)}"))
+        reqs.append(Requirement(id="objective_loss", text="losing an objective loses the game", on="idle"))
+        reqs.append(Requirement(id="survive_win", text=f"a good defence wins at {_fmt(c.time_limit)}"))
+    elif arch == "production":
+        comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
+        win.append(f"own {comp}")
+        loss.append(f"the deadline {_fmt(c.time_limit)} passes")
+        if c.raids:
+            enemy.append("enemy raiders attack the base from time to time")
+            reqs.append(Requirement(id="raids", text="enemy raids arrive during the game"))
+        reqs.append(Requirement(id="production_win", text=f"producing {comp} wins"))
+        reqs.append(Requirement(id="deadline_loss", text="missing the deadline loses", on="idle"))
+    elif arch == "ffa":
+        win.append(f"rank first by {c.ranking or 'damage efficiency'} at {_fmt(c.time_limit)}")
+        loss.append("rank below first")
+        enemy.append(f"{c.teams - 1} AI teams with equal forces fight everyone")
+        reqs.append(Requirement(id="teams", text=f"{c.teams} teams with equal forces"))
+        reqs.append(Requirement(id="ranking", text="teams are ranked at the end"))
+    elif arch == "teams":
+        win.append("the enemy team is eliminated")
+        loss.append("your alliance is eliminated")
+        enemy.append(f"{c.team_size} AI enemy teams attack; your {c.team_size - 1} ally team(s) are AI controlled")
+        reqs.append(Requirement(id="alliances", text=f"{c.team_size}v{c.team_size} alliances"))
+        reqs.append(Requirement(id="no_production", text="fixed forces, no production"))
+    elif arch == "siege":
+        win.append("destroy the enemy target structure")
+        loss.append(f"the deadline {_fmt(c.time_limit)} passes")
+        enemy.append("the enemy holds a static fortification of turrets around the target")
+        reqs.append(Requirement(id="fortification", text="the target is fortified with turrets"))
+        reqs.append(Requirement(id="destroy_win", text="destroying the target wins"))
+        reqs.append(Requirement(id="deadline_loss", text="the deadline loses", on="idle"))
+        if "artillery" in c.unit_kinds:
+            reqs.append(Requirement(id="artillery_only", text="the player's army is artillery only"))
+    elif arch == "capture":
+        win.append("hold the zone long enough")
+        loss.append(f"the time runs out at {_fmt(c.time_limit)}")
+        enemy.append("enemies contest the zone")
+        reqs.append(Requirement(id="capture_win", text="holding the zone wins"))
+    composition = {
+        "defense": "you command a fixed defence force around the objectives",
+        "raids": "you hold an economy of extractors with a small defence force",
+        "production": "you start with a commander and a constructor and build up an economy",
+        "ffa": f"{c.teams} teams with equal mixed armies in the corners of an arena",
+        "teams": f"{c.team_size}v{c.team_size}: each team starts with the same fixed forces",
+        "siege": "you command an assault force against a fortified enemy base",
+        "capture": "you and the enemy start with equal forces away from a central zone",
+    }[arch]
+    if "artillery" in c.unit_kinds and arch == "siege":
+        composition = "you command an artillery-only assault force against a turret line"
+    title = reading_title(query)
+    return Brief(
+        query=query, title=title, competency=COMPETENCY[arch],  # type: ignore[arg-type]
+        summary=f"{title}: a {arch} scenario testing {COMPETENCY[arch].replace('_', ' ')}.",
+        composition=composition, enemy_behaviour=enemy, win_conditions=win, loss_conditions=loss,
+        requirements=reqs, concepts=c, assumptions=assumptions, unsupported=unsupported,
+        clarifications=list(clarifications or []),
+    )
+
+
+def reading_title(query: str) -> str:
+    words = query.strip().split()
+    title = " ".join(words[:8])
+    return title[:1].upper() + title[1:] + ("…" if len(words) > 8 else "")

@@ -1,0 +1,69 @@
+"""Map geometry for placing bases, fronts and objectives from a map's named spawn points."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.maps import load_map, terrain_array
+from engine.schema.level import MapRef
+from engine.schema.mapdata import MapData
+from engine.snapshot import BRIDGE, GROUND
+
+
+def load(map_ref: dict) -> MapData:
+    return load_map(MapRef.model_validate(map_ref), None)
+
+
+def spawns(m: MapData) -> dict[str, tuple[float, float]]:
+    return {s.name: (s.x, s.y) for s in m.spawns}
+
+
+def base_point(m: MapData) -> tuple[str, tuple[float, float]]:
+    sp = spawns(m)
+    for name in ("base", "center", "centre"):
+        if name in sp:
+            return name, sp[name]
+    return "center", (m.width / 2, m.height / 2)
+
+
+def sector(dx: float, dy: float) -> int:
+    return int(round(math.atan2(dy, dx) / (math.pi / 4))) % 8
+
+
+def pick_fronts(m: MapData, origin: tuple[float, float], n: int) -> list[str]:
+    """n spawn names far from origin, spread over as many compass directions as possible."""
+    sp = spawns(m)
+    ox, oy = origin
+    cands = [(name, xy) for name, xy in sp.items() if math.dist(xy, origin) >= min(m.width, m.height) * 0.25]
+    cands.sort(key=lambda kv: (-math.dist(kv[1], origin), kv[0]))
+    chosen: list[tuple[str, tuple[float, float]]] = []
+    while cands and len(chosen) < n:
+        def spread(item):
+            ang = math.atan2(item[1][1] - oy, item[1][0] - ox)
+            if not chosen:
+                return (math.dist(item[1], origin), item[0])
+            gap = min(abs((ang - math.atan2(c[1][1] - oy, c[1][0] - ox) + math.pi) % (2 * math.pi) - math.pi)
+                      for c in chosen)
+            return (gap, math.dist(item[1], origin))
+        best = max(cands, key=spread)
+        chosen.append(best)
+        cands.remove(best)
+    return [name for name, _ in chosen]
+
+
+def passable_near(m: MapData, x: float, y: float, taken: list[tuple[float, float]], clearance: float = 2.5) -> tuple[float, float]:
+    """The nearest ground tile centre to (x, y) that keeps `clearance` from every taken point."""
+    terrain = terrain_array(m)
+    ok = (terrain == GROUND) | (terrain == BRIDGE)
+    ys, xs = np.nonzero(ok)
+    cx, cy = xs + 0.5, ys + 0.5
+    d = (cx - x) ** 2 + (cy - y) ** 2
+    for tx, ty in taken:
+        d = np.where((cx - tx) ** 2 + (cy - ty) ** 2 < clearance ** 2, np.inf, d)
+    i = int(np.argmin(d))
+    return float(cx[i]), float(cy[i])
+
+
+def lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[float, float]:
+    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)

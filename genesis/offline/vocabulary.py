@@ -1,0 +1,64 @@
+"""The words the offline backend understands. Documented in the README ("Offline vocabulary")."""
+from __future__ import annotations
+
+NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "both": 2, "twin": 2, "three": 3, "four": 4,
+    "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "several": 3, "multiple": 3,
+    "many": 4, "few": 3, "couple": 2,
+}
+
+# Words that show the request is about an RTS game at all.
+GAME_WORDS = {
+    "defend", "defence", "defense", "attack", "attacks", "wave", "waves", "enemy", "enemies", "army", "armies",
+    "units", "unit", "base", "bases", "front", "fronts", "survive", "produce", "build", "destroy", "team",
+    "teams", "battle", "fight", "free-for-all", "ffa", "raid", "raids", "raiders", "siege", "turret",
+    "turrets", "tank", "tanks", "bot", "bots", "artillery", "air", "scout", "scouting", "commander",
+    "storage", "storages", "extractor", "extractors", "bridge", "fortified", "fortification", "hold",
+    "capture", "assault", "allies", "allied", "reinforcements", "reserve", "v", "vs", "versus", "win",
+    "lose", "economy", "metal", "energy", "fog", "skirmish", "rts", "game", "scenario", "mission",
+    "troops", "soldiers", "defenders", "attackers", "bomber", "bombers", "fighter", "fighters", "aa",
+}
+
+# Concept -> trigger phrases (matched on word boundaries, lower case).
+ARCHETYPE_TRIGGERS = {
+    "production": ["produce", "build up", "composition", "as fast as possible", "economy", "tech up"],
+    "ffa": ["free-for-all", "free for all", "ffa", "ranked", "every team for itself"],
+    "teams": ["2v2", "3v3", "team battle", "allies controlled", "allied ai", "teams of"],
+    "siege": ["destroy the enemy", "breach", "fortified", "siege", "break the", "assault the base"],
+    "capture": ["capture", "king of the hill", "hold the zone", "control point"],
+    "raids": ["raid", "raiders", "harass"],
+}
+
+UNIT_KIND_TRIGGERS = {
+    "artillery": ["artillery"],
+    "air": ["air assault", "air raid", "air attack", "bomber", "bombers", "aircraft", "air units", "from the air"],
+    "tank": ["tank", "tanks", "armor", "armour", "vehicle", "vehicles"],
+    "bot": ["bot", "bots", "infantry"],
+    "heavy": ["heavy"],
+    "raider": ["raider", "raiders"],
+}
+
+OBJECTIVE_TYPES = {
+    "metal storage": "metal_storage", "metal storages": "metal_storage", "storage": "metal_storage",
+    "storages": "metal_storage", "extractor": "metal_extractor", "extractors": "metal_extractor",
+    "energy storage": "energy_storage", "solar": "solar_collector", "commander": "commander",
+    "base": "metal_storage", "bases": "metal_storage", "turret": "light_turret",
+}
+
+MAP_HINTS = {
+    "bridge": "river_bridges", "river": "river_bridges", "corridor": "two_front_corridor",
+    "crossroads": "crossroads", "plateau": "plateau_fortress", "fortified": "plateau_fortress",
+    "fortress": "plateau_fortress", "arena": "four_corner_arena", "four corners": "four_corner_arena",
+    "open field": "open_field",
+}
+
+PRODUCIBLE_NAMES = {
+    "heavy assault bot": "heavy_assault_bot", "assault bot": "assault_bot", "light bot": "light_bot",
+    "heavy tank": "heavy_tank", "light tank": "light_tank", "artillery": "artillery_bot",
+    "bomber": "bomber", "fighter": "fighter", "scout": "scout", "aa vehicle": "aa_vehicle",
+    "rocket bot": "rocket_bot",
+}
+
+# Requests the offline backend refuses to put into rule scripts.
+FORBIDDEN_RULE_WORDS = ["os.", "io.", "os ", "io ", "require", "loadstring", "load(", "dofile", "debug.",
+                        "execute", "shell", "file system", "filesystem", "read files", "delete files", "popen"]

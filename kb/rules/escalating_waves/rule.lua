@@ -1,0 +1,86 @@
+-- escalating_waves: `count` waves, `interval` seconds apart from `first_at`, each larger than the last
+-- (size = base_size + growth * (i - 1), growth at least 1). Waves rotate through the `from` points.
+-- Params: team, first_at, interval, count, base_size, growth, unit_type, from, target_tag,
+-- target_team, target, tag, announce.
+
+-- A point given as a map spawn name, {x, y} or {x=, y=}; nil when it cannot be resolved.
+local function point(p)
+  if type(p) == "string" then
+    local ok, x, y = pcall(spawn_point, p)
+    if ok and type(x) == "number" and type(y) == "number" then return x, y end
+  elseif type(p) == "table" then
+    local x, y = p.x or p[1], p.y or p[2]
+    if type(x) == "number" and type(y) == "number" then return x, y end
+  end
+  return nil
+end
+
+-- A printable name for a point param (stable across runs, unlike tostring of a table).
+local function label(p)
+  if type(p) == "table" then return tostring(p.x or p[1]) .. "," .. tostring(p.y or p[2]) end
+  return tostring(p)
+end
+
+-- A list from a scalar or a list param.
+local function list(v)
+  if type(v) == "table" then return v end
+  if v == nil then return {} end
+  return {v}
+end
+
+-- Where attackers head: the first living unit tagged `tag` of `team`, else `fallback`, else the centre.
+local function target_position(tag, team, fallback)
+  if tag then
+    local found = units(team, {tag = tag})
+    if #found > 0 then return found[1].x, found[1].y end
+  end
+  local x, y = point(fallback)
+  if x then return x, y end
+  local w, h = map_size()
+  return w / 2, h / 2
+end
+
+local cfg
+
+local function launch(i)
+  local size = cfg.base_size + cfg.growth * (i - 1)
+  local from = cfg.from[(i - 1) % #cfg.from + 1]
+  local x, y = point(from)
+  if x == nil then
+    log("wave_skipped", {index = i, from = label(from), why = "unknown spawn point"})
+    return
+  end
+  local tx, ty = target_position(cfg.target_tag, cfg.target_team, cfg.target)
+  local ids = spawn(cfg.team, cfg.unit_type, x, y, size, cfg.tag)
+  if #ids > 0 then order(ids, "fight", tx, ty) end
+  mark(x, y, "wave " .. i .. " (" .. size .. ")")
+  log("wave", {index = i, from = label(from), at = time(), count = #ids, size = size, x = x, y = y})
+  if cfg.announce then
+    message("Wave " .. i .. " of " .. cfg.count .. ": " .. size .. " " .. cfg.unit_type .. " from the " .. label(from) .. "!")
+  end
+end
+
+function on_start()
+  cfg = {
+    team = math.floor(tonumber(param("team", 1)) or 1),
+    first_at = math.max(0, tonumber(param("first_at", 60)) or 60),
+    interval = math.max(1, tonumber(param("interval", 60)) or 60),
+    count = math.max(0, math.floor(tonumber(param("count", 3)) or 3)),
+    base_size = math.max(1, math.floor(tonumber(param("base_size", 3)) or 3)),
+    -- growth below 1 would break the rule's promise that every wave is larger than the last
+    growth = math.max(1, math.floor(tonumber(param("growth", 2)) or 2)),
+    unit_type = tostring(param("unit_type", "light_bot")),
+    from = list(param("from", {"north"})),
+    target_tag = param("target_tag", nil),
+    target_team = math.floor(tonumber(param("target_team", 0)) or 0),
+    target = param("target", nil),
+    tag = tostring(param("tag", "wave")),
+    announce = param("announce", true) ~= false,
+  }
+  if #cfg.from == 0 then cfg.from = {"north"} end
+  for i = 1, cfg.count do
+    at(cfg.first_at + cfg.interval * (i - 1), function() launch(i) end)
+  end
+  log("waves_planned", {waves = cfg.count, first_at = cfg.first_at, interval = cfg.interval,
+                        base_size = cfg.base_size, growth = cfg.growth})
+end

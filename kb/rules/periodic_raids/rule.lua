@@ -1,0 +1,94 @@
+-- periodic_raids: every `interval` seconds a raid party comes from a random side among `sides` and
+-- attack-moves to the nearest unit of `target_type` owned by `target_team` (e.g. metal_extractor),
+-- falling back to any unit of that team, then to `target` / the map centre.
+-- Params: team, interval, first_at, sides, size, unit_type, target_type, target_team, target, raids, tag, announce.
+
+-- A point given as a map spawn name, {x, y} or {x=, y=}; nil when it cannot be resolved.
+local function point(p)
+  if type(p) == "string" then
+    local ok, x, y = pcall(spawn_point, p)
+    if ok and type(x) == "number" and type(y) == "number" then return x, y end
+  elseif type(p) == "table" then
+    local x, y = p.x or p[1], p.y or p[2]
+    if type(x) == "number" and type(y) == "number" then return x, y end
+  end
+  return nil
+end
+
+-- A printable name for a point param (stable across runs, unlike tostring of a table).
+local function label(p)
+  if type(p) == "table" then return tostring(p.x or p[1]) .. "," .. tostring(p.y or p[2]) end
+  return tostring(p)
+end
+
+-- A list from a scalar or a list param.
+local function list(v)
+  if type(v) == "table" then return v end
+  if v == nil then return {} end
+  return {v}
+end
+
+-- Nearest unit to (x, y) in a list, or nil.
+local function nearest(list_of_units, x, y)
+  local best, best_d = nil, math.huge
+  for _, u in ipairs(list_of_units) do
+    local d = (u.x - x) ^ 2 + (u.y - y) ^ 2
+    if d < best_d then best, best_d = u, d end
+  end
+  return best
+end
+
+local cfg
+local launched = 0
+
+local function raid()
+  if cfg.raids > 0 and launched >= cfg.raids then return end
+  launched = launched + 1
+  local side = cfg.sides[random_int(1, #cfg.sides)]
+  local x, y = point(side)
+  if x == nil then
+    log("raid_skipped", {index = launched, from = label(side), why = "unknown spawn point"})
+    return
+  end
+  local victim = nearest(units(cfg.target_team, {type = cfg.target_type}), x, y)
+    or nearest(units(cfg.target_team), x, y)
+  local tx, ty
+  if victim then
+    tx, ty = victim.x, victim.y
+  else
+    tx, ty = point(cfg.target)
+    if tx == nil then
+      local w, h = map_size()
+      tx, ty = w / 2, h / 2
+    end
+  end
+  local ids = spawn(cfg.team, cfg.unit_type, x, y, cfg.size, cfg.tag)
+  if #ids > 0 then order(ids, "fight", tx, ty) end
+  mark(x, y, "raid " .. launched)
+  log("raid", {index = launched, from = label(side), at = time(), count = #ids, x = x, y = y,
+               target_type = victim and victim.type or "point", target_id = victim and victim.id or -1})
+  if cfg.announce then message("Raiders spotted to the " .. label(side) .. "!") end
+end
+
+function on_start()
+  cfg = {
+    team = math.floor(tonumber(param("team", 1)) or 1),
+    interval = math.max(1, tonumber(param("interval", 60)) or 60),
+    sides = list(param("sides", {"north", "south", "east", "west"})),
+    size = math.max(1, math.floor(tonumber(param("size", 3)) or 3)),
+    unit_type = tostring(param("unit_type", "raider_bot")),
+    target_type = tostring(param("target_type", "metal_extractor")),
+    target_team = math.floor(tonumber(param("target_team", 0)) or 0),
+    target = param("target", nil),
+    raids = math.max(0, math.floor(tonumber(param("raids", 0)) or 0)),  -- 0 = no limit
+    tag = tostring(param("tag", "raid")),
+    announce = param("announce", true) ~= false,
+  }
+  if #cfg.sides == 0 then cfg.sides = {"north"} end
+  local first_at = math.max(0, tonumber(param("first_at", cfg.interval)) or cfg.interval)
+  at(first_at, function()
+    raid()
+    every(cfg.interval, raid)
+  end)
+  log("raids_planned", {first_at = first_at, interval = cfg.interval, sides = #cfg.sides, limit = cfg.raids})
+end
