@@ -107,8 +107,8 @@ def validate(expectation: Any) -> list[str]:
             problems.append(f"`{key}` must be a number, got {value!r}")
     sectors = expectation.get("distinct_sectors")
     if sectors is not None:
-        if not isinstance(sectors, Mapping) or not _is_number(sectors.get("min", 1)):
-            problems.append("`distinct_sectors` must be {min: n, center: [x, y] | map_center, sectors: 8}")
+        if not isinstance(sectors, Mapping) or not all(_is_number(sectors.get(k, 1)) for k in ("min", "max")):
+            problems.append("`distinct_sectors` must be {min: n, max: n, center: [x, y] | map_center, sectors: 8}")
         else:
             center = sectors.get("center", "map_center")
             if center != "map_center" and not _is_point(center):
@@ -151,7 +151,8 @@ def describe(expectation: Mapping) -> str:
         spec = expectation["distinct_sectors"]
         center = spec.get("center", "map_center")
         center_text = "the map centre" if center == "map_center" else f"({_num(center[0])}, {_num(center[1])})"
-        demands.append(f"positions in >= {spec.get('min', 1)} distinct of {spec.get('sectors', 8)} sectors around {center_text}")
+        demands.append(f"positions in {_bounds_text(spec.get('min', 1), spec.get('max'))} distinct of "
+                       f"{spec.get('sectors', 8)} sectors around {center_text}")
     if "time_clusters" in expectation:
         spec = expectation["time_clusters"]
         demands.append(f">= {spec.get('min', 1)} time clusters separated by >= {_num(spec['gap'])}s"
@@ -246,7 +247,7 @@ def _check_events(exp: Mapping, run: RunView, map_size) -> tuple[bool, str]:
 
 def _check_sectors(spec: Mapping, events: list[Mapping], label: str, map_size) -> tuple[bool, str]:
     n_sectors = int(spec.get("sectors", 8))
-    need = int(spec.get("min", 1))
+    need, most = int(spec.get("min", 1)), spec.get("max")
     center = spec.get("center", "map_center")
     if center == "map_center":
         if map_size is None:
@@ -267,10 +268,11 @@ def _check_sectors(spec: Mapping, events: list[Mapping], label: str, map_size) -
     order = _COMPASS.get(n_sectors)
     named.sort(key=lambda s: order.index(s) if order and s in order else s)
     listing = ", ".join(f"{s}:{seen[s]}" for s in named) or "none"
-    note = f"{label} in {len(named)} distinct sectors ({listing}) around ({_num(cx)}, {_num(cy)}); needed >= {need}"
+    note = (f"{label} in {len(named)} distinct sectors ({listing}) around ({_num(cx)}, {_num(cy)}); "
+            f"needed {_bounds_text(need, most)}")
     if unplaced:
         note += f"; {unplaced} event(s) had no position"
-    return len(named) >= need, note
+    return len(named) >= need and (most is None or len(named) <= int(most)), note
 
 
 def _check_clusters(spec: Mapping, events: list[Mapping], label: str, _map_size) -> tuple[bool, str]:
@@ -446,11 +448,12 @@ def _clusters_text(clusters: list[list[float]], limit: int = 8) -> str:
 
 
 def _object_fields(obj: Any) -> dict:
+    names = ("trace", "trace_path", "winners", "losers", "reason", "ended_by", "duration")
+    if any(hasattr(obj, k) for k in names):  # read attributes: to_dict() would deep-copy the trace
+        return {k: getattr(obj, k) for k in names if hasattr(obj, k)}
     if hasattr(obj, "model_dump"):
         return obj.model_dump()
-    if hasattr(obj, "to_dict"):
-        return obj.to_dict()
-    return {k: getattr(obj, k) for k in ("trace", "trace_path", "winners", "losers", "reason", "ended_by", "duration") if hasattr(obj, k)}
+    return obj.to_dict() if hasattr(obj, "to_dict") else {}
 
 
 def _read_jsonl(path: Any) -> list[dict]:

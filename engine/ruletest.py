@@ -103,7 +103,8 @@ def run_rule_test(case: dict, rule_id: str, script: Path, base_dir: Path) -> Rul
     started = time.perf_counter()
     try:
         level = load_level(build_level(case, rule_id, script), base_dir=base_dir)
-        sim = Simulation(level, seed=int(case.get("seed", 0)), policies=_policies(case.get("policies") or {}))
+        seed = int(case.get("seed", 0))
+        sim = Simulation(level, seed=seed, policies=_policies(case.get("policies") or {}, seed))
         result = sim.run(until=case.get("until"))
     except Exception as err:  # a broken rule or level must fail its test, not crash the harness
         return RuleTestResult(name, False, [f"error: {type(err).__name__}: {err}"], error=f"{type(err).__name__}: {err}",
@@ -126,13 +127,13 @@ def run_rule_tests(rule_dir: Path, *, script_path: Path | None = None) -> list[R
     script = Path(script_path) if script_path is not None else rule_dir / RULE_FILE
     try:
         tests = load_tests(rule_dir)
+        rule_id = rule_id_of(rule_dir)
     except (OSError, ValueError, yaml.YAMLError) as err:
         return [RuleTestResult("load tests", False, [str(err)], error=str(err))]
-    rule_id = rule_id_of(rule_dir)
     return [run_rule_test(case, rule_id, script, rule_dir) for case in tests]
 
 
-def _policies(spec: dict) -> dict[int, Any]:
+def _policies(spec: dict, seed: int) -> dict[int, Any]:
     """Policies by team from names in test.yaml; `idle` means: give the team no orders."""
     out: dict[int, Any] = {}
     for team, name in spec.items():
@@ -140,14 +141,13 @@ def _policies(spec: dict) -> dict[int, Any]:
             continue  # an agent team without a policy issues no orders
         from engine.agent.policies import make_policy  # only needed for non-idle policies
 
-        out[int(team)] = make_policy(name, team=int(team))
+        out[int(team)] = make_policy(str(name), team=int(team), seed=seed)
     return out
 
 
 def _outcome(result: Any) -> dict:
-    data = result.model_dump() if hasattr(result, "model_dump") else result.to_dict() if hasattr(result, "to_dict") else dict(vars(result))
-    keys = ("winners", "losers", "reason", "ended_by", "duration", "error", "ranks")
-    return {k: data.get(k) for k in keys if k in data}
+    keys = ("winners", "losers", "reason", "ended_by", "duration", "error", "ranks", "trace_hash")
+    return {k: getattr(result, k) for k in keys if hasattr(result, k)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,6 +22,11 @@ ORDER_LABELS = {v: k for k, v in ORDER_NAMES.items()}
 ORDER_LABELS[NONE] = "idle"
 
 
+def footprint_radius(size: float) -> int:
+    """Buildings block a (2r+1)^2 tile square: radius < 1 -> 1 tile, 1 -> 3x3, 2 -> 5x5."""
+    return max(0, int(round(size - 0.4)))
+
+
 class TypeTable:
     """Catalog constants as arrays indexed by type index, plus name <-> index maps."""
 
@@ -103,7 +108,7 @@ class Terrain:
 
     def footprint(self, x: float, y: float, size: float) -> tuple[np.ndarray, np.ndarray]:
         """Cells (ys, xs) a building of radius `size` centred at (x, y) blocks."""
-        r = max(0, int(np.ceil(size - 0.5)))
+        r = footprint_radius(size)
         cx, cy = int(x), int(y)
         ys, xs = np.mgrid[cy - r:cy + r + 1, cx - r:cx + r + 1]
         ys, xs = ys.ravel(), xs.ravel()

@@ -159,7 +159,7 @@ class Movement:
             if same.any():
                 ang = ids[same] * _GOLDEN
                 dx[same], dy[same] = np.cos(ang), np.sin(ang)
-                d[same] = 1.0
+            norm = np.where(same, 1.0, np.maximum(d, 1e-6))
             want = w.size[ids] * 1.6
             push = np.clip(want - d, 0.0, 0.1)
-            self._move(ids, dx / np.maximum(d, 1e-6) * push, dy / np.maximum(d, 1e-6) * push)
+            self._move(ids, dx / norm * push, dy / norm * push)

@@ -18,7 +18,6 @@ _EXPORTS = {
     "ModelConfig": "config", "RoleConfig": "config", "ConfigError": "config", "load_config": "config",
     "ROLES": "config", "AGENT_ROLES": "config", "OFFLINE_MODEL": "config",
     "OfflineBrain": "offline_provider", "set_offline_brain": "offline_provider",
-    "get_offline_brain": "offline_provider",
     "Transcript": "transcript", "ReplayMismatch": "transcript",
     "Usage": "usage",
     "render": "prompts",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import itertools
 import json
 import os
 import re
@@ -119,14 +120,13 @@ class LLMClient:
         self.transcript = transcript
         self.usage = Usage()
         self._replay = ReplayIndex(replay) if replay is not None else None
-        self._call_seq = 0
+        self._call_ids = itertools.count(1)  # next() is atomic: safe if agents run in threads
 
     # ---- public -------------------------------------------------------------------------
     def complete(self, role: str, skill: str, prompt: str | list[dict[str, Any]], output_model: type[T], *,
                  stage: str, inputs: dict[str, Any], images: list[bytes | Path] | None = None) -> T:
         cfg = self.config.for_role(role)
-        self._call_seq += 1
-        base = {"call": self._call_seq, "role": role, "skill": skill, "stage": stage, "model": cfg.model,
+        base = {"call": next(self._call_ids), "role": role, "skill": skill, "stage": stage, "model": cfg.model,
                 "backend": self.config.backend_name(role), "inputs_sha256": _inputs_hash(inputs)}
         if self._replay is not None:
             return self._complete_from_replay(base, output_model)

@@ -180,10 +180,10 @@ def _where(origin: str, role: str, key: str) -> str:
 
 
 def load_config(cli: Mapping[str, Any] | None = None, *, env: Mapping[str, str] | None = None,
-                cwd: Path | None = None) -> ModelConfig:
+                cwd: str | Path | None = None) -> ModelConfig:
     """Merge defaults < config file < env vars < CLI flags (None values in `cli` are ignored)."""
     env = os.environ if env is None else env
-    cwd = Path.cwd() if cwd is None else cwd
+    cwd = Path.cwd() if cwd is None else Path(cwd)
     path = find_config_file(env, cwd)
     layers = [(f"config file {path}", _read_file_layer(path))] if path else []
     layers.append(("environment", _env_layer(env)))

@@ -20,8 +20,9 @@ from litellm import CustomLLM
 from litellm.llms.custom_llm import CustomLLMError
 from litellm.types.utils import Usage
 
-PROVIDER = "genesis"
-OFFLINE_MODEL = f"{PROVIDER}/offline"
+from genesis.llm.config import OFFLINE_MODEL
+
+PROVIDER = OFFLINE_MODEL.split("/", 1)[0]
 METADATA_KEY = "genesis"
 
 
@@ -40,10 +41,6 @@ def set_offline_brain(brain: OfflineBrain | None) -> None:
     if brain is not None and not callable(getattr(brain, "respond", None)):
         raise TypeError(f"{type(brain).__name__} has no respond(skill, inputs, schema) method")
     _brain = brain
-
-
-def get_offline_brain() -> OfflineBrain | None:
-    return _brain
 
 
 def estimate_tokens(text: str) -> int:

@@ -16,7 +16,11 @@ def write_rule(component: RuleComponent, library: dict[str, Any] | None) -> Rule
             f"rule component {component.id!r} ({component.purpose}) has no verified library rule, and the offline "
             "backend does not write new Lua: use a real model (--model) or rephrase the request")
     declared = (library.get("meta") or {}).get("params") or {}
-    params = {k: v for k, v in component.params.items() if not declared or k in declared}
+    unknown = sorted(set(component.params) - set(declared))
+    if unknown:
+        raise ValueError(f"rule component {component.id!r}: library rule {library['id']!r} has no params {unknown}; "
+                         f"it declares {sorted(declared)}")
+    params = dict(component.params)
     tests = [RuleTest.model_validate(t) for t in library.get("tests", [])]
     return RuleArtifact(id=component.id, source=library["source"], params=params, tests=tests,
                         meta=library.get("meta") or {}, reused_from=library["id"])

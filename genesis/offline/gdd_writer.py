@@ -31,11 +31,33 @@ def _wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
     return {"light_bot": max(1, round(4 * strength)), "assault_bot": max(1, round(1 * strength))}
 
 
+def _main_type(c: Concepts) -> str:
+    if "tank" in c.unit_kinds:
+        return "light_tank"
+    if "raider" in c.unit_kinds:
+        return "raider_bot"
+    return "light_bot"
+
+
 def _defense_army(c: Concepts) -> list[UnitPlacement]:
     army = [UnitPlacement(type="assault_bot", count=6), UnitPlacement(type="light_bot", count=6)]
     if c.air:
         army.append(UnitPlacement(type="aa_vehicle", count=3))
     return army
+
+
+GROUP_OFFSETS = [(0, 0), (0, 5), (0, -5), (5, 0), (-5, 0), (5, 5), (-5, -5), (5, -5), (-5, 5)]
+
+
+def _spread(m, groups: list[UnitPlacement], center: tuple[float, float], taken: list) -> list[UnitPlacement]:
+    """Gives each unit group its own spot near `center` so groups placed in rings never overlap."""
+    out = []
+    for k, g in enumerate(groups):
+        dx, dy = GROUP_OFFSETS[k % len(GROUP_OFFSETS)]
+        x, y = G.passable_near(m, center[0] + dx, center[1] + dy, taken, clearance=4.0)
+        taken.append((x, y))
+        out.append(g.model_copy(update={"at": None, "x": round(x, 1), "y": round(y, 1)}))
+    return out
 
 
 def _expect_spawns(**extra) -> dict:
@@ -72,11 +94,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         taken.append((x, y))
         objectives.append(UnitPlacement(type=c.objective_type or "metal_storage", x=round(x, 1), y=round(y, 1),
                                         tag=OBJECTIVE_TAG))
-    army = _defense_army(c)
-    for p in army:
-        p.at = base_name if base_name in sp else None
-        if p.at is None:
-            p.x, p.y = base
+    army = _spread(m, _defense_army(c), base, taken)
     strength = 1.0 + 0.35 * sum("stronger" in g or "harder" in g for g in guidance) \
         - 0.25 * sum("weaker" in g or "easier" in g for g in guidance)
     times = list(c.wave_times) or [round(45 + i * 60) for i in range(c.waves or len(fronts))]
@@ -87,37 +105,38 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         comps.append(RuleComponent(
             id="escalating_waves", purpose="waves each larger than the last", kind="spawn",
             library_rule="escalating_waves", requirement_ids=["escalation", "fronts"],
-            params={"enemy_team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60,
-                    "count": c.waves or 3, "units": _wave_units(c, 0.6 * strength), "growth": 1.5,
-                    "target_tag": OBJECTIVE_TAG}))
+            params={"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60,
+                    "count": c.waves or 3, "base_size": max(2, round(3 * strength)), "growth": 2,
+                    "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG}))
         expects["escalation"] = [_expect_spawns(increasing={"gap": 20})]
     elif c.random_side or c.wave_interval:
         comps.append(RuleComponent(
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
             library_rule="periodic_raids", requirement_ids=["interval", "fronts"],
-            params={"enemy_team": ENEMY, "interval": c.wave_interval or 60, "first_at": 30, "sides": fronts,
-                    "units": _wave_units(c, 0.7 * strength), "target_tag": OBJECTIVE_TAG}))
+            params={"team": ENEMY, "interval": c.wave_interval or 60, "first_at": 30, "sides": fronts,
+                    "size": max(2, round(5 * strength)), "unit_type": _main_type(c),
+                    "target_type": c.objective_type or "metal_storage", "target_team": PLAYER}))
         expects["interval"] = [_expect_spawns(time_clusters={"min": 2, "gap": (c.wave_interval or 60) * 0.6})]
     elif c.staggered or len(set(times)) > 1:
         ground_times = times[:-1] if c.air and len(times) > 1 else times
         comps.append(RuleComponent(
             id="staggered_waves", purpose="each front is attacked at its own time", kind="spawn",
             library_rule="staggered_waves", requirement_ids=["fronts", "staggered", "wave_times"],
-            params={"enemy_team": ENEMY, "fronts": [fronts[i % len(fronts)] for i in range(len(ground_times))],
+            params={"team": ENEMY, "fronts": [fronts[i % len(fronts)] for i in range(len(ground_times))],
                     "times": ground_times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG}))
         wave_ids.append("staggered_waves")
     else:
         comps.append(RuleComponent(
             id="waves_from_directions", purpose="simultaneous waves from several directions", kind="spawn",
             library_rule="waves_from_directions", requirement_ids=["fronts", "wave_times"],
-            params={"enemy_team": ENEMY, "directions": fronts, "times": times[:1] or [60],
+            params={"team": ENEMY, "directions": fronts, "times": times[:1] or [60],
                     "units": _wave_units(c, 0.8 * strength), "target_tag": OBJECTIVE_TAG}))
     if c.air:
         comps.append(RuleComponent(
             id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
             requirement_ids=["air"],
-            params={"enemy_team": ENEMY, "at": times[-1] if len(times) > 1 else 120, "from": fronts[-1],
-                    "units": {"bomber": 3}, "target_tag": OBJECTIVE_TAG}))
+            params={"team": ENEMY, "times": [times[-1] if len(times) > 1 else 120], "from": fronts[-1],
+                    "unit_type": "bomber", "count": 3, "target_tag": OBJECTIVE_TAG}))
         expects["air"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "bomber"}, "min": 1}]
     comps.append(RuleComponent(
         id="protect_objective_loss", purpose="losing any objective loses", kind="termination",
@@ -173,8 +192,8 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         comps.append(RuleComponent(
             id="periodic_raids", purpose="enemy raids harass the base", kind="spawn", library_rule="periodic_raids",
             requirement_ids=["raids"],
-            params={"enemy_team": ENEMY, "interval": 150, "first_at": 120, "sides": raid_from,
-                    "units": {"light_bot": 2}, "target_tag": "home"}))
+            params={"team": ENEMY, "interval": 150, "first_at": 120, "sides": raid_from, "size": 2,
+                    "unit_type": "light_bot", "target_type": "commander", "target_team": PLAYER}))
         expects["raids"] = [_expect_spawns(min=1)]
     teams = [
         TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=600, energy=1500,
@@ -199,13 +218,16 @@ def _mixed_army() -> list[UnitPlacement]:
 
 def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     map_ref = _map_for(c)
+    m = G.load(map_ref)
+    sp = G.spawns(m)
+    taken: list = []
     corners = ["nw", "ne", "se", "sw"][: c.teams]
     teams = []
     for i, corner in enumerate(corners):
-        ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "waves", "target": {"x": 48, "y": 48},
+        ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "waves", "target": {"x": m.width / 2, "y": m.height / 2},
                                                        "first_at": 20 + 15 * i, "interval": 40}
         teams.append(TeamPlan(id=i, name=f"Team {corner.upper()}", role="player" if i == 0 else "enemy",
-                              controller=ctrl, units=[p.model_copy(update={"at": corner}) for p in _mixed_army()]))
+                              controller=ctrl, units=_spread(m, _mixed_army(), sp[corner], taken)))
     comps = [RuleComponent(id="rank_by_efficiency", purpose="rank the teams at the end", kind="termination",
                            library_rule="rank_by_efficiency", requirement_ids=["ranking"],
                            params={"time": c.time_limit, "metric": c.ranking or "damage_efficiency"})]
@@ -217,7 +239,7 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               strategy_params={"engage_at": c.time_limit * 0.5, "target": [48, 48]})
+               strategy_params={"engage_at": c.time_limit * 0.5, "target": [m.width / 2, m.height / 2]})
 
 
 def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
@@ -227,6 +249,7 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     west = [s for s in ("nw", "sw", "west") if s in sp]
     east = [s for s in ("ne", "se", "east") if s in sp]
     size = max(2, min(c.team_size, 2))
+    taken: list = []
     teams = []
     for i in range(size * 2):
         side = west if i < size else east
@@ -239,7 +262,7 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         teams.append(TeamPlan(id=i, name=f"{'Blue' if i < size else 'Red'} {i % size + 1}",
                               role="player" if i == 0 else ("ally" if i < size else "enemy"), controller=ctrl,
                               allies=[a for a in ally_ids if a != i],
-                              units=[p.model_copy(update={"at": at}) for p in _mixed_army()]))
+                              units=_spread(m, _mixed_army(), sp[at], taken)))
     comps = [RuleComponent(id="last_survivor", purpose="the last alliance with units wins", kind="termination",
                            library_rule="last_survivor", requirement_ids=["alliances"], params={})]
     expects = {"alliances": [{"event": "spawn", "where": {"source": "start"}, "distinct_sectors": {"min": 2, "center": "map_center"}}],
@@ -260,9 +283,10 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     fort_name, fort = G.base_point(m)
     start = G.pick_fronts(m, fort, 1)[0]
     artillery = "artillery" in c.unit_kinds
-    army = ([UnitPlacement(type="artillery_bot", count=8, at=start)] if artillery else
-            [UnitPlacement(type="assault_bot", count=8, at=start), UnitPlacement(type="artillery_bot", count=4, at=start),
-             UnitPlacement(type="light_tank", count=4, at=start)])
+    army = ([UnitPlacement(type="artillery_bot", count=8)] if artillery else
+            [UnitPlacement(type="assault_bot", count=8), UnitPlacement(type="artillery_bot", count=4),
+             UnitPlacement(type="light_tank", count=4)])
+    army = _spread(m, army, sp[start], [])
     target = c.objective_type if c.objective_type in ("metal_storage", "energy_storage", "commander") else "metal_storage"
     teams = [
         TeamPlan(id=PLAYER, name="Besiegers", role="player", controller={"type": "agent"}, units=army,
@@ -273,8 +297,8 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     comps = [
         RuleComponent(id="static_fortification", purpose="a turret ring around the target", kind="setup",
                       library_rule="static_fortification", requirement_ids=["fortification"],
-                      params={"team": ENEMY, "x": fort[0], "y": fort[1], "radius": 7,
-                              "turrets": {"light_turret": 4, "heavy_turret": 1}, "walls": False}),
+                      params={"team": ENEMY, "center": [fort[0], fort[1]], "radius": 7, "turrets": 6,
+                              "turret_type": "light_turret", "walls": 0}),
     ]
     expects = {"fortification": [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 3}],
                "destroy_win": [{"result": {"winners_include": PLAYER}}],

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
-import genesis.llm  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before litellm is imported)
-import litellm
+# Before the first `import litellm` anywhere in the test process, or litellm fetches its price map
+# from the network. Test files import litellm from here for that reason.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+import litellm  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

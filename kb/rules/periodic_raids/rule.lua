@@ -3,16 +3,19 @@
 -- falling back to any unit of that team, then to `target` / the map centre.
 -- Params: team, interval, first_at, sides, size, unit_type, target_type, target_team, target, raids, tag, announce.
 
--- A point given as a map spawn name, {x, y} or {x=, y=}; nil when it cannot be resolved.
+-- A point given as a map spawn name, {x, y} or {x=, y=}; nil when unknown or off the map.
 local function point(p)
+  local x, y
   if type(p) == "string" then
-    local ok, x, y = pcall(spawn_point, p)
-    if ok and type(x) == "number" and type(y) == "number" then return x, y end
+    local ok, px, py = pcall(spawn_point, p)
+    if ok then x, y = px, py end
   elseif type(p) == "table" then
-    local x, y = p.x or p[1], p.y or p[2]
-    if type(x) == "number" and type(y) == "number" then return x, y end
+    x, y = p.x or p[1], p.y or p[2]
   end
-  return nil
+  if type(x) ~= "number" or type(y) ~= "number" then return nil end
+  local w, h = map_size()
+  if x < 0 or y < 0 or x >= w or y >= h then return nil end
+  return x, y
 end
 
 -- A printable name for a point param (stable across runs, unlike tostring of a table).

@@ -1,0 +1,136 @@
+"""Command line: `python -m engine run|bench|schema|ruletest ...`.
+
+Bad input never shows a traceback: the cause goes to stderr and the exit status is 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from engine.errors import EngineError
+
+FRAME_EVERY = 5.0   # game seconds between saved frames
+
+
+def _policy(name: str, team: int):
+    if name == "idle":
+        return None  # an agent team without a policy gives no orders
+    try:
+        from engine.agent.policies import make_policy
+    except ImportError:
+        raise EngineError(f"unknown policy {name!r} (available: idle)") from None
+    try:
+        return make_policy(name, team=team)
+    except (KeyError, ValueError) as err:
+        raise EngineError(f"unknown policy {name!r}: {err}") from None
+
+
+def _parse_agents(specs: list[str]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for spec in specs:
+        team, sep, name = spec.partition("=")
+        if not sep or not team.strip().isdigit() or not name.strip():
+            raise EngineError(f"--agent expects TEAM=POLICY (e.g. 0=idle), got {spec!r}")
+        out[int(team)] = name.strip()
+    return out
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from engine import Simulation, load_level
+
+    level = load_level(args.level)
+    agents = _parse_agents(args.agent or [])
+    team_ids = {t.id for t in level.config.teams}
+    for team in agents:
+        if team not in team_ids:
+            raise EngineError(f"--agent: level has no team {team} (teams: {sorted(team_ids)})")
+    policies = {t: p for t, p in ((t, _policy(n, t)) for t, n in agents.items()) if p is not None}
+    sim = Simulation(level, seed=args.seed, policies=policies)
+    frames = []
+    want_frames = bool(args.frames or args.gif)
+    render = None
+    if want_frames:
+        try:
+            from engine import render
+        except ImportError:
+            print("note: engine.render is not available; skipping frames/gif", file=sys.stderr)
+            want_frames = False
+    next_frame = 0.0
+    while not sim.done:
+        if want_frames and sim.time + 1e-9 >= next_frame:
+            frames.append(render.render_minimap(sim.snapshot()))
+            next_frame += FRAME_EVERY
+        sim.step()
+    result = sim.result
+    if want_frames:
+        frames.append(render.render_minimap(sim.snapshot()))
+        if args.frames:
+            render.save_frames(frames, args.frames)
+        if args.gif:
+            render.save_gif(frames, args.gif)
+    if args.trace:
+        result.write_trace(args.trace)
+    if args.json:
+        print(json.dumps(result.to_dict(with_trace=False), indent=2, default=str))
+    else:
+        print(result.summary())
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from engine.bench import run_bench
+
+    figures = run_bench(quick=args.quick)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        for k, v in figures.items():
+            print(f"{k}: {v}")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from engine.schema import LevelConfig
+
+    print(json.dumps(LevelConfig.model_json_schema(), indent=2))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "ruletest":
+        from engine.ruletest import main as ruletest_main
+
+        return ruletest_main(argv[1:])
+    parser = argparse.ArgumentParser(prog="python -m engine", description="Genesis RTS engine (headless).")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a level headless and print the result")
+    run.add_argument("level", type=Path)
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--agent", action="append", metavar="TEAM=POLICY", help="policy for an agent team (idle, ...)")
+    run.add_argument("--frames", type=Path, help="save minimap PNG frames here")
+    run.add_argument("--gif", type=Path, help="save an animated GIF replay")
+    run.add_argument("--trace", type=Path, help="write the JSONL trace here")
+    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.set_defaults(fn=cmd_run)
+    bench = sub.add_parser("bench", help="print simulator benchmark figures")
+    bench.add_argument("--json", action="store_true")
+    bench.add_argument("--quick", action="store_true", help="shorter runs (rougher figures)")
+    bench.set_defaults(fn=cmd_bench)
+    sub.add_parser("schema", help="print the LevelConfig JSON schema").set_defaults(fn=cmd_schema)
+    sub.add_parser("ruletest", help="run a rule folder's tests (see engine.ruletest)")
+    args = parser.parse_args(argv)
+    try:
+        return args.fn(args)
+    except EngineError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""Simulator benchmark: a mixed skirmish on a generated 128x128 map (~15% impassable), 30 Hz,
+fog on, built-in AI on both sides attack-moving at each other, one Lua rule counting units every
+5 s, no rendering. Reports speed at 200 and 1000 units, the flow-field cost and a screenshot cost.
+"""
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from engine.level import load_level
+from engine.schema.level import MapGenParams
+from engine.sim import Simulation
+from engine.systems.pathfinding import compute_flow_field
+
+MAP = MapGenParams(width=128, height=128, seed=7, cliff_density=0.10, water_density=0.05, deposits=12,
+                   symmetry="mirror_x")
+ROSTER = ("light_bot", "raider_bot", "assault_bot", "rocket_bot", "artillery_bot")
+RULE = """
+function on_start()
+  every(5, function()
+    local counts = {}
+    for _, t in ipairs(teams()) do counts["team" .. t] = #units(t) end
+    log("unit_count", counts)
+  end)
+end
+"""
+
+
+def _anchors(passable: np.ndarray, x0: int, x1: int, n: int) -> list[tuple[float, float]]:
+    """`n` well-spread passable anchor tiles in columns [x0, x1)."""
+    h = passable.shape[0]
+    out: list[tuple[float, float]] = []
+    step = 4
+    for y in range(4, h - 4, step):
+        for x in range(x0, x1, step):
+            if passable[y - 1:y + 2, x - 1:x + 2].all():
+                out.append((x + 0.5, y + 0.5))
+    if len(out) < n:
+        raise RuntimeError("bench map has too few free anchors")
+    picks = np.linspace(0, len(out) - 1, n).round().astype(int)
+    return [out[i] for i in picks]
+
+
+def bench_level(units_per_side: int, time_limit: float = 600.0) -> dict:
+    """The benchmark level as a LevelConfig dict (rule script path relative to a temp folder)."""
+    from engine.mapgen import generate
+    from engine.maps import ground_passable, terrain_array
+
+    passable = ground_passable(terrain_array(generate(MAP)))
+    per_anchor = 10
+    teams = []
+    for team, (x0, x1, goal) in enumerate(((4, 40, 112.0), (88, 124, 16.0))):
+        anchors = _anchors(passable, x0, x1, units_per_side // per_anchor)
+        units = [{"type": ROSTER[k % len(ROSTER)], "x": ax, "y": ay, "count": per_anchor, "spread": 1.5}
+                 for k, (ax, ay) in enumerate(anchors)]
+        teams.append({"id": team, "name": f"side{team}", "units": units,
+                      "controller": {"type": "ai", "behaviour": "waves", "target": {"x": goal, "y": 64.0},
+                                     "interval": 30.0}})
+    return {
+        "name": f"bench_{2 * units_per_side}", "description": "benchmark skirmish",
+        "map": {"generate": MAP.model_dump()}, "teams": teams,
+        "rules": [{"id": "unit_counter", "script": "counter.lua"}],
+        "switches": {"fog_of_war": True, "production": False, "time_limit": time_limit},
+        "conditions": [{"kind": "last_survivor"}],
+    }
+
+
+def _measure(units_per_side: int, game_seconds: float) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "counter.lua").write_text(RULE, encoding="utf-8")
+        level = load_level(bench_level(units_per_side), base_dir=tmp)
+    sim = Simulation(level, seed=0)
+    ticks = int(game_seconds * 30)
+    unit_ticks = 0
+    start = time.perf_counter()
+    for _ in range(ticks):
+        if sim.done:
+            break
+        unit_ticks += sim.world.alive_idx.size
+        sim.step()
+    wall = time.perf_counter() - start
+    done_ticks = max(1, sim.tick)
+    return {
+        "units": 2 * units_per_side,
+        "game_seconds": round(sim.time, 2),
+        "game_seconds_per_wall_second": round(sim.time / wall, 2),
+        "unit_ticks_per_second": int(unit_ticks / wall),
+        "ms_per_tick": round(1000 * wall / done_ticks, 3),
+        "deaths": sum(1 for e in sim.trace.events if e["event"] == "death"),
+        "sim": sim,
+    }
+
+
+def _flowfield_ms(repeats: int = 10) -> float:
+    from engine.mapgen import generate
+    from engine.maps import ground_passable, terrain_array
+
+    passable = ground_passable(terrain_array(generate(MAP)))
+    goals = [(x + 0.0, y + 0.0) for x, y in zip(*np.nonzero(passable.T))][:: max(1, passable.sum() // repeats)][:repeats]
+    times = []
+    for gx, gy in goals:
+        t = time.perf_counter()
+        compute_flow_field(passable, int(gx), int(gy))
+        times.append(1000 * (time.perf_counter() - t))
+    return round(statistics.median(times), 2)
+
+
+def _screenshot_ms(sim: Simulation, repeats: int = 10) -> float | None:
+    try:
+        from engine.render import render_minimap
+    except ImportError:
+        return None
+    snap = sim.snapshot()
+    render_minimap(snap, viewer=0)  # warm the terrain cache, as a real run does after frame one
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        render_minimap(sim.snapshot(), viewer=0).tobytes()
+        times.append(1000 * (time.perf_counter() - t))
+    return round(statistics.median(times), 2)
+
+
+def run_bench(quick: bool = False) -> dict:
+    small = _measure(100, 20.0 if quick else 60.0)
+    big = _measure(500, 5.0 if quick else 15.0)
+    shot = _screenshot_ms(small["sim"])
+    return {
+        "game_seconds_per_wall_second": small["game_seconds_per_wall_second"],
+        "unit_ticks_per_second": small["unit_ticks_per_second"],
+        "ms_per_tick_200_units": small["ms_per_tick"],
+        "game_seconds_per_wall_second_1000_units": big["game_seconds_per_wall_second"],
+        "unit_ticks_per_second_1000_units": big["unit_ticks_per_second"],
+        "ms_per_tick_1000_units": big["ms_per_tick"],
+        "flowfield_128_ms": _flowfield_ms(),
+        "screenshot_ms": shot,
+        "game_seconds_measured": {"200": small["game_seconds"], "1000": big["game_seconds"]},
+        "deaths": {"200": small["deaths"], "1000": big["deaths"]},
+    }

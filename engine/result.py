@@ -1,0 +1,56 @@
+"""The outcome of a run: who won, why, when, per-team statistics and the trace."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.trace import canonical
+
+EndedBy = Literal["condition", "time_limit", "rule", "error", "until"]
+
+
+@dataclass
+class RunResult:
+    winners: list[int]
+    losers: list[int]
+    reason: str
+    duration: float
+    ended_by: EndedBy
+    error: str | None = None
+    ranks: dict[int, int] | None = None
+    team_stats: dict[int, dict[str, Any]] = field(default_factory=dict)
+    trace: list[dict] = field(default_factory=list)
+    trace_hash: str = ""
+    trace_path: str | None = None
+    seed: int = 0
+
+    def to_dict(self, with_trace: bool = True) -> dict[str, Any]:
+        data = asdict(self)
+        if not with_trace:
+            data.pop("trace")
+        return data
+
+    def write_trace(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(canonical(e) + "\n" for e in self.trace), encoding="utf-8")
+        self.trace_path = str(path)
+        return path
+
+    def summary(self) -> str:
+        """Human-readable lines for the CLI."""
+        who = ", ".join(map(str, self.winners)) or "none"
+        lines = [f"winner(s): {who}", f"reason: {self.reason}", f"ended by: {self.ended_by}",
+                 f"duration: {self.duration:.1f} s"]
+        if self.error:
+            lines.append(f"error: {self.error}")
+        if self.ranks:
+            lines.append("ranks: " + ", ".join(f"team {t}: {r}" for t, r in sorted(self.ranks.items())))
+        for team, stats in sorted(self.team_stats.items()):
+            parts = [f"{k}={v:.0f}" if isinstance(v, float) else f"{k}={v}" for k, v in stats.items() if k != "objectives"]
+            lines.append(f"team {team}: " + " ".join(parts))
+            for name, status in stats.get("objectives", {}).items():
+                lines.append(f"  objective {name}: {status}")
+        lines.append(f"trace hash: {self.trace_hash}")
+        return "\n".join(lines)

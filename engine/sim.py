@@ -1,0 +1,369 @@
+"""The simulation: world state, systems on tiered update rates, controllers, rules, conditions.
+
+Per tick (30 Hz): fire weapons, move units. Every 5 ticks: fog, target acquisition, area triggers,
+conditions. Every 6 ticks: construction / production progress. Every 30 ticks: income, AI.
+Agent policies act every `decision_interval` game seconds through `issue`, the validated order API.
+Determinism: everything iterates in id order and random numbers come from Generators seeded by
+`seed`, so the same (level, seed, orders) gives the same trace hash.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+from pydantic import TypeAdapter, ValidationError
+
+from engine.ai import make_behaviour
+from engine.conditions import Conditions, Verdict
+from engine.errors import RuleScriptError
+from engine.level import Level
+from engine.result import RunResult
+from engine.rules.api import RuleRuntime
+from engine.schema.level import Controller
+from engine.snapshot import Marker, Snapshot
+from engine.systems.combat import Combat
+from engine.systems.construction import Construction
+from engine.systems.economy import Economy
+from engine.systems.movement import Movement
+from engine.systems.orders import apply_order
+from engine.systems.pathfinding import FlowFieldCache
+from engine.systems.production import Production
+from engine.systems.vision import Vision
+from engine.trace import Trace
+from engine.world import Terrain, TeamState, TypeTable, World
+
+TICK_HZ = 30
+DT = 1.0 / TICK_HZ
+PALETTE = ["#3b82f6", "#ef4444", "#22c55e", "#eab308", "#a855f7", "#06b6d4", "#f97316", "#ec4899",
+           "#84cc16", "#14b8a6", "#f43f5e", "#8b5cf6", "#0ea5e9", "#facc15", "#64748b", "#d946ef"]
+_CONTROLLER = TypeAdapter(Controller)
+
+
+class TeamView:
+    """What a policy is handed each decision: its team, the clock and read access to the sim."""
+
+    def __init__(self, sim: Simulation, team: int):
+        self.sim = sim
+        self.team = team
+
+    @property
+    def time(self) -> float:
+        return self.sim.time
+
+    def my_units(self) -> list[dict]:
+        w = self.sim.world
+        return [w.unit_dict(i) for i in w.select(team=self.team).tolist()]
+
+    def visible_enemies(self) -> list[dict]:
+        w = self.sim.world
+        ids = self.sim.visible_units(self.team)
+        return [w.unit_dict(i) for i in ids[self.sim.hostile[self.team, w.team[ids]]].tolist()]
+
+    def resources(self) -> dict[str, float]:
+        s = self.sim.teams[self.team]
+        return {"metal": s.metal, "energy": s.energy}
+
+
+class Simulation:
+    def __init__(self, level: Level, seed: int = 0, policies: Mapping[int, Any] | None = None):
+        self.level = level
+        self.config = cfg = level.config
+        self.seed = int(seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.tick = 0
+        self.done = False
+        self.result: RunResult | None = None
+        self.trace = Trace()
+        self.markers: list[Marker] = []
+        self.messages: list[dict] = []
+        self.production_enabled = cfg.switches.production
+        self.fog = cfg.switches.fog_of_war
+        self.time_limit = cfg.switches.time_limit
+
+        self.teams: dict[int, TeamState] = {}
+        allies = {t.id: {t.id, *t.allies} for t in cfg.teams}
+        for t in cfg.teams:                       # alliances are symmetric
+            for a in t.allies:
+                allies[a].add(t.id)
+        for k, t in enumerate(cfg.teams):
+            self.teams[t.id] = TeamState(t.id, t.name, t.color or PALETTE[k % len(PALETTE)], frozenset(allies[t.id]),
+                                         metal=t.resources.metal, energy=t.resources.energy)
+        self.hostile = np.zeros((16, 16), dtype=bool)
+        for a in self.teams:
+            for b in self.teams:
+                self.hostile[a, b] = b not in self.teams[a].allies
+        self.eliminated: set[int] = set()
+
+        self.world = World(TypeTable(level.catalog), Terrain(level.map))
+        self.paths = FlowFieldCache()
+        self.movement = Movement(self.world, self.paths)
+        self.combat = Combat(self.world, self.hostile)
+        self.vision = Vision(self.world, sorted(self.teams), {t: s.allies for t, s in self.teams.items()})
+        self.economy = Economy(self.world, self.teams)
+        self.construction = Construction(self.world, self.spawn)
+        self.production = Production(self.world, self.spawn, self.free_spot)
+        self.conditions = Conditions(cfg.conditions, self.world, self.teams)
+        self.behaviours = {t.id: make_behaviour(t.controller, t.id) for t in cfg.teams}
+        self.policies = dict(policies or {})
+        self._next_decision = {team: 0.0 for team in self.policies}
+        self._dmg_dealt = np.zeros(16)
+        self._dmg_received = np.zeros(16)
+        self._created: list[int] = []
+        self.rules = RuleRuntime(self)
+        self._started = False
+
+        for p in level.placements:
+            self.spawn(p.type, p.team, p.x, p.y, source="start", tag=p.tag)
+        self._update_fog()
+        try:
+            self.rules.load()
+            self._started = True
+            self.rules.start()
+            self._dispatch_rule_events()
+        except RuleScriptError as err:
+            self._fail(err)
+
+    # --- public API -------------------------------------------------------------------------------
+    @property
+    def time(self) -> float:
+        return self.tick * DT
+
+    def step(self, n: int = 1) -> None:
+        for _ in range(n):
+            if self.done:
+                return
+            try:
+                self._tick()
+            except RuleScriptError as err:
+                self._fail(err)
+
+    def run(self, until: float | None = None) -> RunResult:
+        """Run until the game ends, or until `until` game seconds (then ended_by="until")."""
+        while not self.done:
+            if until is not None and self.time >= until - 1e-9:
+                self._finish([], [], f"stopped at {until:g} s", "until")
+                break
+            self.step()
+        return self.result
+
+    def issue(self, team: int, order: dict) -> tuple[bool, str | None]:
+        """Validate and apply an order for `team` (the agent API). Every call is traced."""
+        ok, code = self.command(team, order)
+        fields = {k: order.get(k) for k in ("kind", "units", "x", "y", "type", "factory", "count")
+                  if isinstance(order, dict) and order.get(k) is not None}
+        self.trace.add(self.time, "order", team=team, ok=ok, error=code, **fields)
+        return ok, code
+
+    def command(self, team: int, order: dict) -> tuple[bool, str | None]:
+        """Validate and apply an order without tracing it (AI behaviours and rules)."""
+        if team not in self.teams:
+            return False, "not_owner"
+        return apply_order(self, team, order)
+
+    def visible_units(self, team: int) -> np.ndarray:
+        """Ids of living units `team` can see (everything when fog is off)."""
+        idx = self.world.alive_idx
+        if not self.fog:
+            return idx
+        return idx[self.vision.sees(team, idx)]
+
+    def snapshot(self) -> Snapshot:
+        w = self.world
+        idx = w.alive_idx
+        return Snapshot(
+            time=self.time, terrain=w.terrain.codes.copy(), deposits=w.terrain.deposit_xy.copy(),
+            ids=idx.copy(), x=w.x[idx].copy(), y=w.y[idx].copy(), team=w.team[idx].copy(),
+            category=w.category[idx].copy(), hp_frac=np.clip(w.hp[idx] / w.max_hp[idx], 0, 1),
+            size=w.size[idx].copy(), under_construction=w.progress[idx] < 1.0,
+            team_colors={t: s.color for t, s in self.teams.items()}, markers=tuple(self.markers),
+            visible={t: g.copy() for t, g in self.vision.grids.items()} if self.fog else {},
+            title=self.config.name,
+        )
+
+    # --- services for systems, AI and rules -------------------------------------------------------
+    def spawn(self, type_name: str, team: int, x: float, y: float, *, source: str, tag: str | None = None,
+              complete: bool = True) -> int:
+        i = self.world.spawn(type_name, team, x, y, tag=tag, complete=complete)
+        self.trace.add(self.time, "spawn", id=i, type=type_name, team=team, x=x, y=y, source=source)
+        if self._started:
+            self._created.append(i)
+        return i
+
+    def free_spot(self, x: float, y: float, air: bool) -> tuple[float, float]:
+        """(x, y) clamped to the map, moved to the nearest tile a unit may stand on."""
+        t = self.world.terrain
+        x = min(max(x, 0.01), t.width - 0.01)
+        y = min(max(y, 0.01), t.height - 0.01)
+        if air or t.passable[int(y), int(x)]:
+            return x, y
+        cx, cy = int(x), int(y)
+        for r in range(1, max(t.width, t.height)):
+            ys, xs = np.mgrid[cy - r:cy + r + 1, cx - r:cx + r + 1]
+            ring = (np.maximum(np.abs(ys - cy), np.abs(xs - cx)) == r) & (xs >= 0) & (ys >= 0) & (xs < t.width) & (ys < t.height)
+            ys, xs = ys[ring], xs[ring]
+            ok = t.passable[ys, xs]
+            if ok.any():
+                d = (xs[ok] + 0.5 - x) ** 2 + (ys[ok] + 0.5 - y) ** 2
+                j = int(np.argmin(d))
+                return float(xs[ok][j] + 0.5), float(ys[ok][j] + 0.5)
+        return x, y
+
+    def set_controller(self, team: int, spec: Any) -> None:
+        try:
+            ctrl = _CONTROLLER.validate_python(spec)
+        except ValidationError as err:
+            raise ValueError(f"invalid controller: {err.errors()[0]['msg']}") from None
+        if getattr(ctrl, "behaviour", None) == "skirmish" and ctrl.factory not in self.world.types.index:
+            raise ValueError(f"unknown factory type {ctrl.factory!r}")
+        self.behaviours[team] = make_behaviour(ctrl, team)
+
+    def message(self, text: str, team: int | None, source: str) -> None:
+        self.messages.append({"t": self.time, "text": text, "team": team})
+        self.trace.add(self.time, "message", text=text, team=team, rule=source)
+
+    def add_marker(self, x: float, y: float, label: str, color: str) -> None:
+        self.markers.append(Marker(x, y, label, color))
+
+    def rule_verdict(self, kind: str, team: int, reason: str) -> None:
+        if not self.done:
+            self._apply([Verdict(kind, team, reason)], "rule")
+
+    # --- the tick ---------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        self.tick += 1
+        tick = self.tick
+        if tick % 5 == 1:
+            self._update_fog()
+            self.combat.retarget(self.vision.grids if self.fog else None)
+        dead = self.combat.fire(DT, self._dmg_dealt, self._dmg_received)
+        self.movement.step(DT, self.combat.chasing, self.combat.standing, separate=tick % 2 == 0)
+        if tick % 6 == 0:
+            jobs = self.construction.jobs()
+            if self.production_enabled:
+                jobs += self.production.jobs()
+            if jobs:
+                gained = self.economy.fund(jobs, 6 * DT)
+                self.construction.apply(gained)
+                self.production.apply(gained)
+        if tick % TICK_HZ == 0:
+            self.economy.income(1.0)
+        if dead.size:
+            self._deaths(dead)
+        now = self.time
+        if tick % TICK_HZ == 0:
+            for team in sorted(self.behaviours):
+                b = self.behaviours[team]
+                if b is not None and team not in self.eliminated:
+                    b.update(self)
+        for team in sorted(self.policies):
+            if now + 1e-9 >= self._next_decision[team]:
+                policy = self.policies[team]
+                self._next_decision[team] = now + float(getattr(policy, "decision_interval", 1.0) or 1.0)
+                for order in policy.act(TeamView(self, team)) or []:
+                    self.issue(team, order)
+        self._dispatch_rule_events()
+        self.rules.run_timers(now)
+        if tick % 5 == 0 and not self.done:
+            self.rules.check_areas()
+            self._sync_damage_stats()
+            self._apply(self.conditions.evaluate(now), "condition")
+        if not self.done and now >= self.time_limit - 1e-9:
+            self._sync_damage_stats()
+            self._apply(self.conditions.evaluate(now, at_time_limit=True), "time_limit")
+            if not self.done:
+                self._finish([], [], f"time limit of {self.time_limit:g} s reached", "time_limit")
+
+    def _update_fog(self) -> None:
+        if self.fog:
+            self.vision.update()
+
+    def _deaths(self, dead: np.ndarray) -> None:
+        w = self.world
+        for i in np.sort(dead).tolist():
+            team = int(w.team[i])
+            killer = int(w.last_hit_team[i])
+            info = w.unit_dict(i)
+            self.trace.add(self.time, "death", id=i, type=info["type"], team=team, x=info["x"], y=info["y"],
+                           killer_team=killer if killer >= 0 else None)
+            self.teams[team].stats["units_lost"] += 1
+            if killer in self.teams and killer != team:
+                self.teams[killer].stats["units_killed"] += 1
+            w.kill(i)
+            self.production.queues.pop(i, None)
+            if self.rules.wants_destroyed:
+                self.rules.unit_destroyed(info)
+
+    def _dispatch_rule_events(self) -> None:
+        while self._created and not self.done:
+            batch, self._created = self._created, []
+            if self.rules.wants_created:
+                for i in batch:
+                    if self.world.alive[i]:
+                        self.rules.unit_created(self.world.unit_dict(i))
+        self._created.clear()
+
+    # --- ending -----------------------------------------------------------------------------------
+    def _alliance(self, team: int) -> list[int]:
+        return sorted(self.teams[team].allies)
+
+    def _apply(self, verdicts: list[Verdict], by: str) -> None:
+        for v in verdicts:
+            if self.done:
+                return
+            if v.kind == "win":
+                winners = self._alliance(v.team)
+                self._finish(winners, [t for t in sorted(self.teams) if t not in winners], v.reason, by)
+            elif v.kind == "rank":
+                first = [t for t, r in v.ranks.items() if r == 1]
+                winners = sorted({a for t in first for a in self._alliance(t)})
+                self._finish(winners, [t for t in sorted(self.teams) if t not in winners], v.reason, by, ranks=v.ranks)
+            elif v.kind == "draw":
+                self._finish([], sorted(self.teams), v.reason, by)
+            elif v.kind == "lose":
+                out = set(self._alliance(v.team))
+                self.eliminated |= out
+                for t in sorted(out):
+                    self.trace.add(self.time, "lose", team=t, reason=v.reason)
+                left = {self.teams[t].allies for t in self.teams if t not in self.eliminated}
+                if len(left) <= 1:
+                    winners = sorted(next(iter(left))) if left else []
+                    self._finish(winners, sorted(self.eliminated), v.reason, by, traced_losers=out)
+
+    def _sync_damage_stats(self) -> None:
+        for t, s in self.teams.items():
+            s.stats["damage_dealt"] = float(self._dmg_dealt[t])
+            s.stats["damage_received"] = float(self._dmg_received[t])
+
+    def _fail(self, err: RuleScriptError) -> None:
+        msg = f"{err.script}:{err.line}: {err.message}" if err.line is not None else f"{err.script}: {err.message}"
+        self._finish([], [], f"rule script error in {err.script}", "error", error=msg)
+
+    def _finish(self, winners: list[int], losers: list[int], reason: str, ended_by: str, *,
+                error: str | None = None, ranks: dict[int, int] | None = None, traced_losers: set[int] = frozenset()) -> None:
+        if self.done:
+            return
+        self.done = True
+        now = self.time
+        for t in winners:
+            self.trace.add(now, "win", team=t, reason=reason)
+        for t in losers:
+            if t not in traced_losers:
+                self.trace.add(now, "lose", team=t, reason=reason)
+        self.trace.add(now, "end", ended_by=ended_by, reason=reason, winners=winners, losers=losers, error=error)
+        self._sync_damage_stats()
+        team_stats = {}
+        for t, s in sorted(self.teams.items()):
+            stats = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in s.stats.items()}
+            stats["objectives"] = self.conditions.objectives(t)
+            team_stats[t] = stats
+        self.result = RunResult(
+            winners=list(winners), losers=list(losers), reason=reason, duration=round(now, 4), ended_by=ended_by,
+            error=error, ranks=ranks, team_stats=team_stats, trace=self.trace.events, trace_hash=self.trace.hash(),
+            seed=self.seed,
+        )
+
+
+def run_level(level: Level, seed: int = 0, policies: Mapping[int, Any] | None = None) -> RunResult:
+    """Convenience: a full headless run."""
+    return Simulation(level, seed=seed, policies=policies).run()
+

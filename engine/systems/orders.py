@@ -1,0 +1,156 @@
+"""Order validation and application: the one door through which agents, AI and rules command units.
+
+An order is a dict {"kind", "units", "x", "y", "type", "factory", "count"}. `apply_order` returns
+(True, None) or (False, error_code); a rejected order changes nothing.
+Error codes: bad_order, unknown_order, unknown_unit, not_owner, not_mobile, off_map, impassable,
+unknown_type, cannot_build, tech_locked, production_disabled, needs_deposit, site_blocked,
+insufficient_resources.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from engine.systems.construction import site_free
+from engine.world import BUILD, NONE, ORDER_NAMES
+
+if TYPE_CHECKING:
+    from engine.sim import Simulation
+
+KINDS = ("move", "move_force", "fight", "stop", "patrol", "build", "produce")
+Result = tuple[bool, str | None]
+
+
+def apply_order(sim: Simulation, team: int, order: Any) -> Result:
+    if not isinstance(order, dict):
+        return False, "bad_order"
+    kind = order.get("kind")
+    if kind not in KINDS:
+        return False, "unknown_order"
+    if kind == "produce":
+        return _produce(sim, team, order)
+    ids, err = _own_units(sim, team, order.get("units"))
+    if err:
+        return False, err
+    w = sim.world
+    if kind == "stop":
+        w.order[ids] = NONE
+        w.target[ids] = -1
+        w.build_target[ids] = -1
+        w.dest_x[ids], w.dest_y[ids] = w.x[ids], w.y[ids]
+        return True, None
+    if (w.speed[ids] <= 0).any():
+        return False, "not_mobile"
+    xy, err = _point(sim, order)
+    if err:
+        return False, err
+    x, y = xy
+    if kind == "build":
+        return _build(sim, team, ids, order, x, y)
+    ground = ~w.is_air[ids]
+    if ground.any() and not w.terrain.ground_ok[int(y), int(x)]:
+        return False, "impassable"
+    w.order[ids] = ORDER_NAMES[kind]
+    w.dest_x[ids], w.dest_y[ids] = x, y
+    w.build_target[ids] = -1
+    if kind == "patrol":
+        w.home_x[ids], w.home_y[ids] = w.x[ids], w.y[ids]
+    if kind in ("move_force",):
+        w.target[ids] = -1
+    return True, None
+
+
+def _own_units(sim: Simulation, team: int, units: Any) -> tuple[np.ndarray, str | None]:
+    if isinstance(units, (int, np.integer)) and not isinstance(units, bool):
+        units = [units]
+    if not isinstance(units, (list, tuple)) or not units:
+        return np.zeros(0, dtype=np.int64), "bad_order"
+    w = sim.world
+    ids = []
+    for u in units:
+        if isinstance(u, float) and u.is_integer():
+            u = int(u)
+        if not isinstance(u, (int, np.integer)) or isinstance(u, bool) or not w.is_alive(int(u)):
+            return np.zeros(0, dtype=np.int64), "unknown_unit"
+        if int(w.team[int(u)]) != team:
+            return np.zeros(0, dtype=np.int64), "not_owner"
+        ids.append(int(u))
+    return np.array(sorted(set(ids)), dtype=np.int64), None
+
+
+def _point(sim: Simulation, order: dict) -> tuple[tuple[float, float], str | None]:
+    x, y = order.get("x"), order.get("y")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in (x, y)):
+        return (0.0, 0.0), "bad_order"
+    if not sim.world.terrain.on_map(x, y):
+        return (0.0, 0.0), "off_map"
+    return (float(x), float(y)), None
+
+
+def _check_buildable(sim: Simulation, team: int, builder_types: set[int], type_name: Any) -> tuple[int, str | None]:
+    t = sim.world.types
+    if not sim.production_enabled:
+        return -1, "production_disabled"
+    if not isinstance(type_name, str) or type_name not in t.index:
+        return -1, "unknown_type"
+    for bt in builder_types:
+        if type_name not in t.builds[bt]:
+            return -1, "tech_locked" if t.catalog.units[type_name].tier > 1 else "cannot_build"
+    ti = t.index[type_name]
+    metal_rate, energy_rate = sim.economy.income_rates(team)
+    state = sim.teams[team]
+    if (t.cost_metal[ti] > 0 and state.metal < 1 and metal_rate <= 0) or \
+       (t.cost_energy[ti] > 0 and state.energy < 1 and energy_rate <= 0):
+        return -1, "insufficient_resources"
+    return ti, None
+
+
+def _build(sim: Simulation, team: int, ids: np.ndarray, order: dict, x: float, y: float) -> Result:
+    w = sim.world
+    ti, err = _check_buildable(sim, team, {int(v) for v in w.type[ids]}, order.get("type"))
+    if err:
+        return False, err
+    t = w.types
+    if not t.is_building[ti]:
+        return False, "cannot_build"
+    # buildings sit on tile centres
+    bx, by = math.floor(x) + 0.5, math.floor(y) + 0.5
+    if t.needs_deposit[ti] and (int(bx), int(by)) not in w.terrain.deposits:
+        return False, "needs_deposit"
+    if not w.terrain.ground_ok[int(by), int(bx)]:
+        return False, "impassable"
+    if not site_free(w, bx, by, t.size[ti]):
+        return False, "site_blocked"
+    w.order[ids] = BUILD
+    w.build_type[ids] = ti
+    w.build_target[ids] = -1
+    w.dest_x[ids], w.dest_y[ids] = bx, by
+    return True, None
+
+
+def _produce(sim: Simulation, team: int, order: dict) -> Result:
+    factory = order.get("factory")
+    if factory is None:
+        units = order.get("units")
+        factory = units[0] if isinstance(units, (list, tuple)) and len(units) == 1 else units
+    ids, err = _own_units(sim, team, factory)
+    if err:
+        return False, err
+    w = sim.world
+    f = int(ids[0])
+    if not w.types.builds[int(w.type[f])] or w.speed[f] > 0:
+        return False, "cannot_build"
+    if w.progress[f] < 1.0:
+        return False, "cannot_build"
+    count = order.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 50:
+        return False, "bad_order"
+    ti, err = _check_buildable(sim, team, {int(w.type[f])}, order.get("type"))
+    if err:
+        return False, err
+    sim.production.enqueue(f, ti, count)
+    return True, None
+
+

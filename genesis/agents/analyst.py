@@ -1,0 +1,25 @@
+"""Analyst: judges the model-judged rubric criteria and reviews simulation frames with a VLM."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from genesis.agents.base import Agent
+from genesis.models import GDD, Brief, CriterionResult, JudgedReview, VisualVerdict
+
+
+class Analyst(Agent):
+    role = "analyst"
+
+    def judge_gdd(self, brief: Brief, gdd: GDD, criteria: list[dict]) -> dict[str, CriterionResult]:
+        if not criteria:
+            return {}
+        review = self.ask("analyst.review_gdd", JudgedReview, stage="gdd", inputs={
+            "brief": brief.model_dump(mode="json"), "gdd": gdd.model_dump(mode="json"), "criteria": criteria})
+        return {r.id: r for r in review.results}
+
+    def visual_review(self, query: str, description: str, frames: list[str]) -> VisualVerdict:
+        """VLM review of the frames; only called when a VLM model is configured."""
+        verdict = self.ask("analyst.visual_review", VisualVerdict, stage="level", role="vlm",
+                           inputs={"query": query, "description": description, "n_frames": len(frames)},
+                           images=[Path(f) for f in frames])
+        return verdict.model_copy(update={"judged_by": f"VLM {self.client.config.for_role('vlm').model}"})

@@ -1,0 +1,23 @@
+"""Everything a check may look at; stages fill in what they have."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from genesis.models import GDD, Brief, RuleArtifact, VisualVerdict
+from genesis.simulate import SimRun
+
+
+@dataclass
+class CheckContext:
+    brief: Brief | None = None
+    gdd: GDD | None = None
+    rules: list[RuleArtifact] = field(default_factory=list)
+    level: dict[str, Any] | None = None
+    level_path: Path | None = None
+    runs: list[SimRun] = field(default_factory=list)
+    rule_test_results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    visual: VisualVerdict | None = None
+    known_rules: set[str] = field(default_factory=set)

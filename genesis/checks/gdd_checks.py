@@ -1,0 +1,65 @@
+"""Stage 2 checks on the game design document."""
+from __future__ import annotations
+
+from engine.catalog import load_catalog
+from engine.errors import EngineError
+from engine.maps import load_map
+from engine.schema.level import MapRef
+from genesis.checks.context import CheckContext
+
+
+def schema(ctx: CheckContext) -> tuple[bool, str]:
+    gdd = ctx.gdd
+    if gdd is None:
+        return False, "no GDD"
+    problems = []
+    try:
+        load_map(MapRef.model_validate(gdd.map), None)
+    except (EngineError, ValueError) as exc:
+        problems.append(f"map: {exc}")
+    units = load_catalog().units
+    for t in gdd.teams:
+        for u in t.units:
+            if u.type not in units:
+                problems.append(f"team {t.id}: unknown unit type {u.type!r}")
+    if not any(t.role == "player" for t in gdd.teams):
+        problems.append("no player team")
+    return not problems, "; ".join(problems) or "GDD is well formed; map and unit types exist"
+
+
+def requirements_covered(ctx: CheckContext) -> tuple[bool, str]:
+    if ctx.brief is None or ctx.gdd is None:
+        return False, "brief or GDD missing"
+    gdd_ids = {r.id for r in ctx.gdd.requirements}
+    missing = [r.id for r in ctx.brief.requirements if r.id not in gdd_ids]
+    untested = [r.id for r in ctx.gdd.requirements if r.testable and not r.expect]
+    if missing or untested:
+        return False, (f"brief requirements missing from the GDD: {missing}; " if missing else "") + \
+            (f"testable requirements without evidence expectations: {untested}" if untested else "")
+    return True, f"all {len(gdd_ids)} requirements mapped"
+
+
+def win_loss_defined(ctx: CheckContext) -> tuple[bool, str]:
+    gdd = ctx.gdd
+    if gdd is None:
+        return False, "no GDD"
+    terminations = [c for c in gdd.rule_components if c.kind == "termination"] + gdd.conditions
+    if not gdd.win_paths or not gdd.loss_paths or not terminations:
+        return False, (f"win paths {len(gdd.win_paths)}, loss paths {len(gdd.loss_paths)}, "
+                       f"termination rules/conditions {len(terminations)}: each must be at least 1")
+    return True, f"{len(gdd.win_paths)} win / {len(gdd.loss_paths)} loss paths, {len(terminations)} terminations"
+
+
+def rules_known_api(ctx: CheckContext) -> tuple[bool, str]:
+    gdd = ctx.gdd
+    if gdd is None:
+        return False, "no GDD"
+    unknown = [c.id for c in gdd.rule_components if c.library_rule and c.library_rule not in ctx.known_rules]
+    vague = [c.id for c in gdd.rule_components if not c.library_rule and len(c.purpose) < 10]
+    if unknown or vague:
+        return False, f"unknown library rules {unknown}; components without a clear purpose {vague}"
+    return True, f"{len(gdd.rule_components)} rule components, each reusable or clearly specified"
+
+
+CHECKS = {"schema": schema, "requirements_covered": requirements_covered, "win_loss_defined": win_loss_defined,
+          "rules_known_api": rules_known_api}

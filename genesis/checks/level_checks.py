@@ -1,0 +1,135 @@
+"""Stage 4 checks on the assembled level and its full simulations."""
+from __future__ import annotations
+
+import math
+from statistics import mean
+
+from engine import Simulation, load_level
+from engine.errors import EngineError
+from engine.maps import ground_passable, reachable_mask, terrain_array
+from engine.snapshot import CATEGORIES
+from genesis.checks.context import CheckContext
+from genesis.simulate import SimRun
+
+MOBILE_GROUND = {CATEGORIES.index(c) for c in ("commander", "bot", "vehicle")}
+MIN_ESCAPE_TILES = 40
+
+
+def _load(ctx: CheckContext):
+    if ctx.level_path is None:
+        raise EngineError("no level written")
+    return load_level(ctx.level_path)
+
+
+def schema(ctx: CheckContext) -> tuple[bool, str]:
+    try:
+        _load(ctx)
+    except EngineError as exc:
+        return False, str(exc)
+    return True, "level validates against the engine schema and loads"
+
+
+def _initial(ctx: CheckContext):
+    level = _load(ctx)
+    return level, Simulation(level, seed=0, policies={}).snapshot()
+
+
+def placement(ctx: CheckContext) -> tuple[bool, str]:
+    level, snap = _initial(ctx)
+    problems = []
+    for i in range(len(snap.ids)):
+        for j in range(i + 1, len(snap.ids)):
+            gap = math.dist((snap.x[i], snap.y[i]), (snap.x[j], snap.y[j]))
+            if gap < 0.5 * (snap.size[i] + snap.size[j]):
+                problems.append(f"units {snap.ids[i]} and {snap.ids[j]} overlap ({gap:.2f} tiles apart)")
+                if len(problems) >= 5:
+                    break
+    on_map = all(0 <= x < snap.width and 0 <= y < snap.height for x, y in zip(snap.x, snap.y))
+    if not on_map:
+        problems.append("a unit is off the map")
+    return not problems, "; ".join(problems) or f"{len(snap.ids)} units on the map, on passable tiles, no overlap"
+
+
+def pathability(ctx: CheckContext) -> tuple[bool, str]:
+    level, snap = _initial(ctx)
+    passable = ground_passable(terrain_array(level.map))
+    trapped = []
+    for uid, x, y, cat in zip(snap.ids, snap.x, snap.y, snap.category):
+        if int(cat) in MOBILE_GROUND:
+            room = int(reachable_mask(passable, float(x), float(y)).sum())
+            if room < MIN_ESCAPE_TILES:
+                trapped.append(f"unit {uid} at ({x:.0f}, {y:.0f}) can reach only {room} tiles")
+    return not trapped, "; ".join(trapped[:5]) or "every mobile unit has a path away from its spawn"
+
+
+def _runs(ctx: CheckContext, policy: str) -> list[SimRun]:
+    return [r for r in ctx.runs if r.policy == policy]
+
+
+def terminates(ctx: CheckContext) -> tuple[bool, str]:
+    errors = [r for r in ctx.runs if not r.ok]
+    if errors:
+        return False, f"{len(errors)} run(s) failed: {errors[0].error}"
+    by_self = [r for r in ctx.runs if r.ended_by in ("condition", "rule")]
+    if not by_self:
+        return False, "no run ended by the game's own win/loss conditions (all hit the time limit)"
+    return True, f"{len(by_self)}/{len(ctx.runs)} runs ended by the game's own conditions"
+
+
+def player_score(run: SimRun, team: int = 0) -> float:
+    """1 for a win, 0 for a loss, 0.5 for no decision; ranked games use the rank score."""
+    ranks = run.team_stats.get(str(team), {}).get("rank") if run.team_stats else None
+    if team in run.winners:
+        return 1.0
+    if ranks:
+        n = max(len(run.team_stats), 2)
+        return 1.0 - (int(ranks) - 1) / (n - 1)
+    if team in run.losers:
+        return 0.0
+    return 0.5
+
+
+def outcome_discrimination(ctx: CheckContext) -> tuple[bool, str]:
+    ref, idle = _runs(ctx, "reference"), _runs(ctx, "idle")
+    if not ref or not idle:
+        return False, "needs reference and idle runs"
+    rs, iss = mean(player_score(r) for r in ref), mean(player_score(r) for r in idle)
+    detail = (f"reference policy scores {rs:.2f} over {len(ref)} seeds "
+              f"({', '.join(r.reason or r.ended_by for r in ref[:3])}); idle scores {iss:.2f} over {len(idle)} seeds")
+    return rs > iss, detail
+
+
+def determinism(ctx: CheckContext) -> tuple[bool, str]:
+    seen: dict[tuple[str, int], set[str]] = {}
+    for r in ctx.runs:
+        if r.ok:
+            seen.setdefault((r.policy, r.seed), set()).add(r.trace_hash)
+    repeated = {k: v for k, v in seen.items() if sum(1 for r in ctx.runs if (r.policy, r.seed) == k) > 1}
+    if not repeated:
+        return False, "no repeated run to compare"
+    bad = [k for k, v in repeated.items() if len(v) > 1]
+    return not bad, (f"different trace hashes for {bad}" if bad else
+                     f"repeated runs give identical trace hashes ({', '.join(f'{p} seed {s}' for p, s in repeated)})")
+
+
+def requirement_evidence(ctx: CheckContext) -> tuple[bool, str]:
+    if not ctx.evidence:
+        return False, "no requirement evidence computed"
+    failed = [e for e in ctx.evidence if e["testable"] and not e["passed"]]
+    if failed:
+        return False, "; ".join(f"{e['id']}: {e['detail']}" for e in failed)[:600]
+    n = sum(e["testable"] for e in ctx.evidence)
+    return True, f"{n} testable requirement(s) backed by trace evidence"
+
+
+def visual(ctx: CheckContext) -> tuple[bool, str]:
+    v = ctx.visual
+    if v is None:
+        return False, "no visual review"
+    ok = v.playable and v.aligned
+    return ok, f"{v.judged_by}: " + "; ".join((v.problems if not ok else v.observations)[:4])
+
+
+CHECKS = {"schema": schema, "placement": placement, "pathability": pathability, "terminates": terminates,
+          "outcome_discrimination": outcome_discrimination, "determinism": determinism,
+          "requirement_evidence": requirement_evidence, "visual": visual}

@@ -1,0 +1,39 @@
+"""Maps rubric criterion kinds to check functions and runs a rubric's criteria."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from genesis.checks import gdd_checks, level_checks, rule_checks
+from genesis.checks.context import CheckContext
+from genesis.models import CriterionResult
+
+Check = Callable[[CheckContext], tuple[bool, str]]
+
+CHECKS: dict[str, dict[str, Check]] = {
+    "gdd": gdd_checks.CHECKS,
+    "rules": rule_checks.CHECKS,
+    "level": level_checks.CHECKS,
+}
+
+
+def run_criteria(stage: str, criteria: list[Any], ctx: CheckContext,
+                 judged: dict[str, CriterionResult] | None = None) -> list[CriterionResult]:
+    """Runs every automated criterion of a rubric stage; judged ones come from the analyst model."""
+    out = []
+    for crit in criteria:
+        kind = crit.kind
+        if kind.startswith("check:"):
+            name = kind.split(":", 1)[1]
+            fn = CHECKS[stage].get(name)
+            if fn is None:
+                ok, why = False, f"no automated check named {name!r} for stage {stage}"
+            else:
+                try:
+                    ok, why = fn(ctx)
+                except Exception as exc:  # a broken artifact must fail its check, not the pipeline
+                    ok, why = False, f"check crashed: {type(exc).__name__}: {exc}"
+        else:
+            j = (judged or {}).get(crit.id)
+            ok, why = (j.passed, j.reason) if j else (True, "not judged (no judgement returned)")
+        out.append(CriterionResult(id=crit.id, passed=ok, mandatory=crit.mandatory, kind=kind, reason=why))
+    return out

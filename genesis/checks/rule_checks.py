@@ -1,0 +1,77 @@
+"""Stage 3 checks on the rule scripts and their tests."""
+from __future__ import annotations
+
+import re
+
+from engine.errors import RuleScriptError
+from engine.rules.sandbox import LuaSandbox
+from genesis.checks.context import CheckContext
+
+# Names a rule script may call: the engine's rule API (README "Rule API").
+RULE_API = (
+    "every at on_area_entered time units unit resources param map_size spawn_point teams random random_int "
+    "spawn order give_resources set_controller win lose message mark log"
+).split()
+FORBIDDEN = re.compile(r"\b(os|io|require|load|loadstring|loadfile|dofile|debug|package|collectgarbage|python|"
+                       r"string\.dump|getfenv|setfenv|_G|_ENV)\b")
+PARAM_READ = re.compile(r"""\bparam\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']""")
+
+
+def _stub_api() -> dict:
+    return {name: (lambda *a, **k: None) for name in RULE_API}
+
+
+def _strip_comments_and_strings(source: str) -> str:
+    source = re.sub(r"--\[(=*)\[.*?\]\1\]", " ", source, flags=re.S)
+    source = re.sub(r"--[^\n]*", " ", source)
+    source = re.sub(r"\[(=*)\[.*?\]\1\]", '""', source, flags=re.S)
+    return re.sub(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", '""', source)
+
+
+def lua_compiles(ctx: CheckContext) -> tuple[bool, str]:
+    failures = []
+    for rule in ctx.rules:
+        try:
+            LuaSandbox(f"{rule.id}.lua", rule.source, _stub_api())
+        except RuleScriptError as exc:
+            failures.append(str(exc))
+    return not failures, "; ".join(failures) or f"{len(ctx.rules)} scripts compile and load in the sandbox"
+
+
+def lua_api_only(ctx: CheckContext) -> tuple[bool, str]:
+    bad = []
+    for rule in ctx.rules:
+        found = sorted(set(FORBIDDEN.findall(_strip_comments_and_strings(rule.source))))
+        if found:
+            bad.append(f"{rule.id}: uses {', '.join(found)}")
+    return not bad, "; ".join(bad) or "only the rule API and safe standard libraries are used"
+
+
+def params_declared(ctx: CheckContext) -> tuple[bool, str]:
+    bad = []
+    for rule in ctx.rules:
+        declared = set((rule.meta.get("params") or {}).keys()) | set(rule.params)
+        read = set(PARAM_READ.findall(rule.source))
+        missing = sorted(read - declared)
+        if missing:
+            bad.append(f"{rule.id}: reads undeclared params {missing}")
+    return not bad, "; ".join(bad) or "every param() read is declared"
+
+
+def rule_tests_pass(ctx: CheckContext) -> tuple[bool, str]:
+    if not ctx.rule_test_results:
+        return False, "no rule test results"
+    failed, total = [], 0
+    for rule_id, results in ctx.rule_test_results.items():
+        if not results:
+            failed.append(f"{rule_id}: has no tests")
+        for r in results:
+            total += 1
+            if not r["passed"]:
+                why = r.get("error") or "; ".join(d for d in r.get("details", []) if d.startswith("FAIL"))[:300]
+                failed.append(f"{rule_id}/{r['name']}: {why or 'failed'}")
+    return not failed, "; ".join(failed) or f"{total} rule tests pass in simulation"
+
+
+CHECKS = {"lua_compiles": lua_compiles, "lua_api_only": lua_api_only, "params_declared": params_declared,
+          "rule_tests_pass": rule_tests_pass}

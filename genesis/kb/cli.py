@@ -1,0 +1,110 @@
+"""`genesis kb ...`: inspect and rebuild the knowledge base (root: $GENESIS_KB_DIR or <repo>/kb)."""
+from __future__ import annotations
+
+import json
+import time
+from typing import NoReturn, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from genesis.fileio import LockTimeout
+from genesis.kb.embedding import EmbeddingModelMissing
+from genesis.kb.store import COLLECTIONS, KBError, KnowledgeBase
+
+app = typer.Typer(help="Search and maintain the knowledge base of verified games.", no_args_is_help=True)
+out = Console()
+err = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 1) -> NoReturn:
+    err.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    raise typer.Exit(code)
+
+
+def _open() -> KnowledgeBase:
+    try:
+        return KnowledgeBase()
+    except (KBError, LockTimeout, EmbeddingModelMissing) as e:
+        _fail(str(e))
+
+
+def _check_collection(collection: str | None) -> list[str]:
+    if collection is None:
+        return list(COLLECTIONS)
+    if collection not in COLLECTIONS:
+        _fail(f"unknown collection {collection!r} (one of: {', '.join(COLLECTIONS)})", code=2)
+    return [collection]
+
+
+@app.command("list")
+def list_items(collection: Optional[str] = typer.Argument(None, help=f"one of {', '.join(COLLECTIONS)}; all when omitted")) -> None:
+    """List the items of one collection, or of all."""
+    names = _check_collection(collection)
+    kb = _open()
+    table = Table("collection", "id", "title", "concepts", title=f"knowledge base {kb.root}")
+    try:
+        for name in names:
+            for entry in kb.list(name):
+                meta = entry.metadata
+                table.add_row(name, entry.id, str(meta.get("title", meta.get("stage", ""))), str(meta.get("concepts", meta.get("tags", ""))))
+    except (KBError, LockTimeout) as e:
+        _fail(str(e))
+    out.print(table if table.row_count else "the knowledge base is empty")
+
+
+@app.command()
+def search(text: str = typer.Argument(..., help="what to look for, in plain words"),
+           collection: Optional[str] = typer.Option(None, "--collection", "-c", help="search one collection only"),
+           k: int = typer.Option(5, "--k", "-k", min=1, help="results per collection")) -> None:
+    """Find the items closest in meaning to TEXT (similarity 0..1)."""
+    names = _check_collection(collection)
+    kb = _open()
+    started = time.perf_counter()
+    try:
+        hits = sorted((h for name in names for h in kb.search(name, text, k=k)), key=lambda h: -h.score)
+    except (KBError, LockTimeout, ValueError) as e:
+        _fail(str(e))
+    table = Table("score", "collection", "id", "title", "document", title=f"{len(hits)} hits ({(time.perf_counter() - started) * 1000:.0f} ms)")
+    for h in hits:
+        table.add_row(f"{h.score:.3f}", h.collection, h.id, str(h.metadata.get("title", "")), h.document[:90])
+    out.print(table)
+
+
+@app.command()
+def show(item_id: str = typer.Argument(..., metavar="ID"),
+         collection: Optional[str] = typer.Option(None, "--collection", "-c", help="only this collection")) -> None:
+    """Show an item: its indexed text, metadata, files and content."""
+    names = _check_collection(collection)
+    kb = _open()
+    try:
+        entries = [e for name in names if (e := kb.get(name, item_id)) is not None]
+    except (KBError, LockTimeout) as e:
+        _fail(str(e))
+    if not entries:
+        _fail(f"no item {item_id!r} in {', '.join(names)}")
+    for entry in entries:
+        out.rule(f"{entry.collection}/{entry.id}")
+        out.print(f"[bold]indexed text:[/bold] {entry.document}", highlight=False)
+        for key, value in sorted(entry.metadata.items()):
+            out.print(f"[bold]{key}:[/bold] {value}", highlight=False)
+        for key, path in entry.files.items():
+            out.print(f"[bold]file {key}:[/bold] {path}", highlight=False)
+        if entry.collection == "rules":
+            out.print(entry.data["lua"], markup=False, highlight=False)
+        else:
+            out.print_json(json.dumps(entry.data, ensure_ascii=False))
+
+
+@app.command()
+def rebuild() -> None:
+    """Rebuild the search index from the source files."""
+    kb = _open()
+    started = time.perf_counter()
+    try:
+        counts = kb.rebuild()
+    except (KBError, LockTimeout) as e:
+        _fail(str(e))
+    summary = ", ".join(f"{n} {name}" for name, n in counts.items())
+    out.print(f"rebuilt {kb.chroma_dir}: {summary} in {time.perf_counter() - started:.2f} s")

@@ -1,0 +1,670 @@
+"""The knowledge base: verified GDDs, rule scripts, levels and lessons, searchable by meaning.
+
+The source files under the KB root are the truth; the chromadb index under `<root>/chroma` is
+derived from them and rebuilt whenever a manifest hash of the sources no longer matches (hand
+edits, a crashed commit, a new checkout). Layout (ids match ^[a-z0-9][a-z0-9_.-]*$):
+
+    gdds/<id>.json             GddRecord: id, title, summary, text (embedded), concepts, rule_ids,
+                               level_id, provenance, gdd (the full GDD)
+    rules/<id>/rule.lua        the Lua rule script
+    rules/<id>/meta.yaml       RuleMeta: id, title, description, params{name: {type, default,
+                               description}}, concepts, provenance
+    rules/<id>/test.yaml       the rule's tests (opaque here; optional)
+    levels/<id>/level.json     an engine LevelConfig
+    levels/<id>/meta.yaml      optional LevelMeta: title, text, concepts, provenance
+    lessons/<id>.json          LessonRecord: id, text (embedded), stage, tags, provenance
+
+Several processes may share one KB: writes hold an exclusive FileLock on `<root>/.lock`, reads a
+shared one; a commit stages its files, moves them in under a journal (so even a killed process
+leaves no half-added bundle behind) and only then updates the index.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from genesis.fileio import FileLock, atomic_write_json, fsync_dir
+from genesis.kb.embedding import MiniLMEmbedding
+
+COLLECTIONS = ("gdds", "rules", "levels", "lessons")
+INDEX_FORMAT = 1  # bump when documents/metadata derived from the sources change
+ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
+DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "kb"
+
+
+class KBError(Exception):
+    """Any knowledge-base failure with a message fit for the user."""
+
+
+class KBSourceError(KBError):
+    """A source file under the KB root is missing or malformed."""
+
+
+class KBConflictError(KBError):
+    """A commit would replace a different artifact with the same id."""
+
+
+class KBCommitError(KBError):
+    """A commit failed and was rolled back."""
+
+
+# --- source records ------------------------------------------------------------------------------
+class _Record(BaseModel):
+    # extra keys are kept verbatim, so producers may store more than the index needs
+    model_config = ConfigDict(extra="allow")
+
+
+class GddRecord(_Record):
+    id: str = Field(pattern=ID_PATTERN)
+    title: str
+    summary: str = ""
+    text: str = Field(description="what gets embedded: brief, competency, mechanics in prose")
+    concepts: list[str] = Field(default_factory=list)
+    rule_ids: list[str] = Field(default_factory=list)
+    level_id: str | None = None
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    gdd: dict[str, Any] = Field(default_factory=dict)
+
+
+class ParamSpec(_Record):
+    type: str
+    default: Any = None
+    description: str = ""
+
+
+class RuleMeta(_Record):
+    id: str = Field(pattern=ID_PATTERN)
+    title: str
+    description: str
+    params: dict[str, ParamSpec] = Field(default_factory=dict)
+    concepts: list[str] = Field(default_factory=list)
+    provenance: dict[str, Any] = Field(default_factory=dict)
+
+
+class LevelMeta(_Record):
+    title: str | None = None
+    text: str | None = None
+    concepts: list[str] = Field(default_factory=list)
+    provenance: dict[str, Any] = Field(default_factory=dict)
+
+
+class LessonRecord(_Record):
+    id: str = Field(pattern=ID_PATTERN)
+    text: str
+    stage: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    provenance: dict[str, Any] = Field(default_factory=dict)
+
+
+class RuleSource(BaseModel):
+    id: str = Field(pattern=ID_PATTERN)
+    lua: str
+    meta: RuleMeta
+    tests: Any = None  # str is written verbatim to test.yaml, anything else YAML-dumped
+
+
+class LevelSource(BaseModel):
+    id: str = Field(pattern=ID_PATTERN)
+    level: dict[str, Any]
+    meta: LevelMeta | None = None
+
+
+class Bundle(BaseModel):
+    """What one successful generation commits: a GDD with its rules and level, plus lessons."""
+
+    gdd: GddRecord | None = None
+    rules: list[RuleSource] = Field(default_factory=list)
+    level: LevelSource | None = None
+    lessons: list[LessonRecord] = Field(default_factory=list)
+
+
+@dataclass
+class Entry:
+    """One KB item as read from its source files."""
+
+    collection: str
+    id: str
+    document: str  # the embedded text
+    metadata: dict[str, str | int | float | bool]
+    data: dict[str, Any]  # gdds/lessons: the record; rules: meta, lua, tests; levels: level, meta
+    files: dict[str, Path]
+
+
+@dataclass
+class Hit:
+    id: str
+    score: float  # cosine similarity clipped to 0..1
+    metadata: dict[str, Any]
+    document: str
+    collection: str
+
+
+@dataclass
+class CommitResult:
+    added: list[tuple[str, str]] = field(default_factory=list)
+    replaced: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: list[tuple[str, str]] = field(default_factory=list)
+
+
+# --- reading sources -----------------------------------------------------------------------------
+def _scalar_metadata(values: dict[str, Any]) -> dict[str, str | int | float | bool]:
+    """chromadb metadata must be scalars: lists become comma strings, dicts JSON, None is dropped."""
+    out: dict[str, str | int | float | bool] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        if isinstance(value, (list, tuple)):
+            out[key] = ",".join(str(v) for v in value)
+        elif isinstance(value, dict):
+            out[key] = json.dumps(value, sort_keys=True)
+        else:
+            out[key] = value
+    return out
+
+
+def _provenance_metadata(provenance: dict[str, Any]) -> dict[str, Any]:
+    return {f"prov_{k}": v for k, v in provenance.items() if isinstance(v, (str, int, float, bool))}
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as err:
+        raise KBSourceError(f"{path}: cannot read JSON: {err}") from None
+
+
+def _load_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as err:
+        raise KBSourceError(f"{path}: cannot read YAML: {err}") from None
+
+
+def _validate(model: type[BaseModel], raw: Any, path: Path) -> Any:
+    try:
+        return model.model_validate(raw if raw is not None else {})
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in err.errors())
+        raise KBSourceError(f"{path}: {problems}") from None
+
+
+def _check_id(record_id: str, expected: str, path: Path) -> None:
+    if record_id != expected:
+        raise KBSourceError(f"{path}: id {record_id!r} does not match its file/folder name {expected!r}")
+
+
+def _read_gdd(root: Path, item_id: str) -> Entry:
+    path = root / "gdds" / f"{item_id}.json"
+    rec: GddRecord = _validate(GddRecord, _load_json(path), path)
+    _check_id(rec.id, item_id, path)
+    meta = {"title": rec.title, "summary": rec.summary, "concepts": rec.concepts, "rule_ids": rec.rule_ids,
+            "level_id": rec.level_id, **_provenance_metadata(rec.provenance)}
+    return Entry("gdds", rec.id, rec.text or f"{rec.title}. {rec.summary}", _scalar_metadata(meta),
+                 rec.model_dump(mode="json"), {"gdd": path})
+
+
+def _read_rule(root: Path, item_id: str) -> Entry:
+    folder = root / "rules" / item_id
+    meta_path, lua_path, tests_path = folder / "meta.yaml", folder / "rule.lua", folder / "test.yaml"
+    meta: RuleMeta = _validate(RuleMeta, _load_yaml(meta_path), meta_path)
+    _check_id(meta.id, item_id, meta_path)
+    try:
+        lua = lua_path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise KBSourceError(f"{lua_path}: {err}") from None
+    tests = _load_yaml(tests_path) if tests_path.exists() else None
+    params = "; ".join(f"{name} ({p.type}, default {p.default!r}): {p.description}" for name, p in meta.params.items())
+    document = f"{meta.title}. {meta.description}"
+    if params:
+        document += f" Parameters: {params}."
+    if meta.concepts:
+        document += f" Concepts: {', '.join(meta.concepts)}."
+    metadata = {"title": meta.title, "description": meta.description, "concepts": meta.concepts,
+                "params": list(meta.params), **_provenance_metadata(meta.provenance)}
+    files = {"lua": lua_path, "meta": meta_path}
+    if tests_path.exists():
+        files["tests"] = tests_path
+    return Entry("rules", item_id, document, _scalar_metadata(metadata),
+                 {"meta": meta.model_dump(mode="json"), "lua": lua, "tests": tests}, files)
+
+
+def _read_level(root: Path, item_id: str) -> Entry:
+    folder = root / "levels" / item_id
+    level_path, meta_path = folder / "level.json", folder / "meta.yaml"
+    level = _load_json(level_path)
+    if not isinstance(level, dict):
+        raise KBSourceError(f"{level_path}: expected a JSON object")
+    meta: LevelMeta = _validate(LevelMeta, _load_yaml(meta_path), meta_path) if meta_path.exists() else LevelMeta()
+    map_ref = level.get("map") or {}
+    map_name = map_ref.get("name") or map_ref.get("file") or ("generated" if map_ref.get("generate") else None)
+    switches = level.get("switches") or {}
+    title = meta.title or level.get("name") or item_id
+    document = meta.text or f"{title}. {level.get('description', '')} Map: {map_name}."
+    metadata = {"title": title, "map": map_name, "rule_ids": [r.get("id") for r in level.get("rules", [])],
+                "teams": len(level.get("teams", [])), "fog_of_war": switches.get("fog_of_war"),
+                "production": switches.get("production"), "concepts": meta.concepts,
+                **_provenance_metadata(meta.provenance)}
+    files = {"level": level_path}
+    if meta_path.exists():
+        files["meta"] = meta_path
+    return Entry("levels", item_id, document, _scalar_metadata(metadata),
+                 {"level": level, "meta": meta.model_dump(mode="json")}, files)
+
+
+def _read_lesson(root: Path, item_id: str) -> Entry:
+    path = root / "lessons" / f"{item_id}.json"
+    rec: LessonRecord = _validate(LessonRecord, _load_json(path), path)
+    _check_id(rec.id, item_id, path)
+    metadata = {"stage": rec.stage, "tags": rec.tags, **_provenance_metadata(rec.provenance)}
+    return Entry("lessons", rec.id, rec.text, _scalar_metadata(metadata), rec.model_dump(mode="json"), {"lesson": path})
+
+
+_READERS = {"gdds": _read_gdd, "rules": _read_rule, "levels": _read_level, "lessons": _read_lesson}
+_FILE_COLLECTIONS = {"gdds", "lessons"}  # one <id>.json per item; the others use one folder per item
+
+
+def _item_relpath(collection: str, item_id: str) -> Path:
+    return Path(collection) / (f"{item_id}.json" if collection in _FILE_COLLECTIONS else item_id)
+
+
+def _source_ids(root: Path, collection: str) -> list[str]:
+    folder = root / collection
+    if not folder.is_dir():
+        return []
+    if collection in _FILE_COLLECTIONS:
+        return sorted(p.stem for p in folder.glob("*.json") if not p.name.startswith("."))
+    return sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def _files_under(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts))
+
+
+def sources_hash(root: Path) -> str:
+    """sha256 over every source file (path + content) plus the index format and embedding."""
+    digest = hashlib.sha256(f"{INDEX_FORMAT}:{MiniLMEmbedding.name()}".encode())
+    for collection in COLLECTIONS:
+        folder = root / collection
+        if folder.is_dir():
+            for path in _files_under(folder):
+                digest.update(str(path.relative_to(root)).encode() + b"\0")
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+# --- the chroma index ----------------------------------------------------------------------------
+class _Index:
+    """One chroma client per index folder per process.
+
+    chromadb shares one System per path inside a process and caches HNSW segments in memory, so
+    writes by another process stay invisible until the client is closed and reopened. The
+    manifest's `generation` changes with every write; a mismatch triggers that reopen.
+    """
+
+    _instances: dict[Path, _Index] = {}
+    _instances_guard = threading.Lock()
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.client: Any = None
+        self.generation: str | None = None
+        self.collections: dict[str, Any] = {}
+        self.guard = threading.RLock()
+
+    @classmethod
+    def for_path(cls, path: Path) -> _Index:
+        with cls._instances_guard:
+            return cls._instances.setdefault(path, cls(path))
+
+    def connect(self, generation: str | None, force: bool = False) -> None:
+        if self.client is not None and generation == self.generation and not force:
+            return
+        import chromadb
+        from chromadb.config import Settings
+
+        self.close()
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.client = chromadb.PersistentClient(path=str(self.path), settings=Settings(anonymized_telemetry=False))
+        ef = MiniLMEmbedding()  # always explicit: chromadb's default would download a model
+        self.collections = {
+            name: self.client.get_or_create_collection(name, embedding_function=ef, configuration={"hnsw": {"space": "cosine"}})
+            for name in COLLECTIONS
+        }
+        self.generation = generation
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+        self.client, self.collections, self.generation = None, {}, None
+
+
+# --- the knowledge base --------------------------------------------------------------------------
+class KnowledgeBase:
+    """Search, read and extend the KB at `root` (default: $GENESIS_KB_DIR, else <repo>/kb)."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None, lock_timeout: float = 120.0):
+        self.root = Path(root or os.environ.get("GENESIS_KB_DIR") or DEFAULT_ROOT).resolve()
+        self.lock_timeout = lock_timeout
+        self.chroma_dir = self.root / "chroma"
+        self.manifest_path = self.chroma_dir / "manifest.json"
+        self._txn_dir = self.root / ".txn"
+        self._index = _Index.for_path(self.chroma_dir)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._ensure_fresh()
+
+    # locking and freshness
+    def _lock(self, shared: bool = False) -> FileLock:
+        return FileLock(self.root / ".lock", timeout=self.lock_timeout, shared=shared)
+
+    def _read_manifest(self) -> dict[str, Any] | None:
+        try:
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def _ensure_fresh(self) -> None:
+        """Undo a crashed commit, then rebuild the index if it does not match the sources."""
+        with self._lock(), self._index.guard:
+            self._recover()
+            manifest = self._read_manifest()
+            if (manifest is None or manifest.get("sources_hash") != sources_hash(self.root)
+                    or not (self.chroma_dir / "chroma.sqlite3").exists()):
+                self._rebuild_locked()
+            else:
+                self._index.connect(manifest.get("generation"))
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Shared lock + a client that has seen the latest write of any process."""
+        while True:
+            with self._lock(shared=True), self._index.guard:
+                manifest = self._read_manifest()
+                if manifest is not None:
+                    self._index.connect(manifest.get("generation"))
+                    yield
+                    return
+            self._ensure_fresh()  # index deleted under us: rebuild (needs the exclusive lock)
+
+    def _write_manifest(self) -> None:
+        counts = {name: self._index.collections[name].count() for name in COLLECTIONS}
+        generation = uuid.uuid4().hex
+        atomic_write_json(self.manifest_path, {
+            "format": INDEX_FORMAT, "embedding": MiniLMEmbedding.name(), "sources_hash": sources_hash(self.root),
+            "generation": generation, "counts": counts, "built": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        })
+        self._index.generation = generation
+
+    # index maintenance
+    def rebuild(self) -> dict[str, int]:
+        """Re-index every source file; returns the item count per collection."""
+        with self._lock(), self._index.guard:
+            self._recover()
+            return self._rebuild_locked()
+
+    def _rebuild_locked(self) -> dict[str, int]:
+        entries = {name: [_READERS[name](self.root, i) for i in _source_ids(self.root, name)] for name in COLLECTIONS}
+        self.manifest_path.unlink(missing_ok=True)
+        try:
+            self._index.connect(None, force=True)
+            for name in COLLECTIONS:
+                self._index.client.delete_collection(name)
+        except Exception:  # unreadable index (crash, other chromadb version): start from scratch
+            self._index.close()
+            shutil.rmtree(self.chroma_dir, ignore_errors=True)
+        self._index.connect(None, force=True)
+        for name in COLLECTIONS:
+            self._upsert(entries[name])
+        self._write_manifest()
+        return {name: len(items) for name, items in entries.items()}
+
+    def _upsert(self, entries: list[Entry]) -> None:
+        by_collection: dict[str, list[Entry]] = {}
+        for entry in entries:
+            by_collection.setdefault(entry.collection, []).append(entry)
+        for name, items in by_collection.items():
+            for start in range(0, len(items), 64):
+                chunk = items[start:start + 64]
+                self._index.collections[name].upsert(
+                    ids=[e.id for e in chunk], documents=[e.document for e in chunk],
+                    metadatas=[e.metadata or {"id": e.id} for e in chunk])
+
+    # reading
+    @staticmethod
+    def _check_collection(collection: str) -> None:
+        if collection not in COLLECTIONS:
+            raise KBError(f"unknown collection {collection!r} (one of: {', '.join(COLLECTIONS)})")
+
+    def search(self, collection: str, query_text: str, k: int = 5, where: dict[str, Any] | None = None) -> list[Hit]:
+        """The `k` items most similar in meaning to `query_text`, best first."""
+        self._check_collection(collection)
+        with self._reading():
+            col = self._index.collections[collection]
+            size = col.count()
+            if size == 0 or k <= 0:
+                return []
+            res = col.query(query_texts=[query_text], n_results=min(k, size), where=where,
+                            include=["documents", "metadatas", "distances"])
+        return [Hit(id=i, score=max(0.0, min(1.0, 1.0 - float(d))), metadata=dict(m or {}), document=doc or "", collection=collection)
+                for i, d, m, doc in zip(res["ids"][0], res["distances"][0], res["metadatas"][0], res["documents"][0])]
+
+    def get(self, collection: str, item_id: str) -> Entry | None:
+        self._check_collection(collection)
+        if not re.match(ID_PATTERN, item_id):
+            return None
+        with self._lock(shared=True):
+            if not (self.root / _item_relpath(collection, item_id)).exists():
+                return None
+            return _READERS[collection](self.root, item_id)
+
+    def list(self, collection: str) -> list[Entry]:
+        self._check_collection(collection)
+        with self._lock(shared=True):
+            return [_READERS[collection](self.root, i) for i in _source_ids(self.root, collection)]
+
+    def find(self, item_id: str) -> list[Entry]:
+        """Every item with this id, whatever its collection."""
+        return [e for name in COLLECTIONS if (e := self.get(name, item_id)) is not None]
+
+    def unique_id(self, collection: str, stem: str) -> str:
+        """`stem` made id-safe, suffixed -2, -3, ... until unused (re-check under commit's lock)."""
+        self._check_collection(collection)
+        base = re.sub(r"[^a-z0-9_.-]+", "-", stem.lower()).strip("-._") or "item"
+        candidate, n = base, 1
+        while (self.root / _item_relpath(collection, candidate)).exists():
+            n += 1
+            candidate = f"{base}-{n}"
+        return candidate
+
+    # committing
+    def commit(self, bundle: Bundle, overwrite: bool = False) -> CommitResult:
+        """Add a bundle as one transaction: all of its files and index entries, or none.
+
+        An item whose id exists with identical files is left alone; with different files it is a
+        KBConflictError unless `overwrite`. The GDD's rule_ids / level_id must resolve to the
+        bundle or the KB.
+        """
+        with self._lock(), self._index.guard:
+            self._recover()
+            manifest = self._read_manifest()
+            if manifest is None or manifest.get("sources_hash") != sources_hash(self.root):
+                self._rebuild_locked()
+            else:
+                self._index.connect(manifest.get("generation"))
+            self._check_references(bundle)
+            txn = self._txn_dir / uuid.uuid4().hex
+            try:
+                return self._commit_locked(bundle, txn, overwrite)
+            finally:
+                shutil.rmtree(txn, ignore_errors=True)
+                with suppress(OSError):
+                    self._txn_dir.rmdir()  # only when no other transaction folder is left
+
+    def _check_references(self, bundle: Bundle) -> None:
+        items = _bundle_items(bundle)
+        seen: set[tuple[str, str]] = set()
+        for collection, item_id, _ in items:
+            if (collection, item_id) in seen:
+                raise KBCommitError(f"bundle holds {collection}/{item_id} twice")
+            seen.add((collection, item_id))
+        if bundle.gdd is not None:
+            for rule_id in bundle.gdd.rule_ids:
+                if ("rules", rule_id) not in seen and not (self.root / "rules" / rule_id).is_dir():
+                    raise KBCommitError(f"GDD {bundle.gdd.id!r} names rule {rule_id!r}, which is neither in the bundle nor in the KB")
+            level_id = bundle.gdd.level_id
+            if level_id and ("levels", level_id) not in seen and not (self.root / "levels" / level_id).is_dir():
+                raise KBCommitError(f"GDD {bundle.gdd.id!r} names level {level_id!r}, which is neither in the bundle nor in the KB")
+
+    def _commit_locked(self, bundle: Bundle, txn: Path, overwrite: bool) -> CommitResult:
+        staging, backup = txn / "new", txn / "old"
+        result = CommitResult()
+        plan: list[Path] = []
+        for collection, item_id, write in _bundle_items(bundle):
+            rel = _item_relpath(collection, item_id)
+            write(staging / rel)
+            target = self.root / rel
+            if target.exists():
+                if _same_files(staging / rel, target):
+                    result.unchanged.append((collection, item_id))
+                    continue
+                if not overwrite:
+                    raise KBConflictError(f"{collection}/{item_id} already exists with different content (commit with overwrite=True to replace it)")
+                result.replaced.append((collection, item_id))
+            else:
+                result.added.append((collection, item_id))
+            plan.append(rel)
+        if not plan:
+            return result
+        journal = txn / "journal.json"
+        atomic_write_json(journal, {"moves": [str(rel) for rel in plan]})
+        try:
+            for rel in plan:
+                _place(staging / rel, self.root / rel, backup / rel)
+        except BaseException as err:
+            _undo(self.root, txn, plan)
+            journal.unlink()
+            raise KBCommitError(f"commit failed while moving files into place, nothing was changed: {err}") from err
+        try:
+            self._upsert([_READERS[rel.parts[0]](self.root, _rel_id(rel)) for rel in plan])
+            self._write_manifest()
+        except BaseException as err:
+            _undo(self.root, txn, plan)
+            journal.unlink()
+            try:
+                self._rebuild_locked()
+            except Exception as rebuild_err:
+                self.manifest_path.unlink(missing_ok=True)  # the next open rebuilds
+                raise KBCommitError(f"commit failed while indexing ({err}); files were restored but the index rebuild failed too: {rebuild_err}") from err
+            raise KBCommitError(f"commit failed while indexing, nothing was changed: {err}") from err
+        journal.unlink()  # the commit point: from here on recovery keeps the new files
+        fsync_dir(txn)
+        return result
+
+    def _recover(self) -> None:
+        """Roll back commits that died between the journal and the commit point (lock held)."""
+        if not self._txn_dir.is_dir():
+            return
+        for txn in sorted(self._txn_dir.iterdir()):
+            journal = txn / "journal.json"
+            if journal.exists():
+                try:
+                    plan = [Path(p) for p in json.loads(journal.read_text(encoding="utf-8"))["moves"]]
+                except (OSError, ValueError, KeyError) as err:
+                    raise KBError(f"{journal}: unreadable commit journal ({err}); inspect {txn} by hand") from None
+                _undo(self.root, txn, plan)
+                self.manifest_path.unlink(missing_ok=True)  # the index may hold part of that commit
+            shutil.rmtree(txn, ignore_errors=True)
+
+
+# --- transaction helpers -------------------------------------------------------------------------
+def _rel_id(rel: Path) -> str:
+    return rel.stem if rel.parts[0] in _FILE_COLLECTIONS else rel.name
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _write_yaml(path: Path, obj: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(obj, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
+def _bundle_items(bundle: Bundle) -> list[tuple[str, str, Any]]:
+    """(collection, id, writer(path)) for every item of the bundle; writers fill a staging path."""
+    items: list[tuple[str, str, Any]] = []
+    for rule in bundle.rules:
+        def write_rule(folder: Path, rule: RuleSource = rule) -> None:
+            _write_yaml(folder / "meta.yaml", rule.meta.model_dump(mode="json"))
+            (folder / "rule.lua").write_text(rule.lua, encoding="utf-8")
+            if isinstance(rule.tests, str):
+                (folder / "test.yaml").write_text(rule.tests, encoding="utf-8")
+            elif rule.tests is not None:
+                _write_yaml(folder / "test.yaml", rule.tests)
+        if rule.meta.id != rule.id:
+            raise KBCommitError(f"rule {rule.id!r}: meta.id is {rule.meta.id!r}")
+        items.append(("rules", rule.id, write_rule))
+    if bundle.level is not None:
+        level = bundle.level
+
+        def write_level(folder: Path) -> None:
+            _write_json(folder / "level.json", level.level)
+            if level.meta is not None:
+                _write_yaml(folder / "meta.yaml", level.meta.model_dump(mode="json"))
+        items.append(("levels", level.id, write_level))
+    if bundle.gdd is not None:
+        gdd = bundle.gdd
+        items.append(("gdds", gdd.id, lambda path: _write_json(path, gdd.model_dump(mode="json"))))
+    for lesson in bundle.lessons:
+        items.append(("lessons", lesson.id, lambda path, lesson=lesson: _write_json(path, lesson.model_dump(mode="json"))))
+    return items
+
+
+def _same_files(a: Path, b: Path) -> bool:
+    files_a, files_b = _files_under(a), _files_under(b)
+    if [p.relative_to(a) for p in files_a] != [p.relative_to(b) for p in files_b]:
+        return False
+    return all(x.read_bytes() == y.read_bytes() for x, y in zip(files_a, files_b))
+
+
+def _place(staged: Path, target: Path, backup: Path) -> None:
+    """Move one staged item into place, parking what it replaces in `backup`."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(target, backup)
+    os.replace(staged, target)
+    fsync_dir(target.parent)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _undo(root: Path, txn: Path, plan: list[Path]) -> None:
+    """Reverse `_place` for every planned item, whatever step it reached (also after a crash)."""
+    for rel in reversed(plan):
+        staged, target, backup = txn / "new" / rel, root / rel, txn / "old" / rel
+        if not staged.exists() and target.exists():  # the new item was moved in
+            _remove(target)
+        if backup.exists():
+            os.replace(backup, target)

@@ -1,0 +1,102 @@
+"""The offline PM: MetaFeedback decisions and the rubric retrospective, from the feedback log."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from genesis.models import MetaFeedback, Retrospective, RubricChange
+
+STAGE_ORDER = ["brief", "gdd", "rules", "level"]
+
+# Failure signatures recurring in the feedback log -> the criterion that would have caught them earlier.
+SIGNATURE_CRITERIA = {
+    "immobile_units": {
+        "stage": "level",
+        "criterion": {"id": "pathability", "text": "Every mobile unit must have a feasible path away from its spawn.",
+                      "mandatory": True, "kind": "check:pathability"},
+        "rationale": "repeated simulations showed units that never left their spawn (trapped: no escape route) "
+                     "while the placement check passed",
+    },
+    "timeout_only": {
+        "stage": "level",
+        "criterion": {"id": "terminates", "text": "The game must end by its own win/loss conditions, not only by the time limit.",
+                      "mandatory": True, "kind": "check:terminates"},
+        "rationale": "repeated runs only ended at the time limit",
+    },
+}
+
+
+def _failed(verdict: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in verdict.get("criteria", []) if not c["passed"] and c.get("mandatory", True)]
+
+
+def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
+    stage = inputs["stage"]
+    verdict = inputs["verdict"]
+    attempts = int(inputs.get("attempts", 1))
+    budget = int(inputs.get("budget", 3))
+    total = int(inputs.get("total_iterations", attempts))
+    total_budget = int(inputs.get("total_budget", 8))
+    if verdict["passed"]:
+        nxt = STAGE_ORDER[STAGE_ORDER.index(stage) + 1] if stage != "level" else "done"
+        return MetaFeedback(decision="advance", target_stage=nxt, reason=f"{stage} passed its rubric")  # type: ignore[arg-type]
+    failed = _failed(verdict)
+    ids = {c["id"] for c in failed} | {c.get("kind", "").split(":")[-1] for c in failed}
+    reasons = [f"{c['id']}: {c['reason']}" for c in failed]
+    if attempts >= budget or total >= total_budget:
+        return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]
+                            reason=f"iteration budget spent at stage {stage} ({attempts}/{budget}, total {total}/{total_budget})")
+    if stage == "level":
+        guidance = []
+        if "outcome_discrimination" in ids:
+            detail = next((c["reason"] for c in failed if "outcome_discrimination" in c.get("kind", "")), "")
+            ref_score = _score(detail, "reference policy scores")
+            idle_score = _score(detail, "idle scores")
+            if ref_score is not None and ref_score < 0.5:
+                guidance.append("enemy waves are too strong for the reference defence: make them weaker")
+            elif idle_score is not None and idle_score >= 0.5:
+                guidance.append("an idle player does not lose: make the enemy stronger")
+            else:
+                guidance.append("the reference and idle policies get the same outcome: make the enemy stronger")
+        if "requirement_evidence" in ids:
+            return MetaFeedback(decision="rollback", target_stage="gdd", guidance=reasons + guidance,
+                                reason="requirements are not evidenced by the trace: the design must change")
+        if "rule_tests_pass" in ids or "lua_compiles" in ids:
+            return MetaFeedback(decision="rollback", target_stage="rules", guidance=reasons, reason="rules broken")
+        if guidance:
+            return MetaFeedback(decision="rollback", target_stage="gdd", guidance=guidance + reasons,
+                                reason="balance must change in the design")
+        return MetaFeedback(decision="retry", target_stage="level", guidance=reasons, reason="fix the level")
+    if stage == "rules" and attempts >= 2:
+        return MetaFeedback(decision="rollback", target_stage="gdd", guidance=reasons,
+                            reason="rules keep failing: choose other rule components")
+    if stage == "gdd" and attempts >= 2:
+        return MetaFeedback(decision="rollback", target_stage="brief", guidance=reasons,
+                            reason="the GDD keeps failing: revisit the brief")
+    return MetaFeedback(decision="retry", target_stage=stage, guidance=reasons, reason=f"fix the {stage}")  # type: ignore[arg-type]
+
+
+def _score(text: str, label: str) -> float | None:
+    import re
+
+    m = re.search(re.escape(label) + r"\s+([0-9.]+)", text)
+    return float(m.group(1)) if m else None
+
+
+def retrospective(inputs: dict[str, Any]) -> Retrospective:
+    """Turns failure signatures that recur in the feedback log into rubric criteria."""
+    log = inputs.get("feedback_log", [])
+    rubric_kinds = {stage: {c["kind"] for c in crits} for stage, crits in inputs.get("rubrics", {}).items()}
+    counts = Counter(sig for entry in log for sig in entry.get("signatures", []))
+    changes = []
+    stage = "level"
+    for sig, n in sorted(counts.items()):
+        spec = SIGNATURE_CRITERIA.get(sig)
+        if not spec or n < 2 or spec["criterion"]["kind"] in rubric_kinds.get(spec["stage"], set()):
+            continue
+        stage = spec["stage"]
+        changes.append(RubricChange(op="add", criterion={**spec["criterion"], "origin": "evolved"},
+                                    rationale=f"{spec['rationale']} ({n} occurrences in the feedback log)"))
+    summary = (f"{len(changes)} rubric update(s) from {len(log)} feedback entries" if changes else
+               f"no recurring failure without a criterion in {len(log)} feedback entries")
+    return Retrospective(changes=changes, stage=stage, summary=summary)  # type: ignore[arg-type]

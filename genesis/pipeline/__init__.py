@@ -1,0 +1,1 @@
+"""The LangGraph generation pipeline: brief -> KB match -> GDD -> rules -> level -> self-evolution."""

@@ -1,0 +1,354 @@
+"""The pipeline's nodes. Each reads the typed state and returns a partial update."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+from langgraph.types import interrupt
+
+from genesis import rubric_store
+from genesis.checks import CheckContext, run_criteria
+from genesis.evidence import requirement_evidence
+from genesis.fileio import atomic_write_json, atomic_write_text
+from genesis.llm.client import ModelCallError
+from genesis.models import GDD, Brief, Clarification, Concepts, RuleArtifact, Verdict, VisualVerdict
+from genesis.pipeline.context import RunContext
+from genesis.pipeline.docs import gdd_markdown
+from genesis.simulate import SimJob, SimRun, run_many, run_parallel, run_rule_tests_job
+
+STAGE_BUDGET = 3
+TOTAL_BUDGET = 8
+FAST_TRACK_MIN_SCORE = 0.55
+REFERENCE_SEEDS = (0, 1, 2)
+IDLE_SEEDS = (0, 1)
+
+
+def signature(concepts: dict | Concepts) -> str:
+    """What must match for a stored design to serve a new request unchanged."""
+    c = concepts if isinstance(concepts, Concepts) else Concepts.model_validate(concepts)
+    keys = ("archetype", "fronts", "objectives", "objective_type", "waves", "staggered", "escalating",
+            "random_side", "air", "teams", "team_size", "production", "fog", "time_limit", "wave_interval")
+    d = c.model_dump()
+    d["wave_times"] = sorted(c.wave_times)
+    d["target_composition"] = dict(sorted(c.target_composition.items()))
+    return json.dumps({k: d[k] for k in (*keys, "wave_times", "target_composition")}, sort_keys=True)
+
+
+class Nodes:
+    def __init__(self, ctx: RunContext):
+        self.ctx = ctx
+
+    # ---- helpers ------------------------------------------------------------------------------
+    @property
+    def out(self) -> Path:
+        return self.ctx.out_dir
+
+    def _timed(self, stage: str, t0: float) -> dict[str, float]:
+        return {stage: round(time.perf_counter() - t0, 3)}
+
+    def _rubric(self, stage: str):
+        return rubric_store.load(stage, root=self.ctx.rubrics_root)
+
+    def _fail_verdict(self, stage: str, criterion: str, reason: str) -> dict:
+        return Verdict(stage=stage, passed=False, feedback=[reason], criteria=[  # type: ignore[arg-type]
+            {"id": criterion, "passed": False, "reason": reason, "kind": "model", "mandatory": True}]).model_dump()
+
+    # ---- stage 1 ------------------------------------------------------------------------------
+    def clarify(self, state: dict) -> dict:
+        t0 = time.perf_counter()
+        self.ctx.say("brief", "clarifying the request")
+        query = state["query"]
+        clar = [Clarification.model_validate(c) for c in state.get("clarifications") or []]
+        if state["options"].get("interactive") and not clar:
+            questions = self.ctx.designer.questions(query)
+            if questions:
+                answers = interrupt({"questions": questions})
+                clar = [Clarification(question=q, answer=a) for q, a in zip(questions, answers)]
+        try:
+            brief = self.ctx.designer.clarify(query, clar, state.get("guidance", {}).get("brief", []))
+        except ModelCallError as exc:
+            return {"status": "failed", "stop_reason": f"stage 1 (brief): {exc}", "route": "finalize",
+                    "stage_times": self._timed("brief", t0)}
+        atomic_write_json(self.out / "brief.json", brief.model_dump(mode="json"))
+        update: dict[str, Any] = {"brief": brief.model_dump(mode="json"), "clarifications": [c.model_dump() for c in clar],
+                                  "stage_times": self._timed("brief", t0)}
+        if not brief.is_game:
+            return {**update, "status": "refused", "stop_reason": brief.refusal or "not a game request",
+                    "route": "finalize"}
+        return {**update, "route": "kb_match"}
+
+    def kb_match(self, state: dict) -> dict:
+        t0 = time.perf_counter()
+        brief = Brief.model_validate(state["brief"])
+        if state["options"].get("no_fast_track"):
+            return {"kb_match": None, "fast_tracked": False, "route": "write_gdd"}
+        sig = signature(brief.concepts)
+        for hit in self.ctx.kb.search("gdds", f"{brief.query}\n{brief.summary}", k=5):
+            entry = self.ctx.kb.get("gdds", hit.id)
+            if entry is None or hit.score < FAST_TRACK_MIN_SCORE or entry.data.get("signature") != sig:
+                continue
+            stored = entry.data
+            rules = []
+            for rid in stored.get("rule_ids", []):
+                rule = self.ctx.kb.get("rules", rid)
+                if rule is None:
+                    break
+                rules.append(rule)
+            else:
+                gdd = GDD.model_validate(stored["gdd"])
+                arts = self._artifacts_from_kb(gdd, rules)
+                self.ctx.say("kb", f"fast-track: reusing {hit.id} (similarity {hit.score:.2f})")
+                self._write_gdd_files(gdd)
+                self._write_rule_files(arts)
+                return {"kb_match": {"id": hit.id, "score": hit.score}, "fast_tracked": True,
+                        "gdd": gdd.model_dump(mode="json"), "rules": [a.model_dump(mode="json") for a in arts],
+                        "route": "assemble_level", "stage_times": self._timed("kb_match", t0)}
+        return {"kb_match": None, "fast_tracked": False, "route": "write_gdd", "stage_times": self._timed("kb_match", t0)}
+
+    def _artifacts_from_kb(self, gdd: GDD, rule_entries: list) -> list[RuleArtifact]:
+        by_id = {e.id: e for e in rule_entries}
+        arts = []
+        for comp in gdd.rule_components:
+            e = by_id.get(comp.library_rule or comp.id)
+            if e is None:
+                continue
+            tests = e.data.get("tests") or {}
+            arts.append(RuleArtifact(id=comp.id, source=e.data["lua"], params=comp.params,
+                                     tests=(tests.get("tests", []) if isinstance(tests, dict) else []),
+                                     meta=e.data["meta"] if isinstance(e.data["meta"], dict) else e.data["meta"].model_dump(),
+                                     reused_from=e.id))
+        return arts
+
+    # ---- stage 2 ------------------------------------------------------------------------------
+    def _library(self) -> list[dict]:
+        out = []
+        for e in self.ctx.kb.list("rules"):
+            meta = e.data["meta"] if isinstance(e.data["meta"], dict) else e.data["meta"].model_dump()
+            out.append({"id": e.id, "description": meta.get("description", ""), "params": sorted(meta.get("params", {}))})
+        return out
+
+    def write_gdd(self, state: dict) -> dict:
+        t0 = time.perf_counter()
+        self.ctx.say("gdd", "writing the game design document")
+        brief = Brief.model_validate(state["brief"])
+        from engine.catalog import load_catalog, roster_encyclopedia
+        from engine.maps import list_maps
+
+        similar = [{"id": h.id, "score": h.score, "summary": h.document[:200]}
+                   for h in self.ctx.kb.search("gdds", brief.summary, k=3)]
+        try:
+            gdd = self.ctx.designer.write_gdd(brief, similar, state.get("guidance", {}).get("gdd", []),
+                                              roster_encyclopedia(load_catalog()), list_maps(), self._library())
+        except ModelCallError as exc:
+            return {"verdicts": {"gdd": self._fail_verdict("gdd", "model", str(exc))}, "route": "gate_gdd",
+                    "stage_times": self._timed("gdd", t0)}
+        except Exception as exc:  # the offline designer could not place the design on its map
+            return {"verdicts": {"gdd": self._fail_verdict("gdd", "design", f"{type(exc).__name__}: {exc}")},
+                    "route": "gate_gdd", "stage_times": self._timed("gdd", t0)}
+        self._write_gdd_files(gdd)
+        return {"gdd": gdd.model_dump(mode="json"), "route": "review_gdd", "stage_times": self._timed("gdd", t0)}
+
+    def _write_gdd_files(self, gdd: GDD) -> None:
+        atomic_write_json(self.out / "gdd.json", gdd.model_dump(mode="json"))
+        atomic_write_text(self.out / "gdd.md", gdd_markdown(gdd))
+
+    def review_gdd(self, state: dict) -> dict:
+        t0 = time.perf_counter()
+        brief, gdd = Brief.model_validate(state["brief"]), GDD.model_validate(state["gdd"])
+        rubric = self._rubric("gdd")
+        judged_crits = [c.model_dump() for c in rubric.criteria if not c.kind.startswith("check:")]
+        try:
+            judged = self.ctx.analyst.judge_gdd(brief, gdd, judged_crits)
+        except ModelCallError as exc:
+            return {"verdicts": {"gdd": self._fail_verdict("gdd", "analyst", str(exc))}, "route": "gate_gdd"}
+        ctx = CheckContext(brief=brief, gdd=gdd, known_rules={e.id for e in self.ctx.kb.list("rules")})
+        results = run_criteria("gdd", rubric.criteria, ctx, judged)
+        verdict = Verdict(stage="gdd", passed=all(r.passed for r in results if r.mandatory), criteria=results,
+                          judged_by=self.ctx.client.config.backend_name("analyst"))
+        return {"verdicts": {"gdd": verdict.model_dump(mode="json")}, "route": "gate_gdd",
+                "stage_times": self._timed("gdd_review", t0)}
+
+    # ---- stage 3 ------------------------------------------------------------------------------
+    def write_rules(self, state: dict) -> dict:
+        t0 = time.perf_counter()
+        gdd = GDD.model_validate(state["gdd"])
+        from genesis.pipeline.docs import RULE_API_DOC
+
+        arts = []
+        for comp in gdd.rule_components:
+            self.ctx.say("rules", f"rule {comp.id}")
+            lib = None
+            if comp.library_rule:
+                e = self.ctx.kb.get("rules", comp.library_rule)
+                if e is not None:
+                    tests = e.data.get("tests") or {}
+                    meta = e.data["meta"] if isinstance(e.data["meta"], dict) else e.data["meta"].model_dump()
+                    lib = {"id": e.id, "source": e.data["lua"], "meta": meta,
+                           "tests": tests.get("tests", []) if isinstance(tests, dict) else []}
+            try:
+                arts.append(self.ctx.developer.write_rule(comp, lib, state.get("guidance", {}).get("rules", []), RULE_API_DOC))
+            except ModelCallError as exc:
+                return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc))},
+                        "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
+        self._write_rule_files(arts)
+        return {"rules": [a.model_dump(mode="json") for a in arts], "route": "test_rules",
+                "stage_times": self._timed("rules", t0)}
+
+    def _write_rule_files(self, arts: list[RuleArtifact]) -> None:
+        for a in arts:
+            atomic_write_text(self.out / "rules" / f"{a.id}.lua", a.source)
+
+    def test_rules(self, state: dict) -> dict:
+        t0 = time.perf_counter()
+        arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
+        self.ctx.say("rules", f"testing {len(arts)} rule(s) in simulation")
+        dirs = []
+        for a in arts:
+            d = self.out / "rule_tests" / a.id
+            atomic_write_text(d / "rule.lua", a.source)
+            atomic_write_text(d / "meta.yaml", yaml.safe_dump({"id": a.id, **a.meta}, sort_keys=False))
+            atomic_write_text(d / "test.yaml", yaml.safe_dump(
+                {"tests": [t.model_dump(mode="json", exclude_none=True) for t in a.tests]}, sort_keys=False))
+            dirs.append(str(d))
+        results = run_parallel(run_rule_tests_job, dirs, timeout_s=120,
+                               on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
+                                                      "error": "rule tests killed after 120 s"}])
+        rule_tests = {a.id: r for a, r in zip(arts, results)}
+        ctx = CheckContext(rules=arts, rule_test_results=rule_tests)
+        crit = run_criteria("rules", self._rubric("rules").criteria, ctx)
+        verdict = Verdict(stage="rules", passed=all(r.passed for r in crit if r.mandatory), criteria=crit,
+                          judged_by="automated checks")
+        return {"rule_tests": rule_tests, "verdicts": {"rules": verdict.model_dump(mode="json")},
+                "route": "gate_rules", "stage_times": self._timed("rules_test", t0)}
+
+    # ---- stage 4 ------------------------------------------------------------------------------
+    def assemble_level(self, state: dict) -> dict:
+        t0 = time.perf_counter()
+        self.ctx.say("level", "assembling the level")
+        gdd = GDD.model_validate(state["gdd"])
+        arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
+        try:
+            level = self.ctx.developer.assemble_level(gdd, arts, state.get("guidance", {}).get("level", []))
+        except ModelCallError as exc:
+            return {"verdicts": {"level": self._fail_verdict("level", "developer", str(exc))}, "route": "gate_level"}
+        level.setdefault("metadata", {})["generator"] = {
+            "query": state["query"], "run_id": state["run_id"],
+            "backend": self.ctx.client.config.backend_name("developer")}
+        atomic_write_json(self.out / "level.json", level)
+        return {"level": level, "route": "validate_level", "stage_times": self._timed("level", t0)}
+
+    def validate_level(self, state: dict) -> dict:
+        t0 = time.perf_counter()
+        gdd = GDD.model_validate(state["gdd"])
+        level_path = self.out / "level.json"
+        rubric = self._rubric("level")
+        ctx = CheckContext(gdd=gdd, level=state["level"], level_path=level_path)
+        schema_ok, why = run_criteria("level", [c for c in rubric.criteria if c.kind == "check:schema"], ctx)[0].passed, ""
+        runs: list[SimRun] = []
+        if schema_ok:
+            self.ctx.say("level", "running full simulations (reference and idle policies)")
+            frames_dir = self.out / "frames"
+            for old in frames_dir.glob("*.png") if frames_dir.exists() else []:
+                old.unlink()
+            jobs = [SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", frames_dir=str(frames_dir),
+                           frame_every=max(10.0, gdd.time_limit / 12), gif_path=str(self.out / "replay.gif"))]
+            jobs += [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS]
+            jobs += [SimJob(str(level_path), s, "idle") for s in IDLE_SEEDS]
+            runs = run_many(jobs, timeout_s=float(state["options"].get("sim_timeout", 180)))
+            ctx.runs = runs
+            from engine.maps import load_map
+            from engine.schema.level import MapRef
+
+            m = load_map(MapRef.model_validate(state["level"]["map"]), self.out)
+            ctx.evidence = requirement_evidence(gdd.requirements, runs, (m.width, m.height))
+            ctx.visual = self._visual(state, gdd, runs[0])
+        results = run_criteria("level", rubric.criteria, ctx)
+        verdict = Verdict(stage="level", passed=all(r.passed for r in results if r.mandatory), criteria=results,
+                          judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"))
+        self._save_traces(runs)
+        return {"verdicts": {"level": verdict.model_dump(mode="json")}, "runs": [r.summary() for r in runs],
+                "evidence": ctx.evidence, "visual": ctx.visual.model_dump(mode="json") if ctx.visual else {},
+                "route": "gate_level", "stage_times": self._timed("level_validate", t0)}
+
+    def _save_traces(self, runs: list[SimRun]) -> None:
+        for r in runs:
+            if r.events:
+                lines = "\n".join(json.dumps(e, sort_keys=True) for e in r.events)
+                atomic_write_text(self.out / "runs" / f"{r.policy}_seed{r.seed}.jsonl", lines + "\n")
+
+    def _visual(self, state: dict, gdd: GDD, run: SimRun) -> VisualVerdict:
+        frames = sorted(str(p) for p in (self.out / "frames").glob("*.png"))
+        cfg = self.ctx.client.config
+        if not cfg.for_role("vlm").model.startswith("genesis/"):
+            step = max(1, len(frames) // 6)
+            try:
+                return self.ctx.analyst.visual_review(state["query"], gdd.agent_description, frames[::step][:6])
+            except ModelCallError as exc:
+                return VisualVerdict(playable=False, aligned=False, observations=[], problems=[str(exc)],
+                                     judged_by=f"VLM {cfg.for_role('vlm').model} (failed)")
+        from engine import load_level, Simulation
+        from genesis.visual import review
+
+        snap = Simulation(load_level(self.out / "level.json"), seed=0, policies={}).snapshot()
+        fronts = Brief.model_validate(state["brief"]).concepts.fronts if gdd.reference_strategy == "defend" else None
+        return review(frames, snap.team_colors, player=0, fronts=fronts)
+
+    # ---- the PM's gates -----------------------------------------------------------------------
+    def gate(self, stage: str):
+        def node(state: dict) -> dict:
+            verdict = Verdict.model_validate(state["verdicts"][stage])
+            attempts = state.get("attempts", {}).get(stage, 0) + 1
+            total = state.get("iterations", 0) + 1
+            try:
+                mf = self.ctx.pm.gate(stage, verdict, state.get("decisions", []), attempts, STAGE_BUDGET, total, TOTAL_BUDGET)
+            except ModelCallError as exc:
+                return {"status": "failed", "stop_reason": f"PM failed at {stage}: {exc}", "route": "finalize"}
+            decision = {"stage": stage, "attempt": attempts, **mf.model_dump(mode="json")}
+            update: dict[str, Any] = {"attempts": {stage: attempts}, "iterations": total, "decisions": [decision]}
+            if not verdict.passed:
+                update["feedback"] = [self._feedback_entry(state, stage, verdict)]
+            self.ctx.say(stage, f"PM: {mf.decision} -> {mf.target_stage} ({mf.reason})")
+            if mf.decision == "advance":
+                update["route"] = {"gdd": "write_rules", "rules": "assemble_level", "level": "evolve"}[stage]
+            elif mf.decision == "stop":
+                update.update(status="failed", route="finalize",
+                              stop_reason=f"stopped at stage {stage}: {mf.reason}. Failing: " + "; ".join(mf.guidance)[:800])
+            else:
+                target = mf.target_stage if mf.decision == "rollback" else stage
+                update["guidance"] = {target: mf.guidance}
+                update["route"] = {"brief": "clarify", "gdd": "write_gdd", "rules": "write_rules",
+                                   "level": "assemble_level"}.get(target, "finalize")
+            return update
+        return node
+
+    def _feedback_entry(self, state: dict, stage: str, verdict: Verdict) -> dict:
+        failed = [c for c in verdict.criteria if not c.passed]
+        sigs = [c.kind.split(":")[-1] for c in failed]
+        runs = state.get("runs") or []
+        ref = [r for r in runs if r.get("policy") == "reference" and r.get("ok")]
+        if stage == "level" and ref and min(r.get("mobility", {}).get("0", 1.0) for r in ref) < 0.5:
+            sigs.append("immobile_units")
+        if stage == "level" and runs and all(r.get("ended_by") == "time_limit" for r in runs):
+            sigs.append("timeout_only")
+        return {"run_id": state["run_id"], "query": state["query"], "stage": stage,
+                "failed": [f"{c.id}: {c.reason}"[:300] for c in failed], "signatures": sorted(set(sigs)),
+                "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+    # ---- self-evolution -----------------------------------------------------------------------
+    def evolve(self, state: dict) -> dict:
+        from genesis.pipeline.evolution import evolve
+
+        t0 = time.perf_counter()
+        self.ctx.say("evolve", "committing to the knowledge base and running the retrospective")
+        result = evolve(self.ctx, state)
+        return {"evolution": result, "status": "playable", "route": "finalize", "stage_times": self._timed("evolve", t0)}
+
+    def finalize(self, state: dict) -> dict:
+        from genesis.pipeline.finalize import write_outputs
+
+        status = state.get("status") or "failed"
+        write_outputs(self.ctx, {**state, "status": status})
+        return {"status": status}

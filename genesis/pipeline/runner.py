@@ -1,0 +1,155 @@
+"""Runs (or resumes) one generation: sets up the scenario folder, model client, checkpointer and graph."""
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Command
+
+from genesis.fileio import atomic_write_json, atomic_write_text
+from genesis.llm.client import LLMClient
+from genesis.llm.config import ModelConfig
+from genesis.llm.offline_provider import set_offline_brain
+from genesis.llm.transcript import Transcript
+from genesis.offline.brain import OfflineBrain
+from genesis.pipeline.context import RunContext
+from genesis.pipeline.graph import build
+
+RUN_FILE = "run.json"
+MAX_QUERY_CHARS = 2000
+
+
+class QueryError(ValueError):
+    """The request cannot be processed at all (empty, too long)."""
+
+
+class PipelineError(RuntimeError):
+    """The pipeline broke on something unexpected; the scenario folder says what."""
+
+
+def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> None:
+    """Runs the graph; an unexpected failure is recorded in the scenario folder, never a bare traceback."""
+    import traceback
+
+    try:
+        graph.invoke(payload, config)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:
+        atomic_write_text(ctx.out_dir / "error.log", traceback.format_exc())
+        atomic_write_json(ctx.out_dir / "validation.json", {
+            "playable": False, "status": "error", "run_id": run_id,
+            "reason": f"{type(exc).__name__}: {exc}", "backend": ctx.client.config.summary()})
+        raise PipelineError(f"{type(exc).__name__}: {exc} (details in {ctx.out_dir / 'error.log'}; "
+                            f"after fixing the cause, continue with: genesis resume {run_id})") from exc
+
+
+def check_query(query: str) -> str:
+    q = " ".join((query or "").split())
+    if not q:
+        raise QueryError("the query is empty: describe the scenario you want, e.g. "
+                         "genesis new \"defend two fronts with staggered waves\"")
+    if len(q) > MAX_QUERY_CHARS:
+        raise QueryError(f"the query is {len(q):,} characters long; the limit is {MAX_QUERY_CHARS:,}. "
+                         "Summarise the scenario in a few sentences")
+    return q
+
+
+def slugify(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "scenario"
+
+
+@dataclass
+class Outcome:
+    status: str
+    out_dir: Path
+    run_id: str
+    validation: dict[str, Any]
+    questions: list[str] | None = None
+
+
+def _client(model_cli: dict[str, Any], out_dir: Path, replay: Path | None) -> LLMClient:
+    from genesis.llm.config import load_config
+
+    set_offline_brain(OfflineBrain())
+    config: ModelConfig = load_config(model_cli)
+    transcript = Transcript(out_dir / "transcript.jsonl")
+    return LLMClient(config, transcript, replay=Transcript.load(replay) if replay else None)
+
+
+def _graph(ctx: RunContext, out_dir: Path):
+    conn = sqlite3.connect(out_dir / "checkpoints.sqlite", check_same_thread=False)
+    return build(ctx, SqliteSaver(conn)), conn
+
+
+def _finish(graph, config, ctx: RunContext, run_id: str) -> Outcome:
+    snapshot = graph.get_state(config)
+    if snapshot.next:  # paused at an interrupt: questions for the user
+        questions = []
+        for task in snapshot.tasks:
+            for intr in task.interrupts:
+                questions += intr.value.get("questions", [])
+        return Outcome("waiting", ctx.out_dir, run_id, {}, questions=questions)
+    values = snapshot.values
+    validation = json.loads((ctx.out_dir / "validation.json").read_text()) if (ctx.out_dir / "validation.json").exists() else {}
+    return Outcome(values.get("status", "failed"), ctx.out_dir, run_id, validation)
+
+
+def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | None = None, seed: int = 0,
+          interactive: bool = False, progress: Callable | None = None, kb_root: Path | None = None,
+          rubrics_root: Path | None = None, options: dict[str, Any] | None = None,
+          replay: Path | None = None) -> Outcome:
+    query = check_query(query)
+    run_id = f"{slugify(query)[:40]}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    out_dir = Path(out) if out else Path("generated") / slugify(query)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for stale in ("validation.json", "transcript.jsonl", "checkpoints.sqlite"):
+        (out_dir / stale).unlink(missing_ok=True)
+    opts = {"seed": seed, "interactive": interactive, **(options or {})}
+    atomic_write_json(out_dir / RUN_FILE, {"run_id": run_id, "query": query, "model_cli": model_cli or {},
+                                           "options": opts, "kb_root": str(kb_root) if kb_root else None,
+                                           "rubrics_root": str(rubrics_root) if rubrics_root else None})
+    ctx = RunContext(_client(model_cli or {}, out_dir, replay), out_dir, kb_root, rubrics_root, progress)
+    graph, conn = _graph(ctx, out_dir)
+    config = {"configurable": {"thread_id": run_id}, "recursion_limit": 100}
+    try:
+        _invoke(graph, {"query": query, "run_id": run_id, "out_dir": str(out_dir), "options": opts,
+                        "status": "running", "iterations": 0}, config, ctx, run_id)
+        return _finish(graph, config, ctx, run_id)
+    finally:
+        conn.close()
+
+
+def find_run(run_id: str, search: Path = Path("generated")) -> Path:
+    for run_file in search.glob(f"*/{RUN_FILE}"):
+        if json.loads(run_file.read_text()).get("run_id") == run_id:
+            return run_file.parent
+    candidate = Path(run_id)
+    if (candidate / RUN_FILE).exists():
+        return candidate
+    raise FileNotFoundError(f"no run {run_id!r} under {search}/ (give the run id from run.json, or the scenario folder)")
+
+
+def resume(run_id_or_dir: str, *, answers: list[str] | None = None, progress: Callable | None = None) -> Outcome:
+    out_dir = find_run(run_id_or_dir)
+    meta = json.loads((out_dir / RUN_FILE).read_text())
+    kb_root = Path(meta["kb_root"]) if meta.get("kb_root") else None
+    rubrics_root = Path(meta["rubrics_root"]) if meta.get("rubrics_root") else None
+    ctx = RunContext(_client(meta.get("model_cli", {}), out_dir, None), out_dir, kb_root, rubrics_root, progress)
+    graph, conn = _graph(ctx, out_dir)
+    config = {"configurable": {"thread_id": meta["run_id"]}, "recursion_limit": 100}
+    try:
+        snapshot = graph.get_state(config)
+        if not snapshot.next and snapshot.values.get("status") not in (None, "running"):
+            return _finish(graph, config, ctx, meta["run_id"])
+        _invoke(graph, Command(resume=answers or []) if answers is not None else None, config, ctx, meta["run_id"])
+        return _finish(graph, config, ctx, meta["run_id"])
+    finally:
+        conn.close()

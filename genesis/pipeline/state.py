@@ -1,0 +1,38 @@
+"""Typed LangGraph state. Nodes return partial updates; list fields with reducers accumulate."""
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, TypedDict
+
+
+def merge(a: dict, b: dict) -> dict:
+    return {**(a or {}), **(b or {})}
+
+
+class PipelineState(TypedDict, total=False):
+    query: str
+    run_id: str
+    out_dir: str
+    options: dict[str, Any]           # seed, interactive, budgets, kb/rubric roots
+    clarifications: list[dict]
+    brief: dict
+    kb_match: dict | None
+    fast_tracked: bool
+    gdd: dict
+    rules: list[dict]
+    rule_tests: dict[str, list[dict]]
+    level: dict
+    verdicts: Annotated[dict[str, dict], merge]
+    guidance: Annotated[dict[str, list[str]], merge]
+    attempts: Annotated[dict[str, int], merge]
+    iterations: int
+    feedback: Annotated[list[dict], operator.add]   # the run's feedback log F
+    decisions: Annotated[list[dict], operator.add]
+    runs: list[dict]
+    evidence: list[dict]
+    visual: dict
+    stage_times: Annotated[dict[str, float], merge]
+    route: str
+    status: str                        # running | playable | failed | refused
+    stop_reason: str
+    evolution: dict

@@ -1,0 +1,177 @@
+"""Runs validation simulations of untrusted levels in worker processes with a hard wall-clock kill.
+
+Rule scripts are sandboxed, but C functions inside Lua are not metered (DESIGN.md §5), so every
+simulation of a generated level runs in a child process that is killed when it overruns.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.snapshot import CATEGORIES
+
+DEFAULT_TIMEOUT_S = 120.0
+
+
+@dataclass
+class SimJob:
+    level_path: str
+    seed: int
+    policy: str                    # policy for every agent-controlled team
+    frames_dir: str | None = None  # save minimap frames here
+    frame_every: float = 30.0      # seconds of game time between frames
+    gif_path: str | None = None
+
+
+@dataclass
+class SimRun:
+    seed: int
+    policy: str
+    ok: bool
+    winners: list[int] = field(default_factory=list)
+    losers: list[int] = field(default_factory=list)
+    reason: str = ""
+    ended_by: str = ""
+    duration: float = 0.0
+    trace_hash: str = ""
+    error: str | None = None
+    wall_s: float = 0.0
+    events: list[dict] = field(default_factory=list)
+    team_stats: dict[str, Any] = field(default_factory=dict)
+    mobility: dict[str, float] = field(default_factory=dict)   # team -> fraction of mobile units that left spawn
+    frames: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {"seed": self.seed, "policy": self.policy, "ok": self.ok, "winners": self.winners,
+                "losers": self.losers, "reason": self.reason, "ended_by": self.ended_by,
+                "duration": round(self.duration, 1), "trace_hash": self.trace_hash, "error": self.error,
+                "wall_s": round(self.wall_s, 2), "mobility": self.mobility}
+
+
+def _agent_teams(level) -> list[int]:
+    return [t.id for t in level.config.teams if t.controller.type == "agent"]
+
+
+def run_job(job: SimJob) -> SimRun:
+    """Runs in the worker process."""
+    import time
+
+    from engine import Simulation, load_level
+    from engine.agent.policies import make_policy
+
+    t0 = time.perf_counter()
+    try:
+        level = load_level(job.level_path)
+        policies = {team: make_policy(job.policy, team=team, seed=job.seed) for team in _agent_teams(level)}
+        sim = Simulation(level, seed=job.seed, policies=policies)
+        tracker = MobilityTracker(sim.snapshot())
+        images, frames = [], []
+        next_frame, next_sample = 0.0, 0.0
+        while not sim.done:
+            if job.frames_dir and sim.time >= next_frame:
+                images.append(_save_frame(sim, job.frames_dir, frames))
+                next_frame += job.frame_every
+            if sim.time >= next_sample:
+                tracker.update(sim.snapshot())
+                next_sample += 2.0
+            sim.step(15)
+        tracker.update(sim.snapshot())
+        if job.frames_dir:
+            images.append(_save_frame(sim, job.frames_dir, frames, suffix="_end"))
+            if job.gif_path:
+                from engine.render import save_gif
+
+                save_gif(images, job.gif_path, fps=3)
+        result = sim.run()
+        moved = tracker.fractions()
+        d = result.to_dict()
+        return SimRun(seed=job.seed, policy=job.policy, ok=d.get("ended_by") != "error",
+                      winners=list(d.get("winners") or []), losers=list(d.get("losers") or []),
+                      reason=str(d.get("reason", "")), ended_by=str(d.get("ended_by", "")),
+                      duration=float(d.get("duration", 0.0)), trace_hash=str(d.get("trace_hash", "")),
+                      error=d.get("error"), wall_s=time.perf_counter() - t0, events=list(result.trace),
+                      team_stats={str(k): v for k, v in (d.get("team_stats") or {}).items()}, mobility=moved,
+                      frames=frames)
+    except Exception as exc:  # the run fails, the pipeline goes on and reports it
+        return SimRun(seed=job.seed, policy=job.policy, ok=False, error=f"{type(exc).__name__}: {exc}",
+                      wall_s=time.perf_counter() - t0)
+
+
+MOBILE = {CATEGORIES.index(c) for c in ("commander", "bot", "vehicle", "air")}
+
+
+class MobilityTracker:
+    """Per team, the fraction of initially present mobile units that ever got 3+ tiles from their spawn."""
+
+    def __init__(self, snap):
+        mobile = np.isin(snap.category, list(MOBILE))
+        self.start = {int(i): (float(x), float(y), int(t))
+                      for i, x, y, t in zip(snap.ids[mobile], snap.x[mobile], snap.y[mobile], snap.team[mobile])}
+        self.far: dict[int, float] = dict.fromkeys(self.start, 0.0)
+
+    def update(self, snap) -> None:
+        for i, x, y in zip(snap.ids.tolist(), snap.x.tolist(), snap.y.tolist()):
+            if i in self.start:
+                sx, sy, _ = self.start[i]
+                self.far[i] = max(self.far[i], ((x - sx) ** 2 + (y - sy) ** 2) ** 0.5)
+
+    def fractions(self) -> dict[str, float]:
+        by_team: dict[str, list[bool]] = {}
+        for uid, (_, _, team) in self.start.items():
+            by_team.setdefault(str(team), []).append(self.far[uid] >= 3.0)
+        return {t: sum(v) / len(v) for t, v in by_team.items()}
+
+
+def _save_frame(sim, frames_dir: str, frames: list[str], suffix: str = ""):
+    from engine.render import render_minimap
+
+    Path(frames_dir).mkdir(parents=True, exist_ok=True)
+    img = render_minimap(sim.snapshot(), size=512)
+    path = Path(frames_dir) / f"frame_{int(sim.time):04d}{suffix}.png"
+    img.save(path)
+    frames.append(str(path))
+    return img
+
+
+def run_parallel(fn, items: list, *, workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S, on_timeout=None) -> list:
+    """Maps `fn` over `items` in worker processes; an item that overruns `timeout_s` is killed and
+    replaced by `on_timeout(item)`."""
+    if not items:
+        return []
+    ctx = mp.get_context("fork")
+    pool = ctx.Pool(processes=max(1, min(workers, len(items))), maxtasksperchild=4)
+    out = []
+    try:
+        pending = [pool.apply_async(fn, (item,)) for item in items]
+        for item, res in zip(items, pending):
+            try:
+                out.append(res.get(timeout=timeout_s))
+            except mp.TimeoutError:
+                out.append(on_timeout(item) if on_timeout else None)
+    finally:
+        pool.terminate()
+        pool.join()
+    return out
+
+
+def run_many(jobs: list[SimJob], *, workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S) -> list[SimRun]:
+    """Runs simulation jobs in worker processes; a job that overruns is killed and reported."""
+    def killed(job: SimJob) -> SimRun:
+        return SimRun(seed=job.seed, policy=job.policy, ok=False,
+                      error=f"simulation killed after {timeout_s:.0f} s wall clock", wall_s=timeout_s)
+
+    return run_parallel(run_job, jobs, workers=workers, timeout_s=timeout_s, on_timeout=killed)
+
+
+def run_rule_tests_job(rule_dir: str) -> list[dict]:
+    """Runs in the worker process: one rule folder's tests."""
+    from engine.ruletest import run_rule_tests
+
+    try:
+        return [r.to_dict() for r in run_rule_tests(Path(rule_dir))]
+    except Exception as exc:
+        return [{"name": "(all)", "passed": False, "details": [], "error": f"{type(exc).__name__}: {exc}"}]

@@ -1,0 +1,73 @@
+-- static_fortification: at the start, `team` gets a ring of `turrets` turrets of `turret_type` at
+-- `radius` around `center`, an optional outer ring of `walls` walls at `radius + wall_gap`, and an
+-- optional `core_type` structure at the centre tagged `core_tag` (the target to destroy).
+-- Positions off the map or on blocked tiles are skipped and counted in the log.
+-- Params: team, center, radius, turrets, turret_type, walls, wall_type, wall_gap, core_type,
+-- core_tag, tag, phase.
+
+-- A point given as a map spawn name, {x, y} or {x=, y=}; nil when unknown or off the map.
+local function point(p)
+  local x, y
+  if type(p) == "string" then
+    local ok, px, py = pcall(spawn_point, p)
+    if ok then x, y = px, py end
+  elseif type(p) == "table" then
+    x, y = p.x or p[1], p.y or p[2]
+  end
+  if type(x) ~= "number" or type(y) ~= "number" then return nil end
+  local w, h = map_size()
+  if x < 0 or y < 0 or x >= w or y >= h then return nil end
+  return x, y
+end
+
+-- A printable name for a point param (stable across runs, unlike tostring of a table).
+local function label(p)
+  if type(p) == "table" then return tostring(p.x or p[1]) .. "," .. tostring(p.y or p[2]) end
+  return tostring(p)
+end
+
+-- Spawn one unit; a refused position (off the map, blocked terrain) counts as skipped.
+local function place(team, kind, x, y, tag)
+  local w, h = map_size()
+  if x < 0.5 or y < 0.5 or x > w - 0.5 or y > h - 0.5 then return 0 end
+  local ok, ids = pcall(spawn, team, kind, x, y, 1, tag)
+  if ok and type(ids) == "table" then return #ids end
+  return 0
+end
+
+-- Place `n` units evenly on a circle; returns how many were placed.
+local function ring(team, kind, n, cx, cy, r, phase, tag)
+  local placed = 0
+  for i = 0, n - 1 do
+    local a = phase + 2 * math.pi * i / n
+    placed = placed + place(team, kind, cx + r * math.cos(a), cy + r * math.sin(a), tag)
+  end
+  return placed
+end
+
+function on_start()
+  local team = math.floor(tonumber(param("team", 1)) or 1)
+  local center = param("center", nil)
+  local cx, cy = point(center)
+  if cx == nil then
+    local w, h = map_size()
+    cx, cy = w / 2, h / 2
+  end
+  local radius = math.max(1, tonumber(param("radius", 6)) or 6)
+  local n_turrets = math.max(0, math.floor(tonumber(param("turrets", 6)) or 6))
+  local n_walls = math.max(0, math.floor(tonumber(param("walls", 0)) or 0))
+  local turret_type = tostring(param("turret_type", "light_turret"))
+  local wall_type = tostring(param("wall_type", "wall"))
+  local wall_gap = math.max(1, tonumber(param("wall_gap", 2)) or 2)
+  local core_type = param("core_type", nil)
+  local tag = tostring(param("tag", "fortification"))
+  local phase = math.rad(tonumber(param("phase", 0)) or 0)
+
+  local turrets = ring(team, turret_type, n_turrets, cx, cy, radius, phase, tag)
+  local walls = ring(team, wall_type, n_walls, cx, cy, radius + wall_gap, phase + math.pi / math.max(1, n_walls), tag)
+  local core = 0
+  if core_type then core = place(team, tostring(core_type), cx, cy, tostring(param("core_tag", "core"))) end
+  mark(cx, cy, "fortress")
+  log("fortification", {team = team, x = cx, y = cy, at_point = label(center or "map centre"), turrets = turrets,
+                        walls = walls, core = core, skipped = (n_turrets - turrets) + (n_walls - walls)})
+end

@@ -1,0 +1,108 @@
+"""Movement and pathfinding: flow fields route around walls, units never enter cliffs or water."""
+import numpy as np
+import pytest
+
+from engine import Simulation, load_level
+from engine.systems.pathfinding import FlowFieldCache, compute_flow_field
+
+
+def test_flow_field_routes_around_a_wall():
+    p = np.ones((20, 20), dtype=bool)
+    p[2:20, 10] = False                     # wall with a gap at the top
+    f = compute_flow_field(p, 15, 15)
+    x, y, path = 5, 15, []
+    for _ in range(200):
+        if (x, y) == (15, 15):
+            break
+        dx, dy = int(np.sign(f.dir_x[y, x])), int(np.sign(f.dir_y[y, x]))
+        assert (dx, dy) != (0, 0)
+        x, y = x + dx, y + dy
+        assert p[y, x]
+        path.append((x, y))
+    assert (x, y) == (15, 15)
+    assert min(py for _, py in path) <= 1   # went through the gap
+    assert f.dist[15, 5] > 0 and f.dist[15, 15] == 0
+
+
+def test_unreachable_cells_have_no_direction():
+    p = np.ones((16, 16), dtype=bool)
+    p[:, 8] = False
+    f = compute_flow_field(p, 12, 8)
+    assert f.dir_x[8, 2] == 0 and f.dir_y[8, 2] == 0
+
+
+def test_cache_reuses_fields_per_goal_and_version():
+    p = np.ones((16, 16), dtype=bool)
+    c = FlowFieldCache(capacity=2)
+    a = c.get(p, 0, 3, 3)
+    assert c.get(p, 0, 3, 3) is a and c.computed == 1
+    c.get(p, 1, 3, 3)
+    c.get(p, 0, 4, 4)
+    assert c.computed == 3 and len(c._fields) == 2
+
+
+def test_ground_unit_walks_around_cliff_and_never_enters_it(tmp_path, h):
+    rows = h.open_rows()
+    for y in range(4, 32):
+        rows[y] = rows[y][:16] + "#" + rows[y][17:]
+    h.write_map(tmp_path, rows)
+    sim = Simulation(load_level(h.level_dict([h.team(0, [{"type": "light_bot", "x": 8, "y": 20}])]), base_dir=tmp_path))
+    assert sim.issue(0, {"kind": "move", "units": [0], "x": 24, "y": 20}) == (True, None)
+    w = sim.world
+    for _ in range(30 * 40):
+        sim.step()
+        assert w.terrain.ground_ok[int(w.y[0]), int(w.x[0])]
+    assert abs(w.x[0] - 24) < 1.5 and abs(w.y[0] - 20) < 1.5
+    assert w.order[0] == 0  # arrived -> idle
+
+
+def test_orders_reject_bad_destinations(tmp_path, h):
+    rows = h.open_rows()
+    rows[5] = "~" * 32
+    h.write_map(tmp_path, rows)
+    sim = Simulation(load_level(h.level_dict([h.team(0, [{"type": "light_bot", "x": 8, "y": 20},
+                                                        {"type": "fighter", "x": 8, "y": 22},
+                                                        {"type": "solar_collector", "x": 2.5, "y": 2.5}]),
+                                              h.team(1, [{"type": "light_bot", "x": 28, "y": 28}])]), base_dir=tmp_path))
+    assert sim.issue(0, {"kind": "move", "units": [0], "x": 8, "y": 5.5}) == (False, "impassable")
+    assert sim.issue(0, {"kind": "move", "units": [1], "x": 8, "y": 5.5}) == (True, None)  # air over water
+    assert sim.issue(0, {"kind": "move", "units": [0], "x": 99, "y": 5}) == (False, "off_map")
+    assert sim.issue(0, {"kind": "move", "units": [3], "x": 9, "y": 9}) == (False, "not_owner")
+    assert sim.issue(0, {"kind": "move", "units": [42], "x": 9, "y": 9}) == (False, "unknown_unit")
+    assert sim.issue(0, {"kind": "move", "units": [2], "x": 9, "y": 9}) == (False, "not_mobile")
+    assert sim.issue(0, {"kind": "dance", "units": [0]}) == (False, "unknown_order")
+    assert sim.issue(0, {"kind": "move", "units": [0], "x": "a", "y": 1}) == (False, "bad_order")
+    orders = [e for e in sim.trace.events if e["event"] == "order"]
+    assert len(orders) == 8 and orders[0]["error"] == "impassable"
+
+
+def test_units_sharing_a_spot_spread_out(arena, h):
+    sim = Simulation(load_level(h.level_dict([h.team(0, [{"type": "light_bot", "x": 10, "y": 10, "count": 8, "spread": 0}])]),
+                                base_dir=arena))
+    sim.issue(0, {"kind": "move", "units": list(range(8)), "x": 20, "y": 20})
+    sim.step(30 * 10)
+    w = sim.world
+    xy = np.stack([w.x[:8], w.y[:8]], axis=1)
+    d = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(d, 9)
+    assert d.min() > 0.2
+    assert np.hypot(w.x[:8] - 20, w.y[:8] - 20).max() < 3.5
+
+
+def test_patrol_turns_around(arena, h):
+    sim = Simulation(load_level(h.level_dict([h.team(0, [{"type": "light_bot", "x": 5, "y": 10}])]), base_dir=arena))
+    sim.issue(0, {"kind": "patrol", "units": [0], "x": 15, "y": 10})
+    xs = []
+    for _ in range(30 * 12):
+        sim.step()
+        xs.append(sim.world.x[0])
+    assert max(xs) > 13 and xs[-1] < max(xs) - 2
+    assert sim.world.order[0] == 4  # still patrolling
+
+
+@pytest.mark.parametrize("kind", ["move", "fight", "move_force"])
+def test_move_kinds_reach_destination(arena, h, kind):
+    sim = Simulation(load_level(h.level_dict([h.team(0, [{"type": "light_bot", "x": 5, "y": 5}])]), base_dir=arena))
+    sim.issue(0, {"kind": kind, "units": [0], "x": 20, "y": 25})
+    sim.step(30 * 15)
+    assert np.hypot(sim.world.x[0] - 20, sim.world.y[0] - 25) < 1.0

@@ -1,0 +1,114 @@
+"""The Lua rule API bound to the world: callbacks, timers, queries, actions, errors."""
+from engine import Simulation, load_level
+
+
+def run_rule(arena, h, source, teams=None, params=None, until=None, time_limit=60, **kw):
+    (arena / "rule.lua").write_text(source)
+    teams = teams or [h.team(0, [{"type": "light_bot", "x": 5, "y": 5}]), h.team(1, [{"type": "scout", "x": 28, "y": 28}])]
+    lv = load_level(h.level_dict(teams, rules=[{"id": "r", "script": "rule.lua", "params": params or {}}],
+                                 switches={"time_limit": time_limit}, **kw), base_dir=arena)
+    sim = Simulation(lv, seed=3)
+    return sim, sim.run(until=until)
+
+
+def logs(res, name=None):
+    return [e for e in res.trace if e["event"] == "rule_log" and (name is None or e["name"] == name)]
+
+
+def test_timers_queries_and_log(arena, h):
+    src = """
+    function on_start()
+      local w, h = map_size()
+      local x, y = spawn_point("east")
+      log("start", {w = w, h = h, x = x, teams = #teams(), p = param("n", 7), q = param("missing", "dflt")})
+      every(2, function() log("tick", {t = time(), n = #units(0)}) end)
+      at(5, function() log("at5", {t = time()}) end)
+    end
+    """
+    sim, res = run_rule(arena, h, src, until=6.5)
+    start = logs(res, "start")[0]["fields"]
+    assert start == {"w": 32, "h": 32, "x": 27.5, "teams": 2, "p": 7, "q": "dflt"}
+    assert [e["t"] for e in logs(res, "tick")] == [2.0, 4.0, 6.0]
+    assert logs(res, "at5")[0]["fields"]["t"] == 5.0
+
+
+def test_spawn_order_and_unit_callbacks(arena, h):
+    src = """
+    function on_start()
+      local ids = spawn(1, "light_bot", 10, 5, 3, "raid")
+      order(ids, "fight", 5, 5)
+      log("spawned", {n = #ids, tagged = #units(1, {tag = "raid"})})
+    end
+    function on_unit_created(u) log("created", {type = u.type, tag = u.tag}) end
+    function on_unit_destroyed(u) log("destroyed", {id = u.id, team = u.team}) end
+    """
+    sim, res = run_rule(arena, h, src, until=20)
+    assert logs(res, "spawned")[0]["fields"] == {"n": 3, "tagged": 3}
+    assert [e["fields"]["tag"] for e in logs(res, "created")] == ["raid"] * 3
+    assert any(e["fields"]["team"] == 0 for e in logs(res, "destroyed"))
+    assert sum(1 for e in res.trace if e["event"] == "spawn" and e["source"] == "rule") == 3
+
+
+def test_area_trigger_fires_once_per_unit(arena, h):
+    src = """
+    function on_start()
+      order(units(0)[1].id, "move", 20, 5)
+      on_area_entered(15, 5, 2, function(u) log("entered", {id = u.id}); mark(15, 5, "reached") end, 0)
+    end
+    """
+    sim, res = run_rule(arena, h, src, until=15)
+    assert [e["fields"]["id"] for e in logs(res, "entered")] == [0]
+    assert sim.snapshot().markers[0].label == "reached"
+
+
+def test_win_message_resources_and_random(arena, h):
+    src = """
+    function on_start()
+      give_resources(0, 100, 5)
+      local r = resources(0)
+      message("go", 0)
+      log("r", {m = r.metal, e = r.energy, a = random_int(1, 6), b = random()})
+      at(3, function() win(0, "done") end)
+    end
+    """
+    sim, res = run_rule(arena, h, src)
+    assert res.ended_by == "rule" and res.winners == [0] and res.reason == "r: done" and res.duration == 3.0
+    f = logs(res, "r")[0]["fields"]
+    assert f["m"] == 100 and f["e"] == 5 and 1 <= f["a"] <= 6 and 0 <= f["b"] < 1
+    assert any(e["event"] == "message" and e["text"] == "go" for e in res.trace)
+    _, again = run_rule(arena, h, src)
+    assert logs(again, "r")[0]["fields"] == f      # seeded
+
+
+def test_lose_leaves_other_alliance_winning(arena, h):
+    _, res = run_rule(arena, h, "function on_start() at(1, function() lose(1, 'gave up') end) end")
+    assert res.winners == [0] and res.losers == [1] and res.ended_by == "rule"
+
+
+def test_set_controller_from_rule(arena, h):
+    src = """function on_start() set_controller(0, {type = "ai", behaviour = "waves", target = {x = 25, y = 5}}) end"""
+    sim, res = run_rule(arena, h, src, until=3)
+    assert sim.world.order[0] == 3 or sim.world.x[0] > 6
+
+
+def test_runtime_error_ends_run_with_script_and_line(arena, h):
+    src = "function on_start()\n  every(1, function()\n    local x = nil\n    return x.field\n  end)\nend\n"
+    sim, res = run_rule(arena, h, src)
+    assert res.ended_by == "error" and res.duration == 1.0
+    assert res.error.startswith("r:4:") and "index a nil value" in res.error
+    assert res.trace[-1]["event"] == "end"
+
+
+def test_hostile_script_is_stopped(arena, h):
+    sim, res = run_rule(arena, h, "function on_start()\n  at(2, function()\n    while true do end\n  end)\nend\n")
+    assert res.ended_by == "error" and res.error.startswith("r:3:") and "budget" in res.error
+
+
+def test_bad_api_arguments_are_script_errors(arena, h):
+    sim, res = run_rule(arena, h, 'function on_start()\n  spawn(0, "tank9", 3, 3)\nend\n')
+    assert res.ended_by == "error" and "unknown unit type 'tank9'" in res.error and res.error.startswith("r:2:")
+
+
+def test_compile_error_ends_run(arena, h):
+    sim, res = run_rule(arena, h, "function on_start(\n")
+    assert res.ended_by == "error" and res.error.startswith("r:") and res.duration == 0.0

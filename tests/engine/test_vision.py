@@ -1,0 +1,39 @@
+"""Fog of war: sight discs, allied sharing, and that unseen enemies are not targeted."""
+from engine import Simulation, load_level
+
+
+def make(arena, h, teams, fog=True):
+    return Simulation(load_level(h.level_dict(teams, switches={"fog_of_war": fog}), base_dir=arena))
+
+
+def test_sight_disc_and_visible_units(arena, h):
+    sim = make(arena, h, [h.team(0, [{"type": "light_bot", "x": 5.5, "y": 5.5}]),
+                          h.team(1, [{"type": "light_bot", "x": 12.5, "y": 5.5}, {"type": "light_bot", "x": 28.5, "y": 28.5}])])
+    grid = sim.vision.grids[0]
+    assert grid[5, 5] and grid[5, 14] and not grid[5, 20] and not grid[28, 28]   # light_bot sight 9
+    assert sim.visible_units(0).tolist() == [0, 1]
+    assert sim.snapshot().visible[0].shape == (32, 32)
+
+
+def test_allies_share_vision(arena, h):
+    sim = make(arena, h, [h.team(0, [{"type": "light_bot", "x": 5.5, "y": 5.5}], allies=[2]),
+                          h.team(1, [{"type": "light_bot", "x": 28.5, "y": 28.5}]),
+                          h.team(2, [{"type": "scout", "x": 26.5, "y": 26.5}])])
+    assert 1 in sim.visible_units(0).tolist()
+
+
+def test_unseen_enemies_are_not_targeted(arena, h):
+    # artillery (range 12) sees only 9 tiles: a wall 11 tiles away stays untouched under fog
+    teams = [h.team(0, [{"type": "artillery_bot", "x": 5.5, "y": 10.5}]), h.team(1, [{"type": "wall", "x": 16.5, "y": 10.5}])]
+    fog = make(arena, h, teams, fog=True)
+    fog.step(60)
+    assert fog.world.hp[1] == fog.world.max_hp[1]
+    clear = make(arena, h, teams, fog=False)
+    clear.step(60)
+    assert clear.world.hp[1] < clear.world.max_hp[1]
+
+
+def test_fog_off_sees_everything(arena, h):
+    sim = make(arena, h, [h.team(0, []), h.team(1, [{"type": "light_bot", "x": 28.5, "y": 28.5}])], fog=False)
+    assert sim.visible_units(0).tolist() == [0]
+    assert sim.snapshot().visible == {}
