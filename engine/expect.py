@@ -18,8 +18,10 @@ agent that has to fix the rule or the level.
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 EVENT_KINDS = ("spawn", "death", "rule_log", "message", "win", "lose", "order", "end")
@@ -73,8 +75,8 @@ def evaluate(expectations: Iterable[Mapping], result: Any, map_size: tuple[float
 def check(expectation: Mapping, result: Any, map_size: tuple[float, float] | None = None) -> ExpectationResult:
     """Check one expectation; a malformed one yields a failed result naming the problem."""
     run = result if isinstance(result, RunView) else as_run_view(result)
+    problems = validate(expectation)
     exp = dict(expectation) if isinstance(expectation, Mapping) else {"invalid": expectation}
-    problems = validate(exp)
     if problems:
         return ExpectationResult(exp, False, "invalid expectation: " + "; ".join(problems), _safe_describe(exp))
     if "result" in exp:
@@ -457,9 +459,6 @@ def _object_fields(obj: Any) -> dict:
 
 
 def _read_jsonl(path: Any) -> list[dict]:
-    import json
-    from pathlib import Path
-
     return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
 
 

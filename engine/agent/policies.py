@@ -112,6 +112,7 @@ class RandomPolicy(Policy):
         w = sim.world
         mine = w.select(team=self.team)
         mobile = mine[(w.speed[mine] > 0)]
+        self.iface.squads.prune(sim)       # only squads that still have units are candidates
         kind = int(self.rng.integers(5))
         if kind == 0 and mobile.size:
             units = self.rng.choice(mobile, size=min(mobile.size, int(self.rng.integers(1, 4))), replace=False)
@@ -137,9 +138,9 @@ class RandomPolicy(Policy):
     def _point(self, sim) -> tuple[float, float] | None:
         t = sim.world.terrain
         for _ in range(20):
-            x, y = self.rng.uniform(0, t.width), self.rng.uniform(0, t.height)
-            if t.ground_ok[int(y), int(x)]:
-                return round(float(x), 1), round(float(y), 1)
+            x, y = int(self.rng.integers(t.width)), int(self.rng.integers(t.height))
+            if t.ground_ok[y, x]:
+                return x + 0.5, y + 0.5
         return None
 
     def _affordable(self, sim) -> bool:

@@ -49,10 +49,10 @@ _OTHER_CHUNK = re.compile(r'^\[string "[^"]*"\]:\d+: ')  # positions inside the 
 # Runs once per runtime with the full standard library; everything it keeps is reachable
 # from the script only through the functions it deliberately puts into `env`.
 _BOOTSTRAP = r"""
-local script_source, interval, budget, now, budget_msg, clock_msg,
+local script_source, interval, budget, now, budget_msg, clock_msg, memory_msg,
       MAX_STRING, MAX_PATTERN, MAX_WORK, BIG_WORK, MAX_TABLE_LEN = ...
 
-local sethook, gethook, getinfo = debug.sethook, debug.gethook, debug.getinfo
+local sethook, getinfo = debug.sethook, debug.getinfo
 local co_create, co_resume, co_close, running = coroutine.create, coroutine.resume, coroutine.close, coroutine.running
 local error, type, pcall, select, rawget, tostring = error, type, pcall, select, rawget, tostring
 local real_setmetatable, getmetatable = setmetatable, getmetatable
@@ -69,6 +69,7 @@ local hook
 
 -- Make the current thread fail on every instruction from now on and raise the abort.
 local function abort(reason)
+  sethook(running(), hook, "", 1)  -- first: what follows may itself run out of memory
   if not S.aborted then
     S.aborted = reason
     for level = 3, 40 do  -- first script frame above abort/hook/wrappers
@@ -77,21 +78,33 @@ local function abort(reason)
       if info.source == script_source and info.currentline > 0 then S.line = info.currentline; break end
     end
   end
-  sethook(running(), hook, "", 1)
   error(S.aborted, 3)
 end
 
-hook = function()
-  local co = running()
-  if S.aborted then
-    sethook(co, hook, "", 1)
-    error(S.aborted, 2)
+-- Out of memory is a hard limit too: pcall/xpcall/resume must not let a script retry (each
+-- retry forces an emergency GC, so a retry loop would crawl until the wall clock).
+local OUT_OF_MEMORY = "not enough memory"
+local function no_oom(ok, ...)
+  if not ok and ... == OUT_OF_MEMORY then abort(memory_msg) end
+  return ok, ...
+end
+
+-- Raise `msg` at the innermost script line (wrappers sit between the script and the error).
+local function fail(msg)
+  for level = 2, 40 do
+    local info = getinfo(level, "Sl")
+    if not info then break end
+    if info.source == script_source and info.currentline > 0 then error(msg, level) end
   end
-  local _, _, count = gethook(co)
-  if count ~= interval then  -- left in abort mode by an earlier call: back to normal
-    sethook(co, hook, "", interval)
-    remaining = remaining - count
-    return
+  error(msg, 0)
+end
+
+-- Only threads that are already failing run in abort mode (count 1), so they never execute
+-- again; the main thread is put back to normal by Python after each failed call.
+hook = function()
+  if S.aborted then
+    sethook(running(), hook, "", 1)
+    error(S.aborted, 2)
   end
   remaining = remaining - interval
   if remaining <= 0 then abort(budget_msg)
@@ -106,6 +119,7 @@ local function finish(ok, ...)
   if ok then return true, ... end
   local err = ...
   if type(err) == "number" then err = tostring(err)
+  elseif type(err) == "userdata" then err = tostring(err)  -- a Python exception from lupa
   elseif type(err) ~= "string" then err = "(error object is a " .. type(err) .. " value)" end
   return false, err
 end
@@ -130,11 +144,11 @@ end
 
 -- API functions: Python returns (true, results...) or (false, message [, fatal]).
 local function api_result(ok, status, ...)
-  if not ok then error(type(status) == "string" and status or tostring(status), 2) end
+  if not ok then fail(type(status) == "string" and status or tostring(status)) end
   if status then return ... end
   local msg, fatal = ...
   if fatal then abort(msg) end
-  error(msg, 2)
+  fail(msg)
 end
 local function wrap_api(pyfn)
   return function(...) return api_result(pcall(pyfn, ...)) end
@@ -144,7 +158,7 @@ end
 local function pattern_check(fname, s, p, init)
   if type(p) ~= "string" or (type(s) ~= "string" and type(s) ~= "number") then return end
   if #p > MAX_PATTERN then
-    error("string." .. fname .. ": pattern longer than " .. MAX_PATTERN .. " characters", 3)
+    fail("string." .. fname .. ": pattern longer than " .. MAX_PATTERN .. " characters")
   end
   -- Worst-case backtracking: each quantifier (also %b and back-references) can multiply
   -- the work by the subject length.
@@ -157,7 +171,7 @@ local function pattern_check(fname, s, p, init)
   for i = 1, k do f = f * i; work = work * (n + 1) end
   work = work / f
   if work > MAX_WORK then
-    error("string." .. fname .. ": pattern too complex for a subject of " .. n .. " characters", 3)
+    fail("string." .. fname .. ": pattern too complex for a subject of " .. n .. " characters")
   end
   -- many big calls between two hook firings could otherwise overrun the wall clock
   if work > BIG_WORK and now() > deadline then abort(clock_msg) end
@@ -165,7 +179,7 @@ end
 
 local function result_check(fname, r)
   if type(r) == "string" and #r > MAX_STRING then
-    error("string." .. fname .. ": result longer than " .. MAX_STRING .. " bytes", 3)
+    fail("string." .. fname .. ": result longer than " .. MAX_STRING .. " bytes")
   end
   return r
 end
@@ -184,7 +198,7 @@ sstring.rep = function(s, n, sep)
   if type(n) == "number" and (type(s) == "string" or type(s) == "number") and n > 0 then
     local size = #tostring(s) * n
     if type(sep) == "string" then size = size + #sep * (n - 1) end
-    if size > MAX_STRING then error("string.rep: result longer than " .. MAX_STRING .. " bytes", 2) end
+    if size > MAX_STRING then fail("string.rep: result longer than " .. MAX_STRING .. " bytes") end
     if size > BIG_WORK and now() > deadline then abort(clock_msg) end
   end
   return s_rep(s, n, sep)
@@ -201,7 +215,7 @@ smt.__metatable = {__index = sstring}
 -- With __len/__index/__newindex tricks insert/remove/move can loop in C without allocating.
 local function len_check(fname, t)
   if type(t) == "table" and #t > MAX_TABLE_LEN then
-    error("table." .. fname .. ": table longer than " .. MAX_TABLE_LEN .. " elements", 3)
+    fail("table." .. fname .. ": table longer than " .. MAX_TABLE_LEN .. " elements")
   end
 end
 local stable = {pack = table.pack}
@@ -212,24 +226,26 @@ stable.unpack = function(t, i, j) len_check("unpack", t); return t_unpack(t, i, 
 stable.concat = function(t, sep, i, j)
   len_check("concat", t)
   local r = t_concat(t, sep, i, j)
-  if #r > MAX_STRING then error("table.concat: result longer than " .. MAX_STRING .. " bytes", 2) end
+  if #r > MAX_STRING then fail("table.concat: result longer than " .. MAX_STRING .. " bytes") end
   return r
 end
 stable.move = function(a1, f, e, t, a2)
   if type(f) == "number" and type(e) == "number" and e - f > MAX_TABLE_LEN then
-    error("table.move: range longer than " .. MAX_TABLE_LEN .. " elements", 2)
+    fail("table.move: range longer than " .. MAX_TABLE_LEN .. " elements")
   end
   return t_move(a1, f, e, t, a2)
 end
 
 ------------------------------------------------------------------ coroutines, hooked
 local function hooked_create(f)
+  if S.aborted then abort(S.aborted) end
   local co = co_create(f)
-  sethook(co, hook, "", S.aborted and 1 or interval)
+  sethook(co, hook, "", interval)
   return co
 end
 local function wrap_result(co, ok, ...)
   if ok then return ... end
+  no_oom(ok, ...)
   co_close(co)
   error((...), 0)
 end
@@ -239,19 +255,29 @@ local scoroutine = {
     local co = hooked_create(f)
     return function(...) return wrap_result(co, co_resume(co, ...)) end
   end,
-  resume = co_resume, yield = coroutine.yield, status = coroutine.status,
+  resume = function(...) return no_oom(co_resume(...)) end, yield = coroutine.yield, status = coroutine.status,
   running = running, isyieldable = coroutine.isyieldable, close = co_close,
 }
 
 ------------------------------------------------------------------ the environment
-for _, k in ipairs{"assert", "error", "ipairs", "next", "pairs", "pcall", "select", "tonumber",
-                   "tostring", "type", "xpcall", "getmetatable", "rawequal", "rawget",
+for _, k in ipairs{"assert", "error", "ipairs", "next", "pairs", "select", "tonumber",
+                   "tostring", "type", "getmetatable", "rawequal", "rawget",
                    "rawlen", "rawset", "_VERSION"} do
   env[k] = _G[k]
 end
+-- An error raised inside a hook calls xpcall's message handler while hooks are still off:
+-- an unguarded handler could loop forever. Aborts are the only errors the hook raises.
+local real_xpcall = xpcall
+env.xpcall = function(f, handler, ...)
+  return no_oom(real_xpcall(f, function(...)
+    if S.aborted then return S.aborted end
+    return handler(...)
+  end, ...))
+end
+env.pcall = function(...) return no_oom(pcall(...)) end
 env.setmetatable = function(t, mt)
   if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
-    error("__gc metamethods are not allowed", 2)
+    fail("__gc metamethods are not allowed")
   end
   return real_setmetatable(t, mt)
 end
@@ -263,7 +289,7 @@ env.string, env.table, env.math, env.utf8, env.coroutine = sstring, stable, smat
 env.unpack = stable.unpack
 env._G = env
 
-return S, env, enter, compile, wrap_api
+return S, env, enter, compile, wrap_api, hook
 """
 
 # A print() for scripts: formats like Lua's print, then goes through the output cap.
@@ -319,15 +345,17 @@ class LuaSandbox:
         )
         self._table_from = lua.table_from
         try:
-            state, env, enter, compile_, wrap_api = lua.execute(
+            state, env, enter, compile_, wrap_api, self._hook = lua.execute(
                 _BOOTSTRAP, "=" + name, min(HOOK_INTERVAL, max(1, instruction_budget)),
                 instruction_budget, time.monotonic, "instruction budget exceeded",
-                f"wall-clock limit ({wall_clock_s:g} s) exceeded",
+                f"wall-clock limit ({wall_clock_s:g} s) exceeded", self._mem_msg,
                 MAX_STRING, MAX_PATTERN, MAX_PATTERN_WORK, BIG_WORK, MAX_TABLE_LEN)
         except lua54.LuaMemoryError:
             raise RuleScriptError(name, self._mem_msg) from None
         self._state, self._env, self._enter = state, env, enter
         self._rawget = lua.globals().rawget
+        self._sethook = lua.globals().debug.sethook  # a C function: runs no hooked code
+        self._hook_interval = min(HOOK_INTERVAL, max(1, instruction_budget))
 
         output_names = set(output_functions)
         for api_name, fn in api.items():
@@ -384,7 +412,9 @@ class LuaSandbox:
         reason = state["aborted"]
         if reason:
             line = state["line"] or None
-            state["aborted"] = state["line"] = False  # hooks return to normal lazily
+            state["aborted"] = state["line"] = False
+            # the main thread was left failing on every instruction
+            self._sethook(self._hook, "", self._hook_interval)
             raise RuleScriptError(self.name, reason, line) from None
         if message == _OUT_OF_MEMORY:
             raise RuleScriptError(self.name, self._mem_msg) from None

@@ -9,9 +9,10 @@ class PM(Agent):
     role = "pm"
 
     def gate(self, stage: str, verdict: Verdict, history: list[dict], attempts: int, budget: int,
-             total: int, total_budget: int) -> MetaFeedback:
+             total: int, total_budget: int, signatures: list[str]) -> MetaFeedback:
         return self.ask("pm.meta_feedback", MetaFeedback, stage=stage, inputs={
             "stage": stage, "verdict": verdict.model_dump(mode="json"), "history": history[-8:],
+            "signatures": signatures,
             "attempts": attempts, "budget": budget, "total_iterations": total, "total_budget": total_budget})
 
     def retrospective(self, feedback_log: list[dict], rubrics: dict[str, list[dict]]) -> Retrospective:

@@ -2,7 +2,7 @@
 
 The source files under the KB root are the truth; the chromadb index under `<root>/chroma` is
 derived from them and rebuilt whenever a manifest hash of the sources no longer matches (hand
-edits, a crashed commit, a new checkout). Layout (ids match ^[a-z0-9][a-z0-9_.-]*$):
+edits, a crashed commit, a new checkout). Layout (ids match ^[A-Za-z0-9][A-Za-z0-9_.-]*$):
 
     gdds/<id>.json             GddRecord: id, title, summary, text (embedded), concepts, rule_ids,
                                level_id, provenance, gdd (the full GDD)
@@ -42,7 +42,7 @@ from genesis.kb.embedding import MiniLMEmbedding
 
 COLLECTIONS = ("gdds", "rules", "levels", "lessons")
 INDEX_FORMAT = 1  # bump when documents/metadata derived from the sources change
-ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # filesystem-safe; seed levels use e.g. "FS-F"
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "kb"
 
 

@@ -49,12 +49,13 @@ def _defense_army(c: Concepts) -> list[UnitPlacement]:
 GROUP_OFFSETS = [(0, 0), (0, 5), (0, -5), (5, 0), (-5, 0), (5, 5), (-5, -5), (5, -5), (-5, 5)]
 
 
-def _spread(m, groups: list[UnitPlacement], center: tuple[float, float], taken: list) -> list[UnitPlacement]:
+def _spread(m, groups: list[UnitPlacement], center: tuple[float, float], taken: list,
+            safe: bool = False) -> list[UnitPlacement]:
     """Gives each unit group its own spot near `center` so groups placed in rings never overlap."""
     out = []
     for k, g in enumerate(groups):
         dx, dy = GROUP_OFFSETS[k % len(GROUP_OFFSETS)]
-        x, y = G.passable_near(m, center[0] + dx, center[1] + dy, taken, clearance=4.0)
+        x, y = G.passable_near(m, center[0] + dx, center[1] + dy, taken, clearance=4.0, main_region_only=safe)
         taken.append((x, y))
         out.append(g.model_copy(update={"at": None, "x": round(x, 1), "y": round(y, 1)}))
     return out
@@ -79,8 +80,14 @@ def _requirements(brief: Brief, expects: dict[str, list[dict]]) -> list[Requirem
     return out
 
 
+def _trapped(guidance: list[str]) -> bool:
+    """The PM reported units trapped at their spawn: place only where units can leave."""
+    return any("trapped" in g for g in guidance)
+
+
 def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     map_ref = _map_for(c)
+    safe = _trapped(guidance)
     m = G.load(map_ref)
     base_name, base = G.base_point(m)
     fronts = G.pick_fronts(m, base, c.fronts or 2)
@@ -90,11 +97,11 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     n_obj = c.objectives or len(fronts)
     for i in range(n_obj):
         front = sp[fronts[i % len(fronts)]]
-        x, y = G.passable_near(m, *G.lerp(base, front, 0.45 if i < len(fronts) else 0.15), taken, 3.0)
+        x, y = G.passable_near(m, *G.lerp(base, front, 0.45 if i < len(fronts) else 0.15), taken, 3.0, safe)
         taken.append((x, y))
         objectives.append(UnitPlacement(type=c.objective_type or "metal_storage", x=round(x, 1), y=round(y, 1),
                                         tag=OBJECTIVE_TAG))
-    army = _spread(m, _defense_army(c), base, taken)
+    army = _spread(m, _defense_army(c), base, taken, safe)
     strength = 1.0 + 0.35 * sum("stronger" in g or "harder" in g for g in guidance) \
         - 0.25 * sum("weaker" in g or "easier" in g for g in guidance)
     times = list(c.wave_times) or [round(45 + i * 60) for i in range(c.waves or len(fronts))]

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from engine.maps import load_map, terrain_array
+from engine.maps import label_regions, load_map, terrain_array
 from engine.schema.level import MapRef
 from engine.schema.mapdata import MapData
 from engine.snapshot import BRIDGE, GROUND
@@ -52,10 +52,16 @@ def pick_fronts(m: MapData, origin: tuple[float, float], n: int) -> list[str]:
     return [name for name, _ in chosen]
 
 
-def passable_near(m: MapData, x: float, y: float, taken: list[tuple[float, float]], clearance: float = 2.5) -> tuple[float, float]:
-    """The nearest ground tile centre to (x, y) that keeps `clearance` from every taken point."""
+def passable_near(m: MapData, x: float, y: float, taken: list[tuple[float, float]], clearance: float = 2.5,
+                  main_region_only: bool = False) -> tuple[float, float]:
+    """The nearest ground tile centre to (x, y) that keeps `clearance` from every taken point;
+    with `main_region_only`, only tiles of the largest connected ground region qualify."""
     terrain = terrain_array(m)
     ok = (terrain == GROUND) | (terrain == BRIDGE)
+    if main_region_only:
+        labels, n = label_regions(ok)
+        if n:
+            ok = labels == int(np.argmax(np.bincount(labels.ravel())[1:]) + 1)
     ys, xs = np.nonzero(ok)
     cx, cy = xs + 0.5, ys + 0.5
     d = (cx - x) ** 2 + (cy - y) ** 2

@@ -46,6 +46,10 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
     if attempts >= budget or total >= total_budget:
         return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]
                             reason=f"iteration budget spent at stage {stage} ({attempts}/{budget}, total {total}/{total_budget})")
+    if stage == "level" and "immobile_units" in inputs.get("signatures", []):
+        return MetaFeedback(decision="rollback", target_stage="gdd", guidance=[
+            "units are trapped at their spawn and never move: place every mobile group where it can leave its spawn",
+            *reasons], reason="the reference policy could not move its units")
     if stage == "level":
         guidance = []
         if "outcome_discrimination" in ids:

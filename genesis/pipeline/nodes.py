@@ -302,14 +302,16 @@ class Nodes:
             verdict = Verdict.model_validate(state["verdicts"][stage])
             attempts = state.get("attempts", {}).get(stage, 0) + 1
             total = state.get("iterations", 0) + 1
+            entry = None if verdict.passed else self._feedback_entry(state, stage, verdict)
             try:
-                mf = self.ctx.pm.gate(stage, verdict, state.get("decisions", []), attempts, STAGE_BUDGET, total, TOTAL_BUDGET)
+                mf = self.ctx.pm.gate(stage, verdict, state.get("decisions", []), attempts, STAGE_BUDGET, total,
+                                      TOTAL_BUDGET, entry["signatures"] if entry else [])
             except ModelCallError as exc:
                 return {"status": "failed", "stop_reason": f"PM failed at {stage}: {exc}", "route": "finalize"}
             decision = {"stage": stage, "attempt": attempts, **mf.model_dump(mode="json")}
             update: dict[str, Any] = {"attempts": {stage: attempts}, "iterations": total, "decisions": [decision]}
-            if not verdict.passed:
-                update["feedback"] = [self._feedback_entry(state, stage, verdict)]
+            if entry:
+                update["feedback"] = [entry]
             self.ctx.say(stage, f"PM: {mf.decision} -> {mf.target_stage} ({mf.reason})")
             if mf.decision == "advance":
                 update["route"] = {"gdd": "write_rules", "rules": "assemble_level", "level": "evolve"}[stage]

@@ -1,7 +1,8 @@
 -- static_fortification: at the start, `team` gets a ring of `turrets` turrets of `turret_type` at
 -- `radius` around `center`, an optional outer ring of `walls` walls at `radius + wall_gap`, and an
 -- optional `core_type` structure at the centre tagged `core_tag` (the target to destroy).
--- Positions off the map or on blocked tiles are skipped and counted in the log.
+-- Ring positions off the map are skipped and counted in the log; the engine moves positions on
+-- blocked terrain to the nearest free spot.
 -- Params: team, center, radius, turrets, turret_type, walls, wall_type, wall_gap, core_type,
 -- core_tag, tag, phase.
 
@@ -26,13 +27,11 @@ local function label(p)
   return tostring(p)
 end
 
--- Spawn one unit; a refused position (off the map, blocked terrain) counts as skipped.
+-- Spawn one unit unless (x, y) is off the map; returns how many were placed (0 or 1).
 local function place(team, kind, x, y, tag)
   local w, h = map_size()
   if x < 0.5 or y < 0.5 or x > w - 0.5 or y > h - 0.5 then return 0 end
-  local ok, ids = pcall(spawn, team, kind, x, y, 1, tag)
-  if ok and type(ids) == "table" then return #ids end
-  return 0
+  return #spawn(team, kind, x, y, 1, tag)
 end
 
 -- Place `n` units evenly on a circle; returns how many were placed.

@@ -1,0 +1,94 @@
+"""End-to-end generation with the offline backend: success, fast-track, bad input, interruption."""
+import json
+
+import pytest
+
+from genesis.pipeline import runner
+from genesis.pipeline.runner import QueryError, resume, start
+from tests.genesis.conftest import tree_hash
+
+QUERY = "defend two fronts with staggered waves"
+
+
+def test_two_fronts_playable_with_evidence_then_similar_query_fast_tracks(tmp_path, seed_dirs):
+    kb, rubrics = seed_dirs
+    out = start(QUERY, out=tmp_path / "a", kb_root=kb, rubrics_root=rubrics)
+    v = out.validation
+    assert out.status == "playable" and v["playable"] is True, v.get("reason")
+    assert v["backend"]["designer"] == "offline"
+    for name in ("brief.json", "gdd.json", "gdd.md", "level.json", "validation.json", "replay.gif", "report.html",
+                 "transcript.jsonl"):
+        assert (out.out_dir / name).exists(), name
+    assert list((out.out_dir / "rules").glob("*.lua")) and list((out.out_dir / "frames").glob("*.png"))
+    evidence = {e["id"]: e for e in v["requirements"]}
+    assert evidence["fronts"]["passed"] and "2 distinct sectors" in evidence["fronts"]["detail"]
+    assert evidence["staggered"]["passed"] and "2 time clusters" in evidence["staggered"]["detail"]
+    policies = {r["policy"] for r in v["simulation_runs"]}
+    assert policies == {"reference", "idle"}
+    assert v["evolution"]["committed"]["gdd"]
+    calls = [json.loads(l) for l in (out.out_dir / "transcript.jsonl").read_text().splitlines()]
+    assert {c["role"] for c in calls} >= {"designer", "analyst", "developer", "pm"}
+
+    second = start("hold two fronts against staggered waves", out=tmp_path / "b", kb_root=kb, rubrics_root=rubrics)
+    assert second.status == "playable", second.validation.get("reason")
+    assert second.validation["fast_tracked"] is True
+    assert second.validation["kb_match"]["id"] == v["evolution"]["committed"]["gdd"]
+    assert "gdd" not in second.validation["stages"]  # stages 2 and 3 were skipped
+
+
+@pytest.mark.parametrize("query", ["", "   \n\t ", "x" * 20_000])
+def test_empty_or_huge_query_is_rejected_before_anything_runs(tmp_path, query):
+    with pytest.raises(QueryError):
+        start(query, out=tmp_path / "q")
+    assert not (tmp_path / "q").exists()
+
+
+@pytest.mark.parametrize("query,why", [("bake a cake", "game words"), ("守住两条战线，敌人分批进攻", "English")])
+def test_non_game_and_non_english_are_refused_and_nothing_changes(tmp_path, seed_dirs, query, why):
+    kb, rubrics = seed_dirs
+    before = tree_hash(kb), tree_hash(rubrics)
+    out = start(query, out=tmp_path / "r", kb_root=kb, rubrics_root=rubrics)
+    assert out.status == "refused" and why in out.validation["reason"]
+    assert (tmp_path / "r" / "validation.json").exists() and (tmp_path / "r" / "report.html").exists()
+    assert (tree_hash(kb), tree_hash(rubrics)) == before
+
+
+class GarbageBrain:
+    def respond(self, skill, inputs, schema):
+        return {"this is": "not the schema"}
+
+
+def test_model_garbage_stops_with_a_clear_verdict(tmp_path, seed_dirs, monkeypatch):
+    kb, rubrics = seed_dirs
+    before = tree_hash(kb)
+    monkeypatch.setattr(runner, "OfflineBrain", GarbageBrain)
+    out = start(QUERY, out=tmp_path / "g", kb_root=kb, rubrics_root=rubrics)
+    assert out.status == "failed" and "designer.clarify" in out.validation["reason"]
+    attempts = [json.loads(l) for l in (tmp_path / "g" / "transcript.jsonl").read_text().splitlines()]
+    assert len(attempts) >= 2 and not any(a["ok"] for a in attempts)  # retried, every attempt recorded
+    assert tree_hash(kb) == before
+
+
+def test_unreachable_model_fails_cleanly(tmp_path, seed_dirs):
+    kb, rubrics = seed_dirs
+    out = start(QUERY, out=tmp_path / "u", kb_root=kb, rubrics_root=rubrics,
+                model_cli={"model": "openai/none", "api_base": "http://127.0.0.1:9/v1", "timeout": 2, "max_retries": 0})
+    assert out.status == "failed" and "stage 1" in out.validation["reason"]
+
+
+def test_interrupt_keeps_kb_untouched_and_resume_finishes(tmp_path, seed_dirs):
+    kb, rubrics = seed_dirs
+    before = tree_hash(kb)
+
+    def ctrl_c(stage, message):
+        if stage == "level":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        start(QUERY, out=tmp_path / "i", kb_root=kb, rubrics_root=rubrics, progress=ctrl_c)
+    assert tree_hash(kb) == before
+    assert (tmp_path / "i" / "gdd.json").exists()
+    run_id = json.loads((tmp_path / "i" / "run.json").read_text())["run_id"]
+    done = resume(str(tmp_path / "i"))
+    assert done.run_id == run_id and done.status == "playable", done.validation.get("reason")
+    assert tree_hash(kb) != before  # the verified scenario was committed once it finished
