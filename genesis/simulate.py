@@ -101,11 +101,12 @@ def run_job(job: SimJob) -> SimRun:
                       wall_s=time.perf_counter() - t0)
 
 
+LEFT_SPAWN_TILES = 8.0  # a unit that never got this far from its spawn stayed put (or was trapped)
 MOBILE = {CATEGORIES.index(c) for c in ("commander", "bot", "vehicle", "air")}
 
 
 class MobilityTracker:
-    """Per team, the fraction of initially present mobile units that ever got 3+ tiles from their spawn."""
+    """Per team, the fraction of initially present mobile units that ever got LEFT_SPAWN_TILES from their spawn."""
 
     def __init__(self, snap):
         mobile = np.isin(snap.category, list(MOBILE))
@@ -122,7 +123,7 @@ class MobilityTracker:
     def fractions(self) -> dict[str, float]:
         by_team: dict[str, list[bool]] = {}
         for uid, (_, _, team) in self.start.items():
-            by_team.setdefault(str(team), []).append(self.far[uid] >= 3.0)
+            by_team.setdefault(str(team), []).append(self.far[uid] >= LEFT_SPAWN_TILES)
         return {t: sum(v) / len(v) for t, v in by_team.items()}
 
 

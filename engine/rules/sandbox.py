@@ -41,7 +41,8 @@ DEFAULT_OUTPUT_LIMIT = 1 << 20  # bytes all output functions together may receiv
 OUTPUT_CALL_COST = 16           # bytes charged per output call, so empty calls are not free
 DEFAULT_OUTPUT_FUNCTIONS = ("log", "message", "mark", "print")
 
-_SCALARS = (type(None), bool, int, float, str)
+_SCALARS = frozenset((type(None), bool, int, float, str))
+_monotonic = time.monotonic
 _LuaTable = type(lua54.LuaRuntime().table())
 _OUT_OF_MEMORY = "not enough memory"
 _OTHER_CHUNK = re.compile(r'^\[string "[^"]*"\]:\d+: ')  # positions inside the sandbox's own code
@@ -374,17 +375,18 @@ class LuaSandbox:
 
         Returns None, one value, or a tuple for several results, converted to Python.
         """
-        lua_args = [self._to_lua(a) for a in args] if args else ()
-        deadline = time.monotonic() + self.wall_clock_s if self._depth == 0 else None
+        if args:
+            args = [a if a.__class__ in _SCALARS else self._to_lua(a) for a in args]
+        deadline = _monotonic() + self.wall_clock_s if self._depth == 0 else None
         self._depth += 1
         try:
-            result = self._enter(deadline, fn, *lua_args)
+            result = self._enter(deadline, fn, *args)
         except lua54.LuaMemoryError:
-            self._fail(_OUT_OF_MEMORY)
-        except lua54.LuaError as exc:
-            self._fail(str(exc).split("\nstack traceback:", 1)[0])
+            result = (False, _OUT_OF_MEMORY)
+        except lua54.LuaError as exc:  # an abort escaping enter() itself
+            result = (False, str(exc).split("\nstack traceback:", 1)[0])
         except UnicodeDecodeError:
-            raise RuleScriptError(self.name, "returned a string that is not valid UTF-8") from None
+            result = (False, "returned a string that is not valid UTF-8")
         finally:
             self._depth -= 1
         if result is True:
@@ -395,7 +397,8 @@ class LuaSandbox:
         if not result[0]:
             self._fail(result[1])
         if len(result) == 2:
-            return self._to_py_checked(result[1])
+            value = result[1]
+            return value if value.__class__ is not _LuaTable else self._to_py_checked(value)
         return tuple(self._to_py_checked(v) for v in result[1:])
 
     def has(self, name: str) -> bool:
@@ -412,6 +415,8 @@ class LuaSandbox:
         reason = state["aborted"]
         if reason:
             line = state["line"] or None
+            if self._depth:  # nested call: the outer call must keep failing too
+                raise RuleScriptError(self.name, reason, line) from None
             state["aborted"] = state["line"] = False
             # the main thread was left failing on every instruction
             self._sethook(self._hook, "", self._hook_interval)

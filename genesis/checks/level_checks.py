@@ -6,13 +6,15 @@ from statistics import mean
 
 from engine import Simulation, load_level
 from engine.errors import EngineError
-from engine.maps import ground_passable, reachable_mask, terrain_array
+import numpy as np
+
+from engine.maps import ground_passable, label_regions, reachable_mask, terrain_array
 from engine.snapshot import CATEGORIES
 from genesis.checks.context import CheckContext
 from genesis.simulate import SimRun
 
 MOBILE_GROUND = {CATEGORIES.index(c) for c in ("commander", "bot", "vehicle")}
-MIN_ESCAPE_TILES = 40
+MIN_REGION_SHARE = 0.5   # a unit "gets away" when its ground region is at least half the map's largest one
 
 
 def _load(ctx: CheckContext):
@@ -53,12 +55,14 @@ def placement(ctx: CheckContext) -> tuple[bool, str]:
 def pathability(ctx: CheckContext) -> tuple[bool, str]:
     level, snap = _initial(ctx)
     passable = ground_passable(terrain_array(level.map))
+    labels, n = label_regions(passable)
+    largest = int(np.bincount(labels.ravel())[1:].max()) if n else 0
     trapped = []
     for uid, x, y, cat in zip(snap.ids, snap.x, snap.y, snap.category):
         if int(cat) in MOBILE_GROUND:
             room = int(reachable_mask(passable, float(x), float(y)).sum())
-            if room < MIN_ESCAPE_TILES:
-                trapped.append(f"unit {uid} at ({x:.0f}, {y:.0f}) can reach only {room} tiles")
+            if room < MIN_REGION_SHARE * largest:
+                trapped.append(f"unit {uid} at ({x:.0f}, {y:.0f}) can reach only {room} of {largest} tiles")
     return not trapped, "; ".join(trapped[:5]) or "every mobile unit has a path away from its spawn"
 
 

@@ -62,10 +62,13 @@ class ReplayIndex:
 
     def __init__(self, transcript: Transcript) -> None:
         self._queues: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-        for rec in transcript.records:
-            # Only the last attempt of each call decides what complete() returned (or raised).
-            if rec.get("final"):
-                self._queues[(rec["role"], rec["skill"], rec["stage"])].append(rec)
+        # Only the last attempt of each call decides what complete() returned (or raised).
+        finals = [rec for rec in transcript.records if rec.get("final")]
+        # A replay may append to the file it replays; its copies must not be served twice.
+        # A transcript written only by a replay is itself replayable.
+        original = [rec for rec in finals if not rec.get("replayed")]
+        for rec in original or finals:
+            self._queues[(rec["role"], rec["skill"], rec["stage"])].append(rec)
         self._served: dict[tuple[str, str, str], int] = defaultdict(int)
         self._lock = threading.Lock()
         self._source = transcript.path

@@ -102,7 +102,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         objectives.append(UnitPlacement(type=c.objective_type or "metal_storage", x=round(x, 1), y=round(y, 1),
                                         tag=OBJECTIVE_TAG))
     army = _spread(m, _defense_army(c), base, taken, safe)
-    strength = 1.0 + 0.35 * sum("stronger" in g or "harder" in g for g in guidance) \
+    strength = 1.0 + 0.5 * sum("stronger" in g or "harder" in g for g in guidance) \
         - 0.25 * sum("weaker" in g or "easier" in g for g in guidance)
     times = list(c.wave_times) or [round(45 + i * 60) for i in range(c.waves or len(fronts))]
     comps: list[RuleComponent] = []
@@ -130,7 +130,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             id="staggered_waves", purpose="each front is attacked at its own time", kind="spawn",
             library_rule="staggered_waves", requirement_ids=["fronts", "staggered", "wave_times"],
             params={"team": ENEMY, "fronts": [fronts[i % len(fronts)] for i in range(len(ground_times))],
-                    "times": ground_times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG}))
+                    "times": ground_times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG,
+                    # each front attacks the objective on its side, not the objectives' centroid
+                    "targets": [[objectives[i % len(fronts) % n_obj].x, objectives[i % len(fronts) % n_obj].y]
+                                for i in range(len(ground_times))]}))
         wave_ids.append("staggered_waves")
     else:
         comps.append(RuleComponent(

@@ -320,7 +320,8 @@ class Nodes:
                               stop_reason=f"stopped at stage {stage}: {mf.reason}. Failing: " + "; ".join(mf.guidance)[:800])
             else:
                 target = mf.target_stage if mf.decision == "rollback" else stage
-                update["guidance"] = {target: mf.guidance}
+                # guidance accumulates so repeated corrections (e.g. "stronger") add up
+                update["guidance"] = {target: state.get("guidance", {}).get(target, []) + mf.guidance}
                 update["route"] = {"brief": "clarify", "gdd": "write_gdd", "rules": "write_rules",
                                    "level": "assemble_level"}.get(target, "finalize")
             return update
@@ -331,7 +332,8 @@ class Nodes:
         sigs = [c.kind.split(":")[-1] for c in failed]
         runs = state.get("runs") or []
         ref = [r for r in runs if r.get("policy") == "reference" and r.get("ok")]
-        if stage == "level" and ref and min(r.get("mobility", {}).get("0", 1.0) for r in ref) < 0.5:
+        # the reference policy moves its whole army; a quarter that never leaves its spawn is trapped
+        if stage == "level" and ref and min(r.get("mobility", {}).get("0", 1.0) for r in ref) < 0.75:
             sigs.append("immobile_units")
         if stage == "level" and runs and all(r.get("ended_by") == "time_limit" for r in runs):
             sigs.append("timeout_only")

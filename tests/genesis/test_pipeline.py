@@ -5,7 +5,7 @@ import pytest
 
 from genesis.pipeline import runner
 from genesis.pipeline.runner import QueryError, resume, start
-from tests.genesis.conftest import tree_hash
+from tests.genesis.pipeline_fixtures import seed_dirs, tree_hash  # noqa: F401 (fixture)
 
 QUERY = "defend two fronts with staggered waves"
 

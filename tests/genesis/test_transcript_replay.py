@@ -86,6 +86,20 @@ def test_replay_reproduces_outputs_without_calling_litellm(tmp_path, recorded, n
     assert len(replayed) == 4 and all(r["replayed"] for r in replayed)
 
 
+def test_replay_into_the_same_file_and_replaying_a_replay(tmp_path, recorded, no_model_calls):
+    path, outputs = recorded
+    # Replaying appends replayed copies to the file it reads; a second replay must still match.
+    for _ in range(2):
+        client = LLMClient(config(tmp_path), Transcript(path), replay=Transcript.load(path))
+        assert run_session(client) == outputs
+    replay_only = tmp_path / "replay_only.jsonl"
+    LLMClient(config(tmp_path), Transcript(replay_only), replay=Transcript.load(path)).complete(
+        "designer", "brief", "x", Brief, stage="brief", inputs={})
+    again = LLMClient(config(tmp_path), Transcript(), replay=Transcript.load(replay_only))
+    assert again.complete("designer", "brief", "x", Brief, stage="brief", inputs={}) == outputs[0]
+    assert no_model_calls == []
+
+
 def test_replay_serves_each_key_in_recorded_order(tmp_path, recorded, no_model_calls):
     path, outputs = recorded
     client = LLMClient(config(tmp_path), Transcript(), replay=Transcript.load(path))
