@@ -229,18 +229,21 @@ def _label(img: Image.Image, draw: ImageDraw.ImageDraw, xy: tuple[float, float],
 
 
 def _draw_markers(img: Image.Image, draw: ImageDraw.ImageDraw, markers: Iterable[Marker], scale: float,
-                  ox: float, oy: float, k: float) -> None:
+                  ox: float, oy: float, k: float, labels: bool) -> None:
+    """Rings go under the units (so units stay visible); labels are drawn on top afterwards."""
     font = _font(round(12 * k))
     r = max(4.0, 6 * k)
     for m in markers:
         color = _rgb(m.color)
         px, py = ox + m.x * scale, oy + m.y * scale
+        if labels:
+            if m.label:
+                _label(img, draw, (px + r + 4, py - 7 * k), m.label, font, color)
+            continue
         draw.ellipse((px - r - 1, py - r - 1, px + r + 1, py + r + 1), outline=(0, 0, 0), width=max(1, round(k)))
         draw.ellipse((px - r, py - r, px + r, py + r), outline=color, width=max(2, round(2 * k)))
         draw.line((px - r / 2, py, px + r / 2, py), fill=color, width=1)
         draw.line((px, py - r / 2, px, py + r / 2), fill=color, width=1)
-        if m.label:
-            _label(img, draw, (px + r + 4, py - 7 * k), m.label, font, color)
 
 
 def _clock(seconds: float) -> str:
@@ -291,8 +294,9 @@ def render_minimap(snap: Snapshot, size: int = 512, viewer: int | None = None) -
     draw = ImageDraw.Draw(img)
     k = size / 512
     keep = _visible_units(snap, viewer)
+    _draw_markers(img, draw, snap.markers, scale, ox, oy, k, labels=False)
     _draw_units(draw, snap, keep, scale, ox, oy, min_scale=k, always_hp=False)
-    _draw_markers(img, draw, snap.markers, scale, ox, oy, k)
+    _draw_markers(img, draw, snap.markers, scale, ox, oy, k, labels=True)
     _draw_header(img, draw, snap, k, suffix=f"  [team {viewer} view]" if viewer is not None else "")
     _draw_legend(img, draw, snap, keep, k)
     return img
@@ -326,8 +330,9 @@ def render_camera(snap: Snapshot, cx: float, cy: float, tiles: int = 24, size: i
     k = size / 384
     keep = _visible_units(snap, viewer)
     inside = (snap.x > x0 - 2) & (snap.x < x0 + tiles + 2) & (snap.y > y0 - 2) & (snap.y < y0 + tiles + 2)
+    _draw_markers(img, draw, snap.markers, scale, ox, oy, k, labels=False)
     _draw_units(draw, snap, keep & inside, scale, ox, oy, min_scale=2.0 * k, always_hp=True)
-    _draw_markers(img, draw, snap.markers, scale, ox, oy, k)
+    _draw_markers(img, draw, snap.markers, scale, ox, oy, k, labels=True)
     _draw_header(img, draw, snap, k, suffix=f"  @ ({cx:.0f}, {cy:.0f})")
     return img
 

@@ -201,3 +201,12 @@ def test_describe_reads_as_a_requirement():
     assert text.startswith("spawn events with source=rule between t=20s and t=40s")
     assert "count >= 4" in text and ">= 2 distinct of 8 sectors" in text
     assert describe({"result": {"winners_include": 0, "duration_max": 300}}) == "run outcome: winners include 0, lasts <= 300s"
+
+
+def test_trace_is_read_from_trace_path_when_not_inline(tmp_path):
+    import json
+
+    path = tmp_path / "trace.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in EVENTS))
+    result = {"trace_path": str(path), "winners": [0], "losers": [1], "reason": "", "ended_by": "rule", "duration": 5}
+    assert one({"event": "spawn", "where": {"source": "rule"}, "min": 7, "max": 7}, result).passed
