@@ -180,11 +180,17 @@ class Conditions:
             ranks[t] = ranks[prev[0]] if prev and round(prev[1], 6) == round(s, 6) else pos + 1
         return ranks
 
-    def objectives(self, team: int) -> dict[str, str]:
+    def objectives(self, team: int, winners: list[int]) -> dict[str, str]:
+        """Condition index:kind -> state, for the conditions that concern `team`.
+
+        Shared conditions (last_survivor, rank_by_score) report "won" / "lost" once resolved.
+        """
         out: dict[str, str] = {}
         allies = self.teams[team].allies
         for i, (cond, st) in enumerate(zip(self.conditions, self.states)):
             owner = getattr(cond, "team", None)
-            if owner is None or owner in allies:
+            if owner is None:
+                out[f"{i}:{cond.kind}"] = st.status if st.status == "pending" else ("won" if team in winners else "lost")
+            elif owner in allies:
                 out[f"{i}:{cond.kind}"] = st.status
         return out

@@ -105,6 +105,8 @@ class Simulation:
         self.conditions = Conditions(cfg.conditions, self.world, self.teams)
         self.behaviours = {t.id: make_behaviour(t.controller, t.id) for t in cfg.teams}
         self.policies = dict(policies or {})
+        for team in self.policies:           # a policy replaces the team's built-in AI
+            self.behaviours[team] = None
         self._next_decision = {team: 0.0 for team in self.policies}
         self._dmg_dealt = np.zeros(16)
         self._dmg_received = np.zeros(16)
@@ -354,7 +356,7 @@ class Simulation:
         team_stats = {}
         for t, s in sorted(self.teams.items()):
             stats = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in s.stats.items()}
-            stats["objectives"] = self.conditions.objectives(t)
+            stats["objectives"] = self.conditions.objectives(t, winners)
             team_stats[t] = stats
         self.result = RunResult(
             winners=list(winners), losers=list(losers), reason=reason, duration=round(now, 4), ended_by=ended_by,

@@ -160,6 +160,6 @@ class Movement:
                 ang = ids[same] * _GOLDEN
                 dx[same], dy[same] = np.cos(ang), np.sin(ang)
             norm = np.where(same, 1.0, np.maximum(d, 1e-6))
-            want = w.size[ids] * 1.6
+            want = w.size[ids] * (1.0 + 0.6 * np.sqrt(k))   # crowded cells push harder
             push = np.clip(want - d, 0.0, 0.1)
             self._move(ids, dx / norm * push, dy / norm * push)
