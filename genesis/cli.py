@@ -68,14 +68,28 @@ def new(
     replay: Optional[Path] = typer.Option(None, "--replay", help="re-run from a recorded transcript.jsonl, no model"),
 ) -> None:
     """Generate a scenario from QUERY and validate it. Exit 0 iff it is playable."""
+    from genesis.pipeline.runner import start
+
+    _run_to_exit(lambda: start(query, out=out, model_cli=_model_flags(model, vlm_model, api_base), seed=seed,
+                               interactive=interactive, progress=_progress, replay=replay))
+
+
+@app.command()
+def resume(run_id: str = typer.Argument(..., help="run id (from run.json) or the scenario folder")) -> None:
+    """Continue a run that was interrupted or killed, from its last checkpoint."""
+    from genesis.pipeline.runner import resume as resume_run
+
+    _run_to_exit(lambda: resume_run(run_id, progress=_progress))
+
+
+def _run_to_exit(run) -> None:
+    """Runs a generation (new or resumed) and turns every outcome into a message and an exit code."""
     from genesis.llm.config import ConfigError
-    from genesis.pipeline.runner import PipelineError, QueryError, start
+    from genesis.pipeline.runner import PipelineError, QueryError
 
     try:
-        outcome = start(query, out=out, model_cli=_model_flags(model, vlm_model, api_base), seed=seed,
-                        interactive=interactive, progress=_progress, replay=replay)
-        outcome = _interactive_loop(outcome, _progress)
-    except (QueryError, ConfigError) as exc:
+        outcome = _interactive_loop(run(), _progress)
+    except (QueryError, ConfigError, FileNotFoundError) as exc:
         console.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(EXIT_BAD_INPUT)
     except PipelineError as exc:
@@ -84,26 +98,6 @@ def new(
     except KeyboardInterrupt:
         console.print("\n[yellow]interrupted.[/] Nothing was committed to the knowledge base. Continue with "
                       "[bold]genesis resume RUN_ID[/] (the id is in the scenario folder's run.json).")
-        raise typer.Exit(EXIT_INTERRUPTED)
-    raise typer.Exit(_report(outcome))
-
-
-@app.command()
-def resume(run_id: str = typer.Argument(..., help="run id (from run.json) or the scenario folder")) -> None:
-    """Continue a run that was interrupted or killed, from its last checkpoint."""
-    from genesis.pipeline.runner import PipelineError
-    from genesis.pipeline.runner import resume as resume_run
-
-    try:
-        outcome = _interactive_loop(resume_run(run_id, progress=_progress), _progress)
-    except FileNotFoundError as exc:
-        console.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(EXIT_BAD_INPUT)
-    except PipelineError as exc:
-        console.print(f"[bold red]NOT PLAYABLE[/] the pipeline failed: {exc}")
-        raise typer.Exit(EXIT_NOT_PLAYABLE)
-    except KeyboardInterrupt:
-        console.print("\n[yellow]interrupted again.[/] Resume later with the same command.")
         raise typer.Exit(EXIT_INTERRUPTED)
     raise typer.Exit(_report(outcome))
 

@@ -135,6 +135,7 @@ class RuleTest(Doc):
     params: dict[str, Any] = Field(default_factory=dict)
     seed: int = 0
     until: float | None = None
+    policies: dict[int, str] | None = None
     expect: list[dict[str, Any]]
 
 

@@ -29,8 +29,9 @@ def _review_gdd(inputs: dict[str, Any]) -> dict:
     for crit in inputs.get("criteria", []):
         desc = gdd.agent_description
         if crit["id"].endswith("competency_clear"):
-            ok = bool(gdd.competency) and len(gdd.rule_components) > 0
-            why = f"targets {gdd.competency.replace('_', ' ')} through {len(gdd.rule_components)} rule components"
+            mechanics = len(gdd.rule_components) + len(gdd.conditions)
+            ok = bool(gdd.competency) and mechanics > 0
+            why = f"targets {gdd.competency.replace('_', ' ')} through {mechanics} rule components and conditions"
         elif crit["id"].endswith("agent_description_clear"):
             mentions_end = any(w in desc.lower() for w in ("win", "lose", "destroy", "survive", "rank", "produce"))
             ok = 40 <= len(desc) <= 800 and mentions_end

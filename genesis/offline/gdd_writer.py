@@ -238,16 +238,15 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                                        "first_at": 20 + 15 * i, "interval": 40}
         teams.append(TeamPlan(id=i, name=f"Team {corner.upper()}", role="player" if i == 0 else "enemy",
                               controller=ctrl, units=_spread(m, _mixed_army(), sp[corner], taken)))
-    comps = [RuleComponent(id="rank_by_efficiency", purpose="rank the teams at the end", kind="termination",
-                           library_rule="rank_by_efficiency", requirement_ids=["ranking"],
-                           params={"time": c.time_limit, "metric": c.ranking or "damage_efficiency"})]
+    comps: list[RuleComponent] = []
+    ranking = [{"kind": "rank_by_score", "metric": c.ranking or "damage_efficiency", "time": c.time_limit}]
     expects = {"teams": [{"event": "spawn", "where": {"source": "start"}, "distinct_sectors": {"min": c.teams, "center": "map_center"}}],
-               "ranking": [{"event": "rule_log", "where": {"name": "ranks"}, "min": 1}]}
+               "ranking": [{"result": {"ended_by": "condition", "duration_min": c.time_limit - 1}}]}
     desc = (f"Free-for-all between {c.teams} teams with equal forces. After {c.time_limit / 60:g} minutes teams are "
             f"ranked by {(c.ranking or 'damage efficiency').replace('_', ' ')}; rank first to win.")
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
-               time_limit=c.time_limit + 30, requirements=_requirements(brief, expects),
+               time_limit=c.time_limit + 30, requirements=_requirements(brief, expects), conditions=ranking,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
                strategy_params={"engage_at": c.time_limit * 0.5, "target": [m.width / 2, m.height / 2]})
 

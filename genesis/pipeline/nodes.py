@@ -30,7 +30,8 @@ def signature(concepts: dict | Concepts) -> str:
     """What must match for a stored design to serve a new request unchanged."""
     c = concepts if isinstance(concepts, Concepts) else Concepts.model_validate(concepts)
     keys = ("archetype", "fronts", "objectives", "objective_type", "waves", "staggered", "escalating",
-            "random_side", "air", "teams", "team_size", "production", "fog", "time_limit", "wave_interval")
+            "random_side", "air", "teams", "team_size", "production", "fog", "time_limit", "wave_interval",
+            "unit_kinds", "ranking", "scouting", "raids")
     d = c.model_dump()
     d["wave_times"] = sorted(c.wave_times)
     d["target_composition"] = dict(sorted(c.target_composition.items()))

@@ -106,3 +106,12 @@ def test_retrospective_needs_recurrence_and_skips_existing_criteria():
     assert changes and changes[0].criterion["kind"] == "check:pathability" and "2 occurrences" in changes[0].rationale
     has = {"level": [{"kind": "check:pathability"}]}
     assert retrospective({"feedback_log": two, "rubrics": has}).changes == []
+
+
+def test_cli_rejects_empty_query_with_exit_2_and_no_traceback():
+    from typer.testing import CliRunner
+
+    from genesis.cli import app
+
+    result = CliRunner().invoke(app, ["new", "   "])
+    assert result.exit_code == 2 and "Traceback" not in result.output
