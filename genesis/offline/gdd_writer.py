@@ -207,8 +207,8 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         expects["raids"] = [_expect_spawns(min=1)]
     teams = [
         TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=600, energy=1500,
-                 units=[UnitPlacement(type="commander", at=home_name, tag="home"),
-                        UnitPlacement(type="constructor_bot", at=home_name)]),
+                 units=_spread(m, [UnitPlacement(type="commander", tag="home"),
+                                   UnitPlacement(type="constructor_bot")], sp.get(home_name, (m.width / 2, m.height / 2)), [])),
         TeamPlan(id=ENEMY, name="Raiders", role="enemy", controller={"type": "ai", "behaviour": "idle"}),
     ]
     comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
