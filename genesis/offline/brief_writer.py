@@ -1,8 +1,10 @@
 """Stage 1 offline: concepts -> a structured scenario brief."""
 from __future__ import annotations
 
+import re
+
 from genesis.models import Brief, Clarification, Concepts, Requirement
-from genesis.offline.concepts import Reading
+from genesis.offline.concepts import _NUM, Reading, number
 
 COMPETENCY = {
     "defense": "spatial_temporal_reasoning",
@@ -37,9 +39,6 @@ def questions(c: Concepts) -> list[str]:
 
 def apply_answers(c: Concepts, answers: list[Clarification]) -> list[str]:
     """Fold the user's answers into the concepts; returns what was taken from them."""
-    from genesis.offline.concepts import _NUM, number
-    import re
-
     taken = []
     for qa in answers:
         a = (qa.answer or "").strip().lower()

@@ -38,6 +38,14 @@ def signature(concepts: dict | Concepts) -> str:
     return json.dumps({k: d[k] for k in (*keys, "wave_times", "target_composition")}, sort_keys=True)
 
 
+def library_rule(entry) -> dict[str, Any]:
+    """A KB rule entry as the developer sees it: id, source, meta and its tests."""
+    meta = entry.data["meta"] if isinstance(entry.data["meta"], dict) else entry.data["meta"].model_dump()
+    tests = entry.data.get("tests") or {}
+    return {"id": entry.id, "source": entry.data["lua"], "meta": meta,
+            "tests": tests.get("tests", []) if isinstance(tests, dict) else []}
+
+
 class Nodes:
     def __init__(self, ctx: RunContext):
         self.ctx = ctx
@@ -116,18 +124,16 @@ class Nodes:
             e = by_id.get(comp.library_rule or comp.id)
             if e is None:
                 continue
-            tests = e.data.get("tests") or {}
-            arts.append(RuleArtifact(id=comp.id, source=e.data["lua"], params=comp.params,
-                                     tests=(tests.get("tests", []) if isinstance(tests, dict) else []),
-                                     meta=e.data["meta"] if isinstance(e.data["meta"], dict) else e.data["meta"].model_dump(),
-                                     reused_from=e.id))
+            lib = library_rule(e)
+            arts.append(RuleArtifact(id=comp.id, source=lib["source"], params=comp.params, tests=lib["tests"],
+                                     meta=lib["meta"], reused_from=e.id))
         return arts
 
     # ---- stage 2 ------------------------------------------------------------------------------
     def _library(self) -> list[dict]:
         out = []
         for e in self.ctx.kb.list("rules"):
-            meta = e.data["meta"] if isinstance(e.data["meta"], dict) else e.data["meta"].model_dump()
+            meta = library_rule(e)["meta"]
             out.append({"id": e.id, "description": meta.get("description", ""), "params": sorted(meta.get("params", {}))})
         return out
 
@@ -185,10 +191,7 @@ class Nodes:
             if comp.library_rule:
                 e = self.ctx.kb.get("rules", comp.library_rule)
                 if e is not None:
-                    tests = e.data.get("tests") or {}
-                    meta = e.data["meta"] if isinstance(e.data["meta"], dict) else e.data["meta"].model_dump()
-                    lib = {"id": e.id, "source": e.data["lua"], "meta": meta,
-                           "tests": tests.get("tests", []) if isinstance(tests, dict) else []}
+                    lib = library_rule(e)
             try:
                 arts.append(self.ctx.developer.write_rule(comp, lib, state.get("guidance", {}).get("rules", []), RULE_API_DOC))
             except ModelCallError as exc:
@@ -247,7 +250,7 @@ class Nodes:
         level_path = self.out / "level.json"
         rubric = self._rubric("level")
         ctx = CheckContext(gdd=gdd, level=state["level"], level_path=level_path)
-        schema_ok, why = run_criteria("level", [c for c in rubric.criteria if c.kind == "check:schema"], ctx)[0].passed, ""
+        schema_ok = run_criteria("level", [c for c in rubric.criteria if c.kind == "check:schema"], ctx)[0].passed
         runs: list[SimRun] = []
         if schema_ok:
             self.ctx.say("level", "running full simulations (reference and idle policies)")
