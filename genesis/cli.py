@@ -16,6 +16,8 @@ app = typer.Typer(help="Generate validated RTS mini-games from free-form request
                   pretty_exceptions_enable=False)
 app.add_typer(kb_app, name="kb")
 app.add_typer(rubrics_app, name="rubrics")
+from genesis.experiment.cli import app as experiment_app  # noqa: E402  (one insertion: others edit this file)
+app.add_typer(experiment_app, name="experiment")
 console = Console(stderr=True)
 
 EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 1, 2, 130
@@ -109,6 +111,74 @@ def bench(as_json: bool = typer.Option(False, "--json", help="print only the JSO
 
     figures = run_bench(progress=None if as_json else _progress)
     print(json.dumps(figures, indent=None if as_json else 2))
+
+
+@app.command()
+def play(
+    scenario: Path = typer.Argument(..., help="scenario folder, kb/levels/<ID> folder or level.json"),
+    agent: str = typer.Option("reference", "--agent", help="idle | random | reference | llm"),
+    seeds: int = typer.Option(1, "--seeds", help="play seeds 0..N-1"),
+    team: Optional[int] = typer.Option(None, "--team", help="team to play (default: the level's agent team)"),
+    model: Optional[str] = typer.Option(None, "--model", help="litellm model for --agent llm"),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server"),
+    vision: Optional[bool] = typer.Option(None, "--vision/--no-vision",
+                                          help="send minimap + cameras (default: if the model takes images)"),
+    decision_interval: Optional[float] = typer.Option(None, "--decision-interval",
+                                                      help="game seconds between decisions (1; llm 5)"),
+    out: Optional[Path] = typer.Option(None, "--out",
+                                       help="trajectories .jsonl file or output folder (default DIR/play/<agent>/)"),
+    as_json: bool = typer.Option(False, "--json", help="print the metrics as JSON"),
+) -> None:
+    """Play a scenario with an agent over N seeds; print win rate, game times, damage efficiency, AT, rank score."""
+    from genesis.play import PlayError, play as play_scenario
+    from genesis.play.table import print_outcome
+
+    llm = None
+    if agent == "llm" and model:
+        from genesis.play.llm_agent import LLMSettings
+
+        llm = LLMSettings(model=model, api_base=api_base, vision=vision)
+    try:
+        outcome = play_scenario(scenario, agent, seeds, team=team, decision_interval=decision_interval,
+                                llm_settings=llm, out=out,
+                                progress=None if as_json else lambda m: console.print(f"[bold cyan]  play[/] {m}"))
+    except PlayError as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    print_outcome(outcome, as_json)
+
+
+@app.command()
+def batch(
+    file: Path = typer.Argument(..., help="text file with one query per line (# comments and blank lines ignored)"),
+    workers: int = typer.Option(2, "--workers", min=1, help="queries generated in parallel (one process each)"),
+    model: Optional[str] = typer.Option(None, "--model", help="litellm model for every agent, e.g. ollama/llama3"),
+    out: Optional[Path] = typer.Option(None, "--out", help="batch folder (default generated/batches/<file name>/)"),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server"),
+) -> None:
+    """Generate a scenario for every query in FILE; re-running skips finished ones. Exit 0 iff all playable."""
+    from genesis.batch.command import run_command
+
+    raise typer.Exit(run_command(file, workers=workers, out=out, model_cli=_model_flags(model, None, api_base),
+                                 console=console))
+
+
+@app.command()
+def report(
+    folder: Path = typer.Argument(..., help="a scenario folder written by `genesis new`"),
+    open_: bool = typer.Option(False, "--open", help="open the report in the web browser"),
+) -> None:
+    """Rebuild FOLDER/report.html (and map.png) from the folder's files alone."""
+    from genesis.report import ScenarioFolderError, open_report, write_report
+
+    try:
+        path = write_report(folder)
+    except ScenarioFolderError as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    typer.echo(path)
+    if open_ and not open_report(path):
+        console.print("no web browser found: open the file above by hand")
 
 
 @app.command()

@@ -42,6 +42,7 @@ class Concepts(Doc):
     staggered: bool = False
     escalating: bool = False
     random_side: bool = False
+    random_timing: bool = False
     air: bool = False
     ground: bool = True
     unit_kinds: list[str] = Field(default_factory=list)
@@ -101,8 +102,13 @@ class TeamPlan(Doc):
     units: list[UnitPlacement] = Field(default_factory=list)
 
 
+# Rule ids name files in the scenario folder and level rules: the engine's RuleRef pattern, so a
+# model cannot write outside the folder (e.g. id "../../x").
+RULE_ID = Field(pattern=r"^[a-z][a-z0-9_]*$", description="snake_case rule id")
+
+
 class RuleComponent(Doc):
-    id: str
+    id: str = RULE_ID
     purpose: str
     kind: Literal["spawn", "termination", "setup", "economy", "objective"]
     library_rule: str | None = Field(None, description="id of a verified library rule to reuse, if any")
@@ -140,7 +146,7 @@ class RuleTest(Doc):
 
 
 class RuleArtifact(Doc):
-    id: str
+    id: str = RULE_ID
     source: str
     params: dict[str, Any]
     tests: list[RuleTest]

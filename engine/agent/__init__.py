@@ -8,3 +8,12 @@ from engine.agent.squads import SquadManager
 
 __all__ = ["ERROR_CODES", "ActionLayer", "AgentInterface", "POLICIES", "Policy", "SquadManager", "check_schema",
            "knowledge_text", "make_policy", "observe", "observe_images", "render_text", "static_knowledge"]
+
+
+def __getattr__(name: str):
+    # the Gymnasium wrapper imports gymnasium: load it on first use, not with the engine
+    if name == "RTSEnv":
+        from engine.agent.gym_env import RTSEnv
+
+        return RTSEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -87,7 +87,7 @@ def check_schema(action: Any) -> tuple[str | None, str]:
     if not isinstance(action, dict):
         return "bad_action", f"expected an object, got {type(action).__name__}"
     kind = action.get("action")
-    if kind not in SCHEMA:
+    if not isinstance(kind, str) or kind not in SCHEMA:   # any JSON value may arrive here
         return "unknown_action", f"unknown action {kind!r}; known: {', '.join(SCHEMA)}"
     required, optional = SCHEMA[kind]
     missing = [f for f in required if f not in action]

@@ -1,8 +1,10 @@
 """Waves: every `interval` seconds from `first_at`, idle armed units attack-move to the target
-(a point, or the matching unit nearest to the group), once at least `min_group` are idle."""
+(a point, or the matching unit nearest to the group), once at least `min_group` are idle.
+When a selector matches nothing any more (its team was wiped out), waves go for the nearest
+hostile unit instead, so a battle does not stall with armies left standing."""
 from __future__ import annotations
 
-from engine.ai.common import army, centroid, nearest
+from engine.ai.common import army, centroid, enemies, nearest
 from engine.schema.level import Point
 
 
@@ -25,6 +27,8 @@ class Waves:
             tx, ty = target.x, target.y
         else:
             cands = w.select(team=target.team, tag=target.tag, type_name=target.type)
+            if not cands.size:
+                cands = enemies(sim, self.team)
             if not cands.size:
                 return
             cx, cy = centroid(w, group)

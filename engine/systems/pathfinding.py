@@ -14,6 +14,7 @@ import numpy as np
 
 UNREACHED = np.iinfo(np.int32).max
 ORTH, DIAG = 2, 3
+MAX_RIM = 9        # how far (tiles) the rim of a blocked goal is searched
 # (dy, dx, cost) for the 8 neighbours
 _STEPS = [(-1, 0, ORTH), (1, 0, ORTH), (0, -1, ORTH), (0, 1, ORTH),
           (-1, -1, DIAG), (-1, 1, DIAG), (1, -1, DIAG), (1, 1, DIAG)]
@@ -60,6 +61,8 @@ def compute_flow_field(passable: np.ndarray, gx: int, gy: int) -> FlowField:
     goal = (gy + 1) * pw + (gx + 1)
     dist[goal] = 0
     buckets: dict[int, list[np.ndarray]] = {0: [np.array([goal], dtype=np.int64)]}
+    if not flat_open[goal]:
+        _seed_rim(open_, gx, gy, dist, buckets)
     d = 0
     while buckets:
         parts = buckets.pop(d, None)
@@ -105,6 +108,26 @@ def compute_flow_field(passable: np.ndarray, gx: int, gy: int) -> FlowField:
     dir_x[~inner_open] = 0.0
     dir_y[~inner_open] = 0.0
     return FlowField((gx, gy), grid[1:-1, 1:-1].copy(), dir_x, dir_y)
+
+
+def _seed_rim(open_: np.ndarray, gx: int, gy: int, dist: np.ndarray, buckets: dict) -> None:
+    """A blocked goal (e.g. a building several tiles wide) is reached from its rim: the open cells of
+    the nearest ring around it that has any are seeded with their octile distance to the goal.
+    Without this, a goal whose neighbours are all blocked too would be unreachable from everywhere."""
+    hp, pw = open_.shape
+    for r in range(1, MAX_RIM):
+        y0, y1 = max(gy + 1 - r, 1), min(gy + 1 + r, hp - 2)
+        x0, x1 = max(gx + 1 - r, 1), min(gx + 1 + r, pw - 2)
+        ys, xs = np.mgrid[y0:y1 + 1, x0:x1 + 1]
+        ring = (np.maximum(abs(ys - gy - 1), abs(xs - gx - 1)) == r) & open_[y0:y1 + 1, x0:x1 + 1]
+        if ring.any():
+            ady, adx = abs(ys[ring] - gy - 1), abs(xs[ring] - gx - 1)
+            cost = (ORTH * np.maximum(ady, adx) + (DIAG - ORTH) * np.minimum(ady, adx)).astype(np.int32)
+            cells = (ys[ring] * pw + xs[ring]).astype(np.int64)
+            dist[cells] = cost
+            for c in np.unique(cost).tolist():
+                buckets.setdefault(int(c), []).append(cells[cost == c])
+            return
 
 
 class FlowFieldCache:

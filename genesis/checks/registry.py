@@ -34,6 +34,11 @@ def run_criteria(stage: str, criteria: list[Any], ctx: CheckContext,
                     ok, why = False, f"check crashed: {type(exc).__name__}: {exc}"
         else:
             j = (judged or {}).get(crit.id)
-            ok, why = (j.passed, j.reason) if j else (True, "not judged (no judgement returned)")
+            if j:
+                ok, why = j.passed, j.reason
+            elif judged is None:  # this stage has no analyst review (e.g. a judged criterion evolved into it)
+                ok, why = True, "not judged (no analyst review at this stage)"
+            else:  # the analyst skipped it (a small model may return other ids): no evidence of quality
+                ok, why = False, "not judged: the analyst returned no judgement for it"
         out.append(CriterionResult(id=crit.id, passed=ok, mandatory=crit.mandatory, kind=kind, reason=why))
     return out

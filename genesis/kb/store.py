@@ -481,6 +481,13 @@ class KnowledgeBase:
         """Every item with this id, whatever its collection."""
         return [e for name in COLLECTIONS if (e := self.get(name, item_id)) is not None]
 
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Holds the write lock across several calls, e.g. picking ids with unique_id and committing
+        them, so no other process takes the same ids in between (commit inside it is re-entrant)."""
+        with self._lock():
+            yield
+
     def unique_id(self, collection: str, stem: str) -> str:
         """`stem` made id-safe, suffixed -2, -3, ... until unused (re-check under commit's lock)."""
         self._check_collection(collection)

@@ -1,9 +1,10 @@
 """LLMClient: every model call of the pipeline, through litellm, with structured output.
 
 One `complete()` = up to 1 + max_retries litellm calls. An attempt is retried when the
-reply is not a JSON object valid for the output model (the error is appended to the
-conversation so the model can fix it) or when the call fails transiently (timeout, connection,
-rate limit, server error). Anything else (bad request, auth, missing offline brain) fails at once.
+reply is not a JSON object valid for the output model (the latest rejected reply and its error
+go back to the model so it can fix them) or when the call fails transiently (timeout, connection,
+rate limit, server error). Anything else (bad request, a prompt over the context window, auth,
+missing offline brain) fails at once: the same request would fail the same way.
 Each attempt is counted in `usage` and written to the transcript.
 """
 from __future__ import annotations
@@ -49,29 +50,77 @@ class OutputParseError(ValueError):
     """The reply held no JSON object that validates against the output model."""
 
 
+# strict=False: small local models put raw newlines inside JSON strings, which llama.cpp's grammar allows.
+_DECODER = json.JSONDecoder(strict=False)
+
+
+def _json_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
+    """Top-level JSON objects in `text` (```json fences first), and the first JSON syntax error met.
+
+    Scanning a text stops at its first broken object: what follows may be nested inside it, and a
+    nested fragment (say an empty `{}`) must never pass for the answer.
+    """
+    fenced = re.findall(r"```(?:json|JSON)?\s*\n?(.*?)```", text, flags=re.DOTALL)
+    found: list[dict[str, Any]] = []
+    first_error: str | None = None
+    for candidate in (*fenced, text):
+        pos = candidate.find("{")
+        while pos != -1:
+            try:
+                value, end = _DECODER.raw_decode(candidate, pos)
+            except json.JSONDecodeError as exc:
+                first_error = first_error or f"{exc.msg} at character {exc.pos}"
+                break
+            if isinstance(value, dict):
+                found.append(value)
+            pos = candidate.find("{", end)
+    return found, first_error
+
+
 def extract_json_object(text: str) -> dict[str, Any]:
     """The first JSON object in `text`, tolerating ```json fences and chatter around it."""
-    fenced = re.findall(r"```(?:json|JSON)?\s*\n?(.*?)```", text, flags=re.DOTALL)
-    decoder = json.JSONDecoder()
-    for candidate in (*fenced, text):
-        for match in re.finditer(r"\{", candidate):
-            try:
-                value, _ = decoder.raw_decode(candidate, match.start())
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict):
-                return value
+    found, _ = _json_objects(text)
+    if found:
+        return found[0]
     snippet = text.strip()[:200] or "<empty reply>"
     raise OutputParseError(f"no JSON object found in the reply: {snippet!r}")
 
 
+def _validation_details(exc: ValidationError, limit: int = 8) -> str:
+    errors = exc.errors()
+    details = "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in errors[:limit])
+    return details + (f"; and {len(errors) - limit} more" if len(errors) > limit else "")
+
+
 def parse_output(text: str, output_model: type[T]) -> T:
-    data = extract_json_object(text)
-    try:
-        return output_model.model_validate(data)
-    except ValidationError as exc:
-        details = "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors())
-        raise OutputParseError(f"JSON does not match {output_model.__name__}: {details}") from exc
+    """The first top-level JSON object of the reply that validates against `output_model`."""
+    found, syntax_error = _json_objects(text)
+    if not found:
+        snippet = text.strip()[:200] or "<empty reply>"
+        if syntax_error:
+            raise OutputParseError(f"the reply is not valid JSON ({syntax_error}): {snippet!r}")
+        raise OutputParseError(f"no JSON object found in the reply: {snippet!r}")
+    failures = []
+    for data in found:
+        try:
+            return output_model.model_validate(data)
+        except ValidationError as exc:
+            failures.append(exc)
+    raise OutputParseError(f"JSON does not match {output_model.__name__}: {_validation_details(failures[0])}") \
+        from failures[0]
+
+
+# litellm stacks class-name prefixes ("litellm.ContextWindowExceededError: litellm.BadRequestError:
+# ContextWindowExceededError: OpenAIException - ...") in front of the provider's message.
+_ERROR_PREFIX = re.compile(r"^(?:(?:litellm\.)?[A-Za-z]*(?:Error|Exception|Timeout)(?::|\s+-)\s*)+")
+
+
+def _describe(exc: Exception) -> str:
+    """`ExceptionClass: provider message`, without litellm's repeated prefixes."""
+    message = str(exc)
+    if type(exc).__module__.startswith("litellm"):
+        message = _ERROR_PREFIX.sub("", message).strip() or message
+    return f"{type(exc).__name__}: {message}"
 
 
 def _png_bytes(image: bytes | Path | str) -> bytes:
@@ -132,7 +181,8 @@ class LLMClient:
             return self._complete_from_replay(base, output_model)
 
         schema = output_model.model_json_schema()
-        messages = self._build_messages(prompt, schema, images)
+        request_messages = self._build_messages(prompt, schema, images)
+        messages = request_messages
         attempts = cfg.max_retries + 1
         last_cause = "no attempt made"
         for attempt in range(1, attempts + 1):
@@ -144,7 +194,7 @@ class LLMClient:
             except Exception as exc:  # litellm maps provider failures onto its exception classes
                 latency = (time.perf_counter() - started) * 1000
                 transient = isinstance(exc, _TRANSIENT)
-                last_cause = f"{type(exc).__name__}: {exc}"
+                last_cause = _describe(exc)
                 self.usage.record_call(stage, ok=False, latency_ms=latency)
                 final = not transient or attempt == attempts
                 self._log(record, ok=False, final=final, error=last_cause, error_type=type(exc).__name__,
@@ -154,27 +204,33 @@ class LLMClient:
                 continue
 
             latency = (time.perf_counter() - started) * 1000
-            text = response.choices[0].message.content or ""
+            choice = response.choices[0]
+            text = choice.message.content or ""
+            finish_reason = getattr(choice, "finish_reason", None)
             tokens = self._tokens(response)
             cost = self._cost(cfg, response)
             try:
                 output = parse_output(text, output_model)
             except OutputParseError as exc:
                 last_cause = str(exc)
+                if finish_reason == "length":
+                    last_cause += (f" (the reply was cut off after {tokens['completion_tokens']} tokens: "
+                                   f"max_tokens={cfg.max_tokens} or the model's context is too small)")
                 self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, **tokens)
                 final = attempt == attempts
-                self._log(record, ok=False, final=final, response_text=text, error=last_cause,
-                          error_type="OutputParseError", latency_ms=latency, cost_usd=cost, **tokens)
+                self._log(record, ok=False, final=final, response_text=text, finish_reason=finish_reason,
+                          error=last_cause, error_type="OutputParseError", latency_ms=latency, cost_usd=cost, **tokens)
                 if final:
                     raise ModelCallError(role, skill, cfg.model, last_cause, attempt) from exc
-                messages = [*messages, {"role": "assistant", "content": text},
+                # Only the latest rejected reply goes back: the conversation must not outgrow a small context.
+                messages = [*request_messages, {"role": "assistant", "content": text},
                             {"role": "user", "content": f"Your reply was rejected: {last_cause}\n"
                                                         "Reply again with only the corrected JSON object."}]
                 continue
 
             self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, **tokens)
-            self._log(record, ok=True, final=True, response_text=text, output=output.model_dump(mode="json"),
-                      latency_ms=latency, cost_usd=cost, **tokens)
+            self._log(record, ok=True, final=True, response_text=text, finish_reason=finish_reason,
+                      output=output.model_dump(mode="json"), latency_ms=latency, cost_usd=cost, **tokens)
             return output
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
@@ -241,8 +297,8 @@ class LLMClient:
 
     def _log(self, record: dict[str, Any], **fields: Any) -> None:
         entry = {"v": 1, "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), **record,
-                 "replayed": False, "response_text": None, "output": None, "error": None, "error_type": None,
-                 "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, **fields}
+                 "replayed": False, "response_text": None, "finish_reason": None, "output": None, "error": None,
+                 "error_type": None, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, **fields}
         entry["latency_ms"] = round(entry.get("latency_ms", 0.0), 1)
         self.transcript.append(entry)
 

@@ -2,8 +2,8 @@
 
 Record fields (written by LLMClient): v, ts, call, attempt, final, ok, replayed, role, skill,
 stage, model, backend, messages (images elided to sha256), inputs_sha256, response_text,
-output (parsed dict, final successful attempt), error, error_type, prompt_tokens,
-completion_tokens, cost_usd, latency_ms.
+finish_reason ("length" = cut off by max_tokens or the context), output (parsed dict, final
+successful attempt), error, error_type, prompt_tokens, completion_tokens, cost_usd, latency_ms.
 """
 from __future__ import annotations
 

@@ -85,6 +85,9 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         c.production = arch in ("production", "siege")
         assumptions.append(f"production {'on' if c.production else 'off'} (the reference mini-game default)")
     if arch in ("defense", "raids", "capture"):
+        if c.fronts is None and c.map_hint == "river_bridges":
+            c.fronts = 1
+            assumptions.append("one front: the enemy comes across the river to the bridge you hold")
         if c.fronts is None:
             c.fronts = 3 if c.random_side else 2
             assumptions.append(f"no number of directions given: {c.fronts}")
@@ -92,24 +95,31 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             unsupported.append(f"{c.fronts} fronts requested; maps offer at most 4 approaches")
             c.fronts = 4
         if c.waves is None:
-            c.waves = max(c.fronts, len(c.wave_times)) if not c.escalating else 3
-            assumptions.append(f"{c.waves} waves")
+            c.waves = _default_waves(c)
+            assumptions.append(f"{c.waves} {'raids' if c.wave_interval else 'waves'}")
         if c.objective_type is None:
             c.objective_type = "metal_storage"
             assumptions.append("the objectives to protect are metal storages")
         if c.objectives is None:
             c.objectives = 1 if c.map_hint == "river_bridges" else c.fronts
             assumptions.append(f"{c.objectives} objective(s) to protect")
-        if c.staggered and not c.wave_times:
-            step = max(30.0, min(120.0, (c.time_limit - 60) / max(1, c.waves)))
-            c.wave_times = [round(30 + i * step) for i in range(c.waves)]
-            assumptions.append("staggered wave times " + ", ".join(_fmt(t) for t in c.wave_times))
+        if not c.wave_times and not c.wave_interval and not c.escalating:
+            c.wave_times = _schedule(c)
+            assumptions.append(("staggered " if c.staggered else "") + "wave times "
+                               + ", ".join(_fmt(t) for t in c.wave_times)
+                               + (" (after time to scout)" if c.scouting else " (spread over the game)"))
+    if arch == "teams":
+        if c.team_size < 2:
+            c.team_size = 2
+            assumptions.append("no team size given: 2v2")
+        if c.team_size > MAX_TEAM_SIZE:
+            unsupported.append(f"{c.team_size}v{c.team_size} requested; maps hold at most "
+                               f"{MAX_TEAM_SIZE}v{MAX_TEAM_SIZE}, so it is played {MAX_TEAM_SIZE}v{MAX_TEAM_SIZE}")
+            c.team_size = MAX_TEAM_SIZE
+        c.teams = 2 * c.team_size
     if arch == "production" and not c.target_composition:
         c.target_composition = {"assault_bot": 4}
         assumptions.append("no target composition given: 4 assault bots")
-    if c.scouting:
-        unsupported.append("attacks cannot yet react to what the player scouted: the attack side is drawn at "
-                           "random among the approaches instead")
     if c.wave_times and c.time_limit and max(c.wave_times) >= c.time_limit:
         c.time_limit = max(c.wave_times) + 120
         assumptions.append(f"time limit extended to {_fmt(c.time_limit)} so every wave arrives")
@@ -125,7 +135,11 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             enemy.append("an air assault arrives " + (f"at {_fmt(c.wave_times[-1])}" if c.wave_times else "late"))
         win.append(f"survive until {_fmt(c.time_limit)}")
         loss.append(f"any of the {c.objectives} protected {c.objective_type.replace('_', ' ')}(s) is destroyed")
-        reqs.append(Requirement(id="fronts", text=f"attacks come from {c.fronts} different directions",
+        if c.scouting:
+            enemy.append("each attack comes from a side the player has not scouted")
+            reqs.append(Requirement(id="scouting", text="each attack comes from a side the player has not scouted"))
+        reqs.append(Requirement(id="fronts", text=(f"attacks may come from any of {c.fronts} directions" if c.scouting
+                                                   else f"attacks come from {c.fronts} different directions"),
                                 testable=not c.random_side or c.fronts > 1))
         if c.staggered or len(c.wave_times) > 1:
             reqs.append(Requirement(id="staggered", text="waves arrive at staggered times"))
@@ -144,8 +158,16 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         win.append(f"own {comp}")
         loss.append(f"the deadline {_fmt(c.time_limit)} passes")
         if c.raids:
-            enemy.append("enemy raiders attack the base from time to time")
+            who = "the enemy commander" if "commander" in c.unit_kinds else "enemy raiders"
+            enemy.append(f"{who} raid the economy " + ("at unpredictable times" if c.random_timing
+                                                        else "from time to time"))
             reqs.append(Requirement(id="raids", text="enemy raids arrive during the game"))
+            if "commander" in c.unit_kinds:
+                reqs.append(Requirement(id="raider", text="the enemy commander leads the raids"))
+                assumptions.append("the enemy commander leads two raids (a fresh raid party each time)")
+            if c.random_timing:
+                reqs.append(Requirement(id="random_timing", text="raids come at unpredictable times", testable=False))
+            assumptions.append("a guard of assault bots, sized to beat one raid party, protects the base")
         reqs.append(Requirement(id="production_win", text=f"producing {comp} wins"))
         reqs.append(Requirement(id="deadline_loss", text="missing the deadline loses", on="idle"))
     elif arch == "ffa":
@@ -155,11 +177,17 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="teams", text=f"{c.teams} teams with equal forces"))
         reqs.append(Requirement(id="ranking", text="teams are ranked at the end"))
     elif arch == "teams":
-        win.append("the enemy team is eliminated")
-        loss.append("your alliance is eliminated")
-        enemy.append(f"{c.team_size} AI enemy teams attack; your {c.team_size - 1} ally team(s) are AI controlled")
+        metric = (c.ranking or "damage_efficiency").replace("_", " ")
+        win.append("the enemy alliance has no mobile units left, or yours holds the best-ranked team "
+                   f"by {metric} at {_fmt(c.time_limit)}")
+        loss.append("your alliance has no mobile units left, or the enemy holds the best-ranked team at the end")
+        enemy.append(f"{c.team_size} AI enemy teams attack the nearest enemy; your {c.team_size - 1} ally team(s) "
+                     "are AI controlled")
+        assumptions.append(f"a battle still undecided at {_fmt(c.time_limit)} goes to the alliance of the team "
+                           f"with the best {metric}")
         reqs.append(Requirement(id="alliances", text=f"{c.team_size}v{c.team_size} alliances"))
         reqs.append(Requirement(id="no_production", text="fixed forces, no production"))
+        reqs.append(Requirement(id="decisive", text="every battle ends with a winning alliance"))
     elif arch == "siege":
         win.append("destroy the enemy target structure")
         loss.append(f"the deadline {_fmt(c.time_limit)} passes")
@@ -193,6 +221,34 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         requirements=reqs, concepts=c, assumptions=assumptions, unsupported=unsupported,
         clarifications=list(clarifications or []),
     )
+
+
+MAX_TEAM_SIZE = 3       # a side of the team-battle map has three start corners
+SCOUTING_TIME = 120.0   # seconds the player gets to scout before the first attack
+RAID_FIRST_AT = 120.0   # the first raid comes after one interval, at most after this long
+
+
+def _default_waves(c: Concepts) -> int:
+    """How many attacks a request that gives no count gets: enough to fill the game."""
+    if c.wave_times:
+        return len(c.wave_times)
+    if c.escalating:
+        return 3
+    if c.wave_interval:
+        first = min(c.wave_interval, RAID_FIRST_AT)
+        return max(1, int((c.time_limit - first) // c.wave_interval) + 1)
+    if c.scouting:
+        return max(1, int((c.time_limit - SCOUTING_TIME - 30) // 120) + 1)
+    # one wave per front at least, and a wave every ~75 s of a long game
+    return max(c.fronts or 1, min(8, int((c.time_limit - 60) // 75) + 1))
+
+
+def _schedule(c: Concepts) -> list[float]:
+    """Attack times for `c.waves` waves spread over the game (after a scouting phase when scouting)."""
+    if c.scouting:
+        return [SCOUTING_TIME + 120 * i for i in range(c.waves)]
+    step = max(30.0, min(120.0, (c.time_limit - 60) / max(1, c.waves)))
+    return [round(30 + i * step) for i in range(c.waves)]
 
 
 def reading_title(query: str) -> str:

@@ -9,6 +9,7 @@ from genesis.offline import vocabulary as V
 
 _NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
 _UNIT = r"(minutes?|mins?|seconds?|secs?|s|m)\b"
+_WORD_UNIT = r"(minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
 
 
 @dataclass
@@ -72,10 +73,20 @@ def read(query: str) -> Reading:
             r.matched.append(f"archetype {arch}")
             break
 
+    # "build 4 light tanks", "train two assault bots": a unit count to obtain is a production goal
+    units_re = "|".join(re.escape(n) for n in sorted(V.PRODUCIBLE_NAMES, key=len, reverse=True))
+    if c.archetype in ("defense", "raids") and re.search(
+            r"\b(?:build|train|make|get|own|field)\s+" + _NUM + r"\s+(?:" + units_re + ")", text):
+        c.archetype = "production"
+        r.matched.append("archetype production (a unit count to obtain)")
+
     # teams: "four teams", "2v2", "free-for-all"
     m = re.search(r"(\d)\s*v\s*(\d)", text)
     if m:
         c.team_size = int(m.group(1))
+        if m.group(1) != m.group(2):
+            r.unsupported.append(f"uneven sides ({m.group(1)}v{m.group(2)}) are played as "
+                                 f"{m.group(1)}v{m.group(1)}: team battles are symmetric")
         c.teams = 2
         if c.archetype not in ("teams",):
             c.archetype = "teams"
@@ -97,21 +108,27 @@ def read(query: str) -> Reading:
         c.fronts = c.fronts or 2
     c.objectives = _count_before(text, r"metal storages?|storages?|objectives?|extractors?|bases|generators?")
     for phrase, unit_type in sorted(V.OBJECTIVE_TYPES.items(), key=lambda kv: -len(kv[0])):
-        if _has(text, phrase):
+        # "the enemy commander" names an attacker, not something of yours to protect
+        if _has(text, phrase) and not re.search(r"(?:enemy|their|opponent'?s?)\s+" + re.escape(phrase), text):
             c.objective_type = unit_type
             break
 
     c.waves = _count_before(text, r"waves?|attacks|assaults")
     c.staggered = any(_has(text, w) for w in ("staggered", "one after another", "different times", "early", "late"))
     c.escalating = any(_has(text, w) for w in ("larger than the last", "escalating", "growing", "bigger each", "increasing", "each larger"))
-    c.random_side = any(_has(text, w) for w in ("random side", "random direction", "whichever side", "anywhere"))
+    c.random_side = any(_has(text, w) for w in ("random side", "random sides", "random direction", "random directions",
+                                                 "random approach", "whichever side", "anywhere", "any side",
+                                                 "any direction"))
+    if c.random_side and c.fronts == 1:
+        c.fronts = None     # "from a random direction" is one of several, not a single front
     c.scouting = "scout" in text
+    c.random_timing = any(_has(text, w) for w in V.RANDOM_TIMING_TRIGGERS)
 
     # times: "at minute 3", "at 90 seconds", "every two minutes", "for 10 minutes", "after 30 minutes"
-    for m in re.finditer(r"(?:at|by)\s+minute\s+" + _NUM, text):
-        c.wave_times.append(number(m.group(1)) * 60)
-    for m in re.finditer(r"at\s+" + _NUM + r"\s*" + _UNIT, text):
-        c.wave_times.append(_seconds(m.group(1), m.group(2)))
+    # kept in the order the request names them; an air assault's time goes last (see below)
+    found = [(m.start(), number(m.group(1)) * 60) for m in re.finditer(r"(?:at|by)\s+minute\s+" + _NUM, text)]
+    found += [(m.start(), _seconds(m.group(1), m.group(2))) for m in re.finditer(r"at\s+" + _NUM + r"\s*" + _UNIT, text)]
+    found.sort()
     m = re.search(r"every\s+(?:" + _NUM + r"\s+)?" + _UNIT, text)
     if m:
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
@@ -119,6 +136,19 @@ def read(query: str) -> Reading:
     m = re.search(r"(?:survive|for|within|after|in|lasting|last|before)\s+(?:the\s+first\s+)?" + _NUM + r"\s*" + _UNIT, text)
     if m:
         limit = _seconds(m.group(1), m.group(2))
+    # "a 20-minute limit", "20 minute deadline", "time limit of 8 minutes", "15 minutes long"
+    m = m or re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|game|match|"
+                       r"battle|long)\b", text) \
+        or re.search(r"\b(?:limit|deadline|timer)\s+(?:of\s+)?" + _NUM + r"\s*" + _UNIT, text)
+    if m and limit is None:
+        limit = _seconds(m.group(1), m.group(2))
+    if limit is None:
+        # a bare duration ("..., 4 minutes, ...") that is no wave time ("at 2 minutes") or interval ("every")
+        for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
+            before = text[:m.start()].split()[-1:] or [""]
+            if before[0] not in ("at", "every", "by", "minute", "each", "of"):
+                limit = _seconds(m.group(1), m.group(2))
+                break
     if limit is not None:
         if limit > 3600:
             r.unsupported.append(f"a {limit / 60:.0f}-minute game exceeds the 60-minute cap; capped")
@@ -126,6 +156,12 @@ def read(query: str) -> Reading:
         c.time_limit = limit
 
     c.air = any(_has(text, t) for t in V.UNIT_KIND_TRIGGERS["air"])
+    if c.air and len(found) > 1:
+        # the time named closest to the air words is the air assault's: designs read it as the last one
+        air_at = min(m.start() for t in V.UNIT_KIND_TRIGGERS["air"] for m in re.finditer(re.escape(t), text))
+        found.sort(key=lambda f: abs(f[0] - air_at))
+        found = sorted(found[1:]) + found[:1]
+    c.wave_times = [t for _, t in found]
     c.ground = not c.air or any(_has(text, w) for w in ("ground", "land"))
     c.unit_kinds = [k for k, ts in V.UNIT_KIND_TRIGGERS.items() if any(_has(text, t) for t in ts)]
     if "artillery only" in text or "only artillery" in text:
@@ -147,6 +183,12 @@ def read(query: str) -> Reading:
             break
     if "efficien" in text:
         c.ranking = "damage_efficiency"
+    elif re.search(r"\b(?:kills|kill count|most kills)\b", text):
+        c.ranking = "kills"
+    elif "damage dealt" in text:
+        c.ranking = "damage_dealt"
+    elif re.search(r"\b(?:hp|health|hit points) (?:left|remaining)\b", text):
+        c.ranking = "hp_remaining"
     elif "surviv" in text and c.archetype == "ffa":
         c.ranking = "survival"
     for phrase, name in V.MAP_HINTS.items():

@@ -1,11 +1,16 @@
 """Stage 2 offline: a brief -> a game design document, composed from the rule library."""
 from __future__ import annotations
 
+import math
+
+from engine.catalog import load_catalog
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
 from genesis.offline import geometry as G
 
 PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
+COMPACT_RADIUS = 12.0   # tiles: how far from home objectives under raids / fog may stand
+COMMANDER_RAIDS = 2     # "the enemy commander may raid you": it leads this many raids
 
 
 def _map_for(c: Concepts) -> dict:
@@ -40,7 +45,11 @@ def _main_type(c: Concepts) -> str:
 
 
 def _defense_army(c: Concepts) -> list[UnitPlacement]:
-    army = [UnitPlacement(type="assault_bot", count=6), UnitPlacement(type="light_bot", count=6)]
+    if c.archetype == "raids":
+        # raiders are fast: only a fast defence reaches the economy in time
+        army = [UnitPlacement(type="light_tank", count=5), UnitPlacement(type="light_bot", count=6)]
+    else:
+        army = [UnitPlacement(type="assault_bot", count=6), UnitPlacement(type="light_bot", count=6)]
     if c.air:
         army.append(UnitPlacement(type="aa_vehicle", count=3))
     return army
@@ -80,6 +89,13 @@ def _requirements(brief: Brief, expects: dict[str, list[dict]]) -> list[Requirem
     return out
 
 
+def _strength(guidance: list[str]) -> float:
+    """Enemy strength factor: every PM call for a stronger (weaker) enemy adds 50 % (removes 25 %)."""
+    up = sum("stronger" in g or "harder" in g for g in guidance)
+    down = sum("weaker" in g or "easier" in g for g in guidance)
+    return max(0.25, 1.0 + 0.5 * up - 0.25 * down)
+
+
 def _trapped(guidance: list[str]) -> bool:
     """The PM reported units trapped at their spawn: place only where units can leave."""
     return any("trapped" in g for g in guidance)
@@ -90,20 +106,39 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     safe = _trapped(guidance)
     m = G.load(map_ref)
     base_name, base = G.base_point(m)
-    fronts = G.pick_fronts(m, base, c.fronts or 2)
+    bridge = G.bridgehead(m) if c.map_hint == "river_bridges" else None
+    if bridge:
+        # hold the near end of the main bridge; the enemy comes from across the river, straight
+        # across first
+        base = bridge[0]
+        fronts = sorted(bridge[1], key=lambda n: (math.dist(G.spawns(m)[n], base), n))[: c.fronts or 1]
+    else:
+        fronts = G.pick_fronts(m, base, c.fronts or 2)
     sp = G.spawns(m)
     taken: list[tuple[float, float]] = []
     objectives = []
     n_obj = c.objectives or len(fronts)
+    # raiders are fast, and under fog the defence sees attackers late: then the objectives sit
+    # closer to home so a defence can reach them in time
+    reach = 0.3 if c.archetype == "raids" or c.fog else 0.45
     for i in range(n_obj):
         front = sp[fronts[i % len(fronts)]]
-        x, y = G.passable_near(m, *G.lerp(base, front, 0.45 if i < len(fronts) else 0.15), taken, 3.0, safe)
+        # at a bridge the objective is the bridgehead itself
+        t = 0.0 if bridge else (reach if i < len(fronts) else 0.15)
+        if reach < 0.45:
+            t = min(t, COMPACT_RADIUS / max(1.0, math.dist(base, front)))
+        x, y = G.passable_near(m, *G.lerp(base, front, t), taken, 3.0, safe)
         taken.append((x, y))
         objectives.append(UnitPlacement(type=c.objective_type or "metal_storage", x=round(x, 1), y=round(y, 1),
                                         tag=OBJECTIVE_TAG))
-    army = _spread(m, _defense_army(c), base, taken, safe)
-    strength = 1.0 + 0.5 * sum("stronger" in g or "harder" in g for g in guidance) \
-        - 0.25 * sum("weaker" in g or "easier" in g for g in guidance)
+    # at a bridge the army starts in a camp behind the bridgehead and must move up to hold it
+    camp = G.lerp(base, sp[fronts[0]], -0.3) if bridge else base
+    army = _spread(m, _defense_army(c), camp, taken, safe)
+    if c.fog and not c.scouting:
+        # early warning under fog: without it a defence sees raiders only once they hit an objective
+        x, y = G.passable_near(m, base[0], base[1] - 3, taken, 3.0, safe)
+        army.append(UnitPlacement(type="radar_tower", x=round(x, 1), y=round(y, 1)))
+    strength = _strength(guidance)
     times = list(c.wave_times) or [round(45 + i * 60) for i in range(c.waves or len(fronts))]
     comps: list[RuleComponent] = []
     expects: dict[str, list[dict]] = {}
@@ -116,14 +151,28 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                     "count": c.waves or 3, "base_size": max(2, round(3 * strength)), "growth": 2,
                     "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG}))
         expects["escalation"] = [_expect_spawns(increasing={"gap": 20})]
+    elif c.scouting:
+        comps.append(RuleComponent(
+            id="unscouted_side_attack", purpose="the attack comes from a side the player did not scout",
+            kind="spawn", library_rule="unscouted_side_attack", requirement_ids=["scouting", "fronts"],
+            params={"team": ENEMY, "sides": fronts, "scout_team": PLAYER, "scout_radius": 8,
+                    # scouting a side means going most of the way out to it
+                    "scout_points": [[round(v, 1) for v in G.lerp(base, sp[f], 0.7)] for f in fronts],
+                    "times": times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG}))
+        expects["scouting"] = [{"event": "rule_log", "where": {"name": "attack", "fields.unscouted": True},
+                                "min": 1},
+                               {"event": "rule_log", "where": {"name": "scout_zone"}, "min": len(fronts)}]
     elif c.random_side or c.wave_interval:
+        interval = c.wave_interval or 60
         comps.append(RuleComponent(
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
             library_rule="periodic_raids", requirement_ids=["interval", "fronts"],
-            params={"team": ENEMY, "interval": c.wave_interval or 60, "first_at": 30, "sides": fronts,
-                    "size": max(2, round(5 * strength)), "unit_type": _main_type(c),
+            params={"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": fronts,
+                    "size": max(2, round(3 * strength)), "unit_type": _main_type(c),
+                    # a random side that never repeats, so the side really changes within one game
+                    "avoid_repeat": c.random_side,
                     "target_type": c.objective_type or "metal_storage", "target_team": PLAYER}))
-        expects["interval"] = [_expect_spawns(time_clusters={"min": 2, "gap": (c.wave_interval or 60) * 0.6})]
+        expects["interval"] = [_expect_spawns(time_clusters={"min": 2, "gap": interval * 0.6})]
     elif c.staggered or len(set(times)) > 1:
         ground_times = times[:-1] if c.air and len(times) > 1 else times
         comps.append(RuleComponent(
@@ -146,7 +195,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
             requirement_ids=["air"],
             params={"team": ENEMY, "times": [times[-1] if len(times) > 1 else 120], "from": fronts[-1],
-                    "unit_type": "bomber", "count": 3, "target_tag": OBJECTIVE_TAG}))
+                    "unit_type": "bomber", "count": max(1, round(3 * strength)), "target_tag": OBJECTIVE_TAG}))
         expects["air"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "bomber"}, "min": 1}]
     comps.append(RuleComponent(
         id="protect_objective_loss", purpose="losing any objective loses", kind="termination",
@@ -156,9 +205,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         id="survive_timer_win", purpose="surviving until the time limit wins", kind="termination",
         library_rule="survive_timer_win", requirement_ids=["survive_win"],
         params={"team": PLAYER, "time": c.time_limit}))
-    n_dirs = min(len(fronts), len(times)) if not c.escalating else len(fronts)
-    expects["fronts"] = [_expect_spawns(distinct_sectors={"min": max(1, n_dirs) if not c.random_side else 2,
-                                                          "center": list(base)})]
+    # the scouting rule draws among unscouted sides, so one side may serve every attack
+    n_dirs = 1 if c.scouting else min(len(fronts), len(times)) if not c.escalating else len(fronts)
+    min_sectors = 2 if c.random_side and not c.scouting else max(1, n_dirs)
+    expects["fronts"] = [_expect_spawns(distinct_sectors={"min": min_sectors, "center": list(base)})]
     if c.staggered or len(set(times)) > 1:
         expects["staggered"] = [_expect_spawns(time_clusters={"min": 2, "gap": 20})]
     if c.wave_times:
@@ -172,11 +222,20 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     ]
     n = len(objectives)
     obj = (c.objective_type or "metal_storage").replace("_", " ")
-    desc = (f"Survive for {c.time_limit / 60:g} minutes without losing any of your {n} {obj}s. If even one is "
-            f"destroyed, you lose. Enemies attack from {len(fronts)} directions"
-            + (" at different times" if c.staggered or len(set(times)) > 1 else "")
+    desc = ((f"Survive for {c.time_limit / 60:g} minutes without losing any of your {n} {obj}s. If even one is "
+             "destroyed, you lose. " if n > 1 else
+             f"Survive for {c.time_limit / 60:g} minutes without losing your {obj}. If it is destroyed, you lose. ")
+            + ("It stands at the bridgehead and your army starts in a camp behind it. " if bridge else "")
+            + (f"Enemies attack from {len(fronts)} directions" if len(fronts) > 1 else "Enemies attack")
+            + (" at different times" if any(r.id == "staggered_waves" for r in comps) else "")
             + (", each wave larger than the last" if c.escalating else "")
-            + (", and from the air" if c.air else "") + ". Move your army to meet each attack.")
+            + (", and from the air" if c.air else "")
+            + (", every time from a side you have not scouted: scout the approaches (marked on the map) to learn "
+               "where they will come from" if c.scouting else "")
+            + (f", raiding every {c.wave_interval / 60:g} minutes" if c.wave_interval else "")
+            + (" from a random side" if c.random_side and not c.scouting else "")
+            + ". Move your army to meet each attack."
+            + (" A radar tower at home shows enemies approaching through the fog." if c.fog and not c.scouting else ""))
     return GDD(
         title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
         map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
@@ -186,39 +245,79 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     )
 
 
+def _power(units: dict[str, int]) -> float:
+    """Lanchester fighting strength of a group: total hp times total damage per second."""
+    cat = load_catalog().units
+    hp = sum(n * cat[t].hp for t, n in units.items())
+    dps = sum(n * cat[t].weapon.damage / cat[t].weapon.reload for t, n in units.items() if cat[t].weapon)
+    return hp * dps
+
+
+def _guard_against(raid: dict[str, int], margin: float, unit_type: str = "assault_bot") -> int:
+    """How many `unit_type` beat `raid` with `margin` times its fighting strength."""
+    n = 1
+    while _power({unit_type: n}) < margin * _power(raid):
+        n += 1
+    return n
+
+
+RAID_INTERVAL = 150.0   # production games: seconds between raids when the request names no interval
+
+
 def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     map_ref = _map_for(c)
     m = G.load(map_ref)
     sp = G.spawns(m)
     home_name = "sw" if "sw" in sp else G.base_point(m)[0]
-    raid_from = G.pick_fronts(m, sp.get(home_name, (m.width / 2, m.height / 2)), 2)
+    home = sp.get(home_name, (m.width / 2, m.height / 2))
+    raid_from = G.pick_fronts(m, home, 2)
+    strength = _strength(guidance)
     comps = [RuleComponent(
         id="production_goal", purpose="own the target composition before the deadline", kind="termination",
         library_rule="production_goal", requirement_ids=["production_win", "deadline_loss"],
         params={"team": PLAYER, "units": c.target_composition, "deadline": c.time_limit})]
     expects = {"production_win": [{"result": {"winners_include": PLAYER}}],
                "deadline_loss": [{"result": {"losers_include": PLAYER}}]}
+    start = [UnitPlacement(type="commander", tag="home"), UnitPlacement(type="constructor_bot")]
+    raid_text = ""
     if c.raids:
+        by_commander = "commander" in c.unit_kinds
+        raider = "commander" if by_commander else ("raider_bot" if "raider" in c.unit_kinds else "light_bot")
+        size = 1 if by_commander else max(2, round(2 * strength))
+        interval = c.wave_interval or RAID_INTERVAL
+        params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": raid_from,
+                  "size": size, "unit_type": raider, "target_type": "metal_extractor", "target_team": PLAYER,
+                  "avoid_repeat": True}
+        if c.random_timing:
+            params["jitter"] = round(0.8 * interval)   # "at any time": each raid comes up to this much late
+        if by_commander:
+            params["raids"] = COMMANDER_RAIDS
         comps.append(RuleComponent(
-            id="periodic_raids", purpose="enemy raids harass the base", kind="spawn", library_rule="periodic_raids",
-            requirement_ids=["raids"],
-            params={"team": ENEMY, "interval": 150, "first_at": 120, "sides": raid_from, "size": 2,
-                    "unit_type": "light_bot", "target_type": "commander", "target_team": PLAYER}))
+            id="periodic_raids", purpose="enemy raids harass the economy", kind="spawn", library_rule="periodic_raids",
+            requirement_ids=["raids"], params=params))
         expects["raids"] = [_expect_spawns(min=1)]
+        if by_commander:
+            expects["raider"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "commander"},
+                                  "min": 1}]
+        # a guard that beats one raid party with a margin, so raids cost time but can be held
+        guard = _guard_against({raider: size}, margin=2.0 / strength)
+        start.append(UnitPlacement(type="assault_bot", count=guard))
+        raid_text = (f" {'The enemy commander' if by_commander else 'Enemy raiders'} will raid your extractors"
+                     + (" at unpredictable times" if c.random_timing else f" every {interval / 60:g} minutes")
+                     + f"; {guard} assault bots guard your base.")
     teams = [
         TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=600, energy=1500,
-                 units=_spread(m, [UnitPlacement(type="commander", tag="home"),
-                                   UnitPlacement(type="constructor_bot")], sp.get(home_name, (m.width / 2, m.height / 2)), [])),
+                 units=_spread(m, start, home, [])),
         TeamPlan(id=ENEMY, name="Raiders", role="enemy", controller={"type": "ai", "behaviour": "idle"}),
     ]
     comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
-    desc = (f"Produce {comp} within {c.time_limit / 60:g} minutes. Build metal extractors on deposits and solar "
-            "collectors, then the right factory." + (" Enemy raiders will harass your base." if c.raids else ""))
+    desc = (f"Produce {comp} within {c.time_limit / 60:g} minutes, the sooner the better. Build metal extractors on "
+            "deposits and solar collectors, then the right factory." + raid_text)
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=True,
                time_limit=c.time_limit + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="produce",
-               strategy_params={"target": c.target_composition})
+               strategy_params={"target": c.target_composition, "home": list(home)})
 
 
 def _mixed_army() -> list[UnitPlacement]:
@@ -234,8 +333,11 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     corners = ["nw", "ne", "se", "sw"][: c.teams]
     teams = []
     for i, corner in enumerate(corners):
-        ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "waves", "target": {"x": m.width / 2, "y": m.height / 2},
-                                                       "first_at": 20 + 15 * i, "interval": 40}
+        # each AI side hunts the next side round the table (the last one hunts the player), so every
+        # side is under pressure and sitting still is no safe way to rank first
+        ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "waves", "min_group": 1,
+                                                       "target": {"team": (i + 1) % c.teams},
+                                                       "first_at": 15 + 5 * i, "interval": 10}
         teams.append(TeamPlan(id=i, name=f"Team {corner.upper()}", role="player" if i == 0 else "enemy",
                               controller=ctrl, units=_spread(m, _mixed_army(), sp[corner], taken)))
     comps: list[RuleComponent] = []
@@ -251,38 +353,51 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                strategy_params={"engage_at": c.time_limit * 0.5, "target": [m.width / 2, m.height / 2]})
 
 
+def _nearest_enemy_team(i: int, teams: list[tuple[int, list[int], tuple[float, float]]]) -> int:
+    """The enemy team whose start is closest to team i's start: whom its AI attacks first."""
+    _, allies, home = teams[i]
+    foes = [(math.dist(home, pos), t) for t, al, pos in teams if t != i and t not in allies]
+    return min(foes)[1]
+
+
 def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     map_ref = {"name": c.map_hint or "crossroads"}
     m = G.load(map_ref)
     sp = G.spawns(m)
     west = [s for s in ("nw", "sw", "west") if s in sp]
     east = [s for s in ("ne", "se", "east") if s in sp]
-    size = max(2, min(c.team_size, 2))
-    taken: list = []
-    teams = []
+    size = c.team_size     # the brief keeps it within what the map's corners and sides hold
+    layout = []
     for i in range(size * 2):
         side = west if i < size else east
         ally_ids = list(range(size)) if i < size else list(range(size, 2 * size))
-        at = side[(i % size) % len(side)]
-        enemy_side = east if i < size else west
-        ex, ey = sp[enemy_side[0]]
-        ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "waves", "target": {"x": ex, "y": ey},
-                                                       "first_at": 10, "interval": 30}
+        layout.append((i, [a for a in ally_ids if a != i], sp[side[(i % size) % len(side)]]))
+    taken: list = []
+    teams = []
+    for i, allies, home in layout:
+        # AI sides attack the nearest enemy team and, once it is gone, whatever enemy is nearest
+        ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "waves", "min_group": 1,
+                                                       "target": {"team": _nearest_enemy_team(i, layout)},
+                                                       "first_at": 10, "interval": 10}
         teams.append(TeamPlan(id=i, name=f"{'Blue' if i < size else 'Red'} {i % size + 1}",
                               role="player" if i == 0 else ("ally" if i < size else "enemy"), controller=ctrl,
-                              allies=[a for a in ally_ids if a != i],
-                              units=_spread(m, _mixed_army(), sp[at], taken)))
-    comps = [RuleComponent(id="last_survivor", purpose="the last alliance with units wins", kind="termination",
-                           library_rule="last_survivor", requirement_ids=["alliances"], params={})]
+                              allies=allies, units=_spread(m, _mixed_army(), home, taken)))
+    metric = c.ranking or "damage_efficiency"
+    # the battle ends when one alliance has no mobile units left; if both still stand at the time
+    # limit, the side of the best-ranked team wins, so every game has a decision
+    conditions = [{"kind": "last_survivor", "mobile_only": True}, {"kind": "rank_by_score", "metric": metric}]
     expects = {"alliances": [{"event": "spawn", "where": {"source": "start"}, "distinct_sectors": {"min": 2, "center": "map_center"}}],
-               "no_production": [{"event": "spawn", "where": {"source": "production"}, "max": 0}]}
+               "no_production": [{"event": "spawn", "where": {"source": "production"}, "max": 0}],
+               "decisive": [{"result": {"ended_by": "condition"}}]}
     desc = (f"A {size}v{size} battle with fixed forces and no production. Your ally is controlled by the AI and "
-            "will not communicate. The last alliance with units standing wins.")
+            f"will not communicate. The last alliance with mobile units standing wins; if both still stand after "
+            f"{c.time_limit / 60:g} minutes, the alliance of the team with the best {metric.replace('_', ' ')}"
+            + (" (damage dealt / damage received)" if metric == "damage_efficiency" else "") + " wins.")
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
-               map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
-               time_limit=c.time_limit, requirements=_requirements(brief, expects),
+               map=map_ref, teams=teams, rule_components=[], fog_of_war=bool(c.fog), production=False,
+               time_limit=c.time_limit, requirements=_requirements(brief, expects), conditions=conditions,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               strategy_params={"engage_at": 5, "target": list(sp[east[0]])})
+               strategy_params={"engage_at": 0, "with_allies": True, "home": list(layout[PLAYER][2])})
 
 
 def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
@@ -306,7 +421,8 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     comps = [
         RuleComponent(id="static_fortification", purpose="a turret ring around the target", kind="setup",
                       library_rule="static_fortification", requirement_ids=["fortification"],
-                      params={"team": ENEMY, "center": [fort[0], fort[1]], "radius": 7, "turrets": 6,
+                      params={"team": ENEMY, "center": [fort[0], fort[1]], "radius": 7,
+                              "turrets": max(2, round(6 * _strength(guidance))),
                               "turret_type": "light_turret", "walls": 0}),
     ]
     expects = {"fortification": [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 3}],

@@ -31,9 +31,24 @@ def sector(dx: float, dy: float) -> int:
     return int(round(math.atan2(dy, dx) / (math.pi / 4))) % 8
 
 
-def pick_fronts(m: MapData, origin: tuple[float, float], n: int) -> list[str]:
-    """n spawn names far from origin, spread over as many compass directions as possible."""
+def bridgehead(m: MapData) -> tuple[tuple[float, float], list[str]] | None:
+    """For a map whose bridges have named ends (`bridge_k_north` / `bridge_k_south`): the near end
+    of the bridge closest to the map centre, and the spawn names across the river from it."""
     sp = spawns(m)
+    bridges = [n for n in sp if n.startswith("bridge_") and f"{n}_south" in sp and f"{n}_north" in sp]
+    if not bridges:
+        return None
+    centre = (m.width / 2, m.height / 2)
+    main = min(bridges, key=lambda n: (math.dist(sp[n], centre), n))
+    hold, across = sp[f"{main}_south"], sp[f"{main}_north"]
+    far_side = [n for n, xy in sp.items() if not n.startswith("bridge_") and xy[1] < across[1] - 4]
+    return hold, far_side
+
+
+def pick_fronts(m: MapData, origin: tuple[float, float], n: int, names: list[str] | None = None) -> list[str]:
+    """n spawn names far from origin (among `names` if given), spread over as many compass directions
+    as possible."""
+    sp = {k: v for k, v in spawns(m).items() if names is None or k in names}
     ox, oy = origin
     cands = [(name, xy) for name, xy in sp.items() if math.dist(xy, origin) >= min(m.width, m.height) * 0.25]
     cands.sort(key=lambda kv: (-math.dist(kv[1], origin), kv[0]))

@@ -1,6 +1,7 @@
 """The offline PM: MetaFeedback decisions and the rubric retrospective, from the feedback log."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -51,19 +52,12 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
             "units are trapped at their spawn and never move: place every mobile group where it can leave its spawn",
             *reasons], reason="the reference policy could not move its units")
     if stage == "level":
-        guidance = []
-        if "outcome_discrimination" in ids:
-            detail = next((c["reason"] for c in failed if "outcome_discrimination" in c.get("kind", "")), "")
-            ref_score = _score(detail, "reference policy scores")
-            idle_score = _score(detail, "idle scores")
-            if ref_score is not None and ref_score < 0.5:
-                guidance.append("enemy waves are too strong for the reference defence: make them weaker")
-            elif idle_score is not None and idle_score >= 0.5:
-                guidance.append("an idle player does not lose: make the enemy stronger")
-            else:
-                guidance.append("the reference and idle policies get the same outcome: make the enemy stronger")
+        guidance = _balance_guidance(failed)
+        if not guidance and _repeats_last_failure(stage, failed, inputs.get("history", [])):
+            return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]
+                                reason="the same criteria failed again and no design change addresses them")
         if "requirement_evidence" in ids:
-            return MetaFeedback(decision="rollback", target_stage="gdd", guidance=reasons + guidance,
+            return MetaFeedback(decision="rollback", target_stage="gdd", guidance=guidance + reasons,
                                 reason="requirements are not evidenced by the trace: the design must change")
         if "rule_tests_pass" in ids or "lua_compiles" in ids:
             return MetaFeedback(decision="rollback", target_stage="rules", guidance=reasons, reason="rules broken")
@@ -80,9 +74,38 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
     return MetaFeedback(decision="retry", target_stage=stage, guidance=reasons, reason=f"fix the {stage}")  # type: ignore[arg-type]
 
 
-def _score(text: str, label: str) -> float | None:
-    import re
+# Requirements whose evidence shows the player side winning too rarely / the idle side not losing.
+PLAYER_MUST_WIN = ("survive_win", "production_win", "destroy_win", "capture_win")
+IDLE_MUST_LOSE = ("objective_loss", "deadline_loss")
+WEAKER = "enemy too strong for the reference play: make the enemy weaker"
+STRONGER = "an idle player does not lose: make the enemy stronger"
 
+
+def _balance_guidance(failed: list[dict[str, Any]]) -> list[str]:
+    """One corrective instruction the GDD writer acts on, read from the failed level criteria:
+    the outcome scores of reference vs idle play, and which requirements lack evidence."""
+    outcome = next((c["reason"] for c in failed if "outcome_discrimination" in c.get("kind", "")), "")
+    evidence = next((c["reason"] for c in failed if "requirement_evidence" in c.get("kind", "")), "")
+    unmet = set(re.findall(r"(?:^|; )(\w+): ", evidence))
+    ref, idle = _score(outcome, "reference policy scores"), _score(outcome, "idle scores")
+    if (ref is not None and ref < 0.5) or unmet & set(PLAYER_MUST_WIN):
+        return [WEAKER]
+    if (idle is not None and idle >= 0.5) or (outcome and ref is not None and idle is not None and idle >= ref) \
+            or unmet & set(IDLE_MUST_LOSE):
+        return [STRONGER]
+    return []
+
+
+def _repeats_last_failure(stage: str, failed: list[dict[str, Any]], history: list[dict[str, Any]]) -> bool:
+    """The previous correction at this stage named the same failing criteria: another unchanged retry is futile."""
+    prev = [d for d in history if d.get("stage") == stage and d.get("decision") in ("retry", "rollback")]
+    if not prev:
+        return False
+    before = {g.split(":", 1)[0].strip() for g in prev[-1].get("guidance", [])}
+    return {c["id"] for c in failed} <= before
+
+
+def _score(text: str, label: str) -> float | None:
     m = re.search(re.escape(label) + r"\s+([0-9.]+)", text)
     return float(m.group(1)) if m else None
 

@@ -36,7 +36,12 @@ UNIT_KIND_TRIGGERS = {
     "bot": ["bot", "bots", "infantry"],
     "heavy": ["heavy"],
     "raider": ["raider", "raiders"],
+    "commander": ["enemy commander", "their commander"],
 }
+
+# The enemy's timing is left to chance ("may raid you at any time").
+RANDOM_TIMING_TRIGGERS = ["at any time", "any time", "anytime", "at random times", "at a random time", "randomly",
+                          "unpredictable", "unpredictably", "without warning"]
 
 OBJECTIVE_TYPES = {
     "metal storage": "metal_storage", "metal storages": "metal_storage", "storage": "metal_storage",

@@ -6,9 +6,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from genesis import rubric_store
 from genesis.fileio import FileLock
 from genesis.kb.store import Bundle, GddRecord, LevelSource, RuleSource
+from genesis.llm.client import ModelCallError
 from genesis.models import GDD, Brief, RuleArtifact
 from genesis.pipeline.nodes import signature
 
@@ -79,22 +82,32 @@ def evolve(ctx, state: dict) -> dict[str, Any]:
         return {"committed": None, "rubric_updates": [], "note": "KB and rubrics frozen for this run"}
     out: dict[str, Any] = {"committed": None, "rubric_updates": []}
     if not state.get("fast_tracked"):
-        bundle = _bundle(ctx, state)
-        result = ctx.kb.commit(bundle)
+        with ctx.kb.writing():  # ids picked and committed under one lock: parallel runs never clash
+            bundle = _bundle(ctx, state)
+            result = ctx.kb.commit(bundle)
         out["committed"] = {"gdd": bundle.gdd.id, "new_rules": [r.id for r in bundle.rules],
                             "added": [f"{c}/{i}" for c, i in result.added]}
     if state.get("feedback"):
         _append_feedback(ctx.rubrics_root, state["feedback"])
     log = read_feedback_log(ctx.rubrics_root)
     rubrics = {s: [c.model_dump() for c in r.criteria] for s, r in rubric_store.load_all(ctx.rubrics_root).items()}
-    retro = ctx.pm.retrospective(log, rubrics)
+    try:
+        retro = ctx.pm.retrospective(log, rubrics)
+    except ModelCallError as exc:  # the scenario is verified and committed; only the rubric update is lost
+        out["retrospective"] = f"retrospective failed: {exc}"
+        return out
     out["retrospective"] = retro.summary
     by_stage: dict[str, list] = {}
     for ch in retro.changes:
-        crit = ch.criterion
-        by_stage.setdefault(crit.get("stage", retro.stage), []).append(rubric_store.Change(
-            op=ch.op, id=crit["id"], text=crit.get("text"), kind=crit.get("kind"),
-            mandatory=crit.get("mandatory"), rationale=ch.rationale))
+        crit, stage = ch.criterion, str(ch.criterion.get("stage", retro.stage))
+        try:  # a model may propose a malformed criterion: record it, keep the well-formed ones
+            change = rubric_store.Change(op=ch.op, id=crit.get("id"), text=crit.get("text"), kind=crit.get("kind"),
+                                         mandatory=crit.get("mandatory"), rationale=ch.rationale)
+        except ValidationError as exc:
+            out["rubric_updates"].append({"stage": stage, "error": f"malformed change {crit!r:.200}: "
+                                                                   f"{exc.errors()[0]['msg']}"})
+            continue
+        by_stage.setdefault(stage, []).append(change)
     for stage, changes in by_stage.items():
         try:
             new = rubric_store.apply_update(stage, changes, root=ctx.rubrics_root)

@@ -1,17 +1,16 @@
-"""Writes the scenario folder's verdict files: validation.json and report.html."""
+"""Writes the scenario folder's verdict files: validation.json, the rule test records
+(rules/<id>.tests.json), map.png and report.html (rendered by genesis.report from the folder)."""
 from __future__ import annotations
 
-import base64
 import time
-from pathlib import Path
 from typing import Any
 
-import jinja2
-
-from genesis.fileio import atomic_write_json, atomic_write_text
+from engine.errors import EngineError
+from genesis.fileio import atomic_write_json
 from genesis.pipeline.evolution import rubric_versions
-
-TEMPLATE = Path(__file__).with_name("report.html.j2")
+from genesis.report import write_report
+from genesis.report.map_picture import write_map_picture
+from genesis.report.scenario import MAP_PICTURE, rule_tests_path
 
 
 def validation_record(ctx, state: dict) -> dict[str, Any]:
@@ -41,22 +40,40 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
     }
 
 
-def _data_uri(path: Path) -> str:
-    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
+def rule_test_record(rule: dict, results: list[dict] | None, fast_tracked: bool) -> dict[str, Any]:
+    """One rule's test cases next to their results (None when not run in this generation)."""
+    meta = rule.get("meta") or {}
+    by_name = {r.get("name"): r for r in results or []}
+    tests = [{**{k: t.get(k) for k in ("name", "params", "seed", "until", "policies", "expect")},
+              "result": by_name.pop(t.get("name"), None)} for t in rule.get("tests", [])]
+    # results that match no case (e.g. "(all)" when the whole test job failed) are kept visible
+    tests += [{"name": name, "params": {}, "expect": [], "result": r} for name, r in by_name.items()]
+    note = None
+    if results is None:
+        note = ("Not re-run: fast-tracked from the knowledge base, where the rule was verified when committed."
+                if fast_tracked else "Tests were not run in this generation.")
+    return {"id": rule.get("id"), "title": meta.get("title"), "description": meta.get("description"),
+            "reused_from": rule.get("reused_from"), "declared_params": meta.get("params") or {},
+            "note": note, "tests": tests}
+
+
+def write_rule_test_records(out, state: dict) -> None:
+    results = state.get("rule_tests") or {}
+    for rule in state.get("rules") or []:
+        record = rule_test_record(rule, results.get(rule["id"]), bool(state.get("fast_tracked")))
+        atomic_write_json(rule_tests_path(out, rule["id"]), record)
 
 
 def write_outputs(ctx, state: dict) -> dict[str, Any]:
     out = ctx.out_dir
     record = validation_record(ctx, state)
     atomic_write_json(out / "validation.json", record)
-    frames = sorted((out / "frames").glob("*.png")) if (out / "frames").exists() else []
-    rules = sorted((out / "rules").glob("*.lua")) if (out / "rules").exists() else []
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    html = env.from_string(TEMPLATE.read_text()).render(
-        v=record, brief=state.get("brief") or {}, gdd_md=(out / "gdd.md").read_text() if (out / "gdd.md").exists() else "",
-        rules=[{"name": p.stem, "source": p.read_text(), "tests": (state.get("rule_tests") or {}).get(p.stem, [])} for p in rules],
-        frames=[{"name": p.name, "src": f"frames/{p.name}"} for p in frames],
-        gif="replay.gif" if (out / "replay.gif").exists() else None,
-        map_img=_data_uri(frames[0]) if frames else None)
-    atomic_write_text(out / "report.html", html)
+    write_rule_test_records(out, state)
+    (out / MAP_PICTURE).unlink(missing_ok=True)   # a picture of an earlier attempt's level would mislead
+    if (out / "level.json").exists():
+        try:
+            write_map_picture(out / "level.json", out / MAP_PICTURE)
+        except EngineError:   # the level stage's schema criterion already reports why it does not load
+            pass
+    write_report(out, map_picture=False)
     return record

@@ -17,6 +17,7 @@ from genesis.llm.client import ModelCallError
 from genesis.models import GDD, Brief, Clarification, Concepts, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
+from genesis.pipeline.pm_bounds import bound_decision
 from genesis.simulate import SimJob, SimRun, run_many, run_parallel, run_rule_tests_job
 
 STAGE_BUDGET = 3
@@ -31,7 +32,7 @@ def signature(concepts: dict | Concepts) -> str:
     c = concepts if isinstance(concepts, Concepts) else Concepts.model_validate(concepts)
     keys = ("archetype", "fronts", "objectives", "objective_type", "waves", "staggered", "escalating",
             "random_side", "air", "teams", "team_size", "production", "fog", "time_limit", "wave_interval",
-            "unit_kinds", "ranking", "scouting", "raids")
+            "unit_kinds", "ranking", "scouting", "raids", "random_timing")
     d = c.model_dump()
     d["wave_times"] = sorted(c.wave_times)
     d["target_composition"] = dict(sorted(c.target_composition.items()))
@@ -312,7 +313,10 @@ class Nodes:
                                       TOTAL_BUDGET, entry["signatures"] if entry else [])
             except ModelCallError as exc:
                 return {"status": "failed", "stop_reason": f"PM failed at {stage}: {exc}", "route": "finalize"}
-            decision = {"stage": stage, "attempt": attempts, **mf.model_dump(mode="json")}
+            mf, override = bound_decision(stage, verdict, mf, attempts=attempts, stage_budget=STAGE_BUDGET,
+                                          total=total, total_budget=TOTAL_BUDGET)
+            decision = {"stage": stage, "attempt": attempts, **mf.model_dump(mode="json"),
+                        **({"override": override} if override else {})}
             update: dict[str, Any] = {"attempts": {stage: attempts}, "iterations": total, "decisions": [decision]}
             if entry:
                 update["feedback"] = [entry]

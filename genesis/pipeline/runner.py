@@ -46,7 +46,9 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> None:
         atomic_write_text(ctx.out_dir / "error.log", traceback.format_exc())
         atomic_write_json(ctx.out_dir / "validation.json", {
             "playable": False, "status": "error", "run_id": run_id,
-            "reason": f"{type(exc).__name__}: {exc}", "backend": ctx.client.config.summary()})
+            "reason": f"{type(exc).__name__}: {exc}",
+            "backend": {role: ctx.client.config.backend_name(role) for role in ctx.client.config.roles},
+            "usage": {"by_stage": ctx.client.usage.by_stage(), "total": ctx.client.usage.total()}})
         raise PipelineError(f"{type(exc).__name__}: {exc} (details in {ctx.out_dir / 'error.log'}; "
                             f"after fixing the cause, continue with: genesis resume {run_id})") from exc
 
@@ -63,7 +65,7 @@ def check_query(query: str) -> str:
 
 
 def slugify(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "scenario"
+    return re.sub(r"[^a-z0-9]+", "-", text.lower())[:60].strip("-") or "scenario"
 
 
 @dataclass
@@ -107,7 +109,7 @@ def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | No
           rubrics_root: Path | None = None, options: dict[str, Any] | None = None,
           replay: Path | None = None) -> Outcome:
     query = check_query(query)
-    run_id = f"{slugify(query)[:40]}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    run_id = f"{slugify(query)[:40].rstrip('-')}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     out_dir = Path(out) if out else Path("generated") / slugify(query)
     out_dir.mkdir(parents=True, exist_ok=True)
     for stale in ("validation.json", "transcript.jsonl", "checkpoints.sqlite"):

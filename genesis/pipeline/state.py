@@ -9,6 +9,14 @@ def merge(a: dict, b: dict) -> dict:
     return {**(a or {}), **(b or {})}
 
 
+def add_times(a: dict, b: dict) -> dict:
+    """Stage times accumulate: a retried stage counts every attempt, so generation time is honest."""
+    out = dict(a or {})
+    for stage, seconds in (b or {}).items():
+        out[stage] = round(out.get(stage, 0.0) + seconds, 3)
+    return out
+
+
 class PipelineState(TypedDict, total=False):
     query: str
     run_id: str
@@ -31,7 +39,7 @@ class PipelineState(TypedDict, total=False):
     runs: list[dict]
     evidence: list[dict]
     visual: dict
-    stage_times: Annotated[dict[str, float], merge]
+    stage_times: Annotated[dict[str, float], add_times]
     route: str
     status: str                        # running | playable | failed | refused
     stop_reason: str

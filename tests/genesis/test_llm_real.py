@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from pydantic import BaseModel, Field
-from realmodel_server import MODEL_ALIAS, llama_server, missing_requirement
+from realmodel_server import MODEL_ALIAS, api_base  # noqa: F401 (fixture)
 
 from genesis.llm import LLMClient, ModelCallError, Transcript, load_config
 
@@ -19,15 +19,6 @@ class WaveBrief(BaseModel):
     title: str
     waves: int = Field(ge=1, le=20)
     enemy_unit: str
-
-
-@pytest.fixture(scope="session")
-def api_base():
-    reason = missing_requirement()
-    if reason:
-        pytest.skip(reason)
-    with llama_server() as base:
-        yield base
 
 
 def client_for(api_base, tmp_path, **cli):

@@ -1,7 +1,10 @@
 -- periodic_raids: every `interval` seconds a raid party comes from a random side among `sides` and
 -- attack-moves to the nearest unit of `target_type` owned by `target_team` (e.g. metal_extractor),
 -- falling back to any unit of that team, then to `target` / the map centre.
--- Params: team, interval, first_at, sides, size, unit_type, target_type, target_team, target, raids, tag, announce.
+-- With `avoid_repeat` a raid never comes from the side of the previous one; with `jitter` each raid
+-- comes up to that many seconds late (seeded), so raids are not predictable to the second.
+-- Params: team, interval, first_at, sides, size, unit_type, target_type, target_team, target, raids, tag,
+-- announce, avoid_repeat, jitter.
 
 -- A point given as a map spawn name, {x, y} or {x=, y=}; nil when unknown or off the map.
 local function point(p)
@@ -43,11 +46,22 @@ end
 
 local cfg
 local launched = 0
+local last_side = nil
+
+-- Index of the side this raid comes from: random, and not the previous one when asked.
+local function pick_side()
+  local n = #cfg.sides
+  if not cfg.avoid_repeat or n < 2 or last_side == nil then return random_int(1, n) end
+  local k = random_int(1, n - 1)
+  if k >= last_side then k = k + 1 end
+  return k
+end
 
 local function raid()
   if cfg.raids > 0 and launched >= cfg.raids then return end
   launched = launched + 1
-  local side = cfg.sides[random_int(1, #cfg.sides)]
+  last_side = pick_side()
+  local side = cfg.sides[last_side]
   local x, y = point(side)
   if x == nil then
     log("raid_skipped", {index = launched, from = label(side), why = "unknown spawn point"})
@@ -86,12 +100,26 @@ function on_start()
     raids = math.max(0, math.floor(tonumber(param("raids", 0)) or 0)),  -- 0 = no limit
     tag = tostring(param("tag", "raid")),
     announce = param("announce", true) ~= false,
+    avoid_repeat = param("avoid_repeat", false) == true,
+    jitter = math.max(0, tonumber(param("jitter", 0)) or 0),
   }
   if #cfg.sides == 0 then cfg.sides = {"north"} end
   local first_at = math.max(0, tonumber(param("first_at", cfg.interval)) or cfg.interval)
-  at(first_at, function()
-    raid()
-    every(cfg.interval, raid)
-  end)
-  log("raids_planned", {first_at = first_at, interval = cfg.interval, sides = #cfg.sides, limit = cfg.raids})
+  if cfg.jitter > 0 then
+    -- each raid schedules the next one: interval plus a fresh random delay
+    local function chain(base)
+      at(base + random() * cfg.jitter, function()
+        raid()
+        chain(base + cfg.interval)
+      end)
+    end
+    chain(first_at)
+  else
+    at(first_at, function()
+      raid()
+      every(cfg.interval, raid)
+    end)
+  end
+  log("raids_planned", {first_at = first_at, interval = cfg.interval, sides = #cfg.sides, limit = cfg.raids,
+                        jitter = cfg.jitter})
 end

@@ -1,0 +1,97 @@
+"""One batch query's result, read back from its scenario folder (the folder is the truth)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from genesis.pipeline.runner import RUN_FILE
+
+RETRY_DECISIONS = ("retry", "rollback")
+
+
+class QueryRecord(BaseModel):
+    index: int
+    query: str
+    slug: str
+    status: str = Field(description="pipeline status (playable, failed, refused, error) or invalid_query / crashed")
+    playable: bool
+    reason: str = ""
+    generation_time_s: float | None = None
+    wall_s: float | None = Field(None, description="worker wall time in this run; None when no worker ran it now "
+                                                   "(finished by an earlier run, or an invalid query)")
+    resumed: bool = Field(False, description="finished by an earlier run of the same batch and skipped now")
+    fast_tracked: bool = False
+    stages_retried: dict[str, int] = Field(default_factory=dict, description="stage -> retry/rollback decisions")
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    rubric_versions: dict[str, int] = Field(default_factory=dict)
+    backend: str | None = None
+    report: str | None = Field(None, description="link to the scenario report, relative to the batch folder")
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def is_done(folder: Path, query: str) -> bool:
+    """True iff `folder` holds a finished generation of exactly `query`.
+
+    A killed worker leaves no validation.json for its run (start() deletes the stale one first), and
+    a run killed between validation.json and report.html has an older or missing report: both count
+    as not done, so the query is generated again.
+    """
+    run, validation = _read_json(folder / RUN_FILE), _read_json(folder / "validation.json")
+    if run is None or validation is None or run.get("query") != query or validation.get("run_id") != run.get("run_id"):
+        return False
+    if validation.get("status") == "error":  # PipelineError: finished, with error.log instead of a report
+        return True
+    report = folder / "report.html"
+    return report.exists() and report.stat().st_mtime >= (folder / "validation.json").stat().st_mtime
+
+
+def stages_retried(decisions: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for d in decisions:
+        if d.get("decision") in RETRY_DECISIONS:
+            counts[d.get("stage", "?")] = counts.get(d.get("stage", "?"), 0) + 1
+    return counts
+
+
+def from_folder(index: int, query: str, slug: str, folder: Path, *, wall_s: float | None, resumed: bool) -> QueryRecord:
+    v = _read_json(folder / "validation.json") or {}
+    usage = (v.get("usage") or {}).get("total") or {}
+    designer = (v.get("backend") or {}).get("designer")
+    if isinstance(designer, dict):  # error verdicts of older versions held the full per-role config
+        designer = designer.get("backend")
+    return QueryRecord(
+        index=index, query=query, slug=slug, status=v.get("status") or "unknown", playable=bool(v.get("playable")),
+        reason=v.get("reason") or "", generation_time_s=v.get("generation_time_s"), wall_s=wall_s, resumed=resumed,
+        fast_tracked=bool(v.get("fast_tracked")), stages_retried=stages_retried(v.get("decisions") or []),
+        model_calls=int(usage.get("calls", 0)), prompt_tokens=int(usage.get("prompt_tokens", 0)),
+        completion_tokens=int(usage.get("completion_tokens", 0)), cost_usd=float(usage.get("cost_usd", 0.0)),
+        rubric_versions=v.get("rubric_versions") or {}, backend=designer,
+        report=_report_link(folder, slug, v.get("status")))
+
+
+def _report_link(folder: Path, slug: str, status: str | None) -> str | None:
+    """The scenario's report.html, or its error.log when the pipeline broke before writing a report."""
+    name = "error.log" if status == "error" else "report.html"
+    return f"{slug}/{name}" if (folder / name).exists() else None
+
+
+def failed(index: int, query: str, slug: str, status: str, reason: str, wall_s: float | None) -> QueryRecord:
+    """A query that never produced a scenario folder verdict (invalid query, crashed worker)."""
+    return QueryRecord(index=index, query=query, slug=slug, status=status, playable=False, reason=reason, wall_s=wall_s)

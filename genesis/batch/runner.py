@@ -1,0 +1,128 @@
+"""`genesis batch`: every query of a file through the pipeline, N worker processes, resumable.
+
+The scenario folders are the record of what is done: a re-run skips each query whose folder holds
+a finished generation of exactly that query, and a killed batch leaves only finished folders
+looking finished. batch.json is rewritten after every query; history.jsonl (beside the batch
+folder) gets one line per batch run that completes.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from genesis.batch import records
+from genesis.batch.pool import WorkerPool
+from genesis.batch.queries import BatchQuery, read_queries
+from genesis.batch.records import QueryRecord
+from genesis.batch.summary import BatchSummary, append_history, history_path, history_record, write_summary
+from genesis.batch.worker import Job
+from genesis.pipeline.runner import QueryError, check_query, slugify
+
+DEFAULT_ROOT = Path("generated") / "batches"
+
+
+class BatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C: the workers were stopped; finished queries are kept, the others run on the next call."""
+
+    def __init__(self, summary: BatchSummary, batch_dir: Path):
+        super().__init__(f"batch interrupted with {len(summary.queries)} of {summary.total_queries} queries finished")
+        self.summary, self.batch_dir = summary, batch_dir
+
+
+class BatchEvents(Protocol):
+    """What a live view (genesis.batch.display) is told; every method is optional to act on."""
+
+    def begin(self, summary: BatchSummary, batch_dir: Path, to_run: int) -> None: ...
+    def query_started(self, query: BatchQuery) -> None: ...
+    def query_finished(self, record: QueryRecord) -> None: ...
+    def end(self, summary: BatchSummary, batch_dir: Path) -> None: ...
+
+
+@dataclass
+class BatchSettings:
+    workers: int = 2
+    out: Path | None = None
+    model_cli: dict[str, Any] = field(default_factory=dict)
+    kb_root: Path | None = None
+    rubrics_root: Path | None = None
+    seed: int = 0
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def batch_folder(file: Path, out: Path | None) -> Path:
+    return Path(out) if out else DEFAULT_ROOT / slugify(Path(file).stem)
+
+
+def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEvents | None = None) -> tuple[BatchSummary, Path]:
+    """Runs (or resumes) the batch in `file`; returns its summary and folder.
+
+    Raises BatchFileError for an unusable file, ConfigError for bad model flags (both before any
+    work starts) and BatchInterrupted on Ctrl-C.
+    """
+    from genesis.llm.config import load_config
+
+    settings = settings or BatchSettings()
+    queries = read_queries(file)
+    model = load_config(settings.model_cli).backend_name("designer")  # bad flags fail here, not in every worker
+    batch_dir = batch_folder(file, settings.out)
+    batch_dir.mkdir(parents=True, exist_ok=True)
+    done: dict[int, QueryRecord] = {
+        q.index: records.from_folder(q.index, q.query, q.slug, batch_dir / q.slug, wall_s=None, resumed=True)
+        for q in queries if records.is_done(batch_dir / q.slug, q.query)}
+    for q in queries:  # a query the pipeline would refuse outright needs no worker
+        if q.index not in done and (problem := _invalid(q.query)):
+            done[q.index] = records.failed(q.index, q.query, q.slug, "invalid_query", problem, wall_s=None)
+    pending = [q for q in queries if q.index not in done]
+    started, t0 = _now(), time.perf_counter()
+
+    def summary(status: str) -> BatchSummary:
+        return BatchSummary(
+            name=batch_dir.name, file=str(file), status=status, started=started,
+            finished=_now() if status != "running" else None, workers=settings.workers, model=model,
+            wall_s=round(time.perf_counter() - t0, 2) if status != "running" else None, total_queries=len(queries),
+            queries=[done[i] for i in sorted(done)], pending=[q.query for q in queries if q.index not in done])
+
+    write_summary(summary("running"), batch_dir)
+    if events:
+        events.begin(summary("running"), batch_dir, len(pending))
+    by_index = {q.index: q for q in pending}
+    jobs = [Job(q.index, q.query, batch_dir / q.slug, batch_dir / "logs" / f"{q.slug}.log", settings.model_cli,
+                settings.kb_root, settings.rubrics_root, settings.seed) for q in pending]
+    try:
+        with WorkerPool(min(settings.workers, len(jobs))) as pool:
+            for job, outcome in pool.run(jobs, on_start=(lambda j: events.query_started(by_index[j.index])) if events else None):
+                done[job.index] = _record(by_index[job.index], job, outcome)
+                write_summary(summary("running"), batch_dir)
+                if events:
+                    events.query_finished(done[job.index])
+    except KeyboardInterrupt:
+        final = summary("interrupted")
+        write_summary(final, batch_dir)
+        raise BatchInterrupted(final, batch_dir) from None
+    final = summary("complete")
+    if jobs:  # a re-run that only skipped finished queries adds no new point to the history
+        append_history(history_path(batch_dir), history_record(final))
+    write_summary(final, batch_dir)
+    if events:
+        events.end(final, batch_dir)
+    return final, batch_dir
+
+
+def _invalid(query: str) -> str | None:
+    try:
+        check_query(query)
+    except QueryError as exc:
+        return str(exc)
+    return None
+
+
+def _record(query: BatchQuery, job: Job, outcome) -> QueryRecord:
+    if outcome.kind == "finished" and records.is_done(job.out_dir, query.query):
+        return records.from_folder(query.index, query.query, query.slug, job.out_dir, wall_s=outcome.wall_s, resumed=False)
+    reason = outcome.reason or f"the pipeline ended without a verdict (see logs/{query.slug}.log)"
+    return records.failed(query.index, query.query, query.slug, "crashed", reason, outcome.wall_s)

@@ -1,0 +1,1 @@
+"""`genesis experiment`: the paper's self-evolution experiment (four configurations, one query stream)."""

@@ -1,0 +1,72 @@
+"""Writes experiment.json and experiment.html (tables + inline SVG charts, opens from disk offline)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from genesis.charts import bar_chart, line_chart
+from genesis.fileio import atomic_write_json, atomic_write_text
+
+TEMPLATE = Path(__file__).with_name("experiment.html.j2")
+CHARTS = (  # (metric per batch, chart title, y label)
+    ("playability", "Playability per batch (independent validator)", "fraction playable"),
+    ("mean_generation_time_s", "Mean generation time of successful queries", "seconds"),
+    ("calls_per_query", "Model calls per query", "calls"),
+    ("fast_track_rate", "Fast-track rate", "fraction fast-tracked"),
+)
+
+
+def charts(record: dict[str, Any]) -> list[str]:
+    configs = record["configs"]
+    labels = [f"B{i + 1}" for i in range(len(record["stream"]))]
+    out = [line_chart({c["label"]: [b.get(metric) for b in c["batches"]] for c in configs.values()},
+                      labels, title, y_label) for metric, title, y_label in CHARTS]
+    out.append(bar_chart({c["label"]: c["overall"]["playability"] for c in configs.values()},
+                         "Overall Playability", "fraction playable"))
+    return out
+
+
+def _failed_criteria(row: dict[str, Any]) -> str:
+    v = row.get("validator")
+    if not v:
+        return "not validated"
+    return "; ".join(f"{c['id']}: {c['detail']}" for c in v["criteria"] if not c["passed"])
+
+
+def _cell(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"
+
+
+def markdown_table(record: dict[str, Any]) -> str:
+    """The per batch x configuration table, for the README and experiment.md."""
+    lines = ["| batch | configuration | playable | mean gen. time (s) | mean time, all (s) | calls | tokens | "
+             "gen. CPU per query (s) | fast-track | rubric versions after |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for b, batch in enumerate(record["stream"]):
+        for c in record["configs"].values():
+            m = c["batches"][b]
+            rv = " ".join(f"{s} v{v}" for s, v in m["rubric_versions"].items()) if m["rubric_versions"] else "not used"
+            lines.append(f"| B{b + 1} {batch['theme']} | {c['label']} | {m['playable']}/{m['n']} | "
+                         f"{_cell(m['mean_generation_time_s'])} | {_cell(m['mean_elapsed_s'])} | {m['calls']} | "
+                         f"{m['tokens']} | {m['generation_cpu_s'] / m['n']:.1f} | {m['fast_track_rate']:.0%} | {rv} |")
+    for c in record["configs"].values():
+        o = c["overall"]
+        lines.append(f"| all | {c['label']} | {o['playable']}/{o['n']} | {_cell(o['mean_generation_time_s'])} | "
+                     f"{_cell(o['mean_elapsed_s'])} | {o['calls']} | {o['tokens']} | {o['generation_cpu_s'] / o['n']:.1f} | "
+                     f"{o['fast_track_rate']:.0%} | |")
+    return "\n".join(lines) + "\n"
+
+
+def write_outputs(record: dict[str, Any], out: Path) -> tuple[Path, Path]:
+    """experiment.json, experiment.html and experiment.md (the table) in `out`."""
+    out = Path(out)
+    json_path, html_path = out / "experiment.json", out / "experiment.html"
+    atomic_write_json(json_path, record)
+    atomic_write_text(out / "experiment.md", markdown_table(record))
+    rows = [{**r, "failed": _failed_criteria(r), "link": os.path.relpath(r["out_dir"], out)} for r in record["results"]]
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    html = env.from_string(TEMPLATE.read_text(encoding="utf-8")).render(r=record, charts=charts(record), rows=rows)
+    atomic_write_text(html_path, html)
+    return json_path, html_path

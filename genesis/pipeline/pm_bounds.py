@@ -1,0 +1,46 @@
+"""Hard limits on the PM's gate decisions, whatever model makes them.
+
+The PM may be a small or confused model: it can "advance" a failing stage, roll back to a later
+stage, or retry forever. The pipeline's guarantees do not rest on it: a stage advances iff its
+rubric verdict passed, rollbacks only go to earlier stages, and once the stage or total budget is
+spent a failing stage stops with the failing criteria as the verdict.
+"""
+from __future__ import annotations
+
+from genesis.models import MetaFeedback, Verdict
+
+STAGE_ORDER = ("brief", "gdd", "rules", "level")
+NEXT_STAGE = {"gdd": "rules", "rules": "level", "level": "done"}
+
+
+def failing_criteria(verdict: Verdict) -> list[str]:
+    """`id: reason` of every failed mandatory criterion (or the verdict's feedback when none is listed)."""
+    failed = [f"{c.id}: {c.reason}" for c in verdict.criteria if not c.passed and c.mandatory]
+    return failed or list(verdict.feedback) or ["the stage verdict did not pass"]
+
+
+def bound_decision(stage: str, verdict: Verdict, proposed: MetaFeedback, *, attempts: int, stage_budget: int,
+                   total: int, total_budget: int) -> tuple[MetaFeedback, str | None]:
+    """The decision the pipeline follows, and why it differs from the PM's proposal (None when it does not)."""
+    if verdict.passed:
+        if proposed.decision == "advance":
+            return proposed, None
+        effective = proposed.model_copy(update={"decision": "advance", "target_stage": NEXT_STAGE[stage]})
+        return effective, f"the PM proposed {proposed.decision} on a passing verdict; a passing stage advances"
+    failing = failing_criteria(verdict)
+    if proposed.decision == "stop":  # the PM may always stop a failing stage; the verdict says why
+        return proposed.model_copy(update={"guidance": failing}), None
+    if attempts >= stage_budget or total >= total_budget:
+        reason = f"iteration budget spent at stage {stage} ({attempts}/{stage_budget}, total {total}/{total_budget})"
+        stop = MetaFeedback(decision="stop", target_stage=stage, guidance=failing, reason=reason)  # type: ignore[arg-type]
+        return stop, f"the PM proposed {proposed.decision} with no budget left"
+    if proposed.decision == "rollback" and proposed.target_stage in STAGE_ORDER[:STAGE_ORDER.index(stage)]:
+        return proposed, None
+    if proposed.decision == "retry" and proposed.target_stage == stage:
+        return proposed, None
+    # advance on a failing verdict, a rollback to this or a later stage, or a retry of another stage:
+    # retry this stage, with the failing criteria added to whatever guidance the PM gave.
+    effective = MetaFeedback(decision="retry", target_stage=stage,  # type: ignore[arg-type]
+                             guidance=[*proposed.guidance, *failing], reason=proposed.reason)
+    return effective, (f"the PM proposed {proposed.decision} -> {proposed.target_stage} on a failing verdict; "
+                       f"retrying stage {stage}")

@@ -1,0 +1,130 @@
+"""`genesis play`: seat an agent in a scenario, play N seeds, write metrics and trajectories."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from engine import load_level
+from engine.errors import EngineError
+from engine.level import Level
+
+from genesis.fileio import atomic_write_json, atomic_write_text
+from genesis.play.agents import AGENTS, SCRIPTED, Agent, ScriptedAgent
+from genesis.play.episode import run_episode
+from genesis.play.metrics import EpisodeMetrics, aggregate, episode_metrics
+from genesis.play.trajectories import episode_lines, write_trajectories
+
+DEFAULT_INTERVAL = {"llm": 5.0}      # game seconds between decisions; scripted policies: 1 s
+SCRIPTED_INTERVAL = 1.0
+
+
+class PlayError(ValueError):
+    """Bad input to `genesis play` (exit status 2)."""
+
+
+@dataclass
+class PlayOutcome:
+    level_path: Path
+    level_name: str
+    policy: str
+    team: int
+    decision_interval: float
+    rows: list[EpisodeMetrics]
+    summary: dict
+    trajectories_path: Path
+    metrics_path: Path
+
+    def to_dict(self) -> dict:
+        return {"level": self.level_name, "level_path": str(self.level_path), "policy": self.policy, "team": self.team,
+                "decision_interval": self.decision_interval, "episodes": [r.model_dump() for r in self.rows],
+                "aggregate": self.summary, "trajectories": str(self.trajectories_path)}
+
+
+def resolve_level_path(path: Path) -> Path:
+    """A scenario / reference level folder (holding level.json) or a level.json file."""
+    path = Path(path)
+    if path.is_dir():
+        if not (path / "level.json").is_file():
+            raise PlayError(f"{path} holds no level.json "
+                            "(expected a scenario folder, a kb/levels/<ID> folder or a level file)")
+        return path / "level.json"
+    if path.is_file():
+        return path
+    raise PlayError(f"no such scenario folder or level file: {path}")
+
+
+def default_team(level: Level) -> int:
+    """The first team the level leaves to an agent, else the first team."""
+    teams = level.config.teams
+    return next((t.id for t in teams if t.controller.type == "agent"), teams[0].id)
+
+
+def output_paths(level_path: Path, policy: str, out: Path | None) -> tuple[Path, Path]:
+    """(trajectories.jsonl, metrics.json): default DIR/play/<policy>/; --out a .jsonl file or a folder."""
+    if out is None:
+        folder = level_path.parent / "play" / policy
+    elif out.suffix == ".jsonl":
+        return out, out.parent / "metrics.json"
+    else:
+        folder = out
+    return folder / "trajectories.jsonl", folder / "metrics.json"
+
+
+def make_agent(policy: str, level: Level, team: int, seed: int, interval: float, llm_settings) -> Agent:
+    if policy in SCRIPTED:
+        return ScriptedAgent(policy, team, seed, interval)
+    from genesis.play.llm_agent import LLMAgent
+
+    return LLMAgent(llm_settings, level, team, interval)
+
+
+def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int | None = None,
+         decision_interval: float | None = None, llm_settings=None, out: Path | None = None,
+         progress: Callable[[str], None] | None = None) -> PlayOutcome:
+    """Play `seeds` episodes (seeds 0..N-1) and write metrics.json + trajectories.jsonl."""
+    if policy not in AGENTS:
+        raise PlayError(f"unknown agent {policy!r}; choose one of: {', '.join(AGENTS)}")
+    if policy == "llm" and (llm_settings is None or not llm_settings.model):
+        raise PlayError("--agent llm needs --model (a litellm model name, e.g. openai/gpt-4o or ollama/llama3); "
+                        "there is no offline LLM player")
+    if seeds < 1:
+        raise PlayError("--seeds must be at least 1")
+    interval = decision_interval if decision_interval is not None else DEFAULT_INTERVAL.get(policy, SCRIPTED_INTERVAL)
+    if interval <= 0:
+        raise PlayError("--decision-interval must be positive")
+    level_path = resolve_level_path(scenario)
+    try:
+        level = load_level(level_path)
+    except (EngineError, OSError) as exc:
+        raise PlayError(f"cannot load {level_path}: {exc}") from None
+    team_ids = [t.id for t in level.config.teams]
+    team = default_team(level) if team is None else team
+    if team not in team_ids:
+        raise PlayError(f"--team {team}: the level has teams {team_ids}")
+
+    traj_path, metrics_path = output_paths(level_path, policy, out)
+    rows: list[EpisodeMetrics] = []
+    lines: list[str] = []
+    system_prompt = None
+    for seed in range(seeds):
+        agent = make_agent(policy, level, team, seed, interval, llm_settings)
+        system_prompt = getattr(agent, "system_prompt", None)
+        episode = run_episode(level, agent, seed=seed, team=team, decision_interval=interval)
+        rows.append(episode_metrics(episode, len(team_ids)))
+        lines += episode_lines(episode, policy)
+        write_trajectories(traj_path, lines)
+        if progress:
+            r = rows[-1]
+            progress(f"seed {seed}: {r.outcome} at {r.game_time_s:g} s ({r.reason})")
+    outcome = PlayOutcome(level_path=level_path, level_name=level.config.name, policy=policy, team=team,
+                          decision_interval=interval, rows=rows,
+                          summary=aggregate(rows, float(level.config.switches.time_limit)),
+                          trajectories_path=traj_path, metrics_path=metrics_path)
+    record = outcome.to_dict()
+    if system_prompt is not None:           # the trajectories' shared system prompt (fine-tuning needs it)
+        prompt_path = traj_path.parent / "system_prompt.txt"
+        atomic_write_text(prompt_path, system_prompt)
+        record["system_prompt"] = str(prompt_path)
+    atomic_write_json(metrics_path, record)
+    return outcome

@@ -1,0 +1,48 @@
+"""The `genesis play` printout: one row per seed plus the aggregate, or the JSON record."""
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from genesis.play.runner import PlayOutcome
+
+
+def _num(v, fmt: str = "{:.2f}") -> str:
+    return "—" if v is None else fmt.format(v)
+
+
+def _codes(by_code: dict[str, int]) -> str:
+    return ", ".join(f"{k}×{n}" for k, n in by_code.items()) or "—"
+
+
+def metrics_table(o: PlayOutcome) -> Table:
+    t = Table(title=f"{o.level_name} — agent {o.policy} as team {o.team} (every {o.decision_interval:g} s)")
+    for col in ("seed", "outcome", "game time s", "time to obj. s", "dmg eff.", "rank score", "valid act.",
+                "invalid by code"):
+        t.add_column(col, justify="left" if col in ("outcome", "invalid by code") else "right")
+    for r in o.rows:
+        t.add_row(str(r.seed), r.outcome, f"{r.game_time_s:g}", _num(r.time_to_objective_s, "{:g}"),
+                  _num(r.damage_efficiency), _num(r.rank_score), _num(r.valid_action_rate, "{:.1%}"),
+                  _codes(r.invalid_by_code))
+    a = o.summary
+    t.add_section()
+    t.add_row("all", f"WR {a['win_rate']:.0%}",
+              f"W {_num(a['game_time_win_s'], '{:g}')} / L {_num(a['game_time_loss_s'], '{:g}')}",
+              f"AT {_num(a['avg_time_to_objective_s'], '{:g}')}", _num(a["damage_efficiency"]), _num(a["rank_score"]),
+              _num(a["valid_action_rate"], "{:.1%}"), _codes(a["invalid_by_code"]))
+    return t
+
+
+def print_outcome(o: PlayOutcome, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(o.to_dict(), indent=2))
+        return
+    out = Console()
+    out.print(metrics_table(o))
+    if o.summary.get("llm"):
+        u = o.summary["llm"]
+        out.print(f"model calls {u.get('calls', 0)} (failed {u.get('failed_calls', 0)}), tokens in/out "
+                  f"{u.get('prompt_tokens', 0)}/{u.get('completion_tokens', 0)}, mean latency {u.get('mean_latency_s', 0)} s")
+    out.print(f"trajectories: {o.trajectories_path}\nmetrics: {o.metrics_path}")

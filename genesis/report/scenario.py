@@ -1,0 +1,93 @@
+"""Reads a scenario folder (what `genesis new` writes) into one typed record for the report.
+
+Only validation.json is required: a failed run may stop before the GDD, rules or level exist, and
+the report then shows what there is."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FRAME_NAME = re.compile(r"frame_(\d+)(_end)?\.png$")
+MAP_PICTURE = "map.png"
+
+
+class ScenarioFolderError(ValueError):
+    """The folder is not a scenario folder (no readable validation.json)."""
+
+
+def rule_tests_path(folder: Path, rule_id: str) -> Path:
+    return folder / "rules" / f"{rule_id}.tests.json"
+
+
+@dataclass
+class RuleView:
+    id: str
+    source: str
+    level_params: dict[str, Any] | None          # the params level.json gives it; None when not in the level
+    record: dict[str, Any] | None                # rules/<id>.tests.json: meta, test cases and their results
+
+
+@dataclass
+class Frame:
+    src: str                                     # path relative to the folder
+    seconds: int
+    last: bool
+
+
+@dataclass
+class Scenario:
+    folder: Path
+    validation: dict[str, Any]
+    brief: dict[str, Any] | None = None
+    gdd: dict[str, Any] | None = None
+    gdd_md: str = ""
+    level: dict[str, Any] | None = None
+    rules: list[RuleView] = field(default_factory=list)
+    frames: list[Frame] = field(default_factory=list)
+    gif: str | None = None
+    map_picture: str | None = None
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _frames(folder: Path) -> list[Frame]:
+    frames = []
+    for p in sorted((folder / "frames").glob("frame_*.png")):
+        m = FRAME_NAME.search(p.name)
+        if m:
+            frames.append(Frame(src=f"frames/{p.name}", seconds=int(m.group(1)), last=bool(m.group(2))))
+    return sorted(frames, key=lambda f: (f.seconds, f.last))
+
+
+def _rules(folder: Path, level: dict | None) -> list[RuleView]:
+    in_level = {r.get("id"): r.get("params", {}) for r in (level or {}).get("rules", [])}
+    views = []
+    for p in sorted((folder / "rules").glob("*.lua")):
+        views.append(RuleView(id=p.stem, source=p.read_text(), level_params=in_level.get(p.stem),
+                              record=_json(rule_tests_path(folder, p.stem))))
+    return views
+
+
+def load_scenario(folder: str | Path) -> Scenario:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ScenarioFolderError(f"{folder} is not a folder")
+    validation = _json(folder / "validation.json")
+    if not isinstance(validation, dict) or "status" not in validation:
+        raise ScenarioFolderError(f"{folder} is not a scenario folder: no readable validation.json "
+                                  "(the folders `genesis new` writes have one)")
+    level = _json(folder / "level.json")
+    return Scenario(
+        folder=folder, validation=validation, brief=_json(folder / "brief.json"), gdd=_json(folder / "gdd.json"),
+        gdd_md=(folder / "gdd.md").read_text() if (folder / "gdd.md").exists() else "",
+        level=level if isinstance(level, dict) else None, rules=_rules(folder, level if isinstance(level, dict) else None),
+        frames=_frames(folder), gif="replay.gif" if (folder / "replay.gif").exists() else None,
+        map_picture=MAP_PICTURE if (folder / MAP_PICTURE).exists() else None)

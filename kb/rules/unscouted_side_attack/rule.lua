@@ -1,0 +1,150 @@
+-- unscouted_side_attack: the enemy attacks from a side the player has NOT scouted.
+-- Each candidate side has a scouting zone (a point and a radius); a unit of `scout_team` entering it
+-- marks that side as scouted. At each attack time a wave spawns at a random side among the unscouted
+-- ones (seeded) and goes for the tagged target nearest to that side; when every side has been scouted it comes from any side, and says so in the log.
+-- Params: team, sides, scout_points, scout_radius, scout_team, times, units, target_tag, target_team,
+-- target, tag, announce.
+
+-- A point given as a map spawn name, {x, y} or {x=, y=}; nil when unknown or off the map.
+local function point(p)
+  local x, y
+  if type(p) == "string" then
+    local ok, px, py = pcall(spawn_point, p)
+    if ok then x, y = px, py end
+  elseif type(p) == "table" then
+    x, y = p.x or p[1], p.y or p[2]
+  end
+  if type(x) ~= "number" or type(y) ~= "number" then return nil end
+  local w, h = map_size()
+  if x < 0 or y < 0 or x >= w or y >= h then return nil end
+  return x, y
+end
+
+-- A printable name for a point param (stable across runs, unlike tostring of a table).
+local function label(p)
+  if type(p) == "table" then return tostring(p.x or p[1]) .. "," .. tostring(p.y or p[2]) end
+  return tostring(p)
+end
+
+local function list(v)
+  if type(v) == "table" then return v end
+  if v == nil then return {} end
+  return {v}
+end
+
+-- {type = count} (sorted by type so runs are deterministic), a list of {type=, count=}, or a name.
+local function composition(spec)
+  local out = {}
+  if type(spec) == "string" then
+    out[1] = {spec, 1}
+  elseif type(spec) == "table" and #spec > 0 then
+    for _, e in ipairs(spec) do
+      if type(e) == "string" then out[#out + 1] = {e, 1}
+      elseif type(e) == "table" then out[#out + 1] = {e.type or e[1], math.floor(tonumber(e.count or e[2]) or 1)} end
+    end
+  elseif type(spec) == "table" then
+    local keys = {}
+    for k in pairs(spec) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do out[#out + 1] = {k, math.floor(tonumber(spec[k]) or 0)} end
+  end
+  return out
+end
+
+local cfg
+local scouted = {}   -- side index -> true once a scout entered its zone
+local launched = 0
+
+local function scouted_names()
+  local names = {}
+  for i, side in ipairs(cfg.sides) do
+    if scouted[i] then names[#names + 1] = label(side) end
+  end
+  return table.concat(names, ",")
+end
+
+-- The tagged unit nearest to the attack's side, else the target point, else the map centre.
+local function target_position(sx, sy)
+  if cfg.target_tag then
+    local best, best_d = nil, math.huge
+    for _, u in ipairs(units(cfg.target_team, {tag = cfg.target_tag})) do
+      local d = (u.x - sx) ^ 2 + (u.y - sy) ^ 2
+      if d < best_d then best, best_d = u, d end
+    end
+    if best then return best.x, best.y end
+  end
+  local x, y = point(cfg.target)
+  if x then return x, y end
+  local w, h = map_size()
+  return w / 2, h / 2
+end
+
+local function attack()
+  launched = launched + 1
+  local open = {}
+  for i = 1, #cfg.sides do
+    if not scouted[i] then open[#open + 1] = i end
+  end
+  local unscouted = #open > 0
+  if not unscouted then
+    for i = 1, #cfg.sides do open[i] = i end
+  end
+  local side = cfg.sides[open[random_int(1, #open)]]
+  local x, y = point(side)
+  if x == nil then
+    log("attack_skipped", {index = launched, from = label(side), why = "unknown side"})
+    return
+  end
+  local tx, ty = target_position(x, y)
+  local ids = {}
+  for _, g in ipairs(cfg.groups) do
+    if g[2] > 0 then
+      for _, id in ipairs(spawn(cfg.team, g[1], x, y, g[2], cfg.tag)) do ids[#ids + 1] = id end
+    end
+  end
+  if #ids > 0 then order(ids, "fight", tx, ty) end
+  mark(x, y, "attack " .. launched)
+  log("attack", {index = launched, from = label(side), at = time(), count = #ids, x = x, y = y,
+                 unscouted = unscouted, scouted = scouted_names()})
+  if cfg.announce then message("Attack from the " .. label(side) .. "!") end
+end
+
+function on_start()
+  cfg = {
+    team = math.floor(tonumber(param("team", 1)) or 1),
+    sides = list(param("sides", {"north", "east", "south", "west"})),
+    scout_points = list(param("scout_points", {})),
+    scout_radius = math.max(1, tonumber(param("scout_radius", 8)) or 8),
+    scout_team = math.floor(tonumber(param("scout_team", 0)) or 0),
+    times = list(param("times", {120})),
+    groups = composition(param("units", {light_bot = 4})),
+    target_tag = param("target_tag", nil),
+    target_team = math.floor(tonumber(param("target_team", 0)) or 0),
+    target = param("target", nil),
+    tag = tostring(param("tag", "attack")),
+    announce = param("announce", true) ~= false,
+  }
+  for i, side in ipairs(cfg.sides) do
+    local x, y = point(cfg.scout_points[i])
+    if x == nil then x, y = point(side) end
+    if x == nil then
+      log("scout_zone_skipped", {side = label(side), why = "unknown side"})
+    else
+      mark(x, y, "scout " .. label(side))
+      on_area_entered(x, y, cfg.scout_radius, function(u)
+        if not scouted[i] then
+          scouted[i] = true
+          log("scouted", {side = label(side), id = u and u.id or -1, at = time()})
+        end
+      end, cfg.scout_team)
+      log("scout_zone", {side = label(side), x = x, y = y, radius = cfg.scout_radius})
+    end
+  end
+  for i, t in ipairs(cfg.times) do
+    local when = tonumber(t)
+    if when and when >= 0 then at(when, attack) else log("attack_skipped", {index = i, why = "bad time"}) end
+  end
+  if cfg.announce then
+    message("Scout the approaches: the enemy will strike from a side you have not scouted.", cfg.scout_team)
+  end
+end

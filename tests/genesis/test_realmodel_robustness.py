@@ -1,0 +1,216 @@
+"""What the real-model run (SmolLM2-135M) taught, replayed from recorded replies in the default suite.
+
+Garbage shapes seen: raw newlines inside JSON strings, a PM that "advances" a failing stage, prompts
+larger than the model's context (and retries that grew past it), litellm's stacked error prefixes.
+"""
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+from llm_fakes import FIXTURES, ScriptedLiteLLM, litellm, recorded_replies
+
+from genesis import rubric_store
+from genesis.checks import CheckContext, run_criteria
+from genesis.llm import LLMClient, ModelCallError, Transcript, load_config
+from genesis.llm.client import OutputParseError, parse_output
+from genesis.models import (Brief, CriterionResult, MetaFeedback, Retrospective, RubricChange, RuleArtifact,
+                            Verdict)
+from genesis.pipeline.evolution import evolve
+from genesis.pipeline.pm_bounds import bound_decision
+from genesis.pipeline.runner import start
+from tests.genesis.pipeline_fixtures import seed_dirs, tree_hash  # noqa: F401 (fixture)
+
+SMOL = json.loads((FIXTURES / "smollm2_replies.json").read_text(encoding="utf-8"))
+REPLIES = recorded_replies()
+
+
+def make_client(tmp_path, **cli):
+    config = load_config({"model": "openai/smollm2", "api_base": "http://127.0.0.1:9/v1", "max_retries": 2, **cli},
+                         env={}, cwd=tmp_path)
+    return LLMClient(config, Transcript(tmp_path / "transcript.jsonl"))
+
+
+def context_error(requested: int = 8334) -> Exception:
+    return litellm.ContextWindowExceededError(message=SMOL["context_window_error"].replace("8334", str(requested)),
+                                              model="openai/smollm2", llm_provider="openai")
+
+
+# ---- parsing what the model wrote ------------------------------------------------------------------
+def test_raw_newline_inside_a_json_string_is_accepted():
+    brief = parse_output(SMOL["brief_raw_newline"], Brief)
+    assert brief.title == "Defense with staggered waves" and "\nopponent_modelling" in brief.summary
+
+
+def test_a_broken_reply_is_reported_as_broken_json_not_as_its_nested_fragment():
+    # The outer object is cut off; its nested {"fronts": null} parses alone but must not be taken
+    # for the answer, nor blamed for 10 missing fields.
+    cut = SMOL["brief_raw_newline"][:-40]
+    with pytest.raises(OutputParseError, match="not valid JSON") as info:
+        parse_output(cut, Brief)
+    assert "Field required" not in str(info.value)
+
+
+def test_a_nested_empty_object_never_passes_for_an_all_default_model():
+    truncated = '{"changes": [{"op": "add", "criterion": {}, "rationale": "x"}], "summary": "cut'
+    with pytest.raises(OutputParseError, match="not valid JSON"):
+        parse_output(truncated, Retrospective)
+
+
+def test_a_rule_id_that_would_escape_the_scenario_folder_is_rejected():
+    reply = json.dumps({"id": "../../outside", "source": "-- lua", "params": {}, "tests": []})
+    with pytest.raises(OutputParseError, match="id: String should match pattern"):
+        parse_output(reply, RuleArtifact)
+    assert RuleArtifact.model_json_schema()["properties"]["id"]["pattern"]  # so grammar-constrained servers obey
+
+
+def test_reply_cut_off_by_max_tokens_says_so(tmp_path, monkeypatch):
+    fake = ScriptedLiteLLM([REPLIES["truncated"]] * 2)
+
+    def cut_off(**kwargs):
+        response = fake(**kwargs)
+        response.choices[0].finish_reason = "length"
+        return response
+
+    monkeypatch.setattr(litellm, "completion", cut_off)
+    client = make_client(tmp_path, max_retries=1, max_tokens=64)
+    with pytest.raises(ModelCallError, match="cut off .*max_tokens=64"):
+        client.complete("designer", "designer.clarify", "q", Brief, stage="brief", inputs={})
+    assert [r["finish_reason"] for r in client.transcript.records] == ["length", "length"]
+
+
+# ---- the conversation and the errors -----------------------------------------------------------------
+def test_retries_carry_only_the_latest_rejected_reply(tmp_path, monkeypatch):
+    # Appending every rejected reply made the third attempt overflow a 2k context in the real run.
+    fake = ScriptedLiteLLM([REPLIES["garbage"], REPLIES["wrong_type"], SMOL["brief_minimal"]]).install(monkeypatch)
+    client = make_client(tmp_path)
+    client.complete("designer", "designer.clarify", "q", Brief, stage="brief", inputs={})
+    first, second, third = (call["messages"] for call in fake.calls)
+    assert len(second) == len(third) == len(first) + 2
+    assert third[:len(first)] == first and third[-2] == {"role": "assistant", "content": REPLIES["wrong_type"]}
+    assert REPLIES["garbage"] not in json.dumps(third)
+
+
+def test_context_window_error_fails_at_once_with_a_readable_cause(tmp_path, monkeypatch):
+    fake = ScriptedLiteLLM([context_error()]).install(monkeypatch)
+    with pytest.raises(ModelCallError) as info:
+        make_client(tmp_path).complete("designer", "designer.write_gdd", "q", Brief, stage="gdd", inputs={})
+    assert len(fake.calls) == 1  # the same prompt cannot fit on a retry
+    assert info.value.cause.startswith("ContextWindowExceededError: This model's maximum context length is 4096")
+    assert "litellm." not in info.value.cause
+
+
+# ---- the PM's decisions are bounded by the verdict and the budgets -----------------------------------
+FAILED = Verdict(stage="gdd", passed=False, criteria=[CriterionResult(id="schema", passed=False, reason="no map")])
+PASSED = Verdict(stage="rules", passed=True)
+
+
+def pm(decision, target, guidance=("g",), reason="r"):
+    return MetaFeedback(decision=decision, target_stage=target, guidance=list(guidance), reason=reason)
+
+
+def bound(verdict, proposed, attempts=1, total=1):
+    return bound_decision(verdict.stage, verdict, proposed, attempts=attempts, stage_budget=3, total=total,
+                          total_budget=8)
+
+
+def test_advance_on_a_failing_verdict_becomes_a_retry_with_the_failing_criteria():
+    effective, why = bound(FAILED, MetaFeedback.model_validate_json(SMOL["pm_advance_on_failure"]))
+    assert (effective.decision, effective.target_stage) == ("retry", "gdd")
+    assert "schema: no map" in effective.guidance and "advance" in why
+
+
+@pytest.mark.parametrize("proposed", [pm("rollback", "level"), pm("rollback", "gdd"), pm("retry", "brief")])
+def test_rollbacks_forward_or_sideways_become_a_retry_of_the_stage(proposed):
+    effective, why = bound(FAILED, proposed)
+    assert (effective.decision, effective.target_stage) == ("retry", "gdd") and why
+
+
+def test_a_rollback_to_an_earlier_stage_and_a_plain_retry_are_kept():
+    for proposed in (pm("rollback", "brief"), pm("retry", "gdd")):
+        assert bound(FAILED, proposed) == (proposed, None)
+
+
+@pytest.mark.parametrize("attempts,total", [(3, 3), (1, 8)])
+def test_spent_budget_stops_with_the_failing_criteria_as_the_verdict(attempts, total):
+    effective, why = bound(FAILED, pm("retry", "gdd"), attempts=attempts, total=total)
+    assert effective.decision == "stop" and effective.guidance == ["schema: no map"]
+    assert "budget spent" in effective.reason and why
+
+
+def test_a_passing_verdict_always_advances():
+    effective, why = bound(PASSED, pm("stop", "rules"))
+    assert (effective.decision, effective.target_stage) == ("advance", "level") and why
+    assert bound(PASSED, pm("advance", "level")) == (pm("advance", "level"), None)
+
+
+# ---- the analyst and the retrospective ---------------------------------------------------------------
+def test_a_judged_criterion_the_analyst_skipped_fails():
+    crit = rubric_store.Criterion(id="competency_clear", text="t", kind="judged", mandatory=True, origin="human",
+                                  version=1, history=[])
+    other = {"something_else": CriterionResult(id="something_else", passed=True)}
+    (result,) = run_criteria("gdd", [crit], CheckContext(), other)
+    assert not result.passed and "no judgement" in result.reason
+    # A stage with no analyst review at all (a judged criterion evolved into it) is not blocked by it.
+    (unreviewed,) = run_criteria("level", [crit], CheckContext())
+    assert unreviewed.passed and "no analyst review" in unreviewed.reason
+
+
+class ScriptedPM:
+    def __init__(self, outcome):
+        self.outcome = outcome
+
+    def retrospective(self, log, rubrics):
+        if isinstance(self.outcome, Exception):
+            raise self.outcome
+        return self.outcome
+
+
+def run_evolve(rubrics, outcome):
+    ctx = SimpleNamespace(rubrics_root=rubrics, pm=ScriptedPM(outcome))
+    return evolve(ctx, {"fast_tracked": True, "options": {}, "feedback": []})
+
+
+def test_a_failed_retrospective_keeps_the_run_and_the_rubrics(seed_dirs):
+    _, rubrics = seed_dirs
+    before = tree_hash(rubrics)
+    out = run_evolve(rubrics, ModelCallError("pm", "pm.retrospective", "openai/smollm2", "Timeout: slow", 2))
+    assert out["retrospective"].startswith("retrospective failed") and out["rubric_updates"] == []
+    assert tree_hash(rubrics) == before
+
+
+def test_malformed_rubric_changes_are_recorded_and_well_formed_ones_applied(seed_dirs):
+    _, rubrics = seed_dirs
+    retro = Retrospective(stage="level", changes=[
+        RubricChange(op="add", criterion={"text": "no id"}, rationale="x"),
+        RubricChange(op="add", criterion={"id": "Bad Id!", "text": "t", "kind": "judged"}, rationale="x"),
+        RubricChange(op="add", criterion={"id": "ends_early", "text": "Ends before the limit.",
+                                          "kind": "check:terminates"}, rationale="seen twice")])
+    out = run_evolve(rubrics, retro)
+    errors = [u for u in out["rubric_updates"] if "error" in u]
+    applied = [u for u in out["rubric_updates"] if "version" in u]
+    assert len(errors) == 2 and all("malformed change" in e["error"] for e in errors)
+    assert applied and applied[0]["stage"] == "level"
+    assert rubric_store.load("level", root=rubrics).criterion("ends_early") is not None
+
+
+# ---- the whole pipeline on the recorded replies ------------------------------------------------------
+def test_pipeline_stops_with_a_verdict_when_the_model_cannot_write_a_gdd(tmp_path, seed_dirs, monkeypatch):
+    # The real run: a thin brief, a GDD prompt larger than the context, and a PM that says "advance"
+    # on every failure. The pipeline must retry within the stage budget, then stop and say why.
+    kb, rubrics = seed_dirs
+    advance = SMOL["pm_advance_on_failure"]
+    script = [SMOL["brief_minimal"], context_error(), advance, context_error(), advance, context_error(), advance]
+    ScriptedLiteLLM(script).install(monkeypatch)
+    out = start("defend two fronts with staggered waves", out=tmp_path / "o", kb_root=kb, rubrics_root=rubrics,
+                model_cli={"model": "openai/smollm2", "api_base": "http://127.0.0.1:9/v1"})
+    v = out.validation
+    assert out.status == "failed" and v["playable"] is False
+    assert v["reason"].startswith("stopped at stage gdd: iteration budget spent")
+    assert "maximum context length" in v["reason"]
+    assert [d["decision"] for d in v["decisions"]] == ["retry", "retry", "stop"]
+    assert all("override" in d for d in v["decisions"])
+    records = Transcript.load(tmp_path / "o" / "transcript.jsonl").records
+    assert len(records) == v["usage"]["total"]["calls"] == len(script)
+    assert v["backend"]["designer"] == "openai/smollm2"
