@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from genesis.experiment.cli import app as experiment_app
 from genesis.kb.cli import app as kb_app
 from genesis.rubric_cli import app as rubrics_app
 
@@ -16,7 +17,6 @@ app = typer.Typer(help="Generate validated RTS mini-games from free-form request
                   pretty_exceptions_enable=False)
 app.add_typer(kb_app, name="kb")
 app.add_typer(rubrics_app, name="rubrics")
-from genesis.experiment.cli import app as experiment_app  # noqa: E402  (one insertion: others edit this file)
 app.add_typer(experiment_app, name="experiment")
 console = Console(stderr=True)
 

@@ -12,15 +12,7 @@ from typing import Any
 
 from genesis.experiment.configs import CONFIGS
 from genesis.experiment.queries import Batch
-from genesis.experiment.validator import IDLE_SEEDS, MIN_DURATION_S, REFERENCE_SEEDS
-
-VALIDATOR_CRITERIA = {
-    "launches": "the level loads with the engine and a simulation starts; one team is agent-controlled",
-    "completes": "every run finishes within its wall-clock budget without an engine or Lua error",
-    "decides": f"every run ends with winners (conditions, rules or a ranking), after at least {MIN_DURATION_S:g} s",
-    "winnable": f"the reference policy wins in every seed {list(REFERENCE_SEEDS)}",
-    "losable": f"the idle policy wins in no seed {list(IDLE_SEEDS)}",
-}
+from genesis.experiment.validator import CRITERIA, IDLE_SEEDS, REFERENCE_SEEDS
 
 
 def _mean(values: list[float]) -> float | None:
@@ -71,7 +63,7 @@ def summarise(batches: list[Batch], configs: list[str], results: dict[tuple[str,
         "wall_s": round(wall_s, 1),
         "cpu_s": round(sum(r["generation_cpu_s"] + r["validation_cpu_s"] for r in results.values()), 1),
         "stream": [{"theme": b.theme, "queries": b.queries} for b in batches],
-        "validator": {"criteria": VALIDATOR_CRITERIA, "reference_seeds": list(REFERENCE_SEEDS),
+        "validator": {"criteria": CRITERIA, "reference_seeds": list(REFERENCE_SEEDS),
                       "idle_seeds": list(IDLE_SEEDS)},
         "configs": per_config,
         "results": [results[k] for k in sorted(results, key=lambda k: (configs.index(k[0]), k[1], k[2]))],

@@ -33,6 +33,13 @@ REFERENCE_SEEDS = (101, 202, 303)
 IDLE_SEEDS = (101, 202)
 MIN_DURATION_S = 5.0
 RUN_TIMEOUT_S = 120.0
+CRITERIA = {  # what each criterion means, for the reports
+    "launches": "the level loads with the engine and a simulation starts; one team is agent-controlled",
+    "completes": "every run finishes within its wall-clock budget without an engine or Lua error",
+    "decides": f"every run ends with winners (conditions, rules or a ranking), after at least {MIN_DURATION_S:g} s",
+    "winnable": f"the reference policy wins in every seed {list(REFERENCE_SEEDS)}",
+    "losable": f"the idle policy wins in no seed {list(IDLE_SEEDS)}",
+}
 
 
 @dataclass

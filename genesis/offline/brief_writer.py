@@ -133,6 +133,9 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                      + (", from a random side each time" if c.random_side else ""))
         if c.air:
             enemy.append("an air assault arrives " + (f"at {_fmt(c.wave_times[-1])}" if c.wave_times else "late"))
+        if arch == "raids":
+            assumptions.append(f"losing any {c.objective_type.replace('_', ' ')} loses and surviving until "
+                               f"{_fmt(c.time_limit)} wins (the request names no end condition)")
         win.append(f"survive until {_fmt(c.time_limit)}")
         loss.append(f"any of the {c.objectives} protected {c.objective_type.replace('_', ' ')}(s) is destroyed")
         if c.scouting:

@@ -133,6 +133,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                         tag=OBJECTIVE_TAG))
     # at a bridge the army starts in a camp behind the bridgehead and must move up to hold it
     camp = G.lerp(base, sp[fronts[0]], -0.3) if bridge else base
+    # where the defence waits between attacks: a spot its units can reach (the base may be walled in)
+    home = G.passable_near(m, *camp, [], 0.0, main_region_only=True) if safe else camp
     army = _spread(m, _defense_army(c), camp, taken, safe)
     if c.fog and not c.scouting:
         # early warning under fog: without it a defence sees raiders only once they hit an objective
@@ -241,7 +243,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
         time_limit=c.time_limit + 30, requirements=_requirements(brief, expects),
         win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="defend",
-        strategy_params={"protect_tag": OBJECTIVE_TAG, "home": list(base)},
+        strategy_params={"protect_tag": OBJECTIVE_TAG, "home": list(home)},
     )
 
 

@@ -1,7 +1,6 @@
 """The self-evolution experiment: independent validator, query stream, E2E regeneration, orchestration."""
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from pathlib import Path
@@ -10,7 +9,7 @@ import pytest
 
 from genesis.experiment import e2e
 from genesis.experiment.configs import CONFIGS, Task
-from genesis.experiment.queries import DEFAULT_QUERIES, QueryFileError, load_stream, take
+from genesis.experiment.queries import QueryFileError, load_stream, take
 from genesis.experiment.report import write_outputs
 from genesis.experiment.runner import run_experiment
 from genesis.experiment.validator import validate
@@ -208,3 +207,14 @@ def test_tiny_real_experiment(tmp_path):
     committed = sum(r["claimed_playable"] for r in saved["results"] if r["config"] == "agent_se")
     assert se["batches"][-1]["kb_designs"] == committed
     assert (out / "experiment.html").read_text().count("<svg") == 5
+
+
+def test_cli_rejects_a_bad_query_file(tmp_path):
+    from typer.testing import CliRunner
+
+    from genesis.cli import app
+
+    bad = tmp_path / "q.txt"
+    bad.write_text("no header\n")
+    res = CliRunner().invoke(app, ["experiment", "self-evolution", "--queries", str(bad), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and not (tmp_path / "o").exists()
