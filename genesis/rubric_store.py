@@ -189,9 +189,16 @@ def diff(stage: str, v1: int, v2: int, root: str | os.PathLike[str] | None = Non
 
 
 # --- writing -------------------------------------------------------------------------------------
-def _apply(rubric: Rubric, change: Change, version: int, date: str) -> str:
+def _apply(rubric: Rubric, change: Change, version: int, date: str, protect_human: bool) -> str:
     """Apply one change in place; returns its changelog line."""
     existing = rubric.criterion(change.id)
+    if protect_human and change.op != "add" and existing is not None and existing.origin == "human" and (
+            change.op == "remove" or (change.kind not in (None, existing.kind))
+            or (change.mandatory is False and existing.mandatory)):
+        # The retrospective may tighten the rubrics but never drop or weaken a human-written check
+        # (a model once proposed removing check:schema); humans do that with rollback or by hand.
+        raise RubricError(f"{rubric.stage}: the {change.op} of human criterion {change.id!r} would weaken it; "
+                          "only a human may do that")
     if change.op == "add":
         if existing is not None:
             raise RubricError(f"{rubric.stage}: cannot add {change.id!r}, it already exists")
@@ -237,7 +244,7 @@ def apply_update(stage: str, changes: list[Change], author: str = "retrospective
         current = load(stage, root=base)
         new = current.model_copy(deep=True)
         version, date = current.version + 1, _now()
-        lines = [_apply(new, change, version, date) for change in changes]
+        lines = [_apply(new, change, version, date, protect_human=author != "human") for change in changes]
         if not new.criteria:
             raise RubricError(f"{stage}: an update may not remove every criterion")
         new.version, new.updated = version, date

@@ -143,3 +143,15 @@ def test_cli(root, monkeypatch):
     assert res.exit_code == 1 and "no version 9" in res.output and "Traceback" not in res.output
     res = runner.invoke(rubric_app, ["show", "gdd"])
     assert res.exit_code == 0 and "competency_clear" in res.output
+
+
+def test_retrospective_cannot_weaken_a_human_criterion(root):
+    before = (root / "level.yaml").read_text()
+    for change in (Change(op="remove", id="schema", rationale="fewer checks"),
+                   Change(op="modify", id="schema", kind="judged", rationale="let the model judge"),
+                   Change(op="modify", id="schema", mandatory=False, rationale="optional")):
+        with pytest.raises(RubricError, match="only a human"):
+            rubric_store.apply_update("level", [change], root=root)
+    assert (root / "level.yaml").read_text() == before
+    assert rubric_store.apply_update("level", [Change(op="remove", id="schema", rationale="by hand")],
+                                     author="human", root=root).criterion("schema") is None
