@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from engine.agent.actions import ERROR_CODES, SCHEMA
 from engine.agent.knowledge import knowledge_text
 from engine.agent.observation import render_text
+from engine.catalog import reachable_from
 from engine.level import Level
 from genesis.llm.client import OutputParseError, extract_json_object
 from genesis.llm.prompts import render
@@ -145,12 +146,7 @@ def level_roster(level: Level) -> Level:
                        + [t.controller.model_dump() for t in cfg.teams], default=str)
     kinds |= {k for k in cat.units if f'"{k}"' in named}
     if cfg.switches.production:
-        frontier = list(kinds)
-        while frontier:
-            for option in cat.units[frontier.pop()].builds:
-                if option not in kinds:
-                    kinds.add(option)
-                    frontier.append(option)
+        kinds = reachable_from(cat, roots=tuple(kinds))
     units = {k: u for k, u in cat.units.items() if k in kinds}
     return dataclasses.replace(level, catalog=cat.model_copy(update={"units": units}))
 
