@@ -1,6 +1,6 @@
 """Simulator benchmark: a mixed skirmish on a generated 128x128 map (~15% impassable), 30 Hz,
 fog on, built-in AI on both sides attack-moving at each other, one Lua rule counting units every
-5 s, no rendering. Reports speed at 200 and 1000 units, the flow-field cost and a screenshot cost.
+5 s, no rendering. Reports speed at 40, 200 and 1000 units, the flow-field cost and a screenshot cost.
 """
 from __future__ import annotations
 
@@ -130,8 +130,12 @@ def run_bench(quick: bool = False) -> dict:
     # 30 game seconds covers the approach and the main clash (most units alive throughout)
     small = _measure(100, 10.0 if quick else 30.0)
     big = _measure(500, 10.0 if quick else 30.0)
+    # generated scenarios field tens of units: there the fixed cost of a tick, not the unit count, rules
+    tiny = _measure(20, 10.0 if quick else 30.0)
     shot = _screenshot_ms(small["sim"])
     return {
+        "ms_per_tick_40_units": tiny["ms_per_tick"],
+        "game_seconds_per_wall_second_40_units": tiny["game_seconds_per_wall_second"],
         "game_seconds_per_wall_second": small["game_seconds_per_wall_second"],
         "unit_ticks_per_second": small["unit_ticks_per_second"],
         "ms_per_tick_200_units": small["ms_per_tick"],
@@ -142,6 +146,6 @@ def run_bench(quick: bool = False) -> dict:
         "game_seconds_per_cpu_second_1000_units": big["game_seconds_per_cpu_second"],
         "flowfield_128_ms": _flowfield_ms(),
         "screenshot_ms": shot,
-        "game_seconds_measured": {"200": small["game_seconds"], "1000": big["game_seconds"]},
-        "deaths": {"200": small["deaths"], "1000": big["deaths"]},
+        "game_seconds_measured": {"40": tiny["game_seconds"], "200": small["game_seconds"], "1000": big["game_seconds"]},
+        "deaths": {"40": tiny["deaths"], "200": small["deaths"], "1000": big["deaths"]},
     }

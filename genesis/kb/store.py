@@ -40,6 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from genesis.fileio import FileLock, atomic_write_json, fsync_dir
 from genesis.kb.embedding import MiniLMEmbedding
 
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same documents
+
 COLLECTIONS = ("gdds", "rules", "levels", "lessons")
 INDEX_FORMAT = 1  # bump when documents/metadata derived from the sources change
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # filesystem-safe; seed levels use e.g. "FS-F"
@@ -189,7 +191,7 @@ def _load_json(path: Path) -> Any:
 
 def _load_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
     except (OSError, yaml.YAMLError) as err:
         raise KBSourceError(f"{path}: cannot read YAML: {err}") from None
 
