@@ -168,6 +168,7 @@ class Verdict(Doc):
     criteria: list[CriterionResult] = Field(default_factory=list)
     feedback: list[str] = Field(default_factory=list)
     judged_by: str = ""
+    unrecoverable: str = ""  # why no retry can pass (e.g. the model's context is too small); the PM must stop
 
 
 class JudgedReview(Doc):
@@ -190,6 +191,7 @@ class VisualVerdict(Doc):
     observations: list[str]
     problems: list[str] = Field(default_factory=list)
     judged_by: str = ""
+    unrecoverable: str = ""  # the VLM call cannot succeed as configured (see Verdict.unrecoverable)
 
 
 class RubricChange(Doc):

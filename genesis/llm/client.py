@@ -33,17 +33,29 @@ T = TypeVar("T", bound=BaseModel)
 
 _TRANSIENT = (litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError,
               litellm.InternalServerError, litellm.ServiceUnavailableError)
+# Errors a retry cannot fix: the pipeline stops at once instead of spending its iteration budget.
+_PERMANENT = {
+    litellm.ContextWindowExceededError: "the prompt does not fit the model's context window: use a model with a "
+                                        "larger context, or start the local server with a larger one "
+                                        "(e.g. llama.cpp --n_ctx 16384)",
+    litellm.AuthenticationError: "the model provider rejected the credentials: check the API key",
+    litellm.PermissionDeniedError: "the model provider denied access to this model",
+    litellm.NotFoundError: "the model or the endpoint does not exist: check --model and --api-base",
+}
 _PLACEHOLDER_KEY = "sk-local-no-key"  # local OpenAI-compatible servers ignore it; the SDK needs one
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 class ModelCallError(RuntimeError):
-    """A model call failed for good (after retries, or at once for non-transient errors)."""
+    """A model call failed for good (after retries, or at once for non-transient errors).
 
-    def __init__(self, role: str, skill: str, model: str, cause: str, attempts: int) -> None:
+    `permanent` says what to change when no retry of the run can succeed (context too small, bad key, ...)."""
+
+    def __init__(self, role: str, skill: str, model: str, cause: str, attempts: int, permanent: str = "") -> None:
         self.role, self.skill, self.model, self.cause, self.attempts = role, skill, model, cause, attempts
+        self.permanent = permanent
         super().__init__(f"model call failed: role={role} skill={skill} model={model} "
-                         f"after {attempts} attempt(s): {cause}")
+                         f"after {attempts} attempt(s): {cause}" + (f" ({permanent})" if permanent else ""))
 
 
 class OutputParseError(ValueError):
@@ -200,7 +212,8 @@ class LLMClient:
                 self._log(record, ok=False, final=final, error=last_cause, error_type=type(exc).__name__,
                           latency_ms=latency)
                 if final:
-                    raise ModelCallError(role, skill, cfg.model, last_cause, attempt) from exc
+                    permanent = next((hint for cls, hint in _PERMANENT.items() if isinstance(exc, cls)), "")
+                    raise ModelCallError(role, skill, cfg.model, last_cause, attempt, permanent) from exc
                 continue
 
             latency = (time.perf_counter() - started) * 1000

@@ -62,9 +62,10 @@ class Nodes:
     def _rubric(self, stage: str):
         return rubric_store.load(stage, root=self.ctx.rubrics_root)
 
-    def _fail_verdict(self, stage: str, criterion: str, reason: str) -> dict:
-        return Verdict(stage=stage, passed=False, feedback=[reason], criteria=[  # type: ignore[arg-type]
-            {"id": criterion, "passed": False, "reason": reason, "kind": "model", "mandatory": True}]).model_dump()
+    def _fail_verdict(self, stage: str, criterion: str, reason: str, unrecoverable: str = "") -> dict:
+        return Verdict(stage=stage, passed=False, feedback=[reason], unrecoverable=unrecoverable,  # type: ignore[arg-type]
+                       criteria=[{"id": criterion, "passed": False, "reason": reason, "kind": "model",
+                                  "mandatory": True}]).model_dump()
 
     # ---- stage 1 ------------------------------------------------------------------------------
     def clarify(self, state: dict) -> dict:
@@ -151,7 +152,7 @@ class Nodes:
             gdd = self.ctx.designer.write_gdd(brief, similar, state.get("guidance", {}).get("gdd", []),
                                               roster_encyclopedia(load_catalog()), list_maps(), self._library())
         except ModelCallError as exc:
-            return {"verdicts": {"gdd": self._fail_verdict("gdd", "model", str(exc))}, "route": "gate_gdd",
+            return {"verdicts": {"gdd": self._fail_verdict("gdd", "model", str(exc), exc.permanent)}, "route": "gate_gdd",
                     "stage_times": self._timed("gdd", t0)}
         except Exception as exc:  # the offline designer could not place the design on its map
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "design", f"{type(exc).__name__}: {exc}")},
@@ -171,7 +172,7 @@ class Nodes:
         try:
             judged = self.ctx.analyst.judge_gdd(brief, gdd, judged_crits)
         except ModelCallError as exc:
-            return {"verdicts": {"gdd": self._fail_verdict("gdd", "analyst", str(exc))}, "route": "gate_gdd"}
+            return {"verdicts": {"gdd": self._fail_verdict("gdd", "analyst", str(exc), exc.permanent)}, "route": "gate_gdd"}
         ctx = CheckContext(brief=brief, gdd=gdd, known_rules={e.id for e in self.ctx.kb.list("rules")})
         results = run_criteria("gdd", rubric.criteria, ctx, judged)
         verdict = Verdict(stage="gdd", passed=all(r.passed for r in results if r.mandatory), criteria=results,
@@ -196,7 +197,7 @@ class Nodes:
             try:
                 arts.append(self.ctx.developer.write_rule(comp, lib, state.get("guidance", {}).get("rules", []), RULE_API_DOC))
             except ModelCallError as exc:
-                return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc))},
+                return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc), exc.permanent)},
                         "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
         self._write_rule_files(arts)
         return {"rules": [a.model_dump(mode="json") for a in arts], "route": "test_rules",
@@ -238,7 +239,7 @@ class Nodes:
         try:
             level = self.ctx.developer.assemble_level(gdd, arts, state.get("guidance", {}).get("level", []))
         except ModelCallError as exc:
-            return {"verdicts": {"level": self._fail_verdict("level", "developer", str(exc))}, "route": "gate_level"}
+            return {"verdicts": {"level": self._fail_verdict("level", "developer", str(exc), exc.permanent)}, "route": "gate_level"}
         level.setdefault("metadata", {})["generator"] = {
             "query": state["query"], "run_id": state["run_id"],
             "backend": self.ctx.client.config.backend_name("developer")}
@@ -271,8 +272,10 @@ class Nodes:
             ctx.evidence = requirement_evidence(gdd.requirements, runs, (m.width, m.height))
             ctx.visual = self._visual(state, gdd, runs[0])
         results = run_criteria("level", rubric.criteria, ctx)
-        verdict = Verdict(stage="level", passed=all(r.passed for r in results if r.mandatory), criteria=results,
-                          judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"))
+        passed = all(r.passed for r in results if r.mandatory)
+        verdict = Verdict(stage="level", passed=passed, criteria=results,
+                          judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"),
+                          unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
         self._save_traces(runs)
         return {"verdicts": {"level": verdict.model_dump(mode="json")}, "runs": [r.summary() for r in runs],
                 "evidence": ctx.evidence, "visual": ctx.visual.model_dump(mode="json") if ctx.visual else {},
@@ -293,7 +296,7 @@ class Nodes:
                 return self.ctx.analyst.visual_review(state["query"], gdd.agent_description, frames[::step][:6])
             except ModelCallError as exc:
                 return VisualVerdict(playable=False, aligned=False, observations=[], problems=[str(exc)],
-                                     judged_by=f"VLM {cfg.for_role('vlm').model} (failed)")
+                                     judged_by=f"VLM {cfg.for_role('vlm').model} (failed)", unrecoverable=exc.permanent)
         from engine import load_level, Simulation
         from genesis.visual import review
 

@@ -3,7 +3,8 @@
 The PM may be a small or confused model: it can "advance" a failing stage, roll back to a later
 stage, or retry forever. The pipeline's guarantees do not rest on it: a stage advances iff its
 rubric verdict passed, rollbacks only go to earlier stages, and once the stage or total budget is
-spent a failing stage stops with the failing criteria as the verdict.
+spent — or the failure is one no retry can fix, such as a prompt larger than the model's context —
+a failing stage stops with the failing criteria as the verdict.
 """
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ def bound_decision(stage: str, verdict: Verdict, proposed: MetaFeedback, *, atte
         effective = proposed.model_copy(update={"decision": "advance", "target_stage": NEXT_STAGE[stage]})
         return effective, f"the PM proposed {proposed.decision} on a passing verdict; a passing stage advances"
     failing = failing_criteria(verdict)
+    if verdict.unrecoverable:  # e.g. the prompt exceeds the model's context: every retry would fail the same way
+        stop = MetaFeedback(decision="stop", target_stage=stage, guidance=failing,  # type: ignore[arg-type]
+                            reason=f"no retry can pass: {verdict.unrecoverable}")
+        return stop, None if proposed.decision == "stop" else f"the PM proposed {proposed.decision}; {stop.reason}"
     if proposed.decision == "stop":  # the PM may always stop a failing stage; the verdict says why
         return proposed.model_copy(update={"guidance": failing}), None
     if attempts >= stage_budget or total >= total_budget:

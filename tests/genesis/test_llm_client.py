@@ -123,6 +123,26 @@ def test_non_transient_error_is_not_retried(tmp_path, monkeypatch):
     assert len(fake.calls) == 1
 
 
+@pytest.mark.parametrize("error,hint", [
+    (litellm.ContextWindowExceededError(message="maximum context length is 4096 tokens", model="openai/test",
+                                        llm_provider="openai"), "larger context"),
+    (litellm.AuthenticationError(message="bad key", model="openai/test", llm_provider="openai"), "API key"),
+    (litellm.NotFoundError(message="no such model", model="openai/test", llm_provider="openai"), "--model"),
+])
+def test_errors_no_retry_can_fix_say_what_to_change(tmp_path, monkeypatch, error, hint):
+    fake = ScriptedLiteLLM([error, REPLIES["plain"]]).install(monkeypatch)
+    with pytest.raises(ModelCallError) as info:
+        call(make_client(tmp_path))
+    assert len(fake.calls) == 1 and hint in info.value.permanent and hint in str(info.value)
+
+
+def test_a_timeout_is_not_called_permanent(tmp_path, monkeypatch):
+    ScriptedLiteLLM([timeout_error()] * 3).install(monkeypatch)
+    with pytest.raises(ModelCallError) as info:
+        call(make_client(tmp_path))
+    assert info.value.permanent == ""
+
+
 def test_connection_refused_is_a_clean_model_call_error(tmp_path):
     # A real HTTP attempt against a closed port: no mock, exercises litellm's exception mapping.
     client = make_client(tmp_path, api_base="http://127.0.0.1:9/v1", max_retries=0, timeout=5)
