@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from engine.sim import Simulation
 
 MAX_SPAWN_PER_CALL = 200
+# Lua helpers (`lib.point`, `lib.composition`, ...) defined in every rule's sandbox before its script.
+RULE_LIB = (Path(__file__).parent / "rule_lib.lua").read_text(encoding="utf-8")
 MAX_MARKERS = 200
 MIN_PERIOD = 1.0 / 30
 
@@ -59,7 +62,7 @@ class RuleRuntime:
         for k, ref in enumerate(level.config.rules):
             rule = Rule(ref.id, dict(ref.params), rng=np.random.default_rng([self.sim.seed, k, 7919]))
             self.rules.append(rule)
-            rule.sandbox = LuaSandbox(ref.id, level.rule_sources[ref.id], self._api(rule, k))
+            rule.sandbox = LuaSandbox(ref.id, level.rule_sources[ref.id], self._api(rule, k), prelude=RULE_LIB)
             rule.has_created = rule.sandbox.has("on_unit_created")
             rule.has_destroyed = rule.sandbox.has("on_unit_destroyed")
 

@@ -138,8 +138,8 @@ local function enter(d, fn, ...)
   return finish(pcall(fn, ...))
 end
 
-local function compile(source)
-  local chunk, err = load(source, script_source, "t", env)
+local function compile(source, chunkname)
+  local chunk, err = load(source, chunkname or script_source, "t", env)
   return chunk or false, err or false
 end
 
@@ -324,6 +324,7 @@ class LuaSandbox:
         wall_clock_s: float = 2.0,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
         output_functions: Iterable[str] = DEFAULT_OUTPUT_FUNCTIONS,
+        prelude: str | None = None,
     ):
         self.name = name
         self.instruction_budget = instruction_budget
@@ -364,6 +365,11 @@ class LuaSandbox:
         if "print" not in api:
             env["print"] = lua.execute(_PRINT, wrap_api(self._wrap_python("print", self.output.append, True)))
 
+        if prelude is not None:  # trusted helpers, but run as script code: same env, budget and memory cap
+            chunk, err = compile_(prelude, "=rule_lib")
+            if not chunk:
+                raise RuleScriptError(name, f"rule library: {err}")
+            self.call(chunk)
         chunk, err = compile_(source)
         if not chunk:
             raise RuleScriptError(name, *self._split_message(err))

@@ -4,10 +4,11 @@ from __future__ import annotations
 import re
 
 from engine.errors import RuleScriptError
+from engine.rules.api import RULE_LIB
 from engine.rules.sandbox import LuaSandbox
 from genesis.checks.context import CheckContext
 
-# Names a rule script may call: the engine's rule API (README "Rule API").
+# Names a rule script may call: the engine's rule API and its rule library `lib` (README "Rule API").
 RULE_API = (
     "every at on_area_entered time units unit resources param map_size spawn_point teams random random_int "
     "spawn order give_resources set_controller win lose message mark log"
@@ -32,7 +33,7 @@ def lua_compiles(ctx: CheckContext) -> tuple[bool, str]:
     failures = []
     for rule in ctx.rules:
         try:
-            LuaSandbox(f"{rule.id}.lua", rule.source, _stub_api())
+            LuaSandbox(f"{rule.id}.lua", rule.source, _stub_api(), prelude=RULE_LIB)
         except RuleScriptError as exc:
             failures.append(str(exc))
     return not failures, "; ".join(failures) or f"{len(ctx.rules)} scripts compile and load in the sandbox"

@@ -10,7 +10,12 @@ Queries: time(), units(team [, {type=, tag=, category=}]), unit(id), resources(t
 map_size() -> w, h, spawn_point(name) -> x, y, teams(), random(), random_int(a, b).
 Actions: spawn(team, type, x, y [, count [, tag]]) -> ids, order(ids, kind, x, y) with kind move|move_force|fight|stop|patrol,
 give_resources(team, metal, energy), set_controller(team, spec), win(team, reason), lose(team, reason),
-message(text [, team]), mark(x, y, label [, color]), log(event, fields)."""
+message(text [, team]), mark(x, y, label [, color]), log(event, fields).
+Rule library (predefined table lib): lib.point(p) -> x, y or nil (p: spawn name, {x, y} or {x=, y=}; nil off the map),
+lib.label(p) -> string, lib.list(v) -> list (wraps a scalar), lib.composition(spec) -> {{type, count}, ...}
+(spec: "type", {type = count} or {{type=, count=}}), lib.target_position(tag, team, fallback) -> x, y
+(first living unit of team tagged tag, else the point fallback, else the map centre),
+lib.spawn_groups(team, groups, x, y [, tag]) -> ids."""
 
 
 def gdd_markdown(gdd: GDD) -> str:

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from engine.ruletest import load_tests, run_rule_tests
+from engine.rules.api import RULE_LIB
 from engine.rules.sandbox import LuaSandbox
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "kb" / "rules"
@@ -131,7 +132,7 @@ class StubAPI:
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=RULE_IDS)
 def test_script_compiles_in_the_sandbox_and_dry_runs_with_defaults(rule_dir):
     stub = StubAPI({})
-    box = LuaSandbox(rule_dir.name, (rule_dir / "rule.lua").read_text(), stub.functions())
+    box = LuaSandbox(rule_dir.name, (rule_dir / "rule.lua").read_text(), stub.functions(), prelude=RULE_LIB)
     assert box.has("on_start")
     box.call("on_start")
     # fire every timer once, later ones after earlier ones, like the engine would

@@ -3,26 +3,8 @@
 -- Allies (`allies`) count as neither. With `deadline`, the team loses if it has not won by then.
 -- Params: team, zone, radius, hold_seconds, allies, deadline, check_every, announce.
 
--- A point given as a map spawn name, {x, y} or {x=, y=}; nil when unknown or off the map.
-local function point(p)
-  local x, y
-  if type(p) == "string" then
-    local ok, px, py = pcall(spawn_point, p)
-    if ok then x, y = px, py end
-  elseif type(p) == "table" then
-    x, y = p.x or p[1], p.y or p[2]
-  end
-  if type(x) ~= "number" or type(y) ~= "number" then return nil end
-  local w, h = map_size()
-  if x < 0 or y < 0 or x >= w or y >= h then return nil end
-  return x, y
-end
-
--- A printable name for a point param (stable across runs, unlike tostring of a table).
-local function label(p)
-  if type(p) == "table" then return tostring(p.x or p[1]) .. "," .. tostring(p.y or p[2]) end
-  return tostring(p)
-end
+-- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
+local point, label = lib.point, lib.label
 
 local cfg
 local held_since = nil

@@ -6,33 +6,8 @@
 -- Params: team, interval, first_at, sides, size, unit_type, target_type, target_team, target, raids, tag,
 -- announce, avoid_repeat, jitter.
 
--- A point given as a map spawn name, {x, y} or {x=, y=}; nil when unknown or off the map.
-local function point(p)
-  local x, y
-  if type(p) == "string" then
-    local ok, px, py = pcall(spawn_point, p)
-    if ok then x, y = px, py end
-  elseif type(p) == "table" then
-    x, y = p.x or p[1], p.y or p[2]
-  end
-  if type(x) ~= "number" or type(y) ~= "number" then return nil end
-  local w, h = map_size()
-  if x < 0 or y < 0 or x >= w or y >= h then return nil end
-  return x, y
-end
-
--- A printable name for a point param (stable across runs, unlike tostring of a table).
-local function label(p)
-  if type(p) == "table" then return tostring(p.x or p[1]) .. "," .. tostring(p.y or p[2]) end
-  return tostring(p)
-end
-
--- A list from a scalar or a list param.
-local function list(v)
-  if type(v) == "table" then return v end
-  if v == nil then return {} end
-  return {v}
-end
+-- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
+local point, label, list = lib.point, lib.label, lib.list
 
 -- Nearest unit to (x, y) in a list, or nil.
 local function nearest(list_of_units, x, y)

@@ -2,24 +2,8 @@
 -- `deadline` if the goal is not met. Progress is logged whenever it changes.
 -- Params: team, units, deadline, check_every, announce.
 
--- {type = count} (sorted by type so runs are deterministic), a list of {type=, count=}, or a name.
-local function composition(spec)
-  local out = {}
-  if type(spec) == "string" then
-    out[1] = {spec, 1}
-  elseif type(spec) == "table" and #spec > 0 then
-    for _, e in ipairs(spec) do
-      if type(e) == "string" then out[#out + 1] = {e, 1}
-      elseif type(e) == "table" then out[#out + 1] = {e.type or e[1], math.floor(tonumber(e.count or e[2]) or 1)} end
-    end
-  elseif type(spec) == "table" then
-    local keys = {}
-    for k in pairs(spec) do keys[#keys + 1] = k end
-    table.sort(keys)
-    for _, k in ipairs(keys) do out[#out + 1] = {k, math.floor(tonumber(spec[k]) or 0)} end
-  end
-  return out
-end
+-- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
+local composition = lib.composition
 
 local cfg
 local done = false

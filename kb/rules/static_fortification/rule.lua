@@ -6,26 +6,8 @@
 -- Params: team, center, radius, turrets, turret_type, walls, wall_type, wall_gap, core_type,
 -- core_tag, tag, phase.
 
--- A point given as a map spawn name, {x, y} or {x=, y=}; nil when unknown or off the map.
-local function point(p)
-  local x, y
-  if type(p) == "string" then
-    local ok, px, py = pcall(spawn_point, p)
-    if ok then x, y = px, py end
-  elseif type(p) == "table" then
-    x, y = p.x or p[1], p.y or p[2]
-  end
-  if type(x) ~= "number" or type(y) ~= "number" then return nil end
-  local w, h = map_size()
-  if x < 0 or y < 0 or x >= w or y >= h then return nil end
-  return x, y
-end
-
--- A printable name for a point param (stable across runs, unlike tostring of a table).
-local function label(p)
-  if type(p) == "table" then return tostring(p.x or p[1]) .. "," .. tostring(p.y or p[2]) end
-  return tostring(p)
-end
+-- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
+local point, label = lib.point, lib.label
 
 -- Spawn one unit unless (x, y) is off the map; returns how many were placed (0 or 1).
 local function place(team, kind, x, y, tag)

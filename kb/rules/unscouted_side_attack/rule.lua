@@ -5,51 +5,8 @@
 -- Params: team, sides, scout_points, scout_radius, scout_team, times, units, target_tag, target_team,
 -- target, tag, announce.
 
--- A point given as a map spawn name, {x, y} or {x=, y=}; nil when unknown or off the map.
-local function point(p)
-  local x, y
-  if type(p) == "string" then
-    local ok, px, py = pcall(spawn_point, p)
-    if ok then x, y = px, py end
-  elseif type(p) == "table" then
-    x, y = p.x or p[1], p.y or p[2]
-  end
-  if type(x) ~= "number" or type(y) ~= "number" then return nil end
-  local w, h = map_size()
-  if x < 0 or y < 0 or x >= w or y >= h then return nil end
-  return x, y
-end
-
--- A printable name for a point param (stable across runs, unlike tostring of a table).
-local function label(p)
-  if type(p) == "table" then return tostring(p.x or p[1]) .. "," .. tostring(p.y or p[2]) end
-  return tostring(p)
-end
-
-local function list(v)
-  if type(v) == "table" then return v end
-  if v == nil then return {} end
-  return {v}
-end
-
--- {type = count} (sorted by type so runs are deterministic), a list of {type=, count=}, or a name.
-local function composition(spec)
-  local out = {}
-  if type(spec) == "string" then
-    out[1] = {spec, 1}
-  elseif type(spec) == "table" and #spec > 0 then
-    for _, e in ipairs(spec) do
-      if type(e) == "string" then out[#out + 1] = {e, 1}
-      elseif type(e) == "table" then out[#out + 1] = {e.type or e[1], math.floor(tonumber(e.count or e[2]) or 1)} end
-    end
-  elseif type(spec) == "table" then
-    local keys = {}
-    for k in pairs(spec) do keys[#keys + 1] = k end
-    table.sort(keys)
-    for _, k in ipairs(keys) do out[#out + 1] = {k, math.floor(tonumber(spec[k]) or 0)} end
-  end
-  return out
-end
+-- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
+local point, label, list, composition = lib.point, lib.label, lib.list, lib.composition
 
 local cfg
 local scouted = {}   -- side index -> true once a scout entered its zone
