@@ -161,7 +161,7 @@ def test_report_shows_verdict_brief_gdd_rules_and_tests(failed_scenario):
     assert rule["tests"][0]["name"] in html and "FAIL expected 3 spawns, saw 0" in html
     assert "&#34;fronts&#34;: [&#34;north&#34;, &#34;east&#34;, &#34;south&#34;]" in html or \
         "[&#34;north&#34;, &#34;east&#34;, &#34;south&#34;]" in html                   # the level's params
-    assert "Lua source (" in html and "spawn_point" in html                              # collapsible source
+    assert "Lua source (" in html and "lib.point" in html                              # collapsible source
 
 
 def test_report_shows_criteria_decisions_runs_evidence_visual_and_costs(failed_scenario):
