@@ -2,7 +2,8 @@
 
 `load_catalog()` returns the validated `Catalog`; the default file is parsed once and cached, so
 the returned object is shared and must not be mutated. `roster_encyclopedia()` turns a catalog
-into the plain text agents and level designers read.
+into the plain text agents read while playing; `roster_table()` is the compact form, one line a
+unit, for prompts that only choose units (level design).
 """
 from __future__ import annotations
 
@@ -167,3 +168,50 @@ def roster_encyclopedia(catalog: Catalog) -> str:
         parts.append(f"\n## {category}")
         parts.extend(describe_unit(key, catalog.units[key], built_by[key]) + "\n" for key in keys)
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _weapon_cell(unit: UnitType) -> str:
+    w = unit.weapon
+    if w is None:
+        return "-"
+    extras = [f"splash {_fmt(w.splash)}"] * bool(w.splash) + [f"min {_fmt(w.min_range)}"] * bool(w.min_range)
+    return " ".join([f"r{_fmt(w.range)} dps{dps(unit):.0f} {targets(unit)}", *extras])
+
+
+def _notes_cell(unit: UnitType) -> str:
+    notes = []
+    if unit.metal_income:
+        notes.append(f"+{_fmt(unit.metal_income)} metal/s" + (" on deposit" if unit.needs_deposit else ""))
+    if unit.energy_income:
+        notes.append(f"+{_fmt(unit.energy_income)} energy/s")
+    if unit.builds:
+        notes.append(f"makes {', '.join(unit.builds)}" if unit.category == "factory" else "builder")
+    return "; ".join(notes)
+
+
+def _from_cell(makers: list[str], catalog: Catalog) -> str:
+    """Who builds a unit; the builder sets that recur for buildings get a short name."""
+    builders = [k for k, u in catalog.units.items() if u.builds and u.category != "factory"]
+    named = {"any builder": builders, **{f"T{tier} builders": [k for k in builders if catalog.units[k].tier == tier]
+                                         for tier in (1, 2)}}
+    for name, keys in named.items():
+        if keys and sorted(makers) == sorted(keys):
+            return name
+    return ",".join(makers) or "level"
+
+
+def roster_table(catalog: Catalog) -> str:
+    """Every unit on one line: what a level designer needs to pick units, in ~1/3 of the encyclopedia."""
+    built_by = builders_of(catalog)
+    lines = ["Unit roster (cost metal/energy; speed tiles/s, 0 = building; weapon r=range dps=damage/s "
+             "before armour, targets; from = who builds it):",
+             "unit | category tier | cost | hp armour | speed | weapon | from | notes"]
+    for keys in units_by_category(catalog).values():
+        for key in keys:
+            unit = catalog.units[key]
+            armour = f" {unit.armor:.0%}" if unit.armor else ""
+            lines.append(" | ".join([
+                key, f"{unit.category} T{unit.tier}", f"{_fmt(unit.cost_metal)}/{_fmt(unit.cost_energy)}",
+                f"{_fmt(unit.hp)}{armour}", "0" if unit.is_building else _fmt(unit.speed), _weapon_cell(unit),
+                _from_cell(built_by[key], catalog), _notes_cell(unit)]).rstrip(" |"))
+    return "\n".join(lines) + "\n"

@@ -1,25 +1,18 @@
 """`genesis rubrics ...`: the stage rubrics' versions (root: $GENESIS_RUBRICS_DIR or <repo>/rubrics)."""
 from __future__ import annotations
 
-from typing import NoReturn, Optional
+from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 
 from genesis import rubric_store
+from genesis.cli_output import fail, out
 from genesis.fileio import LockTimeout
 from genesis.rubric_store import STAGES, RubricError
 
 app = typer.Typer(help="Show, compare and roll back the stage rubrics.", no_args_is_help=True)
-out = Console()
-err = Console(stderr=True)
-
-
-def _fail(message: str, code: int = 1) -> NoReturn:
-    err.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
-    raise typer.Exit(code)
 
 
 @app.command()
@@ -29,7 +22,7 @@ def show(stage: str = typer.Argument(..., help=f"one of {', '.join(STAGES)}"),
     try:
         rubric = rubric_store.load(stage, version)
     except RubricError as e:
-        _fail(str(e))
+        fail(str(e))
     table = Table("id", "kind", "mandatory", "origin", "since", "text", title=f"{stage} rubric v{rubric.version}")
     for c in rubric.criteria:
         table.add_row(c.id, c.kind, "yes" if c.mandatory else "no", c.origin, f"v{c.version}", c.text)
@@ -45,7 +38,7 @@ def history(stage: Optional[str] = typer.Argument(None, help="one stage; all whe
             for info in rubric_store.history(name):
                 table.add_row(name, f"v{info.version}", info.date, info.author, ", ".join(info.changes), info.rationale)
     except RubricError as e:
-        _fail(str(e))
+        fail(str(e))
     out.print(table)
 
 
@@ -55,7 +48,7 @@ def diff(stage: str, v1: int, v2: int) -> None:
     try:
         text = rubric_store.diff(stage, v1, v2)
     except RubricError as e:
-        _fail(str(e))
+        fail(str(e))
     out.print(Syntax(text, "diff") if text else f"{stage} v{v1} and v{v2} are identical")
 
 
@@ -65,5 +58,5 @@ def rollback(stage: str, version: int) -> None:
     try:
         rubric = rubric_store.rollback(stage, version)
     except (RubricError, LockTimeout) as e:
-        _fail(str(e))
+        fail(str(e))
     out.print(f"{stage} rubric is now v{rubric.version} (the criteria of v{version})")

@@ -78,7 +78,7 @@ def _library(kb) -> list[dict]:
 def one_pass(query: str, out_dir: Path, client: LLMClient, kb, guidance: list[str]) -> GDD | None:
     """Writes the four artifacts; returns the GDD, or None when the request was refused.
     Raises whatever a skill raises (a model error, an offline design it cannot place)."""
-    from engine.catalog import load_catalog, roster_encyclopedia
+    from engine.catalog import load_catalog, roster_table
     from engine.maps import list_maps
     from genesis.pipeline.docs import RULE_API_DOC
     from genesis.pipeline.nodes import library_rule
@@ -89,7 +89,7 @@ def one_pass(query: str, out_dir: Path, client: LLMClient, kb, guidance: list[st
     if not brief.is_game:
         return None
     similar = [{"id": h.id, "score": h.score, "summary": h.document[:200]} for h in kb.search("gdds", brief.summary, k=3)]
-    gdd = designer.write_gdd(brief, similar, guidance, roster_encyclopedia(load_catalog()), list_maps(), _library(kb))
+    gdd = designer.write_gdd(brief, similar, guidance, roster_table(load_catalog()), list_maps(), _library(kb))
     atomic_write_json(out_dir / "gdd.json", gdd.model_dump(mode="json"))
     arts = []
     for comp in gdd.rule_components:

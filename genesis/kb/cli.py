@@ -3,38 +3,31 @@ from __future__ import annotations
 
 import json
 import time
-from typing import NoReturn, Optional
+from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from genesis.cli_output import fail, out
 from genesis.fileio import LockTimeout
 from genesis.kb.embedding import EmbeddingModelMissing
 from genesis.kb.store import COLLECTIONS, KBError, KnowledgeBase
 
 app = typer.Typer(help="Search and maintain the knowledge base of verified games.", no_args_is_help=True)
-out = Console()
-err = Console(stderr=True)
-
-
-def _fail(message: str, code: int = 1) -> NoReturn:
-    err.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
-    raise typer.Exit(code)
 
 
 def _open() -> KnowledgeBase:
     try:
         return KnowledgeBase()
     except (KBError, LockTimeout, EmbeddingModelMissing) as e:
-        _fail(str(e))
+        fail(str(e))
 
 
 def _check_collection(collection: str | None) -> list[str]:
     if collection is None:
         return list(COLLECTIONS)
     if collection not in COLLECTIONS:
-        _fail(f"unknown collection {collection!r} (one of: {', '.join(COLLECTIONS)})", code=2)
+        fail(f"unknown collection {collection!r} (one of: {', '.join(COLLECTIONS)})", code=2)
     return [collection]
 
 
@@ -50,7 +43,7 @@ def list_items(collection: Optional[str] = typer.Argument(None, help=f"one of {'
                 meta = entry.metadata
                 table.add_row(name, entry.id, str(meta.get("title", meta.get("stage", ""))), str(meta.get("concepts", meta.get("tags", ""))))
     except (KBError, LockTimeout) as e:
-        _fail(str(e))
+        fail(str(e))
     out.print(table if table.row_count else "the knowledge base is empty")
 
 
@@ -65,7 +58,7 @@ def search(text: str = typer.Argument(..., help="what to look for, in plain word
     try:
         hits = sorted((h for name in names for h in kb.search(name, text, k=k)), key=lambda h: -h.score)
     except (KBError, LockTimeout, ValueError) as e:
-        _fail(str(e))
+        fail(str(e))
     table = Table("score", "collection", "id", "title", "document", title=f"{len(hits)} hits ({(time.perf_counter() - started) * 1000:.0f} ms)")
     for h in hits:
         table.add_row(f"{h.score:.3f}", h.collection, h.id, str(h.metadata.get("title", "")), h.document[:90])
@@ -81,9 +74,9 @@ def show(item_id: str = typer.Argument(..., metavar="ID"),
     try:
         entries = [e for name in names if (e := kb.get(name, item_id)) is not None]
     except (KBError, LockTimeout) as e:
-        _fail(str(e))
+        fail(str(e))
     if not entries:
-        _fail(f"no item {item_id!r} in {', '.join(names)}")
+        fail(f"no item {item_id!r} in {', '.join(names)}")
     for entry in entries:
         out.rule(f"{entry.collection}/{entry.id}")
         out.print(f"[bold]indexed text:[/bold] {entry.document}", highlight=False)
@@ -105,6 +98,6 @@ def rebuild() -> None:
     try:
         counts = kb.rebuild()
     except (KBError, LockTimeout) as e:
-        _fail(str(e))
+        fail(str(e))
     summary = ", ".join(f"{n} {name}" for name, n in counts.items())
     out.print(f"rebuilt {kb.chroma_dir}: {summary} in {time.perf_counter() - started:.2f} s")

@@ -78,7 +78,8 @@ class OfflineProvider(CustomLLM):
         content = json.dumps(answer, ensure_ascii=False, default=str)
         prompt_text = "".join(m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
                               for m in messages)
-        prompt_tokens = estimate_tokens(prompt_text) + estimate_tokens(json.dumps(call.get("inputs") or {}, default=str))
+        # What a real model would be sent: the messages (they already render the inputs).
+        prompt_tokens = estimate_tokens(prompt_text)
         completion_tokens = estimate_tokens(content)
         model_response.choices[0].message.content = content
         model_response.model = OFFLINE_MODEL

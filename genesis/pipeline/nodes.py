@@ -143,14 +143,14 @@ class Nodes:
         t0 = time.perf_counter()
         self.ctx.say("gdd", "writing the game design document")
         brief = Brief.model_validate(state["brief"])
-        from engine.catalog import load_catalog, roster_encyclopedia
+        from engine.catalog import load_catalog, roster_table
         from engine.maps import list_maps
 
         similar = [{"id": h.id, "score": h.score, "summary": h.document[:200]}
                    for h in self.ctx.kb.search("gdds", brief.summary, k=3)]
         try:
             gdd = self.ctx.designer.write_gdd(brief, similar, state.get("guidance", {}).get("gdd", []),
-                                              roster_encyclopedia(load_catalog()), list_maps(), self._library())
+                                              roster_table(load_catalog()), list_maps(), self._library())
         except ModelCallError as exc:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "model", str(exc), exc.permanent)}, "route": "gate_gdd",
                     "stage_times": self._timed("gdd", t0)}

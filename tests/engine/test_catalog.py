@@ -7,6 +7,7 @@ from engine.catalog import (
     load_catalog,
     reachable_from,
     roster_encyclopedia,
+    roster_table,
     targets,
 )
 from engine.errors import LevelError
@@ -78,6 +79,18 @@ def test_encyclopedia_mentions_every_unit(catalog):
     assert "dps 24.0" in text  # light bot: 12 damage every 0.5 s
     assert f"dps {dps(catalog.units['commander']):.1f}" in text
     assert "targets air" in text and "built by: bot_lab" in text
+
+
+def test_roster_table_is_one_line_a_unit_and_keeps_the_design_facts(catalog):
+    lines = roster_table(catalog).splitlines()[2:]
+    rows = {line.split(" | ")[0]: line.split(" | ") for line in lines}
+    assert len(lines) == len(rows) == len(catalog.units)
+    assert rows["light_bot"][1:6] == ["bot T1", "50/500", "160", "2.6", "r5 dps24 ground"]
+    assert rows["light_bot"][6] == "bot_lab" and rows["commander"][6] == "level"
+    assert "splash 1.5 min 3" in rows["artillery_bot"][5] and rows["fighter"][5].endswith(" air")
+    assert rows["wall"][6] == "any builder" and rows["metal_extractor"][7] == "+2 metal/s on deposit"
+    assert "makes" in rows["bot_lab"][7] and "light_bot" in rows["bot_lab"][7]
+    assert len(roster_table(catalog)) < len(roster_encyclopedia(catalog)) / 2
 
 
 def test_bad_yaml_names_file_and_line(tmp_path):
