@@ -103,6 +103,17 @@ def outcome_discrimination(ctx: CheckContext) -> tuple[bool, str]:
     return rs > iss, detail
 
 
+def reference_wins(ctx: CheckContext) -> tuple[bool, str]:
+    """The designed strategy achieves the objective in every seed: a level it loses now and then is
+    a balance coin-flip, not a diagnostic (a fair player would be scored on luck)."""
+    by_seed = {r.seed: r for r in _runs(ctx, "reference")}
+    if not by_seed:
+        return False, "needs reference runs"
+    lost = [r for r in by_seed.values() if player_score(r) < 1.0]
+    detail = f"reference policy won {len(by_seed) - len(lost)}/{len(by_seed)} seeds"
+    return not lost, detail + "".join(f"; seed {r.seed}: {r.reason or r.ended_by}" for r in lost)
+
+
 def determinism(ctx: CheckContext) -> tuple[bool, str]:
     seen: dict[tuple[str, int], set[str]] = {}
     for r in ctx.runs:
@@ -135,5 +146,6 @@ def visual(ctx: CheckContext) -> tuple[bool, str]:
 
 
 CHECKS = {"schema": schema, "placement": placement, "pathability": pathability, "terminates": terminates,
-          "outcome_discrimination": outcome_discrimination, "determinism": determinism,
+          "outcome_discrimination": outcome_discrimination, "reference_wins": reference_wins,
+          "determinism": determinism,
           "requirement_evidence": requirement_evidence, "visual": visual}

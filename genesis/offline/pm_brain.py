@@ -85,10 +85,11 @@ def _balance_guidance(failed: list[dict[str, Any]]) -> list[str]:
     """One corrective instruction the GDD writer acts on, read from the failed level criteria:
     the outcome scores of reference vs idle play, and which requirements lack evidence."""
     outcome = next((c["reason"] for c in failed if "outcome_discrimination" in c.get("kind", "")), "")
+    ref_lost = any("reference_wins" in c.get("kind", "") for c in failed)
     evidence = next((c["reason"] for c in failed if "requirement_evidence" in c.get("kind", "")), "")
     unmet = set(re.findall(r"(?:^|; )(\w+): ", evidence))
     ref, idle = _score(outcome, "reference policy scores"), _score(outcome, "idle scores")
-    if (ref is not None and ref < 0.5) or unmet & set(PLAYER_MUST_WIN):
+    if ref_lost or (ref is not None and ref < 0.5) or unmet & set(PLAYER_MUST_WIN):
         return [WEAKER]
     if (idle is not None and idle >= 0.5) or (outcome and ref is not None and idle is not None and idle >= ref) \
             or unmet & set(IDLE_MUST_LOSE):

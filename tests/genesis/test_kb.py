@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 from kb_fixtures import bundle, ffa_bundle, production_bundle, rule, two_front_bundle
+from rich.console import Console
 from typer.testing import CliRunner
 
+from genesis.kb import cli as kb_cli
 from genesis.kb import store as kb_store
 from genesis.kb.cli import app as kb_app
 from genesis.kb.store import COLLECTIONS, KBCommitError, KBConflictError, KBSourceError, KnowledgeBase, sources_hash
@@ -232,7 +234,7 @@ def test_persisted_index_reopens_in_new_process_offline(kb):
 
 def test_cli(kb, monkeypatch):
     monkeypatch.setenv("GENESIS_KB_DIR", str(kb.root))
-    monkeypatch.setenv("COLUMNS", "250")
+    monkeypatch.setattr(kb_cli, "out", Console(width=250))  # keep table cells on one line
     runner = CliRunner()
     res = runner.invoke(kb_app, ["search", "defend two fronts", "--collection", "gdds", "--k", "2"])
     assert res.exit_code == 0 and "mfd_two_fronts" in res.output

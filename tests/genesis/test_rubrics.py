@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from rich.console import Console
 from typer.testing import CliRunner
 
-from genesis import fileio, rubric_store
+from genesis import fileio, rubric_cli, rubric_store
 from genesis.rubric_cli import app as rubric_app
 from genesis.rubric_store import Change, RubricError
 
@@ -35,6 +36,7 @@ def test_shipped_rubrics_use_the_checker_names():
                             "check:rules_known_api", "judged", "judged"]
     assert kinds["rules"] == ["check:lua_compiles", "check:lua_api_only", "check:rule_tests_pass", "check:params_declared"]
     assert kinds["level"] == ["check:schema", "check:placement", "check:terminates", "check:outcome_discrimination",
+                              "check:reference_wins",
                               "check:determinism", "check:requirement_evidence", "check:visual"]
     # the retrospective is meant to discover pathability (paper's R4 example)
     assert rubrics["level"].version == 1 and rubrics["level"].criterion("pathability") is None
@@ -129,7 +131,7 @@ def test_concurrent_updates_all_land(root):
 
 def test_cli(root, monkeypatch):
     monkeypatch.setenv("GENESIS_RUBRICS_DIR", str(root))
-    monkeypatch.setenv("COLUMNS", "250")  # keep table cells on one line
+    monkeypatch.setattr(rubric_cli, "out", Console(width=250))  # keep table cells on one line
     rubric_store.apply_update("level", [PATHABILITY], root=root)
     runner = CliRunner()
     res = runner.invoke(rubric_app, ["history", "level"])

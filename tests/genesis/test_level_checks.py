@@ -1,0 +1,39 @@
+"""The level rubric's outcome checks on hand-made simulation results (no engine run)."""
+from __future__ import annotations
+
+from genesis.checks.context import CheckContext
+from genesis.checks.level_checks import outcome_discrimination, reference_wins
+from genesis.offline.pm_brain import WEAKER, meta_feedback
+from genesis.simulate import SimRun
+
+WIN = {"winners": [0], "losers": [1], "reason": "survive_timer_win: survived until the end"}
+LOSS = {"winners": [1], "losers": [0], "reason": "protect_objective_loss: objective destroyed"}
+
+
+def _ctx(*runs: tuple[str, int, dict]) -> CheckContext:
+    return CheckContext(runs=[SimRun(seed=seed, policy=policy, ok=True, **outcome) for policy, seed, outcome in runs])
+
+
+def test_reference_must_win_every_seed_even_when_it_beats_idle_on_average():
+    # the case the experiment's independent validator caught: 2 of 3 seeds won, idle always loses
+    ctx = _ctx(("reference", 0, WIN), ("reference", 0, WIN), ("reference", 1, WIN), ("reference", 2, LOSS),
+               ("idle", 0, LOSS), ("idle", 1, LOSS))
+    assert outcome_discrimination(ctx)[0]
+    ok, detail = reference_wins(ctx)
+    assert not ok and detail.startswith("reference policy won 2/3 seeds; seed 2: protect_objective_loss")
+
+
+def test_reference_wins_counts_each_seed_once_and_needs_runs():
+    ok, detail = reference_wins(_ctx(("reference", 0, WIN), ("reference", 0, WIN), ("reference", 1, WIN)))
+    assert ok and detail == "reference policy won 2/2 seeds"
+    assert reference_wins(_ctx(("idle", 0, LOSS))) == (False, "needs reference runs")
+    undecided = {"winners": [], "losers": [], "reason": "", "ended_by": "time_limit"}
+    assert not reference_wins(_ctx(("reference", 0, undecided)))[0]
+
+
+def test_offline_pm_answers_a_lost_seed_by_weakening_the_enemy_in_the_design():
+    verdict = {"stage": "level", "passed": False, "criteria": [
+        {"id": "reference_wins", "passed": False, "mandatory": True, "kind": "check:reference_wins",
+         "reason": "reference policy won 2/3 seeds; seed 2: objective destroyed"}]}
+    mf = meta_feedback({"stage": "level", "verdict": verdict, "attempts": 1, "budget": 3})
+    assert mf.decision == "rollback" and mf.target_stage == "gdd" and mf.guidance[0] == WEAKER
