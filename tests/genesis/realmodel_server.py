@@ -24,9 +24,9 @@ import pytest
 
 MODEL_ALIAS = "smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-# SmolLM2 was trained on 8k tokens; 4k holds every agent prompt except the designer's GDD prompt
-# (~8.3k tokens with the unit roster), and keeps the KV cache small.
-N_CTX = 4096
+# SmolLM2's trained context. The largest prompt, the designer's GDD prompt, is ~5.7k tokens of its
+# tokenizer; a 4k context stops the run at stage 2 (tested with recorded replies).
+N_CTX = 8192
 
 
 def find_gguf() -> Path | None:
