@@ -40,8 +40,14 @@ def _count_before(text: str, nouns: str) -> int | None:
 
 
 def is_english(text: str) -> bool:
+    """Mostly ASCII letters, and not more foreign function words ("deux", "contre", "gegen") than English ones."""
     letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(c.isascii() for c in letters) / len(letters) > 0.9
+    if not letters or sum(c.isascii() for c in letters) / len(letters) <= 0.9:
+        return False
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    foreign = sum(w in V.FOREIGN_FUNCTION_WORDS for w in words)
+    english = sum(w in V.ENGLISH_FUNCTION_WORDS for w in words)
+    return foreign == 0 or english > foreign
 
 
 def read(query: str) -> Reading:

@@ -67,3 +67,24 @@ PRODUCIBLE_NAMES = {
 # Requests the offline backend refuses to put into rule scripts.
 FORBIDDEN_RULE_WORDS = ["os.", "io.", "os ", "io ", "require", "loadstring", "load(", "dofile", "debug.",
                         "execute", "shell", "file system", "filesystem", "read files", "delete files", "popen"]
+
+# Telling English from other Latin-script languages: frequent function words and numbers that are not
+# also English words (no "a", "in", "die", "do", "per", "van", "on"). A request with more of these than
+# of ENGLISH_FUNCTION_WORDS is read as not English.
+FOREIGN_FUNCTION_WORDS = {
+    # French
+    "le", "la", "les", "des", "du", "et", "une", "avec", "contre", "pour", "dans", "sur", "vos", "votre", "chaque",
+    "deux", "trois", "quatre", "cinq", "vagues", "défendez", "défendre",
+    # Spanish / Portuguese / Italian
+    "el", "los", "las", "del", "y", "con", "contra", "para", "por", "una", "uno", "dos", "tres", "cuatro", "cada",
+    "tu", "sus", "em", "um", "uma", "com", "duas", "il", "di", "che", "gli", "della", "tre", "ogni", "oleadas",
+    "ondas", "ondate",
+    # German / Dutch
+    "der", "das", "und", "mit", "gegen", "von", "zu", "ein", "eine", "zwei", "drei", "vier", "jede", "deine",
+    "het", "een", "en", "tegen", "twee", "drie", "met",
+}
+ENGLISH_FUNCTION_WORDS = {
+    "the", "and", "with", "against", "of", "to", "from", "for", "your", "you", "at", "by", "each", "every",
+    "that", "then", "while", "before", "after", "until", "into", "one", "two", "three", "four", "five", "is",
+    "are", "must", "can", "only", "no", "not", "as", "its", "their", "waves", "enemy", "defend",
+}

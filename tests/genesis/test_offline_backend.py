@@ -37,10 +37,19 @@ def test_reads_archetypes():
 @pytest.mark.parametrize("query,why", [
     ("bake a cake", "game words"),
     ("防御两条战线，交错的波次", "English"),
+    # Latin-script languages pass an ASCII test and share words like "fronts" with English
+    ("défendez deux fronts contre des vagues échelonnées", "English"),
+    ("defiende dos frentes contra oleadas escalonadas", "English"),
+    ("verteidige zwei Fronten gegen gestaffelte Wellen", "English"),
 ])
 def test_refuses_non_games(query, why):
     brief = write_brief(query, read(query))
     assert not brief.is_game and why in brief.refusal
+
+
+def test_english_requests_with_foreign_loanwords_are_read():
+    for query in ("defend the base en masse against two waves", "hold the plaza for 5 minutes against raiders"):
+        assert write_brief(query, read(query)).is_game, query
 
 
 def test_prompt_injection_is_recorded_not_obeyed():

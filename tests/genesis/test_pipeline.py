@@ -43,7 +43,8 @@ def test_empty_or_huge_query_is_rejected_before_anything_runs(tmp_path, query):
     assert not (tmp_path / "q").exists()
 
 
-@pytest.mark.parametrize("query,why", [("bake a cake", "game words"), ("守住两条战线，敌人分批进攻", "English")])
+@pytest.mark.parametrize("query,why", [("bake a cake", "game words"), ("守住两条战线，敌人分批进攻", "English"),
+                                       ("défendez deux fronts contre des vagues échelonnées", "English")])
 def test_non_game_and_non_english_are_refused_and_nothing_changes(tmp_path, seed_dirs, query, why):
     kb, rubrics = seed_dirs
     before = tree_hash(kb), tree_hash(rubrics)
