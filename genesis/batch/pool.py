@@ -55,7 +55,15 @@ class WorkerPool:
         while queue or any(w.job for w in self._workers):
             while queue and idle:
                 worker, job = idle.pop(), queue.pop(0)
-                worker.conn.send(job)
+                try:
+                    if not worker.process.is_alive():
+                        raise BrokenPipeError
+                    worker.conn.send(job)
+                except OSError:  # died while idle (e.g. OOM-killed): the job goes to a fresh worker
+                    self._discard(worker)
+                    queue.insert(0, job)
+                    idle.append(self._spawn())
+                    continue
                 worker.job = job
                 if on_start:
                     on_start(job)
