@@ -189,20 +189,22 @@ def _notes_cell(unit: UnitType) -> str:
     return "; ".join(notes)
 
 
-def _from_cell(makers: list[str], catalog: Catalog) -> str:
-    """Who builds a unit; the builder sets that recur for buildings get a short name."""
+def _builder_groups(catalog: Catalog) -> dict[str, list[str]]:
+    """Short names for the builder sets that recur among buildings: any / T1 / T2 builders."""
     builders = [k for k, u in catalog.units.items() if u.builds and u.category != "factory"]
-    named = {"any builder": builders, **{f"T{tier} builders": [k for k in builders if catalog.units[k].tier == tier]
-                                         for tier in (1, 2)}}
-    for name, keys in named.items():
-        if keys and sorted(makers) == sorted(keys):
-            return name
-    return ",".join(makers) or "level"
+    groups = {"any builder": builders, **{f"T{tier} builders": [k for k in builders if catalog.units[k].tier == tier]
+                                          for tier in (1, 2)}}
+    return {name: sorted(keys) for name, keys in groups.items() if keys}
+
+
+def _from_cell(makers: list[str], groups: dict[str, list[str]]) -> str:
+    """Who builds a unit: a group's short name when the makers are exactly that group."""
+    return next((name for name, keys in groups.items() if sorted(makers) == keys), None) or ",".join(makers) or "level"
 
 
 def roster_table(catalog: Catalog) -> str:
     """Every unit on one line: what a level designer needs to pick units, in ~1/3 of the encyclopedia."""
-    built_by = builders_of(catalog)
+    built_by, groups = builders_of(catalog), _builder_groups(catalog)
     lines = ["Unit roster (cost metal/energy; speed tiles/s, 0 = building; weapon r=range dps=damage/s "
              "before armour, targets; from = who builds it):",
              "unit | category tier | cost | hp armour | speed | weapon | from | notes"]
@@ -213,5 +215,5 @@ def roster_table(catalog: Catalog) -> str:
             lines.append(" | ".join([
                 key, f"{unit.category} T{unit.tier}", f"{_fmt(unit.cost_metal)}/{_fmt(unit.cost_energy)}",
                 f"{_fmt(unit.hp)}{armour}", "0" if unit.is_building else _fmt(unit.speed), _weapon_cell(unit),
-                _from_cell(built_by[key], catalog), _notes_cell(unit)]).rstrip(" |"))
+                _from_cell(built_by[key], groups), _notes_cell(unit)]).rstrip(" |"))
     return "\n".join(lines) + "\n"

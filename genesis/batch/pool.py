@@ -55,16 +55,11 @@ class WorkerPool:
         while queue or any(w.job for w in self._workers):
             while queue and idle:
                 worker, job = idle.pop(), queue.pop(0)
-                try:
-                    if not worker.process.is_alive():
-                        raise BrokenPipeError
-                    worker.conn.send(job)
-                except OSError:  # died while idle (e.g. OOM-killed): the job goes to a fresh worker
+                if not self._hand_over(worker, job):  # died while idle (e.g. OOM-killed): a fresh worker takes it
                     self._discard(worker)
                     queue.insert(0, job)
                     idle.append(self._spawn())
                     continue
-                worker.job = job
                 if on_start:
                     on_start(job)
             busy = [w for w in self._workers if w.job is not None]
@@ -81,6 +76,18 @@ class WorkerPool:
                 else:
                     idle.append(worker)
                 yield job, outcome
+
+    @staticmethod
+    def _hand_over(worker: _Worker, job: Job) -> bool:
+        """Sends the job to an idle worker; False when the worker is gone."""
+        if not worker.process.is_alive():
+            return False
+        try:
+            worker.conn.send(job)
+        except OSError:
+            return False
+        worker.job = job
+        return True
 
     def _receive(self, worker: _Worker, job: Job) -> JobOutcome:
         try:

@@ -70,7 +70,7 @@ FORBIDDEN_RULE_WORDS = ["os.", "io.", "os ", "io ", "require", "loadstring", "lo
 
 # Telling English from other Latin-script languages: frequent function words and numbers that are not
 # also English words (no "a", "in", "die", "do", "per", "van", "on"). A request with more of these than
-# of ENGLISH_FUNCTION_WORDS is read as not English.
+# of ENGLISH_FUNCTION_WORDS (function words plus a few words every request uses) is read as not English.
 FOREIGN_FUNCTION_WORDS = {
     # French
     "le", "la", "les", "des", "du", "et", "une", "avec", "contre", "pour", "dans", "sur", "vos", "votre", "chaque",

@@ -139,7 +139,6 @@ def test_a_dead_worker_is_reported_and_a_fresh_one_takes_the_next_job(tmp_path):
     assert "QueryError" in (tmp_path / "logs" / "q1.log").read_text()  # the traceback went to the job's log
 
 
-
 def test_a_worker_that_died_while_idle_is_replaced_before_it_gets_a_job(tmp_path):
     import signal
 
@@ -158,6 +157,7 @@ def test_a_worker_that_died_while_idle_is_replaced_before_it_gets_a_job(tmp_path
     # both jobs ran (and failed on their empty query); neither is blamed for the dead worker
     assert [o.reason.split(":")[0] for o in outcomes] == ["QueryError", "QueryError"]
     assert "QueryError" in (tmp_path / "logs" / "q1.log").read_text()
+
 
 # --- history -------------------------------------------------------------------------------------
 def test_history_appends_lines_and_ignores_malformed_ones(tmp_path):
