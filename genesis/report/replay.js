@@ -155,18 +155,7 @@
       const [px, py] = toScreen(x, y);
       ctx.beginPath(); ctx.arc(px, py, Math.max(2, 0.35 * s), 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
     }
-    ctx.font = `${Math.round(11 * devicePixelRatio)}px sans-serif`;
-    for (const m of R.markers) {
-      if (m.t > view.t + 1e-6) continue;
-      const [px, py] = toScreen(m.x, m.y), r = 6 * devicePixelRatio;
-      ctx.strokeStyle = m.color; ctx.lineWidth = 2 * devicePixelRatio;
-      ctx.beginPath(); ctx.arc(px, py, r, 0, 2 * Math.PI); ctx.stroke();
-      if (m.label) {   // beside the ring, on the side that keeps it inside the canvas
-        const w = ctx.measureText(m.label).width, lx = px + r + 3 + w > canvas.width ? px - r - 3 - w : px + r + 3;
-        ctx.fillStyle = "rgba(8,10,14,0.75)"; ctx.fillRect(lx - 2, py - 8 * devicePixelRatio, w + 4, 12 * devicePixelRatio);
-        ctx.fillStyle = m.color; ctx.fillText(m.label, lx, py + 2 * devicePixelRatio);
-      }
-    }
+    drawMarkers(false);
     list.sort((a, b) => LAYER[R.types[a.info.type].category] - LAYER[R.types[b.info.type].category]);
     let shown = 0;
     for (const u of list) {
@@ -191,6 +180,7 @@
         ctx.beginPath(); ctx.arc(px, py, r + 4 * devicePixelRatio, 0, 2 * Math.PI); ctx.stroke();
       }
     }
+    drawMarkers(true);
     canvas.dataset.t = view.t.toFixed(1);
     canvas.dataset.units = String(shown);
     clock.textContent = `${fmt(view.t)} / ${fmt(duration)}`;
@@ -199,6 +189,23 @@
     const key = recent.filter((e) => KEY.has(e.kind)), other = recent.filter((e) => e.kind !== "death");
     caption.textContent = key.length ? key[key.length - 1].label : other.length ? other[other.length - 1].label : "";
     showInfo(list);
+  }
+
+  // rings go under the units, labels over them
+  function drawMarkers(labels) {
+    ctx.font = `${Math.round(11 * devicePixelRatio)}px sans-serif`;
+    for (const m of R.markers) {
+      if (m.t > view.t + 1e-6) continue;
+      const [px, py] = toScreen(m.x, m.y), r = 6 * devicePixelRatio;
+      if (!labels) {
+        ctx.strokeStyle = m.color; ctx.lineWidth = 2 * devicePixelRatio;
+        ctx.beginPath(); ctx.arc(px, py, r, 0, 2 * Math.PI); ctx.stroke();
+      } else if (m.label) {   // beside the ring, on the side that keeps it inside the canvas
+        const w = ctx.measureText(m.label).width, lx = px + r + 3 + w > canvas.width ? px - r - 3 - w : px + r + 3;
+        ctx.fillStyle = "rgba(8,10,14,0.75)"; ctx.fillRect(lx - 2, py - 8 * devicePixelRatio, w + 4, 12 * devicePixelRatio);
+        ctx.fillStyle = m.color; ctx.fillText(m.label, lx, py + 2 * devicePixelRatio);
+      }
+    }
   }
 
   function fmt(t) { const s = Math.floor(t); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`; }

@@ -60,7 +60,10 @@ class Browser:
     def wait_for(self, expression: str, timeout: float = 20.0):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            value = self.eval(expression)
+            try:
+                value = self.eval(expression)
+            except RuntimeError:         # the page may still be loading
+                value = None
             if value:
                 return value
             time.sleep(0.1)
