@@ -354,10 +354,11 @@ def _boxes_overlap(a: tuple, b: tuple) -> bool:
 
 
 def place_label(box_w: float, box_h: float, px: float, py: float, r: float, bounds: tuple[float, float, float, float],
-                taken: list[tuple]) -> tuple[float, float, float, float]:
+                taken: list[tuple], obstacles: np.ndarray | None = None) -> tuple[float, float, float, float]:
     """The first label box beside the point (right, left, then stepping up and down) that lies inside
-    `bounds` and overlaps no box in `taken`; when none is free, the inside candidate nearest the
-    point; the box is always moved inside `bounds` when it fits there at all."""
+    `bounds`, overlaps no box in `taken` and, where possible, no (N, 4) obstacle box (the units);
+    when none is free, the inside candidate nearest the point; the box is always moved inside
+    `bounds` when it fits there at all."""
     right, left = px + r + 4, px - r - 4 - box_w
     steps = [0.0]
     for n in range(1, 7):
@@ -370,10 +371,12 @@ def place_label(box_w: float, box_h: float, px: float, py: float, r: float, boun
         return (x, y, x + box_w, y + box_h)
 
     boxes = [clamp(x, y) for x, y in candidates]
-    for b in boxes:
-        if not any(_boxes_overlap(b, t) for t in taken):
-            return b
-    return boxes[0]
+    free = [b for b in boxes if not any(_boxes_overlap(b, t) for t in taken)]
+    if obstacles is not None and len(obstacles):
+        o = obstacles
+        clear = [b for b in free if not ((o[:, 0] < b[2]) & (b[0] < o[:, 2]) & (o[:, 1] < b[3]) & (b[1] < o[:, 3])).any()]
+        free = clear or free
+    return free[0] if free else boxes[0]
 
 
 def _frame_size(snap: Snapshot, width: int) -> tuple[float, int, int]:
@@ -392,7 +395,8 @@ def _map_layer(snap: Snapshot, scale: float, mw: int, mh: int) -> Image.Image:
     return _bases[key].copy()
 
 
-def _draw_placed_labels(img: Image.Image, markers: Sequence[Marker], scale: float, k: float, taken: list[tuple]) -> None:
+def _draw_placed_labels(img: Image.Image, markers: Sequence[Marker], scale: float, k: float, taken: list[tuple],
+                        obstacles: np.ndarray) -> None:
     draw = ImageDraw.Draw(img, "RGBA")
     font = _font(round(12 * k))
     r = max(4.0, 6 * k)
@@ -402,7 +406,7 @@ def _draw_placed_labels(img: Image.Image, markers: Sequence[Marker], scale: floa
             continue
         px, py = m.x * scale, m.y * scale
         left, top, right, bottom = draw.textbbox((0, 0), m.label, font=font)
-        box = place_label(right - left + 2 * LABEL_PAD, bottom - top + 2 * LABEL_PAD, px, py, r, bounds, taken)
+        box = place_label(right - left + 2 * LABEL_PAD, bottom - top + 2 * LABEL_PAD, px, py, r, bounds, taken, obstacles)
         taken.append(box)
         color = _rgb(m.color)
         nx, ny = min(max(px, box[0]), box[2]), min(max(py, box[1]), box[3])
@@ -462,7 +466,9 @@ def render_frame(snap: Snapshot, width: int = 640, caption: str = "", viewer: in
     _draw_units(draw, snap, keep, scale, 0, 0, min_scale=FRAME_GLYPH_SCALE * k, always_hp=False)
     r = max(4.0, 6 * k)
     taken = [(m.x * scale - r, m.y * scale - r, m.x * scale + r, m.y * scale + r) for m in snap.markers]
-    _draw_placed_labels(img, snap.markers, scale, k, taken)
+    ux, uy = snap.x[keep] * scale, snap.y[keep] * scale
+    ur = np.maximum(snap.size[keep] * scale, 4.0 * FRAME_GLYPH_SCALE * k) + 3   # glyph plus its health bar
+    _draw_placed_labels(img, snap.markers, scale, k, taken, np.column_stack([ux - ur, uy - ur, ux + ur, uy + ur]))
     font = _font(round(14 * k))
     head_h = round(24 * k)
     counts = {int(t): int(n) for t, n in zip(*np.unique(snap.team[keep].astype(int), return_counts=True))}

@@ -128,3 +128,12 @@ def test_labels_stay_inside_and_apart():
         assert bounds[0] <= box[0] and box[2] <= bounds[2] and bounds[1] <= box[1] and box[3] <= bounds[3]
         assert not any(box[0] < t[2] and t[0] < box[2] and box[1] < t[3] and t[1] < box[3] for t in taken)
         taken.append(box)
+
+
+def test_labels_avoid_units_when_they_can():
+    units = np.array([[105.0, 40.0, 145.0, 60.0], [50.0, 40.0, 70.0, 60.0]])   # glyphs right and left of the point
+    box = place_label(30, 12, 100, 50, 5, (0.0, 0.0, 200.0, 100.0), [], units)
+    assert not ((units[:, 0] < box[2]) & (box[0] < units[:, 2]) & (units[:, 1] < box[3]) & (box[1] < units[:, 3])).any()
+    assert box[0] in (100 + 5 + 4, 100 - 5 - 4 - 30) and box[1] != 44   # beside the point, a row up or down
+    crowded = np.array([[0.0, 0.0, 200.0, 100.0]])     # no free spot: the label is still placed, inside
+    assert place_label(30, 12, 100, 50, 5, (0.0, 0.0, 200.0, 100.0), [], crowded) == (109, 44, 139, 56)
