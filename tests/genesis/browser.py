@@ -3,6 +3,7 @@ like a user, run script in the page, take screenshots. Used by the browser tests
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import re
 import shutil
@@ -12,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+AVAILABLE = CHROMIUM is not None and importlib.util.find_spec("websocket") is not None
 
 
 class Browser:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from browser import CHROMIUM, Browser
+from browser import AVAILABLE, Browser
 from engine.replay import Replay, ReplayMarker
 from genesis.play import play
 from genesis.report import load_scenario, write_report
@@ -20,7 +20,7 @@ from genesis.report.replay_widget import render_replay_page
 from genesis.simulate import SimJob, run_job
 from test_report import make_scenario
 
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+needs_chromium = pytest.mark.skipif(not AVAILABLE, reason="needs chromium (apt-get install chromium) and websocket-client")
 
 
 @pytest.fixture(scope="module")
