@@ -12,8 +12,6 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from PIL import Image
-
 from engine.render import render_frame, save_gif
 from engine.replay import Replay, ReplayCursor
 

@@ -221,12 +221,13 @@
   }
 
   // --- timeline markers -------------------------------------------------------------------------
-  const track = $(".rp-markers");
+  const track = $(".rp-markers"), perKind = {};
   for (const e of R.events) {
     const b = document.createElement("button");
     b.type = "button";
     b.className = `rp-marker rp-${e.kind}`;
-    b.dataset.kind = e.kind; b.dataset.t = String(e.t);
+    perKind[e.kind] = (perKind[e.kind] || 0) + 1;
+    b.dataset.kind = e.kind; b.dataset.t = String(e.t); b.dataset.n = String(perKind[e.kind]);
     b.style.left = `${duration ? (100 * e.t) / duration : 0}%`;
     b.style.background = KIND_COLOR[e.kind] || "#ffffff";
     b.title = `${fmt(e.t)} ${e.label}`;

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -79,7 +78,7 @@ def test_chromium_plays_scrubs_and_inspects_the_replay(scenario, tmp_path):
         assert b.eval("document.querySelector('#replay .rp-play').textContent") == "Play"
         played = _canvas_hash(b)
         assert played != start
-        b.click("#replay .rp-marker.rp-wave:nth-of-type(1) ~ .rp-marker.rp-wave")  # the second wave's mark
+        b.click('#replay .rp-marker[data-kind="wave"][data-n="2"]')
         wave2 = [e for e in json.loads((scenario / "replay.json").read_text())["events"] if e["kind"] == "wave"][1]
         assert float(b.eval("document.querySelector('#replay canvas').dataset.t")) == pytest.approx(wave2["t"], abs=0.1)
         assert b.eval("document.querySelector('#replay .rp-caption').textContent").startswith("wave 2")
