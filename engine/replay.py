@@ -22,6 +22,7 @@ WAVE_GAP_S = 5.0         # rule spawns of one team closer than this belong to on
 CONTACT_GAP_S = 15.0     # a contact after this long without one starts a new engagement
 CONTACT_SLACK = 0.5      # tiles beyond weapon range that still count as contact
 FLAG_BUILDING = 1        # under construction
+MAX_SAMPLES = 900        # bounds the recording of long games
 
 EventKind = Literal["wave", "contact", "objective_lost", "death", "lose", "win", "end", "message"]
 KEY_EVENTS = ("wave", "contact", "objective_lost", "end")   # the ones frames and GIFs must show
@@ -125,10 +126,12 @@ def _compass(x: float, y: float, width: int, height: int) -> str:
 
 
 class ReplayRecorder:
-    """Samples a Simulation; call `observe(sim)` between steps and `finish(sim)` at the end."""
+    """Samples a Simulation; call `observe(sim)` between steps and `finish(sim)` at the end.
+    By default a sample a second, fewer for games longer than MAX_SAMPLES seconds."""
 
-    def __init__(self, sim, every: float = 1.0):
-        self.every = every
+    def __init__(self, sim, every: float | None = None):
+        limit = float(sim.config.switches.time_limit or 0)
+        self.every = every if every is not None else max(1.0, limit / MAX_SAMPLES)
         self.next_t = 0.0
         self.units: dict[int, ReplayUnit] = {}
         self.state: dict[int, tuple[int, int, int, int]] = {}

@@ -137,3 +137,10 @@ def test_labels_avoid_units_when_they_can():
     assert box[0] in (100 + 5 + 4, 100 - 5 - 4 - 30) and box[1] != 44   # beside the point, a row up or down
     crowded = np.array([[0.0, 0.0, 200.0, 100.0]])     # no free spot: the label is still placed, inside
     assert place_label(30, 12, 100, 50, 5, (0.0, 0.0, 200.0, 100.0), [], crowded) == (109, 44, 139, 56)
+
+
+def test_long_games_are_sampled_less_often():
+    level = load_level(LEVEL)
+    level.config.switches.time_limit = 1800.0
+    assert ReplayRecorder(Simulation(level, seed=0, policies={})).every == 2.0
+    assert ReplayRecorder(Simulation(load_level(LEVEL), seed=0, policies={})).every == 1.0
