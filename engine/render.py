@@ -371,12 +371,15 @@ def place_label(box_w: float, box_h: float, px: float, py: float, r: float, boun
         return (x, y, x + box_w, y + box_h)
 
     boxes = [clamp(x, y) for x, y in candidates]
-    free = [b for b in boxes if not any(_boxes_overlap(b, t) for t in taken)]
-    if obstacles is not None and len(obstacles):
-        o = obstacles
-        clear = [b for b in free if not ((o[:, 0] < b[2]) & (b[0] < o[:, 2]) & (o[:, 1] < b[3]) & (b[1] < o[:, 3])).any()]
-        free = clear or free
-    return free[0] if free else boxes[0]
+    o = obstacles if obstacles is not None and len(obstacles) else None
+    first_free = None
+    for b in boxes:
+        if any(_boxes_overlap(b, t) for t in taken):
+            continue
+        if o is None or not ((o[:, 0] < b[2]) & (b[0] < o[:, 2]) & (o[:, 1] < b[3]) & (b[1] < o[:, 3])).any():
+            return b
+        first_free = first_free or b
+    return first_free or boxes[0]
 
 
 def _frame_size(snap: Snapshot, width: int) -> tuple[float, int, int]:
@@ -416,14 +419,17 @@ def _draw_placed_labels(img: Image.Image, markers: Sequence[Marker], scale: floa
         draw.text((box[0] + LABEL_PAD - left, box[1] + LABEL_PAD - top), m.label, font=font, fill=color)
 
 
-def _legend_band(snap: Snapshot, width: int, k: float, counts: dict[int, int]) -> Image.Image:
-    """Glyphs by class (neutral grey, so they never read as a team), then the team swatches with
-    their unit counts; items wrap onto further rows when the frame is narrow."""
+@lru_cache(maxsize=64)
+def _legend_band(width: int, k: float, teams: tuple[tuple[int, tuple[int, int, int], int], ...]) -> Image.Image:
+    """Glyphs by class (neutral grey, so they never read as a team), then the team swatches
+    (team, colour, unit count); items wrap onto further rows when the frame is narrow. Cached:
+    the counts change only when units are created or destroyed."""
     font = _font(round(12 * k))
     row, r, gap = round(18 * k), 6 * k, 14 * k
     measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    colors = {team: color for team, color, _ in teams}
     items = [("glyph", category, text) for category, text in LEGEND_GLYPHS]
-    items += [("team", team, f"T{team}: {counts.get(team, 0)} units") for team in sorted(set(snap.team_colors) | set(counts))]
+    items += [("team", team, f"T{team}: {n} units") for team, _, n in teams]
     placed, x, y = [], 6 * k, 4 * k
     for kind, key, text in items:
         w = 2 * r + 5 + measure.textlength(text, font=font)
@@ -442,7 +448,7 @@ def _legend_band(snap: Snapshot, width: int, k: float, counts: dict[int, int]) -
             else:
                 draw.polygon([(cx + dx, cy + dy) for dx, dy in pts], fill=(205, 205, 205), outline=(0, 0, 0))
         else:
-            draw.rectangle((cx - r, cy - r, cx + r, cy + r), fill=team_color(snap, key), outline=(0, 0, 0))
+            draw.rectangle((cx - r, cy - r, cx + r, cy + r), fill=colors[key], outline=(0, 0, 0))
         draw.text((x + 2 * r + 5, y + 2 * k), text, font=font, fill=(225, 225, 225))
     return band
 
@@ -472,7 +478,8 @@ def render_frame(snap: Snapshot, width: int = 640, caption: str = "", viewer: in
     font = _font(round(14 * k))
     head_h = round(24 * k)
     counts = {int(t): int(n) for t, n in zip(*np.unique(snap.team[keep].astype(int), return_counts=True))}
-    legend = _legend_band(snap, mw, k, counts)
+    legend = _legend_band(mw, k, tuple((t, team_color(snap, t), counts.get(t, 0))
+                                        for t in sorted(set(snap.team_colors) | set(counts))))
     out = Image.new("RGB", (mw, head_h + mh + legend.height), (22, 24, 30))
     out.paste(img, (0, head_h))
     out.paste(legend, (0, head_h + mh))
