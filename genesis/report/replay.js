@@ -194,16 +194,22 @@
   // rings go under the units, labels over them
   function drawMarkers(labels) {
     ctx.font = `${Math.round(11 * devicePixelRatio)}px sans-serif`;
+    const placed = [], lh = 13 * devicePixelRatio;
     for (const m of R.markers) {
       if (m.t > view.t + 1e-6) continue;
       const [px, py] = toScreen(m.x, m.y), r = 6 * devicePixelRatio;
       if (!labels) {
         ctx.strokeStyle = m.color; ctx.lineWidth = 2 * devicePixelRatio;
         ctx.beginPath(); ctx.arc(px, py, r, 0, 2 * Math.PI); ctx.stroke();
-      } else if (m.label) {   // beside the ring, on the side that keeps it inside the canvas
+      } else if (m.label) {   // beside the ring, inside the canvas, stepped down or up past labels already drawn
         const w = ctx.measureText(m.label).width, lx = px + r + 3 + w > canvas.width ? px - r - 3 - w : px + r + 3;
-        ctx.fillStyle = "rgba(8,10,14,0.75)"; ctx.fillRect(lx - 2, py - 8 * devicePixelRatio, w + 4, 12 * devicePixelRatio);
-        ctx.fillStyle = m.color; ctx.fillText(m.label, lx, py + 2 * devicePixelRatio);
+        let ly = py;
+        for (let k = 1; k < 12 && placed.some((b) => lx < b[2] && b[0] < lx + w && ly - lh < b[3] && b[1] < ly); k++) {
+          ly = py + (k % 2 ? 1 : -1) * Math.ceil(k / 2) * lh;
+        }
+        placed.push([lx - 2, ly - lh, lx + w + 2, ly]);
+        ctx.fillStyle = "rgba(8,10,14,0.75)"; ctx.fillRect(lx - 2, ly - 9 * devicePixelRatio, w + 4, 12 * devicePixelRatio);
+        ctx.fillStyle = m.color; ctx.fillText(m.label, lx, ly + 1 * devicePixelRatio);
       }
     }
   }
