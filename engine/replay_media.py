@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -108,10 +109,19 @@ def write_frames(replay: Replay, directory: str | Path, width: int = 640) -> lis
         used.add(seconds)
         img, box = render_frame(cursor.snapshot(cursor.index_at(p.t)), width=width, caption=p.caption)
         name = f"frame_{seconds:04d}{'_end' if n == len(picks) - 1 else ''}.png"
-        img.save(out / name, format="PNG", compress_level=3)
+        buf = io.BytesIO()
+        img.save(buf, format="PNG", compress_level=3)
+        _write_atomic(out / name, buf.getvalue())
         index.append({"file": name, **asdict(p), "map_box": list(box)})
-    (out / FRAME_INDEX).write_text(json.dumps(index, indent=1), encoding="utf-8")
+    _write_atomic(out / FRAME_INDEX, json.dumps(index, indent=1).encode("utf-8"))
     return index
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """A reader never sees a half-written file: write beside it, then rename over it."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 
 def write_gif(replay: Replay, path: str | Path, width: int = 480, max_bytes: int = GIF_MAX_BYTES) -> Path:
@@ -132,5 +142,5 @@ def write_gif(replay: Replay, path: str | Path, width: int = 480, max_bytes: int
             break
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(buf.getvalue())
+    _write_atomic(out, buf.getvalue())
     return out

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.replay import ReplayRecorder
+from engine.replay import Replay, ReplayRecorder
 from engine.snapshot import CATEGORIES
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -25,7 +25,7 @@ class SimJob:
     policy: str                    # policy for every agent-controlled team
     frames_dir: str | None = None  # frames at regular intervals and at key events, with frames.json
     gif_path: str | None = None
-    replay_path: str | None = None # the run's Replay document (the report's interactive replay)
+    replay_path: str | None = None  # the run's Replay document (the report's interactive replay)
 
 
 @dataclass
@@ -122,7 +122,7 @@ class MobilityTracker:
         return {t: sum(v) / len(v) for t, v in by_team.items()}
 
 
-def _write_media(job: SimJob, replay) -> list[str]:
+def _write_media(job: SimJob, replay: Replay) -> list[str]:
     """replay.json, frames (with their index) and the GIF the job asks for; the frame paths."""
     from engine.replay_media import write_frames, write_gif
     from genesis.fileio import atomic_write_text
