@@ -357,8 +357,7 @@ def place_label(box_w: float, box_h: float, px: float, py: float, r: float, boun
                 taken: list[tuple], obstacles: np.ndarray | None = None) -> tuple[float, float, float, float]:
     """The first label box beside the point (right, left, then stepping up and down) that lies inside
     `bounds`, overlaps no box in `taken` and, where possible, no (N, 4) obstacle box (the units);
-    when none is free, the inside candidate nearest the point; the box is always moved inside
-    `bounds` when it fits there at all."""
+    when none is free, the first candidate. Candidates are moved inside `bounds` when they fit."""
     right, left = px + r + 4, px - r - 4 - box_w
     steps = [0.0]
     for n in range(1, 7):
@@ -453,10 +452,11 @@ def _legend_band(width: int, k: float, teams: tuple[tuple[int, tuple[int, int, i
     return band
 
 
-def render_frame(snap: Snapshot, width: int = 640, caption: str = "", viewer: int | None = None) -> tuple[Image.Image, tuple[int, int, int, int]]:
+def render_frame(snap: Snapshot, width: int = 640, caption: str = "",
+                 viewer: int | None = None) -> tuple[Image.Image, tuple[int, int, int, int]]:
     """A picture of the whole map for people and for visual review, and the map's pixel box in it.
 
-    Top band: clock, title and `caption` (e.g. the event the frame shows). Middle: the map at the
+    Top band: the clock and `caption` (e.g. the event the frame shows), else the title. Middle: the map at the
     map's own aspect ratio (no letterbox), glyphs by class in team colours, health bars on damaged
     units, marker rings with labels placed inside the map without overlap. Bottom band: the glyph
     legend and the team colours with their unit counts."""

@@ -244,17 +244,19 @@ def derive_events(replay: Replay, trace: list[dict], contacts: list[tuple[float,
             else:
                 groups.append([ev])
         elif kind == "death":
+            where = {"t": ev["t"], "x": ev.get("x"), "y": ev.get("y"), "team": ev.get("team")}
+            unit = f"T{ev.get('team')} {ev.get('type')}"
+            events.append(ReplayEvent(kind="death", label=f"{unit} destroyed", **where))
             tag = tags.get(ev.get("id"))
-            label = f"T{ev.get('team')} {ev.get('type')} destroyed"
-            events.append(ReplayEvent(t=ev["t"], kind="death", label=label, x=ev.get("x"), y=ev.get("y"), team=ev.get("team")))
             if tag and "objective" in tag:
-                events.append(ReplayEvent(t=ev["t"], kind="objective_lost", label=f"objective lost: T{ev.get('team')} {ev.get('type')}",
-                                          x=ev.get("x"), y=ev.get("y"), team=ev.get("team")))
+                events.append(ReplayEvent(kind="objective_lost", label=f"objective lost: {unit}", **where))
         elif kind in ("win", "lose"):
-            events.append(ReplayEvent(t=ev["t"], kind=kind, label=f"T{ev.get('team')} {'wins' if kind == 'win' else 'loses'}: {ev.get('reason', '')}",
-                                      team=ev.get("team")))
+            verb = "wins" if kind == "win" else "loses"
+            events.append(ReplayEvent(t=ev["t"], kind=kind, team=ev.get("team"),
+                                      label=f"T{ev.get('team')} {verb}: {ev.get('reason', '')}"))
         elif kind == "message":
-            events.append(ReplayEvent(t=ev["t"], kind="message", label=str(ev.get("text", ""))[:120], team=ev.get("team")))
+            events.append(ReplayEvent(t=ev["t"], kind="message", label=str(ev.get("text", ""))[:120],
+                                      team=ev.get("team")))
         elif kind == "end":
             events.append(ReplayEvent(t=ev["t"], kind="end", label=f"end: {ev.get('reason') or ev.get('ended_by')}"))
     for team, groups in waves.items():
