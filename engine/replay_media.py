@@ -18,9 +18,9 @@ from engine.replay import Replay, ReplayCursor
 
 MIN_FRAMES = 8
 REGULAR_FRAMES = 10
-GIF_DENSE_S = 2.5            # seconds between GIF frames around an event
+GIF_DENSE_S = 4.0            # seconds between GIF frames around an event (at least one every 5 s)
 GIF_SPARSE_S = 10.0          # elsewhere
-GIF_BEFORE_S, GIF_AFTER_S = 5.0, 20.0
+GIF_BEFORE_S, GIF_AFTER_S = 4.0, 16.0
 GIF_MAX_BYTES = 3_000_000
 GIF_MAX_FRAMES = 240
 FRAME_INDEX = "frames.json"
