@@ -118,3 +118,23 @@ def test_visual_check_reports_problems_to_the_pm_even_when_passing():
     assert ok and "problem: wave 2 is late" in reason and "waves arrive" in reason
     ctx.visual = VisualVerdict(playable=False, aligned=False, observations=[], problems=["units invisible"], judged_by="VLM x")
     assert visual(ctx) == (False, "VLM x: problem: units invisible")
+
+
+def test_the_pipeline_sends_the_vlm_every_event_frame_with_its_context(replay, tmp_path):
+    from genesis.pipeline.nodes import Nodes
+
+    write_frames(replay, tmp_path / "frames")
+    (tmp_path / "replay.json").write_text(replay.model_dump_json())
+    seen = {}
+
+    def complete(role, skill, prompt, output_model, *, stage, inputs, images=None):
+        seen.update(prompt=prompt, images=images)
+        return VisualVerdict(playable=True, aligned=True, observations=[])
+
+    config = SimpleNamespace(for_role=lambda r: SimpleNamespace(model="openai/vlm"))
+    client = SimpleNamespace(complete=complete, config=config)
+    nodes = Nodes(SimpleNamespace(out_dir=tmp_path, client=client, analyst=Analyst(client)))
+    verdict = nodes._visual({"query": "defend three fronts"}, SimpleNamespace(agent_description="Hold."), None)
+    assert verdict.judged_by == "VLM openai/vlm"
+    assert MIN_FRAMES <= len(seen["images"]) <= 16
+    assert "ended after 3:20" in seen["prompt"] and "wave 3: 6 T1 units from the south" in seen["prompt"]
