@@ -31,7 +31,6 @@
   // --- terrain, drawn once into a W x H bitmap ------------------------------------------------
   const terrainCanvas = document.createElement("canvas");
   terrainCanvas.width = W; terrainCanvas.height = H;
-  const codes = new Uint8Array(W * H);
   {
     const img = terrainCanvas.getContext("2d").createImageData(W, H);
     let p = 0;
@@ -39,7 +38,6 @@
       for (let n = 0; n < R.terrain[k + 1]; n++, p++) {
         const c = TERRAIN[Math.min(R.terrain[k], 3)];
         const jitter = (((Math.imul(p % W, 73856093) ^ Math.imul(Math.floor(p / W), 19349663)) >>> 0) % 13) - 6;
-        codes[p] = R.terrain[k];
         img.data.set([c[0] + jitter, c[1] + jitter, c[2] + jitter, 255], p * 4);
       }
     }
@@ -67,7 +65,9 @@
   }
 
   function fit() {
-    const cssW = Math.min(root.clientWidth || 800, 1100);
+    const cs = getComputedStyle(root);
+    const avail = root.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    const cssW = Math.min(avail > 0 ? avail : 800, 1100);
     const s = cssW / W;
     canvas.width = Math.round(cssW * devicePixelRatio);
     canvas.height = Math.round(H * s * devicePixelRatio);
@@ -78,6 +78,12 @@
   const scale = () => baseScale() * view.zoom;
   const toScreen = (x, y) => [x * scale() + view.panX, y * scale() + view.panY];
   const toMap = (px, py) => [(px - view.panX) / scale(), (py - view.panY) / scale()];
+  // canvas pixels per CSS pixel, as laid out (the page may shrink the canvas)
+  const ratio = () => canvas.width / (canvas.getBoundingClientRect().width || canvas.width);
+  function canvasPoint(ev) {
+    const r = canvas.getBoundingClientRect();
+    return [(ev.clientX - r.left) * ratio(), (ev.clientY - r.top) * ratio()];
+  }
 
   function indexAt(t) {
     let lo = 0, hi = times.length - 1;
@@ -272,8 +278,7 @@
   $(".rp-reset").addEventListener("click", () => { view.zoom = 1; view.panX = view.panY = 0; draw(); });
   canvas.addEventListener("wheel", (ev) => {
     ev.preventDefault();
-    const r = canvas.getBoundingClientRect(), px = (ev.clientX - r.left) * devicePixelRatio, py = (ev.clientY - r.top) * devicePixelRatio;
-    const [mx, my] = toMap(px, py);
+    const [px, py] = canvasPoint(ev), [mx, my] = toMap(px, py);
     view.zoom = Math.min(16, Math.max(1, view.zoom * (ev.deltaY < 0 ? 1.25 : 0.8)));
     view.panX = px - mx * scale(); view.panY = py - my * scale();
     draw();
@@ -284,7 +289,7 @@
     if (!drag) return;
     const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
-    view.panX = drag.px + dx * devicePixelRatio; view.panY = drag.py + dy * devicePixelRatio;
+    view.panX = drag.px + dx * ratio(); view.panY = drag.py + dy * ratio();
     if (drag.moved) draw();
   });
   window.addEventListener("mouseup", (ev) => {
@@ -292,8 +297,7 @@
     drag = null;
   });
   function pick(ev) {
-    const r = canvas.getBoundingClientRect();
-    const px = (ev.clientX - r.left) * devicePixelRatio, py = (ev.clientY - r.top) * devicePixelRatio;
+    const [px, py] = canvasPoint(ev);
     let best = null, bestD = 14 * devicePixelRatio;
     for (const u of view.last || []) {
       const [ux, uy] = toScreen(u.x, u.y), d = Math.hypot(ux - px, uy - py);
