@@ -18,13 +18,15 @@ from genesis.models import GDD, Brief, Clarification, Concepts, RuleArtifact, Ve
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.pm_bounds import bound_decision
-from genesis.simulate import SimJob, SimRun, run_many, run_parallel, run_rule_tests_job
+from genesis.simulate import SimJob, SimRun, generation_processes, run_parallel, run_rule_tests_job
+from genesis.validation_cache import run_cached
 
 STAGE_BUDGET = 3
 TOTAL_BUDGET = 8
 FAST_TRACK_MIN_SCORE = 0.55
 REFERENCE_SEEDS = (0, 1, 2)
 IDLE_SEEDS = (0, 1)
+DETERMINISM_PREFIX_S = 60.0   # game seconds of the first reference game replayed
 
 
 def signature(concepts: dict | Concepts) -> str:
@@ -220,6 +222,7 @@ class Nodes:
                 {"tests": [t.model_dump(mode="json", exclude_none=True) for t in a.tests]}, sort_keys=False))
             dirs.append(str(d))
         results = run_parallel(run_rule_tests_job, dirs, timeout_s=120,
+                               workers=int(state["options"].get("sim_processes") or generation_processes()),
                                on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
                                                       "error": "rule tests killed after 120 s"}])
         rule_tests = {a.id: r for a, r in zip(arts, results)}
@@ -259,11 +262,19 @@ class Nodes:
             frames_dir = self.out / "frames"
             for old in frames_dir.glob("*.png") if frames_dir.exists() else []:
                 old.unlink()
+            prefix_s = min(DETERMINISM_PREFIX_S, gdd.time_limit)
             jobs = [SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", frames_dir=str(frames_dir),
-                           frame_every=max(10.0, gdd.time_limit / 12), gif_path=str(self.out / "replay.gif"))]
-            jobs += [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS]
+                           frame_every=max(10.0, gdd.time_limit / 12), gif_path=str(self.out / "replay.gif"),
+                           prefix_s=prefix_s)]
+            jobs += [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS[1:]]
             jobs += [SimJob(str(level_path), s, "idle") for s in IDLE_SEEDS]
-            runs = run_many(jobs, timeout_s=float(state["options"].get("sim_timeout", 180)))
+            # determinism: a second run of the first game's opening must leave the same trace
+            jobs.append(SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", prefix_s=prefix_s, replay=True))
+            opts = state["options"]
+            runs = run_cached(jobs, self.ctx.validation_cache, workers=int(opts.get("sim_processes") or generation_processes()),
+                              timeout_s=float(opts.get("sim_timeout", 180)))
+            replay = runs.pop()
+            runs[0].replay_prefix_hash = replay.prefix_hash if replay.ok else f"replay failed: {replay.error}"
             ctx.runs = runs
             from engine.maps import load_map
             from engine.schema.level import MapRef
