@@ -100,7 +100,6 @@ def run_job(job: SimJob) -> SimRun:
 
     from engine import Simulation, load_level
     from engine.agent.policies import make_policy
-    from engine.trace import Trace
 
     t0 = time.perf_counter()
     try:
@@ -124,14 +123,14 @@ def run_job(job: SimJob) -> SimRun:
             # steps of 15 ticks, cut short to land exactly on the prefix tick
             sim.step(min(15, prefix_tick - sim.tick) if sim.tick < prefix_tick else 15)
             if sim.tick == prefix_tick and not prefix_hash:
-                prefix_t, prefix_hash = sim.time, _prefix_hash(Trace, sim.trace.events)
+                prefix_t, prefix_hash = sim.time, _prefix_hash(sim)
                 if job.replay:
                     break
             why = decided(sim, agents, ranked)
             if why:
                 break
         if prefix_tick >= 0 and not prefix_hash:     # the game ended before the prefix did
-            prefix_t, prefix_hash = sim.time, _prefix_hash(Trace, sim.trace.events)
+            prefix_t, prefix_hash = sim.time, _prefix_hash(sim)
         if job.replay:
             return SimRun(seed=job.seed, policy=job.policy, ok=True, duration=sim.time, ended_by="replay",
                           reason=f"determinism replay of the first {prefix_t:g} s", prefix_t=prefix_t,
@@ -189,10 +188,19 @@ class MobilityTracker:
         return {t: sum(v) / len(v) for t, v in by_team.items()}
 
 
-def _prefix_hash(trace_cls, events: list[dict]) -> str:
-    prefix = trace_cls()
-    prefix.events = list(events)
-    return prefix.hash()
+def _prefix_hash(sim) -> str:
+    """The trace so far plus where every living unit stands and its hp: a divergence that has not
+    reached the trace yet still shows."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for line in sim.trace.lines():
+        h.update(line.encode("utf-8") + b"\n")
+    w = sim.world
+    idx = w.alive_idx
+    for values in (idx, np.round(w.x[idx], 4), np.round(w.y[idx], 4), np.round(w.hp[idx], 4)):
+        h.update(np.ascontiguousarray(values).tobytes())
+    return h.hexdigest()
 
 
 def _save_frame(sim, frames_dir: str, frames: list[str], suffix: str = ""):
