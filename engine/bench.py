@@ -45,17 +45,16 @@ def _anchors(passable: np.ndarray, x0: int, x1: int, n: int) -> list[tuple[float
     return [out[i] for i in picks]
 
 
-def bench_level(units_per_side: int, time_limit: float = 600.0) -> dict:
+def bench_level(units_per_side: int, time_limit: float = 600.0, per_anchor: int = 10) -> dict:
     """The benchmark level as a LevelConfig dict (rule script path relative to a temp folder)."""
     from engine.mapgen import generate
     from engine.maps import ground_passable, terrain_array
 
     passable = ground_passable(terrain_array(generate(MAP)))
-    per_anchor = 10
     teams = []
     for team, (x0, x1, goal) in enumerate(((4, 40, 112.0), (88, 124, 16.0))):
         anchors = _anchors(passable, x0, x1, units_per_side // per_anchor)
-        units = [{"type": ROSTER[k % len(ROSTER)], "x": ax, "y": ay, "count": per_anchor, "spread": 1.5}
+        units = [{"type": ROSTER[k % len(ROSTER)], "x": ax, "y": ay, "count": per_anchor, "spread": 1.5 * (per_anchor / 10) ** 0.5}
                  for k, (ax, ay) in enumerate(anchors)]
         teams.append({"id": team, "name": f"side{team}", "units": units,
                       "controller": {"type": "ai", "behaviour": "waves", "target": {"x": goal, "y": 64.0},
@@ -69,10 +68,10 @@ def bench_level(units_per_side: int, time_limit: float = 600.0) -> dict:
     }
 
 
-def _measure(units_per_side: int, game_seconds: float) -> dict:
+def _measure(units_per_side: int, game_seconds: float, per_anchor: int = 10) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "counter.lua").write_text(RULE, encoding="utf-8")
-        level = load_level(bench_level(units_per_side), base_dir=tmp)
+        level = load_level(bench_level(units_per_side, per_anchor=per_anchor), base_dir=tmp)
     sim = Simulation(level, seed=0)
     ticks = int(game_seconds * 30)
     unit_ticks = 0
@@ -92,6 +91,7 @@ def _measure(units_per_side: int, game_seconds: float) -> dict:
         "game_seconds_per_cpu_second": round(sim.time / cpu, 2),
         "unit_ticks_per_second": int(unit_ticks / wall),
         "ms_per_tick": round(1000 * wall / done_ticks, 3),
+        "cpu_ms_per_tick": round(1000 * cpu / done_ticks, 3),
         "deaths": sum(1 for e in sim.trace.events if e["event"] == "death"),
         "sim": sim,
     }
