@@ -43,7 +43,7 @@ class Combat:
         cx, cy = w.x[cand], w.y[cand]
         c_team = w.team[cand]
         teams = w.team[armed]
-        for team in np.unique(teams):
+        for team in sorted(set(teams.tolist())):
             a = armed[teams == team]
             enemy = self.hostile[team, c_team]
             if visible is not None:
@@ -70,7 +70,7 @@ class Combat:
             tgt = w.target[sh]
             valid = alive & (tgt >= 0)
             valid[valid] &= w.alive[tgt[valid]]
-            if not valid.all():
+            if np.count_nonzero(valid) < valid.size:
                 dead_tgt = sh[alive & ~valid]
                 w.target[dead_tgt] = -1
                 sh, tgt = sh[valid], tgt[valid]
@@ -88,7 +88,7 @@ class Combat:
         self.standing = sh[in_range & chase_mode]
         self.chasing = sh[~in_range & chase_mode]
         fire = in_range & (cd[sh] <= 0)
-        if not fire.any():
+        if not np.count_nonzero(fire):
             return np.zeros(0, dtype=np.int64)
         f, t = sh[fire], tgt[fire]
         cd[f] = np.maximum(cd[f], 0.0) + w.w_reload[f]
@@ -98,10 +98,10 @@ class Combat:
         stats_damage += np.bincount(w.team[f], weights=dmg, minlength=stats_damage.size)
         w.last_hit_team[t] = w.team[f]
         splash = w.w_splash[f] > 0
-        if splash.any():
+        if np.count_nonzero(splash):
             for s, victim in zip(f[splash].tolist(), t[splash].tolist()):
                 loss += self._splash(s, victim, stats_damage)
-        hit = np.flatnonzero(loss[:n])
+        hit = loss[:n].nonzero()[0]
         w.hp[hit] -= loss[hit]
         stats_received += np.bincount(w.team[hit], weights=loss[hit], minlength=stats_received.size)
         return hit[w.hp[hit] <= 0]
@@ -184,7 +184,7 @@ def _group_heads(ps: np.ndarray) -> np.ndarray:
     flag = np.empty(ps.size, dtype=bool)
     flag[0] = True
     np.not_equal(ps[1:], ps[:-1], out=flag[1:])
-    return np.flatnonzero(flag)
+    return flag.nonzero()[0]
 
 
 def _nearest_bucketed(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -197,14 +197,14 @@ def _nearest_bucketed(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray)
     cols = int(max(ex.max(), w.x[a].max()) // cs) + 1
     rows = int(max(ey.max(), w.y[a].max()) // cs) + 1
     e_cell = (ey // cs).astype(np.int64) * cols + (ex // cs).astype(np.int64)
-    order = np.argsort(e_cell, kind="stable")
+    order = e_cell.argsort(kind="stable")
     counts = np.bincount(e_cell, minlength=rows * cols)
-    starts = np.cumsum(counts) - counts
+    starts = counts.cumsum() - counts
     acx, acy = (w.x[a] // cs).astype(np.int64), (w.y[a] // cs).astype(np.int64)
     horizon = reach + w.size[e].max()          # no valid enemy lies farther than this
     best_d2 = np.full(a.size, np.inf, dtype=np.float32)
     best = np.full(a.size, e.size, dtype=np.int64)      # position in `e`; e.size = none
-    live = np.flatnonzero(_enemies_around(ex, ey, w.x[a], w.y[a], float(horizon.max())))
+    live = (_enemies_around(ex, ey, w.x[a], w.y[a], float(horizon.max()))).nonzero()[0]
     for r, ring in _rings(int(horizon.max() // cs) + 1):
         nx = acx[live][:, None] + ring[None, :, 0]
         ny = acy[live][:, None] + ring[None, :, 1]
@@ -215,13 +215,13 @@ def _nearest_bucketed(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray)
         if total:
             # pair k: shooter live[ps[k]] with the enemy at position pe[k] of `e`, grouped by shooter
             ps = np.repeat(np.repeat(np.arange(live.size), ring.shape[0]), lens)
-            pe = order[np.repeat(starts[nb] - (np.cumsum(lens) - lens), lens) + np.arange(total)]
+            pe = order[np.repeat(starts[nb] - (lens.cumsum() - lens), lens) + np.arange(total)]
             sa, se = a[live[ps]], e[pe]
             dx = w.x[sa].astype(np.float32) - w.x[se].astype(np.float32)
             dy = w.y[sa].astype(np.float32) - w.y[se].astype(np.float32)
             d2 = dx * dx + dy * dy
             ok = _valid(w, sa, reach[live[ps]], se, d2)
-            if ok.any():
+            if np.count_nonzero(ok):
                 ps, pe, d2 = ps[ok], pe[ok], d2[ok]
                 head = _group_heads(ps)
                 near = np.minimum.reduceat(d2, head)
