@@ -257,6 +257,7 @@ class Nodes:
         ctx = CheckContext(gdd=gdd, level=state["level"], level_path=level_path)
         schema_ok = run_criteria("level", [c for c in rubric.criteria if c.kind == "check:schema"], ctx)[0].passed
         runs: list[SimRun] = []
+        sim_record: list[dict] = []
         if schema_ok:
             self.ctx.say("level", "running full simulations (reference and idle policies)")
             frames_dir = self.out / "frames"
@@ -271,8 +272,12 @@ class Nodes:
             # determinism: a second run of the first game's opening must leave the same trace
             jobs.append(SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", prefix_s=prefix_s, replay=True))
             opts = state["options"]
-            runs = run_cached(jobs, self.ctx.validation_cache, workers=int(opts.get("sim_processes") or generation_processes()),
+            cache = self.ctx.validation_cache
+            hits, t_sim = cache.stats.hits, time.perf_counter()
+            runs = run_cached(jobs, cache, workers=int(opts.get("sim_processes") or generation_processes()),
                               timeout_s=float(opts.get("sim_timeout", 180)))
+            sim_record = [{"wall_s": round(time.perf_counter() - t_sim, 3), "runs": len(runs),
+                           "cache_hits": cache.stats.hits - hits}]
             replay = runs.pop()
             runs[0].replay_prefix_hash = replay.prefix_hash if replay.ok else f"replay failed: {replay.error}"
             ctx.runs = runs
@@ -289,6 +294,7 @@ class Nodes:
                           unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
         self._save_traces(runs)
         return {"verdicts": {"level": verdict.model_dump(mode="json")}, "runs": [r.summary() for r in runs],
+                "simulation": sim_record,
                 "evidence": ctx.evidence, "visual": ctx.visual.model_dump(mode="json") if ctx.visual else {},
                 "route": "gate_level", "stage_times": self._timed("level_validate", t0)}
 
