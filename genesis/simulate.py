@@ -28,7 +28,7 @@ class SimJob:
     frames_dir: str | None = None  # save minimap frames here
     frame_every: float = 30.0      # seconds of game time between frames
     gif_path: str | None = None
-    prefix_s: float = 0.0          # record the trace hash after this many game seconds (0: not recorded)
+    prefix_s: float = 0.0          # hash trace and unit states after this many game seconds (0: not)
     replay: bool = False           # stop once the prefix is recorded: a determinism replay, not a game
 
 
@@ -50,7 +50,7 @@ class SimRun:
     mobility: dict[str, float] = field(default_factory=dict)   # team -> fraction of mobile units that left spawn
     frames: list[str] = field(default_factory=list)
     prefix_t: float = 0.0          # game time the prefix hash was taken at
-    prefix_hash: str = ""          # trace hash of the events up to prefix_t
+    prefix_hash: str = ""          # hash of the trace and the unit states at prefix_t
     replay_prefix_hash: str = ""   # the same prefix of a second, independent run (determinism)
     decided: str = ""              # why the run stopped before the game's own end, if it did
     cached: bool = False           # reused from the validation cache instead of simulated

@@ -118,8 +118,11 @@ def reference_wins(ctx: CheckContext) -> tuple[bool, str]:
 def determinism(ctx: CheckContext) -> tuple[bool, str]:
     """Same level and seed, same trace: a replayed prefix (or a whole repeated run) must hash the same."""
     replayed = [r for r in ctx.runs if r.ok and r.replay_prefix_hash]
-    bad = [f"{r.policy} seed {r.seed}: {r.replay_prefix_hash if r.replay_prefix_hash.startswith('replay failed') else 'different trace hashes'}"
-           for r in replayed if r.replay_prefix_hash != r.prefix_hash]
+    bad = []
+    for r in replayed:
+        if r.replay_prefix_hash != r.prefix_hash:
+            failed = r.replay_prefix_hash.startswith("replay failed")
+            bad.append(f"{r.policy} seed {r.seed}: {r.replay_prefix_hash if failed else 'different trace hashes'}")
     seen: dict[tuple[str, int], set[str]] = {}
     for r in ctx.runs:
         if r.ok:
