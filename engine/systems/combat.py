@@ -3,8 +3,9 @@
 Acquisition picks the nearest valid enemy: not allied, of a kind the weapon can hit (ground /
 air), visible to the shooter's team when fog is on, and within the acquisition radius — the weapon
 range, or the sight radius for units on attack-move / patrol, which stop to shoot and chase.
-`move_force` units ignore enemies entirely. Damage is reduced by the target's armour; splash
-weapons hurt every non-allied unit around the impact.
+`move_force` units ignore enemies entirely. Large armies search enemies bucketed on a grid, so the
+cost grows with the units rather than with their square. Damage is reduced by the target's armour;
+splash weapons hurt every non-allied unit around the impact.
 """
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import numpy as np
 from engine.world import FIGHT, MOVE_FORCE, PATROL, World
 
 DENSE_PAIRS = 200_000   # up to this many shooter-enemy pairs, one dense matrix beats bucketing
-BUCKET = 4.0         # tiles per grid cell of the bucketed search
+BUCKET = 4.0            # tiles per grid cell of the bucketed search
+
 
 def chases(orders: np.ndarray) -> np.ndarray:
     """Which of these orders stop to shoot and chase (attack-move, patrol); cheaper than np.isin."""
