@@ -56,6 +56,7 @@ class Movement:
         self._mobile_version = -1
         self._mobile = self._mobile_ground = np.zeros(0, dtype=np.int64)
         self._any_air = False
+        self._inside = False
         self._busy = np.zeros(0, dtype=bool)
         self._arrive_key: bytes | None = None
         self._arrive_r = np.zeros(0)
@@ -70,6 +71,10 @@ class Movement:
             self._mobile = idx[w.speed[idx] > 0]
             self._mobile_ground = self._mobile[~w.is_air[self._mobile]]
             self._any_air = self._mobile_ground.size < self._mobile.size
+            # positions change only by spawning and by _move, which keeps units inside these bounds
+            x, y = w.x[self._mobile], w.y[self._mobile]
+            self._inside = not x.size or bool(x.min() >= 0.01 and x.max() <= self.w - 0.01
+                                               and y.min() >= 0.01 and y.max() <= self.h - 0.01)
             self._mobile_version = w.version
 
     def step(self, dt: float, chase: np.ndarray, stop: np.ndarray, separate: bool) -> list[int]:
@@ -272,6 +277,9 @@ class Movement:
             norm = np.where(same, 1.0, np.maximum(d, 1e-6))
             want = w.size[ids] * (1.0 + 0.6 * np.sqrt(k))   # crowded cells push harder
             push = np.minimum(np.maximum(want - d, 0.0), 0.1)
+            if not np.count_nonzero(push) and self._inside:
+                moved = False          # a zero push of a unit inside the bounds moves nothing
+                continue
             self._move(ids, dx / norm * push, dy / norm * push, xs, ys, None)
             moved = True
         after = (idx.tobytes(), w.x[idx].tobytes(), w.y[idx].tobytes(), w.terrain.version)
