@@ -1,6 +1,7 @@
 """Simulator benchmark: a mixed skirmish on a generated 128x128 map (~15% impassable), 30 Hz,
 fog on, built-in AI on both sides attack-moving at each other, one Lua rule counting units every
-5 s, no rendering. Reports speed at 40, 200 and 1000 units, the flow-field cost and a screenshot cost.
+5 s, no rendering. Reports speed at 40, 200, 1000 and 5000 units, the flow-field cost, a screenshot
+cost, and a MicroRTS-comparable melee: 100 v 100 light bots on an open 48x48 map, fought out.
 """
 from __future__ import annotations
 
@@ -45,17 +46,16 @@ def _anchors(passable: np.ndarray, x0: int, x1: int, n: int) -> list[tuple[float
     return [out[i] for i in picks]
 
 
-def bench_level(units_per_side: int, time_limit: float = 600.0) -> dict:
+def bench_level(units_per_side: int, time_limit: float = 600.0, per_anchor: int = 10) -> dict:
     """The benchmark level as a LevelConfig dict (rule script path relative to a temp folder)."""
     from engine.mapgen import generate
     from engine.maps import ground_passable, terrain_array
 
     passable = ground_passable(terrain_array(generate(MAP)))
-    per_anchor = 10
     teams = []
     for team, (x0, x1, goal) in enumerate(((4, 40, 112.0), (88, 124, 16.0))):
         anchors = _anchors(passable, x0, x1, units_per_side // per_anchor)
-        units = [{"type": ROSTER[k % len(ROSTER)], "x": ax, "y": ay, "count": per_anchor, "spread": 1.5}
+        units = [{"type": ROSTER[k % len(ROSTER)], "x": ax, "y": ay, "count": per_anchor, "spread": 1.5 * (per_anchor / 10) ** 0.5}
                  for k, (ax, ay) in enumerate(anchors)]
         teams.append({"id": team, "name": f"side{team}", "units": units,
                       "controller": {"type": "ai", "behaviour": "waves", "target": {"x": goal, "y": 64.0},
@@ -69,10 +69,10 @@ def bench_level(units_per_side: int, time_limit: float = 600.0) -> dict:
     }
 
 
-def _measure(units_per_side: int, game_seconds: float) -> dict:
+def _measure(units_per_side: int, game_seconds: float, per_anchor: int = 10) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "counter.lua").write_text(RULE, encoding="utf-8")
-        level = load_level(bench_level(units_per_side), base_dir=tmp)
+        level = load_level(bench_level(units_per_side, per_anchor=per_anchor), base_dir=tmp)
     sim = Simulation(level, seed=0)
     ticks = int(game_seconds * 30)
     unit_ticks = 0
@@ -92,6 +92,7 @@ def _measure(units_per_side: int, game_seconds: float) -> dict:
         "game_seconds_per_cpu_second": round(sim.time / cpu, 2),
         "unit_ticks_per_second": int(unit_ticks / wall),
         "ms_per_tick": round(1000 * wall / done_ticks, 3),
+        "cpu_ms_per_tick": round(1000 * cpu / done_ticks, 3),
         "deaths": sum(1 for e in sim.trace.events if e["event"] == "death"),
         "sim": sim,
     }
@@ -126,6 +127,45 @@ def _screenshot_ms(sim: Simulation, repeats: int = 10) -> float | None:
     return round(statistics.median(times), 2)
 
 
+def _scale_figures(big: dict, quick: bool) -> dict:
+    """5000 units (25 a start group) against the 1000-unit run: how the cost grows with the army."""
+    huge = _measure(2500, 10.0 if quick else 30.0, per_anchor=25)
+    return {
+        "ms_per_tick_5000_units": huge["ms_per_tick"],
+        "cpu_ms_per_tick_5000_units": huge["cpu_ms_per_tick"],
+        "game_seconds_per_wall_second_5000_units": huge["game_seconds_per_wall_second"],
+        "game_seconds_per_cpu_second_5000_units": huge["game_seconds_per_cpu_second"],
+        "cpu_ms_per_tick_1000_units": big["cpu_ms_per_tick"],
+        "cpu_cost_ratio_5000_to_1000_units": round(huge["cpu_ms_per_tick"] / big["cpu_ms_per_tick"], 2),
+    }
+
+
+def melee_level(per_side: int = 100) -> dict:
+    """Two blocks of light bots facing each other across an open 48x48 map, both attack-moving."""
+    teams = []
+    for team, (x, goal) in enumerate(((8.5, 40.0), (39.5, 8.0))):
+        groups = [{"type": "light_bot", "x": x, "y": 6.5 + 4 * k, "count": per_side // 10, "spread": 1.5} for k in range(10)]
+        teams.append({"id": team, "name": f"side{team}", "units": groups,
+                      "controller": {"type": "ai", "behaviour": "waves", "target": {"x": goal, "y": 24.0},
+                                     "interval": 5.0}})
+    return {"name": f"melee_{per_side}v{per_side}", "description": "melee benchmark", "map": {"name": "open_field"},
+            "teams": teams, "switches": {"fog_of_war": False, "production": False, "time_limit": 300.0},
+            "conditions": [{"kind": "last_survivor"}]}
+
+
+def melee_figures(per_side: int = 100) -> dict:
+    """Game seconds simulated per wall / CPU second while the melee is fought to its end."""
+    sim = Simulation(load_level(melee_level(per_side)), seed=0)
+    start, cpu = time.perf_counter(), time.process_time()
+    result = sim.run()
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {f"melee_{per_side}v{per_side}": {
+        "game_seconds": round(sim.time, 2), "ended_by": result.ended_by, "winners": result.winners,
+        "deaths": sum(1 for e in sim.trace.events if e["event"] == "death"),
+        "game_seconds_per_wall_second": round(sim.time / wall, 1),
+        "game_seconds_per_cpu_second": round(sim.time / cpu, 1)}}
+
+
 def run_bench(quick: bool = False) -> dict:
     # 30 game seconds covers the approach and the main clash (most units alive throughout)
     small = _measure(100, 10.0 if quick else 30.0)
@@ -148,4 +188,6 @@ def run_bench(quick: bool = False) -> dict:
         "screenshot_ms": shot,
         "game_seconds_measured": {"40": tiny["game_seconds"], "200": small["game_seconds"], "1000": big["game_seconds"]},
         "deaths": {"40": tiny["deaths"], "200": small["deaths"], "1000": big["deaths"]},
+        **_scale_figures(big, quick),
+        **melee_figures(),
     }

@@ -128,7 +128,7 @@ class Conditions:
         idx = w.alive_idx
         if mobile_only:
             idx = idx[w.speed[idx] > 0]
-        present = {int(t) for t in np.unique(w.team[idx])}
+        present = set(w.team[idx].tolist())
         return {self.teams[t].allies for t in present if t in self.teams}
 
     def _last_survivor(self, cond: LastSurvivor) -> Verdict | None:
@@ -145,7 +145,7 @@ class Conditions:
         return None
 
     def _track_eliminations(self, now: float) -> None:
-        present = {int(t) for t in np.unique(self.world.team[self.world.alive_idx])}
+        present = set(self.world.team[self.world.alive_idx].tolist())
         for t in self.teams:
             if t not in present and t not in self.eliminated_at:
                 self.eliminated_at[t] = now

@@ -218,7 +218,7 @@ class World:
     def alive_idx(self) -> np.ndarray:
         """Ids of living units, ascending (cached until the next spawn or death)."""
         if self._alive_idx is None:
-            self._alive_idx = np.flatnonzero(self.alive[: self.count])
+            self._alive_idx = self.alive[: self.count].nonzero()[0]
         return self._alive_idx
 
     def is_alive(self, i: int) -> bool:

@@ -1,11 +1,13 @@
 """Runs validation simulations of untrusted levels in worker processes with a hard wall-clock kill.
 
-Rule scripts are sandboxed, but C functions inside Lua are not metered (DESIGN.md §5), so every
+Rule scripts are sandboxed, but C functions inside Lua are not metered, so every
 simulation of a generated level runs in a child process that is killed when it overruns.
 """
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from engine.replay import Replay, ReplayRecorder
+from engine.sim import TICK_HZ
 from engine.snapshot import CATEGORIES
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -26,6 +29,8 @@ class SimJob:
     frames_dir: str | None = None  # frames at regular intervals and at key events, with frames.json
     gif_path: str | None = None
     replay_path: str | None = None  # the run's Replay document (the report's interactive replay)
+    prefix_s: float = 0.0          # hash trace and unit states after this many game seconds (0: not)
+    prefix_only: bool = False      # stop once the prefix is recorded: a determinism replay, not a game
 
 
 @dataclass
@@ -45,16 +50,49 @@ class SimRun:
     team_stats: dict[str, Any] = field(default_factory=dict)
     mobility: dict[str, float] = field(default_factory=dict)   # team -> fraction of mobile units that left spawn
     frames: list[str] = field(default_factory=list)
+    prefix_t: float = 0.0          # game time the prefix hash was taken at
+    prefix_hash: str = ""          # hash of the trace and the unit states at prefix_t
+    replay_prefix_hash: str = ""   # the same prefix of a second, independent run (determinism)
+    decided: str = ""              # why the run stopped before the game's own end, if it did
+    cached: bool = False           # reused from the validation cache instead of simulated
 
     def summary(self) -> dict[str, Any]:
-        return {"seed": self.seed, "policy": self.policy, "ok": self.ok, "winners": self.winners,
-                "losers": self.losers, "reason": self.reason, "ended_by": self.ended_by,
-                "duration": round(self.duration, 1), "trace_hash": self.trace_hash, "error": self.error,
-                "wall_s": round(self.wall_s, 2), "mobility": self.mobility}
+        out = {"seed": self.seed, "policy": self.policy, "ok": self.ok, "winners": self.winners,
+               "losers": self.losers, "reason": self.reason, "ended_by": self.ended_by,
+               "duration": round(self.duration, 1), "trace_hash": self.trace_hash, "error": self.error,
+               "wall_s": round(self.wall_s, 2), "mobility": self.mobility, "cached": self.cached}
+        if self.decided:
+            out["decided"] = self.decided
+        if self.replay_prefix_hash:
+            out["determinism"] = {"replayed_until_s": round(self.prefix_t, 2), "prefix_hash": self.prefix_hash,
+                                  "replay_prefix_hash": self.replay_prefix_hash}
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SimRun:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
 
 
 def _agent_teams(level) -> list[int]:
     return [t.id for t in level.config.teams if t.controller.type == "agent"]
+
+
+def _is_ranked(level) -> bool:
+    return any(c.kind == "rank_by_score" for c in level.config.conditions)
+
+
+def decided(sim, agent_teams: list[int], ranked: bool) -> str:
+    """Why the player's outcome can no longer change although the game goes on, or "".
+
+    A team that lost stays lost; once every agent team has, only the other teams' fates remain
+    (in ranked games an eliminated team's rank still moves with the others, so those play out)."""
+    if ranked or sim.done or not agent_teams or not set(agent_teams) <= sim.eliminated:
+        return ""
+    return f"every agent team had lost at {sim.time:.1f} s; the rest of the game cannot change that"
 
 
 def run_job(job: SimJob) -> SimRun:
@@ -67,30 +105,53 @@ def run_job(job: SimJob) -> SimRun:
     t0 = time.perf_counter()
     try:
         level = load_level(job.level_path)
-        policies = {team: make_policy(job.policy, team=team, seed=job.seed) for team in _agent_teams(level)}
+        agents = _agent_teams(level)
+        ranked = _is_ranked(level)
+        policies = {team: make_policy(job.policy, team=team, seed=job.seed) for team in agents}
         sim = Simulation(level, seed=job.seed, policies=policies)
         tracker = MobilityTracker(sim.snapshot())
         recorder = ReplayRecorder(sim) if job.frames_dir or job.gif_path or job.replay_path else None
         next_sample = 0.0
+        prefix_tick = round(job.prefix_s * TICK_HZ) if job.prefix_s > 0 else -1
+        prefix_t, prefix_hash, why = 0.0, "", ""
         while not sim.done:
             if recorder:
                 recorder.observe(sim)
             if sim.time >= next_sample:
                 tracker.update(sim.snapshot())
                 next_sample += 2.0
-            sim.step(15)
+            # steps of 15 ticks, cut short to land exactly on the prefix tick
+            sim.step(min(15, prefix_tick - sim.tick) if sim.tick < prefix_tick else 15)
+            if sim.tick == prefix_tick and not prefix_hash:
+                prefix_t, prefix_hash = sim.time, _prefix_hash(sim)
+                if job.prefix_only:
+                    break
+            why = decided(sim, agents, ranked)
+            if why:
+                break
+        if prefix_tick >= 0 and not prefix_hash:     # the game ended before the prefix did
+            prefix_t, prefix_hash = sim.time, _prefix_hash(sim)
+        if job.prefix_only:
+            return SimRun(seed=job.seed, policy=job.policy, ok=True, duration=sim.time, ended_by="replay",
+                          reason=f"determinism replay of the first {prefix_t:g} s", prefix_t=prefix_t,
+                          prefix_hash=prefix_hash, wall_s=time.perf_counter() - t0)
         tracker.update(sim.snapshot())
-        result = sim.run()
+        result = sim.run(until=sim.time) if why else sim.run()
         frames = _write_media(job, recorder.finish(sim, result)) if recorder else []
         moved = tracker.fractions()
         d = result.to_dict()
-        return SimRun(seed=job.seed, policy=job.policy, ok=d.get("ended_by") != "error",
-                      winners=list(d.get("winners") or []), losers=list(d.get("losers") or []),
-                      reason=str(d.get("reason", "")), ended_by=str(d.get("ended_by", "")),
-                      duration=float(d.get("duration", 0.0)), trace_hash=str(d.get("trace_hash", "")),
-                      error=d.get("error"), wall_s=time.perf_counter() - t0, events=list(result.trace),
-                      team_stats={str(k): v for k, v in (d.get("team_stats") or {}).items()}, mobility=moved,
-                      frames=frames)
+        run = SimRun(seed=job.seed, policy=job.policy, ok=d.get("ended_by") != "error",
+                     winners=list(d.get("winners") or []), losers=list(d.get("losers") or []),
+                     reason=str(d.get("reason", "")), ended_by=str(d.get("ended_by", "")),
+                     duration=float(d.get("duration", 0.0)), trace_hash=str(d.get("trace_hash", "")),
+                     error=d.get("error"), wall_s=time.perf_counter() - t0, events=list(result.trace),
+                     team_stats={str(k): v for k, v in (d.get("team_stats") or {}).items()}, mobility=moved,
+                     frames=frames, prefix_t=prefix_t, prefix_hash=prefix_hash)
+        if why:
+            # the other teams' game is unfinished: nobody has won yet
+            run.winners, run.losers, run.ended_by, run.decided = [], sorted(sim.eliminated), "decided", why
+            run.reason = next((e.get("reason", "") for e in reversed(result.trace) if e["event"] == "lose"), why)
+        return run
     except Exception as exc:  # the run fails, the pipeline goes on and reports it
         return SimRun(seed=job.seed, policy=job.policy, ok=False, error=f"{type(exc).__name__}: {exc}",
                       wall_s=time.perf_counter() - t0)
@@ -122,6 +183,21 @@ class MobilityTracker:
         return {t: sum(v) / len(v) for t, v in by_team.items()}
 
 
+def _prefix_hash(sim) -> str:
+    """The trace so far plus where every living unit stands and its hp: a divergence that has not
+    reached the trace yet still shows."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for line in sim.trace.lines():
+        h.update(line.encode("utf-8") + b"\n")
+    w = sim.world
+    idx = w.alive_idx
+    for values in (idx, np.round(w.x[idx], 4), np.round(w.y[idx], 4), np.round(w.hp[idx], 4)):
+        h.update(np.ascontiguousarray(values).tobytes())
+    return h.hexdigest()
+
+
 def _write_media(job: SimJob, replay: Replay) -> list[str]:
     """replay.json, frames (with their index) and the GIF the job asks for; the frame paths."""
     from engine.replay_media import write_frames, write_gif
@@ -134,6 +210,20 @@ def _write_media(job: SimJob, replay: Replay) -> list[str]:
     if not job.frames_dir:
         return []
     return [str(Path(job.frames_dir) / f["file"]) for f in write_frames(replay, job.frames_dir)]
+
+
+def process_budget() -> int:
+    """Processes the machine can keep busy at once: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:          # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def generation_processes(concurrent_generations: int = 1) -> int:
+    """Simulation processes one generation runs at once when `concurrent_generations` generations
+    (batch workers) share the machine: together they stay within the process budget."""
+    return max(1, process_budget() // max(1, concurrent_generations))
 
 
 def run_parallel(fn, items: list, *, workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S, on_timeout=None) -> list:

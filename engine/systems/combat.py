@@ -3,15 +3,20 @@
 Acquisition picks the nearest valid enemy: not allied, of a kind the weapon can hit (ground /
 air), visible to the shooter's team when fog is on, and within the acquisition radius — the weapon
 range, or the sight radius for units on attack-move / patrol, which stop to shoot and chase.
-`move_force` units ignore enemies entirely. Damage is reduced by the target's armour; splash
-weapons hurt every non-allied unit around the impact.
+`move_force` units ignore enemies entirely. Large armies search enemies bucketed on a grid, so the
+cost grows with the units rather than with their square. Damage is reduced by the target's armour;
+splash weapons hurt every non-allied unit around the impact.
 """
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 
 from engine.world import FIGHT, MOVE_FORCE, PATROL, World
 
+DENSE_PAIRS = 200_000   # up to this many shooter-enemy pairs, one dense matrix beats bucketing
+BUCKET = 4.0            # tiles per grid cell of the bucketed search
 
 
 def chases(orders: np.ndarray) -> np.ndarray:
@@ -38,36 +43,22 @@ class Combat:
             return
         cand = idx
         cx, cy = w.x[cand], w.y[cand]
-        c_air = w.is_air[cand]
         c_team = w.team[cand]
-        c_size = w.size[cand]
-        for team in np.unique(w.team[armed]):
-            a = armed[w.team[armed] == team]
+        teams = w.team[armed]
+        for team in sorted(set(teams.tolist())):
+            a = armed[teams == team]
             enemy = self.hostile[team, c_team]
             if visible is not None:
                 grid = visible[int(team)]
                 enemy &= grid[cy.astype(np.int64), cx.astype(np.int64)]
-            e = np.flatnonzero(enemy)
+            e = cand[enemy]
             if not e.size:
                 w.target[a] = -1
                 continue
             chase = chases(w.order[a]) & ~w.hold[a]
             reach = np.where(chase, np.maximum(w.w_range[a], w.sight[a]), w.w_range[a])
-            dx = w.x[a][:, None].astype(np.float32) - cx[e][None, :].astype(np.float32)
-            dy = w.y[a][:, None].astype(np.float32) - cy[e][None, :].astype(np.float32)
-            d2 = dx * dx + dy * dy
-            lim = reach[:, None] + c_size[e][None, :]
-            ok = d2 <= (lim * lim).astype(np.float32)
-            # weapon kind: hits_air for air targets, hits_ground for the rest
-            kind_ok = np.where(c_air[e][None, :], w.hits_air[a][:, None], w.hits_ground[a][:, None])
-            ok &= kind_ok
-            minr = w.w_min_range[a]
-            if minr.any():
-                ok &= d2 >= (minr * minr)[:, None].astype(np.float32)
-            d2 = np.where(ok, d2, np.float32(np.inf))
-            best = np.argmin(d2, axis=1)
-            found = ok[np.arange(a.size), best]
-            w.target[a] = np.where(found, cand[e[best]], -1)
+            pick = _nearest_dense if a.size * e.size <= DENSE_PAIRS else _nearest_bucketed
+            w.target[a] = pick(w, a, reach, e)
         self.shooters = armed[w.target[armed] >= 0]
 
     # --- firing -----------------------------------------------------------------------------------
@@ -81,7 +72,7 @@ class Combat:
             tgt = w.target[sh]
             valid = alive & (tgt >= 0)
             valid[valid] &= w.alive[tgt[valid]]
-            if not valid.all():
+            if np.count_nonzero(valid) < valid.size:
                 dead_tgt = sh[alive & ~valid]
                 w.target[dead_tgt] = -1
                 sh, tgt = sh[valid], tgt[valid]
@@ -99,7 +90,7 @@ class Combat:
         self.standing = sh[in_range & chase_mode]
         self.chasing = sh[~in_range & chase_mode]
         fire = in_range & (cd[sh] <= 0)
-        if not fire.any():
+        if not np.count_nonzero(fire):
             return np.zeros(0, dtype=np.int64)
         f, t = sh[fire], tgt[fire]
         cd[f] = np.maximum(cd[f], 0.0) + w.w_reload[f]
@@ -109,10 +100,10 @@ class Combat:
         stats_damage += np.bincount(w.team[f], weights=dmg, minlength=stats_damage.size)
         w.last_hit_team[t] = w.team[f]
         splash = w.w_splash[f] > 0
-        if splash.any():
+        if np.count_nonzero(splash):
             for s, victim in zip(f[splash].tolist(), t[splash].tolist()):
                 loss += self._splash(s, victim, stats_damage)
-        hit = np.flatnonzero(loss[:n])
+        hit = loss[:n].nonzero()[0]
         w.hp[hit] -= loss[hit]
         stats_received += np.bincount(w.team[hit], weights=loss[hit], minlength=stats_received.size)
         return hit[w.hp[hit] <= 0]
@@ -132,3 +123,120 @@ class Combat:
             w.last_hit_team[hit] = team
             stats_damage[team] += dmg.sum()
         return out
+
+
+# --- nearest valid enemy ---------------------------------------------------------------------------
+# Both searches give the same answer for the same input: the nearest valid enemy by float32 squared
+# distance, ties to the lowest id, -1 when none is in reach.
+
+def _valid(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray, d2: np.ndarray) -> np.ndarray:
+    """Which (shooter, enemy) pairs, given as equal-length id arrays with their float32 squared
+    distances, are in reach, of a kind the weapon hits and beyond its minimum range."""
+    lim = reach + w.size[e]
+    ok = d2 <= (lim * lim).astype(np.float32)
+    # weapon kind: hits_air for air targets, hits_ground for the rest
+    ok &= np.where(w.is_air[e], w.hits_air[a], w.hits_ground[a])
+    minr = w.w_min_range[a]
+    ok &= d2 >= (minr * minr).astype(np.float32)
+    return ok
+
+
+def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Every shooter against every enemy: cheapest for the few units of a small scenario."""
+    dx = w.x[a][:, None].astype(np.float32) - w.x[e][None, :].astype(np.float32)
+    dy = w.y[a][:, None].astype(np.float32) - w.y[e][None, :].astype(np.float32)
+    d2 = dx * dx + dy * dy
+    ok = _valid(w, a[:, None], reach[:, None], e[None, :], d2)
+    d2 = np.where(ok, d2, np.float32(np.inf))
+    best = np.argmin(d2, axis=1)
+    found = ok[np.arange(a.size), best]
+    return np.where(found, e[best], -1)
+
+
+def _enemies_around(ex: np.ndarray, ey: np.ndarray, ax: np.ndarray, ay: np.ndarray, radius: float) -> np.ndarray:
+    """Mask over shooters: is any enemy in the 3x3 block of `radius`-wide cells around it? Those
+    without one have nothing in reach, which spares them the ring search."""
+    cell = radius + 0.01
+    cols = int(max(ex.max(), ax.max()) // cell) + 1
+    rows = int(max(ey.max(), ay.max()) // cell) + 1
+    counts = np.bincount((ey // cell).astype(np.int64) * cols + (ex // cell).astype(np.int64), minlength=rows * cols)
+    # 3x3 block sums from a summed-area table padded with two zero rows / columns before, one after
+    table = np.zeros((rows + 3, cols + 3), dtype=np.int64)
+    table[2:-1, 2:-1] = counts.reshape(rows, cols)
+    table = table.cumsum(0).cumsum(1)
+    block = table[3:, 3:] - table[:-3, 3:] - table[3:, :-3] + table[:-3, :-3]
+    return block[(ay // cell).astype(np.int64), (ax // cell).astype(np.int64)] > 0
+
+
+@lru_cache(maxsize=8)
+def _rings(radius: int) -> list[tuple[int, np.ndarray]]:
+    """The searches in order, as (cells of coverage, cell offsets (dx, dy)): the 3x3 block around
+    a shooter's cell, where a melee finds its nearest enemy, then each ring further out."""
+    out = []
+    for r in range(1, radius + 1):
+        d = np.arange(-r, r + 1)
+        dx, dy = np.meshgrid(d, d)
+        ring = np.maximum(np.abs(dx), np.abs(dy)) >= (r if r > 1 else 0)
+        out.append((r, np.stack([dx[ring], dy[ring]], axis=1)))
+    return out
+
+
+def _group_heads(ps: np.ndarray) -> np.ndarray:
+    """Start of each run of equal values in `ps` (sorted)."""
+    flag = np.empty(ps.size, dtype=bool)
+    flag[0] = True
+    np.not_equal(ps[1:], ps[:-1], out=flag[1:])
+    return flag.nonzero()[0]
+
+
+def _nearest_bucketed(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Enemies bucketed on a grid of BUCKET-tile cells. Each shooter searches the 3x3 cells around
+    its own, then ring after ring further out while an enemy in an unsearched cell could still be
+    nearer than its best find and within its reach. In a melee the nearest enemy is a cell away, so
+    the cost follows units x local density instead of units squared."""
+    cs = BUCKET
+    ex, ey = w.x[e], w.y[e]
+    cols = int(max(ex.max(), w.x[a].max()) // cs) + 1
+    rows = int(max(ey.max(), w.y[a].max()) // cs) + 1
+    e_cell = (ey // cs).astype(np.int64) * cols + (ex // cs).astype(np.int64)
+    order = e_cell.argsort(kind="stable")
+    counts = np.bincount(e_cell, minlength=rows * cols)
+    starts = counts.cumsum() - counts
+    acx, acy = (w.x[a] // cs).astype(np.int64), (w.y[a] // cs).astype(np.int64)
+    horizon = reach + w.size[e].max()          # no valid enemy lies farther than this
+    best_d2 = np.full(a.size, np.inf, dtype=np.float32)
+    best = np.full(a.size, e.size, dtype=np.int64)      # position in `e`; e.size = none
+    live = (_enemies_around(ex, ey, w.x[a], w.y[a], float(horizon.max()))).nonzero()[0]
+    for r, ring in _rings(int(horizon.max() // cs) + 1):
+        nx = acx[live][:, None] + ring[None, :, 0]
+        ny = acy[live][:, None] + ring[None, :, 1]
+        inside = (nx >= 0) & (nx < cols) & (ny >= 0) & (ny < rows)
+        nb = np.where(inside, ny * cols + nx, 0).ravel()
+        lens = np.where(inside.ravel(), counts[nb], 0)
+        total = int(lens.sum())
+        if total:
+            # pair k: shooter live[ps[k]] with the enemy at position pe[k] of `e`, grouped by shooter
+            ps = np.repeat(np.repeat(np.arange(live.size), ring.shape[0]), lens)
+            pe = order[np.repeat(starts[nb] - (lens.cumsum() - lens), lens) + np.arange(total)]
+            sa, se = a[live[ps]], e[pe]
+            dx = w.x[sa].astype(np.float32) - w.x[se].astype(np.float32)
+            dy = w.y[sa].astype(np.float32) - w.y[se].astype(np.float32)
+            d2 = dx * dx + dy * dy
+            ok = _valid(w, sa, reach[live[ps]], se, d2)
+            if np.count_nonzero(ok):
+                ps, pe, d2 = ps[ok], pe[ok], d2[ok]
+                head = _group_heads(ps)
+                near = np.minimum.reduceat(d2, head)
+                # among the nearest, the lowest id (position in `e`, which is in id order)
+                tie = np.where(d2 == np.repeat(near, np.diff(head, append=ps.size)), pe, e.size)
+                low = np.minimum.reduceat(tie, head)
+                who = live[ps[head]]
+                better = (near < best_d2[who]) | ((near == best_d2[who]) & (low < best[who]))
+                best_d2[who[better]], best[who[better]] = near[better], low[better]
+        # every enemy closer than r cells' width has been seen (less a margin for float32 rounding)
+        covered = r * cs - 1e-3
+        done = (best_d2[live] < np.float32(covered * covered)) | (horizon[live] < covered)
+        live = live[~done]
+        if not live.size:
+            break
+    return np.where(best < e.size, e[np.minimum(best, e.size - 1)], -1)

@@ -43,9 +43,12 @@ class Vision:
             if mine.size:
                 cells = (w.y[mine].astype(np.int64) + pad) * pw + w.x[mine].astype(np.int64) + pad
                 radii = np.rint(w.sight[mine]).astype(np.int64)
-                keys = np.unique(radii * (1 << 24) + cells)
+                keys = np.sort(radii * (1 << 24) + cells)
+                first = np.ones(keys.size, dtype=bool)     # distinct (radius, cell) pairs, like np.unique
+                np.not_equal(keys[1:], keys[:-1], out=first[1:])
+                keys = keys[first]
                 radii, cells = keys >> 24, keys & ((1 << 24) - 1)
-                for r in np.unique(radii):
+                for r in sorted(set(radii.tolist())):
                     dy, dx = _disc(int(r))
                     c = cells[radii == r]
                     grid[(c[:, None] + (dy * pw + dx)[None, :]).ravel()] = True

@@ -74,7 +74,8 @@ def terminates(ctx: CheckContext) -> tuple[bool, str]:
     errors = [r for r in ctx.runs if not r.ok]
     if errors:
         return False, f"{len(errors)} run(s) failed: {errors[0].error}"
-    by_self = [r for r in ctx.runs if r.ended_by in ("condition", "rule")]
+    # "decided": stopped once the game's own verdict had settled the player's outcome
+    by_self = [r for r in ctx.runs if r.ended_by in ("condition", "rule", "decided")]
     if not by_self:
         return False, "no run ended by the game's own win/loss conditions (all hit the time limit)"
     return True, f"{len(by_self)}/{len(ctx.runs)} runs ended by the game's own conditions"
@@ -115,16 +116,26 @@ def reference_wins(ctx: CheckContext) -> tuple[bool, str]:
 
 
 def determinism(ctx: CheckContext) -> tuple[bool, str]:
+    """Same level and seed, same trace: a replayed prefix (or a whole repeated run) must hash the same."""
+    replayed = [r for r in ctx.runs if r.ok and r.replay_prefix_hash]
+    bad = []
+    for r in replayed:
+        if r.replay_prefix_hash != r.prefix_hash:
+            failed = r.replay_prefix_hash.startswith("replay failed")
+            bad.append(f"{r.policy} seed {r.seed}: {r.replay_prefix_hash if failed else 'different trace hashes'}")
     seen: dict[tuple[str, int], set[str]] = {}
     for r in ctx.runs:
         if r.ok:
             seen.setdefault((r.policy, r.seed), set()).add(r.trace_hash)
     repeated = {k: v for k, v in seen.items() if sum(1 for r in ctx.runs if (r.policy, r.seed) == k) > 1}
-    if not repeated:
+    bad += [f"{p} seed {s}: different trace hashes" for (p, s), v in repeated.items() if len(v) > 1]
+    if not replayed and not repeated:
         return False, "no repeated run to compare"
-    bad = [k for k, v in repeated.items() if len(v) > 1]
-    return not bad, (f"different trace hashes for {bad}" if bad else
-                     f"repeated runs give identical trace hashes ({', '.join(f'{p} seed {s}' for p, s in repeated)})")
+    if bad:
+        return False, "; ".join(bad)
+    same = [f"{r.policy} seed {r.seed} replayed for its first {r.prefix_t:g} s" for r in replayed]
+    same += [f"{p} seed {s} run twice" for p, s in repeated]
+    return True, "identical trace hashes: " + ", ".join(same)
 
 
 def requirement_evidence(ctx: CheckContext) -> tuple[bool, str]:

@@ -24,6 +24,7 @@ class RunContext:
         self.analyst = Analyst(self.client)
         self.pm = PM(self.client)
         self._kb = None
+        self._validation_cache = None
 
     @property
     def kb(self):
@@ -32,6 +33,14 @@ class RunContext:
 
             self._kb = KnowledgeBase(self.kb_root)
         return self._kb
+
+    @property
+    def validation_cache(self):
+        if self._validation_cache is None:
+            from genesis.validation_cache import ValidationCache, cache_root
+
+            self._validation_cache = ValidationCache(cache_root(self.kb_root))
+        return self._validation_cache
 
     def say(self, stage: str, message: str) -> None:
         if self.progress:

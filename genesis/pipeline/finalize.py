@@ -28,6 +28,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "stages": state.get("verdicts", {}),
         "decisions": state.get("decisions", []),
         "simulation_runs": state.get("runs", []),
+        "validation_simulations": state.get("simulation", []),
         "requirements": state.get("evidence", []),
         "visual_review": state.get("visual", {}),
         "assumptions": (state.get("brief") or {}).get("assumptions", []),

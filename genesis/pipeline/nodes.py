@@ -18,13 +18,15 @@ from genesis.models import GDD, Brief, Clarification, Concepts, RuleArtifact, Ve
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.pm_bounds import bound_decision
-from genesis.simulate import SimJob, SimRun, run_many, run_parallel, run_rule_tests_job
+from genesis.simulate import SimJob, SimRun, generation_processes, run_parallel, run_rule_tests_job
+from genesis.validation_cache import run_cached
 
 STAGE_BUDGET = 3
 TOTAL_BUDGET = 8
 FAST_TRACK_MIN_SCORE = 0.55
 REFERENCE_SEEDS = (0, 1, 2)
 IDLE_SEEDS = (0, 1)
+DETERMINISM_PREFIX_S = 60.0   # game seconds of the first reference game replayed
 
 
 def signature(concepts: dict | Concepts) -> str:
@@ -220,6 +222,7 @@ class Nodes:
                 {"tests": [t.model_dump(mode="json", exclude_none=True) for t in a.tests]}, sort_keys=False))
             dirs.append(str(d))
         results = run_parallel(run_rule_tests_job, dirs, timeout_s=120,
+                               workers=int(state["options"].get("sim_processes") or generation_processes()),
                                on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
                                                       "error": "rule tests killed after 120 s"}])
         rule_tests = {a.id: r for a, r in zip(arts, results)}
@@ -254,16 +257,29 @@ class Nodes:
         ctx = CheckContext(gdd=gdd, level=state["level"], level_path=level_path)
         schema_ok = run_criteria("level", [c for c in rubric.criteria if c.kind == "check:schema"], ctx)[0].passed
         runs: list[SimRun] = []
+        sim_record: list[dict] = []
         if schema_ok:
             self.ctx.say("level", "running full simulations (reference and idle policies)")
             frames_dir = self.out / "frames"
             for old in frames_dir.glob("*.png") if frames_dir.exists() else []:
                 old.unlink()
+            prefix_s = min(DETERMINISM_PREFIX_S, gdd.time_limit)
             jobs = [SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", frames_dir=str(frames_dir),
-                           gif_path=str(self.out / "replay.gif"), replay_path=str(self.out / "replay.json"))]
-            jobs += [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS]
+                           gif_path=str(self.out / "replay.gif"), replay_path=str(self.out / "replay.json"),
+                           prefix_s=prefix_s)]
+            jobs += [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS[1:]]
             jobs += [SimJob(str(level_path), s, "idle") for s in IDLE_SEEDS]
-            runs = run_many(jobs, timeout_s=float(state["options"].get("sim_timeout", 180)))
+            # determinism: a second run of the first game's opening must leave the same trace
+            jobs.append(SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", prefix_s=prefix_s, prefix_only=True))
+            opts = state["options"]
+            cache = self.ctx.validation_cache
+            hits, t_sim = cache.stats.hits, time.perf_counter()
+            runs = run_cached(jobs, cache, workers=int(opts.get("sim_processes") or generation_processes()),
+                              timeout_s=float(opts.get("sim_timeout", 180)))
+            sim_record = [{"wall_s": round(time.perf_counter() - t_sim, 3), "runs": len(runs),
+                           "cache_hits": cache.stats.hits - hits}]
+            replay = runs.pop()
+            runs[0].replay_prefix_hash = replay.prefix_hash if replay.ok else f"replay failed: {replay.error}"
             ctx.runs = runs
             from engine.maps import load_map
             from engine.schema.level import MapRef
@@ -278,6 +294,7 @@ class Nodes:
                           unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
         self._save_traces(runs)
         return {"verdicts": {"level": verdict.model_dump(mode="json")}, "runs": [r.summary() for r in runs],
+                "simulation": sim_record,
                 "evidence": ctx.evidence, "visual": ctx.visual.model_dump(mode="json") if ctx.visual else {},
                 "route": "gate_level", "stage_times": self._timed("level_validate", t0)}
 

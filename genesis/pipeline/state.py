@@ -37,6 +37,7 @@ class PipelineState(TypedDict, total=False):
     feedback: Annotated[list[dict], operator.add]   # the run's feedback log F
     decisions: Annotated[list[dict], operator.add]
     runs: list[dict]
+    simulation: Annotated[list[dict], operator.add]   # per validation: wall time and cache use of its runs
     evidence: list[dict]
     visual: dict
     stage_times: Annotated[dict[str, float], add_times]

@@ -34,6 +34,11 @@ def test_two_fronts_playable_with_evidence_then_similar_query_fast_tracks(tmp_pa
     assert second.validation["fast_tracked"] is True
     assert second.validation["kb_match"]["id"] == v["evolution"]["committed"]["gdd"]
     assert "gdd" not in second.validation["stages"]  # stages 2 and 3 were skipped
+    # the fast-tracked level simulates like the stored one, so its verified runs come from the cache
+    assert not any(r["cached"] for r in v["simulation_runs"])
+    assert all(r["cached"] for r in second.validation["simulation_runs"])
+    assert list((second.out_dir / "frames").glob("*.png")) and (second.out_dir / "replay.gif").exists()
+    assert (second.out_dir / "replay.json").exists() and (second.out_dir / "frames" / "frames.json").exists()
 
 
 @pytest.mark.parametrize("query", ["", "   \n\t ", "x" * 20_000])

@@ -1,0 +1,158 @@
+"""Memoised validation simulations: the engine is deterministic, so a run is a pure function of
+what it simulates.
+
+An entry is keyed by the level as the engine loads it (minus the generator stamp, which no system
+reads), the hash of each rule script, the engine version (a digest of the engine's own code and
+data, so any change to it misses), the seed, the policy and the recording settings (frames,
+determinism prefix). Entries are zip files written to a temp file and renamed into place, so
+readers never see a torn entry; an entry that cannot be read is ignored and rewritten.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from engine.replay_media import FRAME_INDEX
+from genesis.fileio import atomic_write_bytes
+from genesis.simulate import DEFAULT_TIMEOUT_S, SimJob, SimRun, run_many
+
+FORMAT = 2
+ENGINE_ROOT = Path(__file__).resolve().parent.parent / "engine"
+ENGINE_SUFFIXES = (".py", ".lua", ".yaml", ".yml", ".json")
+
+
+def cache_root(kb_root: Path | str | None) -> Path:
+    """Where validation runs are memoised: beside the knowledge base the run uses."""
+    from genesis.kb.store import DEFAULT_ROOT
+
+    kb = Path(kb_root or os.environ.get("GENESIS_KB_DIR") or DEFAULT_ROOT).resolve()
+    return kb.parent / ".genesis" / "validation-cache"
+
+
+@lru_cache(maxsize=1)
+def engine_version() -> str:
+    """Digest of every source and data file of the engine package."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in ENGINE_ROOT.rglob("*") if p.suffix in ENGINE_SUFFIXES and p.is_file()):
+        h.update(path.relative_to(ENGINE_ROOT).as_posix().encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def level_fingerprint(level_path: str | Path) -> dict[str, Any]:
+    """What a simulation of the level depends on besides the engine: the loaded config, map and
+    rule scripts (each by hash). Raises EngineError for a level that does not load."""
+    from engine import load_level
+
+    level = load_level(level_path)
+    config = level.config.model_dump(mode="json")
+    (config.get("metadata") or {}).pop("generator", None)
+    return {"config": config, "map": level.map.model_dump(mode="json"),
+            "rules": {rid: hashlib.sha256(src.encode()).hexdigest() for rid, src in sorted(level.rule_sources.items())}}
+
+
+def job_key(fingerprint: dict[str, Any], job: SimJob) -> str:
+    spec = {"format": FORMAT, "engine": engine_version(), "level": fingerprint, "seed": job.seed,
+            "policy": job.policy, "frames": bool(job.frames_dir), "gif": bool(job.gif_path), "replay": bool(job.replay_path),
+            "prefix_s": job.prefix_s, "prefix_only": job.prefix_only}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass
+class CacheStats:
+    hits: int = 0
+    misses: int = 0
+    corrupt: int = 0
+
+
+class ValidationCache:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.stats = CacheStats()
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.zip"
+
+    def get(self, key: str, job: SimJob) -> SimRun | None:
+        """The stored run for `key` with its frames and GIF restored where `job` wants them, or None."""
+        path = self._path(key)
+        if not path.exists():
+            self.stats.misses += 1
+            return None
+        try:
+            with zipfile.ZipFile(path) as zf:
+                data = json.loads(zf.read("run.json"))
+                if data.get("format") != FORMAT or data.get("key") != key:
+                    raise ValueError("entry does not match its key")
+                run = SimRun.from_json(data["run"])
+                files = {name: zf.read(name) for name in zf.namelist() if name != "run.json"}
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, zipfile.LargeZipFile):
+            self.stats.corrupt += 1
+            self.stats.misses += 1
+            return None
+        frames = []
+        for name, blob in sorted(files.items()):
+            if name.startswith("frames/") and job.frames_dir:
+                target = Path(job.frames_dir) / Path(name).name
+                atomic_write_bytes(target, blob)
+                if target.suffix == ".png":       # the frame index is restored, not listed
+                    frames.append(str(target))
+            elif name == "replay.gif" and job.gif_path:
+                atomic_write_bytes(job.gif_path, blob)
+            elif name == "replay.json" and job.replay_path:
+                atomic_write_bytes(job.replay_path, blob)
+        run.frames, run.cached = frames, True
+        self.stats.hits += 1
+        return run
+
+    def put(self, key: str, run: SimRun, job: SimJob) -> None:
+        """Store a finished run (never a failed or killed one: those may depend on the machine)."""
+        if not run.ok or run.cached:
+            return
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
+            zf.writestr("run.json", json.dumps({"format": FORMAT, "key": key, "run": run.to_json()}))
+            for frame in run.frames:
+                zf.write(frame, f"frames/{Path(frame).name}")
+            index = Path(job.frames_dir or "") / FRAME_INDEX
+            if job.frames_dir and index.exists():
+                zf.write(index, f"frames/{FRAME_INDEX}")
+            for path, name in ((job.gif_path, "replay.gif"), (job.replay_path, "replay.json")):
+                if path and Path(path).exists():
+                    zf.write(path, name)
+        atomic_write_bytes(self._path(key), buf.getvalue())
+
+
+def run_cached(jobs: list[SimJob], cache: ValidationCache | None, *, workers: int,
+               timeout_s: float = DEFAULT_TIMEOUT_S) -> list[SimRun]:
+    """`run_many`, answering from `cache` what it already holds and storing what it simulates."""
+    if cache is None:
+        return run_many(jobs, workers=workers, timeout_s=timeout_s)
+    from engine.errors import EngineError
+
+    prints: dict[str, dict | None] = {}
+    keys: list[str | None] = []
+    for job in jobs:
+        if job.level_path not in prints:
+            try:
+                prints[job.level_path] = level_fingerprint(job.level_path)
+            except EngineError:           # the run reports why the level does not load
+                prints[job.level_path] = None
+        fp = prints[job.level_path]
+        keys.append(job_key(fp, job) if fp is not None else None)
+    runs: list[SimRun | None] = [cache.get(k, j) if k else None for k, j in zip(keys, jobs)]
+    todo = [i for i, r in enumerate(runs) if r is None]
+    for i, run in zip(todo, run_many([jobs[i] for i in todo], workers=workers, timeout_s=timeout_s)):
+        runs[i] = run
+        if keys[i]:
+            cache.put(keys[i], run, jobs[i])
+    return runs
