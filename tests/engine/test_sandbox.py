@@ -1,5 +1,7 @@
 """LuaSandbox: every known escape route ends in a clean RuleScriptError and leaves the
 process (and other sandboxes) working."""
+import time
+
 import pytest
 
 from engine.errors import RuleScriptError
@@ -133,11 +135,38 @@ def test_nested_calls_do_not_refill_the_budget():
         sb.call("f")
 
 
-def test_wall_clock_backstop():
-    slow = lambda: __import__("time").sleep(0.002)  # noqa: E731 - stands in for slow C work
+def test_wall_clock_backstop_says_machine_overloaded():
+    slow = lambda: __import__("time").sleep(0.002)  # noqa: E731 - a process that gets no CPU
     err, _ = fails("function f() while true do sleep() end end", api={"sleep": slow},
                    instruction_budget=10**12, wall_clock_s=0.05)
-    assert "wall-clock limit" in err.message
+    assert err.message.startswith("machine overloaded")
+
+
+def test_cpu_time_backstop_for_work_no_counter_sees():
+    def burn():  # stands in for C work instruction counting cannot see
+        end = time.thread_time() + 0.002
+        while time.thread_time() < end:
+            pass
+
+    err, _ = fails("function f() while true do burn() end end", api={"burn": burn},
+                   instruction_budget=10**12, cpu_s=0.05, wall_clock_s=60)
+    assert err.message == "CPU-time limit (0.05 s per call) exceeded"
+    err, _ = fails("function f() while true do burn() end end", api={"burn": burn},
+                   instruction_budget=10**12, cpu_s=10, run_cpu_s=0.05, wall_clock_s=60)
+    assert err.message == "CPU-time limit per run (0.05 s) exceeded"
+
+
+def test_run_budget_spans_calls():
+    sb = make("function f() local s = 0 for i = 1, 20000 do s = s + i end return s end",
+              run_budget=1_000_000)
+    calls = 0
+    with pytest.raises(RuleScriptError, match=r"instruction budget per run \(1000000\) exceeded"):
+        for _ in range(1000):
+            sb.call("f")
+            calls += 1
+    assert 10 <= calls < 40
+    with pytest.raises(RuleScriptError, match="per run"):  # spent for good
+        sb.call("f")
 
 
 # ---------------------------------------------------------------- stack and memory
