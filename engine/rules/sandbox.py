@@ -578,7 +578,7 @@ class LuaSandbox:
 
     def pattern_cost(self, pattern: str, subject_len: int, anchored: bool = False, repeats: int = 1) -> float:
         """The sandbox's worst-case matcher steps for a pattern call (what it refuses and charges)."""
-        return self._pattern_cost(pattern, subject_len, anchored, repeats)
+        return self.call(self._pattern_cost, pattern, subject_len, anchored, repeats)
 
     # ------------------------------------------------------------------ clocks (backstops only)
     def _arm_clocks(self, now_cpu: float) -> None:
