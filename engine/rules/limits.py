@@ -10,7 +10,7 @@ run the script at all.
 from __future__ import annotations
 
 CALL_BUDGET = 2_000_000          # instructions per callback (on_start, a timer, an event)
-RUN_BUDGET = 100_000_000         # instructions per script over a whole run
+RUN_BUDGET = 50_000_000          # instructions per script over a whole run (the KB rules use ~10k)
 MEMORY_MB = 32                   # heap of one script's Lua runtime
 CALL_CPU_S = 2.0                 # CPU-time backstop per callback
 RUN_CPU_S = 20.0                 # CPU-time backstop per script over a whole run
@@ -22,6 +22,7 @@ MAX_PATTERN_WORK = 5e7           # worst-case matcher steps one pattern call may
 PATTERN_STEPS_PER_INSTRUCTION = 16   # matcher steps charged as one instruction
 BYTES_PER_INSTRUCTION = 16       # bytes a C string/table function handles per charged instruction
 MAX_TABLE_LEN = 1 << 22          # longest table the shifting table functions accept
+CALL_COST = 1_000                # instructions charged to the run budget per callback (the host's call overhead)
 API_CALL_COST = 64               # instructions charged per rule API call
 API_ITEM_COST = 4                # ... plus this per value converted between Lua and Python
 OUTPUT_LIMIT = 1 << 20           # bytes log/message/mark/print together may receive per run

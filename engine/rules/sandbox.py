@@ -53,7 +53,7 @@ _OTHER_CHUNK = re.compile(r'^\[string "[^"]*"\]:\d+: ')  # positions inside the 
 # from the script only through the functions it deliberately puts into `env`.
 _BOOTSTRAP = r"""
 local script_source, interval, budget, run_budget, clock_check, budget_msg, run_budget_msg, memory_msg,
-      MAX_STRING, MAX_PATTERN, MAX_WORK, STEPS_PER_INSTR, BYTES_PER_INSTR, MAX_TABLE_LEN = ...
+      MAX_STRING, MAX_PATTERN, MAX_WORK, STEPS_PER_INSTR, BYTES_PER_INSTR, MAX_TABLE_LEN, CALL_COST = ...
 
 local sethook, getinfo = debug.sethook, debug.getinfo
 local co_create, co_resume, co_close, running = coroutine.create, coroutine.resume, coroutine.close, coroutine.running
@@ -155,6 +155,7 @@ end
 -- call nested inside another one (an API function calling back into the script).
 local function enter(fresh, fn, ...)
   if fresh then remaining = budget end
+  run_left = run_left - CALL_COST  -- the call itself costs the host about this much
   if run_left <= 0 then return false, run_budget_msg, false end
   if type(fn) == "string" then
     local f = rawget(env, fn)
@@ -445,7 +446,7 @@ env.string, env.table, env.math, env.utf8, env.coroutine = sstring, stable, smat
 env.unpack = stable.unpack
 env._G = env
 
-return S, env, enter, compile, wrap_api, hook, pattern_cost
+return S, env, enter, compile, wrap_api, hook, pattern_cost, function() return run_budget - run_left end
 """
 
 # A print() for scripts: formats like Lua's print, then goes through the output cap.
@@ -512,11 +513,11 @@ class LuaSandbox:
         self._table_from = lua.table_from
         self._hook_interval = min(HOOK_INTERVAL, max(1, instruction_budget))
         try:
-            state, env, enter, compile_, wrap_api, self._hook, self._pattern_cost = lua.execute(
+            state, env, enter, compile_, wrap_api, self._hook, self._pattern_cost, self._spent = lua.execute(
                 _BOOTSTRAP, "=" + name, self._hook_interval, instruction_budget, run_budget, self._clock_check,
                 "instruction budget exceeded", f"instruction budget per run ({run_budget}) exceeded", self._mem_msg,
                 MAX_STRING, MAX_PATTERN, MAX_PATTERN_WORK, limits.PATTERN_STEPS_PER_INSTRUCTION,
-                limits.BYTES_PER_INSTRUCTION, MAX_TABLE_LEN)
+                limits.BYTES_PER_INSTRUCTION, MAX_TABLE_LEN, limits.CALL_COST)
         except lua54.LuaMemoryError:
             raise RuleScriptError(name, self._mem_msg) from None
         self._state, self._env, self._enter = state, env, enter
@@ -575,6 +576,11 @@ class LuaSandbox:
             value = result[1]
             return value if value.__class__ is not _LuaTable else self._to_py_checked(value)
         return tuple(self._to_py_checked(v) for v in result[1:])
+
+    @property
+    def instructions_used(self) -> int:
+        """Instructions (and charged work) this script spent so far in the run."""
+        return int(self._spent())
 
     def pattern_cost(self, pattern: str, subject_len: int, anchored: bool = False, repeats: int = 1) -> float:
         """The sandbox's worst-case matcher steps for a pattern call (what it refuses and charges)."""
