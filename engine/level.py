@@ -230,9 +230,9 @@ def _read_rules(config: LevelConfig, root: Path, roots: list[Path], problems: li
     for ri, rule in enumerate(config.rules):
         where = f"rules.{ri}.script"
         try:
-            if not rule.script.endswith(".lua"):
-                raise LevelError(f"{where}: a rule script must be a .lua file, got {rule.script!r}")
             path = _confine(Path(rule.script), root, roots, where, "rule script")
+            if path.suffix != ".lua":
+                raise LevelError(f"{where}: a rule script must be a .lua file, got {rule.script!r}")
             sources[rule.id] = read_text(path, "rule script", MAX_SCRIPT_BYTES)
         except LevelError as err:
             problems.append(str(err) if str(err).startswith(where) else f"{where}: {err}")
