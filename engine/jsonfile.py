@@ -6,6 +6,7 @@ quotes none of the file's content.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,8 @@ def read_json(path: Path, what: str, max_bytes: int) -> Any:
 
 
 def check_depth(data: Any, where: str, limit: int = MAX_DEPTH) -> None:
-    """LevelError when lists/dicts nest deeper than `limit` (checked without recursion)."""
+    """LevelError when lists/dicts nest deeper than `limit` (checked without recursion) or a number
+    is NaN or infinite (a parsed YAML or dict level can hold them)."""
     stack = [(data, 1)]
     while stack:
         value, depth = stack.pop()
@@ -56,6 +58,8 @@ def check_depth(data: Any, where: str, limit: int = MAX_DEPTH) -> None:
         elif isinstance(value, (list, tuple)):
             children = value
         else:
+            if isinstance(value, float) and not math.isfinite(value):
+                raise LevelError(f"{where}: {value} is not a finite number")
             continue
         if depth > limit:
             raise LevelError(f"{where}: nested deeper than {limit} levels")

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import copy
+import itertools
 import json
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -32,9 +34,9 @@ from typing import Any
 
 import yaml
 
-from engine.errors import EngineError, clean_text
+from engine.errors import EngineError, LevelError, clean_text
 from engine.expect import ExpectationResult, evaluate, validate
-from engine.jsonfile import check_depth, read_text
+from engine.jsonfile import MAX_DEPTH, check_depth, read_text
 
 MAX_TEST_FILE_BYTES = 1 << 20
 LOAD_FAILURE = "load tests"     # the name of the result that stands for an unreadable test file
@@ -52,6 +54,7 @@ class RuleTestResult:
     expectations: list[ExpectationResult] = field(default_factory=list)
     outcome: dict = field(default_factory=dict)
     seconds: float = 0.0
+    bad_input: bool = False     # the test's level (or the rule folder) is malformed, not the rule's behaviour
 
     def to_dict(self) -> dict:
         return {"name": self.name, "passed": self.passed, "details": self.details, "error": self.error,
@@ -94,7 +97,10 @@ def load_tests(rule_dir: Path) -> list[dict]:
 def _load_yaml(path: Path) -> object:
     """A YAML file of the rule folder: size-capped UTF-8, nesting-checked (ValueError otherwise)."""
     try:
-        data = yaml.safe_load(read_text(path, path.name, MAX_TEST_FILE_BYTES))
+        text = read_text(path, path.name, MAX_TEST_FILE_BYTES)
+        if _bracket_depth(text) > 2 * MAX_DEPTH:  # PyYAML recurses per level: refuse before parsing
+            raise ValueError(f"{path}: nested deeper than {2 * MAX_DEPTH} levels")
+        data = yaml.safe_load(text)
         check_depth(data, str(path))
     except EngineError as err:
         raise ValueError(str(err)) from None
@@ -103,6 +109,13 @@ def _load_yaml(path: Path) -> object:
     except RecursionError:
         raise ValueError(f"{path}: nested too deeply") from None
     return data
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest nesting of [ and { in `text` outside simple quoted strings (an upper estimate)."""
+    brackets = re.sub(r"[^\[\]{}]", "", re.sub(r"\"[^\"\n]*\"|'[^'\n]*'", "", text))
+    steps = (1 if c in "[{" else -1 for c in brackets)
+    return max(itertools.accumulate(steps, initial=0))
 
 
 def rule_id_of(rule_dir: Path) -> str:
@@ -136,7 +149,8 @@ def run_rule_test(case: dict, rule_id: str, script: Path, base_dir: Path) -> Rul
         result = sim.run(until=case.get("until"))
     except Exception as err:  # a broken rule or level must fail its test, not crash the harness
         text = clean_text(f"{type(err).__name__}: {err}", 2000)
-        return RuleTestResult(name, False, [f"error: {text}"], error=text, seconds=time.perf_counter() - started)
+        return RuleTestResult(name, False, [f"error: {text}"], error=text, seconds=time.perf_counter() - started,
+                              bad_input=isinstance(err, LevelError))
     map_size = (level.map.width, level.map.height)
     checks = evaluate(case["expect"], result, map_size=map_size)
     outcome = _outcome(result)
@@ -158,7 +172,7 @@ def run_rule_tests(rule_dir: Path, *, script_path: Path | None = None) -> list[R
         rule_id = rule_id_of(rule_dir)
     except (OSError, ValueError) as err:
         text = clean_text(err, 2000)
-        return [RuleTestResult(LOAD_FAILURE, False, [text], error=text)]
+        return [RuleTestResult(LOAD_FAILURE, False, [text], error=text, bad_input=True)]
     return [run_rule_test(case, rule_id, script, rule_dir) for case in tests]
 
 
@@ -191,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     for rule_dir in args.rule_dirs:
         results = run_rule_tests(rule_dir, script_path=args.script)
         all_passed &= all(r.passed for r in results)
-        bad_input |= any(r.name == LOAD_FAILURE for r in results)
+        bad_input |= any(r.bad_input for r in results)
         report[str(rule_dir)] = [r.to_dict() for r in results]
         if not args.json:
             for r in results:
@@ -202,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2, default=str))
     if bad_input:
-        print("error: a rule folder's test file could not be loaded (see above)", file=sys.stderr)
+        print("error: a rule folder's test file or a test's level is malformed (see above)", file=sys.stderr)
         return 2
     return 0 if all_passed else 1
 
