@@ -84,9 +84,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from engine.bench import run_bench
+    from engine.bench import run_bench, sandbox_kill_latencies
 
-    figures = run_bench(quick=args.quick)
+    figures = {**run_bench(quick=args.quick), **sandbox_kill_latencies()}
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
