@@ -64,6 +64,22 @@ def _callback(fn: Any, what: str) -> Any:
     return fn
 
 
+def _check_data(value: Any, what: str) -> None:
+    """`value` holds only strings, numbers, booleans and tables of them (a function's printed
+    address would differ from run to run and make the trace nondeterministic)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif v is not None and not isinstance(v, (str, int, float, bool)):
+            raise ValueError(f"{what} must hold only strings, numbers, booleans and tables, got {_show(v)}")
+        elif isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"{what} must hold only finite numbers, got {v}")
+
+
 def _show(v: Any) -> str:
     """A short description of a script value for an error message."""
     lua_type = lua54.lua_type(v)
@@ -344,6 +360,7 @@ class RuleRuntime:
 
         def log(name, fields=None):
             name = _text(name, "log name")
+            _check_data(fields, "log fields")
             if fields is not None and not isinstance(fields, (dict, list)):
                 fields = {"value": fields}
             sim.trace.add(sim.time, "rule_log", rule=rule.id, name=name, fields=fields or {})

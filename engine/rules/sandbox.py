@@ -277,7 +277,25 @@ sstring.rep = function(s, n, sep)
   end
   return s_rep(s, n, sep)
 end
-sstring.format = linear(function(...) return (result_check("format", s_format(...))) end)
+-- Addresses ("table: 0x55d4...") differ from run to run: a value without a __tostring prints as
+-- its type alone, and format's %p is refused, so nothing a script writes depends on the allocator.
+local function safe_tostring(v)
+  local t = type(v)
+  if t == "table" or t == "function" or t == "thread" or t == "userdata" then
+    local mt = raw_getmetatable(v)
+    if not (mt and (rawget(mt, "__tostring") ~= nil or rawget(mt, "__name") ~= nil)) then return t end
+  end
+  return tostring(v)
+end
+sstring.format = linear(function(fmt, ...)
+  if type(fmt) == "string" and s_find(fmt, "%%[-+ #0]*%d*%.?%d*p") then fail("string.format: %p is not allowed") end
+  local args = t_pack(...)
+  for i = 1, args.n do
+    local t = type(args[i])
+    if t ~= "string" and t ~= "number" then args[i] = safe_tostring(args[i]) end
+  end
+  return (result_check("format", s_format(fmt, t_unpack(args, 1, args.n))))
+end)
 
 -- The string metatable is how `("x"):rep(...)` reaches the library: point it at the safe
 -- table and protect it so getmetatable("") cannot reach or change the real one.
@@ -408,7 +426,7 @@ for _, k in ipairs{"error", "ipairs", "next", "rawequal", "rawget", "rawlen", "r
 end
 env.pairs = sorted_pairs
 env.tonumber = linear(tonumber)
-env.tostring = tostring
+env.tostring = safe_tostring
 env.select = function(n, ...)
   charge(select("#", ...) / BYTES_PER_INSTR + 1)
   return select(n, ...)
@@ -446,13 +464,14 @@ env.string, env.table, env.math, env.utf8, env.coroutine = sstring, stable, smat
 env.unpack = stable.unpack
 env._G = env
 
-return S, env, enter, compile, wrap_api, hook, pattern_cost, function() return run_budget - run_left end
+return S, env, enter, compile, wrap_api, hook, pattern_cost, function() return run_budget - run_left end,
+       safe_tostring
 """
 
 # A print() for scripts: formats like Lua's print, then goes through the output cap.
 _PRINT = r"""
-local out = ...
-local select, tostring, concat = select, tostring, table.concat
+local out, tostring = ...
+local select, concat = select, table.concat
 return function(...)
   local parts = {}
   for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
@@ -513,7 +532,8 @@ class LuaSandbox:
         self._table_from = lua.table_from
         self._hook_interval = min(HOOK_INTERVAL, max(1, instruction_budget))
         try:
-            state, env, enter, compile_, wrap_api, self._hook, self._pattern_cost, self._spent = lua.execute(
+            (state, env, enter, compile_, wrap_api, self._hook, self._pattern_cost, self._spent,
+             safe_tostring) = lua.execute(
                 _BOOTSTRAP, "=" + name, self._hook_interval, instruction_budget, run_budget, self._clock_check,
                 "instruction budget exceeded", f"instruction budget per run ({run_budget}) exceeded", self._mem_msg,
                 MAX_STRING, MAX_PATTERN, MAX_PATTERN_WORK, limits.PATTERN_STEPS_PER_INSTRUCTION,
@@ -528,7 +548,8 @@ class LuaSandbox:
         for api_name, fn in api.items():
             env[api_name] = wrap_api(self._wrap_python(api_name, fn, api_name in output_names))
         if "print" not in api:
-            env["print"] = lua.execute(_PRINT, wrap_api(self._wrap_python("print", self.output.append, True)))
+            env["print"] = lua.execute(_PRINT, wrap_api(self._wrap_python("print", self.output.append, True)),
+                                       safe_tostring)
 
         if prelude is not None:  # trusted helpers, but run as script code: same env, budget and memory cap
             chunk, err = compile_(prelude, "=rule_lib")
