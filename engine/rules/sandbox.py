@@ -240,20 +240,23 @@ local function result_check(fname, r)
   return r
 end
 
--- A C function linear in its arguments' sizes: charged on them before it runs.
+-- A C function linear in its arguments' sizes: charged on them before it runs, `per_byte`
+-- instructions a byte (default 1 / BYTES_PER_INSTR).
 local t_pack = table.pack
-local function linear(f)
+local function linear(f, per_byte)
+  per_byte = per_byte or 1 / BYTES_PER_INSTR
   return function(...)
     local args = t_pack(...)
     local size = args.n
     for i = 1, args.n do size = size + size_of(args[i]) end
-    charge(size / BYTES_PER_INSTR + 1)
+    charge(size * per_byte + 1)
     return f(...)
   end
 end
 
 local sstring = {}
-for _, k in ipairs{"byte", "char", "lower", "reverse", "sub", "upper"} do sstring[k] = linear(string[k]) end
+for _, k in ipairs{"char", "lower", "reverse", "sub", "upper"} do sstring[k] = linear(string[k]) end
+sstring.byte = linear(string.byte, 1)  -- may push one value per byte
 sstring.len = string.len
 sstring.find = function(s, p, init, plain)
   pattern_check("find", s, p, init, plain, 1)
@@ -458,7 +461,8 @@ local smath = {}
 for k, v in pairs(math) do if k ~= "random" and k ~= "randomseed" then smath[k] = v end end
 smath.max, smath.min = linear(math.max), linear(math.min)
 local sutf8 = {charpattern = utf8.charpattern}
-for _, k in ipairs{"char", "codepoint", "len", "offset"} do sutf8[k] = linear(utf8[k]) end
+for _, k in ipairs{"char", "len", "offset"} do sutf8[k] = linear(utf8[k]) end
+sutf8.codepoint = linear(utf8.codepoint, 1)
 sutf8.codes = utf8.codes
 env.string, env.table, env.math, env.utf8, env.coroutine = sstring, stable, smath, sutf8, scoroutine
 env.unpack = stable.unpack
