@@ -497,3 +497,33 @@ def test_wrapped_library_functions_behave_normally():
         return got, ok, msg, xok, handled, first, second, table.concat(t, ','), ('%d'):rep(2, '/')
     end""")
     assert sb.call("f") == ([1, 2, 3], False, "boom", False, "handled bad", 2, 20, "1,2,3,4", "%d/%d")
+
+
+# ---------------------------------------------------------------- charged C work and fixed order
+def test_c_work_is_charged_to_the_budget():
+    # one sort of 300k numbers is ~6M comparisons in C: more than a 2M-instruction callback may spend
+    sb = make("function f() local t = {} for i = 1, 300000 do t[i] = -i end table.sort(t) end",
+              instruction_budget=2_000_000)
+    with pytest.raises(RuleScriptError, match="instruction budget exceeded") as info:
+        sb.call("f")
+    assert info.value.line == 1
+    small = make("function f() local t = {} for i = 1, 1000 do t[i] = -i end table.sort(t) return t[1] end",
+                 instruction_budget=2_000_000)
+    assert small.call("f") == -1000
+
+
+def test_pairs_visits_keys_in_a_fixed_order():
+    sb = make("""function f()
+        local t = {zeta = 1, alpha = 2, [3] = 3, [1] = 4, [true] = 5, mid = 6, [2.5] = 7}
+        local keys = {}
+        for k in pairs(t) do keys[#keys + 1] = tostring(k) end
+        return table.concat(keys, ",")
+    end""")
+    assert sb.call("f") == "1,2.5,3,alpha,mid,zeta,true"
+
+
+def test_table_error_objects_get_the_raising_line():
+    sb = make("function f()\n  local x = 1\n  error({code = x})\nend")
+    with pytest.raises(RuleScriptError) as info:
+        sb.call("f")
+    assert info.value.line == 3 and "table value" in info.value.message
