@@ -423,9 +423,17 @@ local function sorted_pairs(t)
 end
 
 ------------------------------------------------------------------ the environment
-for _, k in ipairs{"error", "ipairs", "next", "rawequal", "rawget", "rawlen", "rawset",
-                   "getmetatable", "type", "_VERSION"} do
+for _, k in ipairs{"ipairs", "next", "rawequal", "rawget", "rawlen", "rawset", "getmetatable", "type",
+                   "_VERSION"} do
   env[k] = _G[k]
+end
+-- error copies its message to prefix the position: a megabyte message raised in a pcall loop is
+-- C work like any other
+env.error = function(msg, level)
+  charge(size_of(msg) / BYTES_PER_INSTR + 1)
+  if level == nil then level = 1 end
+  if type(level) == "number" and level > 0 then level = level + 1 end
+  return error(msg, level)
 end
 env.pairs = sorted_pairs
 env.tonumber = linear(tonumber)
@@ -439,6 +447,7 @@ env.assert = function(v, ...)
   if v then return v, ... end
   if select("#", ...) == 0 then fail("assertion failed!") end
   local msg = ...
+  charge(size_of(msg) / BYTES_PER_INSTR + 1)
   if type(msg) == "string" then fail(msg) end
   error(msg, 2)
 end
