@@ -28,10 +28,9 @@ from typing import Any
 from lupa import lua54
 
 from engine.errors import RuleScriptError
-
 from engine.rules import limits
-from engine.rules.limits import (MAX_PATTERN, MAX_PATTERN_WORK, MAX_STRING, MAX_TABLE_LEN,  # noqa: F401 - re-exported
-                                 OUTPUT_LIMIT as DEFAULT_OUTPUT_LIMIT)
+from engine.rules.limits import MAX_PATTERN, MAX_PATTERN_WORK, MAX_STRING, MAX_TABLE_LEN
+from engine.rules.limits import OUTPUT_LIMIT as DEFAULT_OUTPUT_LIMIT
 
 # Count-hook period: the budget is charged in steps of this many VM instructions, and the
 # clocks are checked once per step.

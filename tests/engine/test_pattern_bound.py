@@ -61,10 +61,6 @@ def patterns(draw):
 subjects = st.text(alphabet="aab()", max_size=24)
 
 
-def lua_result(fn, s, p):
-    return fn(s, p)
-
-
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(patterns(), subjects)
 def test_estimate_bounds_find(pattern, subject):

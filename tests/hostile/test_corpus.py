@@ -116,7 +116,7 @@ def test_engine_run(tmp_path, script):
     assert code == 1, err
     assert err.startswith("error: ") and err.count("\n") == 1
     check_error(script, err[len("error: "):].strip())
-    assert "ended by: error" in out or "error" in out
+    assert "ended by: error" in out
 
 
 # ---------------------------------------------------------------- entry point 2: ruletest
