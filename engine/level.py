@@ -23,7 +23,7 @@ _TERRAIN_NAMES = {"~": "water", "#": "cliff"}
 MAX_LEVEL_BYTES = 1 << 20       # a level file; the reference levels are a few KiB
 MAX_SCRIPT_BYTES = 256 << 10    # a rule script
 MAX_START_UNITS = 4_000         # units all teams start with together
-MAX_RULES = 16                  # rule scripts per level (each gets its own Lua runtime)
+MAX_RULES = 8                   # rule scripts per level (each gets its own Lua runtime of up to 32 MiB)
 # The repository's knowledge base, whose rules levels stored in it refer to.
 _REPO_KB_RULES = Path(__file__).resolve().parent.parent / "kb" / "rules"
 
