@@ -1,6 +1,7 @@
 """Command line: `python -m engine run|bench|schema|ruletest ...`.
 
-Bad input never shows a traceback: the cause goes to stderr and the exit status is 2.
+Exit status of `run`: 0 the game ended normally, 1 it was ended by a rule-script error (printed on
+stderr), 2 bad input. Bad input never shows a traceback: a one-line cause goes to stderr.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from engine.errors import EngineError
+from engine.errors import EngineError, clean_text
 
 
 def _policy(name: str, team: int):
@@ -70,13 +71,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(with_trace=False), indent=2, default=str))
     else:
         print(result.summary())
+    if result.ended_by == "error":
+        print(f"error: {clean_text(result.error)}", file=sys.stderr)
+        return 1
     return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from engine.bench import run_bench
+    from engine.bench import run_bench, sandbox_kill_latencies
 
-    figures = run_bench(quick=args.quick)
+    figures = {**run_bench(quick=args.quick), **sandbox_kill_latencies()}
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
@@ -92,6 +96,26 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seed(text: str) -> int:
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= seed < 2**63:
+        raise argparse.ArgumentTypeError(f"must be in [0, 2**63), got {seed}")
+    return seed
+
+
+def _error(err: BaseException) -> int:
+    """Bad input: print its cause (first lines, control characters escaped) and return 2."""
+    lines = str(err).splitlines() or [type(err).__name__]
+    shown = [clean_text(line) for line in lines[:20]]
+    if len(lines) > 20:
+        shown.append(f"... and {len(lines) - 20} more line(s)")
+    print("error: " + "\n".join(shown), file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "ruletest":
@@ -102,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run a level headless and print the result")
     run.add_argument("level", type=Path)
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--seed", type=_seed, default=0)
     run.add_argument("--agent", action="append", metavar="TEAM=POLICY", help="policy for an agent team (idle, ...)")
     run.add_argument("--frames", type=Path, help="save PNG frames (regular and at key events, with frames.json) here")
     run.add_argument("--gif", type=Path, help="save an animated GIF replay, dense around key events")
@@ -118,12 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.fn(args)
-    except EngineError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except OSError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    except (EngineError, OSError) as err:
+        return _error(err)
+    except RecursionError:
+        return _error(EngineError("input nested too deeply"))
 
 
 if __name__ == "__main__":

@@ -191,3 +191,66 @@ def run_bench(quick: bool = False) -> dict:
         **_scale_figures(big, quick),
         **melee_figures(),
     }
+
+
+# --- sandbox kill latencies -----------------------------------------------------------------------
+KILL_CASES = {
+    "runaway_loop": "function f() while true do end end",
+    "memory_bomb": "function f() local t = {} for i = 1, 1e9 do t[i] = {i} end end",
+    "pattern_bomb": 'function f() string.find(string.rep("a", 1000), "a*a*a*a*a*a*a*b") end',
+    # megabyte string copies cost one instruction each: only the CPU-time backstop stops this
+    "big_concat_loop": "function f() local s = ('x'):rep(1 << 20) while true do local t = s .. s end end",
+}
+
+
+def sandbox_kill_latencies(repeats: int = 3) -> dict:
+    """Milliseconds from calling a hostile callback to its RuleScriptError (median of `repeats`), and
+    the wall time of a whole run whose rule burns 600k instructions every tick (per-run budget)."""
+    from engine.errors import RuleScriptError
+    from engine.rules.sandbox import LuaSandbox
+
+    out: dict = {}
+    n = _largest_admitted_subject("a*a*a*b")
+    cases = {**KILL_CASES,  # the C matcher's longest unmetered stretch: the worst call the limits admit
+             "pattern_at_limit": f'function f() for i = 1, 1e9 do string.find(("a"):rep({n}), "a*a*a*b") end end'}
+    out["pattern_at_limit_subject"] = n
+    for name, source in cases.items():
+        times, message = [], ""
+        for _ in range(1 if name == "big_concat_loop" else repeats):
+            box = LuaSandbox("bench.lua", source, {})
+            start = time.perf_counter()
+            try:
+                box.call("f")
+                message = "not stopped"
+            except RuleScriptError as err:
+                message = err.message
+            times.append(1000 * (time.perf_counter() - start))
+        out[f"kill_ms_{name}"] = round(statistics.median(times), 1)
+        out[f"kill_reason_{name}"] = message
+    out["per_run_budget_run_s"] = _per_tick_loop_run_s()
+    return out
+
+
+def _largest_admitted_subject(pattern: str) -> int:
+    """The longest subject of 'a's one call of string.find(subject, pattern) may get."""
+    from engine.rules import limits
+    from engine.rules.sandbox import LuaSandbox
+
+    box = LuaSandbox("bench.lua", "", {})
+    cap = min(limits.MAX_PATTERN_WORK, limits.CALL_BUDGET * limits.PATTERN_STEPS_PER_INSTRUCTION)
+    n = 1
+    while box.pattern_cost(pattern, n + 1) <= cap:
+        n += 1
+    return n
+
+
+def _per_tick_loop_run_s() -> float:
+    rule = "function on_start() every(1/30, function() for i = 1, 600000 do end end) end"
+    level = bench_level(10, time_limit=20.0)
+    level["rules"] = [{"id": "per_tick_loop", "script": "loop.lua"}]
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "loop.lua").write_text(rule, encoding="utf-8")
+        lv = load_level(level, base_dir=tmp)
+    start = time.perf_counter()
+    Simulation(lv, seed=0).run()
+    return round(time.perf_counter() - start, 2)

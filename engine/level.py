@@ -5,8 +5,9 @@ one LevelError listing every problem with the dotted path of the offending field
 """
 from __future__ import annotations
 
-import json
 import math
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.errors import EngineError, LevelError, format_validation_error
+from engine.jsonfile import check_depth, read_json, read_text
 from engine.schema import Catalog, LevelConfig, MapData
 from engine.schema.level import DestroyTarget, ProduceComposition, ProtectTarget, TargetSelector, WavesBehaviour
 
 _TERRAIN_NAMES = {"~": "water", "#": "cliff"}
+MAX_LEVEL_BYTES = 1 << 20       # a level file; the reference levels are a few KiB
+MAX_SCRIPT_BYTES = 256 << 10    # a rule script
+MAX_START_UNITS = 4_000         # units all teams start with together
+MAX_RULES = 8                   # rule scripts per level (each gets its own Lua runtime of up to 32 MiB)
+# The repository's knowledge base, whose rules levels stored in it refer to.
+_REPO_KB_RULES = Path(__file__).resolve().parent.parent / "kb" / "rules"
 
 
 @dataclass(frozen=True)
@@ -42,48 +50,72 @@ class Level:
 
 
 def load_level(path_or_dict: str | Path | dict[str, Any], base_dir: str | Path | None = None, *,
-               catalog: Catalog | None = None) -> Level:
+               catalog: Catalog | None = None, rule_roots: Iterable[str | Path] = ()) -> Level:
     """Validate a level (file path or parsed dict) and everything it refers to.
 
     `base_dir` resolves relative script / map paths (default: the level file's folder, or the
-    current directory for a dict). `catalog` overrides the built-in unit catalog (tests).
+    current directory for a dict). Rule scripts and map files must lie inside that folder, the
+    knowledge base's rules folder or one of `rule_roots` (folders the caller vouches for).
+    `catalog` overrides the built-in unit catalog (tests).
     """
     if isinstance(path_or_dict, dict):
         source, data = "level", path_or_dict
         root = Path(base_dir) if base_dir is not None else Path.cwd()
+        check_depth(data, source)
     else:
         path = Path(path_or_dict)
         source = str(path)
         root = Path(base_dir) if base_dir is not None else path.parent
-        data = _read_json(path)
+        data = read_json(path, "level file", MAX_LEVEL_BYTES)
     try:
         config = LevelConfig.model_validate(data)
     except ValidationError as err:
         raise LevelError(format_validation_error(err, source)) from err
+    _check_size(config, source)
 
     if catalog is None:
         from engine.catalog import load_catalog
 
         catalog = load_catalog()
+    roots = _allowed_roots(root, rule_roots)
+    if config.map.file is not None:
+        _confine(Path(config.map.file), root, roots, "map.file", "map file")
     mapdata = _load_map(config, root)
     problems: list[str] = []
     _check_types(config, catalog, problems)
     placements = _place_units(config, mapdata, catalog, problems)
-    rule_sources = _read_rules(config, root, problems)
+    rule_sources = _read_rules(config, root, roots, problems)
     if problems:
         raise LevelError("\n".join([f"{source}: {len(problems)} problem(s)"] + [f"  {p}" for p in problems]))
     return Level(config, mapdata, catalog, rule_sources, root, placements)
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise LevelError(f"{path}: cannot read level file ({err.strerror})") from err
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise LevelError(f"{path}:{err.lineno}:{err.colno}: invalid JSON: {err.msg}") from err
+def _check_size(config: LevelConfig, source: str) -> None:
+    units = sum(u.count for t in config.teams for u in t.units)
+    if units > MAX_START_UNITS:
+        raise LevelError(f"{source}: teams start with {units} units in total (at most {MAX_START_UNITS})")
+    if len(config.rules) > MAX_RULES:
+        raise LevelError(f"{source}: {len(config.rules)} rules (at most {MAX_RULES})")
+
+
+def _allowed_roots(root: Path, extra: Iterable[str | Path]) -> list[Path]:
+    """Folders a level may read scripts and maps from: its own, the KB's rules, the caller's."""
+    roots = [root, _REPO_KB_RULES, *map(Path, extra)]
+    if os.environ.get("GENESIS_KB_DIR"):
+        roots.append(Path(os.environ["GENESIS_KB_DIR"]) / "rules")
+    resolved = root.resolve()
+    if resolved.parent.name == "levels":  # a level stored in a knowledge base uses that KB's rules
+        roots.append(resolved.parent.parent / "rules")
+    return [r.resolve() for r in roots]
+
+
+def _confine(path: Path, root: Path, roots: list[Path], where: str, what: str) -> Path:
+    """`path` (relative to `root`) resolved, if it lies inside one of `roots`; LevelError otherwise."""
+    full = (path if path.is_absolute() else root / path).resolve()
+    if not any(full.is_relative_to(r) for r in roots):
+        raise LevelError(f"{where}: {what} {str(path)!r} is outside the level's folder and the knowledge "
+                         "base's rules folder (refused)")
+    return full
 
 
 def _load_map(config: LevelConfig, root: Path) -> MapData:
@@ -193,18 +225,17 @@ def _nearest_free(mapdata: MapData, x: float, y: float, air: bool, reach: int = 
     return None
 
 
-def _read_rules(config: LevelConfig, root: Path, problems: list[str]) -> dict[str, str]:
+def _read_rules(config: LevelConfig, root: Path, roots: list[Path], problems: list[str]) -> dict[str, str]:
     sources: dict[str, str] = {}
     for ri, rule in enumerate(config.rules):
-        path = Path(rule.script)
-        if not path.is_absolute():
-            path = root / path
+        where = f"rules.{ri}.script"
         try:
-            sources[rule.id] = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            problems.append(f"rules.{ri}.script: rule script not found: {path}")
-        except (OSError, UnicodeDecodeError) as err:
-            problems.append(f"rules.{ri}.script: cannot read rule script {path}: {err}")
+            path = _confine(Path(rule.script), root, roots, where, "rule script")
+            if path.suffix != ".lua":
+                raise LevelError(f"{where}: a rule script must be a .lua file, got {rule.script!r}")
+            sources[rule.id] = read_text(path, "rule script", MAX_SCRIPT_BYTES)
+        except LevelError as err:
+            problems.append(str(err) if str(err).startswith(where) else f"{where}: {err}")
     return sources
 
 

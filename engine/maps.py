@@ -7,7 +7,6 @@ centre is (x + 0.5, y + 0.5) in the float coordinates units use.
 """
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -15,11 +14,13 @@ import numpy as np
 from pydantic import ValidationError
 
 from engine.errors import LevelError, format_validation_error
+from engine.jsonfile import read_json
 from engine.schema.level import MapRef
 from engine.schema.mapdata import MapData
 from engine.snapshot import BRIDGE, CLIFF, GROUND, WATER
 
 MAPS_DIR = Path(__file__).parent / "data" / "maps"
+MAX_MAP_BYTES = 2 << 20         # a 512x512 map is about 270 KiB
 
 # Terrain character -> terrain code (a deposit `M` is ground).
 _CHAR_TO_CODE = np.full(256, 255, dtype=np.uint8)
@@ -63,12 +64,7 @@ def _load_builtin_cached(name: str) -> MapData:
 
 def parse_map_file(path: Path) -> MapData:
     """Read and validate one map JSON file; errors name the file and the offending path."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise LevelError(f"{path}: cannot read map file ({err.strerror})") from err
-    except json.JSONDecodeError as err:
-        raise LevelError(f"{path}:{err.lineno}:{err.colno}: invalid JSON: {err.msg}") from err
+    data = read_json(path, "map file", MAX_MAP_BYTES)
     try:
         return MapData.model_validate(data)
     except ValidationError as err:

@@ -15,14 +15,17 @@ The harness inserts the rule under test (`{id, script, params}`) into each level
 evaluates the expectations. `script_path` lets the pipeline test a freshly written script against
 an existing test file before it is trusted.
 
-CLI: `python -m engine.ruletest kb/rules/<id> [--script FILE] [--json]` (exit 0 iff all pass);
+CLI: `python -m engine.ruletest kb/rules/<id> [--script FILE] [--json]`: exit 0 all tests pass, 1 some
+fail (a rule-script error fails its test), 2 a rule folder or its test file is unreadable or malformed.
 `main(argv)` is what `python -m engine ruletest ...` should call.
 """
 from __future__ import annotations
 
 import argparse
 import copy
+import itertools
 import json
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -31,7 +34,12 @@ from typing import Any
 
 import yaml
 
+from engine.errors import EngineError, LevelError, clean_text
 from engine.expect import ExpectationResult, evaluate, validate
+from engine.jsonfile import MAX_DEPTH, check_depth, read_text
+
+MAX_TEST_FILE_BYTES = 1 << 20
+LOAD_FAILURE = "load tests"     # the name of the result that stands for an unreadable test file
 
 RULE_FILE, META_FILE, TEST_FILE = "rule.lua", "meta.yaml", "test.yaml"
 _TEST_KEYS = {"name", "level", "params", "seed", "until", "policies", "expect"}
@@ -46,6 +54,7 @@ class RuleTestResult:
     expectations: list[ExpectationResult] = field(default_factory=list)
     outcome: dict = field(default_factory=dict)
     seconds: float = 0.0
+    bad_input: bool = False     # the test's level (or the rule folder) is malformed, not the rule's behaviour
 
     def to_dict(self) -> dict:
         return {"name": self.name, "passed": self.passed, "details": self.details, "error": self.error,
@@ -55,7 +64,7 @@ class RuleTestResult:
 def load_tests(rule_dir: Path) -> list[dict]:
     """The test cases of a rule folder, checked for form (raises ValueError naming the problem)."""
     path = Path(rule_dir) / TEST_FILE
-    data = yaml.safe_load(path.read_text())
+    data = _load_yaml(path)
     tests = data.get("tests") if isinstance(data, dict) else None
     if not isinstance(tests, list) or not tests:
         raise ValueError(f"{path}: needs a non-empty `tests:` list")
@@ -63,14 +72,21 @@ def load_tests(rule_dir: Path) -> list[dict]:
         where = f"{path}: tests.{i}"
         if not isinstance(case, dict):
             raise ValueError(f"{where}: each test must be a mapping")
-        unknown = set(case) - _TEST_KEYS
+        unknown = set(map(str, case)) - _TEST_KEYS
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)} (allowed: {sorted(_TEST_KEYS)})")
         for key in ("name", "level", "expect"):
             if key not in case:
                 raise ValueError(f"{where}: missing `{key}`")
+        if not isinstance(case["level"], dict):
+            raise ValueError(f"{where}.level: must be a mapping (a level without rules)")
         if "rules" in case["level"]:
             raise ValueError(f"{where}.level: must not list `rules`; the harness inserts the rule under test")
+        if not isinstance(case["expect"], list):
+            raise ValueError(f"{where}.expect: must be a list of expectations")
+        for key, kind in (("params", dict), ("policies", dict)):
+            if case.get(key) is not None and not isinstance(case[key], kind):
+                raise ValueError(f"{where}.{key}: must be a mapping")
         for j, exp in enumerate(case["expect"]):
             problems = validate(exp)
             if problems:
@@ -78,12 +94,36 @@ def load_tests(rule_dir: Path) -> list[dict]:
     return tests
 
 
+def _load_yaml(path: Path) -> object:
+    """A YAML file of the rule folder: size-capped UTF-8, nesting-checked (ValueError otherwise)."""
+    try:
+        text = read_text(path, path.name, MAX_TEST_FILE_BYTES)
+        if _bracket_depth(text) > 2 * MAX_DEPTH:  # PyYAML recurses per level: refuse before parsing
+            raise ValueError(f"{path}: nested deeper than {2 * MAX_DEPTH} levels")
+        data = yaml.safe_load(text)
+        check_depth(data, str(path))
+    except EngineError as err:
+        raise ValueError(str(err)) from None
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path}: invalid YAML ({type(err).__name__})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply") from None
+    return data
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest nesting of [ and { in `text` outside simple quoted strings (an upper estimate)."""
+    brackets = re.sub(r"[^\[\]{}]", "", re.sub(r"\"[^\"\n]*\"|'[^'\n]*'", "", text))
+    steps = (1 if c in "[{" else -1 for c in brackets)
+    return max(itertools.accumulate(steps, initial=0))
+
+
 def rule_id_of(rule_dir: Path) -> str:
     """The rule id: meta.yaml's `id`, else the folder name."""
     meta_path = Path(rule_dir) / META_FILE
     if meta_path.exists():
-        meta = yaml.safe_load(meta_path.read_text()) or {}
-        if meta.get("id"):
+        meta = _load_yaml(meta_path)
+        if isinstance(meta, dict) and meta.get("id"):
             return str(meta["id"])
     return Path(rule_dir).name
 
@@ -102,13 +142,15 @@ def run_rule_test(case: dict, rule_id: str, script: Path, base_dir: Path) -> Rul
     name = str(case.get("name", "unnamed"))
     started = time.perf_counter()
     try:
-        level = load_level(build_level(case, rule_id, script), base_dir=base_dir)
+        level = load_level(build_level(case, rule_id, script), base_dir=base_dir,
+                           rule_roots=[Path(script).resolve().parent])
         seed = int(case.get("seed", 0))
         sim = Simulation(level, seed=seed, policies=_policies(case.get("policies") or {}, seed))
         result = sim.run(until=case.get("until"))
     except Exception as err:  # a broken rule or level must fail its test, not crash the harness
-        return RuleTestResult(name, False, [f"error: {type(err).__name__}: {err}"], error=f"{type(err).__name__}: {err}",
-                              seconds=time.perf_counter() - started)
+        text = clean_text(f"{type(err).__name__}: {err}", 2000)
+        return RuleTestResult(name, False, [f"error: {text}"], error=text, seconds=time.perf_counter() - started,
+                              bad_input=isinstance(err, LevelError))
     map_size = (level.map.width, level.map.height)
     checks = evaluate(case["expect"], result, map_size=map_size)
     outcome = _outcome(result)
@@ -128,8 +170,9 @@ def run_rule_tests(rule_dir: Path, *, script_path: Path | None = None) -> list[R
     try:
         tests = load_tests(rule_dir)
         rule_id = rule_id_of(rule_dir)
-    except (OSError, ValueError, yaml.YAMLError) as err:
-        return [RuleTestResult("load tests", False, [str(err)], error=str(err))]
+    except (OSError, ValueError) as err:
+        text = clean_text(err, 2000)
+        return [RuleTestResult(LOAD_FAILURE, False, [text], error=text, bad_input=True)]
     return [run_rule_test(case, rule_id, script, rule_dir) for case in tests]
 
 
@@ -158,10 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.script is not None and len(args.rule_dirs) != 1:
         parser.error("--script needs exactly one rule folder")
-    all_passed, report = True, {}
+    all_passed, bad_input, report = True, False, {}
     for rule_dir in args.rule_dirs:
         results = run_rule_tests(rule_dir, script_path=args.script)
         all_passed &= all(r.passed for r in results)
+        bad_input |= any(r.bad_input for r in results)
         report[str(rule_dir)] = [r.to_dict() for r in results]
         if not args.json:
             for r in results:
@@ -171,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"    {line}")
     if args.json:
         print(json.dumps(report, indent=2, default=str))
+    if bad_input:
+        print("error: a rule folder's test file or a test's level is malformed (see above)", file=sys.stderr)
+        return 2
     return 0 if all_passed else 1
 
 

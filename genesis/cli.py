@@ -23,6 +23,16 @@ console = Console(stderr=True)
 EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 1, 2, 130
 
 
+def _bad_input(message: object) -> typer.Exit:
+    """Print `error: message` (control characters escaped, capped, no markup) and give exit 2."""
+    from rich.markup import escape
+
+    from engine.errors import clean_text
+
+    console.print(f"[bold red]error:[/] {escape(clean_text(message, 2000))}", highlight=False)
+    return typer.Exit(EXIT_BAD_INPUT)
+
+
 def _progress(stage: str, message: str) -> None:
     console.print(f"[bold cyan]{stage:>6}[/] {message}")
 
@@ -70,7 +80,14 @@ def new(
     replay: Optional[Path] = typer.Option(None, "--replay", help="re-run from a recorded transcript.jsonl, no model"),
 ) -> None:
     """Generate a scenario from QUERY and validate it. Exit 0 iff it is playable."""
+    from genesis.input_files import InputFileError, check_replay_file
     from genesis.pipeline.runner import start
+
+    if replay is not None:
+        try:
+            check_replay_file(replay)
+        except InputFileError as exc:
+            raise _bad_input(exc)
 
     _run_to_exit(lambda: start(query, out=out, model_cli=_model_flags(model, vlm_model, api_base), seed=seed,
                                interactive=interactive, progress=_progress, replay=replay))
@@ -92,8 +109,7 @@ def _run_to_exit(run) -> None:
     try:
         outcome = _interactive_loop(run(), _progress)
     except (QueryError, ConfigError, FileNotFoundError) as exc:
-        console.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise _bad_input(exc)
     except PipelineError as exc:
         console.print(f"[bold red]NOT PLAYABLE[/] the pipeline failed: {exc}")
         raise typer.Exit(EXIT_NOT_PLAYABLE)
@@ -130,6 +146,7 @@ def play(
     as_json: bool = typer.Option(False, "--json", help="print the metrics as JSON"),
 ) -> None:
     """Play a scenario with an agent over N seeds; print win rate, game times, damage efficiency, AT, rank score."""
+    from engine.errors import EngineError
     from genesis.play import PlayError, play as play_scenario
     from genesis.play.table import print_outcome
 
@@ -142,9 +159,8 @@ def play(
         outcome = play_scenario(scenario, agent, seeds, team=team, decision_interval=decision_interval,
                                 llm_settings=llm, out=out,
                                 progress=None if as_json else lambda m: console.print(f"[bold cyan]  play[/] {m}"))
-    except PlayError as exc:
-        console.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(EXIT_BAD_INPUT)
+    except (PlayError, EngineError, OSError) as exc:
+        raise _bad_input(exc)
     print_outcome(outcome, as_json)
 
 
@@ -173,9 +189,11 @@ def report(
 
     try:
         path = write_report(folder)
-    except ScenarioFolderError as exc:
-        console.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(EXIT_BAD_INPUT)
+    except (ScenarioFolderError, OSError) as exc:
+        raise _bad_input(exc)
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+        # the folder's files are hand-edited or damaged in a way the report cannot show
+        raise _bad_input(f"{folder}: cannot build the report from its files ({type(exc).__name__}: {exc})")
     typer.echo(path)
     if open_ and not open_report(path):
         console.print("no web browser found: open the file above by hand")

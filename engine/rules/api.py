@@ -9,20 +9,88 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from lupa import lua54
+
+from engine.rules.limits import (MAX_AREAS, MAX_COORD, MAX_MARKERS, MAX_RESOURCE_GRANT, MAX_SPAWN_PER_CALL,
+                                 MAX_SPAWN_PER_RUN, MAX_TIMERS)
+from engine.snapshot import CATEGORIES
+from engine.systems.orders import KINDS
 
 if TYPE_CHECKING:
     from engine.sim import Simulation
 
-MAX_SPAWN_PER_CALL = 200
 # Lua helpers (`lib.point`, `lib.composition`, ...) defined in every rule's sandbox before its script.
 RULE_LIB = (Path(__file__).parent / "rule_lib.lua").read_text(encoding="utf-8")
-MAX_MARKERS = 200
 MIN_PERIOD = 1.0 / 30
+MAX_TEXT = 500                  # characters of a reason, label, tag or message
+_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
+_MAX_ID = 2**31
+
+
+def _num(v: Any, what: str, lo: float = -MAX_COORD, hi: float = MAX_COORD) -> float:
+    """A finite number in [lo, hi] (booleans and numeric strings are not numbers)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise ValueError(f"{what} must be a finite number, got {_show(v)}")
+    if not lo <= v <= hi:
+        raise ValueError(f"{what} must be in [{lo:g}, {hi:g}], got {v:g}")
+    return float(v)
+
+
+def _int(v: Any, what: str, lo: float = -_MAX_ID, hi: float = _MAX_ID) -> int:
+    x = _num(v, what, lo, hi)
+    if x != int(x):
+        raise ValueError(f"{what} must be a whole number, got {x:g}")
+    return int(x)
+
+
+def _text(v: Any, what: str, *, numbers: bool = True) -> str:
+    if isinstance(v, str) or (numbers and isinstance(v, (int, float)) and not isinstance(v, bool)):
+        text = str(v)
+        if len(text) > MAX_TEXT:
+            raise ValueError(f"{what} longer than {MAX_TEXT} characters")
+        return text
+    raise ValueError(f"{what} must be a string, got {_show(v)}")
+
+
+def _callback(fn: Any, what: str) -> Any:
+    if lua54.lua_type(fn) != "function":
+        raise ValueError(f"{what} must be a function, got {_show(fn)}")
+    return fn
+
+
+def _check_data(value: Any, what: str) -> None:
+    """`value` holds only strings, numbers, booleans and tables of them (a function's printed
+    address would differ from run to run and make the trace nondeterministic)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif v is not None and not isinstance(v, (str, int, float, bool)):
+            raise ValueError(f"{what} must hold only strings, numbers, booleans and tables, got {_show(v)}")
+        elif isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"{what} must hold only finite numbers, got {v}")
+
+
+def _show(v: Any) -> str:
+    """A short description of a script value for an error message."""
+    lua_type = lua54.lua_type(v)
+    if lua_type is not None:
+        return f"a {lua_type}"
+    if v is None:
+        return "nil"
+    if isinstance(v, (dict, list)):
+        return "a table"
+    text = repr(v)
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 @dataclass
@@ -52,6 +120,8 @@ class RuleRuntime:
         self.rules: list[Rule] = []
         self.timers: list[tuple[float, int, int, Any, float | None]] = []  # (due, seq, rule index, fn, period)
         self.areas: list[AreaTrigger] = []
+        self.pending: list[int] = []    # pending timers per rule
+        self.spawned = 0                # units all rules spawned this run
         self._seq = 0
 
     def load(self) -> None:
@@ -62,6 +132,7 @@ class RuleRuntime:
         for k, ref in enumerate(level.config.rules):
             rule = Rule(ref.id, dict(ref.params), rng=np.random.default_rng([self.sim.seed, k, 7919]))
             self.rules.append(rule)
+            self.pending.append(0)
             rule.sandbox = LuaSandbox(ref.id, level.rule_sources[ref.id], self._api(rule, k), prelude=RULE_LIB)
             rule.has_created = rule.sandbox.has("on_unit_created")
             rule.has_destroyed = rule.sandbox.has("on_unit_destroyed")
@@ -94,6 +165,7 @@ class RuleRuntime:
         timers = self.timers
         while timers and timers[0][0] <= now + 1e-9 and not self.sim.done:
             due, _, k, fn, period = heapq.heappop(timers)
+            self.pending[k] -= 1
             if period is not None:
                 self._push(due + period, k, fn, period)
             self.rules[k].sandbox.call(fn)
@@ -112,6 +184,7 @@ class RuleRuntime:
                     trig.rule.sandbox.call(trig.fn, w.unit_dict(i))
 
     def _push(self, due: float, k: int, fn: Any, period: float | None) -> None:
+        self.pending[k] += 1
         self._seq += 1
         heapq.heappush(self.timers, (due, self._seq, k, fn, period))
 
@@ -120,44 +193,60 @@ class RuleRuntime:
         sim = self.sim
         w = sim.world
         types = w.types
-
-        def num(v: Any, what: str) -> float:
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ValueError(f"{what} must be a number, got {v!r}")
-            return float(v)
+        pending = self.pending
 
         def team_id(v: Any) -> int:
-            t = int(num(v, "team"))
+            t = _int(v, "team", 0, 15)
             if t not in sim.teams:
-                raise ValueError(f"unknown team {v!r} (teams: {sorted(sim.teams)})")
+                raise ValueError(f"unknown team {t} (teams: {sorted(sim.teams)})")
             return t
 
+        def unit_type(v: Any) -> str:
+            name = _text(v, "unit type", numbers=False)
+            if name not in types.index:
+                raise ValueError(f"unknown unit type {_show(name)}")
+            return name
+
+        def add_timer(due: float, fn: Any, period: float | None) -> None:
+            if pending[k] >= MAX_TIMERS:
+                raise ValueError(f"too many pending timers (max {MAX_TIMERS} per script)")
+            self._push(due, k, fn, period)
+
         def every(seconds, fn):
-            period = max(MIN_PERIOD, num(seconds, "seconds"))
-            self._push(sim.time + period, k, fn, period)
+            period = _num(seconds, "seconds", MIN_PERIOD, MAX_COORD)
+            add_timer(sim.time + period, _callback(fn, "every: callback"), period)
 
         def at(seconds, fn):
-            self._push(max(num(seconds, "seconds"), sim.time), k, fn, None)
+            due = _num(seconds, "seconds", 0, MAX_COORD)
+            add_timer(max(due, sim.time), _callback(fn, "at: callback"), None)
 
         def on_area_entered(x, y, radius, fn, team=None):
-            self.areas.append(AreaTrigger(rule, num(x, "x"), num(y, "y"), num(radius, "radius"), fn,
-                                          None if team is None else team_id(team)))
+            if sum(1 for a in self.areas if a.rule is rule) >= MAX_AREAS:
+                raise ValueError(f"too many area triggers (max {MAX_AREAS} per script)")
+            area = AreaTrigger(rule, _num(x, "x"), _num(y, "y"), _num(radius, "radius", 0, MAX_COORD),
+                               _callback(fn, "on_area_entered: callback"), None if team is None else team_id(team))
+            self.areas.append(area)
 
         def units(team=None, filt=None):
             if isinstance(team, dict) and filt is None:
                 team, filt = None, team
-            filt = filt or {}
+            filt = {} if filt is None else filt
             if not isinstance(filt, dict):
                 raise ValueError("filter must be a table like {type=..., tag=..., category=...}")
             unknown = set(filt) - {"type", "tag", "category"}
             if unknown:
-                raise ValueError(f"unknown filter keys {sorted(unknown)}")
-            ids = w.select(team=None if team is None else team_id(team), tag=filt.get("tag"),
-                           type_name=filt.get("type"), category=filt.get("category"))
+                raise ValueError(f"unknown filter keys {sorted(map(str, unknown))}")
+            category = filt.get("category")
+            if category is not None and category not in CATEGORIES:
+                raise ValueError(f"unknown category {_show(category)} (categories: {', '.join(CATEGORIES)})")
+            ids = w.select(team=None if team is None else team_id(team),
+                           tag=None if filt.get("tag") is None else _text(filt["tag"], "tag"),
+                           type_name=None if filt.get("type") is None else unit_type(filt["type"]),
+                           category=category)
             return [w.unit_dict(i) for i in ids.tolist()]
 
         def unit(uid):
-            uid = int(num(uid, "id"))
+            uid = _int(uid, "id")
             return w.unit_dict(uid) if w.is_alive(uid) else None
 
         def resources(team):
@@ -165,16 +254,18 @@ class RuleRuntime:
             return {"metal": round(s.metal, 3), "energy": round(s.energy, 3)}
 
         def param(name, default=None):
-            return rule.params.get(name, default)
+            return rule.params.get(_text(name, "param name", numbers=False), default)
 
         def map_size():
             return w.terrain.width, w.terrain.height
 
         def spawn_point(name):
+            name = _text(name, "spawn point name", numbers=False)
             for s in sim.level.map.spawns:
                 if s.name == name:
                     return s.x, s.y
-            raise ValueError(f"unknown spawn point {name!r} (map has: {', '.join(s.name for s in sim.level.map.spawns)})")
+            raise ValueError(f"unknown spawn point {_show(name)} "
+                             f"(map has: {', '.join(s.name for s in sim.level.map.spawns)})")
 
         def teams():
             return sorted(sim.teams)
@@ -183,21 +274,22 @@ class RuleRuntime:
             return float(rule.rng.random())
 
         def random_int(a, b):
-            a, b = int(num(a, "a")), int(num(b, "b"))
+            a, b = _int(a, "a", -2**53, 2**53), _int(b, "b", -2**53, 2**53)
             if b < a:
                 raise ValueError(f"random_int: empty range [{a}, {b}]")
             return int(rule.rng.integers(a, b + 1))
 
         def spawn(team, type_name, x, y, count=1, tag=None):
             t = team_id(team)
-            if type_name not in types.index:
-                raise ValueError(f"unknown unit type {type_name!r}")
-            n = int(num(count, "count"))
-            if not 1 <= n <= MAX_SPAWN_PER_CALL:
-                raise ValueError(f"count must be 1..{MAX_SPAWN_PER_CALL}, got {n}")
-            x, y = num(x, "x"), num(y, "y")
+            type_name = unit_type(type_name)
+            n = _int(count, "count", 1, MAX_SPAWN_PER_CALL)
+            x, y = _num(x, "x"), _num(y, "y")
+            tag = None if tag is None else _text(tag, "tag")
             if not w.terrain.on_map(x, y):
                 raise ValueError(f"({x:g}, {y:g}) is off the {w.terrain.width}x{w.terrain.height} map")
+            if self.spawned + n > MAX_SPAWN_PER_RUN:
+                raise ValueError(f"spawn limit reached: rules may spawn at most {MAX_SPAWN_PER_RUN} units per run")
+            self.spawned += n
             air = bool(types.is_air[types.index[type_name]])
             ids = []
             for j in range(n):
@@ -208,15 +300,20 @@ class RuleRuntime:
                     ring = 1.5 * (1 + (j - 1) // 12 * 0.6)
                     px, py = x + ring * math.cos(ang), y + ring * math.sin(ang)
                 px, py = sim.free_spot(px, py, air)
-                ids.append(sim.spawn(type_name, t, px, py, source="rule", tag=None if tag is None else str(tag)))
+                ids.append(sim.spawn(type_name, t, px, py, source="rule", tag=tag))
             return ids
 
         def order(ids, kind, x=None, y=None):
-            if isinstance(ids, (int, float)):
+            if not isinstance(ids, list):
                 ids = [ids]
-            if not isinstance(ids, list) or not ids:
-                raise ValueError("order: ids must be an id or a non-empty array of ids")
-            valid = [int(i) for i in ids if isinstance(i, (int, float)) and w.is_alive(int(i))]
+            if not ids:
+                raise ValueError("ids must be an id or a non-empty array of ids")
+            ids = [_int(i, "unit id") for i in ids]
+            if kind not in KINDS:
+                raise ValueError(f"unknown order kind {_show(kind)} (kinds: {', '.join(KINDS)})")
+            if (x is None) != (y is None):
+                raise ValueError("give both x and y, or neither")
+            valid = [i for i in ids if w.is_alive(i)]
             if not valid:
                 return False, "unknown_unit"
             by_team: dict[int, list[int]] = {}
@@ -226,7 +323,7 @@ class RuleRuntime:
             for t, group in sorted(by_team.items()):
                 o = {"kind": kind, "units": group}
                 if x is not None:
-                    o["x"], o["y"] = x, y
+                    o["x"], o["y"] = _num(x, "x"), _num(y, "y")
                 good, err = sim.command(t, o)
                 if not good:
                     ok, code = False, err
@@ -234,30 +331,39 @@ class RuleRuntime:
 
         def give_resources(team, metal=0, energy=0):
             s = sim.teams[team_id(team)]
-            s.metal += max(0.0, num(metal, "metal"))
-            s.energy += max(0.0, num(energy, "energy"))
+            metal = _num(metal, "metal", 0, MAX_RESOURCE_GRANT)
+            energy = _num(energy, "energy", 0, MAX_RESOURCE_GRANT)
+            s.metal += metal
+            s.energy += energy
 
         def set_controller(team, spec):
+            if not isinstance(spec, dict):
+                raise ValueError(f"controller spec must be a table, got {_show(spec)}")
             sim.set_controller(team_id(team), spec)
 
         def win(team, reason="rule"):
-            sim.rule_verdict("win", team_id(team), f"{rule.id}: {reason}")
+            sim.rule_verdict("win", team_id(team), f"{rule.id}: {_text(reason, 'reason')}")
 
         def lose(team, reason="rule"):
-            sim.rule_verdict("lose", team_id(team), f"{rule.id}: {reason}")
+            sim.rule_verdict("lose", team_id(team), f"{rule.id}: {_text(reason, 'reason')}")
 
         def message(text, team=None):
-            sim.message(str(text), None if team is None else team_id(team), rule.id)
+            sim.message(_text(text, "message"), None if team is None else team_id(team), rule.id)
 
         def mark(x, y, label, color="#ffd700"):
             if len(sim.markers) >= MAX_MARKERS:
                 raise ValueError(f"too many markers (max {MAX_MARKERS})")
-            sim.add_marker(num(x, "x"), num(y, "y"), str(label), str(color))
+            color = _text(color, "color", numbers=False)
+            if not _COLOR.match(color):
+                raise ValueError(f"color must look like #rrggbb, got {_show(color)}")
+            sim.add_marker(_num(x, "x"), _num(y, "y"), _text(label, "label"), color)
 
         def log(name, fields=None):
+            name = _text(name, "log name")
+            _check_data(fields, "log fields")
             if fields is not None and not isinstance(fields, (dict, list)):
                 fields = {"value": fields}
-            sim.trace.add(sim.time, "rule_log", rule=rule.id, name=str(name), fields=fields or {})
+            sim.trace.add(sim.time, "rule_log", rule=rule.id, name=name, fields=fields or {})
 
         return {
             "every": every, "at": at, "on_area_entered": on_area_entered,

@@ -5,15 +5,17 @@ whitelisted environment plus the engine's rule API. Whatever goes wrong inside i
 error, a runtime error, an endless loop, a memory bomb, an escape attempt — surfaces as one
 `RuleScriptError(script, message, line)`.
 
-Why it is built this way (see DESIGN.md §5):
+Why it is built this way:
 - lupa's LuaJIT ignores count hooks in compiled loops, so this uses `lupa.lua54`.
 - The instruction budget is a count hook. Once the budget is spent the hook fires on every
   instruction of the offending thread, so `pcall`/`xpcall` cannot swallow the abort.
 - Coroutines do not inherit hooks in Lua 5.4, so `coroutine.create/wrap` are re-implemented to
   hook every new coroutine.
 - C functions run unmetered, so the string/table functions whose cost depends on their
-  arguments are wrapped with size caps and a worst-case cost estimate for patterns; the
-  wall-clock backstop (checked in the hook) bounds what slips through.
+  arguments are wrapped: size caps, and their work (a worst-case estimate for patterns) charged
+  to the instruction budget. A per-run budget bounds a script over a whole simulation. CPU-time
+  and wall-clock backstops (checked in the hook) bound what instruction counting cannot see.
+- Lua seeds its string hash per process, so `pairs` is replaced by one with a fixed order.
 - `__gc` metamethods are refused: finalizers could run outside any call, i.e. unmetered.
 """
 from __future__ import annotations
@@ -26,23 +28,22 @@ from typing import Any
 from lupa import lua54
 
 from engine.errors import RuleScriptError
+from engine.rules import limits
+from engine.rules.limits import MAX_PATTERN, MAX_PATTERN_WORK, MAX_STRING, MAX_TABLE_LEN
+from engine.rules.limits import OUTPUT_LIMIT as DEFAULT_OUTPUT_LIMIT
 
 # Count-hook period: the budget is charged in steps of this many VM instructions, and the
-# wall clock is checked once per step.
+# clocks are checked once per step.
 HOOK_INTERVAL = 1000
-MAX_STRING = 1 << 20            # largest string string.rep/gsub/format/table.concat may build
-MAX_PATTERN = 256               # longest pattern (or plain search string) accepted
-MAX_PATTERN_WORK = 5e7          # worst-case matcher steps one pattern call may cost (~20 ms)
-BIG_WORK = 1e6                  # C work above which a wrapper checks the wall clock first
-MAX_TABLE_LEN = 1 << 22         # longest table the shifting table functions accept
 MAX_CONVERT_DEPTH = 32          # nesting limit when converting tables (tables may be cyclic)
 MAX_CONVERT_ITEMS = 100_000     # entries one Lua->Python conversion may produce
-DEFAULT_OUTPUT_LIMIT = 1 << 20  # bytes all output functions together may receive
 OUTPUT_CALL_COST = 16           # bytes charged per output call, so empty calls are not free
 DEFAULT_OUTPUT_FUNCTIONS = ("log", "message", "mark", "print")
+OVERLOADED = "machine overloaded: wall-clock backstop ({:g} s) hit before any instruction or CPU limit"
 
 _SCALARS = frozenset((type(None), bool, int, float, str))
 _monotonic = time.monotonic
+_cpu_time = time.thread_time
 _LuaTable = type(lua54.LuaRuntime().table())
 _OUT_OF_MEMORY = "not enough memory"
 _OTHER_CHUNK = re.compile(r'^\[string "[^"]*"\]:\d+: ')  # positions inside the sandbox's own code
@@ -50,22 +51,24 @@ _OTHER_CHUNK = re.compile(r'^\[string "[^"]*"\]:\d+: ')  # positions inside the 
 # Runs once per runtime with the full standard library; everything it keeps is reachable
 # from the script only through the functions it deliberately puts into `env`.
 _BOOTSTRAP = r"""
-local script_source, interval, budget, now, budget_msg, clock_msg, memory_msg,
-      MAX_STRING, MAX_PATTERN, MAX_WORK, BIG_WORK, MAX_TABLE_LEN = ...
+local script_source, interval, budget, run_budget, clock_check, budget_msg, run_budget_msg, memory_msg,
+      MAX_STRING, MAX_PATTERN, MAX_WORK, STEPS_PER_INSTR, BYTES_PER_INSTR, MAX_TABLE_LEN, CALL_COST = ...
 
 local sethook, getinfo = debug.sethook, debug.getinfo
 local co_create, co_resume, co_close, running = coroutine.create, coroutine.resume, coroutine.close, coroutine.running
-local error, type, pcall, select, rawget, tostring = error, type, pcall, select, rawget, tostring
-local real_setmetatable, getmetatable = setmetatable, getmetatable
+local error, type, pcall, xpcall, select, rawget, tostring, tonumber, next =
+      error, type, pcall, xpcall, select, rawget, tostring, tonumber, next
+local real_setmetatable, getmetatable, raw_getmetatable = setmetatable, getmetatable, debug.getmetatable
 local s_find, s_match, s_gmatch, s_gsub, s_rep, s_format =
       string.find, string.match, string.gmatch, string.gsub, string.rep, string.format
 local t_concat, t_insert, t_remove, t_move, t_sort, t_unpack =
       table.concat, table.insert, table.remove, table.move, table.sort, table.unpack
+local floor, huge, log = math.floor, math.huge, math.log
 
 -- Shared with Python: `aborted` is the reason once a hard limit hit (false otherwise), `line`
 -- the script line it hit on. Keys exist up front so setting them never allocates.
 local S = {aborted = false, line = false}
-local remaining, deadline = budget, math.huge
+local remaining, run_left = budget, run_budget
 local hook
 
 -- Make the current thread fail on every instruction from now on and raise the abort.
@@ -82,10 +85,19 @@ local function abort(reason)
   error(S.aborted, 3)
 end
 
--- Out of memory is a hard limit too: pcall/xpcall/resume must not let a script retry (each
--- retry forces an emergency GC, so a retry loop would crawl until the wall clock).
+-- Charge `n` instructions' worth of work to the call's and the run's budget.
+local function charge(n)
+  remaining = remaining - n
+  run_left = run_left - n
+  if run_left <= 0 then abort(run_budget_msg) end
+  if remaining <= 0 then abort(budget_msg) end
+end
+
+-- A hard limit stays hard: pcall/xpcall/resume must not let a script go on after an abort (in
+-- a coroutine) or retry after running out of memory (each retry forces an emergency GC).
 local OUT_OF_MEMORY = "not enough memory"
 local function no_oom(ok, ...)
+  if S.aborted then abort(S.aborted) end
   if not ok and ... == OUT_OF_MEMORY then abort(memory_msg) end
   return ok, ...
 end
@@ -107,35 +119,50 @@ hook = function()
     sethook(running(), hook, "", 1)
     error(S.aborted, 2)
   end
-  remaining = remaining - interval
-  if remaining <= 0 then abort(budget_msg)
-  elseif now() > deadline then abort(clock_msg) end
+  charge(interval)
+  local over = clock_check()
+  if over then abort(over) end
 end
 sethook(hook, "", interval)
 
 local env = {}
 
+-- Message handler of every call from Python: while the stack is still there, note the script
+-- line an error came from (for errors raised with level 0, from wrappers, or with a table value).
+local err_line = false
+local function locate(err)
+  if S.aborted then return S.aborted end
+  for level = 2, 60 do
+    local info = getinfo(level, "Sl")
+    if not info then break end
+    if info.source == script_source and info.currentline > 0 then err_line = info.currentline; break end
+  end
+  return err
+end
+
 local function finish(ok, ...)
-  if S.aborted then return false, S.aborted end
+  if S.aborted then return false, S.aborted, false end
   if ok then return true, ... end
   local err = ...
   if type(err) == "number" then err = tostring(err)
   elseif type(err) == "userdata" then err = tostring(err)  -- a Python exception from lupa
   elseif type(err) ~= "string" then err = "(error object is a " .. type(err) .. " value)" end
-  return false, err
+  return false, err, err_line
 end
 
--- Entry point for every call from Python. `d` is the wall-clock deadline; nil for a call
--- nested inside another one (an API function calling back into the script), which must not
--- refill the budget.
-local function enter(d, fn, ...)
-  if d then remaining = budget; deadline = d end
+-- Entry point for every call from Python. `fresh` refills the call budget; it is false for a
+-- call nested inside another one (an API function calling back into the script).
+local function enter(fresh, fn, ...)
+  if fresh then remaining = budget end
+  run_left = run_left - CALL_COST  -- the call itself costs the host about this much
+  if run_left <= 0 then return false, run_budget_msg, false end
   if type(fn) == "string" then
     local f = rawget(env, fn)
-    if type(f) ~= "function" then return false, "no global function '" .. fn .. "'" end
+    if type(f) ~= "function" then return false, "no global function '" .. fn .. "'", false end
     fn = f
   end
-  return finish(pcall(fn, ...))
+  err_line = false
+  return finish(xpcall(fn, locate, ...))
 end
 
 local function compile(source, chunkname)
@@ -143,10 +170,13 @@ local function compile(source, chunkname)
   return chunk or false, err or false
 end
 
--- API functions: Python returns (true, results...) or (false, message [, fatal]).
+-- API functions: Python returns (true, cost, results...) or (false, message [, fatal]).
 local function api_result(ok, status, ...)
   if not ok then fail(type(status) == "string" and status or tostring(status)) end
-  if status then return ... end
+  if status then
+    charge((...))
+    return select(2, ...)
+  end
   local msg, fatal = ...
   if fatal then abort(msg) end
   fail(msg)
@@ -155,56 +185,119 @@ local function wrap_api(pyfn)
   return function(...) return api_result(pcall(pyfn, ...)) end
 end
 
------------------------------------------------------------------- string, capped
-local function pattern_check(fname, s, p, init)
+-- Bytes of the string (or number) arguments: what a linear C function's cost is charged on.
+local function size_of(v)
+  local t = type(v)
+  if t == "string" then return #v elseif t == "number" then return 24 end
+  return 0
+end
+
+------------------------------------------------------------------ string, charged and capped
+-- Worst-case matcher steps of one pattern call, as a float (Lua integers would wrap around).
+-- k = quantifiers, %b and back-references outside sets; each can try every subject position,
+-- so an anchored attempt costs at most steps(k) * C(n + k, k) and all start positions together
+-- at most steps(k) * C(n + k + 1, k + 1) (sum over the remaining subject lengths).
+local function binomial(n, k)
+  local r = 1.0
+  for i = 1, k do
+    r = r * (n + i) / i  -- every factor is >= 1, so stopping early keeps a lower bound above the cap
+    if r > MAX_WORK then return huge end
+  end
+  return r
+end
+local function pattern_cost(p, n, anchored, repeats)
+  local k = select(2, s_gsub(p, "%%[b1-9]", ""))
+  local bare = s_gsub(s_gsub(p, "%%.", ""), "%[%^?%]?[^%]]*%]", "")
+  k = k + select(2, s_gsub(bare, "[%*%+%-%?]", ""))
+  local per_path = 2.0 * (#p + 2) * (k + 2)
+  local paths = anchored and binomial(n, k) or binomial(n + 1, k + 1)
+  return per_path * paths * repeats
+end
+
+local function pattern_check(fname, s, p, init, plain, repeats)
   if type(p) ~= "string" or (type(s) ~= "string" and type(s) ~= "number") then return end
   if #p > MAX_PATTERN then
     fail("string." .. fname .. ": pattern longer than " .. MAX_PATTERN .. " characters")
   end
-  -- Worst-case backtracking: each quantifier (also %b and back-references) can multiply
-  -- the work by the subject length.
-  local k = select(2, s_gsub(p, "%%[b1-9]", ""))
-  local bare = s_gsub(s_gsub(p, "%%.", ""), "%[%^?%]?[^%]]*%]", "")
-  k = k + select(2, s_gsub(bare, "[%*%+%-%?]", ""))
   local n = #tostring(s)
-  if type(init) == "number" and init > 1 then n = n - init + 1 end
-  local work, f = (#p + 1) * (n + 1), 1
-  for i = 1, k do f = f * i; work = work * (n + 1) end
-  work = work / f
+  init = tonumber(init)
+  if init and init > 1 then n = floor(n - init + 1); if n < 0 then n = 0 end end
+  local work
+  if plain then work = (n + 1.0) * (#p + 1)
+  else work = pattern_cost(p, n, fname ~= "gmatch" and p:sub(1, 1) == "^", repeats) end
   if work > MAX_WORK then
     fail("string." .. fname .. ": pattern too complex for a subject of " .. n .. " characters")
   end
-  -- many big calls between two hook firings could otherwise overrun the wall clock
-  if work > BIG_WORK and now() > deadline then abort(clock_msg) end
+  charge(work / STEPS_PER_INSTR + 1)
 end
 
 local function result_check(fname, r)
-  if type(r) == "string" and #r > MAX_STRING then
-    fail("string." .. fname .. ": result longer than " .. MAX_STRING .. " bytes")
+  if type(r) == "string" then
+    if #r > MAX_STRING then fail("string." .. fname .. ": result longer than " .. MAX_STRING .. " bytes") end
+    charge(#r / BYTES_PER_INSTR)
   end
   return r
 end
 
+-- A C function linear in its arguments' sizes: charged on them before it runs, `per_byte`
+-- instructions a byte (default 1 / BYTES_PER_INSTR).
+local t_pack = table.pack
+local function linear(f, per_byte)
+  per_byte = per_byte or 1 / BYTES_PER_INSTR
+  return function(...)
+    local args = t_pack(...)
+    local size = args.n
+    for i = 1, args.n do size = size + size_of(args[i]) end
+    charge(size * per_byte + 1)
+    return f(...)
+  end
+end
+
 local sstring = {}
-for _, k in ipairs{"byte", "char", "len", "lower", "reverse", "sub", "upper"} do sstring[k] = string[k] end
-sstring.find = function(s, p, init, plain) pattern_check("find", s, p, init); return s_find(s, p, init, plain) end
-sstring.match = function(s, p, init) pattern_check("match", s, p, init); return s_match(s, p, init) end
-sstring.gmatch = function(s, p, init) pattern_check("gmatch", s, p, init); return s_gmatch(s, p, init) end
+for _, k in ipairs{"char", "lower", "reverse", "sub", "upper"} do sstring[k] = linear(string[k]) end
+sstring.byte = linear(string.byte, 1)  -- may push one value per byte
+sstring.len = string.len
+sstring.find = function(s, p, init, plain)
+  pattern_check("find", s, p, init, plain, 1)
+  return s_find(s, p, init, plain)
+end
+sstring.match = function(s, p, init) pattern_check("match", s, p, init, false, 1); return s_match(s, p, init) end
+-- gmatch and gsub try each start position at most twice (again after an empty match)
+sstring.gmatch = function(s, p, init) pattern_check("gmatch", s, p, init, false, 2); return s_gmatch(s, p, init) end
 sstring.gsub = function(s, p, repl, n)
-  pattern_check("gsub", s, p, 1)
+  pattern_check("gsub", s, p, 1, false, 2)
   local r, count = s_gsub(s, p, repl, n)
   return result_check("gsub", r), count
 end
 sstring.rep = function(s, n, sep)
-  if type(n) == "number" and (type(s) == "string" or type(s) == "number") and n > 0 then
-    local size = #tostring(s) * n
-    if type(sep) == "string" then size = size + #sep * (n - 1) end
+  n = tonumber(n)
+  if n and (type(s) == "string" or type(s) == "number") and n > 0 then
+    local size = (#tostring(s) + 0.0) * n
+    if type(sep) == "string" then size = size + #sep * (n - 1.0) end
     if size > MAX_STRING then fail("string.rep: result longer than " .. MAX_STRING .. " bytes") end
-    if size > BIG_WORK and now() > deadline then abort(clock_msg) end
+    charge(size / BYTES_PER_INSTR + 1)
   end
   return s_rep(s, n, sep)
 end
-sstring.format = function(...) return (result_check("format", s_format(...))) end
+-- Addresses ("table: 0x55d4...") differ from run to run: a value without a __tostring prints as
+-- its type alone, and format's %p is refused, so nothing a script writes depends on the allocator.
+local function safe_tostring(v)
+  local t = type(v)
+  if t == "table" or t == "function" or t == "thread" or t == "userdata" then
+    local mt = raw_getmetatable(v)
+    if not (mt and (rawget(mt, "__tostring") ~= nil or rawget(mt, "__name") ~= nil)) then return t end
+  end
+  return tostring(v)
+end
+sstring.format = linear(function(fmt, ...)
+  if type(fmt) == "string" and s_find(fmt, "%%[-+ #0]*%d*%.?%d*p") then fail("string.format: %p is not allowed") end
+  local args = t_pack(...)
+  for i = 1, args.n do
+    local t = type(args[i])
+    if t ~= "string" and t ~= "number" then args[i] = safe_tostring(args[i]) end
+  end
+  return (result_check("format", s_format(fmt, t_unpack(args, 1, args.n))))
+end)
 
 -- The string metatable is how `("x"):rep(...)` reaches the library: point it at the safe
 -- table and protect it so getmetatable("") cannot reach or change the real one.
@@ -212,27 +305,60 @@ local smt = getmetatable("")
 smt.__index = sstring
 smt.__metatable = {__index = sstring}
 
------------------------------------------------------------------- table, capped
+------------------------------------------------------------------ table, charged and capped
 -- With __len/__index/__newindex tricks insert/remove/move can loop in C without allocating.
-local function len_check(fname, t)
-  if type(t) == "table" and #t > MAX_TABLE_LEN then
+local function len_of(fname, t)
+  if type(t) ~= "table" then return 0 end
+  local n = #t
+  if type(n) ~= "number" or n > MAX_TABLE_LEN then
     fail("table." .. fname .. ": table longer than " .. MAX_TABLE_LEN .. " elements")
   end
+  return n
 end
-local stable = {pack = table.pack}
-stable.insert = function(t, ...) len_check("insert", t); return t_insert(t, ...) end
-stable.remove = function(t, ...) len_check("remove", t); return t_remove(t, ...) end
-stable.sort = function(t, cmp) len_check("sort", t); return t_sort(t, cmp) end
-stable.unpack = function(t, i, j) len_check("unpack", t); return t_unpack(t, i, j) end
+-- Elements shifted when inserting at / removing from `pos` of a table of length `n`.
+local function shifted(n, pos)
+  pos = tonumber(pos)
+  if not pos then return 1 end
+  local d = n - pos + 1
+  return d > 1 and d or 1
+end
+local stable = {pack = linear(table.pack)}
+stable.insert = function(t, ...)
+  local n = len_of("insert", t)
+  if select("#", ...) >= 2 then charge(shifted(n, (...))) else charge(1) end
+  return t_insert(t, ...)
+end
+stable.remove = function(t, ...)
+  local n = len_of("remove", t)
+  if select("#", ...) >= 1 then charge(shifted(n, (...))) else charge(1) end
+  return t_remove(t, ...)
+end
+stable.sort = function(t, cmp)
+  local n = len_of("sort", t)
+  if n > 1 then charge(n * (log(n, 2) + 1)) end
+  return t_sort(t, cmp)
+end
+stable.unpack = function(t, i, j)
+  local n = len_of("unpack", t)
+  local first, last = tonumber(i) or 1, tonumber(j) or n
+  if last - first + 1 > MAX_TABLE_LEN then
+    fail("table.unpack: range longer than " .. MAX_TABLE_LEN .. " elements")
+  end
+  if last >= first then charge(last - first + 1) end
+  return t_unpack(t, i, j)
+end
 stable.concat = function(t, sep, i, j)
-  len_check("concat", t)
+  charge(len_of("concat", t) + 1)
   local r = t_concat(t, sep, i, j)
   if #r > MAX_STRING then fail("table.concat: result longer than " .. MAX_STRING .. " bytes") end
+  charge(#r / BYTES_PER_INSTR)
   return r
 end
 stable.move = function(a1, f, e, t, a2)
-  if type(f) == "number" and type(e) == "number" and e - f > MAX_TABLE_LEN then
-    fail("table.move: range longer than " .. MAX_TABLE_LEN .. " elements")
+  f, e = tonumber(f), tonumber(e)
+  if f and e then
+    if e - f > MAX_TABLE_LEN then fail("table.move: range longer than " .. MAX_TABLE_LEN .. " elements") end
+    if e >= f then charge(e - f + 1) end
   end
   return t_move(a1, f, e, t, a2)
 end
@@ -245,8 +371,8 @@ local function hooked_create(f)
   return co
 end
 local function wrap_result(co, ok, ...)
-  if ok then return ... end
   no_oom(ok, ...)
+  if ok then return ... end
   co_close(co)
   error((...), 0)
 end
@@ -260,17 +386,74 @@ local scoroutine = {
   running = running, isyieldable = coroutine.isyieldable, close = co_close,
 }
 
+------------------------------------------------------------------ pairs, in a fixed order
+-- Lua seeds its string hash per process, so `next` visits string keys in a different order in
+-- every process; pairs() visits numbers, then strings, then booleans, each sorted, so a script
+-- does the same thing (and spends the same budget) in every run.
+local KEY_RANK = {number = 1, string = 2, boolean = 3}
+local function key_before(a, b)
+  local ra, rb = KEY_RANK[type(a)], KEY_RANK[type(b)]
+  if ra ~= rb then return ra < rb end
+  if ra == 3 then return not a and b end
+  return a < b
+end
+local real_pairs = pairs
+local function sorted_pairs(t)
+  local mt = raw_getmetatable(t)
+  if type(t) ~= "table" or (mt and rawget(mt, "__pairs") ~= nil) then return real_pairs(t) end
+  local keys, n, sortable = {}, 0, true
+  for k in next, t do
+    n = n + 1
+    keys[n] = k
+    if sortable and not KEY_RANK[type(k)] then sortable = false end
+  end
+  if n > 1 then charge(n * (log(n, 2) + 1)) end
+  if sortable then t_sort(keys, key_before) end
+  local i = 0
+  return function()
+    while true do
+      i = i + 1
+      local k = keys[i]
+      if k == nil then return nil end
+      local v = rawget(t, k)
+      if v ~= nil then return k, v end  -- entries removed during the traversal are skipped
+    end
+  end, t, nil
+end
+
 ------------------------------------------------------------------ the environment
-for _, k in ipairs{"assert", "error", "ipairs", "next", "pairs", "select", "tonumber",
-                   "tostring", "type", "getmetatable", "rawequal", "rawget",
-                   "rawlen", "rawset", "_VERSION"} do
+for _, k in ipairs{"ipairs", "next", "rawequal", "rawget", "rawlen", "rawset", "getmetatable", "type",
+                   "_VERSION"} do
   env[k] = _G[k]
+end
+-- error copies its message to prefix the position: a megabyte message raised in a pcall loop is
+-- C work like any other
+env.error = function(msg, level)
+  charge(size_of(msg) / BYTES_PER_INSTR + 1)
+  if level == nil then level = 1 end
+  if type(level) == "number" and level > 0 then level = level + 1 end
+  return error(msg, level)
+end
+env.pairs = sorted_pairs
+env.tonumber = linear(tonumber)
+env.tostring = safe_tostring
+env.select = function(n, ...)
+  charge(select("#", ...) / BYTES_PER_INSTR + 1)
+  return select(n, ...)
+end
+-- assert's message gets the caller's line like error's does
+env.assert = function(v, ...)
+  if v then return v, ... end
+  if select("#", ...) == 0 then fail("assertion failed!") end
+  local msg = ...
+  charge(size_of(msg) / BYTES_PER_INSTR + 1)
+  if type(msg) == "string" then fail(msg) end
+  error(msg, 2)
 end
 -- An error raised inside a hook calls xpcall's message handler while hooks are still off:
 -- an unguarded handler could loop forever. Aborts are the only errors the hook raises.
-local real_xpcall = xpcall
 env.xpcall = function(f, handler, ...)
-  return no_oom(real_xpcall(f, function(...)
+  return no_oom(xpcall(f, function(...)
     if S.aborted then return S.aborted end
     return handler(...)
   end, ...))
@@ -284,19 +467,23 @@ env.setmetatable = function(t, mt)
 end
 local smath = {}
 for k, v in pairs(math) do if k ~= "random" and k ~= "randomseed" then smath[k] = v end end
-local sutf8 = {}
-for k, v in pairs(utf8) do sutf8[k] = v end
+smath.max, smath.min = linear(math.max), linear(math.min)
+local sutf8 = {charpattern = utf8.charpattern}
+for _, k in ipairs{"char", "len", "offset"} do sutf8[k] = linear(utf8[k]) end
+sutf8.codepoint = linear(utf8.codepoint, 1)
+sutf8.codes = utf8.codes
 env.string, env.table, env.math, env.utf8, env.coroutine = sstring, stable, smath, sutf8, scoroutine
 env.unpack = stable.unpack
 env._G = env
 
-return S, env, enter, compile, wrap_api, hook
+return S, env, enter, compile, wrap_api, hook, pattern_cost, function() return run_budget - run_left end,
+       safe_tostring
 """
 
 # A print() for scripts: formats like Lua's print, then goes through the output cap.
 _PRINT = r"""
-local out = ...
-local select, tostring, concat = select, tostring, table.concat
+local out, tostring = ...
+local select, concat = select, table.concat
 return function(...)
   local parts = {}
   for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
@@ -311,7 +498,7 @@ def _deny_attribute(obj: Any, name: Any, is_setting: bool) -> str:
 
 
 class LuaSandbox:
-    """One rule script in its own Lua 5.4 runtime, callable under per-call limits."""
+    """One rule script in its own Lua 5.4 runtime, callable under per-call and per-run limits."""
 
     def __init__(
         self,
@@ -319,9 +506,12 @@ class LuaSandbox:
         source: str,
         api: Mapping[str, Callable[..., Any]],
         *,
-        instruction_budget: int = 2_000_000,
-        memory_mb: int = 32,
-        wall_clock_s: float = 2.0,
+        instruction_budget: int = limits.CALL_BUDGET,
+        run_budget: int = limits.RUN_BUDGET,
+        memory_mb: int = limits.MEMORY_MB,
+        cpu_s: float = limits.CALL_CPU_S,
+        run_cpu_s: float = limits.RUN_CPU_S,
+        wall_clock_s: float | None = None,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
         output_functions: Iterable[str] = DEFAULT_OUTPUT_FUNCTIONS,
         prelude: str | None = None,
@@ -329,12 +519,18 @@ class LuaSandbox:
         self.name = name
         self.instruction_budget = instruction_budget
         self.memory_mb = memory_mb
-        self.wall_clock_s = wall_clock_s
+        self.cpu_s, self.run_cpu_s = cpu_s, run_cpu_s
+        self.wall_clock_s = wall_clock_s if wall_clock_s is not None else cpu_s * limits.WALL_FACTOR
+        self.cpu_used = 0.0             # CPU seconds spent in this script's top-level calls
         self.output_limit = output_limit
         self.output_bytes = 0
         self.output: list[str] = []     # lines written by the script's print()
         self.last_api_exception: BaseException | None = None
         self._depth = 0
+        self._converted = 0             # values converted in the current API call (charged)
+        self._cpu_deadline = self._wall_deadline = float("inf")
+        self._cpu_msg = ""
+        self._overloaded = OVERLOADED.format(self.wall_clock_s)
         self._line_re = re.compile(re.escape(name) + r":(\d+): ")
         self._mem_msg = f"memory limit ({memory_mb} MiB) exceeded"
 
@@ -346,24 +542,26 @@ class LuaSandbox:
             attribute_filter=_deny_attribute,
         )
         self._table_from = lua.table_from
+        self._hook_interval = min(HOOK_INTERVAL, max(1, instruction_budget))
         try:
-            state, env, enter, compile_, wrap_api, self._hook = lua.execute(
-                _BOOTSTRAP, "=" + name, min(HOOK_INTERVAL, max(1, instruction_budget)),
-                instruction_budget, time.monotonic, "instruction budget exceeded",
-                f"wall-clock limit ({wall_clock_s:g} s) exceeded", self._mem_msg,
-                MAX_STRING, MAX_PATTERN, MAX_PATTERN_WORK, BIG_WORK, MAX_TABLE_LEN)
+            (state, env, enter, compile_, wrap_api, self._hook, self._pattern_cost, self._spent,
+             safe_tostring) = lua.execute(
+                _BOOTSTRAP, "=" + name, self._hook_interval, instruction_budget, run_budget, self._clock_check,
+                "instruction budget exceeded", f"instruction budget per run ({run_budget}) exceeded", self._mem_msg,
+                MAX_STRING, MAX_PATTERN, MAX_PATTERN_WORK, limits.PATTERN_STEPS_PER_INSTRUCTION,
+                limits.BYTES_PER_INSTRUCTION, MAX_TABLE_LEN, limits.CALL_COST)
         except lua54.LuaMemoryError:
             raise RuleScriptError(name, self._mem_msg) from None
         self._state, self._env, self._enter = state, env, enter
         self._rawget = lua.globals().rawget
         self._sethook = lua.globals().debug.sethook  # a C function: runs no hooked code
-        self._hook_interval = min(HOOK_INTERVAL, max(1, instruction_budget))
 
         output_names = set(output_functions)
         for api_name, fn in api.items():
             env[api_name] = wrap_api(self._wrap_python(api_name, fn, api_name in output_names))
         if "print" not in api:
-            env["print"] = lua.execute(_PRINT, wrap_api(self._wrap_python("print", self.output.append, True)))
+            env["print"] = lua.execute(_PRINT, wrap_api(self._wrap_python("print", self.output.append, True)),
+                                       safe_tostring)
 
         if prelude is not None:  # trusted helpers, but run as script code: same env, budget and memory cap
             chunk, err = compile_(prelude, "=rule_lib")
@@ -383,29 +581,61 @@ class LuaSandbox:
         """
         if args:
             args = [a if a.__class__ in _SCALARS else self._to_lua(a) for a in args]
-        deadline = _monotonic() + self.wall_clock_s if self._depth == 0 else None
+        top = self._depth == 0
+        if top:
+            started = _cpu_time()
+            self._arm_clocks(started)
         self._depth += 1
         try:
-            result = self._enter(deadline, fn, *args)
+            result = self._enter(top, fn, *args)
         except lua54.LuaMemoryError:
-            result = (False, _OUT_OF_MEMORY)
+            result = (False, _OUT_OF_MEMORY, False)
         except lua54.LuaError as exc:  # an abort escaping enter() itself
-            result = (False, str(exc).split("\nstack traceback:", 1)[0])
+            result = (False, str(exc).split("\nstack traceback:", 1)[0], False)
         except UnicodeDecodeError:
-            result = (False, "returned a string that is not valid UTF-8")
+            result = (False, "returned a string that is not valid UTF-8", False)
         finally:
             self._depth -= 1
+            if top:
+                self.cpu_used += _cpu_time() - started
         if result is True:
             return None
         if result.__class__ is not tuple:
             # enter() always returns a status first; a lone false cannot occur
             raise RuleScriptError(self.name, f"unexpected result {result!r}")
         if not result[0]:
-            self._fail(result[1])
+            self._fail(result[1], result[2])
         if len(result) == 2:
             value = result[1]
             return value if value.__class__ is not _LuaTable else self._to_py_checked(value)
         return tuple(self._to_py_checked(v) for v in result[1:])
+
+    @property
+    def instructions_used(self) -> int:
+        """Instructions (and charged work) this script spent so far in the run."""
+        return int(self._spent())
+
+    def pattern_cost(self, pattern: str, subject_len: int, anchored: bool = False, repeats: int = 1) -> float:
+        """The sandbox's worst-case matcher steps for a pattern call (what it refuses and charges)."""
+        return self.call(self._pattern_cost, pattern, subject_len, anchored, repeats)
+
+    # ------------------------------------------------------------------ clocks (backstops only)
+    def _arm_clocks(self, now_cpu: float) -> None:
+        run_left = self.run_cpu_s - self.cpu_used
+        if run_left < self.cpu_s:
+            self._cpu_msg = f"CPU-time limit per run ({self.run_cpu_s:g} s) exceeded"
+            self._cpu_deadline = now_cpu + max(run_left, 0.0)
+        else:
+            self._cpu_msg = f"CPU-time limit ({self.cpu_s:g} s per call) exceeded"
+            self._cpu_deadline = now_cpu + self.cpu_s
+        self._wall_deadline = _monotonic() + self.wall_clock_s
+
+    def _clock_check(self) -> str | bool:
+        if _cpu_time() > self._cpu_deadline:
+            return self._cpu_msg
+        if _monotonic() > self._wall_deadline:
+            return self._overloaded
+        return False
 
     def has(self, name: str) -> bool:
         """True if the script defines a global function `name`."""
@@ -416,7 +646,7 @@ class LuaSandbox:
         return self._to_lua(obj)
 
     # ------------------------------------------------------------------ errors
-    def _fail(self, message: str) -> None:
+    def _fail(self, message: str, line: int | bool | None) -> None:
         state = self._state
         reason = state["aborted"]
         if reason:
@@ -431,7 +661,8 @@ class LuaSandbox:
             raise RuleScriptError(self.name, self._mem_msg) from None
         exc = self.last_api_exception
         self.last_api_exception = None
-        raise RuleScriptError(self.name, *self._split_message(message)) from exc
+        text, own_line = self._split_message(message)
+        raise RuleScriptError(self.name, text, own_line if own_line is not None else (line or None)) from exc
 
     def _split_message(self, message: str) -> tuple[str, int | None]:
         """'name:12: text' -> ('text', 12); position prefixes of other chunks are dropped."""
@@ -446,6 +677,7 @@ class LuaSandbox:
 
         def call_from_lua(*args: Any) -> tuple:
             try:
+                self._converted = 0
                 args = tuple(map(to_py, args))
                 if is_output:
                     self.output_bytes += OUTPUT_CALL_COST + _text_size(args)
@@ -453,10 +685,12 @@ class LuaSandbox:
                         return False, f"output limit ({self.output_limit} bytes) exceeded", True
                 result = fn(*args)
                 if result is None:
-                    return (True,)
-                if result.__class__ is tuple:
-                    return (True, *map(to_lua, result))
-                return True, to_lua(result)
+                    values = ()
+                elif result.__class__ is tuple:
+                    values = tuple(map(to_lua, result))
+                else:
+                    values = (to_lua(result),)
+                return (True, limits.API_CALL_COST + limits.API_ITEM_COST * self._converted, *values)
             except Exception as exc:  # becomes a Lua error the script may pcall
                 self.last_api_exception = exc
                 return False, f"{api_name}: {exc or type(exc).__name__}"
@@ -470,6 +704,7 @@ class LuaSandbox:
             return value
         if depth > MAX_CONVERT_DEPTH:
             raise ValueError("value nested too deeply to pass to Lua")
+        self._converted += len(value) if hasattr(value, "__len__") else 1
         if isinstance(value, Mapping):
             return self._table_from({_lua_key(k): self._to_lua(v, depth + 1) for k, v in value.items()})
         if isinstance(value, (list, tuple)):
@@ -485,7 +720,11 @@ class LuaSandbox:
     def _to_py(self, value: Any) -> Any:
         if value.__class__ is not _LuaTable:
             return value
-        return _table_to_py(value, 0, [MAX_CONVERT_ITEMS])
+        left = [MAX_CONVERT_ITEMS]
+        try:
+            return _table_to_py(value, 0, left)
+        finally:
+            self._converted += MAX_CONVERT_ITEMS - left[0]
 
     def _to_py_checked(self, value: Any) -> Any:
         try:

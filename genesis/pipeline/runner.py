@@ -1,6 +1,7 @@
 """Runs (or resumes) one generation: sets up the scenario folder, model client, checkpointer and graph."""
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -65,7 +66,16 @@ def check_query(query: str) -> str:
 
 
 def slugify(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower())[:60].strip("-") or "scenario"
+    """A folder name for a query: its ASCII words, plus a short hash of the whole query when the
+    words lose part of it (letters outside a-z such as accents or other scripts, or more than 60
+    characters) or nothing is left, so different queries get different folders."""
+    lowered = text.lower()
+    words = re.sub(r"[^a-z0-9]+", "-", lowered).strip("-")
+    lossy = not words or len(words) > 60 or any(ch.isalnum() and not ch.isascii() for ch in lowered)
+    if not lossy:
+        return words
+    digest = hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{words[:51].rstrip('-') or 'scenario'}-{digest}"
 
 
 @dataclass

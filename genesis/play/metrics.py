@@ -52,6 +52,7 @@ class EpisodeMetrics(BaseModel):
     wall_s: float
     llm: dict[str, Any] | None = None
     trace_hash: str
+    error: str | None = None          # the rule-script error that ended the game (outcome "error")
 
 
 def damage_efficiency(dealt: float, received: float) -> float:
@@ -97,6 +98,7 @@ def episode_metrics(ep: Episode, n_teams: int) -> EpisodeMetrics:
     valid, invalid = ep.counts["valid"], ep.counts["invalid"]
     return EpisodeMetrics(
         seed=ep.seed, team=team, outcome=outcome_of(res, team), reason=res.reason, ended_by=res.ended_by,
+        error=res.error,
         game_time_s=round(res.duration, 2), time_to_objective_s=win_time(res, team),
         damage_dealt=round(dealt, 1), damage_received=round(received, 1),
         damage_efficiency=damage_efficiency(dealt, received), rank=rank, rank_score=rank_score(rank, n_teams),

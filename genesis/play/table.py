@@ -4,7 +4,10 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+
+from engine.errors import clean_text
 
 from genesis.play.runner import PlayOutcome
 
@@ -18,7 +21,7 @@ def _codes(by_code: dict[str, int]) -> str:
 
 
 def metrics_table(o: PlayOutcome) -> Table:
-    t = Table(title=f"{o.level_name} — agent {o.policy} as team {o.team} (every {o.decision_interval:g} s)")
+    t = Table(title=f"{escape(clean_text(o.level_name, 120))} — agent {o.policy} as team {o.team} (every {o.decision_interval:g} s)")
     for col in ("seed", "outcome", "game time s", "time to obj. s", "dmg eff.", "rank score", "valid act.",
                 "invalid by code"):
         t.add_column(col, justify="left" if col in ("outcome", "invalid by code") else "right")
@@ -41,6 +44,9 @@ def print_outcome(o: PlayOutcome, as_json: bool) -> None:
         return
     out = Console()
     out.print(metrics_table(o))
+    for r in o.rows:
+        if r.error:
+            out.print(f"seed {r.seed}: the game ended on a rule-script error: {escape(r.error)}", highlight=False)
     if o.summary.get("llm"):
         u = o.summary["llm"]
         out.print(f"model calls {u.get('calls', 0)} (failed {u.get('failed_calls', 0)}), tokens in/out "

@@ -33,7 +33,7 @@ def test_run_text_and_frames(arena, h, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["run", "missing.json"], "cannot read level file"),
+    (["run", "missing.json"], "level file not found"),
     (["run", "LEVEL", "--agent", "zero=idle"], "--agent expects TEAM=POLICY"),
     (["run", "LEVEL", "--agent", "7=idle"], "level has no team 7"),
     (["run", "BAD"], "unknown unit type 'tank9'"),

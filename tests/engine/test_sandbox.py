@@ -1,5 +1,7 @@
 """LuaSandbox: every known escape route ends in a clean RuleScriptError and leaves the
 process (and other sandboxes) working."""
+import time
+
 import pytest
 
 from engine.errors import RuleScriptError
@@ -133,11 +135,38 @@ def test_nested_calls_do_not_refill_the_budget():
         sb.call("f")
 
 
-def test_wall_clock_backstop():
-    slow = lambda: __import__("time").sleep(0.002)  # noqa: E731 - stands in for slow C work
+def test_wall_clock_backstop_says_machine_overloaded():
+    slow = lambda: __import__("time").sleep(0.002)  # noqa: E731 - a process that gets no CPU
     err, _ = fails("function f() while true do sleep() end end", api={"sleep": slow},
                    instruction_budget=10**12, wall_clock_s=0.05)
-    assert "wall-clock limit" in err.message
+    assert err.message.startswith("machine overloaded")
+
+
+def test_cpu_time_backstop_for_work_no_counter_sees():
+    def burn():  # stands in for C work instruction counting cannot see
+        end = time.thread_time() + 0.002
+        while time.thread_time() < end:
+            pass
+
+    err, _ = fails("function f() while true do burn() end end", api={"burn": burn},
+                   instruction_budget=10**12, cpu_s=0.05, wall_clock_s=60)
+    assert err.message == "CPU-time limit (0.05 s per call) exceeded"
+    err, _ = fails("function f() while true do burn() end end", api={"burn": burn},
+                   instruction_budget=10**12, cpu_s=10, run_cpu_s=0.05, wall_clock_s=60)
+    assert err.message == "CPU-time limit per run (0.05 s) exceeded"
+
+
+def test_run_budget_spans_calls():
+    sb = make("function f() local s = 0 for i = 1, 20000 do s = s + i end return s end",
+              run_budget=1_000_000)
+    calls = 0
+    with pytest.raises(RuleScriptError, match=r"instruction budget per run \(1000000\) exceeded"):
+        for _ in range(1000):
+            sb.call("f")
+            calls += 1
+    assert 10 <= calls < 40
+    with pytest.raises(RuleScriptError, match="per run"):  # spent for good
+        sb.call("f")
 
 
 # ---------------------------------------------------------------- stack and memory
@@ -468,3 +497,33 @@ def test_wrapped_library_functions_behave_normally():
         return got, ok, msg, xok, handled, first, second, table.concat(t, ','), ('%d'):rep(2, '/')
     end""")
     assert sb.call("f") == ([1, 2, 3], False, "boom", False, "handled bad", 2, 20, "1,2,3,4", "%d/%d")
+
+
+# ---------------------------------------------------------------- charged C work and fixed order
+def test_c_work_is_charged_to_the_budget():
+    # one sort of 300k numbers is ~6M comparisons in C: more than a 2M-instruction callback may spend
+    sb = make("function f() local t = {} for i = 1, 300000 do t[i] = -i end table.sort(t) end",
+              instruction_budget=2_000_000)
+    with pytest.raises(RuleScriptError, match="instruction budget exceeded") as info:
+        sb.call("f")
+    assert info.value.line == 1
+    small = make("function f() local t = {} for i = 1, 1000 do t[i] = -i end table.sort(t) return t[1] end",
+                 instruction_budget=2_000_000)
+    assert small.call("f") == -1000
+
+
+def test_pairs_visits_keys_in_a_fixed_order():
+    sb = make("""function f()
+        local t = {zeta = 1, alpha = 2, [3] = 3, [1] = 4, [true] = 5, mid = 6, [2.5] = 7}
+        local keys = {}
+        for k in pairs(t) do keys[#keys + 1] = tostring(k) end
+        return table.concat(keys, ",")
+    end""")
+    assert sb.call("f") == "1,2.5,3,alpha,mid,zeta,true"
+
+
+def test_table_error_objects_get_the_raising_line():
+    sb = make("function f()\n  local x = 1\n  error({code = x})\nend")
+    with pytest.raises(RuleScriptError) as info:
+        sb.call("f")
+    assert info.value.line == 3 and "table value" in info.value.message

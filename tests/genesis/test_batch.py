@@ -16,7 +16,7 @@ from genesis.cli import app
 from genesis.kb.store import KnowledgeBase
 
 QUERY = "escort-free siege: artillery only, break the turret line before the timer runs out"  # a quick one
-SLUG = "escort-free-siege-artillery-only-break-the-turret-line-befor"
+SLUG = "escort-free-siege-artillery-only-break-the-turret-l-f03aa305"  # cut at 60 characters: + a hash
 NOT_A_GAME = "bake a chocolate cake with three layers"  # refused in Stage 1: a quick real pipeline run
 TOO_LONG = "a " * 1100  # over the 2,000-character limit: the pipeline refuses it with QueryError
 

@@ -12,4 +12,14 @@ def test_retried_stage_times_add_up():
 def test_slug_never_ends_with_a_dash():
     slug = slugify("a" * 59 + " b")
     assert len(slug) <= 60 and not slug.endswith("-")
-    assert slugify("   !!!") == "scenario"
+    assert slugify("defend two fronts, with waves!") == "defend-two-fronts-with-waves"
+
+
+def test_queries_the_words_cannot_tell_apart_get_distinct_folders():
+    queries = ["   !!!", "???", "défendre deux fronts", "defendre deux fronts", "дві хвилі", "три хвилі",
+               "两条战线", "三波攻击", "a" * 70 + " x", "a" * 70 + " y"]
+    slugs = [slugify(q) for q in queries]
+    assert len(set(slugs)) == len(queries)
+    assert slugs[0].startswith("scenario-") and slugs[4].startswith("scenario-")
+    assert all(len(s) <= 60 and s.isascii() and not s.endswith("-") for s in slugs)
+    assert slugify("дві хвилі") == slugify("дві хвилі")  # stable: a re-run finds its folder

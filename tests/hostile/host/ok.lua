@@ -1,0 +1,2 @@
+-- a benign rule the malformed levels refer to
+function on_start() end

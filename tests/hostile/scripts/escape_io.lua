@@ -1,0 +1,3 @@
+-- expect-error: global 'io'
+-- expect-line: 3
+function on_start() io.open('/etc/passwd') end

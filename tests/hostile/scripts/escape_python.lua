@@ -1,0 +1,3 @@
+-- expect-error: global 'python'
+-- expect-line: 3
+function on_start() python.eval('1') end

@@ -1,0 +1,3 @@
+-- expect-error: global 'require'
+-- expect-line: 3
+function on_start() require('os') end

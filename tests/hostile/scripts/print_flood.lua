@@ -1,0 +1,3 @@
+-- expect-error: output limit
+-- expect-line: any
+function on_start() while true do print(("y"):rep(4000)) end end

@@ -1,0 +1,3 @@
+-- expect-error: string.rep: result longer
+-- expect-line: 3
+function on_start() local r = ('ab'):rep(math.maxinteger) end

@@ -1,0 +1,79 @@
+"""Malformed files handed to `genesis report` and `genesis new --replay`: exit 2 with one escaped
+line, never a traceback, and nothing generated from them."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from genesis.cli import app
+
+FIXTURES = Path(__file__).parents[1] / "genesis" / "fixtures"
+
+
+def invoke(*args: str):
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result.exit_code, " ".join(result.output.split())
+
+
+VALID = {"status": "playable", "reason": "ok"}
+FOLDERS = {
+    "no_validation": {},
+    "validation_not_utf8": {"validation.json": b"\xff\xfe{}"},
+    "validation_nested": {"validation.json": b"[" * 100000 + b"]" * 100000},
+    "validation_array": {"validation.json": b"[1, 2, 3]"},
+    "validation_wrong_types": {"validation.json": json.dumps({"status": 5, "stages": "x", "requirements": 7,
+                                                              "usage": [], "backend": 3}).encode()},
+    "rule_not_utf8": {"validation.json": json.dumps(VALID).encode(), "rules/x.lua": b"\xff\xfe"},
+    "level_rules_wrong_type": {"validation.json": json.dumps(VALID).encode(),
+                               "level.json": json.dumps({"rules": "nope"}).encode()},
+    "markup_in_reason": {"validation.json": json.dumps({"status": [], "reason": "[/]\x1b[2J"}).encode()},
+}
+
+
+@pytest.mark.parametrize("files", FOLDERS.values(), ids=FOLDERS.keys())
+def test_report_on_malformed_folder_exits_2_or_builds(tmp_path, files):
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    code, out = invoke("report", str(tmp_path))
+    assert code in (0, 2), out
+    if code == 2:
+        assert out.startswith("error: ") and "\x1b" not in out
+
+
+def test_report_on_missing_folder_exits_2(tmp_path):
+    code, out = invoke("report", str(tmp_path / "nope"))
+    assert code == 2 and "is not a folder" in out
+
+
+REPLAYS = {
+    "missing": None,
+    "not_utf8": b'{"final": true}\n\xff\xfe\n',
+    "not_json": b"hello\n",
+    "nested": b"[" * 100000 + b"]" * 100000 + b"\n",
+    "not_an_object": b"[1, 2]\n",
+    "final_without_role": json.dumps({"final": True, "skill": 1}).encode() + b"\n",
+    "escape_codes": b'\x1b[2J{"oops"\n',
+}
+
+
+@pytest.mark.parametrize("content", REPLAYS.values(), ids=REPLAYS.keys())
+def test_new_with_malformed_replay_exits_2(tmp_path, content):
+    path = tmp_path / "transcript.jsonl"
+    if content is not None:
+        path.write_bytes(content)
+    out_dir = tmp_path / "out"
+    code, out = invoke("new", "defend two fronts with staggered waves", "--replay", str(path), "--out", str(out_dir))
+    assert code == 2, out
+    assert out.startswith("error: --replay") and "\x1b" not in out
+    assert not out_dir.exists()    # refused before anything was generated
+
+
+def test_recorded_transcript_passes_the_replay_check():
+    from genesis.input_files import check_replay_file
+
+    check_replay_file(FIXTURES / "replay_transcript.jsonl")
