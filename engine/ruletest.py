@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from engine.expect import ExpectationResult, evaluate, validate
+from engine.expect import ExpectationResult, as_run_view, evaluate, run_sampled, state_times, validate
 
 RULE_FILE, META_FILE, TEST_FILE = "rule.lua", "meta.yaml", "test.yaml"
 _TEST_KEYS = {"name", "level", "params", "seed", "until", "policies", "expect"}
@@ -105,12 +105,14 @@ def run_rule_test(case: dict, rule_id: str, script: Path, base_dir: Path) -> Rul
         level = load_level(build_level(case, rule_id, script), base_dir=base_dir)
         seed = int(case.get("seed", 0))
         sim = Simulation(level, seed=seed, policies=_policies(case.get("policies") or {}, seed))
-        result = sim.run(until=case.get("until"))
+        result, states = run_sampled(sim, case.get("until"), state_times(case["expect"]))
     except Exception as err:  # a broken rule or level must fail its test, not crash the harness
         return RuleTestResult(name, False, [f"error: {type(err).__name__}: {err}"], error=f"{type(err).__name__}: {err}",
                               seconds=time.perf_counter() - started)
     map_size = (level.map.width, level.map.height)
-    checks = evaluate(case["expect"], result, map_size=map_size)
+    view = as_run_view(result)
+    view.states = states
+    checks = evaluate(case["expect"], view, map_size=map_size)
     outcome = _outcome(result)
     details = [f"{'PASS' if c.passed else 'FAIL'} {c.description} -> {c.detail}" for c in checks]
     error = outcome.get("error")
