@@ -29,7 +29,7 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "end": ("ended_by", "reason", "winners", "losers", "error"),
 }
 EVENT_FIELD_NOTES = {
-    "spawn": "source is 'start' (placed by the level), 'rule' (spawn() in a rule script) or 'production'",
+    "spawn": "source is 'start' (placed by the level), 'rule' (spawn() in a rule script), 'production' or 'build'",
     "death": "killer_team is null when no team dealt the last hit",
     "rule_log": "name is the first argument of log(name, fields); fields.<key> reaches into its table",
     "message": "rule is the id of the rule that sent it",

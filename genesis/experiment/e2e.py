@@ -65,23 +65,10 @@ def make_client(model_cli: dict[str, Any] | None, out_dir: Path) -> LLMClient:
     return LLMClient(load_config(model_cli or {}), Transcript(out_dir / "transcript.jsonl"))
 
 
-def _library(kb) -> list[dict]:
-    from genesis.pipeline.nodes import library_rule
-
-    out = []
-    for e in kb.list("rules"):
-        meta = library_rule(e)["meta"]
-        out.append({"id": e.id, "description": meta.get("description", ""), "params": sorted(meta.get("params", {}))})
-    return out
-
-
 def one_pass(query: str, out_dir: Path, client: LLMClient, kb, guidance: list[str]) -> GDD | None:
     """Writes the four artifacts; returns the GDD, or None when the request was refused.
     Raises whatever a skill raises (a model error, an offline design it cannot place)."""
-    from engine.catalog import load_catalog, roster_table
-    from engine.maps import list_maps
-    from genesis.pipeline.docs import RULE_API_DOC
-    from genesis.pipeline.nodes import library_rule
+    from genesis.kb.library import artifact_from_draft, library_rule, library_summaries, worked_example
 
     designer, developer = Designer(client), Developer(client)
     brief = designer.clarify(query, [], guidance)
@@ -89,15 +76,16 @@ def one_pass(query: str, out_dir: Path, client: LLMClient, kb, guidance: list[st
     if not brief.is_game:
         return None
     similar = [{"id": h.id, "score": h.score, "summary": h.document[:200]} for h in kb.search("gdds", brief.summary, k=3)]
-    gdd = designer.write_gdd(brief, similar, guidance, roster_table(load_catalog()), list_maps(), _library(kb))
+    gdd = designer.write_gdd(brief, similar, guidance, library_summaries(kb))
     atomic_write_json(out_dir / "gdd.json", gdd.model_dump(mode="json"))
-    arts = []
+    arts, example = [], worked_example(kb)
     for comp in gdd.rule_components:
         entry = kb.get("rules", comp.library_rule) if comp.library_rule else None
-        arts.append(developer.write_rule(comp, library_rule(entry) if entry else None, guidance, RULE_API_DOC))
+        lib = library_rule(entry).model_dump(mode="json") if entry else None
+        arts.append(artifact_from_draft(developer.write_rule(comp, lib, guidance, example), kb))
     for a in arts:
         atomic_write_text(out_dir / "rules" / f"{a.id}.lua", a.source)
-    level = developer.assemble_level(gdd, arts, guidance)
+    level = developer.assemble_level(gdd, arts, guidance).model_dump(mode="json", exclude_none=True)
     level.setdefault("metadata", {})["generator"] = {"query": query, "configuration": "e2e",
                                                      "backend": client.config.backend_name("developer")}
     atomic_write_json(out_dir / "level.json", level)

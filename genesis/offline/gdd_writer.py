@@ -85,7 +85,7 @@ def _requirements(brief: Brief, expects: dict[str, list[dict]]) -> list[Requirem
     out = []
     for r in brief.requirements:
         exp = expects.get(r.id, [])
-        out.append(r.model_copy(update={"expect": exp, "testable": r.testable and bool(exp)}))
+        out.append(Requirement.model_validate({**r.model_dump(), "expect": exp, "testable": r.testable and bool(exp)}))
     return out
 
 

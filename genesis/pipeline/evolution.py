@@ -13,7 +13,7 @@ from genesis.fileio import FileLock
 from genesis.kb.store import Bundle, GddRecord, LevelSource, RuleSource
 from genesis.llm.client import ModelCallError
 from genesis.models import GDD, Brief, RuleArtifact
-from genesis.pipeline.nodes import signature
+from genesis.kb.library import signature
 
 FEEDBACK_LOG = "feedback_log.jsonl"
 
@@ -41,7 +41,7 @@ def _bundle(ctx, state: dict) -> Bundle:
                     "params": a.meta.get("params", {}), "concepts": a.meta.get("concepts", []),
                     "provenance": {"run_id": state["run_id"], "query": state["query"]}}
             rules.append(RuleSource(id=rid, lua=a.source, meta=meta,
-                                    tests={"tests": [t.model_dump(mode="json", exclude_none=True) for t in a.tests]}))
+                                    tests={"tests": [t.file_form() for t in a.tests]}))
         rule_ids.append(rid)
         scripts[a.id] = f"../../rules/{rid}/rule.lua"
     level = json.loads(json.dumps(state["level"]))

@@ -14,37 +14,22 @@ from genesis.checks import CheckContext, run_criteria
 from genesis.evidence import requirement_evidence
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import ModelCallError
-from genesis.models import GDD, Brief, Clarification, Concepts, RuleArtifact, Verdict, VisualVerdict
+from genesis.kb.library import (UnknownLibraryRule, artifact_from_draft, library_rule, library_summaries,
+                                signature, worked_example)
+from genesis.models import GDD, Brief, Clarification, RetryContext, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
-from genesis.pipeline.pm_bounds import bound_decision
+from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
 from genesis.simulate import SimJob, SimRun, run_many, run_parallel, run_rule_tests_job
 
+MAX_RETRY_ERRORS = 20        # check errors shown to a retrying writer
+MAX_ERROR_CHARS = 800
+MAX_PREVIOUS_CHARS = 24000   # the rejected artifact shown back to its writer
 STAGE_BUDGET = 3
 TOTAL_BUDGET = 8
 FAST_TRACK_MIN_SCORE = 0.55
 REFERENCE_SEEDS = (0, 1, 2)
 IDLE_SEEDS = (0, 1)
-
-
-def signature(concepts: dict | Concepts) -> str:
-    """What must match for a stored design to serve a new request unchanged."""
-    c = concepts if isinstance(concepts, Concepts) else Concepts.model_validate(concepts)
-    keys = ("archetype", "fronts", "objectives", "objective_type", "waves", "staggered", "escalating",
-            "random_side", "air", "teams", "team_size", "production", "fog", "time_limit", "wave_interval",
-            "unit_kinds", "ranking", "scouting", "raids", "random_timing")
-    d = c.model_dump()
-    d["wave_times"] = sorted(c.wave_times)
-    d["target_composition"] = dict(sorted(c.target_composition.items()))
-    return json.dumps({k: d[k] for k in (*keys, "wave_times", "target_composition")}, sort_keys=True)
-
-
-def library_rule(entry) -> dict[str, Any]:
-    """A KB rule entry as the developer sees it: id, source, meta and its tests."""
-    meta = entry.data["meta"] if isinstance(entry.data["meta"], dict) else entry.data["meta"].model_dump()
-    tests = entry.data.get("tests") or {}
-    return {"id": entry.id, "source": entry.data["lua"], "meta": meta,
-            "tests": tests.get("tests", []) if isinstance(tests, dict) else []}
 
 
 class Nodes:
@@ -79,7 +64,8 @@ class Nodes:
                 answers = interrupt({"questions": questions})
                 clar = [Clarification(question=q, answer=a) for q, a in zip(questions, answers)]
         try:
-            brief = self.ctx.designer.clarify(query, clar, state.get("guidance", {}).get("brief", []))
+            brief = self.ctx.designer.clarify(query, clar, state.get("guidance", {}).get("brief", []),
+                                              self._retry(state, "brief"))
         except ModelCallError as exc:
             return {"status": "failed", "stop_reason": f"stage 1 (brief): {exc}", "route": "finalize",
                     "stage_times": self._timed("brief", t0)}
@@ -127,30 +113,20 @@ class Nodes:
             if e is None:
                 continue
             lib = library_rule(e)
-            arts.append(RuleArtifact(id=comp.id, source=lib["source"], params=comp.params, tests=lib["tests"],
-                                     meta=lib["meta"], reused_from=e.id))
+            arts.append(RuleArtifact(id=comp.id, source=lib.source, params=comp.params, tests=lib.tests,
+                                     meta=lib.meta, reused_from=e.id))
         return arts
 
     # ---- stage 2 ------------------------------------------------------------------------------
-    def _library(self) -> list[dict]:
-        out = []
-        for e in self.ctx.kb.list("rules"):
-            meta = library_rule(e)["meta"]
-            out.append({"id": e.id, "description": meta.get("description", ""), "params": sorted(meta.get("params", {}))})
-        return out
-
     def write_gdd(self, state: dict) -> dict:
         t0 = time.perf_counter()
         self.ctx.say("gdd", "writing the game design document")
         brief = Brief.model_validate(state["brief"])
-        from engine.catalog import load_catalog, roster_table
-        from engine.maps import list_maps
-
         similar = [{"id": h.id, "score": h.score, "summary": h.document[:200]}
                    for h in self.ctx.kb.search("gdds", brief.summary, k=3)]
         try:
             gdd = self.ctx.designer.write_gdd(brief, similar, state.get("guidance", {}).get("gdd", []),
-                                              roster_table(load_catalog()), list_maps(), self._library())
+                                              library_summaries(self.ctx.kb), self._retry(state, "gdd"))
         except ModelCallError as exc:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "model", str(exc), exc.permanent)}, "route": "gate_gdd",
                     "stage_times": self._timed("gdd", t0)}
@@ -170,13 +146,13 @@ class Nodes:
         rubric = self._rubric("gdd")
         judged_crits = [c.model_dump() for c in rubric.criteria if not c.kind.startswith("check:")]
         try:
-            judged = self.ctx.analyst.judge_gdd(brief, gdd, judged_crits)
+            review = self.ctx.analyst.judge_gdd(brief, gdd, judged_crits)
         except ModelCallError as exc:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "analyst", str(exc), exc.permanent)}, "route": "gate_gdd"}
         ctx = CheckContext(brief=brief, gdd=gdd, known_rules={e.id for e in self.ctx.kb.list("rules")})
-        results = run_criteria("gdd", rubric.criteria, ctx, judged)
+        results = run_criteria("gdd", rubric.criteria, ctx, {r.id: r for r in review.results})
         verdict = Verdict(stage="gdd", passed=all(r.passed for r in results if r.mandatory), criteria=results,
-                          judged_by=self.ctx.client.config.backend_name("analyst"))
+                          feedback=list(review.feedback), judged_by=self.ctx.client.config.backend_name("analyst"))
         return {"verdicts": {"gdd": verdict.model_dump(mode="json")}, "route": "gate_gdd",
                 "stage_times": self._timed("gdd_review", t0)}
 
@@ -184,20 +160,21 @@ class Nodes:
     def write_rules(self, state: dict) -> dict:
         t0 = time.perf_counter()
         gdd = GDD.model_validate(state["gdd"])
-        from genesis.pipeline.docs import RULE_API_DOC
-
+        guidance, retry = state.get("guidance", {}).get("rules", []), self._retry(state, "rules")
+        example = worked_example(self.ctx.kb)
         arts = []
         for comp in gdd.rule_components:
             self.ctx.say("rules", f"rule {comp.id}")
-            lib = None
-            if comp.library_rule:
-                e = self.ctx.kb.get("rules", comp.library_rule)
-                if e is not None:
-                    lib = library_rule(e)
+            entry = self.ctx.kb.get("rules", comp.library_rule) if comp.library_rule else None
+            lib = library_rule(entry).model_dump(mode="json") if entry is not None else None
             try:
-                arts.append(self.ctx.developer.write_rule(comp, lib, state.get("guidance", {}).get("rules", []), RULE_API_DOC))
+                draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry)
+                arts.append(artifact_from_draft(draft, self.ctx.kb))
             except ModelCallError as exc:
                 return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc), exc.permanent)},
+                        "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
+            except UnknownLibraryRule as exc:
+                return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc))},
                         "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
         self._write_rule_files(arts)
         return {"rules": [a.model_dump(mode="json") for a in arts], "route": "test_rules",
@@ -217,7 +194,7 @@ class Nodes:
             atomic_write_text(d / "rule.lua", a.source)
             atomic_write_text(d / "meta.yaml", yaml.safe_dump({"id": a.id, **a.meta}, sort_keys=False))
             atomic_write_text(d / "test.yaml", yaml.safe_dump(
-                {"tests": [t.model_dump(mode="json", exclude_none=True) for t in a.tests]}, sort_keys=False))
+                {"tests": [t.file_form() for t in a.tests]}, sort_keys=False))
             dirs.append(str(d))
         results = run_parallel(run_rule_tests_job, dirs, timeout_s=120,
                                on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
@@ -237,9 +214,11 @@ class Nodes:
         gdd = GDD.model_validate(state["gdd"])
         arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
         try:
-            level = self.ctx.developer.assemble_level(gdd, arts, state.get("guidance", {}).get("level", []))
+            config = self.ctx.developer.assemble_level(gdd, arts, state.get("guidance", {}).get("level", []),
+                                                       self._retry(state, "level"))
         except ModelCallError as exc:
             return {"verdicts": {"level": self._fail_verdict("level", "developer", str(exc), exc.permanent)}, "route": "gate_level"}
+        level = config.model_dump(mode="json", exclude_none=True)
         level.setdefault("metadata", {})["generator"] = {
             "query": state["query"], "run_id": state["run_id"],
             "backend": self.ctx.client.config.backend_name("developer")}
@@ -318,25 +297,51 @@ class Nodes:
                 return {"status": "failed", "stop_reason": f"PM failed at {stage}: {exc}", "route": "finalize"}
             mf, override = bound_decision(stage, verdict, mf, attempts=attempts, stage_budget=STAGE_BUDGET,
                                           total=total, total_budget=TOTAL_BUDGET)
-            decision = {"stage": stage, "attempt": attempts, **mf.model_dump(mode="json"),
+            decision = {"stage": stage, "attempt": attempts, "iteration": total, **mf.model_dump(mode="json"),
                         **({"override": override} if override else {})}
             update: dict[str, Any] = {"attempts": {stage: attempts}, "iterations": total, "decisions": [decision]}
             if entry:
                 update["feedback"] = [entry]
             self.ctx.say(stage, f"PM: {mf.decision} -> {mf.target_stage} ({mf.reason})")
-            if mf.decision == "advance":
-                update["route"] = {"gdd": "write_rules", "rules": "assemble_level", "level": "evolve"}[stage]
-            elif mf.decision == "stop":
+            if mf.decision == "stop":
                 update.update(status="failed", route="finalize",
                               stop_reason=f"stopped at stage {stage}: {mf.reason}. Failing: " + "; ".join(mf.guidance)[:800])
-            else:
-                target = mf.target_stage if mf.decision == "rollback" else stage
-                # guidance accumulates so repeated corrections (e.g. "stronger") add up
+                return update
+            target = {"advance": NEXT_STAGE[stage], "retry": stage}.get(mf.decision, mf.target_stage)
+            if target == "done":
+                return {**update, "route": "evolve"}
+            if mf.decision == "advance":   # the next stage starts a new visit with its own budget
+                update["attempts"] = {stage: attempts, target: 0}
+            elif mf.decision == "rollback":  # so does every stage from the rollback target on
+                update["attempts"] = {s: 0 for s in STAGE_ORDER[STAGE_ORDER.index(target):]}
+            if mf.guidance:  # guidance accumulates so repeated corrections (e.g. "stronger") add up
                 update["guidance"] = {target: state.get("guidance", {}).get(target, []) + mf.guidance}
-                update["route"] = {"brief": "clarify", "gdd": "write_gdd", "rules": "write_rules",
-                                   "level": "assemble_level"}.get(target, "finalize")
+            if mf.decision != "advance":
+                later = STAGE_ORDER[STAGE_ORDER.index(target) + 1:]  # their artifacts will be rewritten
+                update["retry"] = {**{s: {} for s in later}, target: self._retry_context(state, stage, verdict, target)}
+            update["route"] = {"brief": "clarify", "gdd": "write_gdd", "rules": "write_rules",
+                               "level": "assemble_level"}[target]
             return update
         return node
+
+    def _retry_context(self, state: dict, stage: str, verdict: Verdict, target: str) -> dict:
+        """What the writer of `target` sees next: its rejected artifact, the raw errors and every judge's words."""
+        where = "" if stage == target else f"[stage {stage}] "
+        errors = [f"{where}{c.id}: {c.reason}"[:MAX_ERROR_CHARS] for c in verdict.criteria if not c.passed]
+        feedback = list(verdict.feedback)
+        visual = state.get("visual") or {}
+        if stage == "level" and visual:
+            feedback += [f"visual reviewer ({visual.get('judged_by', '')}): {p}" for p in visual.get("problems", [])]
+        previous = state.get(target)
+        text = json.dumps(previous, sort_keys=False) if previous else ""
+        if len(text) > MAX_PREVIOUS_CHARS:
+            text = text[:MAX_PREVIOUS_CHARS] + f" ... [cut: {len(text) - MAX_PREVIOUS_CHARS} more characters]"
+        return RetryContext(previous=text, errors=errors[:MAX_RETRY_ERRORS],
+                            judge_feedback=list(dict.fromkeys(feedback))[:MAX_RETRY_ERRORS]).model_dump()
+
+    def _retry(self, state: dict, stage: str) -> RetryContext | None:
+        data = (state.get("retry") or {}).get(stage)
+        return RetryContext.model_validate(data) if data else None
 
     def _feedback_entry(self, state: dict, stage: str, verdict: Verdict) -> dict:
         failed = [c for c in verdict.criteria if not c.passed]

@@ -32,6 +32,7 @@ class PipelineState(TypedDict, total=False):
     level: dict
     verdicts: Annotated[dict[str, dict], merge]
     guidance: Annotated[dict[str, list[str]], merge]
+    retry: Annotated[dict[str, dict], merge]      # per stage: the RetryContext its next writer sees
     attempts: Annotated[dict[str, int], merge]
     iterations: int
     feedback: Annotated[list[dict], operator.add]   # the run's feedback log F
