@@ -87,9 +87,11 @@ class Brief(Doc):
 
 
 class UnitPlacement(Doc):
+    """Start units of a GDD team; the level's StartUnit (`at` a spawn name, or x and y)."""
+
     type: str
-    count: int = 1
-    at: str | None = None
+    count: int = Field(1, ge=1, le=500)
+    at: str | None = Field(None, description="name of a spawn point of the GDD's map, instead of x/y")
     x: float | None = None
     y: float | None = None
     tag: str | None = None

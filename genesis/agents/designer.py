@@ -27,7 +27,8 @@ class Designer(Agent):
             "archetypes": list(typing.get_args(Concepts.model_fields["archetype"].annotation))})
 
     def write_gdd(self, brief: Brief, similar: list[dict], guidance: list[str], library: list[dict],
-                  retry: RetryContext | None = None) -> GDD:
+                  retry: RetryContext | None = None, criteria: list[dict] | None = None) -> GDD:
+        """`criteria`: the rubric criteria ({stage, id, text}) the design is judged by, GDD and level."""
         return self.ask("designer.write_gdd", GDD, stage="gdd", inputs={
             "brief": brief.model_dump(mode="json"), "similar": similar, "guidance": guidance,
-            "library": library, "retry": retry.model_dump() if retry else None})
+            "library": library, "retry": retry.model_dump() if retry else None, "criteria": criteria or []})

@@ -12,14 +12,15 @@ class Developer(Agent):
     role = "developer"
 
     def write_rule(self, component: RuleComponent, library: dict[str, Any] | None, guidance: list[str],
-                   example: dict[str, Any] | None = None, retry: RetryContext | None = None) -> RuleDraft:
+                   example: dict[str, Any] | None = None, retry: RetryContext | None = None,
+                   criteria: list[dict] | None = None) -> RuleDraft:
         """A draft that reuses `library` by reference or holds a new rule with its tests."""
         return self.ask("developer.write_rule", RuleDraft, stage="rules", inputs={
             "component": component.model_dump(mode="json"), "library": library, "guidance": guidance,
-            "example": example, "retry": retry.model_dump() if retry else None})
+            "example": example, "retry": retry.model_dump() if retry else None, "criteria": criteria or []})
 
     def assemble_level(self, gdd: GDD, rules: list[RuleArtifact], guidance: list[str],
-                       retry: RetryContext | None = None) -> LevelConfig:
+                       retry: RetryContext | None = None, criteria: list[dict] | None = None) -> LevelConfig:
         return self.ask("developer.assemble_level", LevelDraft, stage="level", inputs={
             "gdd": gdd.model_dump(mode="json"), "rules": [{"id": r.id, "params": r.params} for r in rules],
-            "guidance": guidance, "retry": retry.model_dump() if retry else None}).level
+            "guidance": guidance, "retry": retry.model_dump() if retry else None, "criteria": criteria or []}).level

@@ -1,11 +1,16 @@
 """Stage 2 checks on the game design document."""
 from __future__ import annotations
 
+import re
+
 from engine.catalog import load_catalog
 from engine.errors import EngineError
 from engine.maps import load_map
 from engine.schema.level import MapRef
 from genesis.checks.context import CheckContext
+
+# An objective component ends the game when its purpose says who wins or loses (it calls win()/lose()).
+ENDS_GAME = re.compile(r"\b(win|wins|won|lose|loses|lost|victory|defeat)\b", re.I)
 
 
 def schema(ctx: CheckContext) -> tuple[bool, str]:
@@ -43,11 +48,13 @@ def win_loss_defined(ctx: CheckContext) -> tuple[bool, str]:
     gdd = ctx.gdd
     if gdd is None:
         return False, "no GDD"
-    terminations = [c for c in gdd.rule_components if c.kind == "termination"] + gdd.conditions
-    if not gdd.win_paths or not gdd.loss_paths or not terminations:
+    enders = [c for c in gdd.rule_components
+              if c.kind == "termination" or (c.kind == "objective" and ENDS_GAME.search(c.purpose))] + gdd.conditions
+    if not gdd.win_paths or not gdd.loss_paths or not enders:
         return False, (f"win paths {len(gdd.win_paths)}, loss paths {len(gdd.loss_paths)}, "
-                       f"termination rules/conditions {len(terminations)}: each must be at least 1")
-    return True, f"{len(gdd.win_paths)} win / {len(gdd.loss_paths)} loss paths, {len(terminations)} terminations"
+                       f"game-ending mechanisms {len(enders)} (conditions, termination components, objective "
+                       f"components whose purpose says they call win()/lose()): each must be at least 1")
+    return True, f"{len(gdd.win_paths)} win / {len(gdd.loss_paths)} loss paths, {len(enders)} game-ending mechanisms"
 
 
 def rules_known_api(ctx: CheckContext) -> tuple[bool, str]:

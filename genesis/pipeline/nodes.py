@@ -19,6 +19,7 @@ from genesis.kb.library import (UnknownLibraryRule, artifact_from_draft, library
 from genesis.models import GDD, Brief, Clarification, RetryContext, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
+from genesis.pipeline.smoke import smoke_test
 from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
 from genesis.simulate import SimJob, SimRun, run_many, run_parallel, run_rule_tests_job
 
@@ -46,6 +47,10 @@ class Nodes:
 
     def _rubric(self, stage: str):
         return rubric_store.load(stage, root=self.ctx.rubrics_root)
+
+    def _criteria(self, *stages: str) -> list[dict]:
+        """The rubric criteria a writer is judged by, as its prompt lists them."""
+        return [{"stage": s, "id": c.id, "text": c.text} for s in stages for c in self._rubric(s).criteria]
 
     def _fail_verdict(self, stage: str, criterion: str, reason: str, unrecoverable: str = "") -> dict:
         return Verdict(stage=stage, passed=False, feedback=[reason], unrecoverable=unrecoverable,  # type: ignore[arg-type]
@@ -126,7 +131,8 @@ class Nodes:
                    for h in self.ctx.kb.search("gdds", brief.summary, k=3)]
         try:
             gdd = self.ctx.designer.write_gdd(brief, similar, state.get("guidance", {}).get("gdd", []),
-                                              library_summaries(self.ctx.kb), self._retry(state, "gdd"))
+                                              library_summaries(self.ctx.kb), self._retry(state, "gdd"),
+                                              self._criteria("gdd", "level"))
         except ModelCallError as exc:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "model", str(exc), exc.permanent)}, "route": "gate_gdd",
                     "stage_times": self._timed("gdd", t0)}
@@ -161,14 +167,14 @@ class Nodes:
         t0 = time.perf_counter()
         gdd = GDD.model_validate(state["gdd"])
         guidance, retry = state.get("guidance", {}).get("rules", []), self._retry(state, "rules")
-        example = worked_example(self.ctx.kb)
+        example, criteria = worked_example(self.ctx.kb), self._criteria("rules")
         arts = []
         for comp in gdd.rule_components:
             self.ctx.say("rules", f"rule {comp.id}")
             entry = self.ctx.kb.get("rules", comp.library_rule) if comp.library_rule else None
             lib = library_rule(entry).model_dump(mode="json") if entry is not None else None
             try:
-                draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry)
+                draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria)
                 arts.append(artifact_from_draft(draft, self.ctx.kb))
             except ModelCallError as exc:
                 return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc), exc.permanent)},
@@ -188,24 +194,33 @@ class Nodes:
         t0 = time.perf_counter()
         arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
         self.ctx.say("rules", f"testing {len(arts)} rule(s) in simulation")
-        dirs = []
+        gdd = GDD.model_validate(state["gdd"])
+        dirs, owners = [], []
         for a in arts:
-            d = self.out / "rule_tests" / a.id
-            atomic_write_text(d / "rule.lua", a.source)
-            atomic_write_text(d / "meta.yaml", yaml.safe_dump({"id": a.id, **a.meta}, sort_keys=False))
-            atomic_write_text(d / "test.yaml", yaml.safe_dump(
-                {"tests": [t.file_form() for t in a.tests]}, sort_keys=False))
-            dirs.append(str(d))
+            tests = [t.file_form() for t in a.tests]
+            dirs.append(self._rule_test_dir(self.out / "rule_tests" / a.id, a, tests))
+            owners.append(a.id)
+            if a.reused_from is None:  # new scripts only: a library rule was verified by its own tests
+                dirs.append(self._rule_test_dir(self.out / "rule_tests" / f"{a.id}.smoke", a, [smoke_test(gdd, a)]))
+                owners.append(a.id)
         results = run_parallel(run_rule_tests_job, dirs, timeout_s=120,
                                on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
                                                       "error": "rule tests killed after 120 s"}])
-        rule_tests = {a.id: r for a, r in zip(arts, results)}
+        rule_tests: dict[str, list[dict]] = {a.id: [] for a in arts}
+        for owner, result in zip(owners, results):
+            rule_tests[owner] += result
         ctx = CheckContext(rules=arts, rule_test_results=rule_tests)
         crit = run_criteria("rules", self._rubric("rules").criteria, ctx)
         verdict = Verdict(stage="rules", passed=all(r.passed for r in crit if r.mandatory), criteria=crit,
                           judged_by="automated checks")
         return {"rule_tests": rule_tests, "verdicts": {"rules": verdict.model_dump(mode="json")},
                 "route": "gate_rules", "stage_times": self._timed("rules_test", t0)}
+
+    def _rule_test_dir(self, folder: Path, rule: RuleArtifact, tests: list[dict]) -> str:
+        atomic_write_text(folder / "rule.lua", rule.source)
+        atomic_write_text(folder / "meta.yaml", yaml.safe_dump({**rule.meta, "id": rule.id}, sort_keys=False))
+        atomic_write_text(folder / "test.yaml", yaml.safe_dump({"tests": tests}, sort_keys=False))
+        return str(folder)
 
     # ---- stage 4 ------------------------------------------------------------------------------
     def assemble_level(self, state: dict) -> dict:
@@ -215,7 +230,7 @@ class Nodes:
         arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
         try:
             config = self.ctx.developer.assemble_level(gdd, arts, state.get("guidance", {}).get("level", []),
-                                                       self._retry(state, "level"))
+                                                       self._retry(state, "level"), self._criteria("level"))
         except ModelCallError as exc:
             return {"verdicts": {"level": self._fail_verdict("level", "developer", str(exc), exc.permanent)}, "route": "gate_level"}
         level = config.model_dump(mode="json", exclude_none=True)
