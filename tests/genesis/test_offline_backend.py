@@ -226,7 +226,7 @@ def test_a_team_battle_always_ends_with_a_winning_alliance():
 
 def test_holding_a_bridge_puts_the_objective_at_the_bridgehead_and_the_enemy_across_the_river():
     brief, gdd = _design("hold the bridge against three waves, each larger than the last")
-    assert gdd.map == {"name": "river_bridges"} and brief.concepts.fronts == 1
+    assert gdd.map.name == "river_bridges" and brief.concepts.fronts == 1
     obj = next(u for u in gdd.teams[0].units if u.tag == "objective")
     army = [u for u in gdd.teams[0].units if u.type in ("assault_bot", "light_bot")]
     sources = _rule(gdd, "escalating_waves").params["from"]
@@ -274,7 +274,7 @@ def test_team_sizes_are_honoured_up_to_the_map_and_capped_openly():
 
 def test_free_for_all_ranking_metric_and_every_side_under_pressure():
     brief, gdd = _design("free-for-all of four armies, ranked by kills")
-    assert gdd.conditions[0]["metric"] == "kills"
+    assert gdd.conditions[0].metric == "kills"
     targets = [t.controller.target.team for t in gdd.teams[1:]]
     assert sorted(targets) == [0, 2, 3]          # each AI hunts another side, one of them the player
 
