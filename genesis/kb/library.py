@@ -8,6 +8,11 @@ from pydantic import BaseModel
 
 from genesis.models import Concepts, RuleArtifact, RuleDraft, RuleTest
 
+# A stored design fast-tracks a request with the same concept signature when their texts are at least
+# this similar. Calibrated on paraphrase pairs and near-misses (tests/genesis/test_fast_track_calibration.py):
+# same-signature requests for another game score at most ~0.38, paraphrases at least ~0.52.
+FAST_TRACK_MIN_SCORE = 0.45
+
 # The rule shown to the developer as a complete worked example of a verified rule with its tests.
 WORKED_EXAMPLE_RULE = "resource_income"
 
@@ -17,7 +22,7 @@ def signature(concepts: dict | Concepts) -> str:
     c = concepts if isinstance(concepts, Concepts) else Concepts.model_validate(concepts)
     keys = ("archetype", "fronts", "objectives", "objective_type", "waves", "staggered", "escalating",
             "random_side", "air", "teams", "team_size", "production", "fog", "time_limit", "wave_interval",
-            "unit_kinds", "ranking", "scouting", "raids", "random_timing")
+            "unit_kinds", "ranking", "scouting", "raids", "random_timing", "allied_bases")
     d = c.model_dump()
     d["wave_times"] = sorted(c.wave_times)
     d["target_composition"] = dict(sorted(c.target_composition.items()))

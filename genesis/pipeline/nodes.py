@@ -14,8 +14,8 @@ from genesis.checks import CheckContext, run_criteria
 from genesis.evidence import requirement_evidence
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import ModelCallError
-from genesis.kb.library import (UnknownLibraryRule, artifact_from_draft, library_rule, library_summaries,
-                                signature, worked_example)
+from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, artifact_from_draft, library_rule,
+                                library_summaries, signature, worked_example)
 from genesis.models import GDD, Brief, Clarification, RetryContext, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
@@ -28,7 +28,6 @@ MAX_ERROR_CHARS = 800
 MAX_PREVIOUS_CHARS = 24000   # the rejected artifact shown back to its writer
 STAGE_BUDGET = 3
 TOTAL_BUDGET = 8
-FAST_TRACK_MIN_SCORE = 0.55
 REFERENCE_SEEDS = (0, 1, 2)
 IDLE_SEEDS = (0, 1)
 

@@ -13,3 +13,17 @@ def test_slug_never_ends_with_a_dash():
     slug = slugify("a" * 59 + " b")
     assert len(slug) <= 60 and not slug.endswith("-")
     assert slugify("   !!!") == "scenario"
+
+
+def test_the_compiled_graph_draws_only_the_real_transitions():
+    from types import SimpleNamespace
+
+    from genesis.pipeline.graph import ROUTES, build
+
+    graph = build(SimpleNamespace(), None).get_graph()
+    edges = {(e.source, e.target) for e in graph.edges}
+    expected = {(src, dst) for src, targets in ROUTES.items() for dst in targets}
+    expected |= {("__start__", "clarify"), ("finalize", "__end__")}
+    assert edges == expected
+    assert ("review_gdd", "write_rules") not in edges and ("clarify", "evolve") not in edges
+    assert "gate_level" in graph.draw_mermaid()
