@@ -7,7 +7,9 @@ from its source, so a prompt never states a format the checks do not apply, nor 
 from __future__ import annotations
 
 import inspect
+import json
 import re
+import types
 import typing
 from functools import lru_cache
 from typing import Any
@@ -24,9 +26,19 @@ from engine.schema.level import Condition, Controller, MapRef, StartUnit, Switch
 
 # --- models as text ------------------------------------------------------------------------------
 def _type_text(annotation: Any) -> str:
-    text = str(annotation).replace("typing.", "").replace("NoneType", "null")
-    text = re.sub(r"<class '([\w.]+)'>", lambda m: m.group(1).rsplit(".", 1)[-1], text)
-    return re.sub(r"\b(?:engine|genesis)\.[\w.]+\.(\w+)", r"\1", text)
+    """A short, readable type: `int | null`, `list[Team]`, `'any' | 'all'`."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _type_text(args[0])
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(_type_text(a) for a in args)
+    if origin is typing.Literal:
+        return " | ".join(repr(a) for a in args)
+    if origin in (list, tuple, dict):
+        return f"{origin.__name__}[{', '.join(_type_text(a) for a in args)}]"
+    if annotation is type(None):
+        return "null"
+    return getattr(annotation, "__name__", str(annotation).replace("typing.", ""))
 
 
 def model_fields_text(model: type[BaseModel], skip: tuple[str, ...] = ()) -> str:
@@ -78,7 +90,7 @@ def map_catalog() -> str:
         spawns = ", ".join(f"{s.name} ({s.x:g}, {s.y:g})" for s in m.spawns)
         lines.append(f"- {name}: {m.width}x{m.height} tiles; {terrain}; {deposits} metal deposits; spawns: {spawns}")
     lines.append("A procedural map is {\"generate\": {" + model_fields_text(MapRef.model_fields["generate"].annotation.__args__[0]) + "}} "
-                 "(its spawns: center, north, south, east, west, ne, nw, se, sw).")
+                 "(its spawns: " + ", ".join(s.name for s in load_map(MapRef(generate={})).spawns) + ").")
     return "\n".join(lines)
 
 
@@ -92,7 +104,7 @@ def controllers() -> str:
     for model in _union_members(Controller):
         tag = {k: f.default for k, f in model.model_fields.items() if k in ("type", "behaviour")}
         rest = model_fields_text(model, skip=("type", "behaviour"))
-        lines.append(f"- {tag}" + (f" + {rest}" if rest else "") + (f": {_doc(model)}" if _doc(model) else ""))
+        lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + (f": {_doc(model)}" if _doc(model) else ""))
     lines.append(f"A target is a point {{x, y}} or a selector {{{model_fields_text(TargetSelector)}}}.")
     return "\n".join(lines)
 
@@ -223,7 +235,7 @@ def unit_names() -> str:
     from engine.catalog import units_by_category
 
     groups = units_by_category(load_catalog())
-    return "Unit types by category (full stats in the roster): " + "; ".join(
+    return "Unit types by category: " + "; ".join(
         f"{cat}: {', '.join(keys)}" for cat, keys in groups.items())
 
 

@@ -82,7 +82,8 @@ def one_pass(query: str, out_dir: Path, client: LLMClient, kb, guidance: list[st
     for comp in gdd.rule_components:
         entry = kb.get("rules", comp.library_rule) if comp.library_rule else None
         lib = library_rule(entry).model_dump(mode="json") if entry else None
-        arts.append(artifact_from_draft(developer.write_rule(comp, lib, guidance, example), kb))
+        draft = developer.write_rule(comp, lib, guidance, example)
+        arts.append(artifact_from_draft(draft.model_copy(update={"id": comp.id}), kb))
     for a in arts:
         atomic_write_text(out_dir / "rules" / f"{a.id}.lua", a.source)
     level = developer.assemble_level(gdd, arts, guidance).model_dump(mode="json", exclude_none=True)

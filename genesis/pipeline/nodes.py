@@ -174,7 +174,8 @@ class Nodes:
             lib = library_rule(entry).model_dump(mode="json") if entry is not None else None
             try:
                 draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria)
-                arts.append(artifact_from_draft(draft, self.ctx.kb))
+                # the level names the rule by its component id, whatever id the draft gave
+                arts.append(artifact_from_draft(draft.model_copy(update={"id": comp.id}), self.ctx.kb))
             except ModelCallError as exc:
                 return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc), exc.permanent)},
                         "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
@@ -266,7 +267,8 @@ class Nodes:
             ctx.visual = self._visual(state, gdd, runs[0])
         results = run_criteria("level", rubric.criteria, ctx)
         passed = all(r.passed for r in results if r.mandatory)
-        verdict = Verdict(stage="level", passed=passed, criteria=results,
+        visual_feedback = [f"visual reviewer ({ctx.visual.judged_by}): {p}" for p in ctx.visual.problems] if ctx.visual else []
+        verdict = Verdict(stage="level", passed=passed, criteria=results, feedback=visual_feedback,
                           judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"),
                           unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
         self._save_traces(runs)
@@ -342,10 +344,7 @@ class Nodes:
         """What the writer of `target` sees next: its rejected artifact, the raw errors and every judge's words."""
         where = "" if stage == target else f"[stage {stage}] "
         errors = [f"{where}{c.id}: {c.reason}"[:MAX_ERROR_CHARS] for c in verdict.criteria if not c.passed]
-        feedback = list(verdict.feedback)
-        visual = state.get("visual") or {}
-        if stage == "level" and visual:
-            feedback += [f"visual reviewer ({visual.get('judged_by', '')}): {p}" for p in visual.get("problems", [])]
+        feedback = list(verdict.feedback)  # the analyst's (GDD) or the visual reviewer's (level) words
         previous = state.get(target)
         text = json.dumps(previous, sort_keys=False) if previous else ""
         if len(text) > MAX_PREVIOUS_CHARS:
