@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from engine.errors import EngineError
+from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json
 from genesis.pipeline.evolution import rubric_versions
 from genesis.report import write_report
@@ -67,12 +68,12 @@ def write_rule_test_records(out, state: dict) -> None:
 def write_outputs(ctx, state: dict) -> dict[str, Any]:
     out = ctx.out_dir
     record = validation_record(ctx, state)
-    atomic_write_json(out / "validation.json", record)
+    atomic_write_json(out / F.VALIDATION, record)
     write_rule_test_records(out, state)
     (out / MAP_PICTURE).unlink(missing_ok=True)   # a picture of an earlier attempt's level would mislead
-    if (out / "level.json").exists():
+    if (out / F.LEVEL).exists():
         try:
-            write_map_picture(out / "level.json", out / MAP_PICTURE)
+            write_map_picture(out / F.LEVEL, out / MAP_PICTURE)
         except EngineError:   # the level stage's schema criterion already reports why it does not load
             pass
     write_report(out, map_picture=False)

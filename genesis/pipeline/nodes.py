@@ -12,6 +12,7 @@ from langgraph.types import interrupt
 from genesis import rubric_store
 from genesis.checks import CheckContext, run_criteria
 from genesis.evidence import requirement_evidence
+from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import ModelCallError
 from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, artifact_from_draft, library_rule,
@@ -73,7 +74,7 @@ class Nodes:
         except ModelCallError as exc:
             return {"status": "failed", "stop_reason": f"stage 1 (brief): {exc}", "route": "finalize",
                     "stage_times": self._timed("brief", t0)}
-        atomic_write_json(self.out / "brief.json", brief.model_dump(mode="json"))
+        atomic_write_json(self.out / F.BRIEF, brief.model_dump(mode="json"))
         update: dict[str, Any] = {"brief": brief.model_dump(mode="json"), "clarifications": [c.model_dump() for c in clar],
                                   "stage_times": self._timed("brief", t0)}
         if not brief.is_game:
@@ -142,8 +143,8 @@ class Nodes:
         return {"gdd": gdd.model_dump(mode="json"), "route": "review_gdd", "stage_times": self._timed("gdd", t0)}
 
     def _write_gdd_files(self, gdd: GDD) -> None:
-        atomic_write_json(self.out / "gdd.json", gdd.model_dump(mode="json"))
-        atomic_write_text(self.out / "gdd.md", gdd_markdown(gdd))
+        atomic_write_json(self.out / F.GDD_JSON, gdd.model_dump(mode="json"))
+        atomic_write_text(self.out / F.GDD_MD, gdd_markdown(gdd))
 
     def review_gdd(self, state: dict) -> dict:
         t0 = time.perf_counter()
@@ -188,7 +189,7 @@ class Nodes:
 
     def _write_rule_files(self, arts: list[RuleArtifact]) -> None:
         for a in arts:
-            atomic_write_text(self.out / "rules" / f"{a.id}.lua", a.source)
+            atomic_write_text(self.out / F.RULES_DIR / f"{a.id}.lua", a.source)
 
     def test_rules(self, state: dict) -> dict:
         t0 = time.perf_counter()
@@ -198,10 +199,10 @@ class Nodes:
         dirs, owners = [], []
         for a in arts:
             tests = [t.file_form() for t in a.tests]
-            dirs.append(self._rule_test_dir(self.out / "rule_tests" / a.id, a, tests))
+            dirs.append(self._rule_test_dir(self.out / F.RULE_TESTS_DIR / a.id, a, tests))
             owners.append(a.id)
             if a.reused_from is None:  # new scripts only: a library rule was verified by its own tests
-                dirs.append(self._rule_test_dir(self.out / "rule_tests" / f"{a.id}.smoke", a, [smoke_test(gdd, a)]))
+                dirs.append(self._rule_test_dir(self.out / F.RULE_TESTS_DIR / f"{a.id}.smoke", a, [smoke_test(gdd, a)]))
                 owners.append(a.id)
         results = run_parallel(run_rule_tests_job, dirs, timeout_s=120,
                                on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
@@ -237,7 +238,7 @@ class Nodes:
         level.setdefault("metadata", {})["generator"] = {
             "query": state["query"], "run_id": state["run_id"],
             "backend": self.ctx.client.config.backend_name("developer")}
-        atomic_write_json(self.out / "level.json", level)
+        atomic_write_json(self.out / F.LEVEL, level)
         return {"level": level, "route": "validate_level", "stage_times": self._timed("level", t0)}
 
     def validate_level(self, state: dict) -> dict:
@@ -267,7 +268,8 @@ class Nodes:
             ctx.visual = self._visual(state, gdd, runs[0])
         results = run_criteria("level", rubric.criteria, ctx)
         passed = all(r.passed for r in results if r.mandatory)
-        visual_feedback = [f"visual reviewer ({ctx.visual.judged_by}): {p}" for p in ctx.visual.problems] if ctx.visual else []
+        visual = ctx.visual
+        visual_feedback = [f"visual reviewer ({visual.judged_by}): {p}" for p in visual.problems] if visual else []
         verdict = Verdict(stage="level", passed=passed, criteria=results, feedback=visual_feedback,
                           judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"),
                           unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
