@@ -348,6 +348,9 @@ class Nodes:
         errors = [f"{where}{c.id}: {c.reason}"[:MAX_ERROR_CHARS] for c in verdict.criteria if not c.passed]
         feedback = list(verdict.feedback)  # the analyst's (GDD) or the visual reviewer's (level) words
         previous = state.get(target)
+        if target == "rules" and previous:  # as the developer wrote them: library rules by reference
+            previous = [{"id": r["id"], "reuse": r["reused_from"], "params": r["params"]} if r.get("reused_from") else
+                        {k: r[k] for k in ("id", "params", "source", "meta", "tests")} for r in previous]
         text = json.dumps(previous, sort_keys=False) if previous else ""
         if len(text) > MAX_PREVIOUS_CHARS:
             text = text[:MAX_PREVIOUS_CHARS] + f" ... [cut: {len(text) - MAX_PREVIOUS_CHARS} more characters]"

@@ -32,7 +32,10 @@ FAILED_RULES = Verdict(stage="rules", passed=False, feedback=["the convoy rule n
 def _state(**extra):
     return {"run_id": "r", "query": "q", "verdicts": {"rules": FAILED_RULES.model_dump()},
             "attempts": {"gdd": 1, "rules": 3}, "iterations": 4, "gdd": {"title": "Escort"},
-            "rules": [{"id": "escort", "source": "function on_start() end"}], **extra}
+            "rules": [{"id": "escort", "source": "function on_start() end", "params": {}, "meta": {}, "tests": [],
+                       "reused_from": None},
+                      {"id": "waves", "source": "-- library source", "params": {"times": [30]}, "meta": {}, "tests": [],
+                       "reused_from": "staggered_waves"}], **extra}
 
 
 def test_a_rollback_the_pm_asks_for_after_the_stage_budget_is_spent_happens_and_starts_new_visits():
@@ -52,6 +55,7 @@ def test_a_retry_shows_the_writer_its_own_previous_artifact():
     update = _nodes(pm).gate("rules")(_state(attempts={"rules": 1}))
     retry = RetryContext.model_validate(update["retry"]["rules"])
     assert "function on_start() end" in retry.previous and update["attempts"] == {"rules": 2}
+    assert '"reuse": "staggered_waves"' in retry.previous and "library source" not in retry.previous
 
 
 def test_guidance_given_with_an_advance_reaches_the_next_stage():
