@@ -10,13 +10,15 @@ from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json
 from genesis.pipeline.evolution import rubric_versions
 from genesis.report import write_report
+from genesis.validation_record import ValidationRecord
 from genesis.report.map_picture import write_map_picture
 from genesis.report.scenario import MAP_PICTURE, rule_tests_path
 
 
 def validation_record(ctx, state: dict) -> dict[str, Any]:
+    """validation.json's content, checked against its model before it is written."""
     usage = ctx.client.usage
-    return {
+    return ValidationRecord.model_validate({
         "playable": state.get("status") == "playable",
         "status": state.get("status"),
         "reason": state.get("stop_reason") or ("all stage verdicts passed" if state.get("status") == "playable" else ""),
@@ -38,7 +40,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "generation_time_s": round(sum((state.get("stage_times") or {}).values()), 2),
         "usage": {"by_stage": usage.by_stage(), "total": usage.total()},
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+    }).model_dump(mode="json")
 
 
 def rule_test_record(rule: dict, results: list[dict] | None, fast_tracked: bool) -> dict[str, Any]:
