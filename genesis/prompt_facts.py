@@ -85,7 +85,7 @@ def map_catalog() -> str:
         tiles = m.width * m.height
         share = {label: sum(r.count(ch) for r in codes) / tiles for ch, label in
                  (("~", "water"), ("#", "cliff"), ("=", "bridge"))}
-        terrain = ", ".join(f"{v:.0%} {k}" for k, v in share.items() if v > 0) or "open ground"
+        terrain = ", ".join(f"{v:.1%} {k}" for k, v in share.items() if v > 0) or "open ground"
         deposits = sum(r.count("M") for r in codes) + len(m.deposits)
         spawns = ", ".join(f"{s.name} ({s.x:g}, {s.y:g})" for s in m.spawns)
         lines.append(f"- {name}: {m.width}x{m.height} tiles; {terrain}; {deposits} metal deposits; spawns: {spawns}")
