@@ -6,7 +6,6 @@ import re
 from engine.catalog import load_catalog
 from engine.errors import EngineError
 from engine.maps import load_map
-from engine.schema.level import MapRef
 from genesis.checks.context import CheckContext
 
 # An objective component ends the game when its purpose says who wins or loses (it calls win()/lose()).
@@ -19,14 +18,22 @@ def schema(ctx: CheckContext) -> tuple[bool, str]:
         return False, "no GDD"
     problems = []
     try:
-        load_map(MapRef.model_validate(gdd.map), None)
+        m = load_map(gdd.map, None)
     except (EngineError, ValueError) as exc:
         problems.append(f"map: {exc}")
+        m = None
     units = load_catalog().units
+    spawns = {sp.name for sp in m.spawns} if m else set()
     for t in gdd.teams:
         for u in t.units:
             if u.type not in units:
                 problems.append(f"team {t.id}: unknown unit type {u.type!r}")
+            if (u.at is None) == (u.x is None or u.y is None):
+                problems.append(f"team {t.id}: {u.type} needs either `at` or both x and y")
+            elif m and u.at is not None and u.at not in spawns:
+                problems.append(f"team {t.id}: {u.type} at unknown spawn {u.at!r} (the map has: {', '.join(sorted(spawns))})")
+            elif m and u.at is None and not (0 <= u.x < m.width and 0 <= u.y < m.height):
+                problems.append(f"team {t.id}: {u.type} at ({u.x:g}, {u.y:g}) is off the {m.width}x{m.height} map")
     if not any(t.role == "player" for t in gdd.teams):
         problems.append("no player team")
     return not problems, "; ".join(problems) or "GDD is well formed; map and unit types exist"

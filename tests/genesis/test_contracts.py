@@ -150,3 +150,16 @@ def test_the_schema_sent_is_the_schema_checked():
         RuleTest.model_validate({"name": "t", "expect": [{"event": "spawn"}],
                                  "level": {"name": "x", "description": "x", "map": {"name": "open_field"},
                                            "teams": [{"id": 0, "name": "p"}], "time_limit": 60}})
+
+
+def test_the_gdd_schema_check_names_unknown_spawns_and_off_map_positions():
+    from genesis.checks.context import CheckContext
+    from genesis.checks.gdd_checks import schema
+
+    gdd = design(write_brief("defend two fronts against three waves", read("defend two fronts against three waves"), []))
+    assert schema(CheckContext(gdd=gdd))[0]
+    bad = gdd.model_copy(deep=True)
+    bad.teams[0].units[0] = bad.teams[0].units[0].model_copy(update={"at": "forest", "x": None, "y": None})
+    bad.teams[0].units[1] = bad.teams[0].units[1].model_copy(update={"at": None, "x": 600.0, "y": 60.0})
+    ok, why = schema(CheckContext(gdd=bad))
+    assert not ok and "unknown spawn 'forest'" in why and "(600, 60) is off the" in why
