@@ -350,8 +350,8 @@ def _check_state(spec: Mapping, run: RunView) -> tuple[bool, str]:
     at = float(spec["at"])
     sample = run.states.get(at)
     if sample is None:
-        return False, (f"no state sample at t={_num(at)}s: state expectations are checked only in rule tests, "
-                       "where the harness samples the state")
+        return False, (f"no state sample at t={_num(at)}s: this run was not sampled (rule tests and requirement "
+                       "evidence sample the state while the run plays)")
     failures, observed = [], []
     if "units_min" in spec or "units_max" in spec:
         n = sum(1 for u in sample["units"] if _unit_matches(u, spec))

@@ -5,7 +5,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.schema.expect import Expectation, TraceExpectation
+from engine.schema.expect import Expectation
 from engine.schema.level import Condition, Controller, LevelConfig, MapRef
 
 Competency = Literal[
@@ -29,8 +29,8 @@ class Requirement(Doc):
     text: str
     testable: bool = True
     on: Literal["reference", "idle"] = Field("reference", description="which validation run carries the evidence")
-    expect: list[TraceExpectation] = Field(default_factory=list,
-                                           description="trace expectations the validation run of `on` must satisfy")
+    expect: list[Expectation] = Field(default_factory=list,
+                                      description="expectations the validation runs of `on` must satisfy")
 
 
 class Concepts(Doc):

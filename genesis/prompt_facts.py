@@ -162,10 +162,9 @@ def reference_strategies() -> str:
 
 
 # --- expectations ----------------------------------------------------------------------------------
-def expectation_grammar(with_state: bool) -> str:
+def expectation_grammar() -> str:
     """The expectation families and the fields each trace event kind carries."""
-    lines = ["Expectations (a list; each entry has exactly one of `event`, `result`"
-             + (", `state`" if with_state else "") + "; unknown keys are errors):",
+    lines = ["Expectations (a list; each entry has exactly one of `event`, `result`, `state`; unknown keys are errors):",
              f"- {{event: kind, ...}}: {_doc(EventExpectation)} Keys: {model_fields_text(EventExpectation, skip=('event',))}.",
              f"  distinct_sectors: {{{model_fields_text(SectorSpec)}}}; time_clusters: {{{model_fields_text(ClusterSpec)}}}; "
              f"increasing: {{{model_fields_text(IncreasingSpec)}}}.",
@@ -175,10 +174,9 @@ def expectation_grammar(with_state: bool) -> str:
         lines.append(f"    {kind}: {', '.join(fields)}" + (f" ({note})" if note else ""))
     lines.append("  Spawn and death events carry no tag: select tagged units with a `state` expectation or a rule_log.")
     lines.append(f"- {{result: {{...}}}}: the run's outcome; keys: {model_fields_text(ResultSpec)}.")
-    if with_state:
-        lines.append(f"- {{state: {{...}}}}: {_doc(StateSpec)} Keys: {model_fields_text(StateSpec)}. "
-                     "Use it to show a mechanic really happened (resources moved, units spawned or destroyed, "
-                     "a unit changed owner or reached a place).")
+    lines.append(f"- {{state: {{...}}}}: {_doc(StateSpec)} Keys: {model_fields_text(StateSpec)}. "
+                 "Use it to show a mechanic really happened (resources moved, units spawned or destroyed, "
+                 "a unit changed owner or reached a place).")
     return "\n".join(lines)
 
 
@@ -286,12 +284,8 @@ class Facts:
         return rule_api()
 
     @property
-    def trace_expectations(self) -> str:
-        return expectation_grammar(with_state=False)
-
-    @property
     def expectations(self) -> str:
-        return expectation_grammar(with_state=True)
+        return expectation_grammar()
 
     @property
     def level_fields(self) -> str:

@@ -168,14 +168,9 @@ FAMILIES = {"event": EventExpectation, "result": ResultExpectation, "state": Sta
 _FAMILY_ERROR = dict(custom_error_type="expectation_family",
                      custom_error_message="an expectation needs exactly one of `event`, `result` or `state`")
 
-# Any expectation: what rule tests may assert (state is sampled by the rule test harness).
+# Any expectation, as rule tests and GDD requirements write them.
 Expectation = Annotated[
     Union[Annotated[EventExpectation, Tag("event")], Annotated[ResultExpectation, Tag("result")],
           Annotated[StateExpectation, Tag("state")]],
-    Discriminator(expectation_family, **_FAMILY_ERROR),
-]
-# What a requirement may assert over a validation run's trace (no state samples are taken there).
-TraceExpectation = Annotated[
-    Union[Annotated[EventExpectation, Tag("event")], Annotated[ResultExpectation, Tag("result")]],
     Discriminator(expectation_family, **_FAMILY_ERROR),
 ]

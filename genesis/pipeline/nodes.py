@@ -264,7 +264,7 @@ class Nodes:
             from engine.schema.level import MapRef
 
             m = load_map(MapRef.model_validate(state["level"]["map"]), self.out)
-            ctx.evidence = requirement_evidence(gdd.requirements, runs, (m.width, m.height))
+            ctx.evidence = requirement_evidence(gdd.requirements, runs, (m.width, m.height), level_path)
             ctx.visual = self._visual(state, gdd, runs[0])
         results = run_criteria("level", rubric.criteria, ctx)
         passed = all(r.passed for r in results if r.mandatory)

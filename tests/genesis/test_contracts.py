@@ -163,3 +163,24 @@ def test_the_gdd_schema_check_names_unknown_spawns_and_off_map_positions():
     bad.teams[0].units[1] = bad.teams[0].units[1].model_copy(update={"at": None, "x": 600.0, "y": 60.0})
     ok, why = schema(CheckContext(gdd=bad))
     assert not ok and "unknown spawn 'forest'" in why and "(600, 60) is off the" in why
+
+
+def test_requirement_evidence_reads_the_engine_state_of_the_validation_runs(tmp_path):
+    from genesis.evidence import requirement_evidence
+    from genesis.models import Requirement
+    from genesis.simulate import SimJob, run_job
+
+    level = {"name": "state", "description": "d", "map": {"name": "open_field"},
+             "switches": {"fog_of_war": False, "production": False, "time_limit": 20},
+             "teams": [{"id": 0, "name": "p", "resources": {"metal": 300}, "units": [{"type": "light_bot", "at": "west", "count": 3}]},
+                       {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"},
+                        "units": [{"type": "light_bot", "at": "east"}]}]}
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(level))
+    run = run_job(SimJob(str(path), 0, "idle"))
+    reqs = [Requirement(id="army", text="three bots", on="idle",
+                        expect=[{"state": {"at": 10, "team": 0, "type": "light_bot", "units_min": 3, "units_max": 3}}]),
+            Requirement(id="rich", text="rich", on="idle", expect=[{"state": {"at": 10, "team": 0, "metal_min": 5000}}])]
+    by_id = {e["id"]: e for e in requirement_evidence(reqs, [run], (48, 48), path)}
+    assert by_id["army"]["status"] == "verified" and by_id["rich"]["status"] == "failed"
+    assert "metal is 300, needed >= 5000" in by_id["rich"]["detail"]
