@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 import engine.agent.policies as policies
 from engine.catalog import load_catalog, roster_table
-from engine.maps import list_maps, load_map, terrain_array
+from engine.maps import list_maps, load_map
 from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
     ResultSpec, SectorSpec, StateSpec
 from engine.schema.level import Condition, Controller, MapRef, StartUnit, Switches, TargetSelector

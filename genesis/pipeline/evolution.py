@@ -12,7 +12,6 @@ from genesis import rubric_store
 from genesis.fileio import FileLock
 from genesis.kb.store import Bundle, GddRecord, LevelSource, RuleSource
 from genesis.llm.client import ModelCallError
-from genesis.models import GDD, Brief, RuleArtifact
 from genesis.kb.library import signature
 
 FEEDBACK_LOG = "feedback_log.jsonl"
@@ -27,8 +26,7 @@ def rubric_versions(root) -> dict[str, int]:
 
 
 def _bundle(ctx, state: dict) -> Bundle:
-    brief, gdd = Brief.model_validate(state["brief"]), GDD.model_validate(state["gdd"])
-    arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
+    brief, gdd, arts = state["brief"], state["gdd"], state["rules"]
     kb = ctx.kb
     gdd_id = kb.unique_id("gdds", _slug(brief.title))
     rules, rule_ids, scripts = [], [], {}

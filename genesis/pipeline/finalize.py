@@ -33,8 +33,8 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "simulation_runs": state.get("runs", []),
         "requirements": state.get("evidence", []),
         "visual_review": state.get("visual", {}),
-        "assumptions": (state.get("brief") or {}).get("assumptions", []),
-        "unsupported": (state.get("brief") or {}).get("unsupported", []),
+        "assumptions": state["brief"].assumptions if state.get("brief") else [],
+        "unsupported": state["brief"].unsupported if state.get("brief") else [],
         "evolution": state.get("evolution"),
         "stage_times_s": state.get("stage_times", {}),
         "generation_time_s": round(sum((state.get("stage_times") or {}).values()), 2),
@@ -63,8 +63,8 @@ def rule_test_record(rule: dict, results: list[dict] | None, fast_tracked: bool)
 def write_rule_test_records(out, state: dict) -> None:
     results = state.get("rule_tests") or {}
     for rule in state.get("rules") or []:
-        record = rule_test_record(rule, results.get(rule["id"]), bool(state.get("fast_tracked")))
-        atomic_write_json(rule_tests_path(out, rule["id"]), record)
+        record = rule_test_record(rule.model_dump(mode="json"), results.get(rule.id), bool(state.get("fast_tracked")))
+        atomic_write_json(rule_tests_path(out, rule.id), record)
 
 
 def write_outputs(ctx, state: dict) -> dict[str, Any]:

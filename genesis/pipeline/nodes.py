@@ -52,10 +52,10 @@ class Nodes:
         """The rubric criteria a writer is judged by, as its prompt lists them."""
         return [{"stage": s, "id": c.id, "text": c.text} for s in stages for c in self._rubric(s).criteria]
 
-    def _fail_verdict(self, stage: str, criterion: str, reason: str, unrecoverable: str = "") -> dict:
+    def _fail_verdict(self, stage: str, criterion: str, reason: str, unrecoverable: str = "") -> Verdict:
         return Verdict(stage=stage, passed=False, feedback=[reason], unrecoverable=unrecoverable,  # type: ignore[arg-type]
                        criteria=[{"id": criterion, "passed": False, "reason": reason, "kind": "model",
-                                  "mandatory": True}]).model_dump()
+                                  "mandatory": True}])
 
     # ---- stage 1 ------------------------------------------------------------------------------
     def clarify(self, state: dict) -> dict:
@@ -75,7 +75,7 @@ class Nodes:
             return {"status": "failed", "stop_reason": f"stage 1 (brief): {exc}", "route": "finalize",
                     "stage_times": self._timed("brief", t0)}
         atomic_write_json(self.out / F.BRIEF, brief.model_dump(mode="json"))
-        update: dict[str, Any] = {"brief": brief.model_dump(mode="json"), "clarifications": [c.model_dump() for c in clar],
+        update: dict[str, Any] = {"brief": brief, "clarifications": [c.model_dump() for c in clar],
                                   "stage_times": self._timed("brief", t0)}
         if not brief.is_game:
             return {**update, "status": "refused", "stop_reason": brief.refusal or "not a game request",
@@ -84,7 +84,7 @@ class Nodes:
 
     def kb_match(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        brief = Brief.model_validate(state["brief"])
+        brief: Brief = state["brief"]
         if state["options"].get("no_fast_track"):
             return {"kb_match": None, "fast_tracked": False, "route": "write_gdd"}
         sig = signature(brief.concepts)
@@ -106,8 +106,7 @@ class Nodes:
                 self._write_gdd_files(gdd)
                 self._write_rule_files(arts)
                 return {"kb_match": {"id": hit.id, "score": hit.score}, "fast_tracked": True,
-                        "gdd": gdd.model_dump(mode="json"), "rules": [a.model_dump(mode="json") for a in arts],
-                        "route": "assemble_level", "stage_times": self._timed("kb_match", t0)}
+                        "gdd": gdd, "rules": arts, "route": "assemble_level", "stage_times": self._timed("kb_match", t0)}
         return {"kb_match": None, "fast_tracked": False, "route": "write_gdd", "stage_times": self._timed("kb_match", t0)}
 
     def _artifacts_from_kb(self, gdd: GDD, rule_entries: list) -> list[RuleArtifact]:
@@ -126,7 +125,7 @@ class Nodes:
     def write_gdd(self, state: dict) -> dict:
         t0 = time.perf_counter()
         self.ctx.say("gdd", "writing the game design document")
-        brief = Brief.model_validate(state["brief"])
+        brief: Brief = state["brief"]
         similar = [{"id": h.id, "score": h.score, "summary": h.document[:200]}
                    for h in self.ctx.kb.search("gdds", brief.summary, k=3)]
         try:
@@ -140,7 +139,7 @@ class Nodes:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "design", f"{type(exc).__name__}: {exc}")},
                     "route": "gate_gdd", "stage_times": self._timed("gdd", t0)}
         self._write_gdd_files(gdd)
-        return {"gdd": gdd.model_dump(mode="json"), "route": "review_gdd", "stage_times": self._timed("gdd", t0)}
+        return {"gdd": gdd, "route": "review_gdd", "stage_times": self._timed("gdd", t0)}
 
     def _write_gdd_files(self, gdd: GDD) -> None:
         atomic_write_json(self.out / F.GDD_JSON, gdd.model_dump(mode="json"))
@@ -148,7 +147,7 @@ class Nodes:
 
     def review_gdd(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        brief, gdd = Brief.model_validate(state["brief"]), GDD.model_validate(state["gdd"])
+        brief, gdd = state["brief"], state["gdd"]
         rubric = self._rubric("gdd")
         judged_crits = [c.model_dump() for c in rubric.criteria if not c.kind.startswith("check:")]
         try:
@@ -159,13 +158,13 @@ class Nodes:
         results = run_criteria("gdd", rubric.criteria, ctx, {r.id: r for r in review.results})
         verdict = Verdict(stage="gdd", passed=all(r.passed for r in results if r.mandatory), criteria=results,
                           feedback=list(review.feedback), judged_by=self.ctx.client.config.backend_name("analyst"))
-        return {"verdicts": {"gdd": verdict.model_dump(mode="json")}, "route": "gate_gdd",
+        return {"verdicts": {"gdd": verdict}, "route": "gate_gdd",
                 "stage_times": self._timed("gdd_review", t0)}
 
     # ---- stage 3 ------------------------------------------------------------------------------
     def write_rules(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        gdd = GDD.model_validate(state["gdd"])
+        gdd: GDD = state["gdd"]
         guidance, retry = state.get("guidance", {}).get("rules", []), self._retry(state, "rules")
         example, criteria = worked_example(self.ctx.kb), self._criteria("rules")
         arts = []
@@ -184,7 +183,7 @@ class Nodes:
                 return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc))},
                         "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
         self._write_rule_files(arts)
-        return {"rules": [a.model_dump(mode="json") for a in arts], "route": "test_rules",
+        return {"rules": arts, "route": "test_rules",
                 "stage_times": self._timed("rules", t0)}
 
     def _write_rule_files(self, arts: list[RuleArtifact]) -> None:
@@ -193,9 +192,9 @@ class Nodes:
 
     def test_rules(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
+        arts: list[RuleArtifact] = state["rules"]
         self.ctx.say("rules", f"testing {len(arts)} rule(s) in simulation")
-        gdd = GDD.model_validate(state["gdd"])
+        gdd: GDD = state["gdd"]
         dirs, owners = [], []
         for a in arts:
             tests = [t.file_form() for t in a.tests]
@@ -214,7 +213,7 @@ class Nodes:
         crit = run_criteria("rules", self._rubric("rules").criteria, ctx)
         verdict = Verdict(stage="rules", passed=all(r.passed for r in crit if r.mandatory), criteria=crit,
                           judged_by="automated checks")
-        return {"rule_tests": rule_tests, "verdicts": {"rules": verdict.model_dump(mode="json")},
+        return {"rule_tests": rule_tests, "verdicts": {"rules": verdict},
                 "route": "gate_rules", "stage_times": self._timed("rules_test", t0)}
 
     def _rule_test_dir(self, folder: Path, rule: RuleArtifact, tests: list[dict]) -> str:
@@ -227,8 +226,7 @@ class Nodes:
     def assemble_level(self, state: dict) -> dict:
         t0 = time.perf_counter()
         self.ctx.say("level", "assembling the level")
-        gdd = GDD.model_validate(state["gdd"])
-        arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
+        gdd, arts = state["gdd"], state["rules"]
         try:
             config = self.ctx.developer.assemble_level(gdd, arts, state.get("guidance", {}).get("level", []),
                                                        self._retry(state, "level"), self._criteria("level"))
@@ -243,7 +241,7 @@ class Nodes:
 
     def validate_level(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        gdd = GDD.model_validate(state["gdd"])
+        gdd: GDD = state["gdd"]
         level_path = self.out / "level.json"
         rubric = self._rubric("level")
         ctx = CheckContext(gdd=gdd, level=state["level"], level_path=level_path)
@@ -274,7 +272,7 @@ class Nodes:
                           judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"),
                           unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
         self._save_traces(runs)
-        return {"verdicts": {"level": verdict.model_dump(mode="json")}, "runs": [r.summary() for r in runs],
+        return {"verdicts": {"level": verdict}, "runs": [r.summary() for r in runs],
                 "evidence": ctx.evidence, "visual": ctx.visual.model_dump(mode="json") if ctx.visual else {},
                 "route": "gate_level", "stage_times": self._timed("level_validate", t0)}
 
@@ -298,13 +296,13 @@ class Nodes:
         from genesis.visual import review
 
         snap = Simulation(load_level(self.out / "level.json"), seed=0, policies={}).snapshot()
-        fronts = Brief.model_validate(state["brief"]).concepts.fronts if gdd.reference_strategy == "defend" else None
+        fronts = state["brief"].concepts.fronts if gdd.reference_strategy == "defend" else None
         return review(frames, snap.team_colors, player=0, fronts=fronts)
 
     # ---- the PM's gates -----------------------------------------------------------------------
     def gate(self, stage: str):
         def node(state: dict) -> dict:
-            verdict = Verdict.model_validate(state["verdicts"][stage])
+            verdict: Verdict = state["verdicts"][stage]
             attempts = state.get("attempts", {}).get(stage, 0) + 1
             total = state.get("iterations", 0) + 1
             entry = None if verdict.passed else self._feedback_entry(state, stage, verdict)
@@ -336,30 +334,31 @@ class Nodes:
                 update["guidance"] = {target: state.get("guidance", {}).get(target, []) + mf.guidance}
             if mf.decision != "advance":
                 later = STAGE_ORDER[STAGE_ORDER.index(target) + 1:]  # their artifacts will be rewritten
-                update["retry"] = {**{s: {} for s in later}, target: self._retry_context(state, stage, verdict, target)}
+                update["retry"] = {**{s: None for s in later}, target: self._retry_context(state, stage, verdict, target)}
             update["route"] = {"brief": "clarify", "gdd": "write_gdd", "rules": "write_rules",
                                "level": "assemble_level"}[target]
             return update
         return node
 
-    def _retry_context(self, state: dict, stage: str, verdict: Verdict, target: str) -> dict:
+    def _retry_context(self, state: dict, stage: str, verdict: Verdict, target: str) -> RetryContext:
         """What the writer of `target` sees next: its rejected artifact, the raw errors and every judge's words."""
         where = "" if stage == target else f"[stage {stage}] "
         errors = [f"{where}{c.id}: {c.reason}"[:MAX_ERROR_CHARS] for c in verdict.criteria if not c.passed]
         feedback = list(verdict.feedback)  # the analyst's (GDD) or the visual reviewer's (level) words
         previous = state.get(target)
         if target == "rules" and previous:  # as the developer wrote them: library rules by reference
-            previous = [{"id": r["id"], "reuse": r["reused_from"], "params": r["params"]} if r.get("reused_from") else
-                        {k: r[k] for k in ("id", "params", "source", "meta", "tests")} for r in previous]
+            previous = [{"id": r.id, "reuse": r.reused_from, "params": r.params} if r.reused_from else
+                        r.model_dump(mode="json", include={"id", "params", "source", "meta", "tests"}) for r in previous]
+        elif target in ("brief", "gdd") and previous:
+            previous = previous.model_dump(mode="json")
         text = json.dumps(previous, sort_keys=False) if previous else ""
         if len(text) > MAX_PREVIOUS_CHARS:
             text = text[:MAX_PREVIOUS_CHARS] + f" ... [cut: {len(text) - MAX_PREVIOUS_CHARS} more characters]"
         return RetryContext(previous=text, errors=errors[:MAX_RETRY_ERRORS],
-                            judge_feedback=list(dict.fromkeys(feedback))[:MAX_RETRY_ERRORS]).model_dump()
+                            judge_feedback=list(dict.fromkeys(feedback))[:MAX_RETRY_ERRORS])
 
     def _retry(self, state: dict, stage: str) -> RetryContext | None:
-        data = (state.get("retry") or {}).get(stage)
-        return RetryContext.model_validate(data) if data else None
+        return (state.get("retry") or {}).get(stage)
 
     def _feedback_entry(self, state: dict, stage: str, verdict: Verdict) -> dict:
         failed = [c for c in verdict.criteria if not c.passed]

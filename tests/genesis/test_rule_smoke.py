@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import yaml
 
-from genesis.models import RuleArtifact, Verdict
+from genesis.models import RuleArtifact
 from genesis.offline.brief_writer import write_brief
 from genesis.offline.concepts import read
 from genesis.offline.gdd_writer import design
@@ -33,12 +33,12 @@ def test_a_nil_field_bug_its_own_tests_miss_fails_the_smoke_run(tmp_path):
     rule = RuleArtifact(id="casualty_log", source=NIL_FIELD_BUG, params={}, tests=[OWN_TEST],
                         meta={"title": "casualty log", "description": "logs deaths", "params": {}})
     ctx = SimpleNamespace(out_dir=tmp_path, rubrics_root=None, say=lambda *a: None)
-    update = Nodes(ctx).test_rules({"gdd": gdd.model_dump(mode="json"), "rules": [rule.model_dump(mode="json")]})
+    update = Nodes(ctx).test_rules({"gdd": gdd, "rules": [rule]})
     results = {r["name"]: r for r in update["rule_tests"]["casualty_log"]}
     assert results["logs once armed"]["passed"]
     smoke = results[SMOKE_TEST_NAME]
     assert not smoke["passed"] and "casualty_log" in (smoke["error"] or "")
-    verdict = Verdict.model_validate(update["verdicts"]["rules"])
+    verdict = update["verdicts"]["rules"]
     assert not verdict.passed and any("smoke" in c.reason for c in verdict.criteria if not c.passed)
     smoke_case = yaml.safe_load((tmp_path / "rule_tests" / "casualty_log.smoke" / "test.yaml").read_text())["tests"][0]
     assert smoke_case["policies"] == {0: "reference"} and smoke_case["until"] >= 180
