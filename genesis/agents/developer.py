@@ -8,16 +8,22 @@ from genesis.agents.base import Agent
 from genesis.models import GDD, LevelDraft, RetryContext, RuleArtifact, RuleComponent, RuleDraft
 
 
+# What a rule's developer needs of the design: where it runs, who plays, and what else the level holds.
+DESIGN_CONTEXT = {"map", "teams", "rule_components", "requirements", "time_limit", "fog_of_war", "production"}
+
+
 class Developer(Agent):
     role = "developer"
 
     def write_rule(self, component: RuleComponent, library: dict[str, Any] | None, guidance: list[str],
                    example: dict[str, Any] | None = None, retry: RetryContext | None = None,
-                   criteria: list[dict] | None = None) -> RuleDraft:
+                   criteria: list[dict] | None = None, gdd: GDD | None = None) -> RuleDraft:
         """A draft that reuses `library` by reference or holds a new rule with its tests."""
+        design = gdd.model_dump(mode="json", include=DESIGN_CONTEXT) if gdd else None
         return self.ask("developer.write_rule", RuleDraft, stage="rules", inputs={
             "component": component.model_dump(mode="json"), "library": library, "guidance": guidance,
-            "example": example, "retry": retry.model_dump() if retry else None, "criteria": criteria or []})
+            "example": example, "retry": retry.model_dump() if retry else None, "criteria": criteria or [],
+            "design": design})
 
     def assemble_level(self, gdd: GDD, rules: list[RuleArtifact], guidance: list[str],
                        retry: RetryContext | None = None, criteria: list[dict] | None = None) -> LevelConfig:

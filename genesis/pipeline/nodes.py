@@ -173,7 +173,7 @@ class Nodes:
             entry = self.ctx.kb.get("rules", comp.library_rule) if comp.library_rule else None
             lib = library_rule(entry).model_dump(mode="json") if entry is not None else None
             try:
-                draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria)
+                draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd)
                 # the level names the rule by its component id, whatever id the draft gave
                 arts.append(artifact_from_draft(draft.model_copy(update={"id": comp.id}), self.ctx.kb))
             except ModelCallError as exc:
