@@ -49,12 +49,15 @@ def lua_api_only(ctx: CheckContext) -> tuple[bool, str]:
 def params_declared(ctx: CheckContext) -> tuple[bool, str]:
     bad = []
     for rule in ctx.rules:
-        declared = set((rule.meta.get("params") or {}).keys()) | set(rule.params)
-        read = set(PARAM_READ.findall(rule.source))
-        missing = sorted(read - declared)
+        declared = set((rule.meta.get("params") or {}).keys())
+        missing = sorted(set(PARAM_READ.findall(rule.source)) - declared)
         if missing:
             bad.append(f"{rule.id}: reads undeclared params {missing}")
-    return not bad, "; ".join(bad) or "every param() read is declared"
+        unknown = sorted(set(rule.params) - declared)
+        if unknown:
+            bad.append(f"{rule.id}: the level passes params {unknown} the rule does not declare "
+                       f"(declared: {sorted(declared)})")
+    return not bad, "; ".join(bad) or "every param() read and every param passed is declared"
 
 
 def rule_tests_pass(ctx: CheckContext) -> tuple[bool, str]:

@@ -186,3 +186,18 @@ def test_requirement_evidence_reads_the_engine_state_of_the_validation_runs(tmp_
     by_id = {e["id"]: e for e in requirement_evidence(reqs, [run], (48, 48), path)}
     assert by_id["army"]["status"] == "verified" and by_id["rich"]["status"] == "failed"
     assert "metal is 300, needed >= 5000" in by_id["rich"]["detail"]
+
+
+def test_params_declared_fails_on_a_param_read_or_passed_but_not_declared():
+    from genesis.checks.context import CheckContext
+    from genesis.checks.rule_checks import params_declared
+    from genesis.models import RuleArtifact
+
+    meta = {"params": {"count": {"type": "int", "default": 1, "description": "units"}}}
+    ok_rule = RuleArtifact(id="r", source='local n = param("count", 1)', params={"count": 3}, tests=[], meta=meta)
+    assert params_declared(CheckContext(rules=[ok_rule]))[0]
+    reads = ok_rule.model_copy(update={"source": 'local n = param("count", 1) local t = param("team", 1)'})
+    passes = ok_rule.model_copy(update={"params": {"count": 3, "speed": 2}})
+    assert "undeclared params ['team']" in params_declared(CheckContext(rules=[reads]))[1]
+    ok, why = params_declared(CheckContext(rules=[passes]))
+    assert not ok and "passes params ['speed']" in why
