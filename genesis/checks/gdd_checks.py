@@ -45,9 +45,14 @@ def requirements_covered(ctx: CheckContext) -> tuple[bool, str]:
     gdd_ids = {r.id for r in ctx.gdd.requirements}
     missing = [r.id for r in ctx.brief.requirements if r.id not in gdd_ids]
     untested = [r.id for r in ctx.gdd.requirements if r.testable and not r.expect]
-    if missing or untested:
-        return False, (f"brief requirements missing from the GDD: {missing}; " if missing else "") + \
-            (f"testable requirements without evidence expectations: {untested}" if untested else "")
+    # a requirement the brief can check must not escape its check by being declared untestable
+    brief_testable = {r.id for r in ctx.brief.requirements if r.testable}
+    dropped = [r.id for r in ctx.gdd.requirements if not r.testable and r.id in brief_testable]
+    if missing or untested or dropped:
+        return False, "; ".join(filter(None, [
+            f"brief requirements missing from the GDD: {missing}" if missing else "",
+            f"testable requirements without evidence expectations: {untested}" if untested else "",
+            f"requirements the brief marks testable but the GDD marks untestable: {dropped}" if dropped else ""]))
     return True, f"all {len(gdd_ids)} requirements mapped"
 
 

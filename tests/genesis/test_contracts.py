@@ -33,7 +33,8 @@ UNITS = sorted(load_catalog().units)
 CONTRACT = {
     ("gdd", "schema"): ("designer.write_gdd", ["Built-in maps", *MAPS, *UNITS, 'role "player"', "every `at` is a spawn"]),
     ("gdd", "requirements_covered"): ("designer.write_gdd", ["Every brief requirement id appears in `requirements`",
-                                                              "testable=true needs at least one `expect`"]),
+                                                              "testable=true needs at least one `expect`",
+                                                              "a requirement the brief marks testable stays testable"]),
     ("gdd", "win_loss_defined"): ("designer.write_gdd", ["`win_paths`", "`loss_paths`", "`conditions`", '"termination"',
                                                           '"objective"', "calls win()/lose()"]),
     ("gdd", "rules_known_api"): ("designer.write_gdd", ["`library_rule`", "purpose of at least a sentence"]),
@@ -201,3 +202,17 @@ def test_params_declared_fails_on_a_param_read_or_passed_but_not_declared():
     assert "undeclared params ['team']" in params_declared(CheckContext(rules=[reads]))[1]
     ok, why = params_declared(CheckContext(rules=[passes]))
     assert not ok and "passes params ['speed']" in why
+
+
+def test_requirements_covered_fails_when_the_gdd_declares_a_testable_requirement_untestable():
+    from genesis.checks.context import CheckContext
+    from genesis.checks.gdd_checks import requirements_covered
+
+    brief = write_brief("defend two fronts against three waves", read("defend two fronts against three waves"), [])
+    gdd = design(brief)
+    assert requirements_covered(CheckContext(brief=brief, gdd=gdd))[0]
+    target = next(r for r in brief.requirements if r.testable)
+    dodged = gdd.model_copy(update={"requirements": [r.model_copy(update={"testable": False, "expect": []})
+                                                     if r.id == target.id else r for r in gdd.requirements]})
+    ok, why = requirements_covered(CheckContext(brief=brief, gdd=dodged))
+    assert not ok and f"marks untestable: ['{target.id}']" in why
