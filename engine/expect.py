@@ -1,7 +1,8 @@
 """Trace expectations: declarative checks of what a simulation run must show.
 
 One expectation is a small dict (written in YAML or JSON by rule tests and by the pipeline when it
-checks a GDD requirement against a run). Two families:
+checks a GDD requirement against a run); its typed models are in `engine.schema.expect`. Three
+families:
 
   {event: spawn, where: {source: rule, team: 1}, min: 4, max: 40, after: 25, before: 35}
       counts the trace events of that kind whose fields match `where` (dotted paths such as
@@ -10,6 +11,10 @@ checks a GDD requirement against a run). Two families:
       same events: `distinct_sectors`, `time_clusters`, `increasing` (see `_SHAPE_CHECKS`).
   {result: {winners_include: 0, ended_by: condition, duration_min: 100}}
       checks the run's outcome; every key given must hold.
+  {state: {at: 60, team: 1, type: metal_storage, units_max: 0, metal_min: 100}}
+      checks the engine state at a game second: living units matching team/type/tag/within, and a
+      team's resources. The state is sampled while the run plays (`run_sampled`); a run without a
+      sample at that time fails the check.
 
 `evaluate` never raises for a malformed expectation: it reports it as a failed check whose detail
 says what is wrong, so a generated requirement cannot crash the verifier. `validate` lists the
@@ -24,12 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-EVENT_KINDS = ("spawn", "death", "rule_log", "message", "win", "lose", "order", "end")
-RESULT_KEYS = (
-    "winners_include", "winners_exclude", "losers_include", "losers_exclude",
-    "ended_by", "reason_contains", "duration_min", "duration_max",
-)
-_EVENT_KEYS = {"event", "where", "min", "max", "after", "before", "distinct_sectors", "time_clusters", "increasing"}
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from engine.schema.expect import EVENT_KINDS, FAMILIES, Expectation, ResultSpec
+
+RESULT_KEYS = tuple(ResultSpec.model_fields)
+_EXPECTATION = TypeAdapter(Expectation)
 _COMPASS = {
     4: ("E", "N", "W", "S"),
     8: ("E", "NE", "N", "NW", "W", "SW", "S", "SE"),
@@ -59,6 +64,7 @@ class RunView:
     reason: str = ""
     ended_by: str = ""
     duration: float = 0.0
+    states: dict[float, dict] = field(default_factory=dict)  # game second -> `sample_state` at that time
 
 
 class ExpectationError(ValueError):
@@ -75,12 +81,16 @@ def evaluate(expectations: Iterable[Mapping], result: Any, map_size: tuple[float
 def check(expectation: Mapping, result: Any, map_size: tuple[float, float] | None = None) -> ExpectationResult:
     """Check one expectation; a malformed one yields a failed result naming the problem."""
     run = result if isinstance(result, RunView) else as_run_view(result)
+    if isinstance(expectation, BaseModel):
+        expectation = expectation.model_dump(mode="json", exclude_none=True)
     problems = validate(expectation)
     exp = dict(expectation) if isinstance(expectation, Mapping) else {"invalid": expectation}
     if problems:
         return ExpectationResult(exp, False, "invalid expectation: " + "; ".join(problems), _safe_describe(exp))
     if "result" in exp:
         passed, detail = _check_result(exp["result"], run)
+    elif "state" in exp:
+        passed, detail = _check_state(exp["state"], run)
     else:
         try:
             passed, detail = _check_events(exp, run, map_size)
@@ -90,42 +100,43 @@ def check(expectation: Mapping, result: Any, map_size: tuple[float, float] | Non
 
 
 def validate(expectation: Any) -> list[str]:
-    """Problems with the form of one expectation (empty when it is well formed)."""
-    if not isinstance(expectation, Mapping):
-        return [f"an expectation must be a mapping, got {type(expectation).__name__}"]
-    if "result" in expectation:
-        return _validate_result(expectation)
-    if "event" not in expectation:
-        return ["an expectation needs either `event` or `result`"]
-    problems = [f"unknown key {k!r} (allowed: {', '.join(sorted(_EVENT_KEYS))})" for k in expectation if k not in _EVENT_KEYS]
-    if expectation["event"] not in EVENT_KINDS:
-        problems.append(f"unknown event kind {expectation['event']!r} (one of {', '.join(EVENT_KINDS)})")
-    where = expectation.get("where", {})
-    if where is not None and not isinstance(where, Mapping):
-        problems.append("`where` must be a mapping of field paths to values")
-    for key in ("min", "max", "after", "before"):
-        value = expectation.get(key)
-        if value is not None and not _is_number(value):
-            problems.append(f"`{key}` must be a number, got {value!r}")
-    sectors = expectation.get("distinct_sectors")
-    if sectors is not None:
-        if not isinstance(sectors, Mapping) or not all(_is_number(sectors.get(k, 1)) for k in ("min", "max")):
-            problems.append("`distinct_sectors` must be {min: n, max: n, center: [x, y] | map_center, sectors: 8}")
-        else:
-            center = sectors.get("center", "map_center")
-            if center != "map_center" and not _is_point(center):
-                problems.append(f"distinct_sectors.center must be [x, y] or 'map_center', got {center!r}")
-            n = sectors.get("sectors", 8)
-            if not isinstance(n, int) or n < 2:
-                problems.append(f"distinct_sectors.sectors must be an integer >= 2, got {n!r}")
-    for key in ("time_clusters", "increasing"):
-        spec = expectation.get(key)
-        if spec is not None and (not isinstance(spec, Mapping) or not _is_number(spec.get("gap", 0)) or spec.get("gap", 0) <= 0):
-            problems.append(f"`{key}` must be a mapping with a positive `gap` (seconds)")
-    inc = expectation.get("increasing")
-    if isinstance(inc, Mapping) and inc.get("bucket", "time_clusters") != "time_clusters":
-        problems.append(f"increasing.bucket must be 'time_clusters', got {inc.get('bucket')!r}")
-    return problems
+    """Problems with the form of one expectation (empty when it is well formed), from its typed model."""
+    try:
+        _EXPECTATION.validate_python(expectation)
+    except ValidationError as err:
+        return [_problem(e) for e in err.errors()]
+    return []
+
+
+def _problem(error: Mapping) -> str:
+    """One pydantic error as a sentence that names the key and what is allowed."""
+    family = str(error["loc"][0]) if error["loc"] else ""
+    loc = [str(p) for p in error["loc"][1:]]  # the first element is the family's union tag
+    where = ".".join(loc)
+    kind, value = error["type"], error.get("input")
+    if kind == "expectation_family":
+        return "an expectation needs exactly one of `event`, `result` or `state`"
+    if kind == "extra_forbidden":
+        section = "result key" if loc[:1] == ["result"] else ("state key" if loc[:1] == ["state"] else "key")
+        allowed = _allowed_keys(loc[:-1], FAMILIES.get(family))
+        return f"unknown {section} {loc[-1]!r}" + (f" (allowed: {', '.join(allowed)})" if allowed else "")
+    if loc == ["event"]:
+        return f"unknown event kind {value!r} (one of {', '.join(EVENT_KINDS)})"
+    if kind in ("int_parsing", "float_parsing", "int_type", "float_type", "int_from_float"):
+        return f"`{where}` must be a number, got {value!r}"
+    if kind == "missing":
+        return f"`{where}` is required"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
+def _allowed_keys(path: list[str], model: Any) -> list[str]:
+    for part in path:
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        model = next((a for a in getattr(field.annotation, "__args__", (field.annotation,)) if hasattr(a, "model_fields")), None)
+    return sorted(getattr(model, "model_fields", {}))
 
 
 def describe(expectation: Mapping) -> str:
@@ -134,6 +145,8 @@ def describe(expectation: Mapping) -> str:
         spec = expectation["result"]
         parts = [_describe_result_key(k, v) for k, v in spec.items()] if isinstance(spec, Mapping) else [repr(spec)]
         return "run outcome: " + ", ".join(parts)
+    if "state" in expectation:
+        return _describe_state(expectation["state"])
     what = f"{expectation.get('event')} events"
     where = expectation.get("where") or {}
     if where:
@@ -181,6 +194,7 @@ def as_run_view(result: Any) -> RunView:
         reason=str(data.get("reason") or ""),
         ended_by=str(data.get("ended_by") or ""),
         duration=float(data.get("duration") or 0.0),
+        states={float(t): v for t, v in (data.get("states") or {}).items()},
     )
 
 
@@ -301,22 +315,91 @@ def _check_increasing(spec: Mapping, events: list[Mapping], label: str, _map_siz
 _SHAPE_CHECKS = {"distinct_sectors": _check_sectors, "time_clusters": _check_clusters, "increasing": _check_increasing}
 
 
+# --- state checks --------------------------------------------------------------------------------
+def state_times(expectations: Iterable[Any]) -> list[float]:
+    """The game seconds at which `expectations` read the engine state."""
+    times = set()
+    for exp in expectations:
+        spec = exp.get("state") if isinstance(exp, Mapping) else getattr(exp, "state", None)
+        at = spec.get("at") if isinstance(spec, Mapping) else getattr(spec, "at", None)
+        if _is_number(at):
+            times.add(float(at))
+    return sorted(times)
+
+
+def sample_state(sim: Any) -> dict:
+    """What state expectations read: living units and every team's resources, now."""
+    w = sim.world
+    units = [{k: u[k] for k in ("id", "type", "team", "tag", "x", "y")} for u in map(w.unit_dict, w.alive_idx.tolist())]
+    teams = {str(t): {"metal": round(float(s.metal), 3), "energy": round(float(s.energy), 3)} for t, s in sim.teams.items()}
+    return {"t": round(float(sim.time), 3), "units": units, "teams": teams}
+
+
+def run_sampled(sim: Any, until: float | None, times: Iterable[float]) -> tuple[Any, dict[float, dict]]:
+    """Run `sim` like `sim.run(until)`, sampling the state at each of `times` (at the end if it ends earlier)."""
+    samples: dict[float, dict] = {}
+    for t in sorted(times):
+        stop = t if until is None else min(t, until)
+        while not sim.done and sim.time < stop - 1e-9:
+            sim.step()
+        samples[t] = sample_state(sim)
+    return sim.run(until=until), samples
+
+
+def _check_state(spec: Mapping, run: RunView) -> tuple[bool, str]:
+    at = float(spec["at"])
+    sample = run.states.get(at)
+    if sample is None:
+        return False, (f"no state sample at t={_num(at)}s: this run was not sampled (rule tests and requirement "
+                       "evidence sample the state while the run plays)")
+    failures, observed = [], []
+    if "units_min" in spec or "units_max" in spec:
+        n = sum(1 for u in sample["units"] if _unit_matches(u, spec))
+        observed.append(f"{n} matching units")
+        lo, hi = spec.get("units_min", 0), spec.get("units_max")
+        if n < lo or (hi is not None and n > hi):
+            failures.append(f"{n} matching units, needed {_bounds_text(lo, hi)}")
+    team = sample["teams"].get(str(spec.get("team")), {})
+    for res in ("metal", "energy"):
+        lo, hi = spec.get(f"{res}_min"), spec.get(f"{res}_max")
+        if lo is None and hi is None:
+            continue
+        have = float(team.get(res, 0.0))
+        observed.append(f"{res} {have:g}")
+        if (lo is not None and have < lo - 1e-9) or (hi is not None and have > hi + 1e-9):
+            failures.append(f"team {spec.get('team')} {res} is {have:g}, needed {_bounds_text(lo if lo is not None else 0, hi)}")
+    when = f"at t={_num(sample['t'])}s" + ("" if abs(sample["t"] - at) < 1e-6 else f" (the run ended before t={_num(at)}s)")
+    if failures:
+        return False, "; ".join(failures) + f" {when}"
+    return True, ", ".join(observed) + f" {when}"
+
+
+def _unit_matches(unit: Mapping, spec: Mapping) -> bool:
+    for key in ("team", "type", "tag"):
+        if spec.get(key) is not None and unit.get(key) != spec[key]:
+            return False
+    area = spec.get("within")
+    if area is not None and math.hypot(unit["x"] - area["x"], unit["y"] - area["y"]) > area["radius"]:
+        return False
+    return True
+
+
+def _describe_state(spec: Mapping) -> str:
+    parts = []
+    if "units_min" in spec or "units_max" in spec:
+        who = " ".join(str(spec[k]) for k in ("type",) if spec.get(k)) or "units"
+        filters = [f"team {spec['team']}" if spec.get("team") is not None else "", f"tagged {spec['tag']}" if spec.get("tag") else ""]
+        area = spec.get("within")
+        if area:
+            filters.append(f"within {_num(area['radius'])} of ({_num(area['x'])}, {_num(area['y'])})")
+        parts.append(f"living {who} " + " ".join(f for f in filters if f) + f": count {_bounds_text(spec.get('units_min', 0), spec.get('units_max'))}")
+    for res in ("metal", "energy"):
+        if spec.get(f"{res}_min") is not None or spec.get(f"{res}_max") is not None:
+            parts.append(f"team {spec.get('team')} {res} {_bounds_text(spec.get(f'{res}_min') or 0, spec.get(f'{res}_max'))}")
+    return f"state at t={_num(spec['at'])}s: " + "; ".join(parts)
+
+
 # --- result checks -------------------------------------------------------------------------------
-def _validate_result(exp: Mapping) -> list[str]:
-    problems = [f"unknown key {k!r} beside `result`" for k in exp if k != "result"]
-    spec = exp["result"]
-    if not isinstance(spec, Mapping) or not spec:
-        return problems + ["`result` must be a non-empty mapping"]
-    for key, value in spec.items():
-        if key not in RESULT_KEYS:
-            problems.append(f"unknown result key {key!r} (allowed: {', '.join(RESULT_KEYS)})")
-        elif key in ("duration_min", "duration_max") and not _is_number(value):
-            problems.append(f"result.{key} must be a number, got {value!r}")
-        elif key.startswith(("winners", "losers")) and not all(_is_int_like(t) for t in _as_list(value)):
-            problems.append(f"result.{key} must be a team id or a list of team ids, got {value!r}")
-    return problems
-
-
 def _check_result(spec: Mapping, run: RunView) -> tuple[bool, str]:
     observed = (f"winners={run.winners} losers={run.losers} ended_by={run.ended_by!r} "
                 f"reason={run.reason!r} duration={_num(run.duration)}s")

@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 
 from engine.errors import EngineError, LevelError, clean_text
-from engine.expect import ExpectationResult, evaluate, validate
+from engine.expect import ExpectationResult, as_run_view, evaluate, run_sampled, state_times, validate
 from engine.jsonfile import MAX_DEPTH, check_depth, read_text
 
 MAX_TEST_FILE_BYTES = 1 << 20
@@ -146,13 +146,15 @@ def run_rule_test(case: dict, rule_id: str, script: Path, base_dir: Path) -> Rul
                            rule_roots=[Path(script).resolve().parent])
         seed = int(case.get("seed", 0))
         sim = Simulation(level, seed=seed, policies=_policies(case.get("policies") or {}, seed))
-        result = sim.run(until=case.get("until"))
+        result, states = run_sampled(sim, case.get("until"), state_times(case["expect"]))
     except Exception as err:  # a broken rule or level must fail its test, not crash the harness
         text = clean_text(f"{type(err).__name__}: {err}", 2000)
         return RuleTestResult(name, False, [f"error: {text}"], error=text, seconds=time.perf_counter() - started,
                               bad_input=isinstance(err, LevelError))
     map_size = (level.map.width, level.map.height)
-    checks = evaluate(case["expect"], result, map_size=map_size)
+    view = as_run_view(result)
+    view.states = states
+    checks = evaluate(case["expect"], view, map_size=map_size)
     outcome = _outcome(result)
     details = [f"{'PASS' if c.passed else 'FAIL'} {c.description} -> {c.detail}" for c in checks]
     error = outcome.get("error")

@@ -1,37 +1,65 @@
-"""Checks each testable GDD requirement against the traces of the validation runs."""
+"""Checks each testable GDD requirement against the validation runs: their traces, outcomes and, for
+`state` expectations, the engine state at the asked times."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from engine.expect import evaluate
+from engine.expect import evaluate, run_sampled, state_times
 from genesis.models import Requirement
 from genesis.simulate import SimRun
 
 
-def run_view(run: SimRun) -> dict[str, Any]:
+def run_view(run: SimRun, states: dict[float, dict] | None = None) -> dict[str, Any]:
     return {"trace": run.events, "winners": run.winners, "losers": run.losers, "reason": run.reason,
-            "ended_by": run.ended_by, "duration": run.duration}
+            "ended_by": run.ended_by, "duration": run.duration, "states": states or {}}
 
 
-def requirement_evidence(requirements: list[Requirement], runs: list[SimRun],
-                         map_size: tuple[float, float]) -> list[dict[str, Any]]:
-    """One entry per requirement: passed when its expectations hold in most runs of its policy."""
+def state_samples(level_path: Path, run: SimRun, times: list[float]) -> dict[float, dict]:
+    """The state at `times` in a replay of `run`: the simulation is deterministic, so the same level,
+    seed and policy give the same run; a replay whose trace differs yields no samples."""
+    from engine import Simulation, load_level
+    from engine.agent.policies import make_policy
+
+    level = load_level(level_path)
+    agents = [t.id for t in level.config.teams if t.controller.type == "agent"]
+    sim = Simulation(level, seed=run.seed, policies={t: make_policy(run.policy, team=t, seed=run.seed) for t in agents})
+    result, states = run_sampled(sim, None, times)
+    return states if result.trace_hash == run.trace_hash else {}
+
+
+def requirement_evidence(requirements: list[Requirement], runs: list[SimRun], map_size: tuple[float, float],
+                         level_path: Path | None = None) -> list[dict[str, Any]]:
+    """One entry per requirement: passed when its expectations hold in most runs of its policy.
+
+    `status` is verified, failed, unverified (testable but with no expectation, or no run to check it
+    on: no evidence either way) or untestable (the GDD says no trace can show it)."""
     out = []
+    times = state_times([e for r in requirements if r.testable for e in r.expect])
+    states: dict[tuple[str, int], dict[float, dict]] = {}
+    if times and level_path is not None:
+        for run in runs:
+            if run.ok and (run.policy, run.seed) not in states:
+                states[(run.policy, run.seed)] = state_samples(level_path, run, times)
     for req in requirements:
         entry: dict[str, Any] = {"id": req.id, "text": req.text, "testable": req.testable, "on": req.on}
         pool = [r for r in runs if r.policy == req.on and r.ok]
-        if not req.testable or not req.expect:
-            entry.update(passed=None, detail="not testable from a trace; listed in the brief", per_run=[])
+        if not req.testable:
+            entry.update(passed=None, status="untestable", detail="not testable from a trace; listed in the brief",
+                         per_run=[])
+        elif not req.expect:
+            entry.update(passed=None, status="unverified", detail="testable, but the GDD gives no expectation to check",
+                         per_run=[])
         elif not pool:
-            entry.update(passed=False, detail=f"no successful {req.on} run to check", per_run=[])
+            entry.update(passed=None, status="unverified", detail=f"no successful {req.on} run to check", per_run=[])
         else:
             per_run = []
             for run in pool:
-                results = evaluate(req.expect, run_view(run), map_size)
+                results = evaluate(req.expect, run_view(run, states.get((run.policy, run.seed))), map_size)
                 per_run.append({"seed": run.seed, "passed": all(r.passed for r in results),
                                 "details": [f"{r.description}: {r.detail}" for r in results]})
             passed = sum(p["passed"] for p in per_run) * 2 > len(per_run)
-            entry.update(passed=passed, detail=per_run[0]["details"][0] if per_run[0]["details"] else "",
+            entry.update(passed=passed, status="verified" if passed else "failed", detail=per_run[0]["details"][0] if per_run[0]["details"] else "",
                          per_run=per_run)
         out.append(entry)
     return out

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engine.schema.expect import Expectation
+from engine.schema.level import Condition, Controller, LevelConfig, MapRef
 
 Competency = Literal[
     "resource_management",
@@ -26,13 +29,14 @@ class Requirement(Doc):
     text: str
     testable: bool = True
     on: Literal["reference", "idle"] = Field("reference", description="which validation run carries the evidence")
-    expect: list[dict[str, Any]] = Field(default_factory=list, description="engine.expect expectations over the reference run")
+    expect: list[Expectation] = Field(default_factory=list,
+                                      description="expectations the validation runs of `on` must satisfy")
 
 
 class Concepts(Doc):
-    """What the request asks for, in the offline backend's vocabulary (see README)."""
+    """What the request asks for, in the offline backend's vocabulary; "other" when no archetype fits."""
 
-    archetype: Literal["defense", "production", "ffa", "teams", "siege", "capture", "raids"] = "defense"
+    archetype: Literal["defense", "production", "ffa", "teams", "siege", "capture", "raids", "other"] = "defense"
     fronts: int | None = None
     objectives: int | None = None
     objective_type: str | None = None
@@ -83,9 +87,11 @@ class Brief(Doc):
 
 
 class UnitPlacement(Doc):
+    """Start units of a GDD team; the level's StartUnit (`at` a spawn name, or x and y)."""
+
     type: str
-    count: int = 1
-    at: str | None = None
+    count: int = Field(1, ge=1, le=500)
+    at: str | None = Field(None, description="name of a spawn point of the GDD's map, instead of x/y")
     x: float | None = None
     y: float | None = None
     tag: str | None = None
@@ -95,7 +101,7 @@ class TeamPlan(Doc):
     id: int
     name: str
     role: Literal["player", "enemy", "ally"]
-    controller: dict[str, Any]
+    controller: Controller
     allies: list[int] = Field(default_factory=list)
     metal: float = 0
     energy: float = 0
@@ -121,13 +127,13 @@ class GDD(Doc):
     competency: Competency
     summary: str
     agent_description: str
-    map: dict[str, Any] = Field(description="an engine MapRef: {name}, {file} or {generate}")
+    map: MapRef
     teams: list[TeamPlan]
     rule_components: list[RuleComponent]
     fog_of_war: bool
     production: bool
     time_limit: float
-    conditions: list[dict[str, Any]] = Field(default_factory=list, description="declarative engine conditions")
+    conditions: list[Condition] = Field(default_factory=list, description="declarative engine win/loss conditions")
     requirements: list[Requirement]
     win_paths: list[str]
     loss_paths: list[str]
@@ -136,13 +142,67 @@ class GDD(Doc):
 
 
 class RuleTest(Doc):
+    """One rule test: the rule under test runs in `level` (which lists no rules: the harness adds it)."""
+
     name: str
-    level: dict[str, Any]
-    params: dict[str, Any] = Field(default_factory=dict)
+    level: LevelConfig
+    params: dict[str, Any] = Field(default_factory=dict, description="the rule's params for this test")
     seed: int = 0
-    until: float | None = None
-    policies: dict[int, str] | None = None
-    expect: list[dict[str, Any]]
+    until: float | None = Field(None, gt=0, description="stop after this many game seconds (default: the level's end)")
+    policies: dict[int, Literal["idle", "random", "reference"]] | None = Field(
+        None, description="policy per agent-controlled team; agent teams default to idle")
+    expect: list[Expectation] = Field(min_length=1)
+
+    def file_form(self) -> dict[str, Any]:
+        """The test as test.yaml holds it: no null fields, and a level without `rules`."""
+        return self.model_dump(mode="json", exclude_none=True, exclude={"level": {"rules"}})
+
+    @model_validator(mode="after")
+    def _no_rules(self) -> RuleTest:
+        if self.level.rules:
+            raise ValueError("level: must not list `rules`; the harness inserts the rule under test")
+        return self
+
+
+class ParamDecl(Doc):
+    type: Literal["int", "float", "bool", "string", "list", "table"]
+    default: Any = None
+    description: str
+
+
+class RuleMetaDraft(Doc):
+    title: str
+    description: str = Field(description="what the rule does, its params and the rule_log events it writes")
+    params: dict[str, ParamDecl] = Field(default_factory=dict, description="every param() the script reads")
+    concepts: list[str] = Field(default_factory=list)
+
+
+class RuleDraft(Doc):
+    """The developer's answer for one rule component: reuse a library rule by id, or write a new one."""
+
+    id: str = RULE_ID
+    reuse: str | None = Field(None, description="id of the verified library rule to reuse unchanged; its source "
+                                                "and tests carry over (give no source, tests or meta)")
+    params: dict[str, Any] = Field(default_factory=dict, description="the params the level passes to the rule")
+    source: str | None = Field(None, description="Lua 5.4 source of a new rule")
+    tests: list[RuleTest] = Field(default_factory=list, description="tests of a new rule")
+    meta: RuleMetaDraft | None = Field(None, description="metadata of a new rule")
+
+    @model_validator(mode="after")
+    def _reuse_or_new(self) -> RuleDraft:
+        if self.reuse is not None:
+            extra = [k for k in ("source", "meta") if getattr(self, k) is not None] + (["tests"] if self.tests else [])
+            if extra:
+                raise ValueError(f"a reused rule takes only id, reuse and params; drop {', '.join(extra)}")
+        else:
+            missing = [k for k in ("source", "meta") if getattr(self, k) is None] + ([] if self.tests else ["tests"])
+            if missing:
+                raise ValueError(f"a new rule needs {', '.join(missing)} (or set `reuse` to a library rule id)")
+        return self
+
+
+class LevelDraft(Doc):
+    level: LevelConfig
 
 
 class RuleArtifact(Doc):
@@ -169,6 +229,14 @@ class Verdict(Doc):
     feedback: list[str] = Field(default_factory=list)
     judged_by: str = ""
     unrecoverable: str = ""  # why no retry can pass (e.g. the model's context is too small); the PM must stop
+
+
+class RetryContext(Doc):
+    """What a stage's writer sees on a retry: its rejected answer and why it was rejected."""
+
+    previous: str = Field("", description="the previous answer, as JSON")
+    errors: list[str] = Field(default_factory=list, description="the failing checks' own messages")
+    judge_feedback: list[str] = Field(default_factory=list, description="the analyst's and visual reviewer's feedback")
 
 
 class JudgedReview(Doc):

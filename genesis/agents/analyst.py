@@ -4,18 +4,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from genesis.agents.base import Agent
-from genesis.models import GDD, Brief, CriterionResult, JudgedReview, VisualVerdict
+from genesis.models import GDD, Brief, JudgedReview, VisualVerdict
 
 
 class Analyst(Agent):
     role = "analyst"
 
-    def judge_gdd(self, brief: Brief, gdd: GDD, criteria: list[dict]) -> dict[str, CriterionResult]:
+    def judge_gdd(self, brief: Brief, gdd: GDD, criteria: list[dict]) -> JudgedReview:
         if not criteria:
-            return {}
-        review = self.ask("analyst.review_gdd", JudgedReview, stage="gdd", inputs={
+            return JudgedReview(results=[])
+        return self.ask("analyst.review_gdd", JudgedReview, stage="gdd", inputs={
             "brief": brief.model_dump(mode="json"), "gdd": gdd.model_dump(mode="json"), "criteria": criteria})
-        return {r.id: r for r in review.results}
 
     def visual_review(self, query: str, description: str, frames: list[str], context: dict | None = None) -> VisualVerdict:
         """VLM review of the frames; only called when a VLM model is configured. `context` (captions,

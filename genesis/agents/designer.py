@@ -1,10 +1,12 @@
 """Designer: clarifies the request into a brief (Stage 1) and writes the GDD (Stage 2)."""
 from __future__ import annotations
 
+import typing
+
 from pydantic import BaseModel
 
 from genesis.agents.base import Agent
-from genesis.models import GDD, Brief, Clarification
+from genesis.models import GDD, Brief, Clarification, Concepts, RetryContext
 
 
 class Questions(BaseModel):
@@ -17,12 +19,16 @@ class Designer(Agent):
     def questions(self, query: str) -> list[str]:
         return self.ask("designer.questions", Questions, stage="brief", inputs={"query": query}).questions
 
-    def clarify(self, query: str, clarifications: list[Clarification], guidance: list[str]) -> Brief:
+    def clarify(self, query: str, clarifications: list[Clarification], guidance: list[str],
+                retry: RetryContext | None = None) -> Brief:
         return self.ask("designer.clarify", Brief, stage="brief", inputs={
-            "query": query, "clarifications": [c.model_dump() for c in clarifications], "guidance": guidance})
+            "query": query, "clarifications": [c.model_dump() for c in clarifications], "guidance": guidance,
+            "retry": retry.model_dump() if retry else None,
+            "archetypes": list(typing.get_args(Concepts.model_fields["archetype"].annotation))})
 
-    def write_gdd(self, brief: Brief, similar: list[dict], guidance: list[str], catalog: str, maps: list[str],
-                  library: list[dict]) -> GDD:
+    def write_gdd(self, brief: Brief, similar: list[dict], guidance: list[str], library: list[dict],
+                  retry: RetryContext | None = None, criteria: list[dict] | None = None) -> GDD:
+        """`criteria`: the rubric criteria ({stage, id, text}) the design is judged by, GDD and level."""
         return self.ask("designer.write_gdd", GDD, stage="gdd", inputs={
             "brief": brief.model_dump(mode="json"), "similar": similar, "guidance": guidance,
-            "catalog": catalog, "maps": maps, "library": library})
+            "library": library, "retry": retry.model_dump() if retry else None, "criteria": criteria or []})

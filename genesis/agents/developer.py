@@ -3,25 +3,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
+from engine.schema.level import LevelConfig
 from genesis.agents.base import Agent
-from genesis.models import GDD, RuleArtifact, RuleComponent
+from genesis.models import GDD, LevelDraft, RetryContext, RuleArtifact, RuleComponent, RuleDraft
 
 
-class LevelDraft(BaseModel):
-    level: dict[str, Any]
+# What a rule's developer needs of the design: where it runs, who plays, and what else the level holds.
+DESIGN_CONTEXT = {"map", "teams", "rule_components", "requirements", "time_limit", "fog_of_war", "production"}
 
 
 class Developer(Agent):
     role = "developer"
 
-    def write_rule(self, component: RuleComponent, library: dict | None, guidance: list[str], api_doc: str) -> RuleArtifact:
-        return self.ask("developer.write_rule", RuleArtifact, stage="rules", inputs={
+    def write_rule(self, component: RuleComponent, library: dict[str, Any] | None, guidance: list[str],
+                   example: dict[str, Any] | None = None, retry: RetryContext | None = None,
+                   criteria: list[dict] | None = None, gdd: GDD | None = None) -> RuleDraft:
+        """A draft that reuses `library` by reference or holds a new rule with its tests."""
+        design = gdd.model_dump(mode="json", include=DESIGN_CONTEXT) if gdd else None
+        return self.ask("developer.write_rule", RuleDraft, stage="rules", inputs={
             "component": component.model_dump(mode="json"), "library": library, "guidance": guidance,
-            "api_doc": api_doc})
+            "example": example, "retry": retry.model_dump() if retry else None, "criteria": criteria or [],
+            "design": design})
 
-    def assemble_level(self, gdd: GDD, rules: list[RuleArtifact], guidance: list[str]) -> dict[str, Any]:
+    def assemble_level(self, gdd: GDD, rules: list[RuleArtifact], guidance: list[str],
+                       retry: RetryContext | None = None, criteria: list[dict] | None = None) -> LevelConfig:
         return self.ask("developer.assemble_level", LevelDraft, stage="level", inputs={
-            "gdd": gdd.model_dump(mode="json"), "rules": [r.model_dump(mode="json") for r in rules],
-            "guidance": guidance}).level
+            "gdd": gdd.model_dump(mode="json"), "rules": [{"id": r.id, "params": r.params} for r in rules],
+            "guidance": guidance, "retry": retry.model_dump() if retry else None, "criteria": criteria or []}).level

@@ -1,11 +1,15 @@
 """Stage 2 checks on the game design document."""
 from __future__ import annotations
 
+import re
+
 from engine.catalog import load_catalog
 from engine.errors import EngineError
 from engine.maps import load_map
-from engine.schema.level import MapRef
 from genesis.checks.context import CheckContext
+
+# An objective component ends the game when its purpose says who wins or loses (it calls win()/lose()).
+ENDS_GAME = re.compile(r"\b(win|wins|won|lose|loses|lost|victory|defeat)\b", re.I)
 
 
 def schema(ctx: CheckContext) -> tuple[bool, str]:
@@ -14,14 +18,22 @@ def schema(ctx: CheckContext) -> tuple[bool, str]:
         return False, "no GDD"
     problems = []
     try:
-        load_map(MapRef.model_validate(gdd.map), None)
+        m = load_map(gdd.map, None)
     except (EngineError, ValueError) as exc:
         problems.append(f"map: {exc}")
+        m = None
     units = load_catalog().units
+    spawns = {sp.name for sp in m.spawns} if m else set()
     for t in gdd.teams:
         for u in t.units:
             if u.type not in units:
                 problems.append(f"team {t.id}: unknown unit type {u.type!r}")
+            if (u.at is None) == (u.x is None or u.y is None):
+                problems.append(f"team {t.id}: {u.type} needs either `at` or both x and y")
+            elif m and u.at is not None and u.at not in spawns:
+                problems.append(f"team {t.id}: {u.type} at unknown spawn {u.at!r} (the map has: {', '.join(sorted(spawns))})")
+            elif m and u.at is None and not (0 <= u.x < m.width and 0 <= u.y < m.height):
+                problems.append(f"team {t.id}: {u.type} at ({u.x:g}, {u.y:g}) is off the {m.width}x{m.height} map")
     if not any(t.role == "player" for t in gdd.teams):
         problems.append("no player team")
     return not problems, "; ".join(problems) or "GDD is well formed; map and unit types exist"
@@ -33,9 +45,14 @@ def requirements_covered(ctx: CheckContext) -> tuple[bool, str]:
     gdd_ids = {r.id for r in ctx.gdd.requirements}
     missing = [r.id for r in ctx.brief.requirements if r.id not in gdd_ids]
     untested = [r.id for r in ctx.gdd.requirements if r.testable and not r.expect]
-    if missing or untested:
-        return False, (f"brief requirements missing from the GDD: {missing}; " if missing else "") + \
-            (f"testable requirements without evidence expectations: {untested}" if untested else "")
+    # a requirement the brief can check must not escape its check by being declared untestable
+    brief_testable = {r.id for r in ctx.brief.requirements if r.testable}
+    dropped = [r.id for r in ctx.gdd.requirements if not r.testable and r.id in brief_testable]
+    if missing or untested or dropped:
+        return False, "; ".join(filter(None, [
+            f"brief requirements missing from the GDD: {missing}" if missing else "",
+            f"testable requirements without evidence expectations: {untested}" if untested else "",
+            f"requirements the brief marks testable but the GDD marks untestable: {dropped}" if dropped else ""]))
     return True, f"all {len(gdd_ids)} requirements mapped"
 
 
@@ -43,11 +60,13 @@ def win_loss_defined(ctx: CheckContext) -> tuple[bool, str]:
     gdd = ctx.gdd
     if gdd is None:
         return False, "no GDD"
-    terminations = [c for c in gdd.rule_components if c.kind == "termination"] + gdd.conditions
-    if not gdd.win_paths or not gdd.loss_paths or not terminations:
+    enders = [c for c in gdd.rule_components
+              if c.kind == "termination" or (c.kind == "objective" and ENDS_GAME.search(c.purpose))] + gdd.conditions
+    if not gdd.win_paths or not gdd.loss_paths or not enders:
         return False, (f"win paths {len(gdd.win_paths)}, loss paths {len(gdd.loss_paths)}, "
-                       f"termination rules/conditions {len(terminations)}: each must be at least 1")
-    return True, f"{len(gdd.win_paths)} win / {len(gdd.loss_paths)} loss paths, {len(terminations)} terminations"
+                       f"game-ending mechanisms {len(enders)} (conditions, termination components, objective "
+                       f"components whose purpose says they call win()/lose()): each must be at least 1")
+    return True, f"{len(gdd.win_paths)} win / {len(gdd.loss_paths)} loss paths, {len(enders)} game-ending mechanisms"
 
 
 def rules_known_api(ctx: CheckContext) -> tuple[bool, str]:

@@ -94,10 +94,21 @@ def player_score(run: SimRun, team: int = 0) -> float:
     return 0.5
 
 
+def _errors(ctx: CheckContext) -> str:
+    """Why the outcome of these runs means nothing: a run that ended in an error has no real outcome."""
+    failed = [r for r in ctx.runs if not r.ok]
+    if not failed:
+        return ""
+    return (f"{len(failed)} run(s) ended in an error, so their outcome proves nothing "
+            f"({failed[0].policy} seed {failed[0].seed}: {failed[0].error})")
+
+
 def outcome_discrimination(ctx: CheckContext) -> tuple[bool, str]:
     ref, idle = _runs(ctx, "reference"), _runs(ctx, "idle")
     if not ref or not idle:
         return False, "needs reference and idle runs"
+    if _errors(ctx):
+        return False, _errors(ctx)
     rs, iss = mean(player_score(r) for r in ref), mean(player_score(r) for r in idle)
     detail = (f"reference policy scores {rs:.2f} over {len(ref)} seeds "
               f"({', '.join(r.reason or r.ended_by for r in ref[:3])}); idle scores {iss:.2f} over {len(idle)} seeds")
@@ -110,6 +121,8 @@ def reference_wins(ctx: CheckContext) -> tuple[bool, str]:
     by_seed = {r.seed: r for r in _runs(ctx, "reference")}
     if not by_seed:
         return False, "needs reference runs"
+    if _errors(ctx):
+        return False, _errors(ctx)
     lost = [r for r in by_seed.values() if player_score(r) < 1.0]
     detail = f"reference policy won {len(by_seed) - len(lost)}/{len(by_seed)} seeds"
     return not lost, detail + "".join(f"; seed {r.seed}: {r.reason or r.ended_by}" for r in lost)
@@ -139,11 +152,12 @@ def determinism(ctx: CheckContext) -> tuple[bool, str]:
 
 
 def requirement_evidence(ctx: CheckContext) -> tuple[bool, str]:
+    """Every testable requirement is shown by its expectations; one without any is unverified, not passed."""
     if not ctx.evidence:
         return False, "no requirement evidence computed"
-    failed = [e for e in ctx.evidence if e["testable"] and not e["passed"]]
+    failed = [e for e in ctx.evidence if e["testable"] and e["passed"] is not True]
     if failed:
-        return False, "; ".join(f"{e['id']}: {e['detail']}" for e in failed)[:600]
+        return False, "; ".join(f"{e['id']}: {e['status']}: {e['detail']}" for e in failed)[:600]
     n = sum(e["testable"] for e in ctx.evidence)
     return True, f"{n} testable requirement(s) backed by trace evidence"
 

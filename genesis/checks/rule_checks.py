@@ -7,12 +7,10 @@ from engine.errors import RuleScriptError
 from engine.rules.api import RULE_LIB
 from engine.rules.sandbox import LuaSandbox
 from genesis.checks.context import CheckContext
+from genesis.prompt_facts import RULE_API as PROMPT_RULE_API
 
-# Names a rule script may call: the engine's rule API and its rule library `lib` (README "Rule API").
-RULE_API = (
-    "every at on_area_entered time units unit resources param map_size spawn_point teams random random_int "
-    "spawn order give_resources set_controller win lose message mark log"
-).split()
+# Names a rule script may call: the rule API the developer's prompt states.
+RULE_API = list(PROMPT_RULE_API)
 FORBIDDEN = re.compile(r"\b(os|io|require|load|loadstring|loadfile|dofile|debug|package|collectgarbage|python|"
                        r"string\.dump|getfenv|setfenv|_G|_ENV)\b")
 PARAM_READ = re.compile(r"""\bparam\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']""")
@@ -51,12 +49,15 @@ def lua_api_only(ctx: CheckContext) -> tuple[bool, str]:
 def params_declared(ctx: CheckContext) -> tuple[bool, str]:
     bad = []
     for rule in ctx.rules:
-        declared = set((rule.meta.get("params") or {}).keys()) | set(rule.params)
-        read = set(PARAM_READ.findall(rule.source))
-        missing = sorted(read - declared)
+        declared = set((rule.meta.get("params") or {}).keys())
+        missing = sorted(set(PARAM_READ.findall(rule.source)) - declared)
         if missing:
             bad.append(f"{rule.id}: reads undeclared params {missing}")
-    return not bad, "; ".join(bad) or "every param() read is declared"
+        unknown = sorted(set(rule.params) - declared)
+        if unknown:
+            bad.append(f"{rule.id}: the level passes params {unknown} the rule does not declare "
+                       f"(declared: {sorted(declared)})")
+    return not bad, "; ".join(bad) or "every param() read and every param passed is declared"
 
 
 def rule_tests_pass(ctx: CheckContext) -> tuple[bool, str]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from genesis.agents.designer import Designer
 from genesis.agents.developer import Developer
+from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import LLMClient
 from genesis.llm.offline_provider import set_offline_brain
@@ -62,45 +63,34 @@ def make_client(model_cli: dict[str, Any] | None, out_dir: Path) -> LLMClient:
     from genesis.offline.brain import OfflineBrain
 
     set_offline_brain(OfflineBrain())
-    return LLMClient(load_config(model_cli or {}), Transcript(out_dir / "transcript.jsonl"))
-
-
-def _library(kb) -> list[dict]:
-    from genesis.pipeline.nodes import library_rule
-
-    out = []
-    for e in kb.list("rules"):
-        meta = library_rule(e)["meta"]
-        out.append({"id": e.id, "description": meta.get("description", ""), "params": sorted(meta.get("params", {}))})
-    return out
+    return LLMClient(load_config(model_cli or {}), Transcript(out_dir / F.TRANSCRIPT))
 
 
 def one_pass(query: str, out_dir: Path, client: LLMClient, kb, guidance: list[str]) -> GDD | None:
     """Writes the four artifacts; returns the GDD, or None when the request was refused.
     Raises whatever a skill raises (a model error, an offline design it cannot place)."""
-    from engine.catalog import load_catalog, roster_table
-    from engine.maps import list_maps
-    from genesis.pipeline.docs import RULE_API_DOC
-    from genesis.pipeline.nodes import library_rule
+    from genesis.kb.library import artifact_from_draft, library_rule, library_summaries, worked_example
 
     designer, developer = Designer(client), Developer(client)
     brief = designer.clarify(query, [], guidance)
-    atomic_write_json(out_dir / "brief.json", brief.model_dump(mode="json"))
+    atomic_write_json(out_dir / F.BRIEF, brief.model_dump(mode="json"))
     if not brief.is_game:
         return None
     similar = [{"id": h.id, "score": h.score, "summary": h.document[:200]} for h in kb.search("gdds", brief.summary, k=3)]
-    gdd = designer.write_gdd(brief, similar, guidance, roster_table(load_catalog()), list_maps(), _library(kb))
-    atomic_write_json(out_dir / "gdd.json", gdd.model_dump(mode="json"))
-    arts = []
+    gdd = designer.write_gdd(brief, similar, guidance, library_summaries(kb))
+    atomic_write_json(out_dir / F.GDD_JSON, gdd.model_dump(mode="json"))
+    arts, example = [], worked_example(kb)
     for comp in gdd.rule_components:
         entry = kb.get("rules", comp.library_rule) if comp.library_rule else None
-        arts.append(developer.write_rule(comp, library_rule(entry) if entry else None, guidance, RULE_API_DOC))
+        lib = library_rule(entry).model_dump(mode="json") if entry else None
+        draft = developer.write_rule(comp, lib, guidance, example)
+        arts.append(artifact_from_draft(draft.model_copy(update={"id": comp.id}), kb))
     for a in arts:
-        atomic_write_text(out_dir / "rules" / f"{a.id}.lua", a.source)
-    level = developer.assemble_level(gdd, arts, guidance)
+        atomic_write_text(out_dir / F.RULES_DIR / f"{a.id}.lua", a.source)
+    level = developer.assemble_level(gdd, arts, guidance).model_dump(mode="json", exclude_none=True)
     level.setdefault("metadata", {})["generator"] = {"query": query, "configuration": "e2e",
                                                      "backend": client.config.backend_name("developer")}
-    atomic_write_json(out_dir / "level.json", level)
+    atomic_write_json(out_dir / F.LEVEL, level)
     return gdd
 
 
@@ -110,7 +100,7 @@ def verify(out_dir: Path, gdd: GDD) -> list[str]:
     from genesis.checks.level_checks import CHECKS, player_score
     from genesis.simulate import SimJob, run_many
 
-    level_path = out_dir / "level.json"
+    level_path = out_dir / F.LEVEL
     ctx = CheckContext(gdd=gdd, level=json.loads(level_path.read_text()), level_path=level_path)
     failures = []
     for name in ("schema", "placement"):
@@ -153,7 +143,7 @@ def generate(query: str, out_dir: Path, kb_root: Path, *, model_cli: dict[str, A
     guidance: list[str] = []
     status, success_at = "failed", None
     for number in range(1, max(1, verify_budget) + 1):
-        (out_dir / "level.json").unlink(missing_ok=True)
+        (out_dir / F.LEVEL).unlink(missing_ok=True)
         ta = time.perf_counter()
         attempt = Attempt(number, False, 0.0, guidance=list(guidance))
         attempts.append(attempt)
@@ -168,7 +158,7 @@ def generate(query: str, out_dir: Path, kb_root: Path, *, model_cli: dict[str, A
             attempt.seconds = time.perf_counter() - ta
             status = "refused"
             break
-        attempt.level_written, attempt.level_sha256 = True, _sha(out_dir / "level.json")
+        attempt.level_written, attempt.level_sha256 = True, _sha(out_dir / F.LEVEL)
         if not verify_budget:
             attempt.seconds = time.perf_counter() - ta
             status, success_at = "done", time.perf_counter()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from genesis.models import GDD, Brief, Clarification, CriterionResult, JudgedReview, RuleArtifact, RuleComponent
+from genesis.models import GDD, Brief, Clarification, CriterionResult, JudgedReview, RuleComponent
 from genesis.offline import brief_writer, developer_brain, gdd_writer, pm_brain
 from genesis.offline.concepts import read
 
@@ -49,9 +49,7 @@ def _write_rule(inputs: dict[str, Any]) -> dict:
 
 
 def _assemble_level(inputs: dict[str, Any]) -> dict:
-    gdd = GDD.model_validate(inputs["gdd"])
-    rules = [RuleArtifact.model_validate(r) for r in inputs["rules"]]
-    return {"level": developer_brain.assemble_level(gdd, rules)}
+    return {"level": developer_brain.assemble_level(GDD.model_validate(inputs["gdd"]), inputs["rules"])}
 
 
 SKILLS = {

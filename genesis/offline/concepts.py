@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from genesis.models import Concepts
 from genesis.offline import vocabulary as V
 
+# "two versus two" reads as "2v2"
+_SMALL = {"one": 1, "two": 2, "three": 3, "four": 4}
+_WORD_TEAMS = re.compile(r"\b(one|two|three|four)\s+(?:versus|vs\.?|against)\s+(one|two|three|four)\b")
 _NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
 _UNIT = r"(minutes?|mins?|seconds?|secs?|s|m)\b"
 _WORD_UNIT = r"(minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
@@ -87,7 +90,7 @@ def read(query: str) -> Reading:
         r.matched.append("archetype production (a unit count to obtain)")
 
     # teams: "four teams", "2v2", "free-for-all"
-    m = re.search(r"(\d)\s*v\s*(\d)", text)
+    m = re.search(r"(\d)\s*v\s*(\d)", _WORD_TEAMS.sub(lambda w: f"{_SMALL[w.group(1)]}v{_SMALL[w.group(2)]}", text))
     if m:
         c.team_size = int(m.group(1))
         if m.group(1) != m.group(2):
@@ -97,7 +100,7 @@ def read(query: str) -> Reading:
         if c.archetype not in ("teams",):
             c.archetype = "teams"
         r.matched.append(f"{m.group(1)}v{m.group(2)} teams")
-    n_teams = _count_before(text, r"teams|players|sides|factions|armies")
+    n_teams = _count_before(text, r"teams?|players|sides|factions|armies")
     if n_teams and c.archetype == "ffa":
         c.teams = max(3, min(n_teams, 4))
         if n_teams > 4:

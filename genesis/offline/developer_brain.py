@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from genesis.models import GDD, RuleArtifact, RuleComponent, RuleTest
+from genesis.models import GDD, RuleComponent, RuleDraft
 
 
 class NoImplementation(ValueError):
     """The offline backend can only reuse library rules; a real model can write new ones."""
 
 
-def write_rule(component: RuleComponent, library: dict[str, Any] | None) -> RuleArtifact:
+def write_rule(component: RuleComponent, library: dict[str, Any] | None) -> RuleDraft:
     if not library:
         raise NoImplementation(
             f"rule component {component.id!r} ({component.purpose}) has no verified library rule, and the offline "
@@ -20,13 +20,11 @@ def write_rule(component: RuleComponent, library: dict[str, Any] | None) -> Rule
     if unknown:
         raise ValueError(f"rule component {component.id!r}: library rule {library['id']!r} has no params {unknown}; "
                          f"it declares {sorted(declared)}")
-    params = dict(component.params)
-    tests = [RuleTest.model_validate(t) for t in library.get("tests", [])]
-    return RuleArtifact(id=component.id, source=library["source"], params=params, tests=tests,
-                        meta=library.get("meta") or {}, reused_from=library["id"])
+    return RuleDraft(id=component.id, reuse=library["id"], params=dict(component.params))
 
 
-def assemble_level(gdd: GDD, rules: list[RuleArtifact]) -> dict[str, Any]:
+def assemble_level(gdd: GDD, rules: list[dict[str, Any]]) -> dict[str, Any]:
+    """The level from the GDD; `rules` are the stage-3 rules as {id, params}."""
     teams = []
     for t in gdd.teams:
         units = []
@@ -39,16 +37,17 @@ def assemble_level(gdd: GDD, rules: list[RuleArtifact]) -> dict[str, Any]:
             if u.tag:
                 entry["tag"] = u.tag
             units.append(entry)
-        teams.append({"id": t.id, "name": t.name, "allies": t.allies, "controller": t.controller,
+        teams.append({"id": t.id, "name": t.name, "allies": t.allies,
+                      "controller": t.controller.model_dump(mode="json"),
                       "resources": {"metal": t.metal, "energy": t.energy}, "units": units})
     return {
         "schema_version": 1,
         "name": gdd.title,
         "description": gdd.agent_description,
-        "map": gdd.map,
+        "map": gdd.map.model_dump(mode="json", exclude_none=True),
         "teams": teams,
-        "rules": [{"id": r.id, "script": f"rules/{r.id}.lua", "params": r.params} for r in rules],
+        "rules": [{"id": r["id"], "script": f"rules/{r['id']}.lua", "params": r["params"]} for r in rules],
         "switches": {"fog_of_war": gdd.fog_of_war, "production": gdd.production, "time_limit": gdd.time_limit},
-        "conditions": gdd.conditions,
+        "conditions": [c.model_dump(mode="json", exclude_none=True) for c in gdd.conditions],
         "metadata": {"reference": {"strategy": gdd.reference_strategy, **gdd.strategy_params}},
     }

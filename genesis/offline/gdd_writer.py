@@ -77,7 +77,9 @@ def _expect_spawns(**extra) -> dict:
 def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
     c = brief.concepts
     builder = {"defense": _defense, "raids": _defense, "capture": _defense, "production": _production,
-               "ffa": _ffa, "teams": _teams, "siege": _siege}[c.archetype]
+               "ffa": _ffa, "teams": _teams, "siege": _siege}.get(c.archetype)
+    if builder is None:
+        raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
     return builder(brief, c, guidance or [])
 
 
@@ -85,7 +87,7 @@ def _requirements(brief: Brief, expects: dict[str, list[dict]]) -> list[Requirem
     out = []
     for r in brief.requirements:
         exp = expects.get(r.id, [])
-        out.append(r.model_copy(update={"expect": exp, "testable": r.testable and bool(exp)}))
+        out.append(Requirement.model_validate({**r.model_dump(), "expect": exp, "testable": r.testable and bool(exp)}))
     return out
 
 

@@ -11,7 +11,7 @@ NUMBER_WORDS = {
 GAME_WORDS = {
     "defend", "defence", "defense", "attack", "attacks", "wave", "waves", "enemy", "enemies", "army", "armies",
     "units", "unit", "base", "bases", "front", "fronts", "survive", "produce", "build", "destroy", "team",
-    "teams", "battle", "fight", "free-for-all", "ffa", "raid", "raids", "raiders", "siege", "turret",
+    "teams", "battle", "fight", "free-for-all", "ffa", "kill", "kills", "zone", "raid", "raids", "raiders", "siege", "turret",
     "turrets", "tank", "tanks", "bot", "bots", "artillery", "air", "scout", "scouting", "commander",
     "storage", "storages", "extractor", "extractors", "bridge", "fortified", "fortification", "hold",
     "capture", "assault", "allies", "allied", "reinforcements", "reserve", "v", "vs", "versus", "win",
@@ -25,7 +25,8 @@ ARCHETYPE_TRIGGERS = {
     "ffa": ["free-for-all", "free for all", "ffa", "ranked", "every team for itself"],
     "teams": ["2v2", "3v3", "team battle", "allies controlled", "allied ai", "teams of"],
     "siege": ["destroy the enemy", "breach", "fortified", "siege", "break the", "assault the base"],
-    "capture": ["capture", "king of the hill", "hold the zone", "control point"],
+    "capture": ["capture", "king of the hill", "hold the zone", "control point", "central zone", "hold the centre",
+                "hold the center", "hold the middle", "control the centre", "control the center"],
     "raids": ["raid", "raiders", "harass"],
 }
 

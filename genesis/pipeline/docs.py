@@ -1,4 +1,4 @@
-"""Human-readable renderings of pipeline documents, and the rule API reference given to the developer."""
+"""Human-readable renderings of pipeline documents."""
 from __future__ import annotations
 
 from typing import Any
@@ -6,20 +6,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from genesis.models import GDD
-
-RULE_API_DOC = """\
-Globals a script may define: on_start(), on_unit_destroyed(u), on_unit_created(u); u = {id, type, team, x, y, hp, tag, category}.
-Registration: every(seconds, fn), at(seconds, fn), on_area_entered(x, y, radius, fn [, team]).
-Queries: time(), units(team [, {type=, tag=, category=}]), unit(id), resources(team), param(name [, default]),
-map_size() -> w, h, spawn_point(name) -> x, y, teams(), random(), random_int(a, b).
-Actions: spawn(team, type, x, y [, count [, tag]]) -> ids, order(ids, kind, x, y) with kind move|move_force|fight|stop|patrol,
-give_resources(team, metal, energy), set_controller(team, spec), win(team, reason), lose(team, reason),
-message(text [, team]), mark(x, y, label [, color]), log(event, fields).
-Rule library (predefined table lib): lib.point(p) -> x, y or nil (p: spawn name, {x, y} or {x=, y=}; nil off the map),
-lib.label(p) -> string, lib.list(v) -> list (wraps a scalar), lib.composition(spec) -> {{type, count}, ...}
-(spec: "type", {type = count} or {{type=, count=}}), lib.target_position(tag, team, fallback) -> x, y
-(first living unit of team tagged tag, else the point fallback, else the map centre),
-lib.spawn_groups(team, groups, x, y [, tag]) -> ids."""
 
 
 def _data(value: Any) -> Any:

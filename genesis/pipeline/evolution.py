@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -12,8 +11,7 @@ from genesis import rubric_store
 from genesis.fileio import FileLock
 from genesis.kb.store import Bundle, GddRecord, LevelSource, RuleSource
 from genesis.llm.client import ModelCallError
-from genesis.models import GDD, Brief, RuleArtifact
-from genesis.pipeline.nodes import signature
+from genesis.kb.library import signature
 
 FEEDBACK_LOG = "feedback_log.jsonl"
 
@@ -27,8 +25,7 @@ def rubric_versions(root) -> dict[str, int]:
 
 
 def _bundle(ctx, state: dict) -> Bundle:
-    brief, gdd = Brief.model_validate(state["brief"]), GDD.model_validate(state["gdd"])
-    arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
+    brief, gdd, arts = state["brief"], state["gdd"], state["rules"]
     kb = ctx.kb
     gdd_id = kb.unique_id("gdds", _slug(brief.title))
     rules, rule_ids, scripts = [], [], {}
@@ -41,7 +38,7 @@ def _bundle(ctx, state: dict) -> Bundle:
                     "params": a.meta.get("params", {}), "concepts": a.meta.get("concepts", []),
                     "provenance": {"run_id": state["run_id"], "query": state["query"]}}
             rules.append(RuleSource(id=rid, lua=a.source, meta=meta,
-                                    tests={"tests": [t.model_dump(mode="json", exclude_none=True) for t in a.tests]}))
+                                    tests={"tests": [t.file_form() for t in a.tests]}))
         rule_ids.append(rid)
         scripts[a.id] = f"../../rules/{rid}/rule.lua"
     level = json.loads(json.dumps(state["level"]))

@@ -6,16 +6,19 @@ import time
 from typing import Any
 
 from engine.errors import EngineError
+from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json
 from genesis.pipeline.evolution import rubric_versions
 from genesis.report import write_report
+from genesis.validation_record import ValidationRecord
 from genesis.report.map_picture import write_map_picture
 from genesis.report.scenario import MAP_PICTURE, rule_tests_path
 
 
 def validation_record(ctx, state: dict) -> dict[str, Any]:
+    """validation.json's content, checked against its model before it is written."""
     usage = ctx.client.usage
-    return {
+    return ValidationRecord.model_validate({
         "playable": state.get("status") == "playable",
         "status": state.get("status"),
         "reason": state.get("stop_reason") or ("all stage verdicts passed" if state.get("status") == "playable" else ""),
@@ -31,14 +34,14 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "validation_simulations": state.get("simulation", []),
         "requirements": state.get("evidence", []),
         "visual_review": state.get("visual", {}),
-        "assumptions": (state.get("brief") or {}).get("assumptions", []),
-        "unsupported": (state.get("brief") or {}).get("unsupported", []),
+        "assumptions": state["brief"].assumptions if state.get("brief") else [],
+        "unsupported": state["brief"].unsupported if state.get("brief") else [],
         "evolution": state.get("evolution"),
         "stage_times_s": state.get("stage_times", {}),
         "generation_time_s": round(sum((state.get("stage_times") or {}).values()), 2),
         "usage": {"by_stage": usage.by_stage(), "total": usage.total()},
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+    }).model_dump(mode="json")
 
 
 def rule_test_record(rule: dict, results: list[dict] | None, fast_tracked: bool) -> dict[str, Any]:
@@ -61,19 +64,19 @@ def rule_test_record(rule: dict, results: list[dict] | None, fast_tracked: bool)
 def write_rule_test_records(out, state: dict) -> None:
     results = state.get("rule_tests") or {}
     for rule in state.get("rules") or []:
-        record = rule_test_record(rule, results.get(rule["id"]), bool(state.get("fast_tracked")))
-        atomic_write_json(rule_tests_path(out, rule["id"]), record)
+        record = rule_test_record(rule.model_dump(mode="json"), results.get(rule.id), bool(state.get("fast_tracked")))
+        atomic_write_json(rule_tests_path(out, rule.id), record)
 
 
 def write_outputs(ctx, state: dict) -> dict[str, Any]:
     out = ctx.out_dir
     record = validation_record(ctx, state)
-    atomic_write_json(out / "validation.json", record)
+    atomic_write_json(out / F.VALIDATION, record)
     write_rule_test_records(out, state)
     (out / MAP_PICTURE).unlink(missing_ok=True)   # a picture of an earlier attempt's level would mislead
-    if (out / "level.json").exists():
+    if (out / F.LEVEL).exists():
         try:
-            write_map_picture(out / "level.json", out / MAP_PICTURE)
+            write_map_picture(out / F.LEVEL, out / MAP_PICTURE)
         except EngineError:   # the level stage's schema criterion already reports why it does not load
             pass
     write_report(out, map_picture=False)

@@ -1,4 +1,5 @@
-"""Builds the LangGraph StateGraph: every node sets `route`, and one router follows it."""
+"""Builds the LangGraph StateGraph: every node sets `route`, and each node's path map lists the only
+transitions it can take, so the compiled graph (and its drawing) shows the real pipeline."""
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
@@ -7,8 +8,33 @@ from genesis.pipeline.context import RunContext
 from genesis.pipeline.nodes import Nodes
 from genesis.pipeline.state import PipelineState
 
-ROUTED = ["clarify", "kb_match", "write_gdd", "review_gdd", "gate_gdd", "write_rules", "test_rules", "gate_rules",
-          "assemble_level", "validate_level", "gate_level", "evolve"]
+# node -> where it may go next. A gate advances, retries its stage, rolls back to an earlier
+# stage's writer, or stops (finalize).
+ROUTES: dict[str, tuple[str, ...]] = {
+    "clarify": ("kb_match", "finalize"),
+    "kb_match": ("write_gdd", "assemble_level"),
+    "write_gdd": ("review_gdd", "gate_gdd"),
+    "review_gdd": ("gate_gdd",),
+    "gate_gdd": ("write_rules", "write_gdd", "clarify", "finalize"),
+    "write_rules": ("test_rules", "gate_rules"),
+    "test_rules": ("gate_rules",),
+    "gate_rules": ("assemble_level", "write_rules", "write_gdd", "clarify", "finalize"),
+    "assemble_level": ("validate_level", "gate_level"),
+    "validate_level": ("gate_level",),
+    "gate_level": ("evolve", "assemble_level", "write_rules", "write_gdd", "clarify", "finalize"),
+    "evolve": ("finalize",),
+}
+
+
+def _router(name: str):
+    allowed = ROUTES[name]
+
+    def route(state: dict) -> str:
+        target = state.get("route", "finalize")
+        if target not in allowed:
+            raise RuntimeError(f"node {name} routed to {target!r}, which is not one of its transitions {allowed}")
+        return target
+    return route
 
 
 def build(ctx: RunContext, checkpointer):
@@ -28,8 +54,7 @@ def build(ctx: RunContext, checkpointer):
     g.add_node("evolve", n.evolve)
     g.add_node("finalize", n.finalize)
     g.add_edge(START, "clarify")
-    targets = {name: name for name in ROUTED + ["finalize"]}
-    for name in ROUTED:
-        g.add_conditional_edges(name, lambda s: s.get("route", "finalize"), targets)
+    for name, targets in ROUTES.items():
+        g.add_conditional_edges(name, _router(name), {t: t for t in targets})
     g.add_edge("finalize", END)
     return g.compile(checkpointer=checkpointer)

@@ -12,41 +12,27 @@ from langgraph.types import interrupt
 from genesis import rubric_store
 from genesis.checks import CheckContext, run_criteria
 from genesis.evidence import requirement_evidence
+from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import ModelCallError
-from genesis.models import GDD, Brief, Clarification, Concepts, RuleArtifact, Verdict, VisualVerdict
+from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, artifact_from_draft, library_rule,
+                                library_summaries, signature, worked_example)
+from genesis.models import GDD, Brief, Clarification, RetryContext, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
-from genesis.pipeline.pm_bounds import bound_decision
+from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
+from genesis.pipeline.smoke import smoke_test
 from genesis.simulate import SimJob, SimRun, generation_processes, run_parallel, run_rule_tests_job
 from genesis.validation_cache import run_cached
 
+MAX_RETRY_ERRORS = 20        # check errors shown to a retrying writer
+MAX_ERROR_CHARS = 800
+MAX_PREVIOUS_CHARS = 24000   # the rejected artifact shown back to its writer
 STAGE_BUDGET = 3
 TOTAL_BUDGET = 8
-FAST_TRACK_MIN_SCORE = 0.55
 REFERENCE_SEEDS = (0, 1, 2)
 IDLE_SEEDS = (0, 1)
 DETERMINISM_PREFIX_S = 60.0   # game seconds of the first reference game replayed
-
-
-def signature(concepts: dict | Concepts) -> str:
-    """What must match for a stored design to serve a new request unchanged."""
-    c = concepts if isinstance(concepts, Concepts) else Concepts.model_validate(concepts)
-    keys = ("archetype", "fronts", "objectives", "objective_type", "waves", "staggered", "escalating",
-            "random_side", "air", "teams", "team_size", "production", "fog", "time_limit", "wave_interval",
-            "unit_kinds", "ranking", "scouting", "raids", "random_timing")
-    d = c.model_dump()
-    d["wave_times"] = sorted(c.wave_times)
-    d["target_composition"] = dict(sorted(c.target_composition.items()))
-    return json.dumps({k: d[k] for k in (*keys, "wave_times", "target_composition")}, sort_keys=True)
-
-
-def library_rule(entry) -> dict[str, Any]:
-    """A KB rule entry as the developer sees it: id, source, meta and its tests."""
-    meta = entry.data["meta"] if isinstance(entry.data["meta"], dict) else entry.data["meta"].model_dump()
-    tests = entry.data.get("tests") or {}
-    return {"id": entry.id, "source": entry.data["lua"], "meta": meta,
-            "tests": tests.get("tests", []) if isinstance(tests, dict) else []}
 
 
 class Nodes:
@@ -64,10 +50,14 @@ class Nodes:
     def _rubric(self, stage: str):
         return rubric_store.load(stage, root=self.ctx.rubrics_root)
 
-    def _fail_verdict(self, stage: str, criterion: str, reason: str, unrecoverable: str = "") -> dict:
+    def _criteria(self, *stages: str) -> list[dict]:
+        """The rubric criteria a writer is judged by, as its prompt lists them."""
+        return [{"stage": s, "id": c.id, "text": c.text} for s in stages for c in self._rubric(s).criteria]
+
+    def _fail_verdict(self, stage: str, criterion: str, reason: str, unrecoverable: str = "") -> Verdict:
         return Verdict(stage=stage, passed=False, feedback=[reason], unrecoverable=unrecoverable,  # type: ignore[arg-type]
                        criteria=[{"id": criterion, "passed": False, "reason": reason, "kind": "model",
-                                  "mandatory": True}]).model_dump()
+                                  "mandatory": True}])
 
     # ---- stage 1 ------------------------------------------------------------------------------
     def clarify(self, state: dict) -> dict:
@@ -81,12 +71,13 @@ class Nodes:
                 answers = interrupt({"questions": questions})
                 clar = [Clarification(question=q, answer=a) for q, a in zip(questions, answers)]
         try:
-            brief = self.ctx.designer.clarify(query, clar, state.get("guidance", {}).get("brief", []))
+            brief = self.ctx.designer.clarify(query, clar, state.get("guidance", {}).get("brief", []),
+                                              self._retry(state, "brief"))
         except ModelCallError as exc:
             return {"status": "failed", "stop_reason": f"stage 1 (brief): {exc}", "route": "finalize",
                     "stage_times": self._timed("brief", t0)}
-        atomic_write_json(self.out / "brief.json", brief.model_dump(mode="json"))
-        update: dict[str, Any] = {"brief": brief.model_dump(mode="json"), "clarifications": [c.model_dump() for c in clar],
+        atomic_write_json(self.out / F.BRIEF, brief.model_dump(mode="json"))
+        update: dict[str, Any] = {"brief": brief, "clarifications": [c.model_dump() for c in clar],
                                   "stage_times": self._timed("brief", t0)}
         if not brief.is_game:
             return {**update, "status": "refused", "stop_reason": brief.refusal or "not a game request",
@@ -95,7 +86,7 @@ class Nodes:
 
     def kb_match(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        brief = Brief.model_validate(state["brief"])
+        brief: Brief = state["brief"]
         if state["options"].get("no_fast_track"):
             return {"kb_match": None, "fast_tracked": False, "route": "write_gdd"}
         sig = signature(brief.concepts)
@@ -117,8 +108,7 @@ class Nodes:
                 self._write_gdd_files(gdd)
                 self._write_rule_files(arts)
                 return {"kb_match": {"id": hit.id, "score": hit.score}, "fast_tracked": True,
-                        "gdd": gdd.model_dump(mode="json"), "rules": [a.model_dump(mode="json") for a in arts],
-                        "route": "assemble_level", "stage_times": self._timed("kb_match", t0)}
+                        "gdd": gdd, "rules": arts, "route": "assemble_level", "stage_times": self._timed("kb_match", t0)}
         return {"kb_match": None, "fast_tracked": False, "route": "write_gdd", "stage_times": self._timed("kb_match", t0)}
 
     def _artifacts_from_kb(self, gdd: GDD, rule_entries: list) -> list[RuleArtifact]:
@@ -129,30 +119,21 @@ class Nodes:
             if e is None:
                 continue
             lib = library_rule(e)
-            arts.append(RuleArtifact(id=comp.id, source=lib["source"], params=comp.params, tests=lib["tests"],
-                                     meta=lib["meta"], reused_from=e.id))
+            arts.append(RuleArtifact(id=comp.id, source=lib.source, params=comp.params, tests=lib.tests,
+                                     meta=lib.meta, reused_from=e.id))
         return arts
 
     # ---- stage 2 ------------------------------------------------------------------------------
-    def _library(self) -> list[dict]:
-        out = []
-        for e in self.ctx.kb.list("rules"):
-            meta = library_rule(e)["meta"]
-            out.append({"id": e.id, "description": meta.get("description", ""), "params": sorted(meta.get("params", {}))})
-        return out
-
     def write_gdd(self, state: dict) -> dict:
         t0 = time.perf_counter()
         self.ctx.say("gdd", "writing the game design document")
-        brief = Brief.model_validate(state["brief"])
-        from engine.catalog import load_catalog, roster_table
-        from engine.maps import list_maps
-
+        brief: Brief = state["brief"]
         similar = [{"id": h.id, "score": h.score, "summary": h.document[:200]}
                    for h in self.ctx.kb.search("gdds", brief.summary, k=3)]
         try:
             gdd = self.ctx.designer.write_gdd(brief, similar, state.get("guidance", {}).get("gdd", []),
-                                              roster_table(load_catalog()), list_maps(), self._library())
+                                              library_summaries(self.ctx.kb), self._retry(state, "gdd"),
+                                              self._criteria("gdd", "level"))
         except ModelCallError as exc:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "model", str(exc), exc.permanent)}, "route": "gate_gdd",
                     "stage_times": self._timed("gdd", t0)}
@@ -160,98 +141,110 @@ class Nodes:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "design", f"{type(exc).__name__}: {exc}")},
                     "route": "gate_gdd", "stage_times": self._timed("gdd", t0)}
         self._write_gdd_files(gdd)
-        return {"gdd": gdd.model_dump(mode="json"), "route": "review_gdd", "stage_times": self._timed("gdd", t0)}
+        return {"gdd": gdd, "route": "review_gdd", "stage_times": self._timed("gdd", t0)}
 
     def _write_gdd_files(self, gdd: GDD) -> None:
-        atomic_write_json(self.out / "gdd.json", gdd.model_dump(mode="json"))
-        atomic_write_text(self.out / "gdd.md", gdd_markdown(gdd))
+        atomic_write_json(self.out / F.GDD_JSON, gdd.model_dump(mode="json"))
+        atomic_write_text(self.out / F.GDD_MD, gdd_markdown(gdd))
 
     def review_gdd(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        brief, gdd = Brief.model_validate(state["brief"]), GDD.model_validate(state["gdd"])
+        brief, gdd = state["brief"], state["gdd"]
         rubric = self._rubric("gdd")
         judged_crits = [c.model_dump() for c in rubric.criteria if not c.kind.startswith("check:")]
         try:
-            judged = self.ctx.analyst.judge_gdd(brief, gdd, judged_crits)
+            review = self.ctx.analyst.judge_gdd(brief, gdd, judged_crits)
         except ModelCallError as exc:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "analyst", str(exc), exc.permanent)}, "route": "gate_gdd"}
         ctx = CheckContext(brief=brief, gdd=gdd, known_rules={e.id for e in self.ctx.kb.list("rules")})
-        results = run_criteria("gdd", rubric.criteria, ctx, judged)
+        results = run_criteria("gdd", rubric.criteria, ctx, {r.id: r for r in review.results})
         verdict = Verdict(stage="gdd", passed=all(r.passed for r in results if r.mandatory), criteria=results,
-                          judged_by=self.ctx.client.config.backend_name("analyst"))
-        return {"verdicts": {"gdd": verdict.model_dump(mode="json")}, "route": "gate_gdd",
+                          feedback=list(review.feedback), judged_by=self.ctx.client.config.backend_name("analyst"))
+        return {"verdicts": {"gdd": verdict}, "route": "gate_gdd",
                 "stage_times": self._timed("gdd_review", t0)}
 
     # ---- stage 3 ------------------------------------------------------------------------------
     def write_rules(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        gdd = GDD.model_validate(state["gdd"])
-        from genesis.pipeline.docs import RULE_API_DOC
-
+        gdd: GDD = state["gdd"]
+        guidance, retry = state.get("guidance", {}).get("rules", []), self._retry(state, "rules")
+        example, criteria = worked_example(self.ctx.kb), self._criteria("rules")
         arts = []
         for comp in gdd.rule_components:
             self.ctx.say("rules", f"rule {comp.id}")
-            lib = None
-            if comp.library_rule:
-                e = self.ctx.kb.get("rules", comp.library_rule)
-                if e is not None:
-                    lib = library_rule(e)
+            entry = self.ctx.kb.get("rules", comp.library_rule) if comp.library_rule else None
+            lib = library_rule(entry).model_dump(mode="json") if entry is not None else None
             try:
-                arts.append(self.ctx.developer.write_rule(comp, lib, state.get("guidance", {}).get("rules", []), RULE_API_DOC))
+                draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd)
+                # the level names the rule by its component id, whatever id the draft gave
+                arts.append(artifact_from_draft(draft.model_copy(update={"id": comp.id}), self.ctx.kb))
             except ModelCallError as exc:
                 return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc), exc.permanent)},
                         "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
+            except UnknownLibraryRule as exc:
+                return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc))},
+                        "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
         self._write_rule_files(arts)
-        return {"rules": [a.model_dump(mode="json") for a in arts], "route": "test_rules",
+        return {"rules": arts, "route": "test_rules",
                 "stage_times": self._timed("rules", t0)}
 
     def _write_rule_files(self, arts: list[RuleArtifact]) -> None:
         for a in arts:
-            atomic_write_text(self.out / "rules" / f"{a.id}.lua", a.source)
+            atomic_write_text(self.out / F.RULES_DIR / f"{a.id}.lua", a.source)
 
     def test_rules(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
+        arts: list[RuleArtifact] = state["rules"]
         self.ctx.say("rules", f"testing {len(arts)} rule(s) in simulation")
-        dirs = []
+        gdd: GDD = state["gdd"]
+        dirs, owners = [], []
         for a in arts:
-            d = self.out / "rule_tests" / a.id
-            atomic_write_text(d / "rule.lua", a.source)
-            atomic_write_text(d / "meta.yaml", yaml.safe_dump({"id": a.id, **a.meta}, sort_keys=False))
-            atomic_write_text(d / "test.yaml", yaml.safe_dump(
-                {"tests": [t.model_dump(mode="json", exclude_none=True) for t in a.tests]}, sort_keys=False))
-            dirs.append(str(d))
+            tests = [t.file_form() for t in a.tests]
+            dirs.append(self._rule_test_dir(self.out / F.RULE_TESTS_DIR / a.id, a, tests))
+            owners.append(a.id)
+            if a.reused_from is None:  # new scripts only: a library rule was verified by its own tests
+                dirs.append(self._rule_test_dir(self.out / F.RULE_TESTS_DIR / f"{a.id}.smoke", a, [smoke_test(gdd, a)]))
+                owners.append(a.id)
         results = run_parallel(run_rule_tests_job, dirs, timeout_s=120,
                                workers=int(state["options"].get("sim_processes") or generation_processes()),
                                on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
                                                       "error": "rule tests killed after 120 s"}])
-        rule_tests = {a.id: r for a, r in zip(arts, results)}
+        rule_tests: dict[str, list[dict]] = {a.id: [] for a in arts}
+        for owner, result in zip(owners, results):
+            rule_tests[owner] += result
         ctx = CheckContext(rules=arts, rule_test_results=rule_tests)
         crit = run_criteria("rules", self._rubric("rules").criteria, ctx)
         verdict = Verdict(stage="rules", passed=all(r.passed for r in crit if r.mandatory), criteria=crit,
                           judged_by="automated checks")
-        return {"rule_tests": rule_tests, "verdicts": {"rules": verdict.model_dump(mode="json")},
+        return {"rule_tests": rule_tests, "verdicts": {"rules": verdict},
                 "route": "gate_rules", "stage_times": self._timed("rules_test", t0)}
+
+    def _rule_test_dir(self, folder: Path, rule: RuleArtifact, tests: list[dict]) -> str:
+        atomic_write_text(folder / "rule.lua", rule.source)
+        atomic_write_text(folder / "meta.yaml", yaml.safe_dump({**rule.meta, "id": rule.id}, sort_keys=False))
+        atomic_write_text(folder / "test.yaml", yaml.safe_dump({"tests": tests}, sort_keys=False))
+        return str(folder)
 
     # ---- stage 4 ------------------------------------------------------------------------------
     def assemble_level(self, state: dict) -> dict:
         t0 = time.perf_counter()
         self.ctx.say("level", "assembling the level")
-        gdd = GDD.model_validate(state["gdd"])
-        arts = [RuleArtifact.model_validate(r) for r in state["rules"]]
+        gdd, arts = state["gdd"], state["rules"]
         try:
-            level = self.ctx.developer.assemble_level(gdd, arts, state.get("guidance", {}).get("level", []))
+            config = self.ctx.developer.assemble_level(gdd, arts, state.get("guidance", {}).get("level", []),
+                                                       self._retry(state, "level"), self._criteria("level"))
         except ModelCallError as exc:
             return {"verdicts": {"level": self._fail_verdict("level", "developer", str(exc), exc.permanent)}, "route": "gate_level"}
+        level = config.model_dump(mode="json", exclude_none=True)
         level.setdefault("metadata", {})["generator"] = {
             "query": state["query"], "run_id": state["run_id"],
             "backend": self.ctx.client.config.backend_name("developer")}
-        atomic_write_json(self.out / "level.json", level)
+        atomic_write_json(self.out / F.LEVEL, level)
         return {"level": level, "route": "validate_level", "stage_times": self._timed("level", t0)}
 
     def validate_level(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        gdd = GDD.model_validate(state["gdd"])
+        gdd: GDD = state["gdd"]
         level_path = self.out / "level.json"
         rubric = self._rubric("level")
         ctx = CheckContext(gdd=gdd, level=state["level"], level_path=level_path)
@@ -285,15 +278,17 @@ class Nodes:
             from engine.schema.level import MapRef
 
             m = load_map(MapRef.model_validate(state["level"]["map"]), self.out)
-            ctx.evidence = requirement_evidence(gdd.requirements, runs, (m.width, m.height))
+            ctx.evidence = requirement_evidence(gdd.requirements, runs, (m.width, m.height), level_path)
             ctx.visual = self._visual(state, gdd, runs[0])
         results = run_criteria("level", rubric.criteria, ctx)
         passed = all(r.passed for r in results if r.mandatory)
-        verdict = Verdict(stage="level", passed=passed, criteria=results,
+        visual = ctx.visual
+        visual_feedback = [f"visual reviewer ({visual.judged_by}): {p}" for p in visual.problems] if visual else []
+        verdict = Verdict(stage="level", passed=passed, criteria=results, feedback=visual_feedback,
                           judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"),
                           unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
         self._save_traces(runs)
-        return {"verdicts": {"level": verdict.model_dump(mode="json")}, "runs": [r.summary() for r in runs],
+        return {"verdicts": {"level": verdict}, "runs": [r.summary() for r in runs],
                 "simulation": sim_record,
                 "evidence": ctx.evidence, "visual": ctx.visual.model_dump(mode="json") if ctx.visual else {},
                 "route": "gate_level", "stage_times": self._timed("level_validate", t0)}
@@ -320,13 +315,13 @@ class Nodes:
         from engine import load_level, Simulation
 
         snap = Simulation(load_level(self.out / "level.json"), seed=0, policies={}).snapshot()
-        fronts = Brief.model_validate(state["brief"]).concepts.fronts if gdd.reference_strategy == "defend" else None
+        fronts = state["brief"].concepts.fronts if gdd.reference_strategy == "defend" else None
         return review(frames, snap.team_colors, player=0, fronts=fronts)
 
     # ---- the PM's gates -----------------------------------------------------------------------
     def gate(self, stage: str):
         def node(state: dict) -> dict:
-            verdict = Verdict.model_validate(state["verdicts"][stage])
+            verdict: Verdict = state["verdicts"][stage]
             attempts = state.get("attempts", {}).get(stage, 0) + 1
             total = state.get("iterations", 0) + 1
             entry = None if verdict.passed else self._feedback_entry(state, stage, verdict)
@@ -337,25 +332,52 @@ class Nodes:
                 return {"status": "failed", "stop_reason": f"PM failed at {stage}: {exc}", "route": "finalize"}
             mf, override = bound_decision(stage, verdict, mf, attempts=attempts, stage_budget=STAGE_BUDGET,
                                           total=total, total_budget=TOTAL_BUDGET)
-            decision = {"stage": stage, "attempt": attempts, **mf.model_dump(mode="json"),
+            decision = {"stage": stage, "attempt": attempts, "iteration": total, **mf.model_dump(mode="json"),
                         **({"override": override} if override else {})}
             update: dict[str, Any] = {"attempts": {stage: attempts}, "iterations": total, "decisions": [decision]}
             if entry:
                 update["feedback"] = [entry]
             self.ctx.say(stage, f"PM: {mf.decision} -> {mf.target_stage} ({mf.reason})")
-            if mf.decision == "advance":
-                update["route"] = {"gdd": "write_rules", "rules": "assemble_level", "level": "evolve"}[stage]
-            elif mf.decision == "stop":
+            if mf.decision == "stop":
                 update.update(status="failed", route="finalize",
                               stop_reason=f"stopped at stage {stage}: {mf.reason}. Failing: " + "; ".join(mf.guidance)[:800])
-            else:
-                target = mf.target_stage if mf.decision == "rollback" else stage
-                # guidance accumulates so repeated corrections (e.g. "stronger") add up
+                return update
+            target = {"advance": NEXT_STAGE[stage], "retry": stage}.get(mf.decision, mf.target_stage)
+            if target == "done":
+                return {**update, "route": "evolve"}
+            if mf.decision == "advance":   # the next stage starts a new visit with its own budget
+                update["attempts"] = {stage: attempts, target: 0}
+            elif mf.decision == "rollback":  # so does every stage from the rollback target on
+                update["attempts"] = {s: 0 for s in STAGE_ORDER[STAGE_ORDER.index(target):]}
+            if mf.guidance:  # guidance accumulates so repeated corrections (e.g. "stronger") add up
                 update["guidance"] = {target: state.get("guidance", {}).get(target, []) + mf.guidance}
-                update["route"] = {"brief": "clarify", "gdd": "write_gdd", "rules": "write_rules",
-                                   "level": "assemble_level"}.get(target, "finalize")
+            if mf.decision != "advance":
+                later = STAGE_ORDER[STAGE_ORDER.index(target) + 1:]  # their artifacts will be rewritten
+                update["retry"] = {**{s: None for s in later}, target: self._retry_context(state, stage, verdict, target)}
+            update["route"] = {"brief": "clarify", "gdd": "write_gdd", "rules": "write_rules",
+                               "level": "assemble_level"}[target]
             return update
         return node
+
+    def _retry_context(self, state: dict, stage: str, verdict: Verdict, target: str) -> RetryContext:
+        """What the writer of `target` sees next: its rejected artifact, the raw errors and every judge's words."""
+        where = "" if stage == target else f"[stage {stage}] "
+        errors = [f"{where}{c.id}: {c.reason}"[:MAX_ERROR_CHARS] for c in verdict.criteria if not c.passed]
+        feedback = list(verdict.feedback)  # the analyst's (GDD) or the visual reviewer's (level) words
+        previous = state.get(target)
+        if target == "rules" and previous:  # as the developer wrote them: library rules by reference
+            previous = [{"id": r.id, "reuse": r.reused_from, "params": r.params} if r.reused_from else
+                        r.model_dump(mode="json", include={"id", "params", "source", "meta", "tests"}) for r in previous]
+        elif target in ("brief", "gdd") and previous:
+            previous = previous.model_dump(mode="json")
+        text = json.dumps(previous, sort_keys=False) if previous else ""
+        if len(text) > MAX_PREVIOUS_CHARS:
+            text = text[:MAX_PREVIOUS_CHARS] + f" ... [cut: {len(text) - MAX_PREVIOUS_CHARS} more characters]"
+        return RetryContext(previous=text, errors=errors[:MAX_RETRY_ERRORS],
+                            judge_feedback=list(dict.fromkeys(feedback))[:MAX_RETRY_ERRORS])
+
+    def _retry(self, state: dict, stage: str) -> RetryContext | None:
+        return (state.get("retry") or {}).get(stage)
 
     def _feedback_entry(self, state: dict, stage: str, verdict: Verdict) -> dict:
         failed = [c for c in verdict.criteria if not c.passed]

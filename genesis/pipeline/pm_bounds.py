@@ -2,9 +2,11 @@
 
 The PM may be a small or confused model: it can "advance" a failing stage, roll back to a later
 stage, or retry forever. The pipeline's guarantees do not rest on it: a stage advances iff its
-rubric verdict passed, rollbacks only go to earlier stages, and once the stage or total budget is
-spent — or the failure is one no retry can fix, such as a prompt larger than the model's context —
-a failing stage stops with the failing criteria as the verdict.
+rubric verdict passed, rollbacks only go to earlier stages, and the total budget is a hard cap: a
+run never takes more stage attempts than it allows. Within it, a retry or rollback the PM asks for
+is honoured; the stage budget (counted per visit of a stage: a rollback or an advance starts a new
+one) bounds only the retries the pipeline itself substitutes for an invalid proposal. A failure no
+retry can fix, such as a prompt larger than the model's context, stops at once.
 """
 from __future__ import annotations
 
@@ -24,6 +26,11 @@ def bound_decision(stage: str, verdict: Verdict, proposed: MetaFeedback, *, atte
                    total: int, total_budget: int) -> tuple[MetaFeedback, str | None]:
     """The decision the pipeline follows, and why it differs from the PM's proposal (None when it does not)."""
     if verdict.passed:
+        if NEXT_STAGE[stage] != "done" and total >= total_budget:
+            stop = MetaFeedback(decision="stop", target_stage=stage,  # type: ignore[arg-type]
+                                guidance=[f"stage {stage} passed, but no iteration is left for stage {NEXT_STAGE[stage]}"],
+                                reason=f"total iteration budget spent ({total}/{total_budget})")
+            return stop, None if proposed.decision == "stop" else f"the PM proposed {proposed.decision}; {stop.reason}"
         if proposed.decision == "advance":
             return proposed, None
         effective = proposed.model_copy(update={"decision": "advance", "target_stage": NEXT_STAGE[stage]})
@@ -35,14 +42,19 @@ def bound_decision(stage: str, verdict: Verdict, proposed: MetaFeedback, *, atte
         return stop, None if proposed.decision == "stop" else f"the PM proposed {proposed.decision}; {stop.reason}"
     if proposed.decision == "stop":  # the PM may always stop a failing stage; the verdict says why
         return proposed.model_copy(update={"guidance": failing}), None
-    if attempts >= stage_budget or total >= total_budget:
-        reason = f"iteration budget spent at stage {stage} ({attempts}/{stage_budget}, total {total}/{total_budget})"
+    if total >= total_budget:
+        reason = f"total iteration budget spent at stage {stage} (total {total}/{total_budget})"
         stop = MetaFeedback(decision="stop", target_stage=stage, guidance=failing, reason=reason)  # type: ignore[arg-type]
         return stop, f"the PM proposed {proposed.decision} with no budget left"
     if proposed.decision == "rollback" and proposed.target_stage in STAGE_ORDER[:STAGE_ORDER.index(stage)]:
         return proposed, None
     if proposed.decision == "retry" and proposed.target_stage == stage:
         return proposed, None
+    if attempts >= stage_budget:
+        reason = f"stage budget spent at stage {stage} ({attempts}/{stage_budget}, total {total}/{total_budget})"
+        stop = MetaFeedback(decision="stop", target_stage=stage, guidance=failing, reason=reason)  # type: ignore[arg-type]
+        return stop, f"the PM proposed {proposed.decision} -> {proposed.target_stage}, which is not a valid step, " \
+                     "and this stage has no retry left"
     # advance on a failing verdict, a rollback to this or a later stage, or a retry of another stage:
     # retry this stage, with the failing criteria added to whatever guidance the PM gave.
     effective = MetaFeedback(decision="retry", target_stage=stage,  # type: ignore[arg-type]

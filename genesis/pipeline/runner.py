@@ -22,6 +22,7 @@ from genesis.llm.transcript import Transcript
 from genesis.offline.brain import OfflineBrain
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.graph import build
+from genesis.pipeline.state import checkpoint_serializer
 
 RUN_FILE = "run.json"
 MAX_QUERY_CHARS = 2000
@@ -98,7 +99,7 @@ def _client(model_cli: dict[str, Any], out_dir: Path, replay: Path | None) -> LL
 
 def _graph(ctx: RunContext, out_dir: Path):
     conn = sqlite3.connect(out_dir / "checkpoints.sqlite", check_same_thread=False)
-    return build(ctx, SqliteSaver(conn)), conn
+    return build(ctx, SqliteSaver(conn, serde=checkpoint_serializer())), conn
 
 
 def _finish(graph, config, ctx: RunContext, run_id: str) -> Outcome:

@@ -1,8 +1,22 @@
-"""Typed LangGraph state. Nodes return partial updates; list fields with reducers accumulate."""
+"""Typed LangGraph state. Nodes return partial updates; list fields with reducers accumulate.
+
+The stage documents are held as their models (a node reads them without re-validating); the
+checkpointer stores them through the serializer `checkpoint_serializer` allows them in."""
 from __future__ import annotations
 
 import operator
 from typing import Annotated, Any, TypedDict
+
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+from genesis.models import GDD, Brief, RetryContext, RuleArtifact, Verdict
+
+STATE_MODELS = (Brief, GDD, RetryContext, RuleArtifact, Verdict)
+
+
+def checkpoint_serializer() -> JsonPlusSerializer:
+    """Restores exactly the state's models from a checkpoint, and nothing else."""
+    return JsonPlusSerializer(allowed_msgpack_modules=[(m.__module__, m.__name__) for m in STATE_MODELS])
 
 
 def merge(a: dict, b: dict) -> dict:
@@ -23,15 +37,16 @@ class PipelineState(TypedDict, total=False):
     out_dir: str
     options: dict[str, Any]           # seed, interactive, budgets, kb/rubric roots
     clarifications: list[dict]
-    brief: dict
+    brief: Brief
     kb_match: dict | None
     fast_tracked: bool
-    gdd: dict
-    rules: list[dict]
+    gdd: GDD
+    rules: list[RuleArtifact]
     rule_tests: dict[str, list[dict]]
     level: dict
-    verdicts: Annotated[dict[str, dict], merge]
+    verdicts: Annotated[dict[str, Verdict], merge]
     guidance: Annotated[dict[str, list[str]], merge]
+    retry: Annotated[dict[str, RetryContext | None], merge]   # per stage: what its next writer sees
     attempts: Annotated[dict[str, int], merge]
     iterations: int
     feedback: Annotated[list[dict], operator.add]   # the run's feedback log F

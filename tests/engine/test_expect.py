@@ -185,9 +185,14 @@ def test_result_object_with_attributes_is_accepted():
     ({"event": "spawn", "min": "two"}, "`min` must be a number"),
     ({"result": {"winner": 0}}, "unknown result key 'winner'"),
     ({"result": {}}, "non-empty"),
-    ({"event": "spawn", "time_clusters": {"min": 2}}, "positive `gap`"),
+    ({"event": "spawn", "time_clusters": {"min": 2}}, "`time_clusters.gap` is required"),
+    ({"event": "spawn", "time_clusters": {"gap": -1}}, "greater than 0"),
+    ({"event": "spawn", "where": {"event": "spawn"}}, "spawn events have no field 'event'"),
+    ({"event": "spawn", "type": "tank"}, "unknown key 'type'"),
+    ({"state": {"at": 30, "tag": "truck"}}, "needs units_min/units_max"),
+    ({"state": {"at": 30, "metal_min": 5}}, "needs `team`"),
     ({"event": "spawn", "distinct_sectors": {"center": "middle"}}, "center"),
-    ({"nothing": 1}, "either `event` or `result`"),
+    ({"nothing": 1}, "exactly one of `event`, `result` or `state`"),
 ])
 def test_malformed_expectations_fail_with_reason_instead_of_raising(exp, words):
     assert any(words in p for p in validate(exp))

@@ -215,18 +215,18 @@ def test_an_enemy_commander_raiding_at_any_time_is_the_raider_not_the_objective(
 
 def test_a_team_battle_always_ends_with_a_winning_alliance():
     brief, gdd = _design("a 2v2 team battle with fixed forces and no production, allies controlled by the AI")
-    kinds = [c["kind"] for c in gdd.conditions]
+    kinds = [c.kind for c in gdd.conditions]
     assert kinds == ["last_survivor", "rank_by_score"]
     allies = {t.id: set(t.allies) for t in gdd.teams}
     assert allies == {0: {1}, 1: {0}, 2: {3}, 3: {2}}
     for t in gdd.teams[1:]:
-        assert t.controller["target"]["team"] not in allies[t.id] | {t.id}   # AI sides attack an enemy team
+        assert t.controller.target.team not in allies[t.id] | {t.id}   # AI sides attack an enemy team
     assert any("time limit" in a or "undecided" in a for a in brief.assumptions)
 
 
 def test_holding_a_bridge_puts_the_objective_at_the_bridgehead_and_the_enemy_across_the_river():
     brief, gdd = _design("hold the bridge against three waves, each larger than the last")
-    assert gdd.map == {"name": "river_bridges"} and brief.concepts.fronts == 1
+    assert gdd.map.name == "river_bridges" and brief.concepts.fronts == 1
     obj = next(u for u in gdd.teams[0].units if u.tag == "objective")
     army = [u for u in gdd.teams[0].units if u.type in ("assault_bot", "light_bot")]
     sources = _rule(gdd, "escalating_waves").params["from"]
@@ -258,11 +258,11 @@ def test_every_example_expects_only_what_its_rules_can_show():
     # the scouting rule may send every attack from the one side left unscouted
     _, gdd = _design("a scouting test: the enemy attacks from whichever side you did not scout")
     fronts = next(r for r in gdd.requirements if r.id == "fronts")
-    assert fronts.expect[0]["distinct_sectors"]["min"] == 1
+    assert fronts.expect[0].distinct_sectors.min == 1
     # raids from a random side that never repeats must show at least two sides
     _, gdd = _design("raiders strike your extractors every two minutes from a random side")
     fronts = next(r for r in gdd.requirements if r.id == "fronts")
-    assert fronts.expect[0]["distinct_sectors"]["min"] == 2
+    assert fronts.expect[0].distinct_sectors.min == 2
 
 
 def test_team_sizes_are_honoured_up_to_the_map_and_capped_openly():
@@ -274,8 +274,8 @@ def test_team_sizes_are_honoured_up_to_the_map_and_capped_openly():
 
 def test_free_for_all_ranking_metric_and_every_side_under_pressure():
     brief, gdd = _design("free-for-all of four armies, ranked by kills")
-    assert gdd.conditions[0]["metric"] == "kills"
-    targets = [t.controller["target"]["team"] for t in gdd.teams[1:]]
+    assert gdd.conditions[0].metric == "kills"
+    targets = [t.controller.target.team for t in gdd.teams[1:]]
     assert sorted(targets) == [0, 2, 3]          # each AI hunts another side, one of them the player
 
 

@@ -23,3 +23,17 @@ def test_queries_the_words_cannot_tell_apart_get_distinct_folders():
     assert slugs[0].startswith("scenario-") and slugs[4].startswith("scenario-")
     assert all(len(s) <= 60 and s.isascii() and not s.endswith("-") for s in slugs)
     assert slugify("дві хвилі") == slugify("дві хвилі")  # stable: a re-run finds its folder
+
+
+def test_the_compiled_graph_draws_only_the_real_transitions():
+    from types import SimpleNamespace
+
+    from genesis.pipeline.graph import ROUTES, build
+
+    graph = build(SimpleNamespace(), None).get_graph()
+    edges = {(e.source, e.target) for e in graph.edges}
+    expected = {(src, dst) for src, targets in ROUTES.items() for dst in targets}
+    expected |= {("__start__", "clarify"), ("finalize", "__end__")}
+    assert edges == expected
+    assert ("review_gdd", "write_rules") not in edges and ("clarify", "evolve") not in edges
+    assert "gate_level" in graph.draw_mermaid()

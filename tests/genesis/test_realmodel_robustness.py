@@ -141,11 +141,29 @@ def test_an_unrecoverable_failure_stops_whatever_the_pm_proposes():
     assert bound(verdict.model_copy(update={"passed": True, "criteria": []}), pm("advance", "rules"))[0].decision == "advance"
 
 
-@pytest.mark.parametrize("attempts,total", [(3, 3), (1, 8)])
-def test_spent_budget_stops_with_the_failing_criteria_as_the_verdict(attempts, total):
-    effective, why = bound(FAILED, pm("retry", "gdd"), attempts=attempts, total=total)
+@pytest.mark.parametrize("proposed", [pm("retry", "gdd"), pm("rollback", "brief"), pm("advance", "rules")])
+@pytest.mark.parametrize("attempts", [1, 3])
+def test_the_spent_total_budget_stops_with_the_failing_criteria_as_the_verdict(attempts, proposed):
+    effective, why = bound(FAILED, proposed, attempts=attempts, total=8)
     assert effective.decision == "stop" and effective.guidance == ["schema: no map"]
-    assert "budget spent" in effective.reason and why
+    assert "total 8/8" in effective.reason and why
+
+
+def test_a_retry_or_rollback_the_pm_asks_for_is_honoured_while_the_total_budget_lasts():
+    for proposed in (pm("retry", "gdd"), pm("rollback", "brief")):   # the stage spent 3/3 of this visit
+        assert bound(FAILED, proposed, attempts=3, total=5) == (proposed, None)
+
+
+def test_an_invalid_proposal_with_the_stage_budget_spent_stops():
+    effective, why = bound(FAILED, pm("rollback", "level"), attempts=3, total=5)
+    assert effective.decision == "stop" and "stage budget spent" in effective.reason and why
+
+
+def test_the_total_is_a_hard_cap_even_for_a_passing_stage():
+    effective, why = bound(PASSED, pm("advance", "level"), total=8)
+    assert effective.decision == "stop" and "(8/8)" in effective.reason and why
+    level_passed = PASSED.model_copy(update={"stage": "level"})
+    assert bound(level_passed, pm("advance", "done"), total=8)[0].decision == "advance"   # nothing left to do
 
 
 def test_a_passing_verdict_always_advances():

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from engine import Simulation, load_level
 from engine.render import render_minimap, save_gif
 from genesis.cli import app
+from genesis.models import RuleArtifact
 from genesis.pipeline.finalize import rule_test_record, write_outputs
 from genesis.report import ScenarioFolderError, load_scenario, write_report
 from genesis.report.map_picture import SPAWN_COLOR, rule_spawn_uses, write_map_picture
@@ -253,7 +254,7 @@ def test_finalize_writes_test_records_map_and_report(tmp_path):
     client = SimpleNamespace(usage=usage, config=SimpleNamespace(backend_name=lambda role: "offline"))
     ctx = SimpleNamespace(client=client, out_dir=folder, rubrics_root=REPO / "rubrics")
     state = {"status": "failed", "stop_reason": "stopped at stage level: budget", "query": QUERY, "run_id": "r1",
-             "rules": [rule], "rule_tests": {"staggered_waves": _test_results(rule)}}
+             "rules": [RuleArtifact.model_validate(rule)], "rule_tests": {"staggered_waves": _test_results(rule)}}
     record = write_outputs(ctx, state)
     assert record["reason"] == "stopped at stage level: budget"
     saved = json.loads((folder / "rules" / "staggered_waves.tests.json").read_text())

@@ -1,0 +1,176 @@
+"""The expectation grammar of `engine.expect` as typed models: one source for the JSON schema a
+model is given and for the checks applied to what it writes.
+
+Three families, told apart by their one top-level key:
+  {event: ..., where: ..., min/max, after/before, distinct_sectors | time_clusters | increasing}
+  {result: {winners_include, ended_by, ...}}
+  {state: {at: seconds, team, type, tag, within, units_min/units_max, metal_min/... }}
+Unknown keys are errors everywhere, and a `where` path must name a field the event kind carries, so
+an expectation can never silently match nothing.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Discriminator, Field, Tag, model_validator
+
+from engine.schema.base import Strict
+
+EVENT_KINDS = ("spawn", "death", "rule_log", "message", "win", "lose", "order", "end")
+# The fields each trace event kind carries (besides t and event), as written by engine.sim and the rule API.
+EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "spawn": ("id", "type", "team", "x", "y", "source"),
+    "death": ("id", "type", "team", "x", "y", "killer_team"),
+    "rule_log": ("rule", "name", "fields"),
+    "message": ("text", "team", "rule"),
+    "win": ("team", "reason"),
+    "lose": ("team", "reason"),
+    "order": ("team", "ok", "error", "kind", "units", "x", "y", "type", "factory", "count"),
+    "end": ("ended_by", "reason", "winners", "losers", "error"),
+}
+EVENT_FIELD_NOTES = {
+    "spawn": "source is 'start' (placed by the level), 'rule' (spawn() in a rule script), 'production' or 'build'",
+    "death": "killer_team is null when no team dealt the last hit",
+    "rule_log": "name is the first argument of log(name, fields); fields.<key> reaches into its table",
+    "message": "rule is the id of the rule that sent it",
+    "end": "ended_by is condition, rule, time_limit, until or error",
+}
+
+Scalar = Union[str, int, float, bool, None]
+TeamIds = Union[int, list[int]]
+
+
+class SectorSpec(Strict):
+    """Positions of the matching events fall in [min, max] distinct compass sectors around `center`."""
+
+    min: int = Field(1, ge=0)
+    max: int | None = Field(None, ge=0)
+    center: Literal["map_center"] | tuple[float, float] = "map_center"
+    sectors: int = Field(8, ge=2)
+
+
+class ClusterSpec(Strict):
+    """Matching events form [min, max] groups in time, groups separated by at least `gap` seconds."""
+
+    gap: float = Field(gt=0)
+    min: int = Field(1, ge=0)
+    max: int | None = Field(None, ge=0)
+
+
+class IncreasingSpec(Strict):
+    """Event counts per time cluster (clusters split by `gap` seconds) rise strictly."""
+
+    gap: float = Field(gt=0)
+    min_buckets: int = Field(2, ge=2)
+    bucket: Literal["time_clusters"] = "time_clusters"
+
+
+class EventExpectation(Strict):
+    """Counts the trace events of kind `event` whose fields match `where` in [after, before] seconds.
+
+    With neither min/max nor a shape check it means "at least one"."""
+
+    event: Literal["spawn", "death", "rule_log", "message", "win", "lose", "order", "end"]
+    where: dict[str, Union[Scalar, list[Scalar]]] = Field(
+        default_factory=dict, description="field path -> wanted value (a list means any of them); "
+                                          "dotted paths such as fields.count reach into rule_log fields")
+    min: int | None = Field(None, ge=0)
+    max: int | None = Field(None, ge=0)
+    after: float | None = Field(None, description="absolute game seconds")
+    before: float | None = Field(None, description="absolute game seconds")
+    distinct_sectors: SectorSpec | None = None
+    time_clusters: ClusterSpec | None = None
+    increasing: IncreasingSpec | None = None
+
+    @model_validator(mode="after")
+    def _known_fields(self) -> EventExpectation:
+        allowed = EVENT_FIELDS[self.event]
+        for path in self.where:
+            head = str(path).split(".", 1)[0]
+            if head not in allowed:
+                raise ValueError(f"where: {self.event} events have no field {head!r} (they carry: {', '.join(allowed)}); "
+                                 "the event kind goes in `event`, times in after/before")
+        return self
+
+
+class ResultSpec(Strict):
+    winners_include: TeamIds | None = None
+    winners_exclude: TeamIds | None = None
+    losers_include: TeamIds | None = None
+    losers_exclude: TeamIds | None = None
+    ended_by: Union[Literal["condition", "rule", "time_limit", "until", "error"],
+                    list[Literal["condition", "rule", "time_limit", "until", "error"]], None] = None
+    reason_contains: str | None = None
+    duration_min: float | None = None
+    duration_max: float | None = None
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> ResultSpec:
+        if not self.model_dump(exclude_none=True):
+            raise ValueError("`result` must be a non-empty mapping")
+        return self
+
+
+class ResultExpectation(Strict):
+    """Checks the run's outcome; every key given must hold."""
+
+    result: ResultSpec
+
+
+class Area(Strict):
+    x: float
+    y: float
+    radius: float = Field(gt=0)
+
+
+class StateSpec(Strict):
+    """The engine state at game second `at` (the final state if the run ended before).
+
+    Units counted are the living units matching every given filter (team, type, tag, within)."""
+
+    at: float = Field(ge=0, description="absolute game seconds")
+    team: int | None = Field(None, description="owner of the units counted, and whose resources are read")
+    type: str | None = None
+    tag: str | None = None
+    within: Area | None = None
+    units_min: int | None = Field(None, ge=0)
+    units_max: int | None = Field(None, ge=0)
+    metal_min: float | None = None
+    metal_max: float | None = None
+    energy_min: float | None = None
+    energy_max: float | None = None
+
+    @model_validator(mode="after")
+    def _asks_something(self) -> StateSpec:
+        counts = self.units_min is not None or self.units_max is not None
+        money = [k for k in ("metal_min", "metal_max", "energy_min", "energy_max") if getattr(self, k) is not None]
+        if not counts and not money:
+            raise ValueError("`state` needs units_min/units_max or a metal_/energy_ bound")
+        if money and self.team is None:
+            raise ValueError(f"`state` with {', '.join(money)} needs `team`")
+        return self
+
+
+class StateExpectation(Strict):
+    """Asserts engine state (unit counts, ownership, positions, resources) at a given time."""
+
+    state: StateSpec
+
+
+def expectation_family(value: Any) -> str | None:
+    if isinstance(value, dict):
+        found = [k for k in ("event", "result", "state") if k in value]
+        return found[0] if len(found) == 1 else None
+    return next((f for f, m in FAMILIES.items() if isinstance(value, m)), None)
+
+
+FAMILIES = {"event": EventExpectation, "result": ResultExpectation, "state": StateExpectation}
+_FAMILY_ERROR = dict(custom_error_type="expectation_family",
+                     custom_error_message="an expectation needs exactly one of `event`, `result` or `state`")
+
+# Any expectation, as rule tests and GDD requirements write them.
+Expectation = Annotated[
+    Union[Annotated[EventExpectation, Tag("event")], Annotated[ResultExpectation, Tag("result")],
+          Annotated[StateExpectation, Tag("state")]],
+    Discriminator(expectation_family, **_FAMILY_ERROR),
+]

@@ -1,0 +1,84 @@
+"""KB concepts the pipeline shares: a design's concept signature and the library rules a developer reuses."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from genesis.models import Concepts, RuleArtifact, RuleDraft, RuleTest
+
+# A stored design fast-tracks a request with the same concept signature when their texts are at least
+# this similar. Calibrated on paraphrase pairs and near-misses (tests/genesis/test_fast_track_calibration.py):
+# same-signature requests for another game score at most ~0.38, paraphrases at least ~0.52.
+FAST_TRACK_MIN_SCORE = 0.45
+
+# The rule shown to the developer as a complete worked example of a verified rule with its tests.
+WORKED_EXAMPLE_RULE = "resource_income"
+
+
+def signature(concepts: dict | Concepts) -> str:
+    """What must match for a stored design to serve a new request unchanged."""
+    c = concepts if isinstance(concepts, Concepts) else Concepts.model_validate(concepts)
+    keys = ("archetype", "fronts", "objectives", "objective_type", "waves", "staggered", "escalating",
+            "random_side", "air", "teams", "team_size", "production", "fog", "time_limit", "wave_interval",
+            "unit_kinds", "ranking", "scouting", "raids", "random_timing", "allied_bases")
+    d = c.model_dump()
+    d["wave_times"] = sorted(c.wave_times)
+    d["target_composition"] = dict(sorted(c.target_composition.items()))
+    return json.dumps({k: d[k] for k in (*keys, "wave_times", "target_composition")}, sort_keys=True)
+
+
+class LibraryRule(BaseModel):
+    """A verified KB rule as the developer sees it: its source, metadata and typed tests."""
+
+    id: str
+    source: str
+    meta: dict[str, Any]
+    tests: list[RuleTest]
+
+
+def library_rule(entry) -> LibraryRule:
+    meta = entry.data["meta"] if isinstance(entry.data["meta"], dict) else entry.data["meta"].model_dump()
+    tests = entry.data.get("tests") or {}
+    return LibraryRule(id=entry.id, source=entry.data["lua"], meta=meta,
+                       tests=tests.get("tests", []) if isinstance(tests, dict) else [])
+
+
+class UnknownLibraryRule(ValueError):
+    """A draft reuses a library rule the KB does not hold."""
+
+
+def artifact_from_draft(draft: RuleDraft, kb) -> RuleArtifact:
+    """The rule artifact a draft stands for: a reused library rule keeps its verified source and tests."""
+    if draft.reuse is None:
+        assert draft.source is not None and draft.meta is not None  # RuleDraft's validator guarantees both
+        return RuleArtifact(id=draft.id, source=draft.source, params=draft.params, tests=draft.tests,
+                            meta=draft.meta.model_dump(mode="json"))
+    entry = kb.get("rules", draft.reuse)
+    if entry is None:
+        known = ", ".join(e.id for e in kb.list("rules"))
+        raise UnknownLibraryRule(f"rule {draft.id}: no library rule {draft.reuse!r} (the library has: {known})")
+    lib = library_rule(entry)
+    return RuleArtifact(id=draft.id, source=lib.source, params=draft.params, tests=lib.tests, meta=lib.meta,
+                        reused_from=lib.id)
+
+
+def library_summaries(kb) -> list[dict[str, Any]]:
+    """Every library rule as the designer sees it: id, description and declared params."""
+    out = []
+    for e in kb.list("rules"):
+        meta = library_rule(e).meta
+        out.append({"id": e.id, "description": meta.get("description", ""), "params": meta.get("params") or {}})
+    return out
+
+
+def worked_example(kb) -> dict[str, Any] | None:
+    """One verified rule with its first test, shown to the developer as a complete example."""
+    entry = kb.get("rules", WORKED_EXAMPLE_RULE)
+    if entry is None or not library_rule(entry).tests:
+        return None
+    lib = library_rule(entry)
+    meta = {k: lib.meta.get(k) for k in ("title", "description", "params", "concepts")}
+    return {"id": lib.id, "source": lib.source, "meta": meta,
+            "test": lib.tests[0].model_dump(mode="json", exclude_none=True)}

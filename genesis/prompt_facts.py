@@ -1,0 +1,295 @@
+"""What the prompts tell a model about the engine, generated from the engine's own code and data.
+
+Every fact a check enforces (map sizes and spawn names, unit types, the level and expectation
+models, the rule API, controllers, conditions, switches, reference strategies) is rendered here
+from its source, so a prompt never states a format the checks do not apply, nor omits one they do.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import types
+import typing
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel
+
+import engine.agent.policies as policies
+from engine.catalog import load_catalog, roster_table
+from engine.maps import list_maps, load_map
+from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
+    ResultSpec, SectorSpec, StateSpec
+from engine.schema.level import Condition, Controller, MapRef, StartUnit, Switches, TargetSelector
+
+
+# --- models as text ------------------------------------------------------------------------------
+def _type_text(annotation: Any) -> str:
+    """A short, readable type: `int | null`, `list[Team]`, `'any' | 'all'`."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _type_text(args[0])
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(_type_text(a) for a in args)
+    if origin is typing.Literal:
+        return " | ".join(repr(a) for a in args)
+    if origin in (list, tuple, dict):
+        return f"{origin.__name__}[{', '.join(_type_text(a) for a in args)}]"
+    if annotation is type(None):
+        return "null"
+    return getattr(annotation, "__name__", str(annotation).replace("typing.", ""))
+
+
+def model_fields_text(model: type[BaseModel], skip: tuple[str, ...] = ()) -> str:
+    """`name: type = default (description)` for each field of a model."""
+    parts = []
+    for name, field in model.model_fields.items():
+        if name in skip:
+            continue
+        text = f"{name}: {_type_text(field.annotation)}"
+        if not field.is_required():
+            default = field.get_default(call_default_factory=True)
+            text += f" = {default!r}" if not isinstance(default, BaseModel) else ""
+        else:
+            text += " (required)"
+        if field.description:
+            text += f" — {field.description}"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def _doc(model: type) -> str:
+    return " ".join((model.__doc__ or "").split())
+
+
+def _union_members(annotation: Any) -> list[type[BaseModel]]:
+    out = []
+    for arg in typing.get_args(annotation):
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            out.append(arg)
+        else:
+            out.extend(_union_members(arg))
+    return out
+
+
+# --- maps ----------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def map_catalog() -> str:
+    """Every built-in map: size, terrain shares and its named spawn points with coordinates."""
+    lines = ["Built-in maps (use {\"name\": ...}; x grows right, y grows down, (0, 0) is the top-left tile; "
+             "every coordinate must lie inside the map):"]
+    for name in list_maps():
+        m = load_map(MapRef(name=name))
+        codes = [row for row in m.rows]
+        tiles = m.width * m.height
+        share = {label: sum(r.count(ch) for r in codes) / tiles for ch, label in
+                 (("~", "water"), ("#", "cliff"), ("=", "bridge"))}
+        terrain = ", ".join(f"{v:.1%} {k}" for k, v in share.items() if v > 0) or "open ground"
+        deposits = sum(r.count("M") for r in codes) + len(m.deposits)
+        spawns = ", ".join(f"{s.name} ({s.x:g}, {s.y:g})" for s in m.spawns)
+        lines.append(f"- {name}: {m.width}x{m.height} tiles; {terrain}; {deposits} metal deposits; spawns: {spawns}")
+    lines.append("A procedural map is {\"generate\": {" + model_fields_text(MapRef.model_fields["generate"].annotation.__args__[0]) + "}} "
+                 "(its spawns: " + ", ".join(s.name for s in load_map(MapRef(generate={})).spawns) + ").")
+    return "\n".join(lines)
+
+
+def unit_roster() -> str:
+    return roster_table(load_catalog())
+
+
+# --- level pieces --------------------------------------------------------------------------------
+def controllers() -> str:
+    lines = ["Controllers (a team's `controller`):"]
+    for model in _union_members(Controller):
+        tag = {k: f.default for k, f in model.model_fields.items() if k in ("type", "behaviour")}
+        rest = model_fields_text(model, skip=("type", "behaviour"))
+        lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + (f": {_doc(model)}" if _doc(model) else ""))
+    lines.append(f"A target is a point {{x, y}} or a selector {{{model_fields_text(TargetSelector)}}}.")
+    return "\n".join(lines)
+
+
+def conditions() -> str:
+    lines = ["Declarative win/loss conditions (level `conditions`, GDD `conditions`; the engine checks them):"]
+    for model in _union_members(Condition):
+        lines.append(f"- {{kind: {model.model_fields['kind'].default!r}, {model_fields_text(model, skip=('kind',))}}}: "
+                     f"{_doc(model)}")
+    return "\n".join(lines)
+
+
+def switches() -> str:
+    return ("Switches (level `switches`, never top-level keys of the level): " + model_fields_text(Switches) + ".")
+
+
+def start_units() -> str:
+    return f"A team's start units: {{{model_fields_text(StartUnit)}}}. {_doc(StartUnit)}"
+
+
+# --- reference strategies ------------------------------------------------------------------------
+STRATEGY_PARAM_MEANING = {
+    "home": "[x, y] the army gathers at and defends (default: the centroid of its start units)",
+    "threat_radius": "defend: enemies closer than this to a protected unit or home are engaged (tiles)",
+    "protect_tag": "defend: tag of the units to protect",
+    "zone": "hold_zone: [x, y] of the zone to take and hold",
+    "target": "attack: [x, y] to attack-move to; produce: the composition {type: count} to own",
+    "target_tag": "attack: tag of the unit(s) to destroy",
+    "target_type": "attack: unit type to destroy",
+    "target_team": "attack: team owning the target",
+    "engage_at": "attack/fight: game second before which the army waits",
+    "reinforce": "attack: unit types to keep producing and sending",
+    "with_allies": "fight: coordinate with allied teams (default true)",
+    "defend_base": "produce: keep the army home while producing (default true)",
+    "extractors": "produce: number of metal extractors to build (default 6)",
+    "expand_radius": "produce: how far from home extractors may be built (tiles)",
+}
+
+
+@lru_cache(maxsize=1)
+def strategy_params() -> list[str]:
+    """The params the reference policy reads, found in its source."""
+    source = inspect.getsource(policies.ReferencePolicy)
+    return sorted(set(re.findall(r"spec\.get\(\"(\w+)\"", source)) - {"strategy"})
+
+
+def reference_strategies() -> str:
+    doc = policies.__doc__ or ""
+    lines = ["Reference strategies (the scripted reference policy plays the GDD's reference_strategy with its "
+             "strategy_params; validation requires it to WIN every seed and to beat an idle player):"]
+    lines += [f"- {line.strip()}" for line in doc.splitlines() if line.strip().split(" ", 1)[0] in policies.STRATEGIES]
+    lines.append("strategy_params (all optional): " + "; ".join(
+        f"{name}: {STRATEGY_PARAM_MEANING.get(name, 'see the engine')}" for name in strategy_params()))
+    return "\n".join(lines)
+
+
+# --- expectations ----------------------------------------------------------------------------------
+def expectation_grammar() -> str:
+    """The expectation families and the fields each trace event kind carries."""
+    lines = ["Expectations (a list; each entry has exactly one of `event`, `result`, `state`; unknown keys are errors):",
+             f"- {{event: kind, ...}}: {_doc(EventExpectation)} Keys: {model_fields_text(EventExpectation, skip=('event',))}.",
+             f"  distinct_sectors: {{{model_fields_text(SectorSpec)}}}; time_clusters: {{{model_fields_text(ClusterSpec)}}}; "
+             f"increasing: {{{model_fields_text(IncreasingSpec)}}}.",
+             "  `where` paths must be fields of the event kind:"]
+    for kind, fields in EVENT_FIELDS.items():
+        note = EVENT_FIELD_NOTES.get(kind)
+        lines.append(f"    {kind}: {', '.join(fields)}" + (f" ({note})" if note else ""))
+    lines.append("  Spawn and death events carry no tag: select tagged units with a `state` expectation or a rule_log.")
+    lines.append(f"- {{result: {{...}}}}: the run's outcome; keys: {model_fields_text(ResultSpec)}.")
+    lines.append(f"- {{state: {{...}}}}: {_doc(StateSpec)} Keys: {model_fields_text(StateSpec)}. "
+                 "Use it to show a mechanic really happened (resources moved, units spawned or destroyed, "
+                 "a unit changed owner or reached a place).")
+    return "\n".join(lines)
+
+
+# --- the rule API ----------------------------------------------------------------------------------
+UNIT_TABLE = "u = {id, type, team, x, y, hp, tag, category} (a living unit's state when the callback runs)"
+RULE_API: dict[str, str] = {
+    "every": "every(seconds, fn): calls fn() every `seconds` game seconds (>= 1/30), first at now + seconds",
+    "at": "at(seconds, fn): calls fn() once at ABSOLUTE game time `seconds` (at the next tick if already past)",
+    "on_area_entered": "on_area_entered(x, y, radius, fn [, team]): calls fn(u) once per unit, the first time it is "
+                       "inside the circle (only units of `team` when given); u is the unit table",
+    "time": "time() -> current game seconds",
+    "units": "units(team [, {type=, tag=, category=}]) -> list of living unit tables (team may be omitted: units({tag=...}))",
+    "unit": "unit(id) -> the unit table, or nil once the unit is dead (always check for nil)",
+    "resources": "resources(team) -> {metal=, energy=}",
+    "param": "param(name [, default]) -> the level's param value for this rule, else default",
+    "map_size": "map_size() -> width, height in tiles",
+    "spawn_point": "spawn_point(name) -> x, y of a named map spawn; an unknown name is an error",
+    "teams": "teams() -> sorted list of team ids",
+    "random": "random() -> float in [0, 1), seeded per run and rule",
+    "random_int": "random_int(a, b) -> integer in [a, b]",
+    "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; count 1..200; (x, y) must be on the "
+             "map; units appear in a ring around (x, y); traced as spawn events with source 'rule'",
+    "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move)",
+    "give_resources": "give_resources(team, metal, energy): ADDS the amounts (>= 0); no call takes resources away",
+    "set_controller": "set_controller(team, spec): replaces the team's controller (spec as in Controllers)",
+    "win": "win(team, reason): the game ends now; `team` (and its allies) win",
+    "lose": "lose(team, reason): the game ends now; `team` (and its allies) lose",
+    "message": "message(text [, team]): shows a message to every team, or only to `team`",
+    "mark": "mark(x, y, label [, color]): a map marker (max 200)",
+    "log": "log(name, fields): writes a trace event {event: 'rule_log', rule: <rule id>, name: name, fields: fields} "
+           "that expectations match with where: {name: ..., fields.<key>: ...}",
+}
+CALLBACKS = ("on_start(): once at t=0, after the level's start units exist",
+             f"on_unit_created(u): every unit created after the start (rule spawns, production); {UNIT_TABLE}",
+             "on_unit_destroyed(u): every unit that dies; u is its table at death (x, y where it died)")
+RULE_LIB_DOC = ("lib.point(p) -> x, y or nil (p: spawn name, {x, y} or {x=, y=}; nil off the map); lib.label(p) -> string; "
+                "lib.list(v) -> list (wraps a scalar); lib.composition(spec) -> {{type, count}, ...} (spec: \"type\", "
+                "{type = count} or {{type=, count=}}); lib.target_position(tag, team, fallback) -> x, y (first living "
+                "unit of team tagged tag, else the point fallback, else the map centre); "
+                "lib.spawn_groups(team, groups, x, y [, tag]) -> ids")
+
+
+def rule_api() -> str:
+    lines = ["Rule API (Lua 5.4). A script defines callbacks as globals:"]
+    lines += [f"- {c}" for c in CALLBACKS]
+    lines.append("Functions (the only ones; os, io, load, require, debug, package, string.dump, collectgarbage and "
+                 "math.random do not exist; a runtime error ends the run with ended_by=error):")
+    lines += [f"- {text}" for text in RULE_API.values()]
+    lines.append(f"Rule library, predefined table lib: {RULE_LIB_DOC}.")
+    return "\n".join(lines)
+
+
+def unit_names() -> str:
+    from engine.catalog import units_by_category
+
+    groups = units_by_category(load_catalog())
+    return "Unit types by category: " + "; ".join(
+        f"{cat}: {', '.join(keys)}" for cat, keys in groups.items())
+
+
+def level_fields() -> str:
+    from engine.schema.level import LevelConfig, Team
+
+    return (f"{{{model_fields_text(LevelConfig)}}}; a team is {{{model_fields_text(Team)}}}; "
+            "unknown keys are errors")
+
+
+class Facts:
+    """The generated facts, rendered once per process and shared by every prompt."""
+
+    @property
+    def maps(self) -> str:
+        return map_catalog()
+
+    @property
+    def roster(self) -> str:
+        return unit_roster()
+
+    @property
+    def unit_names(self) -> str:
+        return unit_names()
+
+    @property
+    def controllers(self) -> str:
+        return controllers()
+
+    @property
+    def conditions(self) -> str:
+        return conditions()
+
+    @property
+    def switches(self) -> str:
+        return switches()
+
+    @property
+    def start_units(self) -> str:
+        return start_units()
+
+    @property
+    def strategies(self) -> str:
+        return reference_strategies()
+
+    @property
+    def rule_api(self) -> str:
+        return rule_api()
+
+    @property
+    def expectations(self) -> str:
+        return expectation_grammar()
+
+    @property
+    def level_fields(self) -> str:
+        return level_fields()
+
+
+FACTS = Facts()

@@ -1,0 +1,64 @@
+"""validation.json: the verdict of one generation, as a typed document."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from genesis.models import Verdict
+
+
+class RequirementEvidence(BaseModel):
+    """One GDD requirement against the validation runs (see genesis.evidence)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    text: str
+    testable: bool
+    on: Literal["reference", "idle"]
+    passed: bool | None
+    status: Literal["verified", "failed", "unverified", "untestable"]
+    detail: str
+    per_run: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Decision(BaseModel):
+    """A PM gate decision as the pipeline followed it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stage: str
+    attempt: int
+    iteration: int = 0  # absent from decisions recorded before the total budget was reported per decision
+    decision: Literal["advance", "retry", "rollback", "stop"]
+    target_stage: str
+    guidance: list[str] = Field(default_factory=list)
+    reason: str = ""
+    override: str | None = None
+
+
+class ValidationRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    playable: bool
+    status: str | None
+    reason: str
+    query: str | None
+    run_id: str | None
+    backend: dict[str, str]
+    rubric_versions: dict[str, int]
+    fast_tracked: bool
+    kb_match: dict[str, Any] | None
+    stages: dict[str, Verdict]
+    decisions: list[Decision]
+    simulation_runs: list[dict[str, Any]]
+    requirements: list[RequirementEvidence]
+    visual_review: dict[str, Any]
+    assumptions: list[str]
+    unsupported: list[str]
+    evolution: dict[str, Any] | None
+    stage_times_s: dict[str, float]
+    generation_time_s: float
+    usage: dict[str, Any]
+    written: str
