@@ -53,6 +53,7 @@ class ValidationRecord(BaseModel):
     stages: dict[str, Verdict]
     decisions: list[Decision]
     simulation_runs: list[dict[str, Any]]
+    validation_simulations: list[dict[str, Any]] = Field(default_factory=list)  # wall time and cache hits per validation
     requirements: list[RequirementEvidence]
     visual_review: dict[str, Any]
     assumptions: list[str]
