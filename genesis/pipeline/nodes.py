@@ -206,7 +206,7 @@ class Nodes:
                 dirs.append(self._rule_test_dir(self.out / F.RULE_TESTS_DIR / f"{a.id}.smoke", a, [smoke_test(gdd, a)]))
                 owners.append(a.id)
         results = run_parallel(run_rule_tests_job, dirs, timeout_s=120,
-                               workers=int(state["options"].get("sim_processes") or generation_processes()),
+                               workers=int((state.get("options") or {}).get("sim_processes") or generation_processes()),
                                on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
                                                       "error": "rule tests killed after 120 s"}])
         rule_tests: dict[str, list[dict]] = {a.id: [] for a in arts}

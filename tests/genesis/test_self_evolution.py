@@ -3,7 +3,7 @@
 Levels are generated on a map whose base sits in a cliff-walled pocket: the offline designer's
 naive placement traps the army, the reference policy cannot defend, the PM rolls back with
 "units are trapped" guidance, and the second design succeeds. After the same failure recurs in a
-second generation, the retrospective adds the pathability criterion (DESIGN.md §1, the paper's example).
+second generation, the retrospective adds the pathability criterion (the paper's own example of a learned criterion).
 """
 import json
 
@@ -33,8 +33,12 @@ def pocket_map(path):
 
 def test_recurring_trapped_units_add_the_pathability_criterion(tmp_path, seed_dirs, monkeypatch):
     kb, rubrics = seed_dirs
-    map_file = pocket_map(tmp_path / "pocket.json")
-    monkeypatch.setattr(gdd_writer, "_map_for", lambda c: {"file": str(map_file)})
+    # a level reads its map file from its own folder only, so each run's folder gets a copy
+    maps = []
+    for run in ("one", "two"):
+        (tmp_path / run).mkdir()
+        maps.append(pocket_map(tmp_path / run / "pocket.json"))
+    monkeypatch.setattr(gdd_writer, "_map_for", lambda c: {"file": str(maps[0])})
     kinds = lambda: {c.kind for c in rubric_store.load("level", root=rubrics).criteria}
     assert "check:pathability" not in kinds()
 
@@ -44,6 +48,7 @@ def test_recurring_trapped_units_add_the_pathability_criterion(tmp_path, seed_di
     assert any(d["decision"] == "rollback" and "trapped" in " ".join(d["guidance"]) for d in decisions)
     assert first.validation["evolution"]["rubric_updates"] == []  # seen once: not yet a pattern
 
+    maps.pop(0)
     second = start("defend two fronts with staggered waves for 4 minutes", out=tmp_path / "two", kb_root=kb,
                    rubrics_root=rubrics)
     assert second.status == "playable", second.validation.get("reason")
