@@ -4,29 +4,22 @@ Runs against a throwaway copy of the seed KB and rubrics so the real ones are ne
 """
 from __future__ import annotations
 
-import shutil
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
-REPO = Path(__file__).resolve().parent.parent
+from genesis.workspace import copy_seed
+
 COLD_QUERY = "defend two fronts with staggered waves"
 SIMILAR_QUERY = "hold two fronts against staggered waves"
-
-
-def _copy_seed(dst: Path) -> tuple[Path, Path]:
-    kb, rubrics = dst / "kb", dst / "rubrics"
-    shutil.copytree(REPO / "kb", kb, ignore=shutil.ignore_patterns("chroma", ".lock", "*.lock", ".txn"))
-    shutil.copytree(REPO / "rubrics", rubrics)
-    return kb, rubrics
 
 
 def run_bench(progress: Callable | None = None) -> dict:
     from genesis.pipeline.runner import start
 
     with tempfile.TemporaryDirectory(prefix="genesis-bench-") as tmp:
-        kb, rubrics = _copy_seed(Path(tmp))
+        kb, rubrics = copy_seed(Path(tmp))
         t0 = time.perf_counter()
         from genesis.kb.store import KnowledgeBase
 
@@ -35,7 +28,8 @@ def run_bench(progress: Callable | None = None) -> dict:
         figures: dict = {"kb_index_build_s": round(index_s, 2)}
         for label, query in (("cold", COLD_QUERY), ("fast_track", SIMILAR_QUERY)):
             t = time.perf_counter()
-            outcome = start(query, out=Path(tmp) / label, kb_root=kb, rubrics_root=rubrics, progress=progress)
+            outcome = start(query, out=Path(tmp) / label, kb_root=kb, rubrics_root=rubrics, progress=progress,
+                            register=False)
             wall = time.perf_counter() - t
             v = outcome.validation
             figures[label] = {"query": query, "playable": v.get("playable"), "fast_tracked": v.get("fast_tracked"),

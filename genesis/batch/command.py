@@ -15,11 +15,12 @@ EXIT_OK, EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 def run_command(file: Path, *, workers: int, out: Path | None, model_cli: dict[str, Any], console: Console) -> int:
     from genesis.llm.config import ConfigError
+    from genesis.workspace import WorkspaceError
 
     view = RichBatchView(console)
     try:
         summary, _ = run_batch(file, BatchSettings(workers=workers, out=out, model_cli=model_cli), events=view)
-    except (BatchFileError, ConfigError) as exc:
+    except (BatchFileError, ConfigError, WorkspaceError) as exc:
         console.print(f"[bold red]error:[/] {exc}")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:

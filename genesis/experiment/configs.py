@@ -77,7 +77,7 @@ def _pipeline(task: Task, frozen: bool) -> Generation:
     error = None
     try:
         outcome = start(task.query, out=Path(task.out_dir), model_cli=task.model_cli or None, seed=task.seed,
-                        progress=progress, kb_root=Path(task.kb_root), rubrics_root=Path(task.rubrics_root),
+                        progress=progress, kb_root=Path(task.kb_root), rubrics_root=Path(task.rubrics_root), register=False,
                         options={"frozen": True} if frozen else None)
         status, v = outcome.status, outcome.validation
     except (QueryError, PipelineError) as exc:

@@ -98,13 +98,19 @@ class _FileConfig(BaseModel):
 
 
 def find_config_file(env: Mapping[str, str], cwd: Path) -> Path | None:
-    """GENESIS_CONFIG, else ./genesis.yaml, else ~/.config/genesis/config.yaml."""
+    """GENESIS_CONFIG, else the workspace's genesis.yaml, else ~/.config/genesis/config.yaml."""
+    from genesis import workspace
+
     if env.get("GENESIS_CONFIG"):
         path = Path(env["GENESIS_CONFIG"]).expanduser()
         if not path.is_file():
             raise ConfigError(f"GENESIS_CONFIG points to {path}, which is not a file")
         return path
-    for path in (cwd / "genesis.yaml", Path.home() / ".config" / "genesis" / "config.yaml"):
+    try:
+        ws_config = workspace.current(env, cwd).config_file
+    except workspace.WorkspaceError as exc:
+        raise ConfigError(str(exc)) from exc
+    for path in (ws_config, Path.home() / ".config" / "genesis" / "config.yaml"):
         if path.is_file():
             return path
     return None

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
+from genesis import rubric_store, workspace
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import LLMClient
 from genesis.llm.config import ModelConfig
@@ -107,17 +108,26 @@ def _finish(graph, config, ctx: RunContext, run_id: str) -> Outcome:
 def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | None = None, seed: int = 0,
           interactive: bool = False, progress: Callable | None = None, kb_root: Path | None = None,
           rubrics_root: Path | None = None, options: dict[str, Any] | None = None,
-          replay: Path | None = None) -> Outcome:
+          replay: Path | None = None, register: bool = True) -> Outcome:
+    """Generates one scenario. With no `out`, `kb_root`, `rubrics_root` they come from the workspace
+    (seeded on first use); `register` records the run in the workspace's run index for `resume`."""
     query = check_query(query)
+    ws = workspace.current()
+    if out is None or kb_root is None or rubrics_root is None:
+        workspace.ensure(ws)
+    kb_root, rubrics_root = Path(kb_root or ws.kb).resolve(), Path(rubrics_root or ws.rubrics).resolve()
+    rubric_store.load_all(rubrics_root)  # a broken rubric is bad configuration: refuse before any work
     run_id = f"{slugify(query)[:40].rstrip('-')}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
-    out_dir = Path(out) if out else Path("generated") / slugify(query)
+    out_dir = (Path(out) if out else ws.generated / slugify(query)).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     for stale in ("validation.json", "transcript.jsonl", "checkpoints.sqlite"):
         (out_dir / stale).unlink(missing_ok=True)
     opts = {"seed": seed, "interactive": interactive, **(options or {})}
     atomic_write_json(out_dir / RUN_FILE, {"run_id": run_id, "query": query, "model_cli": model_cli or {},
-                                           "options": opts, "kb_root": str(kb_root) if kb_root else None,
-                                           "rubrics_root": str(rubrics_root) if rubrics_root else None})
+                                           "options": opts, "kb_root": str(kb_root),
+                                           "rubrics_root": str(rubrics_root)})
+    if register:
+        workspace.register_run(run_id, out_dir, ws)
     ctx = RunContext(_client(model_cli or {}, out_dir, replay), out_dir, kb_root, rubrics_root, progress)
     graph, conn = _graph(ctx, out_dir)
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": 100}
@@ -129,14 +139,36 @@ def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | No
         conn.close()
 
 
-def find_run(run_id: str, search: Path = Path("generated")) -> Path:
-    for run_file in search.glob(f"*/{RUN_FILE}"):
-        if json.loads(run_file.read_text()).get("run_id") == run_id:
+def find_run(run_id_or_dir: str) -> Path:
+    """A run's folder from the folder itself or its run id: the workspace's run index (runs written
+    anywhere with --out), then the workspace's generated/ tree (scenarios and batches)."""
+    candidate = Path(run_id_or_dir).expanduser()
+    if (candidate / RUN_FILE).is_file():
+        return candidate.resolve()
+    ws = workspace.current()
+    registered = workspace.registered_run(run_id_or_dir, ws)
+    if registered is not None and _run_id_of(registered) == run_id_or_dir:
+        return registered
+    for run_file in _run_files(ws.generated):
+        if _run_id_of(run_file.parent) == run_id_or_dir:
             return run_file.parent
-    candidate = Path(run_id)
-    if (candidate / RUN_FILE).exists():
-        return candidate
-    raise FileNotFoundError(f"no run {run_id!r} under {search}/ (give the run id from run.json, or the scenario folder)")
+    raise FileNotFoundError(f"no run {run_id_or_dir!r}: not a scenario folder, not in the run index of the workspace "
+                            f"{ws.describe()} nor under {ws.generated}/ (give the scenario folder, or the run id "
+                            "from its run.json)")
+
+
+def _run_files(root: Path):
+    """run.json files of scenarios (generated/<slug>/) and of batch queries (generated/batches/<name>/<slug>/)."""
+    yield from root.glob(f"*/{RUN_FILE}")
+    yield from root.glob(f"batches/*/*/{RUN_FILE}")
+
+
+def _run_id_of(folder: Path) -> str | None:
+    try:
+        meta = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return meta.get("run_id") if isinstance(meta, dict) else None
 
 
 def resume(run_id_or_dir: str, *, answers: list[str] | None = None, progress: Callable | None = None) -> Outcome:

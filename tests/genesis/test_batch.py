@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from genesis.batch import BatchFileError, BatchInterrupted, BatchSettings, read_queries, run_batch
 from genesis.batch.records import is_done
 from genesis.batch.summary import append_history, read_history
-from genesis.bench import _copy_seed
+from genesis.workspace import copy_seed
 from genesis.cli import app
 from genesis.kb.store import KnowledgeBase
 
@@ -47,7 +47,7 @@ class Recorder:
 def seed(tmp_path_factory):
     """A throwaway KB + rubrics shared by the workers (through the environment they inherit)."""
     root = tmp_path_factory.mktemp("batch-seed")
-    kb, rubrics = _copy_seed(root)
+    kb, rubrics = copy_seed(root)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GENESIS_KB_DIR", str(kb))
         mp.setenv("GENESIS_RUBRICS_DIR", str(rubrics))
