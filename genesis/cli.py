@@ -21,7 +21,7 @@ app.add_typer(rubrics_app, name="rubrics")
 app.add_typer(experiment_app, name="experiment")
 console = Console(stderr=True)
 
-EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 1, 2, 130
+EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 1, 2, 3, 130
 
 
 @app.callback()
@@ -66,6 +66,9 @@ def _report(outcome) -> int:
             console.print(f"   [yellow]not honoured:[/] {u}")
         console.print(f"   report: {outcome.out_dir / 'report.html'}")
         return 0
+    if outcome.status == "infra_error":
+        console.print(f"[bold yellow]INFRA ERROR[/] {v.get('reason', '')}")
+        return EXIT_INFRA
     label = "REFUSED" if outcome.status == "refused" else "NOT PLAYABLE"
     console.print(f"[bold red]{label}[/] {v.get('reason', '')}")
     console.print(f"   artifacts kept in {outcome.out_dir}/ (validation.json, report.html)")

@@ -10,7 +10,7 @@ from genesis.batch.display import RichBatchView
 from genesis.batch.queries import BatchFileError
 from genesis.batch.runner import BatchInterrupted, BatchSettings, run_batch
 
-EXIT_OK, EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 def run_command(file: Path, *, workers: int, out: Path | None, model_cli: dict[str, Any], console: Console) -> int:
@@ -31,4 +31,6 @@ def run_command(file: Path, *, workers: int, out: Path | None, model_cli: dict[s
         return EXIT_INTERRUPTED
     finally:
         view.stop()
-    return EXIT_OK if all(q.playable for q in summary.queries) else EXIT_NOT_PLAYABLE
+    if all(q.playable for q in summary.queries):
+        return EXIT_OK
+    return EXIT_INFRA if all(q.playable or q.infra_error for q in summary.queries) else EXIT_NOT_PLAYABLE

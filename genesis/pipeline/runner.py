@@ -15,7 +15,7 @@ from langgraph.types import Command
 
 from genesis import rubric_store, workspace
 from genesis.fileio import atomic_write_json, atomic_write_text
-from genesis.llm.client import LLMClient
+from genesis.llm.client import LLMClient, ModelUnavailableError
 from genesis.llm.config import ModelConfig
 from genesis.llm.offline_provider import set_offline_brain
 from genesis.llm.transcript import Transcript
@@ -35,14 +35,26 @@ class PipelineError(RuntimeError):
     """The pipeline broke on something unexpected; the scenario folder says what."""
 
 
-def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> None:
-    """Runs the graph; an unexpected failure is recorded in the scenario folder, never a bare traceback."""
+INFRA_ERROR = "infra_error"
+
+
+def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
+    """Runs the graph; an unexpected failure is recorded in the scenario folder, never a bare traceback.
+    Returns False when the model endpoint stayed unavailable: the run is recorded as an infrastructure
+    error (no verdict on the scenario) and can be resumed from its last checkpoint."""
     import traceback
 
     try:
         graph.invoke(payload, config)
     except KeyboardInterrupt:
         raise
+    except ModelUnavailableError as exc:
+        atomic_write_json(ctx.out_dir / "validation.json", {
+            "playable": False, "status": INFRA_ERROR, "run_id": run_id,
+            "reason": f"{exc}. This is no verdict on the scenario: continue with genesis resume {run_id}",
+            "backend": {role: ctx.client.config.backend_name(role) for role in ctx.client.config.roles},
+            "usage": {"by_stage": ctx.client.usage.by_stage(), "total": ctx.client.usage.total()}})
+        return False
     except Exception as exc:
         atomic_write_text(ctx.out_dir / "error.log", traceback.format_exc())
         atomic_write_json(ctx.out_dir / "validation.json", {
@@ -52,6 +64,11 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> None:
             "usage": {"by_stage": ctx.client.usage.by_stage(), "total": ctx.client.usage.total()}})
         raise PipelineError(f"{type(exc).__name__}: {exc} (details in {ctx.out_dir / 'error.log'}; "
                             f"after fixing the cause, continue with: genesis resume {run_id})") from exc
+    return True
+
+
+def _infra_outcome(ctx: RunContext, run_id: str) -> Outcome:
+    return Outcome(INFRA_ERROR, ctx.out_dir, run_id, json.loads((ctx.out_dir / "validation.json").read_text()))
 
 
 def check_query(query: str) -> str:
@@ -132,8 +149,9 @@ def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | No
     graph, conn = _graph(ctx, out_dir)
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": 100}
     try:
-        _invoke(graph, {"query": query, "run_id": run_id, "out_dir": str(out_dir), "options": opts,
-                        "status": "running", "iterations": 0}, config, ctx, run_id)
+        if not _invoke(graph, {"query": query, "run_id": run_id, "out_dir": str(out_dir), "options": opts,
+                               "status": "running", "iterations": 0}, config, ctx, run_id):
+            return _infra_outcome(ctx, run_id)
         return _finish(graph, config, ctx, run_id)
     finally:
         conn.close()
@@ -183,7 +201,9 @@ def resume(run_id_or_dir: str, *, answers: list[str] | None = None, progress: Ca
         snapshot = graph.get_state(config)
         if not snapshot.next and snapshot.values.get("status") not in (None, "running"):
             return _finish(graph, config, ctx, meta["run_id"])
-        _invoke(graph, Command(resume=answers or []) if answers is not None else None, config, ctx, meta["run_id"])
+        if not _invoke(graph, Command(resume=answers or []) if answers is not None else None, config, ctx,
+                       meta["run_id"]):
+            return _infra_outcome(ctx, meta["run_id"])
         return _finish(graph, config, ctx, meta["run_id"])
     finally:
         conn.close()
