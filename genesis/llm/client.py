@@ -210,6 +210,11 @@ def _is_infra(exc: BaseException) -> bool:
     return True
 
 
+def _unreadable_response(exc: BaseException) -> bool:
+    """litellm could not turn the response body into a completion (wrong types, not JSON, not an object)."""
+    return isinstance(exc, litellm.InternalServerError) and not _is_infra(exc)
+
+
 def _causes(exc: BaseException) -> list[BaseException]:
     """What `exc` was raised from, nearest first (bounded: chains can be cyclic)."""
     found: list[BaseException] = []
@@ -315,11 +320,12 @@ class LLMClient:
                 response, started = self._send(cfg, request, record, stage)
             except Exception as exc:  # litellm maps provider failures onto its exception classes
                 latency = (time.perf_counter() - started) * 1000
-                cause = _describe(exc)
+                unreadable = _unreadable_response(exc)
+                cause = excerpt(f"malformed response: {_describe(exc)}" if unreadable else _describe(exc), 1_000)
                 self.usage.record_call(stage, ok=False, latency_ms=latency)
-                final = not isinstance(exc, litellm.Timeout) or attempt == attempts
-                self._log(record, ok=False, final=final, error=cause, error_type=type(exc).__name__,
-                          latency_ms=latency)
+                final = not (isinstance(exc, litellm.Timeout) or unreadable) or attempt == attempts
+                self._log(record, ok=False, final=final, error=cause,
+                          error_type="MalformedResponse" if unreadable else type(exc).__name__, latency_ms=latency)
                 if final:
                     permanent = next((hint for cls, hint in _PERMANENT.items() if isinstance(exc, cls)), "")
                     raise ModelCallError(role, skill, cfg.model, cause, attempt, permanent) from exc
