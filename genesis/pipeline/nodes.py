@@ -25,6 +25,7 @@ TOTAL_BUDGET = 8
 FAST_TRACK_MIN_SCORE = 0.55
 REFERENCE_SEEDS = (0, 1, 2)
 IDLE_SEEDS = (0, 1)
+MAX_QUESTION_ROUNDS = 3  # interactive Stage 1: first questions, then re-asks of answers that cannot be used
 
 
 def signature(concepts: dict | Concepts) -> str:
@@ -75,9 +76,12 @@ class Nodes:
         clar = [Clarification.model_validate(c) for c in state.get("clarifications") or []]
         if state["options"].get("interactive") and not clar:
             questions = self.ctx.designer.questions(query)
-            if questions:
+            for _ in range(MAX_QUESTION_ROUNDS):  # until the designer can use every answer, or stops asking
+                if not questions:
+                    break
                 answers = interrupt({"questions": questions})
-                clar = [Clarification(question=q, answer=a) for q, a in zip(questions, answers)]
+                clar += [Clarification(question=q, answer=a) for q, a in zip(questions, answers)]
+                questions = self.ctx.designer.questions(query, clar)
         try:
             brief = self.ctx.designer.clarify(query, clar, state.get("guidance", {}).get("brief", []))
         except ModelCallError as exc:
