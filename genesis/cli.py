@@ -183,7 +183,9 @@ def play(
 @app.command()
 def batch(
     file: Path = typer.Argument(..., help="text file with one query per line (# comments and blank lines ignored)"),
-    workers: int = typer.Option(2, "--workers", min=1, help="queries generated in parallel (one process each)"),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1,
+                                          help="queries generated in parallel, one process each (default: one per "
+                                               "2 cores, as each runs its validation simulations in 2 processes)"),
     model: Optional[str] = typer.Option(None, "--model", help="litellm model for every agent, e.g. ollama/llama3"),
     out: Optional[Path] = typer.Option(None, "--out",
                                        help="batch folder (default <workspace>/generated/batches/<file name>/)"),

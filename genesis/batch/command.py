@@ -13,13 +13,15 @@ from genesis.batch.runner import BatchInterrupted, BatchSettings, run_batch
 EXIT_OK, EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
-def run_command(file: Path, *, workers: int, out: Path | None, model_cli: dict[str, Any], console: Console) -> int:
+def run_command(file: Path, *, workers: int | None, out: Path | None, model_cli: dict[str, Any], console: Console) -> int:
     from genesis.llm.config import ConfigError
     from genesis.workspace import WorkspaceError
 
     view = RichBatchView(console)
     try:
-        summary, _ = run_batch(file, BatchSettings(workers=workers, out=out, model_cli=model_cli), events=view)
+        settings = BatchSettings(out=out, model_cli=model_cli) if workers is None else \
+            BatchSettings(workers=workers, out=out, model_cli=model_cli)
+        summary, _ = run_batch(file, settings, events=view)
     except (BatchFileError, ConfigError, WorkspaceError) as exc:
         console.print(f"[bold red]error:[/] {exc}")
         return EXIT_BAD_INPUT

@@ -308,3 +308,11 @@ def test_sigint_exits_130_stops_workers_and_the_rerun_finishes(seed, tmp_path):
     data = json.loads((batch_dir / "batch.json").read_text())
     assert data["status"] == "complete" and data["queries"][0]["resumed"] is False
     assert is_done(batch_dir / SLUG, QUERY)
+
+
+@pytest.mark.parametrize("cores,workers", [(1, 1), (2, 1), (3, 1), (8, 4)])
+def test_default_workers_leave_each_generation_its_simulation_cores(monkeypatch, cores, workers):
+    from genesis.batch.runner import BatchSettings, default_workers
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert default_workers() == workers and BatchSettings().workers == workers
