@@ -14,7 +14,9 @@ from genesis.experiment.cli import app as experiment_app
 from genesis.kb.cli import app as kb_app
 from genesis.rubric_cli import app as rubrics_app
 
+# Plain (click) help: typer's rich help formatting alone costs more start-up time than the whole CLI.
 app = typer.Typer(help="Generate validated RTS mini-games from free-form requests.", no_args_is_help=True,
+                  rich_markup_mode=None,
                   pretty_exceptions_enable=False)
 app.add_typer(kb_app, name="kb")
 app.add_typer(rubrics_app, name="rubrics")

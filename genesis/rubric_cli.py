@@ -11,7 +11,7 @@ from rich.table import Table
 
 from genesis.cli_output import fail, out
 
-app = typer.Typer(help="Show, compare and roll back the stage rubrics.", no_args_is_help=True)
+app = typer.Typer(help="Show, compare and roll back the stage rubrics.", no_args_is_help=True, rich_markup_mode=None)
 STAGE_HELP = "gdd, rules or level"
 
 

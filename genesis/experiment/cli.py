@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-app = typer.Typer(help="Experiments from the RTSGameBench paper.", no_args_is_help=True)
+app = typer.Typer(help="Experiments from the RTSGameBench paper.", no_args_is_help=True, rich_markup_mode=None)
 console = Console(stderr=True)
 
 

@@ -12,7 +12,8 @@ from genesis.cli_output import fail, out
 from genesis.fileio import LockTimeout
 from genesis.kb.common import COLLECTIONS, KBError
 
-app = typer.Typer(help="Search and maintain the knowledge base of verified games.", no_args_is_help=True)
+app = typer.Typer(help="Search and maintain the knowledge base of verified games.", no_args_is_help=True,
+                  rich_markup_mode=None)
 
 
 def _open():
