@@ -384,23 +384,23 @@ class LLMClient:
                 if _is_infra(exc):
                     latency = (time.perf_counter() - started) * 1000
                     self.usage.record_call(stage, ok=False, latency_ms=latency)
-                    self._log({**record, "try": number}, ok=False, final=False, error=_describe(exc),
+                    self._log({**record, "try": number}, ok=False, final=False, error=excerpt(_describe(exc), 1_000),
                               error_type=type(exc).__name__, retry_after_s=retry_after_seconds(exc),
                               latency_ms=latency)
                 raise
 
-        retrying = tenacity.Retrying(
-            retry=tenacity.retry_if_exception(_is_infra), stop=tenacity.stop_after_attempt(cfg.infra_retries + 1),
+        retrying = tenacity.Retrying(  # a slot wait already lasted long enough: it is not waited out again
+            retry=tenacity.retry_if_exception(lambda e: _is_infra(e) and not isinstance(e, SlotWaitTimeout)),
+            stop=tenacity.stop_after_attempt(cfg.infra_retries + 1),
             wait=_WaitRetryAfter(cfg.backoff_max), sleep=self.sleep, reraise=True)
         try:
             return retrying(one_try)
         except Exception as exc:
             if not _is_infra(exc):
                 raise
-            self._log(record, ok=False, final=True, error=f"gave up after {cfg.infra_retries + 1} tries: {_describe(exc)}",
-                      error_type="ModelUnavailableError")
-            raise ModelUnavailableError(record["role"], record["skill"], cfg.model, _describe(exc),
-                                        cfg.infra_retries + 1) from exc
+            cause = excerpt(_describe(exc), 1_000)
+            self._log(record, ok=False, final=True, error=f"gave up: {cause}", error_type="ModelUnavailableError")
+            raise ModelUnavailableError(record["role"], record["skill"], cfg.model, cause, next(tries) - 1) from exc
 
     # ---- internals ----------------------------------------------------------------------
     @staticmethod
