@@ -383,8 +383,9 @@ class LLMClient:
             except Exception as exc:
                 if _is_infra(exc):
                     latency = (time.perf_counter() - started) * 1000
+                    last = number > cfg.infra_retries or isinstance(exc, SlotWaitTimeout)
                     self.usage.record_call(stage, ok=False, latency_ms=latency)
-                    self._log({**record, "try": number}, ok=False, final=False, error=excerpt(_describe(exc), 1_000),
+                    self._log({**record, "try": number}, ok=False, final=last, error=excerpt(_describe(exc), 1_000),
                               error_type=type(exc).__name__, retry_after_s=retry_after_seconds(exc),
                               latency_ms=latency)
                 raise
@@ -398,9 +399,8 @@ class LLMClient:
         except Exception as exc:
             if not _is_infra(exc):
                 raise
-            cause = excerpt(_describe(exc), 1_000)
-            self._log(record, ok=False, final=True, error=f"gave up: {cause}", error_type="ModelUnavailableError")
-            raise ModelUnavailableError(record["role"], record["skill"], cfg.model, cause, next(tries) - 1) from exc
+            raise ModelUnavailableError(record["role"], record["skill"], cfg.model, excerpt(_describe(exc), 1_000),
+                                        next(tries) - 1) from exc
 
     # ---- internals ----------------------------------------------------------------------
     @staticmethod
