@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 from genesis.batch import BatchFileError, BatchInterrupted, BatchSettings, read_queries, run_batch
 from genesis.batch.records import is_done
 from genesis.batch.summary import append_history, read_history
-from genesis.workspace import copy_seed
 from genesis.cli import app
 from genesis.kb.store import KnowledgeBase
+from genesis.workspace import copy_seed
 
 QUERY = "escort-free siege: artillery only, break the turret line before the timer runs out"  # a quick one
 SLUG = "escort-free-siege-artillery-only-break-the-turret-line-befor"
