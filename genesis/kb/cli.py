@@ -10,7 +10,7 @@ from rich.table import Table
 
 from genesis.cli_output import fail, out
 from genesis.fileio import LockTimeout
-from genesis.kb.common import COLLECTIONS, KBError
+from genesis.kb.common import COLLECTIONS, KBError, KBSourceError
 
 app = typer.Typer(help="Search and maintain the knowledge base of verified games.", no_args_is_help=True,
                   rich_markup_mode=None)
@@ -23,7 +23,7 @@ def _open():
 
     try:
         return KnowledgeBase()
-    except WorkspaceError as e:
+    except (WorkspaceError, KBSourceError) as e:  # bad configuration: an unusable workspace or a malformed source
         fail(str(e), code=2)
     except (KBError, LockTimeout, EmbeddingModelMissing) as e:
         fail(str(e))

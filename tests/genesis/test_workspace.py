@@ -100,3 +100,11 @@ def test_playing_a_seed_level_writes_into_the_workspace_not_the_seed():
     assert not trajectories.resolve().is_relative_to(seed_kb())
     scenario = Path("/some/scenario/level.json")
     assert output_paths(scenario, "idle", None)[0] == Path("/some/scenario/play/idle/trajectories.jsonl")
+
+
+def test_a_malformed_kb_source_is_bad_configuration_exit_2(tmp_path, monkeypatch):
+    kb, _ = copy_seed(tmp_path)
+    (kb / "rules" / "staggered_waves" / "meta.yaml").write_text("id: [unclosed\n")
+    monkeypatch.setenv("GENESIS_KB_DIR", str(kb))
+    result = CliRunner().invoke(app, ["kb", "list"])
+    assert result.exit_code == 2 and "meta.yaml" in result.output and "Traceback" not in result.output
