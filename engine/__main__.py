@@ -11,8 +11,6 @@ from pathlib import Path
 
 from engine.errors import EngineError
 
-FRAME_EVERY = 5.0   # game seconds between saved frames
-
 
 def _policy(name: str, team: int):
     if name == "idle":
@@ -48,28 +46,24 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise EngineError(f"--agent: level has no team {team} (teams: {sorted(team_ids)})")
     policies = {t: p for t, p in ((t, _policy(n, t)) for t, n in agents.items()) if p is not None}
     sim = Simulation(level, seed=args.seed, policies=policies)
-    frames = []
-    want_frames = bool(args.frames or args.gif)
-    render = None
-    if want_frames:
-        try:
-            from engine import render
-        except ImportError:
-            print("note: engine.render is not available; skipping frames/gif", file=sys.stderr)
-            want_frames = False
-    next_frame = 0.0
+    recorder = None
+    if args.frames or args.gif:
+        from engine.replay import ReplayRecorder
+
+        recorder = ReplayRecorder(sim)
     while not sim.done:
-        if want_frames and sim.time + 1e-9 >= next_frame:
-            frames.append(render.render_minimap(sim.snapshot()))
-            next_frame += FRAME_EVERY
+        if recorder:
+            recorder.observe(sim)
         sim.step()
     result = sim.result
-    if want_frames:
-        frames.append(render.render_minimap(sim.snapshot()))
+    if recorder:
+        from engine.replay_media import write_frames, write_gif
+
+        replay = recorder.finish(sim, result)
         if args.frames:
-            render.save_frames(frames, args.frames)
+            write_frames(replay, args.frames)
         if args.gif:
-            render.save_gif(frames, args.gif)
+            write_gif(replay, args.gif)
     if args.trace:
         result.write_trace(args.trace)
     if args.json:
@@ -110,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("level", type=Path)
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--agent", action="append", metavar="TEAM=POLICY", help="policy for an agent team (idle, ...)")
-    run.add_argument("--frames", type=Path, help="save minimap PNG frames here")
-    run.add_argument("--gif", type=Path, help="save an animated GIF replay")
+    run.add_argument("--frames", type=Path, help="save PNG frames (regular and at key events, with frames.json) here")
+    run.add_argument("--gif", type=Path, help="save an animated GIF replay, dense around key events")
     run.add_argument("--trace", type=Path, help="write the JSONL trace here")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.set_defaults(fn=cmd_run)

@@ -8,6 +8,10 @@ array object first, then a digest of its bytes).
 Glyphs, one per category: commander = star, bot = circle, vehicle = square, air = triangle,
 defense = diamond, economy = small square with a light core, factory = big square with a dark
 core. Units under construction are drawn hollow.
+
+`render_minimap` is the square observation agents see; `render_frame` is the picture for people
+and for visual review: the map fills the frame, a caption band above it and a glyph legend below,
+marker labels placed inside the map without covering each other.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from PIL import Image, ImageColor, ImageDraw, ImageFont
@@ -337,6 +342,158 @@ def render_camera(snap: Snapshot, cx: float, cy: float, tiles: int = 24, size: i
     return img
 
 
+# --- frames for people and visual review -------------------------------------------------------
+LEGEND_GLYPHS = (("commander", "commander"), ("bot", "bot (ground)"), ("vehicle", "vehicle (ground)"),
+                 ("air", "air"), ("defense", "defense"), ("factory", "building"))
+FRAME_GLYPH_SCALE = 1.4   # frames are looked at whole, so glyphs are drawn larger than on the minimap
+LABEL_PAD = 3
+
+
+def _boxes_overlap(a: tuple, b: tuple) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def place_label(box_w: float, box_h: float, px: float, py: float, r: float, bounds: tuple[float, float, float, float],
+                taken: list[tuple], obstacles: np.ndarray | None = None) -> tuple[float, float, float, float]:
+    """The first label box beside the point (right, left, then stepping up and down) that lies inside
+    `bounds`, overlaps no box in `taken` and, where possible, no (N, 4) obstacle box (the units);
+    when none is free, the first candidate. Candidates are moved inside `bounds` when they fit."""
+    right, left = px + r + 4, px - r - 4 - box_w
+    steps = [0.0]
+    for n in range(1, 7):
+        steps += [n * (box_h + 2), -n * (box_h + 2)]
+    candidates = [(x, py - box_h / 2 + dy) for dy in steps for x in (right, left)]
+
+    def clamp(x: float, y: float) -> tuple[float, float, float, float]:
+        x = min(max(x, bounds[0]), max(bounds[0], bounds[2] - box_w))
+        y = min(max(y, bounds[1]), max(bounds[1], bounds[3] - box_h))
+        return (x, y, x + box_w, y + box_h)
+
+    boxes = [clamp(x, y) for x, y in candidates]
+    o = obstacles if obstacles is not None and len(obstacles) else None
+    first_free = None
+    for b in boxes:
+        if any(_boxes_overlap(b, t) for t in taken):
+            continue
+        if o is None or not ((o[:, 0] < b[2]) & (b[0] < o[:, 2]) & (o[:, 1] < b[3]) & (b[1] < o[:, 3])).any():
+            return b
+        first_free = first_free or b
+    return first_free or boxes[0]
+
+
+def _frame_size(snap: Snapshot, width: int) -> tuple[float, int, int]:
+    """(pixels per tile, map width px, map height px): the map fills `width`, or `width` is its
+    height when the map is taller than wide."""
+    scale = width / max(snap.width, snap.height)
+    return scale, max(1, round(snap.width * scale)), max(1, round(snap.height * scale))
+
+
+def _map_layer(snap: Snapshot, scale: float, mw: int, mh: int) -> Image.Image:
+    key = ("frame", _digest(snap.terrain), _digest(snap.deposits), mw, mh)
+    if key not in _bases:
+        img = Image.fromarray(_terrain_colors(snap.terrain), "RGB").resize((mw, mh), Image.NEAREST)
+        _draw_deposits(ImageDraw.Draw(img), snap.deposits, scale, 0, 0, radius=max(2.2, 0.4 * scale))
+        _bases.put(key, img)
+    return _bases[key].copy()
+
+
+def _draw_placed_labels(img: Image.Image, markers: Sequence[Marker], scale: float, k: float, taken: list[tuple],
+                        obstacles: np.ndarray) -> None:
+    draw = ImageDraw.Draw(img, "RGBA")
+    font = _font(round(12 * k))
+    r = max(4.0, 6 * k)
+    bounds = (0.0, 0.0, float(img.width), float(img.height))
+    for m in markers:
+        if not m.label:
+            continue
+        px, py = m.x * scale, m.y * scale
+        left, top, right, bottom = draw.textbbox((0, 0), m.label, font=font)
+        box = place_label(right - left + 2 * LABEL_PAD, bottom - top + 2 * LABEL_PAD, px, py, r, bounds, taken, obstacles)
+        taken.append(box)
+        color = _rgb(m.color)
+        nx, ny = min(max(px, box[0]), box[2]), min(max(py, box[1]), box[3])
+        if abs(nx - px) + abs(ny - py) > r + 6:   # a leader line ties a displaced label to its ring
+            draw.line((px, py, nx, ny), fill=color, width=1)
+        draw.rectangle(box, fill=(8, 10, 14, 190))
+        draw.text((box[0] + LABEL_PAD - left, box[1] + LABEL_PAD - top), m.label, font=font, fill=color)
+
+
+@lru_cache(maxsize=64)
+def _legend_band(width: int, k: float, teams: tuple[tuple[int, tuple[int, int, int], int], ...]) -> Image.Image:
+    """Glyphs by class (neutral grey, so they never read as a team), then the team swatches
+    (team, colour, unit count); items wrap onto further rows when the frame is narrow. Cached:
+    the counts change only when units are created or destroyed."""
+    font = _font(round(12 * k))
+    row, r, gap = round(18 * k), 6 * k, 14 * k
+    measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    colors = {team: color for team, color, _ in teams}
+    items = [("glyph", category, text) for category, text in LEGEND_GLYPHS]
+    items += [("team", team, f"T{team}: {n} units") for team, _, n in teams]
+    placed, x, y = [], 6 * k, 4 * k
+    for kind, key, text in items:
+        w = 2 * r + 5 + measure.textlength(text, font=font)
+        if x + w > width - 4 and x > 6 * k:
+            x, y = 6 * k, y + row
+        placed.append((kind, key, text, x, y))
+        x += w + gap
+    band = Image.new("RGB", (width, round(y + row + 4 * k)), (22, 24, 30))
+    draw = ImageDraw.Draw(band)
+    for kind, key, text, x, y in placed:
+        cx, cy = x + r, y + row / 2 - 1
+        if kind == "glyph":
+            shape, pts = _shape(key, r)
+            if shape == "ellipse":
+                draw.ellipse((cx + pts[0], cy + pts[1], cx + pts[2], cy + pts[3]), fill=(205, 205, 205), outline=(0, 0, 0))
+            else:
+                draw.polygon([(cx + dx, cy + dy) for dx, dy in pts], fill=(205, 205, 205), outline=(0, 0, 0))
+        else:
+            draw.rectangle((cx - r, cy - r, cx + r, cy + r), fill=colors[key], outline=(0, 0, 0))
+        draw.text((x + 2 * r + 5, y + 2 * k), text, font=font, fill=(225, 225, 225))
+    return band
+
+
+def render_frame(snap: Snapshot, width: int = 640, caption: str = "",
+                 viewer: int | None = None) -> tuple[Image.Image, tuple[int, int, int, int]]:
+    """A picture of the whole map for people and for visual review, and the map's pixel box in it.
+
+    Top band: the clock and `caption` (e.g. the event the frame shows), else the title. Middle: the map at the
+    map's own aspect ratio (no letterbox), glyphs by class in team colours, health bars on damaged
+    units, marker rings with labels placed inside the map without overlap. Bottom band: the glyph
+    legend and the team colours with their unit counts."""
+    scale, mw, mh = _frame_size(snap, width)
+    k = max(mw, mh) / 512
+    img = _map_layer(snap, scale, mw, mh)
+    if viewer is not None and viewer in snap.visible:
+        hidden = Image.fromarray(np.where(snap.visible[viewer], 0, 255).astype(np.uint8), "L").resize((mw, mh), Image.NEAREST)
+        img = Image.composite(Image.eval(img, lambda v: int(v * FOG_DARKEN)), img, hidden)
+    draw = ImageDraw.Draw(img)
+    keep = _visible_units(snap, viewer)
+    _draw_markers(img, draw, snap.markers, scale, 0, 0, k, labels=False)
+    _draw_units(draw, snap, keep, scale, 0, 0, min_scale=FRAME_GLYPH_SCALE * k, always_hp=False)
+    r = max(4.0, 6 * k)
+    taken = [(m.x * scale - r, m.y * scale - r, m.x * scale + r, m.y * scale + r) for m in snap.markers]
+    ux, uy = snap.x[keep] * scale, snap.y[keep] * scale
+    ur = np.maximum(snap.size[keep] * scale, 4.0 * FRAME_GLYPH_SCALE * k) + 3   # glyph plus its health bar
+    _draw_placed_labels(img, snap.markers, scale, k, taken, np.column_stack([ux - ur, uy - ur, ux + ur, uy + ur]))
+    font = _font(round(14 * k))
+    head_h = round(24 * k)
+    counts = {int(t): int(n) for t, n in zip(*np.unique(snap.team[keep].astype(int), return_counts=True))}
+    legend = _legend_band(mw, k, tuple((t, team_color(snap, t), counts.get(t, 0))
+                                        for t in sorted(set(snap.team_colors) | set(counts))))
+    out = Image.new("RGB", (mw, head_h + mh + legend.height), (22, 24, 30))
+    out.paste(img, (0, head_h))
+    out.paste(legend, (0, head_h + mh))
+    head = ImageDraw.Draw(out)
+    clock = _clock(snap.time) + "  "
+    head.text((6 * k, 4 * k), clock, font=font, fill=(240, 240, 240))
+    text = caption or snap.title
+    x = 6 * k + head.textlength(clock, font=font)
+    while len(text) > 4 and x + head.textlength(text, font=font) > mw - 6:
+        text = text[:-2] + "…"
+    head.text((x, 4 * k), text, font=font, fill=(255, 214, 90) if caption else (200, 200, 200))
+    return out, (0, head_h, mw, head_h + mh)
+
+
 def save_frames(images: Sequence[Image.Image | Snapshot], directory: str | Path, prefix: str = "frame") -> list[Path]:
     """Write `prefix_0000.png`, ... into `directory` (created if needed). Snapshots are rendered
     with render_minimap first. Returns the paths in order."""
@@ -351,9 +508,11 @@ def save_frames(images: Sequence[Image.Image | Snapshot], directory: str | Path,
     return paths
 
 
-def save_gif(images: Sequence[Image.Image], path: str | Path, fps: float = 4) -> Path:
+def save_gif(images: Sequence[Image.Image], path: str | Path | BinaryIO, fps: float = 4,
+             durations_ms: Sequence[int] | None = None) -> Path | BinaryIO:
     """Animated GIF replay (loops forever). One adaptive palette, built from up to 8 frames
-    spread over the replay, is shared by all frames so colours do not flicker.
+    spread over the replay, is shared by all frames so colours do not flicker. `durations_ms`
+    (one per image) overrides `fps`. `path` may be an open binary file.
     Note: GIF encoders merge consecutive identical frames."""
     frames = [img.convert("RGB") for img in images]
     if not frames:
@@ -368,10 +527,12 @@ def save_gif(images: Sequence[Image.Image], path: str | Path, fps: float = 4) ->
         (f if f.size == (w, h) else f.resize((w, h))).quantize(palette=palette, dither=Image.Dither.NONE)
         for f in frames
     ]
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    paletted[0].save(out, save_all=True, append_images=paletted[1:], duration=max(20, round(1000 / fps)),
-                     loop=0, optimize=True)
+    out = path if hasattr(path, "write") else Path(path)
+    if isinstance(out, Path):
+        out.parent.mkdir(parents=True, exist_ok=True)
+    duration = [max(20, int(d)) for d in durations_ms] if durations_ms else max(20, round(1000 / fps))
+    paletted[0].save(out, format="GIF", save_all=True, append_images=paletted[1:], duration=duration, loop=0,
+                     optimize=True)
     return out
 
 

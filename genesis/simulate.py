@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.replay import Replay, ReplayRecorder
 from engine.snapshot import CATEGORIES
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -22,9 +23,9 @@ class SimJob:
     level_path: str
     seed: int
     policy: str                    # policy for every agent-controlled team
-    frames_dir: str | None = None  # save minimap frames here
-    frame_every: float = 30.0      # seconds of game time between frames
+    frames_dir: str | None = None  # frames at regular intervals and at key events, with frames.json
     gif_path: str | None = None
+    replay_path: str | None = None  # the run's Replay document (the report's interactive replay)
 
 
 @dataclass
@@ -69,24 +70,18 @@ def run_job(job: SimJob) -> SimRun:
         policies = {team: make_policy(job.policy, team=team, seed=job.seed) for team in _agent_teams(level)}
         sim = Simulation(level, seed=job.seed, policies=policies)
         tracker = MobilityTracker(sim.snapshot())
-        images, frames = [], []
-        next_frame, next_sample = 0.0, 0.0
+        recorder = ReplayRecorder(sim) if job.frames_dir or job.gif_path or job.replay_path else None
+        next_sample = 0.0
         while not sim.done:
-            if job.frames_dir and sim.time >= next_frame:
-                images.append(_save_frame(sim, job.frames_dir, frames))
-                next_frame += job.frame_every
+            if recorder:
+                recorder.observe(sim)
             if sim.time >= next_sample:
                 tracker.update(sim.snapshot())
                 next_sample += 2.0
             sim.step(15)
         tracker.update(sim.snapshot())
-        if job.frames_dir:
-            images.append(_save_frame(sim, job.frames_dir, frames, suffix="_end"))
-            if job.gif_path:
-                from engine.render import save_gif
-
-                save_gif(images, job.gif_path, fps=3)
         result = sim.run()
+        frames = _write_media(job, recorder.finish(sim, result)) if recorder else []
         moved = tracker.fractions()
         d = result.to_dict()
         return SimRun(seed=job.seed, policy=job.policy, ok=d.get("ended_by") != "error",
@@ -127,15 +122,18 @@ class MobilityTracker:
         return {t: sum(v) / len(v) for t, v in by_team.items()}
 
 
-def _save_frame(sim, frames_dir: str, frames: list[str], suffix: str = ""):
-    from engine.render import render_minimap
+def _write_media(job: SimJob, replay: Replay) -> list[str]:
+    """replay.json, frames (with their index) and the GIF the job asks for; the frame paths."""
+    from engine.replay_media import write_frames, write_gif
+    from genesis.fileio import atomic_write_text
 
-    Path(frames_dir).mkdir(parents=True, exist_ok=True)
-    img = render_minimap(sim.snapshot(), size=512)
-    path = Path(frames_dir) / f"frame_{int(sim.time):04d}{suffix}.png"
-    img.save(path)
-    frames.append(str(path))
-    return img
+    if job.replay_path:
+        atomic_write_text(Path(job.replay_path), replay.model_dump_json(exclude_none=True))
+    if job.gif_path:
+        write_gif(replay, job.gif_path)
+    if not job.frames_dir:
+        return []
+    return [str(Path(job.frames_dir) / f["file"]) for f in write_frames(replay, job.frames_dir)]
 
 
 def run_parallel(fn, items: list, *, workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S, on_timeout=None) -> list:

@@ -1,17 +1,81 @@
-"""Offline visual review: what the rendered frames can honestly show, read from their pixels.
+"""Visual review of the reference run's frames.
 
-With a VLM configured the analyst sends the same frames to the model instead (agents/analyst.py);
-the report says which of the two judged.
+`review_frames` picks the frames to judge (regular instants and every key event, each with its
+caption, from frames/frames.json) and `review_context` says what a VLM needs besides the pictures:
+how the game ended, its duration, the caption of each frame and the legend of the glyphs.
+Offline, `review` judges what the frames can honestly show from their pixels, inside each frame's
+map area only (the caption and legend bands would otherwise always show the team colours and a
+changing clock). With a VLM configured the analyst sends the same frames and context to the model
+instead (agents/analyst.py); the report says which of the two judged.
 """
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
+from engine.replay import Replay
+from engine.replay_media import FRAME_INDEX, MIN_FRAMES
+
 JUDGE = "offline pixel checker"
+MAX_REVIEW_FRAMES = 16
+GLYPH_LEGEND = ("star = commander; circle = bot (ground unit); square = vehicle (ground unit); triangle = air unit; "
+                "diamond = defense building; small square with a light core = economy building; big square with a "
+                "dark core = factory; hollow glyph = under construction; bar above a unit = its health (green, "
+                "yellow, red); grey dots = metal deposits; coloured rings with labels = markers placed by the rules")
+
+
+@dataclass
+class ReviewFrame:
+    path: str
+    t: float
+    caption: str
+    kinds: list[str]
+    map_box: tuple[int, int, int, int] | None = None
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def review_frames(frames_dir: str | Path, limit: int = MAX_REVIEW_FRAMES) -> list[ReviewFrame]:
+    """The frames to review, in time order: every event frame and evenly spread regular ones up to
+    `limit` (the first and the last always). Without an index, every PNG with no caption."""
+    folder = Path(frames_dir)
+    try:
+        index = json.loads((folder / FRAME_INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        index = None
+    if not isinstance(index, list):
+        return [ReviewFrame(str(p), 0.0, "", []) for p in sorted(folder.glob("*.png"))]
+    frames = [ReviewFrame(str(folder / e["file"]), float(e["t"]), str(e.get("caption", "")), list(e.get("kinds", [])),
+                          tuple(e["map_box"]) if e.get("map_box") else None) for e in index if (folder / e["file"]).exists()]
+    if len(frames) <= limit:
+        return frames
+    keep = {0, len(frames) - 1} | {i for i, f in enumerate(frames) if set(f.kinds) - {"regular"}}
+    keep = set(sorted(keep)[:limit])
+    rest = [i for i in range(len(frames)) if i not in keep]
+    spare = limit - len(keep)
+    if spare > 0 and rest:
+        keep |= {rest[round(k * (len(rest) - 1) / max(1, spare - 1))] for k in range(spare)}
+    return [frames[i] for i in sorted(keep)]
+
+
+def review_context(frames: list[ReviewFrame], replay: Replay | None) -> dict:
+    """What the VLM prompt states besides the pictures."""
+    ctx = {"frames": [{"n": i + 1, "time": _clock(f.t), "caption": f.caption or "regular interval"}
+                      for i, f in enumerate(frames)], "legend": GLYPH_LEGEND, "min_frames": MIN_FRAMES}
+    if replay is not None:
+        ctx.update(end_reason=replay.end.reason or replay.end.ended_by, ended_by=replay.end.ended_by,
+                   duration=_clock(replay.end.duration), winners=replay.end.winners, losers=replay.end.losers,
+                   teams=[{"id": t.id, "name": t.name, "color": t.color, "role": "player" if t.player else "other"}
+                          for t in replay.teams])
+    return ctx
 
 
 def _rgb(hex_color: str) -> np.ndarray:
@@ -23,14 +87,23 @@ def _mask(img: np.ndarray, color: str, tol: int = 24) -> np.ndarray:
     return (np.abs(img[..., :3].astype(np.int16) - _rgb(color)).max(axis=-1) <= tol)
 
 
-def review(frames: list[str], team_colors: dict[int, str], player: int = 0, fronts: int | None = None):
+def _map_area(frame: ReviewFrame) -> np.ndarray:
+    img = np.asarray(Image.open(frame.path).convert("RGB"))
+    if frame.map_box:
+        x0, y0, x1, y1 = frame.map_box
+        img = img[y0:y1, x0:x1]
+    return img
+
+
+def review(frames: list[ReviewFrame], team_colors: dict[int, str], player: int = 0, fronts: int | None = None):
     from genesis.models import VisualVerdict
 
     obs, problems = [], []
+    frames = [f for f in frames if Path(f.path).exists()]
     if len(frames) < 2:
         return VisualVerdict(playable=False, aligned=False, observations=[], problems=["fewer than 2 frames rendered"],
                              judged_by=JUDGE)
-    imgs = [np.asarray(Image.open(f).convert("RGB")) for f in frames if Path(f).exists()]
+    imgs = [_map_area(f) for f in frames]
     blank = [i for i, im in enumerate(imgs) if im.std() < 5]
     if blank:
         problems.append(f"{len(blank)} frame(s) are blank")
@@ -54,6 +127,12 @@ def review(frames: list[str], team_colors: dict[int, str], player: int = 0, fron
         obs.append("enemy units appear in " + str(sum(any(present[t][i] > 0 for t in enemies) for i in range(len(imgs))))
                    + f" of {len(imgs)} frames")
     aligned = True
+    quiet_waves = [f for f, im in zip(frames, imgs) if "wave" in f.kinds and enemies
+                   and not any(_mask(im, team_colors[t]).any() for t in enemies)]
+    if quiet_waves:
+        aligned = False
+        problems.append("no enemy unit visible in the frame of " + ", ".join(
+            f"{_clock(f.t)} ({f.caption})" for f in quiet_waves[:3]))
     if fronts and fronts > 1 and enemies:
         h, w = imgs[0].shape[:2]
         sectors = set()

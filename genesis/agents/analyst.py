@@ -17,9 +17,10 @@ class Analyst(Agent):
             "brief": brief.model_dump(mode="json"), "gdd": gdd.model_dump(mode="json"), "criteria": criteria})
         return {r.id: r for r in review.results}
 
-    def visual_review(self, query: str, description: str, frames: list[str]) -> VisualVerdict:
-        """VLM review of the frames; only called when a VLM model is configured."""
+    def visual_review(self, query: str, description: str, frames: list[str], context: dict | None = None) -> VisualVerdict:
+        """VLM review of the frames; only called when a VLM model is configured. `context` (captions,
+        end, duration, legend) is stated in the prompt beside the pictures."""
         verdict = self.ask("analyst.visual_review", VisualVerdict, stage="level", role="vlm",
-                           inputs={"query": query, "description": description, "n_frames": len(frames)},
+                           inputs={"query": query, "description": description, "n_frames": len(frames), **(context or {})},
                            images=[Path(f) for f in frames])
         return verdict.model_copy(update={"judged_by": f"VLM {self.client.config.for_role('vlm').model}"})

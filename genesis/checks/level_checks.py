@@ -142,7 +142,9 @@ def visual(ctx: CheckContext) -> tuple[bool, str]:
     if v is None:
         return False, "no visual review"
     ok = v.playable and v.aligned
-    return ok, f"{v.judged_by}: " + "; ".join((v.problems if not ok else v.observations)[:4])
+    # problems first, whatever the verdict: the PM reads this reason, and a passing review may still flag something
+    said = [f"problem: {p}" for p in v.problems[:6]] + v.observations[:max(0, 6 - len(v.problems))]
+    return ok, f"{v.judged_by}: " + "; ".join(said)
 
 
 CHECKS = {"schema": schema, "placement": placement, "pathability": pathability, "terminates": terminates,

@@ -264,7 +264,7 @@ class Nodes:
             for old in frames_dir.glob("*.png") if frames_dir.exists() else []:
                 old.unlink()
             jobs = [SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", frames_dir=str(frames_dir),
-                           frame_every=max(10.0, gdd.time_limit / 12), gif_path=str(self.out / "replay.gif"))]
+                           gif_path=str(self.out / "replay.gif"), replay_path=str(self.out / "replay.json"))]
             jobs += [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS]
             jobs += [SimJob(str(level_path), s, "idle") for s in IDLE_SEEDS]
             runs = run_many(jobs, timeout_s=float(state["options"].get("sim_timeout", 180)))
@@ -292,17 +292,19 @@ class Nodes:
                 atomic_write_text(self.out / "runs" / f"{r.policy}_seed{r.seed}.jsonl", lines + "\n")
 
     def _visual(self, state: dict, gdd: GDD, run: SimRun) -> VisualVerdict:
-        frames = sorted(str(p) for p in (self.out / "frames").glob("*.png"))
+        from genesis.report.replay_widget import REPLAY_FILE, read_replay
+        from genesis.visual import review, review_context, review_frames
+
+        frames = review_frames(self.out / "frames")
         cfg = self.ctx.client.config
         if not cfg.for_role("vlm").model.startswith("genesis/"):
-            step = max(1, len(frames) // 6)
             try:
-                return self.ctx.analyst.visual_review(state["query"], gdd.agent_description, frames[::step][:6])
+                return self.ctx.analyst.visual_review(state["query"], gdd.agent_description, [f.path for f in frames],
+                                                      context=review_context(frames, read_replay(self.out / REPLAY_FILE)))
             except ModelCallError as exc:
                 return VisualVerdict(playable=False, aligned=False, observations=[], problems=[str(exc)],
                                      judged_by=f"VLM {cfg.for_role('vlm').model} (failed)", unrecoverable=exc.permanent)
         from engine import load_level, Simulation
-        from genesis.visual import review
 
         snap = Simulation(load_level(self.out / "level.json"), seed=0, policies={}).snapshot()
         fronts = Brief.model_validate(state["brief"]).concepts.fronts if gdd.reference_strategy == "defend" else None

@@ -14,6 +14,7 @@ from typing import Any
 from engine import Simulation
 from engine.agent import AgentInterface
 from engine.level import Level
+from engine.replay import Replay, ReplayRecorder
 from engine.result import RunResult
 
 from genesis.play.agents import Agent, Decision
@@ -118,13 +119,18 @@ class Episode:
     counts: dict
     wall_s: float
     usage: dict | None = field(default=None)
+    replay: Replay | None = field(default=None)
 
 
 def run_episode(level: Level, agent: Agent, *, seed: int, team: int, decision_interval: float) -> Episode:
     seat = Seat(agent, team, decision_interval)
     started = time.perf_counter()
     sim = Simulation(level, seed=seed, policies={team: seat})
+    recorder = ReplayRecorder(sim)
+    while not sim.done:                 # stepping in chunks runs the same ticks as sim.run()
+        recorder.observe(sim)
+        sim.step(15)
     result = sim.run()
     wall = time.perf_counter() - started
     return Episode(seed=seed, team=team, result=result, steps=seat.steps, counts=seat.counts(), wall_s=wall,
-                   usage=agent.usage())
+                   usage=agent.usage(), replay=recorder.finish(sim, result))

@@ -1,7 +1,8 @@
-"""`genesis play`: seat an agent in a scenario, play N seeds, write metrics and trajectories."""
+"""`genesis play`: seat an agent in a scenario, play N seeds, write metrics, trajectories and one
+replay page per seed (replays/seed<N>.html beside the trajectories)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -14,6 +15,7 @@ from genesis.play.agents import AGENTS, SCRIPTED, Agent, ScriptedAgent
 from genesis.play.episode import run_episode
 from genesis.play.metrics import EpisodeMetrics, aggregate, episode_metrics
 from genesis.play.trajectories import episode_lines, write_trajectories
+from genesis.report.replay_widget import write_replay_page
 
 DEFAULT_INTERVAL = {"llm": 5.0}      # game seconds between decisions; scripted policies: 1 s
 SCRIPTED_INTERVAL = 1.0
@@ -34,11 +36,13 @@ class PlayOutcome:
     summary: dict
     trajectories_path: Path
     metrics_path: Path
+    replay_pages: list[Path] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"level": self.level_name, "level_path": str(self.level_path), "policy": self.policy, "team": self.team,
                 "decision_interval": self.decision_interval, "episodes": [r.model_dump() for r in self.rows],
-                "aggregate": self.summary, "trajectories": str(self.trajectories_path)}
+                "aggregate": self.summary, "trajectories": str(self.trajectories_path),
+                "replays": [str(p) for p in self.replay_pages]}
 
 
 def resolve_level_path(path: Path) -> Path:
@@ -114,12 +118,16 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
     traj_path, metrics_path = output_paths(level_path, policy, out)
     rows: list[EpisodeMetrics] = []
     lines: list[str] = []
+    replay_pages: list[Path] = []
     system_prompt = None
     for seed in range(seeds):
         agent = make_agent(policy, level, team, seed, interval, llm_settings)
         system_prompt = getattr(agent, "system_prompt", None)
         episode = run_episode(level, agent, seed=seed, team=team, decision_interval=interval)
         rows.append(episode_metrics(episode, len(team_ids)))
+        replay_pages.append(write_replay_page(
+            episode.replay, traj_path.parent / "replays" / f"seed{seed}.html",
+            f"{level.config.name} · {policy} agent as team {team} · seed {seed}"))
         lines += episode_lines(episode, policy)
         write_trajectories(traj_path, lines)
         if progress:
@@ -128,7 +136,7 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
     outcome = PlayOutcome(level_path=level_path, level_name=level.config.name, policy=policy, team=team,
                           decision_interval=interval, rows=rows,
                           summary=aggregate(rows, float(level.config.switches.time_limit)),
-                          trajectories_path=traj_path, metrics_path=metrics_path)
+                          trajectories_path=traj_path, metrics_path=metrics_path, replay_pages=replay_pages)
     record = outcome.to_dict()
     if system_prompt is not None:           # the trajectories' shared system prompt (fine-tuning needs it)
         prompt_path = traj_path.parent / "system_prompt.txt"

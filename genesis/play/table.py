@@ -46,3 +46,5 @@ def print_outcome(o: PlayOutcome, as_json: bool) -> None:
         out.print(f"model calls {u.get('calls', 0)} (failed {u.get('failed_calls', 0)}), tokens in/out "
                   f"{u.get('prompt_tokens', 0)}/{u.get('completion_tokens', 0)}, mean latency {u.get('mean_latency_s', 0)} s")
     out.print(f"trajectories: {o.trajectories_path}\nmetrics: {o.metrics_path}")
+    if o.replay_pages:
+        out.print(f"replays: {o.replay_pages[0].parent}/ (" + ", ".join(p.name for p in o.replay_pages) + ")")

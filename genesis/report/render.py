@@ -1,8 +1,8 @@
 """Renders a scenario folder's report.html from the folder alone (validation.json, brief, GDD,
 rules and their test records, level, map picture, frames, replay).
 
-The page is self-contained: CSS is inlined, pictures are relative paths inside the folder, the
-only script marks pictures that failed to load. It opens from disk with no network."""
+The page is self-contained: CSS, the replay data and its viewer script are inlined, pictures are
+relative paths inside the folder. It opens from disk with no network."""
 from __future__ import annotations
 
 import json
@@ -18,6 +18,7 @@ from markupsafe import Markup
 from engine.errors import EngineError
 from genesis.fileio import atomic_write_text
 from genesis.report.map_picture import write_map_picture
+from genesis.report.replay_widget import widget_inputs
 from genesis.report.scenario import MAP_PICTURE, Scenario, load_scenario
 
 HERE = Path(__file__).parent
@@ -94,14 +95,14 @@ def render_html(s: Scenario) -> str:
     stages = v.get("stages") or {}
     evidence = v.get("requirements") or []
     return _environment().get_template("report.html.j2").render(
-        s=s, v=v, verdict=_verdict_label(v),
+        s=s, v=v, verdict=_verdict_label(v), **(widget_inputs(s.replay) if s.replay else {}),
         stages=stages, failing=[(st, c) for st, vd in stages.items() for c in vd.get("criteria", [])
                                 if not c.get("passed") and c.get("mandatory", True)],
         evidence=evidence, evidence_passed=sum(1 for e in evidence if e.get("passed")),
         evidence_testable=sum(1 for e in evidence if e.get("passed") is not None),
         runs=v.get("simulation_runs") or [], costs=_stage_costs(v), roles=ROLES,
         backend=v.get("backend") or {}, total=(v.get("usage") or {}).get("total") or {},
-        files=[p for p in ("level.json", "validation.json", "brief.json", "gdd.json", "transcript.jsonl")
+        files=[p for p in ("level.json", "validation.json", "brief.json", "gdd.json", "replay.json", "transcript.jsonl")
                if (s.folder / p).exists()] + [f"runs/{p.name}" for p in sorted((s.folder / "runs").glob("*.jsonl"))])
 
 

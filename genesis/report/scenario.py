@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.replay import Replay
+from engine.replay_media import FRAME_INDEX
+from genesis.report.replay_widget import REPLAY_FILE, read_replay
+
 FRAME_NAME = re.compile(r"frame_(\d+)(_end)?\.png$")
 MAP_PICTURE = "map.png"
 
@@ -35,6 +39,7 @@ class Frame:
     src: str                                     # path relative to the folder
     seconds: int
     last: bool
+    caption: str = ""                            # the event the frame shows, from frames/frames.json
 
 
 @dataclass
@@ -49,6 +54,7 @@ class Scenario:
     frames: list[Frame] = field(default_factory=list)
     gif: str | None = None
     map_picture: str | None = None
+    replay: Replay | None = None
 
 
 def _json(path: Path) -> Any:
@@ -59,11 +65,15 @@ def _json(path: Path) -> Any:
 
 
 def _frames(folder: Path) -> list[Frame]:
+    index = _json(folder / "frames" / FRAME_INDEX)
+    captions = {str(e.get("file")): str(e.get("caption") or "") for e in index if isinstance(e, dict)} \
+        if isinstance(index, list) else {}
     frames = []
     for p in sorted((folder / "frames").glob("frame_*.png")):
         m = FRAME_NAME.search(p.name)
         if m:
-            frames.append(Frame(src=f"frames/{p.name}", seconds=int(m.group(1)), last=bool(m.group(2))))
+            frames.append(Frame(src=f"frames/{p.name}", seconds=int(m.group(1)), last=bool(m.group(2)),
+                                caption=captions.get(p.name, "")))
     return sorted(frames, key=lambda f: (f.seconds, f.last))
 
 
@@ -90,4 +100,5 @@ def load_scenario(folder: str | Path) -> Scenario:
         gdd_md=(folder / "gdd.md").read_text() if (folder / "gdd.md").exists() else "",
         level=level if isinstance(level, dict) else None, rules=_rules(folder, level if isinstance(level, dict) else None),
         frames=_frames(folder), gif="replay.gif" if (folder / "replay.gif").exists() else None,
-        map_picture=MAP_PICTURE if (folder / MAP_PICTURE).exists() else None)
+        map_picture=MAP_PICTURE if (folder / MAP_PICTURE).exists() else None,
+        replay=read_replay(folder / REPLAY_FILE))

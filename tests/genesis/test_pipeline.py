@@ -16,8 +16,8 @@ def test_two_fronts_playable_with_evidence_then_similar_query_fast_tracks(tmp_pa
     v = out.validation
     assert out.status == "playable" and v["playable"] is True, v.get("reason")
     assert v["backend"]["designer"] == "offline"
-    for name in ("brief.json", "gdd.json", "gdd.md", "level.json", "validation.json", "replay.gif", "report.html",
-                 "transcript.jsonl"):
+    for name in ("brief.json", "gdd.json", "gdd.md", "level.json", "validation.json", "replay.gif", "replay.json",
+                 "frames/frames.json", "report.html", "transcript.jsonl"):
         assert (out.out_dir / name).exists(), name
     assert list((out.out_dir / "rules").glob("*.lua")) and list((out.out_dir / "frames").glob("*.png"))
     evidence = {e["id"]: e for e in v["requirements"]}

@@ -259,7 +259,7 @@ def test_finalize_writes_test_records_map_and_report(tmp_path):
     assert record["reason"] == "stopped at stage level: budget"
     saved = json.loads((folder / "rules" / "staggered_waves.tests.json").read_text())
     assert saved["tests"][1]["result"]["passed"] is False
-    assert Image.open(folder / "map.png").size == (640, 640)
+    assert Image.open(folder / "map.png").size[0] == 640                  # the map fills the width: no letterbox
     assert "1/2 tests pass" in (folder / "report.html").read_text()
 
 
