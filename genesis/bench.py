@@ -8,22 +8,15 @@ validation simulations, validation cache hits and the fast-tracked / cold ratio.
 from __future__ import annotations
 
 import resource
-import shutil
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
-REPO = Path(__file__).resolve().parent.parent
+from genesis.workspace import copy_seed
+
 COLD_QUERY = "defend two fronts with staggered waves"
 SIMILAR_QUERY = "hold two fronts against staggered waves"
-
-
-def _copy_seed(dst: Path) -> tuple[Path, Path]:
-    kb, rubrics = dst / "kb", dst / "rubrics"
-    shutil.copytree(REPO / "kb", kb, ignore=shutil.ignore_patterns("chroma", ".lock", "*.lock", ".txn"))
-    shutil.copytree(REPO / "rubrics", rubrics)
-    return kb, rubrics
 
 
 def _cpu_s() -> float:
@@ -48,7 +41,7 @@ def run_bench(progress: Callable | None = None) -> dict:
     from genesis.pipeline.runner import start
 
     with tempfile.TemporaryDirectory(prefix="genesis-bench-") as tmp:
-        kb, rubrics = _copy_seed(Path(tmp))
+        kb, rubrics = copy_seed(Path(tmp))
         t0 = time.perf_counter()
         from genesis.kb.store import KnowledgeBase
 
@@ -57,7 +50,8 @@ def run_bench(progress: Callable | None = None) -> dict:
         figures: dict = {"kb_index_build_s": round(index_s, 2)}
         for label, query in (("cold", COLD_QUERY), ("fast_track", SIMILAR_QUERY)):
             t, cpu = time.perf_counter(), _cpu_s()
-            outcome = start(query, out=Path(tmp) / label, kb_root=kb, rubrics_root=rubrics, progress=progress)
+            outcome = start(query, out=Path(tmp) / label, kb_root=kb, rubrics_root=rubrics, progress=progress,
+                            register=False)
             figures[label] = _figures(query, outcome.validation, time.perf_counter() - t, _cpu_s() - cpu)
         cold, fast = figures["cold"], figures["fast_track"]
         figures["fast_to_cold_wall"] = round(fast["wall_s"] / cold["wall_s"], 3)

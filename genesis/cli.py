@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -13,14 +14,42 @@ from genesis.experiment.cli import app as experiment_app
 from genesis.kb.cli import app as kb_app
 from genesis.rubric_cli import app as rubrics_app
 
+# Plain (click) help: typer's rich help formatting alone costs more start-up time than the whole CLI.
 app = typer.Typer(help="Generate validated RTS mini-games from free-form requests.", no_args_is_help=True,
+                  rich_markup_mode=None,
                   pretty_exceptions_enable=False)
 app.add_typer(kb_app, name="kb")
 app.add_typer(rubrics_app, name="rubrics")
 app.add_typer(experiment_app, name="experiment")
 console = Console(stderr=True)
 
-EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 1, 2, 130
+EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 1, 2, 3, 130
+
+
+@app.callback()
+def main_options(
+    workspace: Optional[Path] = typer.Option(
+        None, "--workspace", "-w", help="workspace folder (KB, rubrics, generated/, genesis.yaml); default: "
+        "$GENESIS_WORKSPACE, else the nearest folder with a genesis.yaml, else the per-user data folder"),
+) -> None:
+    """Generate validated RTS mini-games from free-form requests."""
+    if workspace is not None:
+        # Through the environment, so batch and experiment worker processes use the same workspace.
+        os.environ["GENESIS_WORKSPACE"] = str(workspace.expanduser().resolve())
+
+
+@app.command()
+def init(folder: Path = typer.Argument(Path("."), help="the folder to make a workspace (created if missing)")) -> None:
+    """Make FOLDER a workspace: a knowledge base and rubrics seeded from the shipped ones, generated/, genesis.yaml."""
+    from genesis.workspace import WorkspaceError, init as init_workspace
+
+    try:
+        ws, new_one = init_workspace(folder)
+    except WorkspaceError as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    console.print(f"{'created' if new_one else 'already a'} workspace {ws.root}: knowledge base {ws.kb}, "
+                  f"rubrics {ws.rubrics}, scenarios go to {ws.generated}/")
 
 
 def _bad_input(message: object) -> typer.Exit:
@@ -49,6 +78,9 @@ def _report(outcome) -> int:
             console.print(f"   [yellow]not honoured:[/] {u}")
         console.print(f"   report: {outcome.out_dir / 'report.html'}")
         return 0
+    if outcome.status == "infra_error":
+        console.print(f"[bold yellow]INFRA ERROR[/] {v.get('reason', '')}")
+        return EXIT_INFRA
     label = "REFUSED" if outcome.status == "refused" else "NOT PLAYABLE"
     console.print(f"[bold red]{label}[/] {v.get('reason', '')}")
     console.print(f"   artifacts kept in {outcome.out_dir}/ (validation.json, report.html)")
@@ -71,7 +103,7 @@ def _model_flags(model: Optional[str], vlm_model: Optional[str], api_base: Optio
 @app.command()
 def new(
     query: str = typer.Argument(..., help="what the scenario should test, in plain English"),
-    out: Optional[Path] = typer.Option(None, "--out", help="scenario folder (default generated/<slug>/)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="scenario folder (default <workspace>/generated/<slug>/)"),
     model: Optional[str] = typer.Option(None, "--model", help="litellm model for every agent, e.g. ollama/llama3"),
     vlm_model: Optional[str] = typer.Option(None, "--vlm-model", help="litellm vision model for the visual review"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server"),
@@ -105,10 +137,12 @@ def _run_to_exit(run) -> None:
     """Runs a generation (new or resumed) and turns every outcome into a message and an exit code."""
     from genesis.llm.config import ConfigError
     from genesis.pipeline.runner import PipelineError, QueryError
+    from genesis.rubric_store import RubricError
+    from genesis.workspace import WorkspaceError
 
     try:
         outcome = _interactive_loop(run(), _progress)
-    except (QueryError, ConfigError, FileNotFoundError) as exc:
+    except (QueryError, ConfigError, FileNotFoundError, RubricError, WorkspaceError) as exc:
         raise _bad_input(exc)
     except PipelineError as exc:
         console.print(f"[bold red]NOT PLAYABLE[/] the pipeline failed: {exc}")
@@ -167,9 +201,12 @@ def play(
 @app.command()
 def batch(
     file: Path = typer.Argument(..., help="text file with one query per line (# comments and blank lines ignored)"),
-    workers: int = typer.Option(2, "--workers", min=1, help="queries generated in parallel (one process each)"),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1,
+                                          help="queries generated in parallel, one process each (default: one per "
+                                               "2 cores, as each runs its validation simulations in 2 processes)"),
     model: Optional[str] = typer.Option(None, "--model", help="litellm model for every agent, e.g. ollama/llama3"),
-    out: Optional[Path] = typer.Option(None, "--out", help="batch folder (default generated/batches/<file name>/)"),
+    out: Optional[Path] = typer.Option(None, "--out",
+                                       help="batch folder (default <workspace>/generated/batches/<file name>/)"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server"),
 ) -> None:
     """Generate a scenario for every query in FILE; re-running skips finished ones. Exit 0 iff all playable."""

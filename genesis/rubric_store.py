@@ -5,7 +5,7 @@ analyst runs the deterministic check of that name) or `judged` (a model judges i
 `apply_update` snapshots the current file to history/<stage>.v<N>.yaml, then writes version N+1
 atomically under a lock, recording each change's rationale in the criterion's history and in the
 top-level changelog. Criterion `version` and history `version` are rubric versions: the version in
-which the criterion last changed. The root is $GENESIS_RUBRICS_DIR, else <repo>/rubrics.
+which the criterion last changed. The root is the workspace's rubrics folder (seeded on first use).
 """
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from genesis.fileio import FileLock, atomic_write_text
 
 STAGES = ("gdd", "rules", "level")
-DEFAULT_ROOT = Path(__file__).resolve().parents[1] / "rubrics"
 Stage = Literal["gdd", "rules", "level"]
 
 
@@ -110,7 +109,11 @@ class VersionInfo(BaseModel):
 
 # --- files ---------------------------------------------------------------------------------------
 def rubrics_root(root: str | os.PathLike[str] | None = None) -> Path:
-    return Path(root or os.environ.get("GENESIS_RUBRICS_DIR") or DEFAULT_ROOT)
+    if root is None:
+        from genesis import workspace
+
+        return workspace.ensure().rubrics
+    return Path(root)
 
 
 def _check_stage(stage: str) -> None:

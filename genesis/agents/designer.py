@@ -16,8 +16,10 @@ class Questions(BaseModel):
 class Designer(Agent):
     role = "designer"
 
-    def questions(self, query: str) -> list[str]:
-        return self.ask("designer.questions", Questions, stage="brief", inputs={"query": query}).questions
+    def questions(self, query: str, answered: list[Clarification] | None = None) -> list[str]:
+        """Clarifying questions; given the answers so far, only those to ask again ([] when done)."""
+        return self.ask("designer.questions", Questions, stage="brief", inputs={
+            "query": query, "clarifications": [c.model_dump() for c in answered or []]}).questions
 
     def clarify(self, query: str, clarifications: list[Clarification], guidance: list[str],
                 retry: RetryContext | None = None) -> Brief:

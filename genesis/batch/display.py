@@ -39,7 +39,8 @@ class RichBatchView:
 
     def query_finished(self, record: QueryRecord) -> None:
         self.running.discard(record.index)
-        verdict = "[bold green]PLAYABLE[/]" if record.playable else "[bold red]NOT PLAYABLE[/]"
+        verdict = ("[bold green]PLAYABLE[/]" if record.playable else
+                   "[bold yellow]INFRA ERROR[/]" if record.infra_error else "[bold red]NOT PLAYABLE[/]")
         took = f"{record.wall_s:.0f} s" if record.wall_s is not None else ""
         extra = ", fast-tracked" if record.fast_tracked else ""
         reason = "" if record.playable else f" — {escape(record.reason[:160])}"
@@ -57,6 +58,9 @@ class RichBatchView:
         mean = f"{agg['mean_generation_time_s']} s" if agg["mean_generation_time_s"] is not None else "–"
         self.console.print(f"[bold]Playability {rate}[/] ({agg['playable']}/{agg['finished']}), mean generation time {mean}, "
                            f"wall time {summary.wall_s} s")
+        if agg["infra_errors"]:
+            self.console.print(f"   [yellow]{agg['infra_errors']} queries stopped on an unavailable model endpoint[/] "
+                               "(not counted; run the same command again to retry them)")
         self.console.print(f"   summary: {batch_dir / 'batch.html'}  ({batch_dir / 'batch.json'})")
 
     def stop(self) -> None:

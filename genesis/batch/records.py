@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from genesis.pipeline.runner import RUN_FILE
+from genesis.pipeline.runner import INFRA_ERROR, RUN_FILE
 
 RETRY_DECISIONS = ("retry", "rollback")
 
@@ -16,7 +16,8 @@ class QueryRecord(BaseModel):
     index: int
     query: str
     slug: str
-    status: str = Field(description="pipeline status (playable, failed, refused, error) or invalid_query / crashed")
+    status: str = Field(description="pipeline status (playable, failed, refused, error, infra_error) or "
+                                    "invalid_query / crashed")
     playable: bool
     reason: str = ""
     generation_time_s: float | None = None
@@ -32,6 +33,11 @@ class QueryRecord(BaseModel):
     rubric_versions: dict[str, int] = Field(default_factory=dict)
     backend: str | None = None
     report: str | None = Field(None, description="link to the scenario report, relative to the batch folder")
+
+    @property
+    def infra_error(self) -> bool:
+        """The model endpoint stayed unavailable: no verdict, not counted in Playability, retried on re-run."""
+        return self.status == INFRA_ERROR
 
     @property
     def tokens(self) -> int:
@@ -51,10 +57,12 @@ def is_done(folder: Path, query: str) -> bool:
 
     A killed worker leaves no validation.json for its run (start() deletes the stale one first), and
     a run killed between validation.json and report.html has an older or missing report: both count
-    as not done, so the query is generated again.
+    as not done, so the query is generated again; so is a run stopped by an unavailable model endpoint.
     """
     run, validation = _read_json(folder / RUN_FILE), _read_json(folder / "validation.json")
     if run is None or validation is None or run.get("query") != query or validation.get("run_id") != run.get("run_id"):
+        return False
+    if validation.get("status") == INFRA_ERROR:
         return False
     if validation.get("status") == "error":  # PipelineError: finished, with error.log instead of a report
         return True

@@ -7,8 +7,9 @@ folder) gets one line per batch run that completes.
 """
 from __future__ import annotations
 
+import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,7 +21,6 @@ from genesis.batch.summary import BatchSummary, append_history, history_path, hi
 from genesis.batch.worker import Job
 from genesis.pipeline.runner import QueryError, check_query, slugify
 
-DEFAULT_ROOT = Path("generated") / "batches"
 
 
 class BatchInterrupted(KeyboardInterrupt):
@@ -40,9 +40,21 @@ class BatchEvents(Protocol):
     def end(self, summary: BatchSummary, batch_dir: Path) -> None: ...
 
 
+# Each generation runs its validation simulations in this many processes (genesis.simulate.run_many).
+SIM_PROCESSES_PER_GENERATION = 2
+
+
+def default_workers() -> int:
+    """One worker per SIM_PROCESSES_PER_GENERATION usable cores, at least one: a worker's validation
+    simulations already fill that many cores, so more workers only queue for the CPU (on 2 cores,
+    2 workers were 1.46x slower than 1)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, cores // SIM_PROCESSES_PER_GENERATION)
+
+
 @dataclass
 class BatchSettings:
-    workers: int = 2
+    workers: int = field(default_factory=default_workers)
     out: Path | None = None
     model_cli: dict[str, Any] = field(default_factory=dict)
     kb_root: Path | None = None
@@ -55,7 +67,10 @@ def _now() -> str:
 
 
 def batch_folder(file: Path, out: Path | None) -> Path:
-    return Path(out) if out else DEFAULT_ROOT / slugify(Path(file).stem)
+    """--out, else <workspace>/generated/batches/<file name>/."""
+    from genesis import workspace
+
+    return Path(out) if out else workspace.ensure().generated / "batches" / slugify(Path(file).stem)
 
 
 def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEvents | None = None) -> tuple[BatchSummary, Path]:
@@ -66,8 +81,13 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
     """
     from genesis.llm.config import load_config
 
+    from genesis import workspace
+
     settings = settings or BatchSettings()
     queries = read_queries(file)
+    if settings.kb_root is None or settings.rubrics_root is None:  # every worker shares the workspace's
+        ws = workspace.ensure()
+        settings = replace(settings, kb_root=settings.kb_root or ws.kb, rubrics_root=settings.rubrics_root or ws.rubrics)
     model = load_config(settings.model_cli).backend_name("designer")  # bad flags fail here, not in every worker
     batch_dir = batch_folder(file, settings.out)
     batch_dir.mkdir(parents=True, exist_ok=True)

@@ -33,14 +33,16 @@ class BatchSummary(BaseModel):
     pending: list[str] = Field(default_factory=list, description="queries not finished yet")
 
     def aggregates(self) -> dict[str, Any]:
-        """Playability = fraction of queries that gave a playable game; Generation Time as in the
-        method (Stage 1 start to Stage 4 success), so it is averaged over playable queries only."""
+        """Playability = fraction of queries that gave a playable game, over queries with a verdict (an
+        unavailable model endpoint is no verdict: those count apart, as infra_errors); Generation Time
+        as in the method (Stage 1 start to Stage 4 success), so it is averaged over playable queries only."""
         done = self.queries
-        playable = [q for q in done if q.playable]
+        judged = [q for q in done if not q.infra_error]
+        playable = [q for q in judged if q.playable]
         times = [q.generation_time_s for q in playable if q.generation_time_s is not None]
         return {
-            "finished": len(done), "playable": len(playable),
-            "playability": round(len(playable) / len(done), 4) if done else None,
+            "finished": len(judged), "playable": len(playable), "infra_errors": len(done) - len(judged),
+            "playability": round(len(playable) / len(judged), 4) if judged else None,
             "mean_generation_time_s": round(mean(times), 2) if times else None,
             "generated_now": sum(1 for q in done if q.wall_s is not None),
             "resumed": sum(1 for q in done if q.resumed),

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-app = typer.Typer(help="Experiments from the RTSGameBench paper.", no_args_is_help=True)
+app = typer.Typer(help="Experiments from the RTSGameBench paper.", no_args_is_help=True, rich_markup_mode=None)
 console = Console(stderr=True)
 
 
@@ -19,14 +19,21 @@ def self_evolution(
                                            "(default: genesis/experiment/default_queries.txt)"),
     model: Optional[str] = typer.Option(None, "--model", help="litellm model for every agent (default: offline)"),
     workers: int = typer.Option(2, "--workers", help="worker processes (0 = run in this process)"),
-    out: Path = typer.Option(Path("generated/experiment"), "--out", help="output folder"),
+    out: Optional[Path] = typer.Option(None, "--out", help="output folder (default <workspace>/generated/experiment/)"),
 ) -> None:
     """Agent w/ SE, Agent w/o SE, E2E and E2E w/ verify on the same batches; Playability judged by one
     independent validator. Writes OUT/experiment.json and OUT/experiment.html."""
     from genesis.experiment.queries import QueryFileError, load_stream, take
     from genesis.experiment.report import write_outputs
     from genesis.experiment.runner import run_experiment
+    from genesis.workspace import WorkspaceError, ensure
 
+    if out is None:
+        try:
+            out = ensure().generated / "experiment"
+        except WorkspaceError as exc:
+            console.print(f"[red]error:[/] {exc}")
+            raise typer.Exit(2) from None
     try:
         stream = take(load_stream(queries), batches, per_batch)
     except (QueryFileError, OSError) as exc:

@@ -16,6 +16,8 @@ from genesis.experiment.e2e import VERIFY_BUDGET
 from genesis.experiment.e2e import generate as e2e_generate
 from genesis.experiment.validator import validate
 
+INFRA_ERROR = "infra_error"  # the model endpoint stayed unavailable: no verdict either way
+
 
 @dataclass(frozen=True)
 class ConfigSpec:
@@ -77,7 +79,7 @@ def _pipeline(task: Task, frozen: bool) -> Generation:
     error = None
     try:
         outcome = start(task.query, out=Path(task.out_dir), model_cli=task.model_cli or None, seed=task.seed,
-                        progress=progress, kb_root=Path(task.kb_root), rubrics_root=Path(task.rubrics_root),
+                        progress=progress, kb_root=Path(task.kb_root), rubrics_root=Path(task.rubrics_root), register=False,
                         options={"frozen": True} if frozen else None)
         status, v = outcome.status, outcome.validation
     except (QueryError, PipelineError) as exc:
@@ -132,9 +134,14 @@ def cpu_seconds() -> float:
 
 def run_task(task: Task) -> dict[str, Any]:
     """Runs in a worker process: generate, then the independent Playability verdict."""
+    from genesis.llm.client import ModelUnavailableError
+
     t0, c0 = time.perf_counter(), cpu_seconds()
     try:
         gen = generate(task)
+    except ModelUnavailableError as exc:  # no verdict on the configuration: left out of its Playability
+        gen = Generation(status=INFRA_ERROR, claimed_playable=False, generation_time_s=None,
+                         elapsed_s=round(time.perf_counter() - t0, 3), error=str(exc)[:600])
     except Exception as exc:  # one broken generation must not sink the experiment; it scores unplayable
         gen = Generation(status="error", claimed_playable=False, generation_time_s=None,
                          elapsed_s=round(time.perf_counter() - t0, 3), error=f"{type(exc).__name__}: {exc}"[:600])

@@ -41,12 +41,12 @@ class _Inline:
 def fresh_copies(out: Path, configs: list[str]) -> dict[str, tuple[Path, Path]]:
     """One copy of the seed KB + rubrics per configuration. The index is built once and copied with
     the sources (it is keyed by a hash of root-relative source paths), not rebuilt four times."""
-    from genesis.bench import _copy_seed
     from genesis.kb.store import KnowledgeBase
+    from genesis.workspace import copy_seed
 
     template = out / "_seed"
     shutil.rmtree(template, ignore_errors=True)
-    kb, rubrics = _copy_seed(template)
+    kb, rubrics = copy_seed(template)
     KnowledgeBase(kb).rebuild()
     copies = {}
     for c in configs:

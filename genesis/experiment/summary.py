@@ -10,7 +10,7 @@ import time
 from statistics import mean
 from typing import Any
 
-from genesis.experiment.configs import CONFIGS
+from genesis.experiment.configs import CONFIGS, INFRA_ERROR
 from genesis.experiment.queries import Batch
 from genesis.experiment.validator import CRITERIA, IDLE_SEEDS, REFERENCE_SEEDS
 
@@ -20,11 +20,16 @@ def _mean(values: list[float]) -> float | None:
 
 
 def metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-configuration figures over the queries with a verdict: a query stopped by an unavailable
+    model endpoint says nothing about the configuration and is only counted as an infra error."""
+    infra_errors = sum(r.get("status") == INFRA_ERROR for r in rows)
+    rows = [r for r in rows if r.get("status") != INFRA_ERROR]
     n = len(rows)
     if not n:
-        return {"n": 0}
+        return {"n": 0, "infra_errors": infra_errors}
     return {
         "n": n,
+        "infra_errors": infra_errors,
         "playable": sum(r["playable"] for r in rows),
         "playability": round(sum(r["playable"] for r in rows) / n, 3),
         "claimed_playable_rate": round(sum(r["claimed_playable"] for r in rows) / n, 3),

@@ -1,4 +1,4 @@
-"""`genesis kb ...`: inspect and rebuild the knowledge base (root: $GENESIS_KB_DIR or <repo>/kb)."""
+"""`genesis kb ...`: inspect and rebuild the workspace's knowledge base (or $GENESIS_KB_DIR)."""
 from __future__ import annotations
 
 import json
@@ -10,15 +10,21 @@ from rich.table import Table
 
 from genesis.cli_output import fail, out
 from genesis.fileio import LockTimeout
-from genesis.kb.embedding import EmbeddingModelMissing
-from genesis.kb.store import COLLECTIONS, KBError, KnowledgeBase
+from genesis.kb.common import COLLECTIONS, KBError, KBSourceError
 
-app = typer.Typer(help="Search and maintain the knowledge base of verified games.", no_args_is_help=True)
+app = typer.Typer(help="Search and maintain the knowledge base of verified games.", no_args_is_help=True,
+                  rich_markup_mode=None)
 
 
-def _open() -> KnowledgeBase:
+def _open():
+    from genesis.kb.embedding import EmbeddingModelMissing
+    from genesis.kb.store import KnowledgeBase
+    from genesis.workspace import WorkspaceError
+
     try:
         return KnowledgeBase()
+    except (WorkspaceError, KBSourceError) as e:  # bad configuration: an unusable workspace or a malformed source
+        fail(str(e), code=2)
     except (KBError, LockTimeout, EmbeddingModelMissing) as e:
         fail(str(e))
 

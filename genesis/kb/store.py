@@ -38,30 +38,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from genesis.fileio import FileLock, atomic_write_json, fsync_dir
-from genesis.kb.embedding import MiniLMEmbedding
+from genesis.kb.common import COLLECTIONS, KBCommitError, KBConflictError, KBError, KBSourceError
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same documents
 
-COLLECTIONS = ("gdds", "rules", "levels", "lessons")
 INDEX_FORMAT = 1  # bump when documents/metadata derived from the sources change
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # filesystem-safe; seed levels use e.g. "FS-F"
-DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "kb"
-
-
-class KBError(Exception):
-    """Any knowledge-base failure with a message fit for the user."""
-
-
-class KBSourceError(KBError):
-    """A source file under the KB root is missing or malformed."""
-
-
-class KBConflictError(KBError):
-    """A commit would replace a different artifact with the same id."""
-
-
-class KBCommitError(KBError):
-    """A commit failed and was rolled back."""
 
 
 # --- source records ------------------------------------------------------------------------------
@@ -298,9 +280,16 @@ def _files_under(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts))
 
 
+def _embedding():
+    """The embedding function class; imported on first use, as it loads chromadb (a second of start-up)."""
+    from genesis.kb.embedding import MiniLMEmbedding
+
+    return MiniLMEmbedding
+
+
 def sources_hash(root: Path) -> str:
     """sha256 over every source file (path + content) plus the index format and embedding."""
-    digest = hashlib.sha256(f"{INDEX_FORMAT}:{MiniLMEmbedding.name()}".encode())
+    digest = hashlib.sha256(f"{INDEX_FORMAT}:{_embedding().name()}".encode())
     for collection in COLLECTIONS:
         folder = root / collection
         if folder.is_dir():
@@ -343,7 +332,7 @@ class _Index:
         self.close()
         self.path.mkdir(parents=True, exist_ok=True)
         self.client = chromadb.PersistentClient(path=str(self.path), settings=Settings(anonymized_telemetry=False))
-        ef = MiniLMEmbedding()  # always explicit: chromadb's default would download a model
+        ef = _embedding()()  # always explicit: chromadb's default would download a model
         self.collections = {
             name: self.client.get_or_create_collection(name, embedding_function=ef, configuration={"hnsw": {"space": "cosine"}})
             for name in COLLECTIONS
@@ -358,10 +347,14 @@ class _Index:
 
 # --- the knowledge base --------------------------------------------------------------------------
 class KnowledgeBase:
-    """Search, read and extend the KB at `root` (default: $GENESIS_KB_DIR, else <repo>/kb)."""
+    """Search, read and extend the KB at `root` (default: the workspace's, seeded on first use)."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None, lock_timeout: float = 120.0):
-        self.root = Path(root or os.environ.get("GENESIS_KB_DIR") or DEFAULT_ROOT).resolve()
+        if root is None:
+            from genesis import workspace
+
+            root = workspace.ensure().kb
+        self.root = Path(root).resolve()
         self.lock_timeout = lock_timeout
         self.chroma_dir = self.root / "chroma"
         self.manifest_path = self.chroma_dir / "manifest.json"
@@ -407,7 +400,7 @@ class KnowledgeBase:
         counts = {name: self._index.collections[name].count() for name in COLLECTIONS}
         generation = uuid.uuid4().hex
         atomic_write_json(self.manifest_path, {
-            "format": INDEX_FORMAT, "embedding": MiniLMEmbedding.name(), "sources_hash": sources_hash(self.root),
+            "format": INDEX_FORMAT, "embedding": _embedding().name(), "sources_hash": sources_hash(self.root),
             "generation": generation, "counts": counts, "built": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         })
         self._index.generation = generation

@@ -14,7 +14,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_DISABLE_BUG_REPORT_LINK", "true")
 
 _EXPORTS = {
-    "LLMClient": "client", "ModelCallError": "client", "extract_json_object": "client",
+    "LLMClient": "client", "ModelCallError": "client", "ModelUnavailableError": "client",
+    "extract_json_object": "client",
     "ModelConfig": "config", "RoleConfig": "config", "ConfigError": "config", "load_config": "config",
     "ROLES": "config", "AGENT_ROLES": "config", "OFFLINE_MODEL": "config",
     "OfflineBrain": "offline_provider", "set_offline_brain": "offline_provider",

@@ -1,11 +1,15 @@
 """LLMClient: every model call of the pipeline, through litellm, with structured output.
 
-One `complete()` = up to 1 + max_retries litellm calls. An attempt is retried when the
-reply is not a JSON object valid for the output model (the latest rejected reply and its error
-go back to the model so it can fix them) or when the call fails transiently (timeout, connection,
-rate limit, server error). Anything else (bad request, a prompt over the context window, auth,
-missing offline brain) fails at once: the same request would fail the same way.
-Each attempt is counted in `usage` and written to the transcript.
+One `complete()` = up to 1 + max_retries attempts. An attempt is retried when the reply is unusable:
+not a JSON object valid for the output model, over `max_reply_chars`, or a response of the wrong
+shape (no choices, no content, wrong types); the latest rejected reply goes back to the model, cut
+to an excerpt, with its error. A timeout is retried the same way. Infrastructure failures (rate
+limits, overload, server and connection errors) are retried inside one attempt with exponential
+backoff and jitter, never shorter than the server's Retry-After (tenacity); when they outlast
+`infra_retries`, `ModelUnavailableError` stops the run as an infrastructure error, which is no
+verdict on the scenario. Anything else (bad request, a prompt over the context window, auth,
+missing offline brain) fails at once: the same request would fail the same way. Hosted requests
+hold a per-model slot (`max_concurrency`). Every attempt is counted in `usage` and transcribed.
 """
 from __future__ import annotations
 
@@ -15,24 +19,33 @@ import io
 import itertools
 import json
 import os
+import random
 import re
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 import litellm
+import openai
+import tenacity
 from pydantic import BaseModel, ValidationError
 
 from genesis.llm.config import ModelConfig, RoleConfig
+from genesis.llm.limits import SlotWaitTimeout, model_slot, retry_after_seconds
 from genesis.llm.offline_provider import METADATA_KEY, register_offline_provider
 from genesis.llm.transcript import ReplayIndex, ReplayMismatch, Transcript
 from genesis.llm.usage import Usage
 
 T = TypeVar("T", bound=BaseModel)
 
-_TRANSIENT = (litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError,
-              litellm.InternalServerError, litellm.ServiceUnavailableError)
+# Retried with backoff inside one attempt: the endpoint, not the reply, is the problem.
+_INFRA = (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.APIConnectionError,
+          litellm.InternalServerError, litellm.BadGatewayError)
+# Behind a litellm 500, these mean the server or the network failed (not the reply's content).
+_TRANSPORT = (httpx.HTTPStatusError, httpx.TransportError, openai.APIStatusError, openai.APIConnectionError,
+              ConnectionError)
 # Errors a retry cannot fix: the pipeline stops at once instead of spending its iteration budget.
 _PERMANENT = {
     litellm.ContextWindowExceededError: "the prompt does not fit the model's context window: use a model with a "
@@ -44,6 +57,8 @@ _PERMANENT = {
 }
 _PLACEHOLDER_KEY = "sk-local-no-key"  # local OpenAI-compatible servers ignore it; the SDK needs one
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+REJECTED_EXCERPT_CHARS = 6_000  # how much of a rejected reply goes back to the model
+_BACKOFF_INITIAL_S = 1.0
 
 
 class ModelCallError(RuntimeError):
@@ -58,8 +73,25 @@ class ModelCallError(RuntimeError):
                          f"after {attempts} attempt(s): {cause}" + (f" ({permanent})" if permanent else ""))
 
 
+class ModelUnavailableError(BaseException):
+    """The model endpoint stayed rate-limited, overloaded or unreachable through every backoff retry.
+
+    A BaseException, like KeyboardInterrupt: it must pass through every stage's `except Exception`
+    (those turn failures into verdicts on the scenario, and this is none); the runner records the
+    run as `infra_error`, resumable from its last checkpoint."""
+
+    def __init__(self, role: str, skill: str, model: str, cause: str, tries: int) -> None:
+        self.role, self.skill, self.model, self.cause, self.tries = role, skill, model, cause, tries
+        super().__init__(f"model endpoint unavailable: role={role} skill={skill} model={model}, "
+                         f"{tries} tries with backoff: {cause}")
+
+
 class OutputParseError(ValueError):
     """The reply held no JSON object that validates against the output model."""
+
+
+class MalformedResponse(OutputParseError):
+    """The response itself has the wrong shape (no choices, no message, content that is not text)."""
 
 
 # strict=False: small local models put raw newlines inside JSON strings, which llama.cpp's grammar allows.
@@ -165,6 +197,88 @@ def _elide_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _is_infra(exc: BaseException) -> bool:
+    """Rate limit, overload, server or connection failure. litellm also reports a response body it
+    could not read as a 500: with no HTTP error or connection failure behind it, that is a malformed
+    reply, retried as one."""
+    if isinstance(exc, SlotWaitTimeout):
+        return True
+    if not isinstance(exc, _INFRA):
+        return False
+    if isinstance(exc, litellm.InternalServerError):
+        return any(isinstance(cause, _TRANSPORT) for cause in _causes(exc))
+    return True
+
+
+def _unreadable_response(exc: BaseException) -> bool:
+    """litellm could not turn the response body into a completion (wrong types, not JSON, not an object)."""
+    return isinstance(exc, litellm.InternalServerError) and not _is_infra(exc)
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """What `exc` was raised from, nearest first (bounded: chains can be cyclic)."""
+    found: list[BaseException] = []
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and len(found) < 16 and cause not in found:
+        found.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    return found
+
+
+class _WaitRetryAfter(tenacity.wait.wait_base):
+    """Exponential backoff with jitter (1, 2, 4, ... s), never shorter than the server's Retry-After,
+    never longer than `maximum` seconds."""
+
+    def __init__(self, maximum: float) -> None:
+        self.maximum = maximum
+        self.backoff = tenacity.wait_exponential_jitter(initial=_BACKOFF_INITIAL_S, max=maximum, jitter=1)
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> float:
+        exc = retry_state.outcome.exception() if retry_state.outcome else None
+        hinted = retry_after_seconds(exc) if exc is not None else None
+        wait = self.backoff(retry_state)
+        if hinted is not None:
+            wait = max(wait, hinted + random.uniform(0, 1))  # jitter: workers told the same time do not all return at once
+        return min(wait, self.maximum)
+
+
+def _reply(response: Any) -> tuple[str, str | None]:
+    """Text and finish reason of the first choice; MalformedResponse for any other shape."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, (list, tuple)) or not choices:
+        raise MalformedResponse(f"the response has no choices ({excerpt(repr(choices), 200)})")
+    choice = choices[0]
+    finish = getattr(choice, "finish_reason", None)
+    finish = finish if isinstance(finish, str) else None
+    message = getattr(choice, "message", None)
+    content = getattr(message, "content", None) if message is not None else None
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
+        texts = [part.get("text") if isinstance(part, dict) else getattr(part, "text", None) for part in content]
+        content = "".join(texts) if texts and all(isinstance(t, str) for t in texts) else content
+    if content is None or content == "":
+        raise MalformedResponse("the reply is empty" + (f" (finish_reason={finish})" if finish else ""))
+    if not isinstance(content, str):
+        raise MalformedResponse(f"the reply content is a {type(content).__name__}, not text: "
+                                f"{excerpt(repr(content), 200)}")
+    return content, finish
+
+
+def _count(value: Any) -> int:
+    """A token count as the provider sent it; anything that is not a count is 0."""
+    try:
+        return max(0, int(value or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def excerpt(text: str, limit: int) -> str:
+    """`text` cut to about `limit` characters: its head and tail, with how much was left out."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 3 // 4, limit // 4
+    return f"{text[:head]}\n[... {len(text) - head - tail:,} characters cut ...]\n{text[len(text) - tail:]}"
+
+
 def _inputs_hash(inputs: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -182,6 +296,7 @@ class LLMClient:
         self.usage = Usage()
         self._replay = ReplayIndex(replay) if replay is not None else None
         self._call_ids = itertools.count(1)  # next() is atomic: safe if agents run in threads
+        self.sleep = time.sleep  # the backoff's sleep; tests record the waits instead
 
     # ---- public -------------------------------------------------------------------------
     def complete(self, role: str, skill: str, prompt: str | list[dict[str, Any]], output_model: type[T], *,
@@ -196,48 +311,52 @@ class LLMClient:
         request_messages = self._build_messages(prompt, schema, images)
         messages = request_messages
         attempts = cfg.max_retries + 1
-        last_cause = "no attempt made"
         for attempt in range(1, attempts + 1):
             record = {**base, "attempt": attempt, "messages": _elide_images(messages)}
+            request = self._request(cfg, messages, schema, output_model, skill=skill, inputs=inputs, role=role,
+                                    stage=stage)
             started = time.perf_counter()
             try:
-                response = litellm.completion(**self._request(cfg, messages, schema, output_model,
-                                                              skill=skill, inputs=inputs, role=role, stage=stage))
+                response, started = self._send(cfg, request, record, stage)
             except Exception as exc:  # litellm maps provider failures onto its exception classes
                 latency = (time.perf_counter() - started) * 1000
-                transient = isinstance(exc, _TRANSIENT)
-                last_cause = _describe(exc)
+                unreadable = _unreadable_response(exc)
+                cause = excerpt(f"malformed response: {_describe(exc)}" if unreadable else _describe(exc), 1_000)
                 self.usage.record_call(stage, ok=False, latency_ms=latency)
-                final = not transient or attempt == attempts
-                self._log(record, ok=False, final=final, error=last_cause, error_type=type(exc).__name__,
-                          latency_ms=latency)
+                final = not (isinstance(exc, litellm.Timeout) or unreadable) or attempt == attempts
+                self._log(record, ok=False, final=final, error=cause,
+                          error_type="MalformedResponse" if unreadable else type(exc).__name__, latency_ms=latency)
                 if final:
                     permanent = next((hint for cls, hint in _PERMANENT.items() if isinstance(exc, cls)), "")
-                    raise ModelCallError(role, skill, cfg.model, last_cause, attempt, permanent) from exc
+                    raise ModelCallError(role, skill, cfg.model, cause, attempt, permanent) from exc
                 continue
 
             latency = (time.perf_counter() - started) * 1000
-            choice = response.choices[0]
-            text = choice.message.content or ""
-            finish_reason = getattr(choice, "finish_reason", None)
             tokens = self._tokens(response)
             cost = self._cost(cfg, response)
+            text, finish_reason = "", None
             try:
+                text, finish_reason = _reply(response)
+                if len(text) > cfg.max_reply_chars:
+                    raise OutputParseError(f"the reply is {len(text):,} characters long; the limit is "
+                                           f"{cfg.max_reply_chars:,} (max_reply_chars)")
                 output = parse_output(text, output_model)
             except OutputParseError as exc:
-                last_cause = str(exc)
+                cause = str(exc)
                 if finish_reason == "length":
-                    last_cause += (f" (the reply was cut off after {tokens['completion_tokens']} tokens: "
-                                   f"max_tokens={cfg.max_tokens} or the model's context is too small)")
+                    cause += (f" (the reply was cut off after {tokens['completion_tokens']} tokens: "
+                              f"max_tokens={cfg.max_tokens} or the model's context is too small)")
                 self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, **tokens)
                 final = attempt == attempts
-                self._log(record, ok=False, final=final, response_text=text, finish_reason=finish_reason,
-                          error=last_cause, error_type="OutputParseError", latency_ms=latency, cost_usd=cost, **tokens)
+                self._log(record, ok=False, final=final, response_text=excerpt(text, cfg.max_reply_chars),
+                          response_chars=len(text), finish_reason=finish_reason, error=cause,
+                          error_type=type(exc).__name__, latency_ms=latency, cost_usd=cost, **tokens)
                 if final:
-                    raise ModelCallError(role, skill, cfg.model, last_cause, attempt) from exc
-                # Only the latest rejected reply goes back: the conversation must not outgrow a small context.
-                messages = [*request_messages, {"role": "assistant", "content": text},
-                            {"role": "user", "content": f"Your reply was rejected: {last_cause}\n"
+                    raise ModelCallError(role, skill, cfg.model, cause, attempt) from exc
+                # Only the latest rejected reply goes back, as an excerpt: the conversation must not
+                # outgrow a small context, nor resend a runaway reply on every retry.
+                messages = [*request_messages, {"role": "assistant", "content": excerpt(text, REJECTED_EXCERPT_CHARS)},
+                            {"role": "user", "content": f"Your reply was rejected: {excerpt(cause, 2_000)}\n"
                                                         "Reply again with only the corrected JSON object."}]
                 continue
 
@@ -246,6 +365,42 @@ class LLMClient:
                       output=output.model_dump(mode="json"), latency_ms=latency, cost_usd=cost, **tokens)
             return output
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    def _send(self, cfg: RoleConfig, request: dict[str, Any], record: dict[str, Any], stage: str) -> tuple[Any, float]:
+        """One litellm call, retried with backoff on infrastructure failures; (response, start time of the
+        successful try). Each failed try is counted and transcribed."""
+        tries = itertools.count(1)
+
+        def one_try() -> tuple[Any, float]:
+            number, started = next(tries), time.perf_counter()
+            try:
+                if cfg.is_offline:
+                    return litellm.completion(**request), started
+                with model_slot(cfg.model, cfg.api_base, cfg.max_concurrency,
+                                wait_s=cfg.timeout * (cfg.infra_retries + 2)):
+                    started = time.perf_counter()  # waiting for a slot is not the model's latency
+                    return litellm.completion(**request), started
+            except Exception as exc:
+                if _is_infra(exc):
+                    latency = (time.perf_counter() - started) * 1000
+                    last = number > cfg.infra_retries or isinstance(exc, SlotWaitTimeout)
+                    self.usage.record_call(stage, ok=False, latency_ms=latency)
+                    self._log({**record, "try": number}, ok=False, final=last, error=excerpt(_describe(exc), 1_000),
+                              error_type=type(exc).__name__, retry_after_s=retry_after_seconds(exc),
+                              latency_ms=latency)
+                raise
+
+        retrying = tenacity.Retrying(  # a slot wait already lasted long enough: it is not waited out again
+            retry=tenacity.retry_if_exception(lambda e: _is_infra(e) and not isinstance(e, SlotWaitTimeout)),
+            stop=tenacity.stop_after_attempt(cfg.infra_retries + 1),
+            wait=_WaitRetryAfter(cfg.backoff_max), sleep=self.sleep, reraise=True)
+        try:
+            return retrying(one_try)
+        except Exception as exc:
+            if not _is_infra(exc):
+                raise
+            raise ModelUnavailableError(record["role"], record["skill"], cfg.model, excerpt(_describe(exc), 1_000),
+                                        next(tries) - 1) from exc
 
     # ---- internals ----------------------------------------------------------------------
     @staticmethod
@@ -296,8 +451,7 @@ class LLMClient:
     @staticmethod
     def _tokens(response: Any) -> dict[str, int]:
         usage = getattr(response, "usage", None)
-        return {"prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
-                "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0)}
+        return {key: _count(getattr(usage, key, 0)) for key in ("prompt_tokens", "completion_tokens")}
 
     @staticmethod
     def _cost(cfg: RoleConfig, response: Any) -> float:

@@ -4,7 +4,8 @@ One vocabulary serves all three sources (flat keys, lowercased env names without
   model          litellm model string for the four agent roles (pm, designer, developer, analyst)
   vlm_model      litellm model string for the vlm role (screenshot review)
   <role>_model   one role only (e.g. designer_model / GENESIS_DESIGNER_MODEL)
-  api_base, api_key_env, timeout, max_retries, temperature, max_tokens, structured_output
+  api_base, api_key_env, timeout, max_retries, temperature, max_tokens, structured_output,
+  infra_retries, backoff_max, max_concurrency, max_reply_chars
                  every role
 The config file may also hold `roles: {<role>: {<field>: value}}` for any field of one role.
 Layers apply in order defaults < file < env < CLI; inside a layer the per-role value beats the
@@ -26,7 +27,7 @@ OFFLINE_MODEL = "genesis/offline"
 
 # Shared keys that apply to every role (model/vlm_model are handled apart: they target role groups).
 _SHARED_FIELDS = ("api_base", "api_key_env", "timeout", "max_retries", "temperature", "max_tokens",
-                  "structured_output")
+                  "structured_output", "infra_retries", "backoff_max", "max_concurrency", "max_reply_chars")
 _FLAT_KEYS = ("model", "vlm_model", *(f"{r}_model" for r in AGENT_ROLES), *_SHARED_FIELDS)
 
 
@@ -51,6 +52,14 @@ class RoleConfig(BaseModel):
     # json_object: {"type": "json_object", "schema": ...} — what llama.cpp/Ollama-style servers accept.
     # json_schema: OpenAI structured outputs, for providers that support it.
     structured_output: Literal["json_object", "json_schema"] = "json_object"
+    # Rate limits (429), overload (503), server and connection errors: retried with exponential
+    # backoff and jitter, at least as long as the server's Retry-After, at most backoff_max seconds.
+    infra_retries: int = Field(default=6, ge=0)
+    backoff_max: float = Field(default=60.0, gt=0)
+    # Requests in flight at once to one model from this machine (all processes); the offline backend has no limit.
+    max_concurrency: int = Field(default=4, ge=1)
+    # A longer reply is rejected like an unparsable one (a GDD is ~20k characters).
+    max_reply_chars: int = Field(default=200_000, ge=1_000)
 
     @property
     def is_offline(self) -> bool:
@@ -93,18 +102,28 @@ class _FileConfig(BaseModel):
     temperature: float | None = None
     max_tokens: int | None = None
     structured_output: Literal["json_object", "json_schema"] | None = None
+    infra_retries: int | None = None
+    backoff_max: float | None = None
+    max_concurrency: int | None = None
+    max_reply_chars: int | None = None
     roles: dict[Literal["pm", "designer", "developer", "analyst", "vlm"], dict[str, Any]] = Field(
         default_factory=dict)
 
 
 def find_config_file(env: Mapping[str, str], cwd: Path) -> Path | None:
-    """GENESIS_CONFIG, else ./genesis.yaml, else ~/.config/genesis/config.yaml."""
+    """GENESIS_CONFIG, else the workspace's genesis.yaml, else ~/.config/genesis/config.yaml."""
+    from genesis import workspace
+
     if env.get("GENESIS_CONFIG"):
         path = Path(env["GENESIS_CONFIG"]).expanduser()
         if not path.is_file():
             raise ConfigError(f"GENESIS_CONFIG points to {path}, which is not a file")
         return path
-    for path in (cwd / "genesis.yaml", Path.home() / ".config" / "genesis" / "config.yaml"):
+    try:
+        ws_config = workspace.current(env, cwd).config_file
+    except workspace.WorkspaceError as exc:
+        raise ConfigError(str(exc)) from exc
+    for path in (ws_config, Path.home() / ".config" / "genesis" / "config.yaml"):
         if path.is_file():
             return path
     return None

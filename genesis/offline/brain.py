@@ -14,6 +14,10 @@ def _clarify(inputs: dict[str, Any]) -> dict:
 
 
 def _questions(inputs: dict[str, Any]) -> dict:
+    """The first questions, or (with the answers so far) the ones to ask again."""
+    answers = [Clarification.model_validate(c) for c in inputs.get("clarifications") or []]
+    if answers:
+        return {"questions": brief_writer.follow_up_questions(answers)}
     reading = read(inputs["query"])
     return {"questions": brief_writer.questions(reading.concepts) if reading.is_game else []}
 

@@ -25,39 +25,100 @@ def _fmt(seconds: float) -> str:
     return f"{m}:{s:02d}"
 
 
+# What each clarifying question asks, how to spot it (also when re-asked) and what answer it needs.
+_QUESTIONS = {
+    "fronts": ("From how many directions should the enemy attack? (e.g. 2)", "directions",
+               "a number of directions, e.g. 2"),
+    "duration": ("How long should the scenario last, in minutes? (e.g. 5)", "how long",
+                 "a number of minutes, e.g. 5"),
+    "fog": ("Should fog of war be on? (yes/no)", "fog", "yes or no"),
+}
+_YES = {"yes", "y", "on", "true", "sure", "yeah", "yep", "enabled"}
+_NO = {"no", "n", "off", "false", "nope", "disabled", "none", "without"}
+_ANSWER_NUMBER = rf"\b{_NUM}\b\s*(hours?|hrs?|minutes?|mins?|seconds?|secs?)?"
+MAX_ASKS = 2  # a question whose answer cannot be used is asked once more, then left at its default
+
+
 def questions(c: Concepts) -> list[str]:
     """Clarifying questions for what the request left open (asked only in interactive mode)."""
-    qs = []
+    kinds = []
     if c.archetype in ("defense", "raids") and c.fronts is None and not c.random_side:
-        qs.append("From how many directions should the enemy attack? (e.g. 2)")
+        kinds.append("fronts")
     if c.time_limit is None:
-        qs.append("How long should the scenario last, in minutes? (e.g. 5)")
+        kinds.append("duration")
     if c.fog is None:
-        qs.append("Should fog of war be on? (yes/no)")
-    return qs
+        kinds.append("fog")
+    return [_QUESTIONS[k][0] for k in kinds]
 
 
-def apply_answers(c: Concepts, answers: list[Clarification]) -> list[str]:
-    """Fold the user's answers into the concepts; returns what was taken from them."""
-    taken = []
+def _kind(question: str) -> str | None:
+    return next((k for k, (_, marker, _) in _QUESTIONS.items() if marker in question.lower()), None)
+
+
+def read_answer(kind: str, answer: str):
+    """The value an answer gives its question (fronts: int, duration: seconds, fog: bool), or None
+    when the answer cannot be used."""
+    a = " ".join(answer.lower().split())
+    if kind == "fog":
+        words = set(re.findall(r"[a-z]+", a))
+        yes, no = bool(words & _YES), bool(words & _NO)
+        return yes if yes != no else None
+    m = re.search(_ANSWER_NUMBER, a)
+    if m is None:
+        return None
+    value = number(m.group(1))
+    if kind == "fronts":
+        return max(1, min(4, int(value)))
+    unit = m.group(2) or "minutes"
+    return min(3600.0, value * (3600 if unit.startswith("h") else 1 if unit.startswith("s") else 60))
+
+
+def _final_answers(answers: list[Clarification]) -> dict[str, tuple[str, str, int]]:
+    """Per question kind: the latest non-empty answer, its question, and how often the kind was asked."""
+    final: dict[str, tuple[str, str, int]] = {}
+    asked: dict[str, int] = {}
     for qa in answers:
-        a = (qa.answer or "").strip().lower()
-        if not a:
+        kind = _kind(qa.question)
+        if kind is None:
             continue
-        if "directions" in qa.question:
-            m = re.search(_NUM, a)
-            if m:
-                c.fronts = max(1, min(4, int(number(m.group(1)))))
-                taken.append(f"fronts = {c.fronts} (from your answer)")
-        elif "how long" in qa.question.lower():
-            m = re.search(r"(\d+(?:\.\d+)?)", a)
-            if m:
-                c.time_limit = min(3600.0, float(m.group(1)) * 60)
-                taken.append(f"time limit = {_fmt(c.time_limit)} (from your answer)")
-        elif "fog" in qa.question:
-            c.fog = a.startswith("y")
+        asked[kind] = asked.get(kind, 0) + 1
+        if (qa.answer or "").strip():
+            final[kind] = (qa.question, qa.answer.strip(), asked[kind])
+        elif kind in final:
+            final[kind] = (*final[kind][:2], asked[kind])
+    return final
+
+
+def follow_up_questions(answers: list[Clarification]) -> list[str]:
+    """Each question whose answer cannot be used, asked once more with what the answer needs."""
+    again = []
+    for kind, (_, answer, asked) in _final_answers(answers).items():
+        if read_answer(kind, answer) is None and asked < MAX_ASKS:
+            base, _, expected = _QUESTIONS[kind]
+            again.append(f"{base} I could not use \"{answer[:80]}\": please answer with {expected}.")
+    return again
+
+
+def apply_answers(c: Concepts, answers: list[Clarification]) -> tuple[list[str], list[str]]:
+    """Fold the user's answers into the concepts; returns what was taken from them and the answers
+    that could not be used (for "Not honoured")."""
+    taken, unusable = [], []
+    for kind, (question, answer, _) in _final_answers(answers).items():
+        value = read_answer(kind, answer)
+        if value is None:
+            base, _, expected = _QUESTIONS[kind]
+            unusable.append(f"your answer \"{answer[:80]}\" to \"{base}\" could not be used (it needs {expected}): "
+                            "the default was kept")
+        elif kind == "fronts":
+            c.fronts = value
+            taken.append(f"fronts = {c.fronts} (from your answer)")
+        elif kind == "duration":
+            c.time_limit = value
+            taken.append(f"time limit = {_fmt(c.time_limit)} (from your answer)")
+        else:
+            c.fog = value
             taken.append(f"fog of war = {'on' if c.fog else 'off'} (from your answer)")
-    return taken
+    return taken, unusable
 
 
 def write_brief(query: str, reading: Reading, clarifications: list[Clarification] | None = None) -> Brief:
@@ -70,7 +131,9 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                      win_conditions=[], loss_conditions=[], requirements=[], concepts=c,
                      is_game=False, refusal=reading.refusal, unsupported=unsupported)
     if clarifications:
-        assumptions += apply_answers(c, clarifications)
+        taken, unusable = apply_answers(c, clarifications)
+        assumptions += taken
+        unsupported += unusable
     arch = c.archetype
     if c.time_limit is None:
         c.time_limit = DEFAULT_TIME_LIMIT[arch]

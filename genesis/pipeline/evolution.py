@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from genesis import rubric_store
 from genesis.fileio import FileLock
 from genesis.kb.store import Bundle, GddRecord, LevelSource, RuleSource
-from genesis.llm.client import ModelCallError
+from genesis.llm.client import ModelCallError, ModelUnavailableError
 from genesis.kb.library import signature
 
 FEEDBACK_LOG = "feedback_log.jsonl"
@@ -90,7 +90,7 @@ def evolve(ctx, state: dict) -> dict[str, Any]:
     rubrics = {s: [c.model_dump() for c in r.criteria] for s, r in rubric_store.load_all(ctx.rubrics_root).items()}
     try:
         retro = ctx.pm.retrospective(log, rubrics)
-    except ModelCallError as exc:  # the scenario is verified and committed; only the rubric update is lost
+    except (ModelCallError, ModelUnavailableError) as exc:  # the scenario is verified and committed; only the rubric update is lost
         out["retrospective"] = f"retrospective failed: {exc}"
         return out
     out["retrospective"] = retro.summary

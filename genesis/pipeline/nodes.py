@@ -33,6 +33,7 @@ TOTAL_BUDGET = 8
 REFERENCE_SEEDS = (0, 1, 2)
 IDLE_SEEDS = (0, 1)
 DETERMINISM_PREFIX_S = 60.0   # game seconds of the first reference game replayed
+MAX_QUESTION_ROUNDS = 3  # interactive Stage 1: first questions, then re-asks of answers that cannot be used
 
 
 class Nodes:
@@ -67,9 +68,12 @@ class Nodes:
         clar = [Clarification.model_validate(c) for c in state.get("clarifications") or []]
         if state["options"].get("interactive") and not clar:
             questions = self.ctx.designer.questions(query)
-            if questions:
+            for _ in range(MAX_QUESTION_ROUNDS):  # until the designer can use every answer, or stops asking
+                if not questions:
+                    break
                 answers = interrupt({"questions": questions})
-                clar = [Clarification(question=q, answer=a) for q, a in zip(questions, answers)]
+                clar += [Clarification(question=q, answer=a) for q, a in zip(questions, answers)]
+                questions = self.ctx.designer.questions(query, clar)
         try:
             brief = self.ctx.designer.clarify(query, clar, state.get("guidance", {}).get("brief", []),
                                               self._retry(state, "brief"))

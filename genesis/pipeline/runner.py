@@ -14,8 +14,9 @@ from typing import Any, Callable
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
+from genesis import rubric_store, workspace
 from genesis.fileio import atomic_write_json, atomic_write_text
-from genesis.llm.client import LLMClient
+from genesis.llm.client import LLMClient, ModelUnavailableError
 from genesis.llm.config import ModelConfig
 from genesis.llm.offline_provider import set_offline_brain
 from genesis.llm.transcript import Transcript
@@ -36,14 +37,26 @@ class PipelineError(RuntimeError):
     """The pipeline broke on something unexpected; the scenario folder says what."""
 
 
-def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> None:
-    """Runs the graph; an unexpected failure is recorded in the scenario folder, never a bare traceback."""
+INFRA_ERROR = "infra_error"
+
+
+def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
+    """Runs the graph; an unexpected failure is recorded in the scenario folder, never a bare traceback.
+    Returns False when the model endpoint stayed unavailable: the run is recorded as an infrastructure
+    error (no verdict on the scenario) and can be resumed from its last checkpoint."""
     import traceback
 
     try:
         graph.invoke(payload, config)
     except KeyboardInterrupt:
         raise
+    except ModelUnavailableError as exc:
+        atomic_write_json(ctx.out_dir / "validation.json", {
+            "playable": False, "status": INFRA_ERROR, "run_id": run_id,
+            "reason": f"{exc}. This is no verdict on the scenario: continue with genesis resume {run_id}",
+            "backend": {role: ctx.client.config.backend_name(role) for role in ctx.client.config.roles},
+            "usage": {"by_stage": ctx.client.usage.by_stage(), "total": ctx.client.usage.total()}})
+        return False
     except Exception as exc:
         atomic_write_text(ctx.out_dir / "error.log", traceback.format_exc())
         atomic_write_json(ctx.out_dir / "validation.json", {
@@ -53,6 +66,11 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> None:
             "usage": {"by_stage": ctx.client.usage.by_stage(), "total": ctx.client.usage.total()}})
         raise PipelineError(f"{type(exc).__name__}: {exc} (details in {ctx.out_dir / 'error.log'}; "
                             f"after fixing the cause, continue with: genesis resume {run_id})") from exc
+    return True
+
+
+def _infra_outcome(ctx: RunContext, run_id: str) -> Outcome:
+    return Outcome(INFRA_ERROR, ctx.out_dir, run_id, json.loads((ctx.out_dir / "validation.json").read_text()))
 
 
 def check_query(query: str) -> str:
@@ -118,36 +136,68 @@ def _finish(graph, config, ctx: RunContext, run_id: str) -> Outcome:
 def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | None = None, seed: int = 0,
           interactive: bool = False, progress: Callable | None = None, kb_root: Path | None = None,
           rubrics_root: Path | None = None, options: dict[str, Any] | None = None,
-          replay: Path | None = None) -> Outcome:
+          replay: Path | None = None, register: bool = True) -> Outcome:
+    """Generates one scenario. With no `out`, `kb_root`, `rubrics_root` they come from the workspace
+    (seeded on first use); `register` records the run in the workspace's run index for `resume`."""
     query = check_query(query)
+    ws = workspace.current()
+    if out is None or kb_root is None or rubrics_root is None:
+        workspace.ensure(ws)
+    kb_root, rubrics_root = Path(kb_root or ws.kb).resolve(), Path(rubrics_root or ws.rubrics).resolve()
+    rubric_store.load_all(rubrics_root)  # a broken rubric is bad configuration: refuse before any work
     run_id = f"{slugify(query)[:40].rstrip('-')}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
-    out_dir = Path(out) if out else Path("generated") / slugify(query)
+    out_dir = (Path(out) if out else ws.generated / slugify(query)).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     for stale in ("validation.json", "transcript.jsonl", "checkpoints.sqlite"):
         (out_dir / stale).unlink(missing_ok=True)
     opts = {"seed": seed, "interactive": interactive, **(options or {})}
     atomic_write_json(out_dir / RUN_FILE, {"run_id": run_id, "query": query, "model_cli": model_cli or {},
-                                           "options": opts, "kb_root": str(kb_root) if kb_root else None,
-                                           "rubrics_root": str(rubrics_root) if rubrics_root else None})
+                                           "options": opts, "kb_root": str(kb_root),
+                                           "rubrics_root": str(rubrics_root)})
+    if register:
+        workspace.register_run(run_id, out_dir, ws)
     ctx = RunContext(_client(model_cli or {}, out_dir, replay), out_dir, kb_root, rubrics_root, progress)
     graph, conn = _graph(ctx, out_dir)
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": 100}
     try:
-        _invoke(graph, {"query": query, "run_id": run_id, "out_dir": str(out_dir), "options": opts,
-                        "status": "running", "iterations": 0}, config, ctx, run_id)
+        if not _invoke(graph, {"query": query, "run_id": run_id, "out_dir": str(out_dir), "options": opts,
+                               "status": "running", "iterations": 0}, config, ctx, run_id):
+            return _infra_outcome(ctx, run_id)
         return _finish(graph, config, ctx, run_id)
     finally:
         conn.close()
 
 
-def find_run(run_id: str, search: Path = Path("generated")) -> Path:
-    for run_file in search.glob(f"*/{RUN_FILE}"):
-        if json.loads(run_file.read_text()).get("run_id") == run_id:
+def find_run(run_id_or_dir: str) -> Path:
+    """A run's folder from the folder itself or its run id: the workspace's run index (runs written
+    anywhere with --out), then the workspace's generated/ tree (scenarios and batches)."""
+    candidate = Path(run_id_or_dir).expanduser()
+    if (candidate / RUN_FILE).is_file():
+        return candidate.resolve()
+    ws = workspace.current()
+    registered = workspace.registered_run(run_id_or_dir, ws)
+    if registered is not None and _run_id_of(registered) == run_id_or_dir:
+        return registered
+    for run_file in _run_files(ws.generated):
+        if _run_id_of(run_file.parent) == run_id_or_dir:
             return run_file.parent
-    candidate = Path(run_id)
-    if (candidate / RUN_FILE).exists():
-        return candidate
-    raise FileNotFoundError(f"no run {run_id!r} under {search}/ (give the run id from run.json, or the scenario folder)")
+    raise FileNotFoundError(f"no run {run_id_or_dir!r}: not a scenario folder, not in the run index of the workspace "
+                            f"{ws.describe()} nor under {ws.generated}/ (give the scenario folder, or the run id "
+                            "from its run.json)")
+
+
+def _run_files(root: Path):
+    """run.json files of scenarios (generated/<slug>/) and of batch queries (generated/batches/<name>/<slug>/)."""
+    yield from root.glob(f"*/{RUN_FILE}")
+    yield from root.glob(f"batches/*/*/{RUN_FILE}")
+
+
+def _run_id_of(folder: Path) -> str | None:
+    try:
+        meta = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return meta.get("run_id") if isinstance(meta, dict) else None
 
 
 def resume(run_id_or_dir: str, *, answers: list[str] | None = None, progress: Callable | None = None) -> Outcome:
@@ -162,7 +212,9 @@ def resume(run_id_or_dir: str, *, answers: list[str] | None = None, progress: Ca
         snapshot = graph.get_state(config)
         if not snapshot.next and snapshot.values.get("status") not in (None, "running"):
             return _finish(graph, config, ctx, meta["run_id"])
-        _invoke(graph, Command(resume=answers or []) if answers is not None else None, config, ctx, meta["run_id"])
+        if not _invoke(graph, Command(resume=answers or []) if answers is not None else None, config, ctx,
+                       meta["run_id"]):
+            return _infra_outcome(ctx, meta["run_id"])
         return _finish(graph, config, ctx, meta["run_id"])
     finally:
         conn.close()

@@ -65,9 +65,17 @@ def default_team(level: Level) -> int:
 
 
 def output_paths(level_path: Path, policy: str, out: Path | None) -> tuple[Path, Path]:
-    """(trajectories.jsonl, metrics.json): default DIR/play/<policy>/; --out a .jsonl file or a folder."""
+    """(trajectories.jsonl, metrics.json): default DIR/play/<policy>/ (for a level of the shipped seed,
+    which stays unchanged: <workspace>/generated/play/<level>/<policy>/); --out a .jsonl file or a folder."""
     if out is None:
-        folder = level_path.parent / "play" / policy
+        from genesis import workspace
+
+        try:
+            shipped = level_path.resolve().is_relative_to(workspace.seed_kb())
+            base = workspace.ensure().generated / "play" / level_path.parent.name if shipped else level_path.parent / "play"
+        except workspace.WorkspaceError as exc:
+            raise PlayError(str(exc)) from None
+        folder = base / policy
     elif out.suffix == ".jsonl":
         return out, out.parent / "metrics.json"
     else:

@@ -1,7 +1,6 @@
 """The Gymnasium wrapper: spaces pass the checker, seeded runs repeat, actions reach the game."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -9,8 +8,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from engine.agent.gym_env import ENV_ID, RTSEnv
+from genesis.workspace import seed_kb
 
-LEVELS = Path(__file__).resolve().parents[2] / "kb" / "levels"
+LEVELS = seed_kb() / "levels"
 MFD = LEVELS / "MFD" / "level.json"      # no production, lost at ~38 s when the tanks stand still
 
 

@@ -1,11 +1,10 @@
-"""Fixtures for pipeline tests: throwaway copies of the seed knowledge base and rubrics."""
+"""Fixtures for pipeline tests: throwaway copies of the shipped seed knowledge base and rubrics."""
 import hashlib
-import shutil
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from genesis.workspace import copy_seed
 
 
 def tree_hash(root: Path) -> str:
@@ -19,7 +18,4 @@ def tree_hash(root: Path) -> str:
 
 @pytest.fixture
 def seed_dirs(tmp_path):
-    kb, rubrics = tmp_path / "kb", tmp_path / "rubrics"
-    shutil.copytree(REPO / "kb", kb, ignore=shutil.ignore_patterns("chroma", "*.lock", ".txn"))
-    shutil.copytree(REPO / "rubrics", rubrics)
-    return kb, rubrics
+    return copy_seed(tmp_path)

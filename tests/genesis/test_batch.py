@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 from genesis.batch import BatchFileError, BatchInterrupted, BatchSettings, read_queries, run_batch
 from genesis.batch.records import is_done
 from genesis.batch.summary import append_history, read_history
-from genesis.bench import _copy_seed
 from genesis.cli import app
 from genesis.kb.store import KnowledgeBase
+from genesis.workspace import copy_seed
 
 QUERY = "escort-free siege: artillery only, break the turret line before the timer runs out"  # a quick one
 SLUG = "escort-free-siege-artillery-only-break-the-turret-l-f03aa305"  # cut at 60 characters: + a hash
@@ -47,7 +47,7 @@ class Recorder:
 def seed(tmp_path_factory):
     """A throwaway KB + rubrics shared by the workers (through the environment they inherit)."""
     root = tmp_path_factory.mktemp("batch-seed")
-    kb, rubrics = _copy_seed(root)
+    kb, rubrics = copy_seed(root)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GENESIS_KB_DIR", str(kb))
         mp.setenv("GENESIS_RUBRICS_DIR", str(rubrics))
@@ -308,3 +308,11 @@ def test_sigint_exits_130_stops_workers_and_the_rerun_finishes(seed, tmp_path):
     data = json.loads((batch_dir / "batch.json").read_text())
     assert data["status"] == "complete" and data["queries"][0]["resumed"] is False
     assert is_done(batch_dir / SLUG, QUERY)
+
+
+@pytest.mark.parametrize("cores,workers", [(1, 1), (2, 1), (3, 1), (8, 4)])
+def test_default_workers_leave_each_generation_its_simulation_cores(monkeypatch, cores, workers):
+    from genesis.batch.runner import BatchSettings, default_workers
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert default_workers() == workers and BatchSettings().workers == workers

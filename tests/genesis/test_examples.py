@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from genesis.bench import _copy_seed
+from genesis.workspace import copy_seed
 from genesis.pipeline.runner import start
 
 EXAMPLES = [line for line in (Path(__file__).parent.parent / "data" / "example_queries.txt").read_text().splitlines()
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def seed_kb(tmp_path_factory):
     # frozen runs commit nothing, so one copy serves every example without fast-tracking later ones
-    return _copy_seed(tmp_path_factory.mktemp("kb"))
+    return copy_seed(tmp_path_factory.mktemp("kb"))
 
 
 def _explanation(validation: dict) -> str:

@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from genesis import workspace
 from genesis.experiment import e2e
 from genesis.experiment.configs import CONFIGS, Task
 from genesis.experiment.queries import QueryFileError, load_stream, take
 from genesis.experiment.report import write_outputs
 from genesis.experiment.runner import run_experiment
 from genesis.experiment.validator import validate
+from genesis.workspace import copy_seed
 
-REPO = Path(__file__).resolve().parents[2]
-MFD = REPO / "kb" / "levels" / "MFD" / "level.json"
-WAVES_LUA = REPO / "kb" / "rules" / "staggered_waves" / "rule.lua"
+MFD = workspace.seed_kb() / "levels" / "MFD" / "level.json"
+WAVES_LUA = workspace.seed_kb() / "rules" / "staggered_waves" / "rule.lua"
 
 
 def _tree_hash(root: Path) -> str:
@@ -112,9 +113,8 @@ def test_query_file_errors(tmp_path):
 # ---- E2E regeneration -------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def seed_kb(tmp_path_factory):
-    from genesis.bench import _copy_seed
 
-    kb, _ = _copy_seed(tmp_path_factory.mktemp("seed"))
+    kb, _ = copy_seed(tmp_path_factory.mktemp("seed"))
     return kb
 
 
@@ -158,11 +158,11 @@ def _recording_task(calls: list):
 
 
 def test_experiment_gives_every_configuration_its_own_fresh_copy(tmp_path):
-    before = (_tree_hash(REPO / "kb"), _tree_hash(REPO / "rubrics"))
+    before = (_tree_hash(workspace.seed_kb()), _tree_hash(workspace.seed_rubrics()))
     calls: list = []
     stream = take(load_stream(), 2, 2)
     record = run_experiment(tmp_path / "exp", stream, workers=0, task_fn=_recording_task(calls))
-    assert (_tree_hash(REPO / "kb"), _tree_hash(REPO / "rubrics")) == before
+    assert (_tree_hash(workspace.seed_kb()), _tree_hash(workspace.seed_rubrics())) == before
     roots = {c: {(k, r) for cc, _, _, k, r, _ in calls if cc == c} for c in CONFIGS}
     assert all(len(v) == 1 for v in roots.values())                     # one copy per configuration...
     assert len({next(iter(v)) for v in roots.values()}) == 4            # ...and no copy shared
@@ -192,11 +192,11 @@ def test_experiment_gives_every_configuration_its_own_fresh_copy(tmp_path):
 @pytest.mark.slow
 def test_tiny_real_experiment(tmp_path):
     """2 batches x 1 query, real pipeline and E2E, real validator (several minutes on 2 shared cores)."""
-    before = (_tree_hash(REPO / "kb"), _tree_hash(REPO / "rubrics"))
+    before = (_tree_hash(workspace.seed_kb()), _tree_hash(workspace.seed_rubrics()))
     out = tmp_path / "exp"
     record = run_experiment(out, take(load_stream(), 2, 1), workers=2)
     write_outputs(record, out)
-    assert (_tree_hash(REPO / "kb"), _tree_hash(REPO / "rubrics")) == before
+    assert (_tree_hash(workspace.seed_kb()), _tree_hash(workspace.seed_rubrics())) == before
     saved = json.loads((out / "experiment.json").read_text())
     assert set(saved["configs"]) == set(CONFIGS) and len(saved["results"]) == 8
     for r in saved["results"]:

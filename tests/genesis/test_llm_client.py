@@ -10,8 +10,8 @@ from llm_fakes import ScriptedLiteLLM, litellm, recorded_replies, timeout_error
 from PIL import Image
 from pydantic import BaseModel
 
-from genesis.llm import (LLMClient, ModelCallError, Transcript, extract_json_object, load_config,
-                         set_offline_brain)
+from genesis.llm import (LLMClient, ModelCallError, ModelUnavailableError, Transcript, extract_json_object,
+                         load_config, set_offline_brain)
 from genesis.llm import prompts
 
 
@@ -143,10 +143,10 @@ def test_a_timeout_is_not_called_permanent(tmp_path, monkeypatch):
     assert info.value.permanent == ""
 
 
-def test_connection_refused_is_a_clean_model_call_error(tmp_path):
+def test_connection_refused_is_a_clean_unavailable_endpoint_error(tmp_path):
     # A real HTTP attempt against a closed port: no mock, exercises litellm's exception mapping.
-    client = make_client(tmp_path, api_base="http://127.0.0.1:9/v1", max_retries=0, timeout=5)
-    with pytest.raises(ModelCallError, match="APIConnectionError|InternalServerError"):
+    client = make_client(tmp_path, api_base="http://127.0.0.1:9/v1", max_retries=0, infra_retries=0, timeout=5)
+    with pytest.raises(ModelUnavailableError, match="APIConnectionError|InternalServerError"):
         call(client)
 
 

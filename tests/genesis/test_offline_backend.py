@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from genesis.models import Brief, MetaFeedback
+from genesis.models import Clarification
 from genesis.offline.brain import OfflineBrain
-from genesis.offline.brief_writer import apply_answers, questions, write_brief
+from genesis.offline.brief_writer import apply_answers, follow_up_questions, questions, read_answer, write_brief
 from genesis.offline.concepts import read
 from genesis.offline.gdd_writer import design
 from genesis.offline.pm_brain import meta_feedback, retrospective
@@ -68,9 +68,30 @@ def test_interactive_answers_change_the_brief():
     c = read("defend the base").concepts
     qs = questions(c)
     assert any("directions" in q for q in qs)
-    from genesis.models import Clarification
-    taken = apply_answers(c, [Clarification(question=qs[0], answer="4")])
-    assert c.fronts == 4 and taken
+    taken, unusable = apply_answers(c, [Clarification(question=qs[0], answer="4")])
+    assert c.fronts == 4 and taken and not unusable
+
+
+@pytest.mark.parametrize("answer,seconds", [("about six minutes please", 360), ("90 seconds", 90), ("7", 420),
+                                            ("an hour", 3600)])
+def test_a_duration_answer_in_words_or_units_is_read(answer, seconds):
+    assert read_answer("duration", answer) == seconds
+
+
+def test_an_unusable_answer_is_asked_once_more_then_not_honoured():
+    c = read("defend the base").concepts
+    duration = next(q for q in questions(c) if "how long" in q.lower())
+    first = [Clarification(question=duration, answer="whatever feels right")]
+    again = follow_up_questions(first)
+    assert len(again) == 1 and "whatever feels right" in again[0] and "minutes" in again[0]
+    twice = first + [Clarification(question=again[0], answer="long enough")]
+    assert follow_up_questions(twice) == []  # asked twice: not a third time
+    brief = write_brief("defend the base", read("defend the base"), twice)
+    assert any("long enough" in u and "could not be used" in u for u in brief.unsupported)
+    fixed = first + [Clarification(question=again[0], answer="six")]
+    assert follow_up_questions(fixed) == []
+    brief = write_brief("defend the base", read("defend the base"), fixed)
+    assert brief.concepts.time_limit == 360 and not any("could not be used" in u for u in brief.unsupported)
 
 
 @pytest.mark.parametrize("query", EXAMPLES)

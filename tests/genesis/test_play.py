@@ -13,9 +13,9 @@ from genesis.cli import app
 from genesis.play import PlayError, play
 from genesis.play.metrics import EpisodeMetrics, aggregate, rank_of, rank_score
 from genesis.play.trajectories import read_trajectories
+from genesis.workspace import seed_kb
 
-ROOT = Path(__file__).resolve().parents[2]
-LEVELS = ROOT / "kb" / "levels"
+LEVELS = seed_kb() / "levels"
 
 
 def _play(tmp_path: Path, level: str, policy: str, seeds: int = 1, **kw):

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from realmodel_server import MODEL_ALIAS, api_base  # noqa: F401 (fixture)
 
-from genesis.bench import REPO, _copy_seed
+from genesis.workspace import copy_seed, seed_kb, seed_rubrics
 from genesis.pipeline.nodes import TOTAL_BUDGET
 from tests.genesis.pipeline_fixtures import tree_hash
 
@@ -45,20 +45,20 @@ def workdir():
 @pytest.fixture
 def repo_untouched(workdir):
     """The run works on a throwaway KB and rubrics: the repository's own must not change."""
-    rubrics_before = tree_hash(REPO / "rubrics")
+    rubrics_before = tree_hash(seed_rubrics())
     yield
-    assert tree_hash(REPO / "rubrics") == rubrics_before, "the run changed the repo rubrics/"
+    assert tree_hash(seed_rubrics()) == rubrics_before, "the run changed the repo rubrics/"
     # kb/ is checked by provenance rather than by hash (people edit seed entries while tests run):
     # everything a run commits to a KB carries its run id.
     run_id = json.loads((workdir / "out" / "run.json").read_text())["run_id"]
-    touched = [p for p in (REPO / "kb").rglob("*") if p.is_file() and "chroma" not in p.parts
+    touched = [p for p in seed_kb().rglob("*") if p.is_file() and "chroma" not in p.parts
                and run_id.encode() in p.read_bytes()]
     assert not touched, f"the run wrote to the repo kb/: {touched[:3]}"
 
 
 def run_cli(workdir: Path, args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:
     """`genesis new QUERY --out OUT ARGS` in a clean environment on a copy of the seed KB and rubrics."""
-    kb, rubrics = _copy_seed(workdir / "seed")
+    kb, rubrics = copy_seed(workdir / "seed")
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("GENESIS_")}
     # HOME and cwd in workdir: no user or project genesis.yaml leaks into the run.
     full_env = {**base_env, "HOME": str(workdir), "GENESIS_KB_DIR": str(kb), "GENESIS_RUBRICS_DIR": str(rubrics),

@@ -23,9 +23,10 @@ from genesis.models import RuleArtifact
 from genesis.pipeline.finalize import rule_test_record, write_outputs
 from genesis.report import ScenarioFolderError, load_scenario, write_report
 from genesis.report.map_picture import SPAWN_COLOR, rule_spawn_uses, write_map_picture
+from genesis.workspace import seed_kb, seed_rubrics
 
-REPO = Path(__file__).resolve().parents[2]
-RULE_DIR = REPO / "kb" / "rules" / "staggered_waves"
+SEED_KB = seed_kb()
+RULE_DIR = SEED_KB / "rules" / "staggered_waves"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 QUERY = "defend three fronts against staggered raids"
 
@@ -107,7 +108,7 @@ def make_scenario(folder: Path, playable: bool = False) -> Path:
     """A scenario folder as `genesis new` leaves it, around the MFD reference level."""
     (folder / "rules").mkdir(parents=True)
     (folder / "frames").mkdir()
-    level = json.loads((REPO / "kb" / "levels" / "MFD" / "level.json").read_text())
+    level = json.loads((SEED_KB / "levels" / "MFD" / "level.json").read_text())
     level["rules"][0]["script"] = "rules/staggered_waves.lua"
     (folder / "level.json").write_text(json.dumps(level))
     rule = _rule_artifact()
@@ -222,9 +223,9 @@ def test_not_a_scenario_folder(tmp_path):
 
 
 def test_map_picture_marks_the_spawns_the_rules_use(tmp_path):
-    level = load_level(REPO / "kb" / "levels" / "MFD" / "level.json")
+    level = load_level(SEED_KB / "levels" / "MFD" / "level.json")
     assert rule_spawn_uses(level) == {n: ["staggered_waves.fronts"] for n in ("north", "east", "south")}
-    markers = write_map_picture(REPO / "kb" / "levels" / "MFD" / "level.json", tmp_path / "map.png")
+    markers = write_map_picture(SEED_KB / "levels" / "MFD" / "level.json", tmp_path / "map.png")
     labels = [m.label for m in markers]
     assert "spawn north <- staggered_waves.fronts" in labels and "T0: 6 light_tank" in labels
     picture = np.asarray(Image.open(tmp_path / "map.png").convert("RGB"))
@@ -252,7 +253,7 @@ def test_finalize_writes_test_records_map_and_report(tmp_path):
     rule = _rule_artifact()
     usage = SimpleNamespace(by_stage=lambda: {}, total=lambda: {"calls": 0})
     client = SimpleNamespace(usage=usage, config=SimpleNamespace(backend_name=lambda role: "offline"))
-    ctx = SimpleNamespace(client=client, out_dir=folder, rubrics_root=REPO / "rubrics")
+    ctx = SimpleNamespace(client=client, out_dir=folder, rubrics_root=seed_rubrics())
     state = {"status": "failed", "stop_reason": "stopped at stage level: budget", "query": QUERY, "run_id": "r1",
              "rules": [RuleArtifact.model_validate(rule)], "rule_tests": {"staggered_waves": _test_results(rule)}}
     record = write_outputs(ctx, state)

@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 from genesis import fileio, rubric_cli, rubric_store
 from genesis.rubric_cli import app as rubric_app
 from genesis.rubric_store import Change, RubricError
+from genesis.workspace import seed_rubrics
 
-REPO_RUBRICS = Path(__file__).resolve().parents[2] / "rubrics"
+REPO_RUBRICS = seed_rubrics()
 PATHABILITY = Change(op="add", id="pathability", kind="check:pathability",
                      text="Every mobile unit has a feasible path away from its spawn.",
                      rationale="units spawned on an island could never reach the fight")
@@ -142,7 +143,7 @@ def test_cli(root, monkeypatch):
     assert res.exit_code == 0 and "v3" in res.output
     assert yaml.safe_load((root / "level.yaml").read_text())["version"] == 3
     res = runner.invoke(rubric_app, ["diff", "level", "1", "9"])
-    assert res.exit_code == 1 and "no version 9" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 2 and "no version 9" in res.output and "Traceback" not in res.output
     res = runner.invoke(rubric_app, ["show", "gdd"])
     assert res.exit_code == 0 and "competency_clear" in res.output
 

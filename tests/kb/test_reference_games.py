@@ -3,15 +3,15 @@ better outcome the design asks for, where idle does not. Seed 0 runs by default;
 @slow."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 import yaml
 
 from engine import Simulation, load_level
 from engine.agent import make_policy
+from genesis.workspace import seed_kb
 
-LEVELS = Path(__file__).resolve().parents[2] / "kb" / "levels"
+LEVELS = seed_kb() / "levels"
 GAMES = ("TCP", "MFD", "FS-F", "FS-T", "SP")
 SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
 

@@ -16,8 +16,9 @@ import yaml
 from engine.ruletest import load_tests, run_rule_tests
 from engine.rules.api import RULE_LIB
 from engine.rules.sandbox import LuaSandbox
+from genesis.workspace import seed_kb
 
-RULES_DIR = Path(__file__).resolve().parents[2] / "kb" / "rules"
+RULES_DIR = seed_kb() / "rules"
 RULE_DIRS = sorted(p for p in RULES_DIR.iterdir() if p.is_dir())
 RULE_IDS = [p.name for p in RULE_DIRS]
 PROVIDES = {"spawn", "termination", "economy", "setup", "objective"}

@@ -1,0 +1,20 @@
+"""Suite-wide safety net: every test runs against a throwaway workspace, never the per-user one, the
+source tree's kb/ and rubrics/, or a workspace or model configuration of the machine running the tests."""
+import os
+
+import pytest
+
+_OUTER = ("GENESIS_WORKSPACE", "GENESIS_KB_DIR", "GENESIS_RUBRICS_DIR", "GENESIS_CONFIG")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def throwaway_workspace(tmp_path_factory):
+    saved = {name: os.environ.pop(name, None) for name in _OUTER}
+    root = tmp_path_factory.mktemp("workspace")
+    os.environ["GENESIS_WORKSPACE"] = str(root)
+    yield root
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
