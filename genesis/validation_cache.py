@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,10 +28,11 @@ ENGINE_SUFFIXES = (".py", ".lua", ".yaml", ".yml", ".json")
 
 
 def cache_root(kb_root: Path | str | None) -> Path:
-    """Where validation runs are memoised: beside the knowledge base the run uses."""
-    from genesis.kb.store import DEFAULT_ROOT
+    """Where validation runs are memoised: beside the knowledge base the run uses (in a workspace,
+    `<workspace>/.genesis/validation-cache`)."""
+    from genesis.workspace import current
 
-    kb = Path(kb_root or os.environ.get("GENESIS_KB_DIR") or DEFAULT_ROOT).resolve()
+    kb = Path(kb_root).resolve() if kb_root else current().kb
     return kb.parent / ".genesis" / "validation-cache"
 
 
