@@ -60,6 +60,12 @@ def default_team(level: Level) -> int:
     return next((t.id for t in teams if t.controller.type == "agent"), teams[0].id)
 
 
+def is_free_for_all(level: Level) -> bool:
+    """3+ teams and no alliances: placements, not a binary outcome, decide (RS, GT by halves)."""
+    teams = level.config.teams
+    return len(teams) >= 3 and not any(t.allies for t in teams)
+
+
 def output_paths(level_path: Path, policy: str, out: Path | None) -> tuple[Path, Path]:
     """(trajectories.jsonl, metrics.json): default DIR/play/<policy>/; --out a .jsonl file or a folder."""
     if out is None:
@@ -99,6 +105,7 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
     except (EngineError, OSError) as exc:
         raise PlayError(f"cannot load {level_path}: {exc}") from None
     team_ids = [t.id for t in level.config.teams]
+    free_for_all = is_free_for_all(level)
     team = default_team(level) if team is None else team
     if team not in team_ids:
         raise PlayError(f"--team {team}: the level has teams {team_ids}")
@@ -111,7 +118,7 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
         agent = make_agent(policy, level, team, seed, interval, llm_settings)
         system_prompt = getattr(agent, "system_prompt", None)
         episode = run_episode(level, agent, seed=seed, team=team, decision_interval=interval)
-        rows.append(episode_metrics(episode, len(team_ids)))
+        rows.append(episode_metrics(episode, len(team_ids), free_for_all))
         lines += episode_lines(episode, policy)
         write_trajectories(traj_path, lines)
         if progress:
@@ -119,7 +126,7 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
             progress(f"seed {seed}: {r.outcome} at {r.game_time_s:g} s ({r.reason})")
     outcome = PlayOutcome(level_path=level_path, level_name=level.config.name, policy=policy, team=team,
                           decision_interval=interval, rows=rows,
-                          summary=aggregate(rows, float(level.config.switches.time_limit)),
+                          summary=aggregate(rows),
                           trajectories_path=traj_path, metrics_path=metrics_path)
     record = outcome.to_dict()
     if system_prompt is not None:           # the trajectories' shared system prompt (fine-tuning needs it)

@@ -10,7 +10,7 @@ from genesis.play.runner import PlayOutcome
 
 
 def _num(v, fmt: str = "{:.2f}") -> str:
-    return "—" if v is None else fmt.format(v)
+    return "–" if v is None else fmt.format(v)
 
 
 def _codes(by_code: dict[str, int]) -> str:
