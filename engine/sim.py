@@ -260,7 +260,9 @@ class Simulation:
         for team in sorted(self.policies):
             if now + 1e-9 >= self._next_decision[team]:
                 policy = self.policies[team]
-                self._next_decision[team] = now + float(getattr(policy, "decision_interval", 1.0) or 1.0)
+                # a policy may ask to be called more often than it decides (its squads' FSM runs between decisions)
+                every = getattr(policy, "call_interval", None) or getattr(policy, "decision_interval", 1.0)
+                self._next_decision[team] = now + float(every or 1.0)
                 for order in policy.act(TeamView(self, team)) or []:
                     self.issue(team, order)
         self._dispatch_rule_events()

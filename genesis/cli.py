@@ -123,8 +123,10 @@ def play(
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server"),
     vision: Optional[bool] = typer.Option(None, "--vision/--no-vision",
                                           help="send minimap + cameras (default: if the model takes images)"),
+    no_fsm: bool = typer.Option(False, "--no-fsm", help="llm ablation: no squads / FSM, per-unit orders only"),
+    no_memory: bool = typer.Option(False, "--no-memory", help="llm ablation: no memory phase"),
     decision_interval: Optional[float] = typer.Option(None, "--decision-interval",
-                                                      help="game seconds between decisions (1; llm 5)"),
+                                                      help="game seconds between decisions (1; llm 15 combat / 60 planning)"),
     out: Optional[Path] = typer.Option(None, "--out",
                                        help="trajectories .jsonl file or output folder (default DIR/play/<agent>/)"),
     as_json: bool = typer.Option(False, "--json", help="print the metrics as JSON"),
@@ -137,7 +139,7 @@ def play(
     if agent == "llm" and model:
         from genesis.play.llm_agent import LLMSettings
 
-        llm = LLMSettings(model=model, api_base=api_base, vision=vision)
+        llm = LLMSettings(model=model, api_base=api_base, vision=vision, fsm=not no_fsm, memory=not no_memory)
     try:
         outcome = play_scenario(scenario, agent, seeds, team=team, decision_interval=decision_interval,
                                 llm_settings=llm, out=out,

@@ -38,7 +38,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from engine.agent.interface import AgentInterface
+from engine.agent.interface import FSM_PERIOD, AgentInterface
 from engine.agent.observation import allied_ids, visible_enemy_ids
 from engine.level import Level, load_level
 from engine.sim import TICK_HZ, Simulation
@@ -53,11 +53,16 @@ STATE_VALUE = {"idle": 0.0, "moving": 0.5, "fighting": 1.0}
 
 
 class _Seat:
-    """Takes the team's seat in the simulation (its built-in AI stays off); the env gives the orders."""
+    """Takes the team's seat in the simulation (its built-in AI stays off); the env gives the orders
+    and the seat runs the squads' FSM between steps."""
 
-    decision_interval = math.inf
+    call_interval = FSM_PERIOD
+
+    def __init__(self, iface: AgentInterface):
+        self.iface = iface
 
     def act(self, view) -> list:
+        self.iface.update(view.sim)
         return []
 
 
@@ -105,8 +110,8 @@ class RTSEnv(gym.Env):
         if seed is None and self._seed is not None:
             seed, self._seed = self._seed, None          # the constructor's seed serves the first reset
         sim_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
-        self.sim = Simulation(self.level, seed=sim_seed, policies={self.team: _Seat()})
         self.iface = AgentInterface(self.team)
+        self.sim = Simulation(self.level, seed=sim_seed, policies={self.team: _Seat(self.iface)})
         self.env_errors: Counter[str] = Counter()
         w = self.sim.world
         own = w.select(team=self.team)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.agent.interface import AgentInterface
+from engine.agent.interface import FSM_PERIOD, AgentInterface, DecisionClock
 from engine.agent.observation import visible_enemy_ids
 from engine.snapshot import CATEGORIES
 from engine.systems.construction import site_free
@@ -32,9 +32,11 @@ ARMY_SQUAD = "army"
 
 
 class Policy:
-    """Base: binds an AgentInterface to the simulation it is run in, then calls `decide`."""
+    """Base: binds an AgentInterface to the simulation it is run in; the simulation calls it every
+    FSM_PERIOD (the squads' FSM runs at each call) and it calls `decide` every decision_interval."""
 
     name = "base"
+    call_interval = FSM_PERIOD
 
     def __init__(self, team: int = 0, seed: int = 0, decision_interval: float = 1.0):
         self.team = team
@@ -49,8 +51,11 @@ class Policy:
             self._sim = sim
             self.team = view.team
             self.iface = AgentInterface(view.team)
+            self.clock = DecisionClock(self.decision_interval)
             self.reset(sim)
         self.iface.update(sim)
+        if not self.clock.due(sim.time):
+            return []
         actions = self.decide(sim)
         if actions:
             self.iface.act(sim, actions)

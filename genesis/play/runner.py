@@ -15,7 +15,9 @@ from genesis.play.episode import run_episode
 from genesis.play.metrics import EpisodeMetrics, aggregate, episode_metrics
 from genesis.play.trajectories import episode_lines, write_trajectories
 
-DEFAULT_INTERVAL = {"llm": 5.0}      # game seconds between decisions; scripted policies: 1 s
+# game seconds between LLM decisions as in the paper: planning games (production on) 60 s, combat
+# games 15 s; scripted policies decide every second
+PLANNING_INTERVAL, COMBAT_INTERVAL = 60.0, 15.0
 SCRIPTED_INTERVAL = 1.0
 
 
@@ -60,6 +62,12 @@ def default_team(level: Level) -> int:
     return next((t.id for t in teams if t.controller.type == "agent"), teams[0].id)
 
 
+def default_interval(policy: str, level: Level) -> float:
+    if policy != "llm":
+        return SCRIPTED_INTERVAL
+    return PLANNING_INTERVAL if level.config.switches.production else COMBAT_INTERVAL
+
+
 def is_free_for_all(level: Level) -> bool:
     """3+ teams and no alliances: placements, not a binary outcome, decide (RS, GT by halves)."""
     teams = level.config.teams
@@ -96,14 +104,15 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
                         "there is no offline LLM player")
     if seeds < 1:
         raise PlayError("--seeds must be at least 1")
-    interval = decision_interval if decision_interval is not None else DEFAULT_INTERVAL.get(policy, SCRIPTED_INTERVAL)
-    if interval <= 0:
+    if decision_interval is not None and decision_interval <= 0:
         raise PlayError("--decision-interval must be positive")
     level_path = resolve_level_path(scenario)
     try:
         level = load_level(level_path)
     except (EngineError, OSError) as exc:
         raise PlayError(f"cannot load {level_path}: {exc}") from None
+    interval = decision_interval if decision_interval is not None else default_interval(policy, level)
+    fsm = llm_settings.fsm if policy == "llm" else True
     team_ids = [t.id for t in level.config.teams]
     free_for_all = is_free_for_all(level)
     team = default_team(level) if team is None else team
@@ -117,7 +126,7 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
     for seed in range(seeds):
         agent = make_agent(policy, level, team, seed, interval, llm_settings)
         system_prompt = getattr(agent, "system_prompt", None)
-        episode = run_episode(level, agent, seed=seed, team=team, decision_interval=interval)
+        episode = run_episode(level, agent, seed=seed, team=team, decision_interval=interval, fsm=fsm)
         rows.append(episode_metrics(episode, len(team_ids), free_for_all))
         lines += episode_lines(episode, policy)
         write_trajectories(traj_path, lines)

@@ -140,8 +140,7 @@ def test_bad_input_raises_play_error(tmp_path):
 # --- the LLM agent with recorded replies ------------------------------------------------------------------
 GOOD = json.dumps({"thoughts": "group and meet the first wave",
                    "actions": [{"action": "assign_squad", "squad": "a", "units": [0, 1, 2, 3, 4, 5]},
-                               {"action": "squad_move", "squad": "a", "x": 48, "y": 30}],
-                   "notes": "waves: north first"})
+                               {"action": "squad_move", "squad": "a", "x": 48, "y": 30}]})
 FENCED_WITH_BAD_ACTION = '```json\n[{"action": "squad_move", "squad": "a", "x": 70, "y": 48}, {"action": "fly"}]\n```'
 
 
@@ -174,7 +173,8 @@ def test_llm_agent_counts_garbage_and_failures_without_crashing(tmp_path, record
     three_stops = json.dumps([{"action": "squad_stop", "squad": "a"}] * 3)
     calls = recorded_replies([GOOD, "I think we should attack!!!", RuntimeError("server down"),
                               FENCED_WITH_BAD_ACTION, '{"moves": 3}', three_stops])
-    out = _play(tmp_path, "MFD", "llm", decision_interval=6.0, llm_settings=_llm(vision=False, max_actions=2))
+    out = _play(tmp_path, "MFD", "llm", decision_interval=6.0,
+                llm_settings=_llm(vision=False, max_actions=2, memory=False))
     row, agg = out.rows[0], out.summary
     assert row.decisions == len(calls) >= 6
     # invalid: no JSON, failed call, unknown kind, wrong shape, over the action limit (2 of 3 run)
@@ -186,9 +186,7 @@ def test_llm_agent_counts_garbage_and_failures_without_crashing(tmp_path, record
     assert lines[1]["response"] == "I think we should attack!!!" and lines[1]["actions"] == []
     assert lines[1]["errors"][0]["code"] == "unparsable_response"
     assert lines[2]["response"] is None and lines[2]["errors"][0]["code"] == "llm_error"
-    # memory: the notes and the last decisions reach later prompts
-    assert "waves: north first" in lines[1]["observation"]
-    assert "reply error: unparsable_response" in lines[2]["observation"]
+    assert all(ln["memory"] is None for ln in lines)          # the "w/o memory" ablation: one call each
     assert len(lines[5]["actions"]) == 2 and lines[5]["errors"][-1]["code"] == "too_many_actions"
     assert calls[0]["timeout"] == 60.0 and calls[0]["num_retries"] == 0
     assert calls[0]["messages"][0]["role"] == "system" and "Mission" in calls[0]["messages"][0]["content"]
@@ -201,18 +199,20 @@ def test_llm_agent_survives_malformed_actions(tmp_path, recorded_replies):
                                     {"action": "squad_move", "squad": ["a"], "x": "1", "y": 2},
                                     {"action": "move_units", "units": [-1, 10**12], "x": 1e308, "y": 2}]})
     recorded_replies([weird])
-    row = _play(tmp_path, "MFD", "llm", decision_interval=50.0, llm_settings=_llm(vision=False)).rows[0]
+    row = _play(tmp_path, "MFD", "llm", decision_interval=50.0, llm_settings=_llm(vision=False, memory=False)).rows[0]
     assert row.actions_valid == 0 and row.actions_invalid == 7 * row.decisions
     assert set(row.invalid_by_code) == {"unknown_action", "bad_action", "unknown_unit"}
 
 
 def test_llm_agent_sends_minimap_and_cameras_to_vision_models(tmp_path, recorded_replies):
     calls = recorded_replies([GOOD])
-    _play(tmp_path, "MFD", "llm", decision_interval=30.0, llm_settings=_llm(vision=True))
+    _play(tmp_path, "MFD", "llm", decision_interval=30.0, llm_settings=_llm(vision=True, memory=False))
     first, later = calls[0]["messages"][1]["content"], calls[1]["messages"][1]["content"]
     assert first[0]["type"] == "text" and "Attached images: minimap" in first[0]["text"]
     urls = [p["image_url"]["url"] for p in later if p["type"] == "image_url"]
-    assert len(urls) == 2 and all(u.startswith("data:image/png;base64,") for u in urls)   # minimap + squad camera
+    # minimap + cameras on squad "a" and the home base (MFD's army is all in squad "a")
+    assert len(urls) == 3 and all(u.startswith("data:image/png;base64,") for u in urls)
+    assert "camera a, camera home base" in later[0]["text"]
 
 
 def test_parse_reply_accepts_common_shapes_and_rejects_garbage():
