@@ -16,6 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 from engine.ai import make_behaviour
 from engine.conditions import Conditions, Verdict
 from engine.errors import RuleScriptError
+from engine.jitter import jittered_placements
 from engine.level import Level
 from engine.result import RunResult
 from engine.rules.api import RuleRuntime
@@ -114,7 +115,7 @@ class Simulation:
         self.rules = RuleRuntime(self)
         self._started = False
 
-        for p in level.placements:
+        for p in jittered_placements(level, self.seed, self.world.terrain):
             self.spawn(p.type, p.team, p.x, p.y, source="start", tag=p.tag)
         self._update_fog()
         try:

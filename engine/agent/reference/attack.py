@@ -1,4 +1,5 @@
-"""attack: the army (and reinforcements) attack-moves onto a target unit / point."""
+"""attack: the army (and reinforcements) attack-moves onto a target unit / point; with
+`attack_at_army` it musters at home until the army is that large, then commits for good."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,11 +13,18 @@ from engine.agent.reference.strategy import Strategy
 class Attack(Strategy):
     name = "attack"
 
+    def __init__(self, ref):
+        super().__init__(ref)
+        self.committed = False
+
     def decide(self, sim) -> list[dict]:
         ref = self.ref
         actions = ref.reinforce(sim)
         if sim.time < float(self.spec.get("engage_at", 0.0)):
             return actions
+        if not self.committed and army_ids(sim, ref.team).size < int(self.spec.get("attack_at_army", 0)):
+            return actions + ref.send(sim, ref.home)
+        self.committed = True
         target = self._target_point(sim)
         if target is None:
             target = ref.nearest_enemy(sim)
