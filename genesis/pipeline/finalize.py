@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from engine.errors import EngineError
+from genesis.certificate import scenario_certificate
 from genesis.fileio import atomic_write_json
 from genesis.pipeline.evolution import rubric_versions
 from genesis.report import write_report
@@ -30,6 +31,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "simulation_runs": state.get("runs", []),
         "requirements": state.get("evidence", []),
         "visual_review": state.get("visual", {}),
+        "certificate": scenario_certificate(ctx.out_dir, state),
         "assumptions": (state.get("brief") or {}).get("assumptions", []),
         "unsupported": (state.get("brief") or {}).get("unsupported", []),
         "evolution": state.get("evolution"),
