@@ -184,6 +184,15 @@ def report(
 
 
 @app.command()
+def mcp(roots: Optional[list[Path]] = typer.Option(None, "--root", help="folder of scenario folders (repeatable; "
+                                                   "default: the KB's levels and generated/)")) -> None:
+    """Serve the scenarios to agents over MCP (stdio): list, reset, observe, act, step, metrics."""
+    from genesis.mcp.server import default_roots, serve
+
+    serve(roots or default_roots())
+
+
+@app.command()
 def version() -> None:
     """Print the version."""
     from genesis import __version__
