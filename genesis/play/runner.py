@@ -11,6 +11,7 @@ from engine.level import Level
 
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.play.agents import AGENTS, SCRIPTED, Agent, ScriptedAgent
+from genesis.play.analysis import competency_of, competency_score, decision_analysis
 from genesis.play.episode import run_episode
 from genesis.play.metrics import EpisodeMetrics, aggregate, episode_metrics
 from genesis.play.trajectories import episode_lines, write_trajectories
@@ -36,11 +37,14 @@ class PlayOutcome:
     summary: dict
     trajectories_path: Path
     metrics_path: Path
+    competency: dict | None = None
+    decisions: dict | None = None
 
     def to_dict(self) -> dict:
         return {"level": self.level_name, "level_path": str(self.level_path), "policy": self.policy, "team": self.team,
                 "decision_interval": self.decision_interval, "episodes": [r.model_dump() for r in self.rows],
-                "aggregate": self.summary, "trajectories": str(self.trajectories_path)}
+                "aggregate": self.summary, "competency": self.competency, "decision_analysis": self.decisions,
+                "trajectories": str(self.trajectories_path)}
 
 
 def resolve_level_path(path: Path) -> Path:
@@ -121,6 +125,7 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
 
     traj_path, metrics_path = output_paths(level_path, policy, out)
     rows: list[EpisodeMetrics] = []
+    episodes = []
     lines: list[str] = []
     system_prompt = None
     for seed in range(seeds):
@@ -128,15 +133,18 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
         system_prompt = getattr(agent, "system_prompt", None)
         episode = run_episode(level, agent, seed=seed, team=team, decision_interval=interval, fsm=fsm)
         rows.append(episode_metrics(episode, len(team_ids), free_for_all))
+        episodes.append(episode)
         lines += episode_lines(episode, policy)
         write_trajectories(traj_path, lines)
         if progress:
             r = rows[-1]
             progress(f"seed {seed}: {r.outcome} at {r.game_time_s:g} s ({r.reason})")
+    summary = aggregate(rows)
     outcome = PlayOutcome(level_path=level_path, level_name=level.config.name, policy=policy, team=team,
-                          decision_interval=interval, rows=rows,
-                          summary=aggregate(rows),
-                          trajectories_path=traj_path, metrics_path=metrics_path)
+                          decision_interval=interval, rows=rows, summary=summary,
+                          trajectories_path=traj_path, metrics_path=metrics_path,
+                          competency=competency_score(competency_of(level_path, level.config.metadata), summary),
+                          decisions=decision_analysis(episodes, float(level.config.switches.time_limit)))
     record = outcome.to_dict()
     if system_prompt is not None:           # the trajectories' shared system prompt (fine-tuning needs it)
         prompt_path = traj_path.parent / "system_prompt.txt"
