@@ -84,3 +84,17 @@ def test_multi_front_defense_gets_a_valid_certificate():
     cert = certify(LEVELS / "MFD" / "level.json")
     assert cert.valid, cert.model_dump()
     assert cert.ladder["idle"] < cert.ladder["reference"] == 1.0
+
+
+def test_the_report_shows_the_certificate(tmp_path):
+    from genesis.report import write_report
+
+    cert = {"valid": False, "seeds": [0, 1], "replay_hash": "ab" * 32, "trivial": True, "impossible": False,
+            "checks": {"open_loop": {"passed": False, "detail": "blind replay won 2/2 seeds"}},
+            "ladder": {"idle": 0.0, "random": 1.0, "rush": 1.0, "reference": 1.0},
+            "flags": ["trivial: the random agent wins every seed"], "errors": []}
+    (tmp_path / "validation.json").write_text(json.dumps({"playable": True, "status": "playable", "certificate": cert}))
+    html = write_report(tmp_path, map_picture=False).read_text()
+    section = html[html.index('id="certificate"'):]
+    assert "blind replay won 2/2 seeds" in section and "trivial: the random agent wins every seed" in section
+    assert "random <b>100%</b>" in section
