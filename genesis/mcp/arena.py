@@ -17,9 +17,9 @@ from engine.agent import AgentInterface, knowledge_text
 from engine.agent.interface import FSM_PERIOD
 from engine.errors import EngineError
 from engine.level import Level
-from genesis.play.metrics import episode_metrics
 from genesis.play.episode import Episode
-from genesis.play.runner import is_free_for_all
+from genesis.play.metrics import episode_metrics
+from genesis.play.runner import default_team, is_free_for_all
 
 MAX_STEP_S = 600.0
 MAX_ACTIONS = 64
@@ -82,7 +82,7 @@ class Arena:
             raise ArenaError(f"seed must be in 0..{MAX_SEED}")
         level = load_level(levels[scenario])
         teams = [t.id for t in level.config.teams]
-        team = next((t.id for t in level.config.teams if t.controller.type == "agent"), teams[0]) if team is None else team
+        team = default_team(level) if team is None else team
         if team not in teams:
             raise ArenaError(f"team {team} is not in the level (teams: {teams})")
         self.level, self.scenario, self.seed, self.decisions = level, scenario, seed, 0
