@@ -11,6 +11,7 @@ from engine import Simulation, load_level
 from engine.agent import make_policy
 from engine.agent.open_loop import OpenLoopPolicy, RushPolicy, order_schedule
 from genesis.certificate import certify, scenario_certificate
+from tests.genesis.pipeline_fixtures import seed_dirs  # noqa: F401 (fixture)
 
 LEVELS = Path(__file__).resolve().parents[2] / "kb" / "levels"
 
@@ -68,7 +69,8 @@ def test_open_loop_replays_the_recorded_game_and_rush_attacks():
     assert fights                                               # the rush engaged the first wave
 
 
-def test_prior_runs_are_reused_and_only_playable_scenarios_get_a_certificate(tmp_path):
+def test_prior_runs_are_reused_and_only_playable_scenarios_get_a_certificate(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "on")
     assert scenario_certificate(tmp_path, {"status": "not_playable"}) is None
     assert scenario_certificate(tmp_path, {"status": "playable"}) is None        # no level.json
     path = _level(tmp_path, [{"type": "light_tank", "at": "west", "count": 6, "spread": 2.0}],
@@ -98,3 +100,24 @@ def test_the_report_shows_the_certificate(tmp_path):
     section = html[html.index('id="certificate"'):]
     assert "blind replay won 2/2 seeds" in section and "trivial: the random agent wins every seed" in section
     assert "random <b>100%</b>" in section
+
+
+@pytest.mark.slow
+def test_a_generated_scenario_carries_its_certificate(tmp_path, seed_dirs, monkeypatch):
+    from genesis.pipeline.runner import start
+
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "on")
+    kb, rubrics = seed_dirs
+    out = start("defend two fronts with staggered waves", out=tmp_path / "a", kb_root=kb, rubrics_root=rubrics)
+    assert out.status == "playable", out.validation.get("reason")
+    cert = json.loads((out.out_dir / "validation.json").read_text())["certificate"]
+    assert set(cert["checks"]) == {"replay", "reference_wins", "idle_loses", "open_loop"}
+    assert cert["checks"]["replay"]["passed"] and cert["checks"]["reference_wins"]["passed"]
+    assert set(cert["ladder"]) == {"idle", "random", "rush", "reference"}
+    assert 'id="certificate"' in (out.out_dir / "report.html").read_text()
+
+
+def test_the_suite_switch_is_recorded_not_hidden(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "off")
+    path = _level(tmp_path, [{"type": "light_tank", "at": "west"}], [{"type": "light_bot", "at": "east", "tag": "target"}])
+    assert scenario_certificate(path.parent, {"status": "playable"}) == {"skipped": "GENESIS_CERTIFICATE=off"}
