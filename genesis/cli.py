@@ -189,6 +189,10 @@ def mcp(roots: Optional[list[Path]] = typer.Option(None, "--root", help="folder 
     """Serve the scenarios to agents over MCP (stdio): list, reset, observe, act, step, metrics."""
     from genesis.mcp.server import default_roots, serve
 
+    missing = [str(r) for r in roots or [] if not r.is_dir()]
+    if missing:
+        console.print(f"[bold red]error:[/] no such folder: {', '.join(missing)}")
+        raise typer.Exit(EXIT_BAD_INPUT)
     serve(roots or default_roots())
 
 

@@ -80,3 +80,12 @@ def test_bad_requests_are_tool_errors_not_crashes():
         return True
 
     assert anyio.run(_session_run, body)
+
+
+def test_a_missing_root_is_bad_input():
+    from typer.testing import CliRunner
+
+    from genesis.cli import app
+
+    res = CliRunner().invoke(app, ["mcp", "--root", "/no/such/folder"])
+    assert res.exit_code == 2 and "no such folder" in res.output
