@@ -16,6 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 from engine.ai import make_behaviour
 from engine.conditions import Conditions, Verdict
 from engine.errors import RuleScriptError
+from engine.jitter import jittered_placements
 from engine.level import Level
 from engine.result import RunResult
 from engine.rules.api import RuleRuntime
@@ -114,7 +115,7 @@ class Simulation:
         self.rules = RuleRuntime(self)
         self._started = False
 
-        for p in level.placements:
+        for p in jittered_placements(level, self.seed, self.world.terrain):
             self.spawn(p.type, p.team, p.x, p.y, source="start", tag=p.tag)
         self._update_fog()
         try:
@@ -260,7 +261,9 @@ class Simulation:
         for team in sorted(self.policies):
             if now + 1e-9 >= self._next_decision[team]:
                 policy = self.policies[team]
-                self._next_decision[team] = now + float(getattr(policy, "decision_interval", 1.0) or 1.0)
+                # a policy may ask to be called more often than it decides (its squads' FSM runs between decisions)
+                every = getattr(policy, "call_interval", None) or getattr(policy, "decision_interval", 1.0)
+                self._next_decision[team] = now + float(every or 1.0)
                 for order in policy.act(TeamView(self, team)) or []:
                     self.issue(team, order)
         self._dispatch_rule_events()

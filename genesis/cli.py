@@ -173,8 +173,10 @@ def play(
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server"),
     vision: Optional[bool] = typer.Option(None, "--vision/--no-vision",
                                           help="send minimap + cameras (default: if the model takes images)"),
+    no_fsm: bool = typer.Option(False, "--no-fsm", help="llm ablation: no squads / FSM, per-unit orders only"),
+    no_memory: bool = typer.Option(False, "--no-memory", help="llm ablation: no memory phase"),
     decision_interval: Optional[float] = typer.Option(None, "--decision-interval",
-                                                      help="game seconds between decisions (1; llm 5)"),
+                                                      help="game seconds between decisions (1; llm 15 combat / 60 planning)"),
     out: Optional[Path] = typer.Option(None, "--out",
                                        help="trajectories .jsonl file or output folder (default DIR/play/<agent>/)"),
     as_json: bool = typer.Option(False, "--json", help="print the metrics as JSON"),
@@ -188,7 +190,7 @@ def play(
     if agent == "llm" and model:
         from genesis.play.llm_agent import LLMSettings
 
-        llm = LLMSettings(model=model, api_base=api_base, vision=vision)
+        llm = LLMSettings(model=model, api_base=api_base, vision=vision, fsm=not no_fsm, memory=not no_memory)
     try:
         outcome = play_scenario(scenario, agent, seeds, team=team, decision_interval=decision_interval,
                                 llm_settings=llm, out=out,
@@ -234,6 +236,19 @@ def report(
     typer.echo(path)
     if open_ and not open_report(path):
         console.print("no web browser found: open the file above by hand")
+
+
+@app.command()
+def mcp(roots: Optional[list[Path]] = typer.Option(None, "--root", help="folder of scenario folders (repeatable; "
+                                                   "default: the KB's levels and generated/)")) -> None:
+    """Serve the scenarios to agents over MCP (stdio): list, reset, observe, act, step, metrics."""
+    from genesis.mcp.server import default_roots, serve
+
+    missing = [str(r) for r in roots or [] if not r.is_dir()]
+    if missing:
+        console.print(f"[bold red]error:[/] no such folder: {', '.join(missing)}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    serve(roots or default_roots())
 
 
 @app.command()

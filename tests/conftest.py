@@ -1,8 +1,13 @@
-"""Suite-wide safety net: every test runs against a throwaway workspace, never the per-user one, the
+"""Suite-wide settings and safety net: every test runs against a throwaway workspace, never the per-user one, the
 source tree's kb/ and rubrics/, or a workspace or model configuration of the machine running the tests."""
 import os
 
 import pytest
+
+# The validity certificate adds about ten simulations to every playable generation. Pipeline tests
+# that do not look at it skip it (validation.json then says so); tests/genesis/test_certificate.py
+# runs it directly and through one full generation.
+os.environ.setdefault("GENESIS_CERTIFICATE", "off")
 
 _OUTER = ("GENESIS_WORKSPACE", "GENESIS_KB_DIR", "GENESIS_RUBRICS_DIR", "GENESIS_CONFIG")
 

@@ -32,6 +32,7 @@ ERROR_CODES: dict[str, str] = {
     "unknown_action": "unknown `action` kind",
     "bad_squad_name": "squad names are 1-32 letters, digits, '_' or '-'",
     "unknown_squad": "no squad of that name (assign units to it first)",
+    "squads_disabled": "squads are off in this setup: give units orders with move_units / stop_units",
     "empty_squad": "every unit of that squad is dead",
     "bad_order": "malformed order fields",
     "unknown_order": "unknown order kind",
@@ -61,6 +62,8 @@ SCHEMA: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "squad_move_force": (("squad", "x", "y"), ()),
     "squad_stop": (("squad",), ()),
 }
+
+SQUAD_ACTIONS = ("assign_squad", "squad_move", "squad_move_force", "squad_stop")
 
 
 def _is_int(v: Any) -> bool:
@@ -107,9 +110,10 @@ def check_schema(action: Any) -> tuple[str | None, str]:
 class ActionLayer:
     """Executes one team's actions against a simulation and keeps the tally of invalid ones."""
 
-    def __init__(self, team: int, squads: SquadManager | None = None):
+    def __init__(self, team: int, squads: SquadManager | None = None, squads_enabled: bool = True):
         self.team = team
         self.squads = squads if squads is not None else SquadManager(team)
+        self.squads_enabled = squads_enabled
         self.invalid_counts: Counter[str] = Counter()
         self.valid_count = 0
         self.last_errors: list[dict] = []
@@ -135,6 +139,8 @@ class ActionLayer:
 
     def _apply(self, sim, a: dict) -> str | None:
         kind = a["action"]
+        if kind in SQUAD_ACTIONS and not self.squads_enabled:
+            return "squads_disabled"
         if kind == "assign_squad":
             return self._assign(sim, a)
         if kind.startswith("squad_"):

@@ -38,7 +38,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from engine.agent.interface import AgentInterface
+from engine.agent.interface import FSM_PERIOD, AgentInterface
 from engine.agent.observation import allied_ids, visible_enemy_ids
 from engine.level import Level, load_level
 from engine.sim import TICK_HZ, Simulation
@@ -53,11 +53,16 @@ STATE_VALUE = {"idle": 0.0, "moving": 0.5, "fighting": 1.0}
 
 
 class _Seat:
-    """Takes the team's seat in the simulation (its built-in AI stays off); the env gives the orders."""
+    """Takes the team's seat in the simulation (its built-in AI stays off); the env gives the orders
+    and the seat runs the squads' FSM between steps."""
 
-    decision_interval = math.inf
+    call_interval = FSM_PERIOD
+
+    def __init__(self, iface: AgentInterface):
+        self.iface = iface
 
     def act(self, view) -> list:
+        self.iface.update(view.sim)
         return []
 
 
@@ -105,33 +110,46 @@ class RTSEnv(gym.Env):
         if seed is None and self._seed is not None:
             seed, self._seed = self._seed, None          # the constructor's seed serves the first reset
         sim_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
-        self.sim = Simulation(self.level, seed=sim_seed, policies={self.team: _Seat()})
-        self.iface = AgentInterface(self.team)
+        iface = AgentInterface(self.team)
+        self.bind(Simulation(self.level, seed=sim_seed, policies={self.team: _Seat(iface)}), iface)
+        return self._observe(), self._info([])
+
+    def bind(self, sim: Simulation, iface: AgentInterface) -> None:
+        """Take this team's seat in `sim` (the multi-team env binds one RTSEnv per team to one sim)."""
+        self.sim, self.iface = sim, iface
         self.env_errors: Counter[str] = Counter()
         w = self.sim.world
         own = w.select(team=self.team)
         self.hp_scale = max(float(w.max_hp[own].sum()), 1.0)
         self._damage = self._damage_totals()
         self._join_groups()
-        return self._observe(), self._info([])
 
     def step(self, action):
         if self.sim is None:
             raise RuntimeError("call reset() before step()")
         sim = self.sim
-        self._join_groups()
-        self.iface.update(sim)
-        results = self.iface.act(sim, self._actions(action)) if not sim.done else []
+        results = self.act(action)
         sim.step(self.ticks_per_step)
+        reward = self.reward()
+        terminated = sim.done
+        truncated = not terminated and self.max_game_seconds is not None and sim.time >= self.max_game_seconds - 1e-9
+        return self._observe(), reward, terminated, truncated, self._info(results)
+
+    def reward(self) -> float:
+        """Shaping for the damage traded since the last call, plus +1 / -1 once the game is decided."""
         dealt, received = self._damage_totals()
         reward = self.shaping * ((dealt - self._damage[0]) - (received - self._damage[1])) / self.hp_scale
         self._damage = (dealt, received)
-        terminated = sim.done
-        if terminated:
-            res = sim.result
+        if self.sim.done:
+            res = self.sim.result
             reward += 1.0 if self.team in res.winners else -1.0 if self.team in res.losers and res.winners else 0.0
-        truncated = not terminated and self.max_game_seconds is not None and sim.time >= self.max_game_seconds - 1e-9
-        return self._observe(), float(reward), terminated, truncated, self._info(results)
+        return float(reward)
+
+    def act(self, action) -> list[dict]:
+        """Apply one action of this team's action space now (no time passes)."""
+        self._join_groups()
+        self.iface.update(self.sim)
+        return self.iface.act(self.sim, self._actions(action)) if not self.sim.done else []
 
     def render(self):
         if self.render_mode != "rgb_array" or self.sim is None:

@@ -4,7 +4,7 @@ The JSON form (`observe`) holds the clock, resources and income, own units group
 (unassigned mobile units and buildings listed apart, factories with their queues), the enemy
 units this team can currently see (fog of war respected), allied units, new messages and the
 errors of the last actions. `render_text` turns it into a prompt block for LLM agents and
-`observe_images` draws a minimap plus one zoomed camera per squad for VLM agents.
+`observe_images` draws a minimap plus zoomed cameras on the three largest groups and the home base.
 """
 from __future__ import annotations
 
@@ -171,19 +171,42 @@ def render_text(obs: dict) -> str:
 
 
 # --- images --------------------------------------------------------------------------------------
-def camera_targets(sim, team: int, squads: SquadManager | None) -> dict[str, tuple[float, float]]:
-    """Camera centres: one per squad; with no squads, one on the team's units ('base')."""
+MAX_GROUP_CAMERAS = 3
+
+
+def home_base(sim, team: int) -> tuple[float, float] | None:
+    """The team's own buildings (median), else where its units started."""
     w = sim.world
-    out: dict[str, tuple[float, float]] = {}
+    mine = own_ids(sim, team)
+    fixed = mine[w.speed[mine] <= 0]
+    if fixed.size:
+        return float(np.median(w.x[fixed])), float(np.median(w.y[fixed]))
+    start = [(p.x, p.y) for p in sim.level.placements if p.team == team]
+    if start:
+        return float(np.median([p[0] for p in start])), float(np.median([p[1] for p in start]))
+    return None
+
+
+def camera_targets(sim, team: int, squads: SquadManager | None) -> dict[str, tuple[float, float]]:
+    """Camera centres as RTSGameAgent places them: the three largest groups by unit count (squads,
+    and the unassigned mobile units as one group; ties by name) plus the home base."""
+    w = sim.world
+    groups: dict[str, np.ndarray] = {}
+    in_squad: set[int] = set()
     if squads is not None:
         squads.prune(sim)
-        for name in sorted(squads.squads):
-            ids = np.array(squads.squads[name].units, dtype=np.int64)
-            out[name] = (float(w.x[ids].mean()), float(w.y[ids].mean()))
-    if not out:
-        mine = own_ids(sim, team)
-        if mine.size:
-            out["base"] = (float(np.median(w.x[mine])), float(np.median(w.y[mine])))
+        for name, sq in squads.squads.items():
+            groups[name] = np.array(sq.units, dtype=np.int64)
+            in_squad.update(sq.units)
+    mine = own_ids(sim, team)
+    loose = np.array([i for i in mine[w.speed[mine] > 0].tolist() if i not in in_squad], dtype=np.int64)
+    if loose.size:
+        groups["unassigned"] = loose
+    largest = sorted(groups, key=lambda n: (-groups[n].size, n))[:MAX_GROUP_CAMERAS]
+    out = {name: (float(w.x[groups[name]].mean()), float(w.y[groups[name]].mean())) for name in largest}
+    home = home_base(sim, team)
+    if home is not None:
+        out["home base"] = home
     return out
 
 

@@ -4,7 +4,9 @@ This mirrors RTSGameAgent's squad FSM: the agent only says where a squad should 
 triggered on contact. A squad ordered with `move` that meets enemies switches to fighting
 (attack-move onto the nearest contact) and resumes its trip once the contact is gone; an idle squad
 likewise fights what comes close and then stands again. `move_force` ignores enemies until the
-squad arrives. The manager re-evaluates every squad on `update(sim)` (once per decision).
+squad arrives. The manager re-evaluates every squad on `update(sim)`, which the agent interface
+calls between decisions too (every FSM_PERIOD), so squads fight while the agent is thinking.
+Engagements start and end as entries of `log` (battle events for an agent's memory).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ SQUAD_STATES = (IDLE, MOVING, FIGHTING)
 SQUAD_COMMANDS = ("move", "move_force", "stop")
 SQUAD_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,32}$")
 
+MAX_LOG = 256            # engagement entries kept for a reader that never drains them
 CONTACT_MARGIN = 3.0     # tiles beyond weapon range at which a squad counts as "in contact"
 RETARGET_SHIFT = 2.0     # re-issue a fight order only when the contact moved this far (quiet traces)
 
@@ -45,6 +48,7 @@ class SquadManager:
     def __init__(self, team: int):
         self.team = team
         self.squads: dict[str, Squad] = {}
+        self.log: list[dict] = []           # engagements: {"t", "squad", "event": engaged|disengaged, "x", "y"}
 
     # --- membership --------------------------------------------------------------------------------
     def assign(self, name: str, unit_ids: list[int]) -> Squad:
@@ -108,6 +112,9 @@ class SquadManager:
             if contact is not None:
                 self._fight(sim, squad, contact)
             elif squad.state == FIGHTING:
+                cx, cy = squad.contact or (float(w.x[ids].mean()), float(w.y[ids].mean()))
+                self._note({"t": round(float(sim.time), 2), "squad": name, "event": "disengaged",
+                            "x": round(cx, 1), "y": round(cy, 1), "resumes": squad.mode or "stop"})
                 squad.contact = None
                 if squad.mode == "move" and squad.goal is not None:
                     sim.issue(self.team, {"kind": "move", "units": squad.units, "x": squad.goal[0], "y": squad.goal[1]})
@@ -118,6 +125,11 @@ class SquadManager:
             elif squad.state == MOVING and self._arrived(w, squad, ids):
                 squad.state, squad.mode, squad.goal = IDLE, None, None
 
+    def _note(self, entry: dict) -> None:
+        self.log.append(entry)
+        if len(self.log) > MAX_LOG:
+            del self.log[:-MAX_LOG]
+
     def _fight(self, sim, squad: Squad, contact: tuple[float, float]) -> None:
         """Attack-move onto the contact (re-aimed only when it has moved noticeably)."""
         ids = np.array(squad.units, dtype=np.int64)
@@ -127,6 +139,9 @@ class SquadManager:
             return
         ok, _ = sim.issue(self.team, {"kind": "fight", "units": squad.units, "x": contact[0], "y": contact[1]})
         if ok:
+            if squad.state != FIGHTING:
+                self._note({"t": round(float(sim.time), 2), "squad": squad.name, "event": "engaged",
+                            "x": round(contact[0], 1), "y": round(contact[1], 1)})
             squad.state, squad.contact = FIGHTING, contact
 
     @staticmethod

@@ -91,6 +91,8 @@ class WavesBehaviour(Strict):
     first_at: float = Field(0.0, ge=0)
     interval: float = Field(60.0, gt=0)
     min_group: int = Field(1, ge=1, description="wait until this many idle units are available")
+    choose_target: bool = Field(False, description="each wave picks which hostile team to hit (seeded, "
+                                "favouring near and weakened teams) instead of always `target`")
 
 
 class DefendBehaviour(Strict):
@@ -164,6 +166,8 @@ class Switches(Strict):
     fog_of_war: bool = True
     production: bool = True
     time_limit: float = Field(600.0, gt=0, le=7200, description="seconds; the run ends here")
+    spawn_jitter: float = Field(0.0, ge=0, le=8, description="tiles; mobile start units shift by a seeded "
+                                "offset up to this much per axis, so each seed starts a little differently")
 
 
 # --- win / loss conditions -----------------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Any
 
 from engine.errors import EngineError
 from genesis import scenario_files as F
+from genesis.certificate import scenario_certificate
 from genesis.fileio import atomic_write_json
 from genesis.pipeline.evolution import rubric_versions
 from genesis.report import write_report
@@ -34,6 +35,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "validation_simulations": state.get("simulation", []),
         "requirements": state.get("evidence", []),
         "visual_review": state.get("visual", {}),
+        "certificate": scenario_certificate(ctx.out_dir, state),
         "assumptions": state["brief"].assumptions if state.get("brief") else [],
         "unsupported": state["brief"].unsupported if state.get("brief") else [],
         "evolution": state.get("evolution"),

@@ -25,6 +25,7 @@ class Decision:
     error_code: str | None = None               # a reply that yielded no actions: llm_error, unparsable_response...
     error: str | None = None
     usage: dict[str, Any] | None = None         # per-call tokens / latency (LLM)
+    memory: dict[str, Any] | None = None        # the memory phase before this decision (LLM with memory)
 
 
 class Agent(Protocol):

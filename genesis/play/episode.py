@@ -13,6 +13,7 @@ from typing import Any
 
 from engine import Simulation
 from engine.agent import AgentInterface
+from engine.agent.interface import FSM_PERIOD, DecisionClock
 from engine.level import Level
 from engine.replay import Replay, ReplayRecorder
 from engine.result import RunResult
@@ -23,8 +24,8 @@ from genesis.play.agents import Agent, Decision
 class RecordingInterface(AgentInterface):
     """An AgentInterface that keeps every (action, result) pair executed since `begin()`."""
 
-    def __init__(self, team: int):
-        super().__init__(team)
+    def __init__(self, team: int, fsm: bool = True):
+        super().__init__(team, fsm=fsm)
         self.executed: list[tuple[Any, dict]] = []
 
     def begin(self) -> None:
@@ -61,6 +62,7 @@ class Step:
     error_code: str | None
     error: str | None
     usage: dict | None
+    memory: dict | None = None
 
     def to_record(self) -> dict:
         errors = [r for r in self.results if not r["ok"]]
@@ -68,16 +70,21 @@ class Step:
             errors.append({"index": None, "ok": False, "code": self.error_code, "message": self.error or ""})
         return {"decision": self.decision, "t": self.t, "observation": self.observation, "state": self.state,
                 "response": self.response, "actions": self.actions, "results": self.results, "errors": errors,
-                "usage": self.usage}
+                "usage": self.usage, "memory": self.memory}
 
 
 class Seat:
-    """The policy-shaped object the simulation calls; it runs the agent and records the decision."""
+    """The policy-shaped object the simulation calls every FSM_PERIOD: the squads' FSM runs at every
+    call, the agent decides every `decision_interval`, and each decision is recorded."""
 
-    def __init__(self, agent: Agent, team: int, decision_interval: float):
+    call_interval = FSM_PERIOD
+
+    def __init__(self, agent: Agent, team: int, decision_interval: float, fsm: bool = True):
         self.agent = agent
         self.team = team
+        self.fsm = fsm
         self.decision_interval = float(decision_interval)
+        self.clock = DecisionClock(decision_interval)
         self.iface: RecordingInterface | None = None
         self.steps: list[Step] = []
         self.reply_errors: Counter[str] = Counter()   # replies that produced no actions, by code
@@ -85,9 +92,11 @@ class Seat:
     def act(self, view) -> list:
         sim = view.sim
         if self.iface is None:
-            self.iface = RecordingInterface(self.team)
+            self.iface = RecordingInterface(self.team, fsm=self.fsm)
             self.agent.start(sim, self.iface)
         self.iface.update(sim)
+        if not self.clock.due(sim.time):
+            return []
         obs = self.iface.observe(sim)
         self.iface.begin()
         decision: Decision = self.agent.decide(sim, self.iface, obs)
@@ -100,7 +109,7 @@ class Seat:
             decision=len(self.steps), t=round(float(sim.time), 3), observation=decision.observation,
             state=state_summary(obs), response=decision.response, actions=[a for a, _ in executed],
             results=[r for _, r in executed], error_code=decision.error_code, error=decision.error,
-            usage=decision.usage))
+            usage=decision.usage, memory=decision.memory))
         return []                     # every order went through the interface (validated, traced)
 
     def counts(self) -> dict:
@@ -122,8 +131,9 @@ class Episode:
     replay: Replay | None = field(default=None)
 
 
-def run_episode(level: Level, agent: Agent, *, seed: int, team: int, decision_interval: float) -> Episode:
-    seat = Seat(agent, team, decision_interval)
+def run_episode(level: Level, agent: Agent, *, seed: int, team: int, decision_interval: float,
+                fsm: bool = True) -> Episode:
+    seat = Seat(agent, team, decision_interval, fsm=fsm)
     started = time.perf_counter()
     sim = Simulation(level, seed=seed, policies={team: seat})
     recorder = ReplayRecorder(sim)

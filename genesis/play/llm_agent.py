@@ -1,10 +1,15 @@
-"""An LLM / VLM agent in the style of RTSGameAgent, through litellm.
+"""RTSGameAgent (the paper's baseline agent) as an LLM / VLM player, through litellm.
 
-Each decision it reads the text observation (and, for vision models, the minimap and one camera
-per squad), recalls its last K decisions (short-term memory) and the notes it keeps for itself
-(long-term memory, capped), and replies with JSON actions for the engine's action layer, which
-commands squads through their state machines. Whatever the model returns, the episode goes on:
-a failed call or a reply without usable actions becomes one invalid action with its own code.
+Between decisions the engine runs each squad's FSM (fight on contact, back to the prior command
+when the engagement ends; move_force bypasses it) and keeps the short-term event log (enemy
+sightings within allied line of sight, battle events). Every decision interval two calls run in
+series, the same model by default: the memory phase consolidates the short-term log into the
+long-term memory and selects the relevant entries (`genesis.play.memory`), then the decision phase
+reads the text observation, the relevant memory and, for vision models, the minimap plus cameras
+on the three largest groups and the home base, and replies with JSON actions for the engine's
+action layer. Ablations: `memory=False` (no memory phase), `fsm=False` (no squads: per-unit
+orders), `vision=False` (text only). Whatever the model returns, the episode goes on: a failed
+call or a reply without usable actions becomes one invalid action with its own code.
 """
 from __future__ import annotations
 
@@ -15,14 +20,14 @@ import json
 import os
 import re
 import time
-from collections import deque
 from pathlib import Path
 from typing import Any
 
 import litellm
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.agent.actions import ERROR_CODES, SCHEMA
+from engine.agent.actions import ERROR_CODES, SCHEMA, SQUAD_ACTIONS
+from engine.agent.events import summarize
 from engine.agent.knowledge import knowledge_text
 from engine.agent.observation import render_text
 from engine.catalog import reachable_from
@@ -30,7 +35,7 @@ from engine.level import Level
 from genesis.llm.client import OutputParseError, extract_json_object
 from genesis.llm.prompts import render
 from genesis.play.agents import Decision
-from genesis.play.episode import state_summary
+from genesis.play.memory import ENTRY_CHARS, MAX_ENTRIES, MAX_RELEVANT, AgenticMemory
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"
 LOCAL_KEY = "sk-local-no-key"     # local OpenAI-compatible servers ignore the key; the SDK wants one
@@ -69,12 +74,12 @@ class LLMSettings(BaseModel):
     timeout: float = 60.0
     num_retries: int = 2
     json_mode: bool = True                # response_format json_object (dropped where unsupported)
-    memory_steps: int = Field(5, ge=0)    # K decisions of short-term memory
-    notes_chars: int = 1200               # cap of the long-term notes
-    max_actions: int = 16
+    memory: bool = True                   # the memory phase before each decision (False: "w/o memory")
+    memory_model: str | None = None       # model of the memory phase (default: the decision model)
+    fsm: bool = True                      # squads run by their FSM (False: "w/o FSM", per-unit orders)
+    max_actions: int = Field(16, ge=1)
     minimap_size: int = 384
     camera_size: int = 256
-    max_cameras: int = 2
     full_roster: bool = False             # False: describe only the unit types that can occur in the level
 
 
@@ -82,7 +87,6 @@ class AgentReply(BaseModel):
     model_config = ConfigDict(extra="ignore")
     actions: list[Any]
     thoughts: str | None = None
-    notes: str | None = None
 
 
 class ReplyError(ValueError):
@@ -125,10 +129,13 @@ def parse_reply(text: str) -> AgentReply:
         raise ReplyError("bad_response", f"{where}: {first['msg']}") from None
 
 
-def action_catalogue() -> list[dict[str, str]]:
-    """One example line per action kind, built from the action layer's schema."""
+def action_catalogue(fsm: bool = True) -> list[dict[str, str]]:
+    """One example line per action kind, built from the action layer's schema (no squad actions
+    without the FSM)."""
     out = []
     for kind, (required, optional) in SCHEMA.items():
+        if not fsm and kind in SQUAD_ACTIONS:
+            continue
         example = {"action": kind, **{f: _EXAMPLE_VALUES[f] for f in (*required, *optional)}}
         if kind == "build":
             example["unit_type"] = "metal_extractor"
@@ -172,10 +179,15 @@ class LLMAgent:
         self.team = team
         self.vision = settings.vision if settings.vision is not None else self._supports_vision(settings.model)
         briefing_level = level if settings.full_roster else level_roster(level)
-        self.system_prompt = render(PROMPTS / "system.j2", team=team, knowledge=knowledge_text(briefing_level, team),
-                                    interval=f"{decision_interval:g}", notes_chars=settings.notes_chars,
-                                    max_actions=settings.max_actions, actions=action_catalogue(),
-                                    error_codes={**ERROR_CODES, **REPLY_ERRORS})
+        knowledge = knowledge_text(briefing_level, team)
+        codes = {k: v for k, v in {**ERROR_CODES, **REPLY_ERRORS}.items() if settings.fsm or k != "unknown_squad"}
+        self.system_prompt = render(PROMPTS / "system.j2", team=team, knowledge=knowledge,
+                                    interval=f"{decision_interval:g}", max_actions=settings.max_actions,
+                                    actions=action_catalogue(settings.fsm), error_codes=codes,
+                                    fsm=settings.fsm, memory=settings.memory)
+        self.memory_prompt = render(PROMPTS / "memory_system.j2", team=team, knowledge=knowledge,
+                                    interval=f"{decision_interval:g}", max_entries=MAX_ENTRIES,
+                                    entry_chars=ENTRY_CHARS, max_relevant=MAX_RELEVANT)
         self._reset()
 
     def _supports_vision(self, model: str) -> bool:
@@ -185,21 +197,28 @@ class LLMAgent:
             return False
 
     def _reset(self) -> None:
-        self.history: deque[dict] = deque(maxlen=self.settings.memory_steps)
-        self.pending: dict | None = None
-        self.notes = ""
+        self.memory = AgenticMemory(lambda prompt: self._call(prompt, self.memory_prompt, self.settings.memory_model),
+                                    lambda **ctx: render(PROMPTS / "memory.j2", **ctx))
+        self.last_orders: str | None = None
         self.calls = self.failed_calls = self.prompt_tokens = self.completion_tokens = 0
+        self.memory_calls = 0
         self.latency_s = 0.0
 
     # --- Agent protocol --------------------------------------------------------------------------
     def start(self, sim, iface) -> None:
         self._reset()
+        if self.settings.memory:
+            iface.keep_events()
 
     def decide(self, sim, iface, observation: dict) -> Decision:
-        self._remember_outcome(observation)
-        prompt, content = self._user_message(sim, iface, observation)
-        decision = Decision(observation=prompt)
-        text, usage, failure = self._call(content)
+        relevant: list[str] = []
+        memory_record = None
+        if self.settings.memory:
+            self.memory_calls += 1
+            relevant, memory_record = self.memory.consolidate(self._short_term(iface, observation), observation["time"])
+        prompt, content = self._user_message(sim, iface, observation, relevant)
+        decision = Decision(observation=prompt, memory=memory_record)
+        text, usage, failure = self._call(content, self.system_prompt)
         decision.usage = usage
         decision.response = text
         if failure is not None:
@@ -215,49 +234,45 @@ class LLMAgent:
                 if extra > 0:
                     decision.error_code = "too_many_actions"
                     decision.error = f"{extra} action(s) over the limit of {self.settings.max_actions} were dropped"
-                if reply.notes is not None:
-                    self.notes = reply.notes[: self.settings.notes_chars]
-        self.pending = {"t": observation["time"], "state": _compact(state_summary(observation), 200),
-                        "actions": _compact(decision.actions), "reply_error": decision.error_code}
+        self.last_orders = (f"t={observation['time']:g}s: you ordered {_compact(decision.actions, 300)}"
+                            + (f"; reply error: {decision.error_code}" if decision.error_code else ""))
         return decision
 
     def usage(self) -> dict:
-        return {"calls": self.calls, "failed_calls": self.failed_calls, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "latency_s": round(self.latency_s, 3)}
+        return {"calls": self.calls, "memory_calls": self.memory_calls, "failed_calls": self.failed_calls,
+                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "latency_s": round(self.latency_s, 3)}
 
     # --- memory ----------------------------------------------------------------------------------
-    def _remember_outcome(self, observation: dict) -> None:
-        """Close the previous decision's memory entry with the errors its actions got."""
-        if self.pending is None:
-            return
-        errors = [f"action {e['index']}: {e['code']}" for e in observation.get("last_action_errors", [])]
-        reply_error = self.pending.pop("reply_error")
-        if reply_error:
-            errors.insert(0, f"reply error: {reply_error}")
-        self.history.append({**self.pending, "errors": ", ".join(errors)})
-        self.pending = None
+    def _short_term(self, iface, observation: dict) -> list[str]:
+        """The event log since the last decision, plus how the agent's last orders fared."""
+        lines = []
+        if self.last_orders is not None:
+            errors = [f"action {e['index']}: {e['code']}" for e in observation.get("last_action_errors", [])]
+            lines.append(self.last_orders + (f"; rejected {', '.join(errors)}" if errors else "; all accepted"))
+        return lines + (summarize(iface.events.drain()) if iface.events is not None else [])
 
     # --- the model call --------------------------------------------------------------------------
-    def _user_message(self, sim, iface, observation: dict) -> tuple[str, Any]:
+    def _user_message(self, sim, iface, observation: dict, memory: list[str]) -> tuple[str, Any]:
         images: dict[str, Any] = {}
         if self.vision:
             shots = iface.images(sim, minimap_size=self.settings.minimap_size, camera_size=self.settings.camera_size)
             images["minimap"] = shots["minimap"]
-            for name in sorted(shots["cameras"])[: self.settings.max_cameras]:
-                images[f"camera {name}"] = shots["cameras"][name]
-        prompt = render(PROMPTS / "decision.j2", notes=self.notes, history=list(self.history),
-                        observation=render_text(observation), images=list(images))
+            for name, image in shots["cameras"].items():
+                images[f"camera {name}"] = image
+        prompt = render(PROMPTS / "decision.j2", memory=memory, observation=render_text(observation),
+                        images=list(images))
         if not images:
             return prompt, prompt
         parts = [{"type": "text", "text": prompt}]
         parts += [{"type": "image_url", "image_url": {"url": _png_data_url(img)}} for img in images.values()]
         return prompt, parts
 
-    def _request(self, content: Any) -> dict[str, Any]:
+    def _request(self, content: Any, system: str, model: str | None = None) -> dict[str, Any]:
         s = self.settings
         request: dict[str, Any] = {
-            "model": s.model, "messages": [{"role": "system", "content": self.system_prompt},
-                                           {"role": "user", "content": content}],
+            "model": model or s.model, "messages": [{"role": "system", "content": system},
+                                                    {"role": "user", "content": content}],
             "temperature": s.temperature, "max_tokens": s.max_tokens, "timeout": s.timeout,
             "num_retries": s.num_retries, "drop_params": True,
         }
@@ -270,12 +285,12 @@ class LLMAgent:
             request["api_key"] = key or LOCAL_KEY
         return request
 
-    def _call(self, content: Any) -> tuple[str | None, dict, str | None]:
+    def _call(self, content: Any, system: str, model: str | None = None) -> tuple[str | None, dict, str | None]:
         """(reply text, usage of this call, failure message or None). Never raises."""
         started = time.perf_counter()
         self.calls += 1
         try:
-            response = litellm.completion(**self._request(content))
+            response = litellm.completion(**self._request(content, system, model))
             text = response.choices[0].message.content or ""
         except Exception as exc:  # litellm maps every provider failure onto an exception: it is data here
             latency = time.perf_counter() - started

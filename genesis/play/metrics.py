@@ -1,21 +1,21 @@
-"""RTSGameBench metrics of played episodes, per seed and aggregated.
+"""RTSGameBench metrics of played episodes, per seed and aggregated (the paper's App. J).
 
 Definitions (team = the agent's team; "win" = the team is among RunResult.winners):
 - Win Rate (WR): wins / episodes.
 - Game Time (GT) for wins / for losses: mean game duration (s) of the won / lost episodes.
   Draws (nobody wins: time limit without a verdict, mutual destruction) and engine errors are
-  neither.
+  neither. In a free-for-all (3+ teams, no alliances) the sides are placements instead: GT(win)
+  over finishes in the upper half (1st-2nd of 4), GT(loss) over the lower half (3rd-4th of 4).
+  Undefined (None, printed "–") when no episode falls on that side.
 - Damage Efficiency (DE): damage dealt / damage received, with received floored at 1 (the engine's
   own ranking uses the same ratio). Aggregate: total dealt / total received over all episodes.
 - Time to objective: the game time of the team's `win` event in the trace, i.e. the moment its
-  objective was completed (for FFA ranking, the moment it was ranked first). Average Time to
-  objective (AT) averages it over all episodes, counting an episode without a win at the level's
-  time limit (a censored time: the objective took at least that long). AT equals GT(win) only at
-  WR = 100 %; lower is better.
-- Rank Score (levels with >= 3 teams): rank r of N teams scores (N - r) / (N - 1), rounded to
-  2 places (4 teams: 1.0, 0.67, 0.33, 0.0). Ranks come from RunResult.ranks; a game that ended
-  before its ranking (e.g. last survivor) places the winners 1st and the rest shared next
-  (competition ranking, as the engine ranks). Not defined for 2-team levels.
+  objective was completed (for FFA ranking, the moment it was ranked first). Average Time (AT)
+  averages it over the successful (won) episodes only; None ("–") when none was won.
+- Rank Score (RS, free-for-all levels only): rank r of N teams scores (N - r) / (N - 1), rounded
+  to 2 places (4 teams: 1.0, 0.67, 0.33, 0.0), averaged over episodes. Ranks come from
+  RunResult.ranks; a game that ended before its ranking (e.g. last survivor) places the winners
+  1st and the rest shared next (competition ranking, as the engine ranks).
 - Valid-action rate: valid / (valid + invalid) actions, from the action layer's counts; a model
   reply that yields no actions (call failed, no JSON, wrong shape) counts as one invalid action
   under its own code.
@@ -44,6 +44,7 @@ class EpisodeMetrics(BaseModel):
     damage_efficiency: float
     rank: int | None
     rank_score: float | None
+    gt_side: str | None = None        # "win" | "loss" | None: which Game Time the episode counts in
     decisions: int
     actions_valid: int
     actions_invalid: int
@@ -83,6 +84,13 @@ def rank_score(rank: int | None, n_teams: int) -> float | None:
     return round((n_teams - rank) / (n_teams - 1), 2)
 
 
+def gt_side(outcome: str, rank: int | None, n_teams: int, free_for_all: bool) -> str | None:
+    """The Game Time an episode counts in: by outcome, or in a free-for-all by placement half."""
+    if free_for_all and rank is not None and outcome != "error":
+        return "win" if rank <= n_teams / 2 else "loss"
+    return outcome if outcome in ("win", "loss") else None
+
+
 def win_time(result, team: int) -> float | None:
     for event in result.trace:
         if event.get("event") == "win" and event.get("team") == team:
@@ -90,18 +98,22 @@ def win_time(result, team: int) -> float | None:
     return None
 
 
-def episode_metrics(ep: Episode, n_teams: int) -> EpisodeMetrics:
+def episode_metrics(ep: Episode, n_teams: int, free_for_all: bool | None = None) -> EpisodeMetrics:
+    """`free_for_all` defaults to "3+ teams" (pass False for team games such as 2v2)."""
     res, team = ep.result, ep.team
+    ffa = n_teams >= 3 if free_for_all is None else free_for_all
     stats = res.team_stats.get(team, {})
     dealt, received = float(stats.get("damage_dealt", 0.0)), float(stats.get("damage_received", 0.0))
     rank = rank_of(res, team, n_teams)
+    outcome = outcome_of(res, team)
     valid, invalid = ep.counts["valid"], ep.counts["invalid"]
     return EpisodeMetrics(
-        seed=ep.seed, team=team, outcome=outcome_of(res, team), reason=res.reason, ended_by=res.ended_by,
+        seed=ep.seed, team=team, outcome=outcome, reason=res.reason, ended_by=res.ended_by,
         error=res.error,
         game_time_s=round(res.duration, 2), time_to_objective_s=win_time(res, team),
         damage_dealt=round(dealt, 1), damage_received=round(received, 1),
-        damage_efficiency=damage_efficiency(dealt, received), rank=rank, rank_score=rank_score(rank, n_teams),
+        damage_efficiency=damage_efficiency(dealt, received), rank=rank,
+        rank_score=rank_score(rank, n_teams) if ffa else None, gt_side=gt_side(outcome, rank, n_teams, ffa),
         decisions=len(ep.steps), actions_valid=valid, actions_invalid=invalid,
         valid_action_rate=round(valid / (valid + invalid), 4) if valid + invalid else None,
         invalid_by_code=ep.counts["invalid_by_code"], wall_s=round(ep.wall_s, 3), llm=ep.usage,
@@ -122,10 +134,9 @@ def _sum_usage(usages: list[dict]) -> dict[str, Any]:
     return {k: round(v, 3) if isinstance(v, float) else v for k, v in sorted(out.items())}
 
 
-def aggregate(rows: list[EpisodeMetrics], time_limit: float) -> dict[str, Any]:
+def aggregate(rows: list[EpisodeMetrics]) -> dict[str, Any]:
     """The table's last row: the metrics over every seed (see the module docstring)."""
     wins = [r for r in rows if r.outcome == "win"]
-    losses = [r for r in rows if r.outcome == "loss"]
     dealt = sum(r.damage_dealt for r in rows)
     received = sum(r.damage_received for r in rows)
     valid = sum(r.actions_valid for r in rows)
@@ -140,11 +151,10 @@ def aggregate(rows: list[EpisodeMetrics], time_limit: float) -> dict[str, Any]:
         "episodes": len(rows),
         "win_rate": round(len(wins) / len(rows), 4) if rows else None,
         "outcomes": dict(sorted(Counter(r.outcome for r in rows).items())),
-        "game_time_win_s": _mean([r.game_time_s for r in wins]),
-        "game_time_loss_s": _mean([r.game_time_s for r in losses]),
+        "game_time_win_s": _mean([r.game_time_s for r in rows if r.gt_side == "win"]),
+        "game_time_loss_s": _mean([r.game_time_s for r in rows if r.gt_side == "loss"]),
         "damage_efficiency": damage_efficiency(dealt, received) if rows else None,
-        "avg_time_to_objective_s": _mean([r.time_to_objective_s if r.time_to_objective_s is not None else time_limit
-                                          for r in rows]),
+        "avg_time_to_objective_s": _mean([r.time_to_objective_s for r in wins if r.time_to_objective_s is not None]),
         "rank_score": _mean(scores),
         "decisions": sum(r.decisions for r in rows),
         "actions_valid": valid,

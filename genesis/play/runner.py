@@ -12,12 +12,15 @@ from engine.level import Level
 
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.play.agents import AGENTS, SCRIPTED, Agent, ScriptedAgent
+from genesis.play.analysis import competency_of, competency_score, decision_analysis
 from genesis.play.episode import run_episode
 from genesis.play.metrics import EpisodeMetrics, aggregate, episode_metrics
 from genesis.play.trajectories import episode_lines, write_trajectories
 from genesis.report.replay_widget import write_replay_page
 
-DEFAULT_INTERVAL = {"llm": 5.0}      # game seconds between decisions; scripted policies: 1 s
+# game seconds between LLM decisions as in the paper: planning games (production on) 60 s, combat
+# games 15 s; scripted policies decide every second
+PLANNING_INTERVAL, COMBAT_INTERVAL = 60.0, 15.0
 SCRIPTED_INTERVAL = 1.0
 
 
@@ -37,12 +40,14 @@ class PlayOutcome:
     trajectories_path: Path
     metrics_path: Path
     replay_pages: list[Path] = field(default_factory=list)
+    competency: dict | None = None
+    decisions: dict | None = None
 
     def to_dict(self) -> dict:
         return {"level": self.level_name, "level_path": str(self.level_path), "policy": self.policy, "team": self.team,
                 "decision_interval": self.decision_interval, "episodes": [r.model_dump() for r in self.rows],
-                "aggregate": self.summary, "trajectories": str(self.trajectories_path),
-                "replays": [str(p) for p in self.replay_pages]}
+                "aggregate": self.summary, "competency": self.competency, "decision_analysis": self.decisions,
+                "trajectories": str(self.trajectories_path), "replays": [str(p) for p in self.replay_pages]}
 
 
 def resolve_level_path(path: Path) -> Path:
@@ -62,6 +67,18 @@ def default_team(level: Level) -> int:
     """The first team the level leaves to an agent, else the first team."""
     teams = level.config.teams
     return next((t.id for t in teams if t.controller.type == "agent"), teams[0].id)
+
+
+def default_interval(policy: str, level: Level) -> float:
+    if policy != "llm":
+        return SCRIPTED_INTERVAL
+    return PLANNING_INTERVAL if level.config.switches.production else COMBAT_INTERVAL
+
+
+def is_free_for_all(level: Level) -> bool:
+    """3+ teams and no alliances: placements, not a binary outcome, decide (RS, GT by halves)."""
+    teams = level.config.teams
+    return len(teams) >= 3 and not any(t.allies for t in teams)
 
 
 def output_paths(level_path: Path, policy: str, out: Path | None) -> tuple[Path, Path]:
@@ -102,29 +119,33 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
                         "there is no offline LLM player")
     if seeds < 1:
         raise PlayError("--seeds must be at least 1")
-    interval = decision_interval if decision_interval is not None else DEFAULT_INTERVAL.get(policy, SCRIPTED_INTERVAL)
-    if interval <= 0:
+    if decision_interval is not None and decision_interval <= 0:
         raise PlayError("--decision-interval must be positive")
     level_path = resolve_level_path(scenario)
     try:
         level = load_level(level_path)
     except (EngineError, OSError) as exc:
         raise PlayError(f"cannot load {level_path}: {exc}") from None
+    interval = decision_interval if decision_interval is not None else default_interval(policy, level)
+    fsm = llm_settings.fsm if policy == "llm" else True
     team_ids = [t.id for t in level.config.teams]
+    free_for_all = is_free_for_all(level)
     team = default_team(level) if team is None else team
     if team not in team_ids:
         raise PlayError(f"--team {team}: the level has teams {team_ids}")
 
     traj_path, metrics_path = output_paths(level_path, policy, out)
     rows: list[EpisodeMetrics] = []
+    episodes = []
     lines: list[str] = []
     replay_pages: list[Path] = []
     system_prompt = None
     for seed in range(seeds):
         agent = make_agent(policy, level, team, seed, interval, llm_settings)
         system_prompt = getattr(agent, "system_prompt", None)
-        episode = run_episode(level, agent, seed=seed, team=team, decision_interval=interval)
-        rows.append(episode_metrics(episode, len(team_ids)))
+        episode = run_episode(level, agent, seed=seed, team=team, decision_interval=interval, fsm=fsm)
+        rows.append(episode_metrics(episode, len(team_ids), free_for_all))
+        episodes.append(episode)
         replay_pages.append(write_replay_page(
             episode.replay, traj_path.parent / "replays" / f"seed{seed}.html",
             f"{level.config.name} · {policy} agent as team {team} · seed {seed}"))
@@ -133,10 +154,12 @@ def play(scenario: Path, policy: str = "reference", seeds: int = 1, *, team: int
         if progress:
             r = rows[-1]
             progress(f"seed {seed}: {r.outcome} at {r.game_time_s:g} s ({r.reason})")
+    summary = aggregate(rows)
     outcome = PlayOutcome(level_path=level_path, level_name=level.config.name, policy=policy, team=team,
-                          decision_interval=interval, rows=rows,
-                          summary=aggregate(rows, float(level.config.switches.time_limit)),
-                          trajectories_path=traj_path, metrics_path=metrics_path, replay_pages=replay_pages)
+                          decision_interval=interval, rows=rows, summary=summary,
+                          trajectories_path=traj_path, metrics_path=metrics_path, replay_pages=replay_pages,
+                          competency=competency_score(competency_of(level_path, level.config.metadata), summary),
+                          decisions=decision_analysis(episodes, float(level.config.switches.time_limit)))
     record = outcome.to_dict()
     if system_prompt is not None:           # the trajectories' shared system prompt (fine-tuning needs it)
         prompt_path = traj_path.parent / "system_prompt.txt"

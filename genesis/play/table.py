@@ -13,7 +13,7 @@ from genesis.play.runner import PlayOutcome
 
 
 def _num(v, fmt: str = "{:.2f}") -> str:
-    return "—" if v is None else fmt.format(v)
+    return "–" if v is None else fmt.format(v)
 
 
 def _codes(by_code: dict[str, int]) -> str:
@@ -44,6 +44,17 @@ def print_outcome(o: PlayOutcome, as_json: bool) -> None:
         return
     out = Console()
     out.print(metrics_table(o))
+    if o.competency:
+        c = o.competency
+        out.print(f"competency {c['competency']}: {c['primary']['metric']} {_num(c['primary']['value'])}, "
+                  f"{c['auxiliary']['metric']} {_num(c['auxiliary']['value'])}")
+    if o.decisions:
+        d = o.decisions
+        rates = " / ".join(_num(v, "{:.0%}") for v in d["valid_action_rate_by_quarter"])
+        after = d["after_invalid"]
+        mix = ", ".join(f"{k} {v['share']:.0%}" for k, v in d["action_mix"].items()) or "–"
+        out.print(f"valid actions by quarter {rates}; corrected after an invalid action "
+                  f"{_num(after['correction_rate'], '{:.0%}')} of {after['decisions']}; action mix: {mix}")
     for r in o.rows:
         if r.error:
             out.print(f"seed {r.seed}: the game ended on a rule-script error: {escape(r.error)}", highlight=False)

@@ -145,15 +145,21 @@ def test_make_policy_rejects_unknown_names():
         make_policy("genius")
 
 
-def test_images_minimap_and_one_camera_per_squad(level):
+def test_images_minimap_and_cameras_on_the_three_largest_groups_and_home(level):
     sim = Simulation(level, seed=0)
+    extra = [sim.spawn("light_tank", 0, 6.5 + k, 14.5, source="test") for k in range(3)]
+    tanks = _ids(sim, 0, "light_tank")
     iface = AgentInterface(0)
-    iface.act(sim, [{"action": "assign_squad", "squad": "a", "units": _ids(sim, 0, "light_tank")[:2]},
-                    {"action": "assign_squad", "squad": "b", "units": _ids(sim, 0, "light_tank")[2:]}])
+    # scouts of 1 and 1, a main body of 4; the commander is the unassigned group (1)
+    iface.act(sim, [{"action": "assign_squad", "squad": "scout_a", "units": tanks[:1]},
+                    {"action": "assign_squad", "squad": "scout_b", "units": tanks[1:2]},
+                    {"action": "assign_squad", "squad": "main", "units": tanks[2:]}])
+    assert len(tanks[2:]) == 4 and extra
     images = iface.images(sim, minimap_size=256, camera_size=128)
     assert images["minimap"].size == (256, 256)
-    assert sorted(images["cameras"]) == ["a", "b"]
-    assert images["cameras"]["a"].size == (128, 128)
+    # main (4) first, then the 1-unit groups by name; the bot lab is the home base
+    assert list(images["cameras"]) == ["main", "scout_a", "scout_b", "home base"]
+    assert images["cameras"]["main"].size == (128, 128)
 
 
 def test_static_knowledge_has_task_teams_and_roster(level):

@@ -25,7 +25,7 @@ def test_real_model_plays_an_episode_to_its_end(api_base, tmp_path):
     out = play(MFD, "llm", 1, decision_interval=50.0, llm_settings=settings, out=tmp_path)
     row = out.rows[0]
     assert row.outcome in ("win", "loss") and row.decisions >= 1
-    assert row.llm["calls"] == row.decisions
+    assert row.llm["calls"] == 2 * row.decisions        # memory phase + decision phase
     lines = read_trajectories(out.trajectories_path)
     assert len(lines) == row.decisions
     for line in lines:

@@ -1,5 +1,8 @@
 -- staggered_waves: each front is attacked at its own time (fronts[i] at times[i]).
--- Params: team, fronts, times, targets (per front), units, target_tag, target_team, target, tag, announce.
+-- With `shuffle` the fronts take the times in a seeded random order (which front comes first is not
+-- known in advance); with `jitter` each wave comes up to that many seconds late (seeded).
+-- Params: team, fronts, times, targets (per front), units, target_tag, target_team, target, tag, announce,
+-- shuffle, jitter.
 
 -- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
 local point, label, list = lib.point, lib.label, lib.list
@@ -49,9 +52,19 @@ function on_start()
     target = param("target", nil),
     tag = tostring(param("tag", "wave")),
     announce = param("announce", true) ~= false,
+    shuffle = param("shuffle", false) == true,
+    jitter = math.max(0, tonumber(param("jitter", 0)) or 0),
   }
+  local n = math.min(#cfg.times, #cfg.fronts)
+  if cfg.shuffle then
+    for i = n, 2, -1 do
+      local j = random_int(1, i)
+      cfg.times[i], cfg.times[j] = cfg.times[j], cfg.times[i]
+    end
+  end
   for i, front in ipairs(cfg.fronts) do
     local when = tonumber(cfg.times[i])
+    if when and cfg.jitter > 0 then when = when + random() * cfg.jitter end
     if when and when >= 0 then
       at(when, function() attack(i) end)
       log("front_planned", {index = i, from = label(front), at = when})

@@ -1,0 +1,48 @@
+"""attack: the army (and reinforcements) attack-moves onto a target unit / point; with
+`attack_at_army` it musters at home until the army is that large, then commits for good."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.agent.observation import visible_enemy_ids
+from engine.agent.policy import army_ids, centroid
+from engine.agent.reference.infer import xy
+from engine.agent.reference.strategy import Strategy
+
+
+class Attack(Strategy):
+    name = "attack"
+
+    def __init__(self, ref):
+        super().__init__(ref)
+        self.committed = False
+
+    def decide(self, sim) -> list[dict]:
+        ref = self.ref
+        actions = ref.reinforce(sim)
+        if sim.time < float(self.spec.get("engage_at", 0.0)):
+            return actions
+        if not self.committed and army_ids(sim, ref.team).size < int(self.spec.get("attack_at_army", 0)):
+            return actions + ref.send(sim, ref.home)
+        self.committed = True
+        target = self._target_point(sim)
+        if target is None:
+            target = ref.nearest_enemy(sim)
+        if target is None:
+            return actions
+        return actions + ref.send(sim, target)
+
+    def _target_point(self, sim) -> tuple[float, float] | None:
+        ref = self.ref
+        w = sim.world
+        tag, ttype, tteam = self.spec.get("target_tag"), self.spec.get("target_type"), self.spec.get("target_team")
+        if tag or ttype:
+            ids = visible_enemy_ids(sim, ref.team)
+            ids = ids[np.isin(ids, w.select(team=tteam, tag=tag, type_name=ttype))]
+            if ids.size:
+                army = army_ids(sim, ref.team)
+                c = centroid(w, army) if army.size else ref.home
+                i = int(ids[np.argmin(np.hypot(w.x[ids] - c[0], w.y[ids] - c[1]))])
+                return float(w.x[i]), float(w.y[i])
+        # not in sight (fog): head for the point the briefing gives
+        return xy(self.spec.get("target"))

@@ -1,0 +1,39 @@
+"""fight: wait until `engage_at`, then attack the nearest enemy group (with the allies). With
+`join_allies` the army first closes up with the allied army (when farther than `join_radius`),
+so both hit the same enemy group instead of being beaten one at a time."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.agent.policy import army_ids, centroid
+from engine.agent.reference.strategy import Strategy
+
+
+class Fight(Strategy):
+    name = "fight"
+
+    def decide(self, sim) -> list[dict]:
+        ref = self.ref
+        if sim.time < float(self.spec.get("engage_at", 0.0)):
+            return ref.send(sim, ref.home)
+        if self.spec.get("join_allies"):
+            rally = self._ally_rally(sim)
+            if rally is not None:
+                return ref.send(sim, rally)
+        target = ref.nearest_enemy(sim)
+        return ref.send(sim, target) if target is not None else []
+
+    def _ally_rally(self, sim) -> tuple[float, float] | None:
+        """The allied army's centre while it is farther than join_radius from ours, else None."""
+        ref = self.ref
+        w = sim.world
+        idx = w.alive_idx
+        allies = [t for t in sim.teams[ref.team].allies if t != ref.team]
+        ally_army = idx[np.isin(w.team[idx], allies) & w.armed[idx] & (w.speed[idx] > 0)]
+        army = army_ids(sim, ref.team)
+        if not ally_army.size or not army.size:
+            return None
+        ours, theirs = centroid(w, army), centroid(w, ally_army)
+        return theirs if math.dist(ours, theirs) > float(self.spec.get("join_radius", 10.0)) else None

@@ -1,0 +1,186 @@
+"""Validity certificate of a scenario: evidence that it measures play, not luck or a fixed script.
+
+Checks, over the validation seeds:
+- replay: the reference run of the first seed, replayed, gives the same trace hash (determinism);
+- reference_wins: the scripted reference policy wins every seed;
+- idle_loses: an agent that gives no orders wins no seed;
+- open_loop: the reference's first-seed orders replayed by game time, blind to what happens
+  (`engine.agent.open_loop.OpenLoopPolicy`), do not win every seed (else a fixed script solves it);
+- ladder: win rates of idle < random < scripted rush < reference, with the flags
+  trivial (the weakest non-idle agent, random, wins every seed; or the reference wins every seed
+  in under 10% of the time limit, losing no unit on the first seed) and impossible (no agent of
+  the ladder wins).
+`valid` holds when every check passes and neither flag is raised. With GENESIS_CERTIFICATE=off
+the pipeline records that it skipped the certificate (the test suite does, for speed). Reference and idle runs the
+pipeline already made (`prior` run summaries) are reused rather than run again. Generated levels
+are hostile, so every run goes through a worker process with a hard wall-clock kill
+(`genesis.simulate`).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from genesis.simulate import DEFAULT_TIMEOUT_S, run_parallel
+
+SEEDS = (0, 1, 2)
+LADDER = ("idle", "random", "rush", "reference")
+TRIVIAL_TIME_SHARE = 0.10
+
+
+@dataclass
+class CertJob:
+    level_path: str
+    seed: int
+    agent: str                                      # a LADDER name or "open_loop"
+    schedule: list[dict] = field(default_factory=list)
+    keep_trace: bool = False
+
+
+@dataclass
+class CertRun:
+    seed: int
+    agent: str
+    ok: bool
+    won: bool = False
+    duration: float = 0.0
+    units_lost: int = 0
+    trace_hash: str = ""
+    error: str | None = None
+    schedule: list[dict] = field(default_factory=list)
+
+
+def _agent_teams(level) -> list[int]:
+    return [t.id for t in level.config.teams if t.controller.type == "agent"] or [level.config.teams[0].id]
+
+
+def run_cert_job(job: CertJob) -> CertRun:
+    """Runs in the worker process: one seeded game with one agent in every agent seat."""
+    from engine import Simulation, load_level
+    from engine.agent.open_loop import OpenLoopPolicy, RushPolicy, order_schedule
+    from engine.agent.policies import make_policy
+
+    try:
+        level = load_level(job.level_path)
+        teams = _agent_teams(level)
+        if job.agent == "open_loop":
+            policies = {t: OpenLoopPolicy(team=t, seed=job.seed, schedule=[s for s in job.schedule if s["team"] == t])
+                        for t in teams}
+        elif job.agent == "rush":
+            policies = {t: RushPolicy(team=t, seed=job.seed) for t in teams}
+        else:
+            policies = {t: make_policy(job.agent, team=t, seed=job.seed) for t in teams}
+        result = Simulation(level, seed=job.seed, policies=policies).run()
+        first = teams[0]
+        schedule = [{**s, "team": t} for t in teams for s in order_schedule(result.trace, t)] if job.keep_trace else []
+        return CertRun(seed=job.seed, agent=job.agent, ok=result.ended_by != "error", won=first in result.winners,
+                       duration=float(result.duration),
+                       units_lost=int(result.team_stats.get(first, {}).get("units_lost", 0)),
+                       trace_hash=result.trace_hash, error=result.error, schedule=schedule)
+    except Exception as exc:  # a broken level is a finding of the certificate, not a crash
+        return CertRun(seed=job.seed, agent=job.agent, ok=False, error=f"{type(exc).__name__}: {exc}")
+
+
+class Check(BaseModel):
+    passed: bool
+    detail: str
+
+
+class Certificate(BaseModel):
+    valid: bool
+    seeds: list[int]
+    replay_hash: str
+    checks: dict[str, Check]
+    ladder: dict[str, float]          # agent -> win rate over the seeds
+    trivial: bool
+    impossible: bool
+    flags: list[str]
+    errors: list[str]
+
+
+def _rate(runs: list[CertRun]) -> float:
+    return round(sum(r.won for r in runs) / len(runs), 3) if runs else 0.0
+
+
+def _wins(runs: list[CertRun]) -> str:
+    return f"{sum(r.won for r in runs)}/{len(runs)} seeds"
+
+
+def _from_prior(summary: dict, team: int) -> CertRun:
+    return CertRun(seed=int(summary["seed"]), agent=str(summary["policy"]), ok=bool(summary.get("ok")),
+                   won=team in (summary.get("winners") or []), duration=float(summary.get("duration") or 0.0),
+                   trace_hash=str(summary.get("trace_hash") or ""), error=summary.get("error"))
+
+
+def certify(level_path: Path, *, seeds: tuple[int, ...] = SEEDS, prior: list[dict] | None = None,
+            workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S) -> Certificate:
+    """Run the ladder, the replay and the open-loop replay on `level_path` and judge the level."""
+    from engine import load_level
+
+    level_path = Path(level_path)
+    level = load_level(level_path)
+    limit = float(level.config.switches.time_limit)
+    team = _agent_teams(level)[0]
+
+    def killed(job: CertJob) -> CertRun:
+        return CertRun(seed=job.seed, agent=job.agent, ok=False, error=f"killed after {timeout_s:.0f} s wall clock")
+
+    known: dict[tuple[str, int], CertRun] = {}
+    for summary in prior or []:
+        if summary.get("policy") in ("reference", "idle") and summary.get("seed") in seeds:
+            known.setdefault((summary["policy"], int(summary["seed"])), _from_prior(summary, team))
+    jobs = [CertJob(str(level_path), seeds[0], "reference", keep_trace=True)]
+    if ("reference", seeds[0]) not in known:
+        jobs.append(CertJob(str(level_path), seeds[0], "reference"))
+    jobs += [CertJob(str(level_path), s, a) for a in LADDER for s in seeds
+             if (a, s) not in known and (a, s) != ("reference", seeds[0])]
+    fresh: list[CertRun] = run_parallel(run_cert_job, jobs, workers=workers, timeout_s=timeout_s, on_timeout=killed)
+    taped = fresh[0]
+    replayed = known.get(("reference", seeds[0])) or fresh[1]
+    runs = [r for r in fresh[1:] if r is not replayed] + [r for k, r in known.items() if k != ("reference", seeds[0])]
+    loop_jobs = [CertJob(str(level_path), s, "open_loop", schedule=taped.schedule) for s in seeds]
+    loop_runs: list[CertRun] = run_parallel(run_cert_job, loop_jobs, workers=workers, timeout_s=timeout_s,
+                                            on_timeout=killed)
+    by_agent = {a: sorted((r for r in [taped, *runs] if r.agent == a), key=lambda r: r.seed) for a in LADDER}
+    errors = [f"{r.agent} seed {r.seed}: {r.error}" for r in [taped, replayed, *runs, *loop_runs] if not r.ok]
+
+    ref, idle = by_agent["reference"], by_agent["idle"]
+    checks = {
+        "replay": Check(passed=taped.ok and taped.trace_hash == replayed.trace_hash,
+                        detail=f"reference seed {seeds[0]} twice: {taped.trace_hash[:12]} / {replayed.trace_hash[:12]}"),
+        "reference_wins": Check(passed=all(r.won for r in ref), detail=f"reference won {_wins(ref)}"),
+        "idle_loses": Check(passed=not any(r.won for r in idle), detail=f"idle won {_wins(idle)}"),
+        "open_loop": Check(passed=bool(loop_runs) and not all(r.won for r in loop_runs),
+                           detail=f"the reference's seed-{seeds[0]} orders ({len(taped.schedule)}) replayed blind "
+                                  f"won {_wins(loop_runs)}"),
+    }
+    ladder = {a: _rate(by_agent[a]) for a in LADDER}
+    flags = []
+    if ladder["random"] == 1.0:
+        flags.append("trivial: the random agent wins every seed")
+    quick = [r for r in ref if r.won and r.duration < TRIVIAL_TIME_SHARE * limit]
+    if ref and len(quick) == len(ref) and taped.units_lost == 0:
+        flags.append(f"trivial: the reference wins every seed in under {TRIVIAL_TIME_SHARE:.0%} of the "
+                     f"{limit:g} s limit, without losing a unit")
+    impossible = not any(ladder.values())
+    if impossible:
+        flags.append("impossible: no agent of the ladder wins any seed")
+    trivial = any(f.startswith("trivial") for f in flags)
+    valid = all(c.passed for c in checks.values()) and not flags and not errors
+    return Certificate(valid=valid, seeds=list(seeds), replay_hash=taped.trace_hash, checks=checks, ladder=ladder,
+                       trivial=trivial, impossible=impossible, flags=flags, errors=errors)
+
+
+def scenario_certificate(out_dir: Path, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The certificate of a playable scenario folder's level (None when there is nothing to certify)."""
+    level_path = Path(out_dir) / "level.json"
+    if state.get("status") != "playable" or not level_path.is_file():
+        return None
+    if os.environ.get("GENESIS_CERTIFICATE", "on").lower() in ("off", "0", "false", "no"):
+        return {"skipped": "GENESIS_CERTIFICATE=off"}
+    timeout = float((state.get("options") or {}).get("sim_timeout", DEFAULT_TIMEOUT_S))
+    return certify(level_path, prior=state.get("runs"), timeout_s=timeout).model_dump()

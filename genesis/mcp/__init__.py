@@ -1,0 +1,1 @@
+"""`genesis mcp`: scenarios exposed to agents over the Model Context Protocol (stdio)."""

@@ -1,0 +1,123 @@
+"""The validity certificate: a trivial level is flagged, a level nobody can win is flagged, the
+blind open-loop replay reproduces its recorded game and is caught when a level has no variance."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import Simulation, load_level
+from engine.agent import make_policy
+from engine.agent.open_loop import OpenLoopPolicy, RushPolicy, order_schedule
+from genesis.certificate import certify, scenario_certificate
+from tests.genesis.pipeline_fixtures import seed_dirs  # noqa: F401 (fixture)
+
+LEVELS = Path(__file__).resolve().parents[2] / "kb" / "levels"
+
+
+def _level(tmp_path: Path, own: list[dict], enemy: list[dict], time_limit: float = 300.0,
+           jitter: float = 0.0) -> Path:
+    level = {
+        "schema_version": 1, "name": "certificate test", "description": "Destroy the enemy target.",
+        "map": {"name": "open_field"},
+        "teams": [{"id": 0, "name": "You", "controller": {"type": "agent"}, "units": own},
+                  {"id": 1, "name": "Enemy", "controller": {"type": "ai", "behaviour": "hold"}, "units": enemy}],
+        "switches": {"fog_of_war": False, "production": False, "time_limit": time_limit, "spawn_jitter": jitter},
+        "conditions": [{"kind": "destroy_target", "team": 0, "target": {"team": 1, "tag": "target"},
+                        "deadline": time_limit}],
+        "metadata": {"reference": {"strategy": "attack", "target_tag": "target", "target_team": 1}},
+    }
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(level))
+    return path
+
+
+def test_a_trivial_level_is_flagged_and_its_blind_replay_wins_everywhere(tmp_path):
+    # six tanks against one scout standing next to them: anything that moves wins, at once
+    path = _level(tmp_path, [{"type": "light_tank", "at": "west", "count": 6, "spread": 2.0}],
+                  [{"type": "light_bot", "x": 14.5, "y": 24.5, "tag": "target"}])
+    cert = certify(path)
+    assert cert.checks["replay"].passed and cert.checks["reference_wins"].passed and cert.checks["idle_loses"].passed
+    assert not cert.checks["open_loop"].passed                  # nothing varies between seeds
+    assert cert.trivial and not cert.impossible and not cert.valid
+    assert cert.ladder["random"] == 1.0 and cert.ladder["idle"] == 0.0
+    assert any("random agent wins every seed" in f for f in cert.flags)
+    assert any("under 10%" in f for f in cert.flags)
+
+
+def test_a_level_no_agent_can_win_is_flagged_impossible(tmp_path):
+    # one scout against a heavy tank line guarding the target, 40 s to break it
+    path = _level(tmp_path, [{"type": "scout", "at": "west"}],
+                  [{"type": "heavy_tank", "at": "east", "count": 6, "spread": 2.0},
+                   {"type": "metal_storage", "x": 44.5, "y": 24.5, "tag": "target"}], time_limit=40.0)
+    cert = certify(path)
+    assert cert.impossible and not cert.valid
+    assert cert.ladder == {"idle": 0.0, "random": 0.0, "rush": 0.0, "reference": 0.0}
+    assert not cert.checks["reference_wins"].passed
+
+
+def test_open_loop_replays_the_recorded_game_and_rush_attacks():
+    level = load_level(LEVELS / "MFD" / "level.json")
+    recorded = Simulation(level, seed=0, policies={0: make_policy("reference", team=0, seed=0)}).run(until=60)
+    schedule = order_schedule(recorded.trace, 0)
+    assert schedule and all(s["order"]["kind"] for s in schedule)
+    replay = Simulation(level, seed=0, policies={0: OpenLoopPolicy(team=0, schedule=schedule)}).run(until=60)
+    assert replay.trace_hash == recorded.trace_hash             # blind, yet the same game on its own seed
+    rush = Simulation(level, seed=0, policies={0: RushPolicy(team=0)}).run(until=60)
+    fights = [e for e in rush.trace if e["event"] == "order" and e.get("team") == 0 and e.get("kind") == "fight"]
+    assert fights                                               # the rush engaged the first wave
+
+
+def test_prior_runs_are_reused_and_only_playable_scenarios_get_a_certificate(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "on")
+    assert scenario_certificate(tmp_path, {"status": "not_playable"}) is None
+    assert scenario_certificate(tmp_path, {"status": "playable"}) is None        # no level.json
+    path = _level(tmp_path, [{"type": "light_tank", "at": "west", "count": 6, "spread": 2.0}],
+                  [{"type": "light_bot", "x": 14.5, "y": 24.5, "tag": "target"}])
+    # a made-up prior reference run whose hash cannot match: the replay check must catch it
+    prior = [{"seed": 0, "policy": "reference", "ok": True, "winners": [0], "duration": 5.0, "trace_hash": "f" * 64}]
+    cert = scenario_certificate(path.parent, {"status": "playable", "runs": prior})
+    assert cert is not None and cert["checks"]["replay"]["passed"] is False
+
+
+@pytest.mark.slow
+def test_multi_front_defense_gets_a_valid_certificate():
+    cert = certify(LEVELS / "MFD" / "level.json")
+    assert cert.valid, cert.model_dump()
+    assert cert.ladder["idle"] < cert.ladder["reference"] == 1.0
+
+
+def test_the_report_shows_the_certificate(tmp_path):
+    from genesis.report import write_report
+
+    cert = {"valid": False, "seeds": [0, 1], "replay_hash": "ab" * 32, "trivial": True, "impossible": False,
+            "checks": {"open_loop": {"passed": False, "detail": "blind replay won 2/2 seeds"}},
+            "ladder": {"idle": 0.0, "random": 1.0, "rush": 1.0, "reference": 1.0},
+            "flags": ["trivial: the random agent wins every seed"], "errors": []}
+    (tmp_path / "validation.json").write_text(json.dumps({"playable": True, "status": "playable", "certificate": cert}))
+    html = write_report(tmp_path, map_picture=False).read_text()
+    section = html[html.index('id="certificate"'):]
+    assert "blind replay won 2/2 seeds" in section and "trivial: the random agent wins every seed" in section
+    assert "random <b>100%</b>" in section
+
+
+@pytest.mark.slow
+def test_a_generated_scenario_carries_its_certificate(tmp_path, seed_dirs, monkeypatch):
+    from genesis.pipeline.runner import start
+
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "on")
+    kb, rubrics = seed_dirs
+    out = start("defend two fronts with staggered waves", out=tmp_path / "a", kb_root=kb, rubrics_root=rubrics)
+    assert out.status == "playable", out.validation.get("reason")
+    cert = json.loads((out.out_dir / "validation.json").read_text())["certificate"]
+    assert set(cert["checks"]) == {"replay", "reference_wins", "idle_loses", "open_loop"}
+    assert cert["checks"]["replay"]["passed"] and cert["checks"]["reference_wins"]["passed"]
+    assert set(cert["ladder"]) == {"idle", "random", "rush", "reference"}
+    assert 'id="certificate"' in (out.out_dir / "report.html").read_text()
+
+
+def test_the_suite_switch_is_recorded_not_hidden(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "off")
+    path = _level(tmp_path, [{"type": "light_tank", "at": "west"}], [{"type": "light_bot", "at": "east", "tag": "target"}])
+    assert scenario_certificate(path.parent, {"status": "playable"}) == {"skipped": "GENESIS_CERTIFICATE=off"}
