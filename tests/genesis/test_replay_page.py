@@ -44,7 +44,9 @@ def test_report_embeds_the_replay_and_captions_the_frames(scenario):
     assert "src=" not in html.split('id="replay"')[1].split("</script>")[0]       # nothing loaded from elsewhere
     s = load_scenario(scenario)
     assert any(f.caption.startswith("wave 1") for f in s.frames) and s.frames[-1].caption.startswith("end")
-    assert "wave 1: 6 T1 units from the north" in html                              # a frame strip caption
+    first_wave = next(f.caption for f in s.frames if f.caption.startswith("wave 1"))
+    assert re.match(r"wave 1: \d+ T1 units from the \w+", first_wave), first_wave
+    assert first_wave in html                                                         # a frame strip caption
 
 
 def test_replay_data_cannot_close_its_script_element(scenario):
