@@ -6,7 +6,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.schema.expect import Expectation
-from engine.schema.level import Condition, Controller, LevelConfig, MapRef
+from engine.schema.level import Condition, Controller, LevelConfig, MapRef, StartUnit
 
 Competency = Literal[
     "resource_management",
@@ -94,6 +94,7 @@ class UnitPlacement(Doc):
     at: str | None = Field(None, description="name of a spawn point of the GDD's map, instead of x/y")
     x: float | None = None
     y: float | None = None
+    spread: float = Field(2.0, ge=0, description=StartUnit.model_fields["spread"].description)
     tag: str | None = None
 
 

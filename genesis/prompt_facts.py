@@ -6,7 +6,6 @@ from its source, so a prompt never states a format the checks do not apply, nor 
 """
 from __future__ import annotations
 
-import inspect
 import json
 import re
 import types
@@ -17,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import engine.agent.policies as policies
+import engine.systems.combat as combat_system
 from engine.catalog import load_catalog, roster_table
 from engine.maps import list_maps, load_map
 from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
@@ -89,9 +89,56 @@ def map_catalog() -> str:
         deposits = sum(r.count("M") for r in codes) + len(m.deposits)
         spawns = ", ".join(f"{s.name} ({s.x:g}, {s.y:g})" for s in m.spawns)
         lines.append(f"- {name}: {m.width}x{m.height} tiles; {terrain}; {deposits} metal deposits; spawns: {spawns}")
+        lines.append(terrain_sketch(m))
     lines.append("A procedural map is {\"generate\": {" + model_fields_text(MapRef.model_fields["generate"].annotation.__args__[0]) + "}} "
                  "(its spawns: " + ", ".join(s.name for s in load_map(MapRef(generate={})).spawns) + ").")
     return "\n".join(lines)
+
+
+SKETCH_COLUMNS = 32
+SKETCH_PRIORITY = "#~="   # a cell shows the most obstructive terrain it covers, so no blocked tile hides as open
+
+
+def terrain_sketch(m) -> str:
+    """A coarse picture of the map, at most SKETCH_COLUMNS wide: each cell covers a square block of
+    tiles and shows `#` if any is cliff, else `~` if any is water, else `=` for a bridge, else `.`;
+    spawn points are letters, keyed after the picture."""
+    step = max(1, -(-m.width // SKETCH_COLUMNS))
+    grid = []
+    for by in range(0, m.height, step):
+        row = []
+        for bx in range(0, m.width, step):
+            block = "".join(r[bx:bx + step] for r in m.rows[by:by + step])
+            row.append(next((ch for ch in SKETCH_PRIORITY if ch in block), "."))
+        grid.append(row)
+    keys = []
+    for i, sp in enumerate(m.spawns):
+        letter = chr(ord("A") + i) if i < 26 else chr(ord("a") + i - 26)
+        gx, gy = min(int(sp.x) // step, len(grid[0]) - 1), min(int(sp.y) // step, len(grid) - 1)
+        grid[gy][gx] = letter
+        keys.append(f"{letter}={sp.name}")
+    legend = (f"  terrain sketch, 1 character = {step}x{step} tiles (# cliff, ~ water, = bridge, . open; a cell is "
+              f"marked blocked if any of its tiles is; letters are spawns: {', '.join(keys)}):")
+    return "\n".join([legend] + ["    " + "".join(r) for r in grid])
+
+
+def footprints() -> str:
+    """Unit sizes and what the placement check counts as an overlap."""
+    by_size: dict[float, list[str]] = {}
+    for name, u in sorted(load_catalog().units.items()):
+        by_size.setdefault(u.size, []).append(name)
+    sizes = "; ".join(f"{size:g}: {', '.join(names)}" for size, names in sorted(by_size.items()))
+    spread = StartUnit.model_fields["spread"].description
+    return ("Footprints: two units overlap when their centres are closer than (size_a + size_b) / 2 tiles. "
+            f"Sizes (tiles): {sizes}. A start group of `count` units puts the first at its point and {spread} "
+            "(default 2; 12 per ring, later rings wider); ring slots on blocked tiles move to the nearest free tile, "
+            "but the group's own point must be a tile the unit can stand on (ground units: not water or cliff).")
+
+
+def map_names() -> str:
+    """Each built-in map's name, size and terrain shares, without the spawn list or sketch."""
+    return "Built-in maps (sizes in tiles; distances everywhere are in tiles, times in game seconds): " + "; ".join(
+        line[2:].split("; spawns:")[0] for line in map_catalog().splitlines() if line.startswith("- "))
 
 
 def unit_roster() -> str:
@@ -126,39 +173,20 @@ def start_units() -> str:
 
 
 # --- reference strategies ------------------------------------------------------------------------
-STRATEGY_PARAM_MEANING = {
-    "home": "[x, y] the army gathers at and defends (default: the centroid of its start units)",
-    "threat_radius": "defend: enemies closer than this to a protected unit or home are engaged (tiles)",
-    "protect_tag": "defend: tag of the units to protect",
-    "zone": "hold_zone: [x, y] of the zone to take and hold",
-    "target": "attack: [x, y] to attack-move to; produce: the composition {type: count} to own",
-    "target_tag": "attack: tag of the unit(s) to destroy",
-    "target_type": "attack: unit type to destroy",
-    "target_team": "attack: team owning the target",
-    "engage_at": "attack/fight: game second before which the army waits",
-    "reinforce": "attack: unit types to keep producing and sending",
-    "with_allies": "fight: coordinate with allied teams (default true)",
-    "defend_base": "produce: keep the army home while producing (default true)",
-    "extractors": "produce: number of metal extractors to build (default 6)",
-    "expand_radius": "produce: how far from home extractors may be built (tiles)",
-}
-
-
-@lru_cache(maxsize=1)
-def strategy_params() -> list[str]:
-    """The params the reference policy reads, found in its source."""
-    source = inspect.getsource(policies.ReferencePolicy)
-    return sorted(set(re.findall(r"spec\.get\(\"(\w+)\"", source)) - {"strategy"})
-
-
 def reference_strategies() -> str:
-    doc = policies.__doc__ or ""
+    """Each strategy's behaviour and params, from the reference policy's own docstrings."""
     lines = ["Reference strategies (the scripted reference policy plays the GDD's reference_strategy with its "
-             "strategy_params; validation requires it to WIN every seed and to beat an idle player):"]
-    lines += [f"- {line.strip()}" for line in doc.splitlines() if line.strip().split(" ", 1)[0] in policies.STRATEGIES]
-    lines.append("strategy_params (all optional): " + "; ".join(
-        f"{name}: {STRATEGY_PARAM_MEANING.get(name, 'see the engine')}" for name in strategy_params()))
+             "strategy_params; validation requires it to WIN every seed and to beat an idle player). "
+             + policies.describe_reference()]
+    for s in policies.describe_strategies():
+        params = "; ".join(f"{k}: {v}" for k, v in s["params"].items())
+        lines.append(f"- {s['name']}: {s['behaviour']} strategy_params (all optional): {params}.")
     return "\n".join(lines)
+
+
+def combat() -> str:
+    """How units fight, from the combat system's docstring."""
+    return " ".join((combat_system.__doc__ or "").split())
 
 
 # --- expectations ----------------------------------------------------------------------------------
@@ -219,6 +247,36 @@ RULE_LIB_DOC = ("lib.point(p) -> x, y or nil (p: spawn name, {x, y} or {x=, y=};
                 "lib.spawn_groups(team, groups, x, y [, tag]) -> ids")
 
 
+RULE_API_LIMITS = (
+    "resources can only be granted: give_resources adds amounts >= 0; nothing takes resources away, sets a "
+    "cap or moves them between teams",
+    "rules share no state: each script runs in its own sandbox; two components cannot read each other's "
+    "variables (put logic that needs shared state in one component)",
+    "mark() only draws a labelled point marker (no areas, zones or lines); it leaves no trace event",
+    "win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
+    "lose(team) eliminates `team` and its allies (lose events) and, once a single alliance is left, ends the "
+    "game with that alliance as winners (win events for them); nothing happens after the game has ended",
+    "on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team)",
+    "units are created only by spawn() (or the level / production); a rule cannot change a unit's type, "
+    "hp, owner or speed, nor the terrain",
+    "a game ended by a rule has ended_by 'rule'; by a declarative condition 'condition'; by the time limit "
+    "'time_limit'; by a runtime error 'error'",
+)
+
+
+def rule_api_limits() -> str:
+    return "What rules cannot do:\n" + "\n".join(f"- {limit}" for limit in RULE_API_LIMITS)
+
+
+def rule_api_compact() -> str:
+    """The rule API the developer gets, one line a function (signature and first clause), plus its limits:
+    what a designer can ask a new rule component to do."""
+    calls = "; ".join(text.split(":", 1)[0].split(" -> ")[0] for text in RULE_API.values())
+    hooks = "; ".join(c.split(":", 1)[0] for c in CALLBACKS)
+    return (f"Rule scripts (Lua, written by the developer) can react to {hooks} and call: {calls}.\n"
+            + rule_api_limits())
+
+
 def rule_api() -> str:
     lines = ["Rule API (Lua 5.4). A script defines callbacks as globals:"]
     lines += [f"- {c}" for c in CALLBACKS]
@@ -226,6 +284,7 @@ def rule_api() -> str:
                  "math.random do not exist; a runtime error ends the run with ended_by=error):")
     lines += [f"- {text}" for text in RULE_API.values()]
     lines.append(f"Rule library, predefined table lib: {RULE_LIB_DOC}.")
+    lines.append(rule_api_limits())
     return "\n".join(lines)
 
 
@@ -250,6 +309,10 @@ class Facts:
     @property
     def maps(self) -> str:
         return map_catalog()
+
+    @property
+    def map_names(self) -> str:
+        return map_names()
 
     @property
     def roster(self) -> str:
@@ -282,6 +345,18 @@ class Facts:
     @property
     def rule_api(self) -> str:
         return rule_api()
+
+    @property
+    def rule_api_compact(self) -> str:
+        return rule_api_compact()
+
+    @property
+    def footprints(self) -> str:
+        return footprints()
+
+    @property
+    def combat(self) -> str:
+        return combat()
 
     @property
     def expectations(self) -> str:

@@ -180,6 +180,30 @@ class RandomPolicy(Policy):
 STRATEGIES = ("defend", "produce", "attack", "fight", "hold_zone")
 
 
+def strategy(**params: str):
+    """Marks a ReferencePolicy method as the strategy of its name; `params` maps each
+    strategy_param it reads to its meaning, so the description lives next to the code."""
+    def mark(fn):
+        fn.strategy_params = params
+        return fn
+    return mark
+
+
+def describe_strategies() -> list[dict[str, Any]]:
+    """Each reference strategy: name, behaviour (its method's docstring) and the params it reads."""
+    out = []
+    for name in STRATEGIES:
+        fn = getattr(ReferencePolicy, "_" + name)
+        out.append({"name": name, "behaviour": " ".join((fn.__doc__ or "").split()),
+                    "params": dict(fn.strategy_params)})
+    return out
+
+
+def describe_reference() -> str:
+    """What every strategy shares (the ReferencePolicy class docstring)."""
+    return " ".join((ReferencePolicy.__doc__ or "").split())
+
+
 def infer_strategy(config) -> dict:
     """A strategy for a level without `metadata.reference`, read off its conditions and rules."""
     ref = config.metadata.get("reference")
@@ -220,7 +244,15 @@ def _xy(v: Any) -> tuple[float, float] | None:
 
 
 class ReferencePolicy(Policy):
-    """Scripted, competent play of the level's strategy (see the module docstring)."""
+    """Scripted, competent play of one strategy (metadata.reference = {"strategy": name, plus that
+    strategy's params as sibling keys}). It commands its army: every finished, armed, mobile unit
+    of its team except the commander, including units a rule spawns for it later; unarmed units
+    (trucks, builders) and buildings get no orders. The army moves as one squad with attack-move
+    (it fights enemies it meets on the way, then goes on). It only reacts to enemies it can see:
+    under fog of war, enemies outside its units' sight do not exist for it. Allied teams' units are
+    never ordered; protected units are only defended, never moved. `home` (param, default the
+    centroid of its army at the start, else of all its units) is where it gathers.
+    """
 
     name = "reference"
 
@@ -285,7 +317,13 @@ class ReferencePolicy(Policy):
         return sim.free_spot(p[0], p[1], False)
 
     # --- defend ------------------------------------------------------------------------------------
+    @strategy(home="[x, y] the army gathers at and defends",
+              threat_radius="tiles (default 25): a visible enemy this close to home or a protected unit is engaged",
+              protect_tag="tag of own units to protect (each is an objective like home)")
     def _defend(self, sim) -> list[dict]:
+        """The army waits at home. When a visible enemy comes within threat_radius of home or of an
+        own unit tagged protect_tag, it attack-moves to the enemy nearest to such an objective; it
+        chases only while that enemy stays within threat_radius, then returns home."""
         w = sim.world
         radius = float(self.spec.get("threat_radius", 25.0))
         tag = self.spec.get("protect_tag")
@@ -308,7 +346,12 @@ class ReferencePolicy(Policy):
         return self._send(sim, self.home)
 
     # --- hold a zone -------------------------------------------------------------------------------
+    @strategy(zone="[x, y] (or {x, y}) of the zone to take and hold; default: `target`, else home",
+              target="fallback for zone")
     def _hold_zone(self, sim) -> list[dict]:
+        """The army attack-moves to the zone point (chasing enemies it sees on the way) and, once
+        there, stays: it gets no further orders, so it shoots only what comes within weapon range
+        and never chases out of the zone. No param sets a radius: the army clumps around the point."""
         zone = _xy(self.spec.get("zone")) or _xy(self.spec.get("target")) or self.home
         return self._send(sim, zone)
 
@@ -327,7 +370,16 @@ class ReferencePolicy(Policy):
         # not in sight (fog): head for the point the briefing gives
         return _xy(self.spec.get("target"))
 
+    @strategy(target_tag="tag of the enemy unit(s) to destroy", target_type="unit type to destroy",
+              target_team="team owning the target (default: any hostile team)",
+              target="[x, y] to attack-move to while no target unit is visible",
+              engage_at="game second before which the army waits where it is (default 0)",
+              reinforce="unit type or list of types its idle factories keep producing (round robin)")
     def _attack(self, sim) -> list[dict]:
+        """The army attack-moves to the visible enemy unit matching target_tag/target_type/target_team
+        nearest to the army's centroid; while none is visible (fog) it heads for `target`, else for
+        the nearest visible enemy of any kind, else it stays. It never waits for or escorts own units:
+        escorted or protected units are left behind unless they move themselves."""
         actions = self._reinforce(sim)
         if sim.time < float(self.spec.get("engage_at", 0.0)):
             return actions
@@ -377,14 +429,27 @@ class ReferencePolicy(Policy):
         i = int(enemies[int(np.argmin(score))])
         return float(w.x[i]), float(w.y[i])
 
+    @strategy(engage_at="game second before which the army waits at home (default 0)",
+              with_allies="bool (default true): aim at the enemy nearest to own and allied armies together",
+              home="[x, y] the army waits at")
     def _fight(self, sim) -> list[dict]:
+        """Until engage_at the army waits at home; then it attack-moves to the visible enemy nearest to
+        its army (preferring damaged ones), chasing anywhere; with no visible enemy it stays put."""
         if sim.time < float(self.spec.get("engage_at", 0.0)):
             return self._send(sim, self.home)
         target = self._nearest_enemy(sim)
         return self._send(sim, target) if target is not None else []
 
     # --- produce -----------------------------------------------------------------------------------
+    @strategy(target="{unit type: count} composition to own (built through the tech tree)",
+              defend_base="bool (default true): the army guards own buildings while producing",
+              threat_radius="tiles (default 12): enemies this close to an own building are engaged",
+              extractors="metal extractors to build (default 6)",
+              expand_radius="tiles from home within which extractors may be built (default 30)")
     def _produce(self, sim) -> list[dict]:
+        """Idle builders build solar collectors and extractors on the nearest free deposits; the
+        shortest factory chain to each missing type of `target` is built near home and the units are
+        queued. Needs production enabled, builders and resources; otherwise it only defends."""
         target: dict[str, int] = dict(self.spec.get("target") or {})
         actions: list[dict] = []
         if self.spec.get("defend_base", True):

@@ -1,11 +1,14 @@
 """Stage 2 checks on the game design document."""
 from __future__ import annotations
 
+import math
 import re
 
 from engine.catalog import load_catalog
 from engine.errors import EngineError
+from engine.level import place_units
 from engine.maps import load_map
+from engine.schema.level import StartUnit, Team
 from genesis.checks.context import CheckContext
 
 # An objective component ends the game when its purpose says who wins or loses (it calls win()/lose()).
@@ -36,7 +39,27 @@ def schema(ctx: CheckContext) -> tuple[bool, str]:
                 problems.append(f"team {t.id}: {u.type} at ({u.x:g}, {u.y:g}) is off the {m.width}x{m.height} map")
     if not any(t.role == "player" for t in gdd.teams):
         problems.append("no player team")
-    return not problems, "; ".join(problems) or "GDD is well formed; map and unit types exist"
+    if m is not None and not problems:
+        problems += placement_problems(gdd, m)
+    return not problems, "; ".join(problems) or "GDD is well formed; map and unit types exist; every start unit can stand where it is placed, without overlap"
+
+
+def placement_problems(gdd, m) -> list[str]:
+    """The engine's own start-unit placement run on the GDD's teams, plus the level check's overlap rule."""
+    catalog = load_catalog()
+    teams = [Team(id=t.id, name=t.name, units=[StartUnit(**u.model_dump(exclude_none=True)) for u in t.units])
+             for t in gdd.teams]
+    placed, problems = place_units(teams, m, catalog)
+    problems = [p.replace("teams.", "team index ", 1) for p in problems]
+    for i, a in enumerate(placed):
+        for b in placed[i + 1:]:
+            gap = math.dist((a.x, a.y), (b.x, b.y))
+            if gap < 0.5 * (catalog.units[a.type].size + catalog.units[b.type].size):
+                problems.append(f"team {a.team} {a.type} at ({a.x:.1f}, {a.y:.1f}) and team {b.team} {b.type} at "
+                                f"({b.x:.1f}, {b.y:.1f}) overlap ({gap:.2f} tiles apart)")
+                if len(problems) >= 8:
+                    return problems
+    return problems
 
 
 def requirements_covered(ctx: CheckContext) -> tuple[bool, str]:

@@ -1,0 +1,82 @@
+"""The generated prompt facts say what the engine does: strategies, maps, footprints, rule API limits."""
+import inspect
+import re
+
+import pytest
+
+import engine.agent.policies as policies
+from engine.maps import load_map
+from engine.schema.level import MapRef
+from genesis.checks.context import CheckContext
+from genesis.checks.gdd_checks import schema
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+from genesis.offline.gdd_writer import design
+from genesis.prompt_facts import FACTS, RULE_API, SKETCH_COLUMNS, terrain_sketch
+
+
+def test_every_param_the_reference_policy_reads_is_described_with_its_strategy():
+    read_params = set(re.findall(r"spec\.get\(\"(\w+)\"", inspect.getsource(policies.ReferencePolicy))) - {"strategy"}
+    described = {p for s in policies.describe_strategies() for p in s["params"]}
+    assert read_params <= described, f"undescribed strategy params: {sorted(read_params - described)}"
+    for s in policies.describe_strategies():
+        assert s["name"] in policies.STRATEGIES and len(s["behaviour"]) > 40
+        assert f"- {s['name']}: {s['behaviour']}" in FACTS.strategies
+
+
+def test_the_strategy_facts_state_army_fog_and_chasing():
+    text = FACTS.strategies
+    for phrase in ("armed, mobile unit", "under fog of war", "never chases out of the zone", "sibling keys"):
+        assert phrase in text
+
+
+def test_terrain_sketch_marks_every_blocked_tile_and_every_spawn():
+    for name in ("open_field", "crossroads", "wilderness"):
+        m = load_map(MapRef(name=name))
+        rows = terrain_sketch(m).splitlines()[1:]
+        grid = [r.strip() for r in rows]
+        step = -(-m.width // SKETCH_COLUMNS)
+        assert max(len(r) for r in grid) <= SKETCH_COLUMNS
+        for y, row in enumerate(m.rows):
+            for x, ch in enumerate(row):
+                if ch in "#~":
+                    cell = grid[y // step][x // step]
+                    assert cell != ".", (name, x, y, ch)
+        letters = "".join(grid)
+        assert sum(ch.isalpha() for ch in letters) == len(m.spawns)
+
+
+def test_designer_prompts_state_what_rules_cannot_do():
+    assert "give_resources adds amounts >= 0" in FACTS.rule_api_compact
+    assert "rules share no state" in FACTS.rule_api_compact
+    assert all(f"{name}(" in FACTS.rule_api_compact for name in RULE_API)
+    # the developer gets the same limits, so the two roles cannot be told different things
+    assert FACTS.rule_api_compact.split("What rules cannot do:")[1] in FACTS.rule_api
+
+
+@pytest.fixture(scope="module")
+def gdd():
+    query = "defend two fronts against three waves"
+    return design(write_brief(query, read(query), []))
+
+
+def test_gdd_schema_check_runs_the_engines_placement(gdd):
+    ok, why = schema(CheckContext(gdd=gdd))
+    assert ok, why
+    m = load_map(gdd.map)
+    wx, wy = next((x, y) for y, row in enumerate(m.rows) for x, ch in enumerate(row) if ch == "~")
+    wet = gdd.model_copy(deep=True)
+    player = next(t for t in wet.teams if t.role == "player")
+    player.units[0] = player.units[0].model_copy(update={"at": None, "x": wx + 0.5, "y": wy + 0.5})
+    ok, why = schema(CheckContext(gdd=wet))
+    assert not ok
+    assert "water" in why and "nearest tile it can stand on" in why
+
+
+def test_gdd_schema_check_names_overlapping_units(gdd):
+    stacked = gdd.model_copy(deep=True)
+    player = next(t for t in stacked.teams if t.role == "player")
+    first = player.units[0]
+    player.units.append(first.model_copy(update={"count": 1}))
+    ok, why = schema(CheckContext(gdd=stacked))
+    assert not ok and "overlap" in why
