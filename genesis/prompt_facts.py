@@ -247,25 +247,37 @@ RULE_LIB_DOC = ("lib.point(p) -> x, y or nil (p: spawn name, {x, y} or {x=, y=};
                 "lib.spawn_groups(team, groups, x, y [, tag]) -> ids")
 
 
-RULE_API_LIMITS = (
-    "resources can only be granted: give_resources adds amounts >= 0; nothing takes resources away, sets a "
-    "cap or moves them between teams",
-    "rules share no state: each script runs in its own sandbox; two components cannot read each other's "
-    "variables (put logic that needs shared state in one component)",
-    "mark() only draws a labelled point marker (no areas, zones or lines); it leaves no trace event",
-    "win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
-    "lose(team) eliminates `team` and its allies (lose events) and, once a single alliance is left, ends the "
-    "game with that alliance as winners (win events for them); nothing happens after the game has ended",
-    "on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team)",
-    "units are created only by spawn() (or the level / production); a rule cannot change a unit's type, "
-    "hp, owner or speed, nor the terrain",
-    "a game ended by a rule has ended_by 'rule'; by a declarative condition 'condition'; by the time limit "
-    "'time_limit'; by a runtime error 'error'",
+# What the rule API cannot do, each with the wording of a component purpose that would need it
+# (None: no wording reliably shows the need); the GDD's rules_known_api check applies the patterns.
+RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
+    ("resources can only be granted: give_resources adds amounts >= 0; nothing takes resources away, sets a "
+     "cap or moves them between teams",
+     r"\b(take|takes|taking|steal|steals|stealing|remove|removes|drain|drains|subtract|subtracts|deduct|deducts)"
+     r"\b[^.;]{0,40}\b(metal|energy|resources?)\b"),
+    ("rules share no state: each script runs in its own sandbox; two components cannot read each other's "
+     "variables (put logic that needs shared state in one component)", None),
+    ("mark() only draws a labelled point marker (no areas, zones or lines); it leaves no trace event", None),
+    ("win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
+     "lose(team) eliminates `team` and its allies (lose events) and, once a single alliance is left, ends the "
+     "game with that alliance as winners (win events for them); nothing happens after the game has ended", None),
+    ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team)", None),
+    ("units are created only by spawn() (or the level / production); a rule cannot change a unit's type, "
+     "hp, owner or speed, nor the terrain",
+     r"\b(convert|converts|transfer|transfers|change|changes|switch|switches)\b[^.;]{0,30}"
+     r"\b(owner|ownership|allegiance)\b|\b(heal|heals|repair|repairs)\b[^.;]{0,30}\bunits?\b"),
+    ("a game ended by a rule has ended_by 'rule'; by a declarative condition 'condition'; by the time limit "
+     "'time_limit'; by a runtime error 'error'", None),
 )
 
 
 def rule_api_limits() -> str:
-    return "What rules cannot do:\n" + "\n".join(f"- {limit}" for limit in RULE_API_LIMITS)
+    return "What rules cannot do:\n" + "\n".join(f"- {limit}" for limit, _ in RULE_API_LIMITS)
+
+
+def impossible_demands(purpose: str) -> list[str]:
+    """The rule API limits a component purpose runs into, by the wording that shows the need."""
+    return [limit.split(":")[0] for limit, pattern in RULE_API_LIMITS
+            if pattern and re.search(pattern, purpose, re.I)]
 
 
 def rule_api_compact() -> str:

@@ -10,6 +10,7 @@ from engine.level import place_units
 from engine.maps import load_map
 from engine.schema.level import StartUnit, Team
 from genesis.checks.context import CheckContext
+from genesis.prompt_facts import impossible_demands
 
 # An objective component ends the game when its purpose says who wins or loses (it calls win()/lose()).
 ENDS_GAME = re.compile(r"\b(win|wins|won|lose|loses|lost|victory|defeat)\b", re.I)
@@ -98,8 +99,14 @@ def rules_known_api(ctx: CheckContext) -> tuple[bool, str]:
         return False, "no GDD"
     unknown = [c.id for c in gdd.rule_components if c.library_rule and c.library_rule not in ctx.known_rules]
     vague = [c.id for c in gdd.rule_components if not c.library_rule and len(c.purpose) < 10]
-    if unknown or vague:
-        return False, f"unknown library rules {unknown}; components without a clear purpose {vague}"
+    impossible = {c.id: impossible_demands(c.purpose) for c in gdd.rule_components if not c.library_rule}
+    impossible = {cid: limits for cid, limits in impossible.items() if limits}
+    if unknown or vague or impossible:
+        return False, "; ".join(filter(None, [
+            f"unknown library rules {unknown}" if unknown else "",
+            f"components without a clear purpose {vague}" if vague else "",
+            *[f"component {cid!r} needs what the rule API cannot do ({'; '.join(limits)}): redesign it with what "
+              f"exists" for cid, limits in impossible.items()]]))
     return True, f"{len(gdd.rule_components)} rule components, each reusable or clearly specified"
 
 

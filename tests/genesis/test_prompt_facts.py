@@ -80,3 +80,30 @@ def test_gdd_schema_check_names_overlapping_units(gdd):
     player.units.append(first.model_copy(update={"count": 1}))
     ok, why = schema(CheckContext(gdd=stacked))
     assert not ok and "overlap" in why
+
+
+@pytest.mark.parametrize("purpose, needs", [
+    ("Raiders near a storage steal 20 metal per second from the player.", "resources can only be granted"),
+    ("Every 30 s, drains the player's energy by 50.", "resources can only be granted"),
+    ("When a unit enters the zone, the structure changes owner to that unit's team.", "units are created only"),
+    ("A medic tent heals units nearby every 5 s.", "units are created only"),
+])
+def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd, purpose, needs):
+    from genesis.checks.gdd_checks import rules_known_api
+    from genesis.models import RuleComponent
+
+    bad = gdd.model_copy(deep=True)
+    bad.rule_components.append(RuleComponent(id="wish", purpose=purpose, kind="economy"))
+    ok, why = rules_known_api(CheckContext(gdd=bad, known_rules={c.library_rule for c in gdd.rule_components}))
+    assert not ok and "'wish'" in why and needs in why
+
+
+def test_rules_known_api_accepts_what_the_api_can_do(gdd):
+    from genesis.checks.gdd_checks import rules_known_api
+    from genesis.models import RuleComponent
+
+    good = gdd.model_copy(deep=True)
+    good.rule_components.append(RuleComponent(
+        id="supply", kind="economy", purpose="Gives the player 50 metal every 30 s and logs rule_log 'income'."))
+    ok, why = rules_known_api(CheckContext(gdd=good, known_rules={c.library_rule for c in gdd.rule_components}))
+    assert ok, why
