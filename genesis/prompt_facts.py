@@ -149,9 +149,12 @@ def unit_roster() -> str:
 def controllers() -> str:
     lines = ["Controllers (a team's `controller`):"]
     for model in _union_members(Controller):
-        tag = {k: f.default for k, f in model.model_fields.items() if k in ("type", "behaviour")}
+        keys = [k for k in ("type", "behaviour") if k in model.model_fields]
+        tag = {k: model.model_fields[k].default for k in keys}
+        meaning = model.model_fields[keys[-1]].description
         rest = model_fields_text(model, skip=("type", "behaviour"))
-        lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + (f": {_doc(model)}" if _doc(model) else ""))
+        lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
+                     + (f". {_doc(model)}" if _doc(model) else ""))
     lines.append(f"A target is a point {{x, y}} or a selector {{{model_fields_text(TargetSelector)}}}.")
     return "\n".join(lines)
 

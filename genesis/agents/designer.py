@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import typing
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from genesis.agents.base import Agent
 from genesis.models import GDD, Brief, Clarification, Concepts, RetryContext
 
 
 class Questions(BaseModel):
-    questions: list[str]
+    questions: list[str] = Field(description="clarifying questions for the user, one each")
 
 
 class Designer(Agent):
