@@ -207,10 +207,16 @@ class RuleDraft(Doc):
     source: str | None = Field(None, description="Lua 5.4 source of a new rule")
     tests: list[RuleTest] = Field(default_factory=list, description="tests of a new rule")
     meta: RuleMetaDraft | None = Field(None, description="metadata of a new rule")
+    keep: bool = Field(False, description="true: keep the previously verified script shown for this component "
+                                          "unchanged, with its tests (give only id, keep and params)")
 
     @model_validator(mode="after")
     def _reuse_or_new(self) -> RuleDraft:
-        if self.reuse is not None:
+        if self.keep:
+            extra = [k for k in ("reuse", "source", "meta") if getattr(self, k) is not None] + (["tests"] if self.tests else [])
+            if extra:
+                raise ValueError(f"a kept rule takes only id, keep and params; drop {', '.join(extra)}")
+        elif self.reuse is not None:
             extra = [k for k in ("source", "meta") if getattr(self, k) is not None] + (["tests"] if self.tests else [])
             if extra:
                 raise ValueError(f"a reused rule takes only id, reuse and params; drop {', '.join(extra)}")
@@ -232,6 +238,7 @@ class RuleArtifact(Doc):
     tests: list[RuleTest]
     meta: dict[str, Any] = Field(default_factory=dict)
     reused_from: str | None = None
+    written_for: str = Field("", description="the GDD component it was written for, as canonical JSON")
 
 
 class CriterionResult(Doc):

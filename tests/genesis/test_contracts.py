@@ -84,7 +84,8 @@ def prompts():
                                "library": library, "criteria": _criteria("gdd", "level")},
         "developer.write_rule": {"component": gdd.rule_components[0].model_dump(mode="json"), "library": None,
                                  "design": gdd.model_dump(mode="json", include=DESIGN_CONTEXT),
-                                 "guidance": [], "example": example, "retry": None, "criteria": _criteria("rules")},
+                                 "guidance": [], "example": example, "retry": None, "criteria": _criteria("rules"),
+                                 "verified": None, "kept": []},
         "developer.assemble_level": {"gdd": gdd.model_dump(mode="json"), "rules": [], "guidance": [], "retry": None,
                                      "criteria": _criteria("level")},
     }
