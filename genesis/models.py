@@ -44,7 +44,9 @@ class Requirement(Doc):
     id: str = Field(description="short snake_case id, unique in the brief")
     text: str = Field(description="the demand in one sentence, as a player would check it")
     testable: bool = Field(True, description="true when a validation run's trace or state can show it; false only for what no trace can show")
-    on: Literal["reference", "idle"] = Field("reference", description="which validation run carries the evidence")
+    on: Literal["reference", "idle"] = Field("reference", description="which validation runs carry the evidence: "
+                                             "reference = team 0 played by the scripted reference strategy; idle = "
+                                             "team 0 gives no orders")
     expect: list[Expectation] = Field(default_factory=list,
                                       description="expectations the validation runs of `on` must satisfy")
 

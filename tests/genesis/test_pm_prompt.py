@@ -41,3 +41,27 @@ def test_the_pm_is_told_what_each_stage_can_change():
 def test_evidence_digest_caps_each_detail():
     long = [{**EVIDENCE[0], "detail": "x" * 5000}]
     assert len(evidence_digest(long)[0]["detail"]) < 1000
+
+
+def test_the_visual_reviewer_judges_the_levels_own_description(tmp_path):
+    from types import SimpleNamespace
+
+    from genesis.models import VisualVerdict
+    from genesis.offline.brief_writer import write_brief
+    from genesis.offline.concepts import read
+    from genesis.offline.gdd_writer import design
+    from genesis.pipeline.nodes import Nodes
+
+    seen = {}
+
+    def visual_review(query, description, frames):
+        seen["description"] = description
+        return VisualVerdict(playable=True, aligned=True, observations=[])
+
+    config = SimpleNamespace(for_role=lambda role: SimpleNamespace(model="openai/vlm"))
+    ctx = SimpleNamespace(client=SimpleNamespace(config=config), analyst=SimpleNamespace(visual_review=visual_review),
+                          out_dir=tmp_path)
+    gdd = design(write_brief("defend two fronts", read("defend two fronts"), []))
+    state = {"query": "q", "level": {"description": "the level after a retry changed the design"}}
+    Nodes(ctx)._visual(state, gdd, None)
+    assert seen["description"] == "the level after a retry changed the design" != gdd.agent_description
