@@ -46,7 +46,8 @@ class SectorSpec(Strict):
     min: int = Field(1, ge=0, description="at least this many distinct sectors")
     max: int | None = Field(None, ge=0, description="at most this many distinct sectors")
     center: Literal["map_center"] | tuple[float, float] = Field("map_center", description="'map_center' or [x, y] the sectors are seen from")
-    sectors: int = Field(8, ge=2, description="number of equal compass sectors, each centred on its direction (8: n, ne, e, ...; 4: n, e, s, w)")
+    sectors: int = Field(8, ge=2, description="number of equal compass sectors, each centred on its direction (8: n, "
+                                              "ne, e, ...; 4: n, e, s, w)")
 
 
 class ClusterSpec(Strict):
@@ -62,7 +63,8 @@ class IncreasingSpec(Strict):
 
     gap: float = Field(gt=0, description="seconds of silence that separate two clusters")
     min_buckets: int = Field(2, ge=2, description="at least this many clusters")
-    bucket: Literal["time_clusters"] = Field("time_clusters", description="how events are grouped (only time_clusters)")
+    bucket: Literal["time_clusters"] = Field("time_clusters", description="how events are grouped (only "
+                                                                          "time_clusters)")
 
 
 class EventExpectation(Strict):
@@ -78,7 +80,8 @@ class EventExpectation(Strict):
     max: int | None = Field(None, ge=0, description="at most this many matching events (0: none)")
     after: float | None = Field(None, description="absolute game seconds")
     before: float | None = Field(None, description="absolute game seconds")
-    distinct_sectors: SectorSpec | None = Field(None, description="where the matching events happen (events with x, y)")
+    distinct_sectors: SectorSpec | None = Field(None, description="where the matching events happen (events with x, "
+                                                                  "y)")
     time_clusters: ClusterSpec | None = Field(None, description="how the matching events group in time")
     increasing: IncreasingSpec | None = Field(None, description="the groups grow in size")
 

@@ -63,30 +63,37 @@ class TargetSelector(Strict):
 
 
 class AgentController(Strict):
-    type: Literal["agent"] = Field("agent", description="'agent': the team is played by the agent under test (the player, or a policy in validation runs)")
+    type: Literal["agent"] = Field("agent", description="'agent': the team is played by the agent under test (the "
+                                                        "player, or a policy in validation runs)")
 
 
 class NoController(Strict):
-    type: Literal["none"] = Field("none", description="'none': nobody gives the team orders; its units only shoot what comes into weapon range, and rules may order them")
+    type: Literal["none"] = Field("none", description="'none': nobody gives the team orders; its units only shoot "
+                                                      "what comes into weapon range, and rules may order them")
 
 
 class IdleBehaviour(Strict):
     type: Literal["ai"] = Field("ai", description="'ai': a built-in AI behaviour")
-    behaviour: Literal["idle"] = Field("idle", description="'idle': the AI gives no orders (like 'none'; rule orders are kept)")
+    behaviour: Literal["idle"] = Field("idle", description="'idle': the AI gives no orders (like 'none'; rule orders "
+                                                           "are kept)")
 
 
 class HoldBehaviour(Strict):
     """Units keep their position and fire at whatever comes in range."""
 
     type: Literal["ai"] = Field("ai", description="'ai': a built-in AI behaviour")
-    behaviour: Literal["hold"] = Field("hold", description="'hold': each mobile unit (rule-spawned ones too) keeps the post where the AI first saw it and walks back to it when idle")
+    behaviour: Literal["hold"] = Field("hold", description="'hold': each mobile unit (rule-spawned ones too) keeps "
+                                                           "the post where the AI first saw it and walks back to it "
+                                                           "when idle")
 
 
 class WavesBehaviour(Strict):
     """Idle mobile units are sent in attack-move waves toward a target, every `interval` seconds."""
 
     type: Literal["ai"] = Field("ai", description="'ai': a built-in AI behaviour")
-    behaviour: Literal["waves"] = Field("waves", description="'waves': periodic attack-move waves of the team's idle mobile units (busy units, e.g. ones a rule ordered, are left alone)")
+    behaviour: Literal["waves"] = Field("waves", description="'waves': periodic attack-move waves of the team's idle "
+                                                             "mobile units (busy units, e.g. ones a rule ordered, "
+                                                             "are left alone)")
     target: Point | TargetSelector = Field(description="a point {x, y}, or a selector of the units to attack")
     first_at: float = Field(0.0, ge=0, description="game second of the first wave")
     interval: float = Field(60.0, gt=0, description="seconds between waves")
@@ -97,7 +104,10 @@ class DefendBehaviour(Strict):
     """Units stay within `radius` of `center` and attack enemies that enter it."""
 
     type: Literal["ai"] = Field("ai", description="'ai': a built-in AI behaviour")
-    behaviour: Literal["defend"] = Field("defend", description="'defend': guard a circle; whenever an enemy is inside, every idle or attack-moving unit of the team (rule-spawned ones too) is sent at it, and idle units far from the centre are called back")
+    behaviour: Literal["defend"] = Field("defend", description="'defend': guard a circle; whenever an enemy is "
+                                                               "inside, every idle or attack-moving unit of the team "
+                                                               "(rule-spawned ones too) is sent at it, and idle "
+                                                               "units far from the centre are called back")
     center: Point = Field(description="centre of the guarded circle")
     radius: float = Field(12.0, gt=0, description="radius of the guarded circle in tiles")
 
@@ -106,7 +116,8 @@ class SkirmishBehaviour(Strict):
     """Easy skirmish AI: builds extractors and solar, a factory, an army, then attacks."""
 
     type: Literal["ai"] = Field("ai", description="'ai': a built-in AI behaviour")
-    behaviour: Literal["skirmish"] = Field("skirmish", description="'skirmish': an economy-building, attacking AI (needs production and a builder)")
+    behaviour: Literal["skirmish"] = Field("skirmish", description="'skirmish': an economy-building, attacking AI "
+                                                                   "(needs production and a builder)")
     attack_at_army: int = Field(8, ge=1, description="attack once the army has this many units")
     factory: str = Field("bot_lab", description="factory type to build first")
 
@@ -130,7 +141,8 @@ class StartUnit(Strict):
     x: float | None = Field(None, description="tile x of the group's point (with y; instead of `at`)")
     y: float | None = Field(None, description="tile y of the group's point (with x; instead of `at`)")
     at: str | None = Field(None, description="name of a map spawn point, instead of x/y")
-    count: int = Field(1, ge=1, le=500, description="units in the group: the first at the point, the rest on rings around it (see spread)")
+    count: int = Field(1, ge=1, le=500, description="units in the group: the first at the point, the rest on rings "
+                                                    "around it (see spread)")
     spread: float = Field(2.0, ge=0, description="units after the first are placed in a ring of this radius")
     tag: str | None = Field(None, description="label that conditions, rules and AI targets can select on")
 
@@ -145,7 +157,8 @@ class StartUnit(Strict):
 class Team(Strict):
     id: int = Field(ge=0, le=15, description="team id; 0 is the player")
     name: str = Field(description="display name")
-    allies: list[int] = Field(default_factory=list, description="ids of allied teams (alliances are symmetric: list the ally on both teams)")
+    allies: list[int] = Field(default_factory=list, description="ids of allied teams (alliances are symmetric: "
+                                                                "listing the ally on one of the two teams is enough)")
     controller: Controller = Field(default_factory=AgentController, description="who gives this team's units orders")
     resources: Resources = Field(default_factory=Resources, description="starting metal and energy")
     units: list[StartUnit] = Field(default_factory=list, description="start units, placed at t=0")
@@ -154,7 +167,8 @@ class Team(Strict):
 
 # --- rules ---------------------------------------------------------------------------------------
 class RuleRef(Strict):
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="snake_case rule id; trace events of the rule carry it as `rule`")
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="snake_case rule id; trace events of the rule carry it "
+                                                              "as `rule`")
     script: str = Field(description="path to a .lua file, relative to the level file")
     params: dict[str, Any] = Field(default_factory=dict, description="read by the script with param(name)")
 
@@ -182,7 +196,8 @@ class ProtectTarget(Strict):
     kind: Literal["protect_target"] = Field("protect_target", description="condition kind")
     team: int = Field(description="team that loses")
     target: TargetSelector = Field(description="the units to protect")
-    mode: Literal["any", "all"] = Field("any", description="'any': the first loss loses; 'all': losing the last one loses")
+    mode: Literal["any", "all"] = Field("any", description="'any': the first loss loses; 'all': losing the last one "
+                                                           "loses")
 
 
 class SurviveUntil(Strict):
@@ -232,7 +247,8 @@ class LevelConfig(Strict):
     teams: list[Team] = Field(min_length=1, description="every team, the player (id 0) first")
     rules: list[RuleRef] = Field(default_factory=list, description="Lua rule scripts and their params")
     switches: Switches = Field(default_factory=Switches, description="fog of war, production, time limit")
-    conditions: list[Condition] = Field(default_factory=list, description="declarative win/loss conditions the engine checks")
+    conditions: list[Condition] = Field(default_factory=list, description="declarative win/loss conditions the "
+                                                                          "engine checks")
     metadata: dict[str, Any] = Field(default_factory=dict, description="free-form provenance; ignored by the engine")
 
     @model_validator(mode="after")
