@@ -230,7 +230,9 @@ class RuleDraft(Doc):
     id: str = RULE_ID
     reuse: str | None = Field(None, description="id of the verified library rule to reuse unchanged; its source "
                                                 "and tests carry over (give no source, tests or meta)")
-    params: dict[str, Any] = Field(default_factory=dict, description="the params the level passes to the rule")
+    params: dict[str, Any] = Field(default_factory=dict, description=(
+        "the params the level passes to this rule: the component's params as the GDD gives them (a new rule "
+        "declares each in meta.params; its tests set their own in each test's `params`)"))
     source: str | None = Field(None, description="Lua 5.4 source of a new rule")
     tests: list[RuleTest] = Field(default_factory=list, description="tests of a new rule")
     meta: RuleMetaDraft | None = Field(None, description="metadata of a new rule")

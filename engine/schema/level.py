@@ -249,7 +249,9 @@ class LevelConfig(Strict):
     switches: Switches = Field(default_factory=Switches, description="fog of war, production, time limit")
     conditions: list[Condition] = Field(default_factory=list, description="declarative win/loss conditions the "
                                                                           "engine checks")
-    metadata: dict[str, Any] = Field(default_factory=dict, description="free-form provenance; ignored by the engine")
+    metadata: dict[str, Any] = Field(default_factory=dict, description=(
+        "free-form provenance, ignored by the simulation; `reference` = {\"strategy\": name, plus that strategy's "
+        "params as sibling keys} is what the scripted reference policy plays"))
 
     @model_validator(mode="after")
     def _consistent(self) -> LevelConfig:

@@ -42,7 +42,8 @@ def schema(ctx: CheckContext) -> tuple[bool, str]:
         problems.append("no player team")
     if m is not None and not problems:
         problems += placement_problems(gdd, m)
-    return not problems, "; ".join(problems) or "GDD is well formed; map and unit types exist; every start unit can stand where it is placed, without overlap"
+    return not problems, "; ".join(problems) or ("GDD is well formed; map and unit types exist; every start unit "
+                                                 "can stand where it is placed, without overlap")
 
 
 def placement_problems(gdd, m) -> list[str]:
