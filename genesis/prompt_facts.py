@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 import engine.agent.policies as policies
 import engine.systems.combat as combat_system
+import engine.systems.economy as economy_system
 from engine.catalog import load_catalog, roster_table
 from engine.maps import list_maps, load_map
 from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
@@ -184,12 +185,18 @@ def reference_strategies() -> str:
     for s in policies.describe_strategies():
         params = "; ".join(f"{k}: {v}" for k, v in s["params"].items())
         lines.append(f"- {s['name']}: {s['behaviour']} strategy_params (all optional): {params}.")
+    lines.append(f"The idle player (the comparison run): {' '.join((policies.IdlePolicy.__doc__ or '').split())}")
     return "\n".join(lines)
 
 
 def combat() -> str:
     """How units fight, from the combat system's docstring."""
     return " ".join((combat_system.__doc__ or "").split())
+
+
+def economy() -> str:
+    """How resources flow, from the economy system's docstring."""
+    return " ".join((economy_system.__doc__ or "").split())
 
 
 # --- expectations ----------------------------------------------------------------------------------
@@ -372,6 +379,10 @@ class Facts:
     @property
     def combat(self) -> str:
         return combat()
+
+    @property
+    def economy(self) -> str:
+        return economy()
 
     @property
     def expectations(self) -> str:

@@ -107,3 +107,12 @@ def test_rules_known_api_accepts_what_the_api_can_do(gdd):
         id="supply", kind="economy", purpose="Gives the player 50 metal every 30 s and logs rule_log 'income'."))
     ok, why = rules_known_api(CheckContext(gdd=good, known_rules={c.library_rule for c in gdd.rule_components}))
     assert ok, why
+
+
+def test_the_designer_learns_how_combat_economy_and_the_idle_player_work():
+    import engine.systems.combat as combat_system
+    import engine.systems.economy as economy_system
+
+    assert " ".join(combat_system.__doc__.split()) in FACTS.combat
+    assert "Storage caps income" in FACTS.economy and economy_system.__doc__.split()[0] in FACTS.economy
+    assert "only shoot what comes into weapon range" in FACTS.strategies
