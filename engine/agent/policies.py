@@ -246,9 +246,10 @@ def _xy(v: Any) -> tuple[float, float] | None:
 class ReferencePolicy(Policy):
     """Scripted, competent play of one strategy (metadata.reference = {"strategy": name, plus that
     strategy's params as sibling keys}). It commands its army: every finished, armed, mobile unit
-    of its team except the commander, including units a rule spawns for it later; units without a
-    weapon (builders, unarmed carriers), the commander and buildings get no orders. The army moves
-    as one squad with attack-move (it fights enemies it meets on the way, then goes on). It only reacts to enemies it can see:
+    of its team except the commander, including units a rule spawns for it later. Units without a
+    weapon and the commander are never moved (builders, the commander included, get build orders
+    only under `produce`; factories produce under `produce` and attack's `reinforce`). The army moves as one squad with attack-move
+    (it fights enemies it meets on the way, then goes on). It only reacts to enemies it can see:
     under fog of war, enemies outside its units' sight do not exist for it. Allied teams' units are
     never ordered; protected units are only defended, never moved. `home` (param, default the
     centroid of its army at the start, else of all its units) is where it gathers.
