@@ -20,6 +20,7 @@ import engine.systems.combat as combat_system
 import engine.systems.economy as economy_system
 from engine.catalog import load_catalog, roster_table
 from engine.maps import list_maps, load_map
+from engine.rules.api import API_DOC, CALLBACK_DOC, RULE_LIB_DOC as RULE_LIB_DOC_TEXT
 from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
     ResultSpec, SectorSpec, StateSpec
 from engine.schema.level import Condition, Controller, MapRef, StartUnit, Switches, TargetSelector
@@ -219,42 +220,8 @@ def expectation_grammar() -> str:
 
 
 # --- the rule API ----------------------------------------------------------------------------------
-UNIT_TABLE = "u = {id, type, team, x, y, hp, tag, category} (a living unit's state when the callback runs)"
-RULE_API: dict[str, str] = {
-    "every": "every(seconds, fn): calls fn() every `seconds` game seconds (>= 1/30), first at now + seconds",
-    "at": "at(seconds, fn): calls fn() once at ABSOLUTE game time `seconds` (at the next tick if already past)",
-    "on_area_entered": "on_area_entered(x, y, radius, fn [, team]): calls fn(u) once per unit, the first time it is "
-                       "inside the circle (only units of `team` when given); u is the unit table",
-    "time": "time() -> current game seconds",
-    "units": "units(team [, {type=, tag=, category=}]) -> list of living unit tables (team may be omitted: units({tag=...}))",
-    "unit": "unit(id) -> the unit table, or nil once the unit is dead (always check for nil)",
-    "resources": "resources(team) -> {metal=, energy=}",
-    "param": "param(name [, default]) -> the level's param value for this rule, else default",
-    "map_size": "map_size() -> width, height in tiles",
-    "spawn_point": "spawn_point(name) -> x, y of a named map spawn; an unknown name is an error",
-    "teams": "teams() -> sorted list of team ids",
-    "random": "random() -> float in [0, 1), seeded per run and rule",
-    "random_int": "random_int(a, b) -> integer in [a, b]",
-    "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; count 1..200; (x, y) must be on the "
-             "map; units appear in a ring around (x, y); traced as spawn events with source 'rule'",
-    "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move)",
-    "give_resources": "give_resources(team, metal, energy): ADDS the amounts (>= 0); no call takes resources away",
-    "set_controller": "set_controller(team, spec): replaces the team's controller (spec as in Controllers)",
-    "win": "win(team, reason): the game ends now; `team` (and its allies) win",
-    "lose": "lose(team, reason): the game ends now; `team` (and its allies) lose",
-    "message": "message(text [, team]): shows a message to every team, or only to `team`",
-    "mark": "mark(x, y, label [, color]): a map marker (max 200)",
-    "log": "log(name, fields): writes a trace event {event: 'rule_log', rule: <rule id>, name: name, fields: fields} "
-           "that expectations match with where: {name: ..., fields.<key>: ...}",
-}
-CALLBACKS = ("on_start(): once at t=0, after the level's start units exist",
-             f"on_unit_created(u): every unit created after the start (rule spawns, production); {UNIT_TABLE}",
-             "on_unit_destroyed(u): every unit that dies; u is its table at death (x, y where it died)")
-RULE_LIB_DOC = ("lib.point(p) -> x, y or nil (p: spawn name, {x, y} or {x=, y=}; nil off the map); lib.label(p) -> string; "
-                "lib.list(v) -> list (wraps a scalar); lib.composition(spec) -> {{type, count}, ...} (spec: \"type\", "
-                "{type = count} or {{type=, count=}}); lib.target_position(tag, team, fallback) -> x, y (first living "
-                "unit of team tagged tag, else the point fallback, else the map centre); "
-                "lib.spawn_groups(team, groups, x, y [, tag]) -> ids")
+# The rule API's description lives next to its implementation, in the engine.
+RULE_API, CALLBACKS, RULE_LIB_DOC = API_DOC, CALLBACK_DOC, RULE_LIB_DOC_TEXT
 
 
 # What the rule API cannot do, each with the wording of a component purpose that would need it

@@ -116,3 +116,15 @@ def test_the_designer_learns_how_combat_economy_and_the_idle_player_work():
     assert " ".join(combat_system.__doc__.split()) in FACTS.combat
     assert "Storage caps income" in FACTS.economy and economy_system.__doc__.split()[0] in FACTS.economy
     assert "only shoot what comes into weapon range" in FACTS.strategies
+
+
+def test_the_rule_api_description_covers_exactly_what_the_sandbox_exposes():
+    from engine import Simulation, load_level
+    from engine.rules.api import API_DOC, Rule
+
+    sim = Simulation(load_level({"name": "n", "description": "d", "map": {"name": "open_field"},
+                                 "teams": [{"id": 0, "name": "p"}]}), seed=0, policies={})
+    exposed = set(sim.rules._api(Rule("r", {}), 0))
+    assert exposed == set(API_DOC), f"undocumented: {exposed - set(API_DOC)}; documented but absent: {set(API_DOC) - exposed}"
+    for name, text in API_DOC.items():
+        assert text.startswith(f"{name}("), name
