@@ -128,3 +128,17 @@ def test_the_rule_api_description_covers_exactly_what_the_sandbox_exposes():
     assert exposed == set(API_DOC), f"undocumented: {exposed - set(API_DOC)}; documented but absent: {set(API_DOC) - exposed}"
     for name, text in API_DOC.items():
         assert text.startswith(f"{name}("), name
+
+
+def test_the_brief_prompt_lists_competencies_archetypes_and_what_the_simulator_offers():
+    import typing
+
+    from genesis.agents.base import PROMPTS
+    from genesis.llm import render
+    from genesis.models import ARCHETYPES, Competency
+
+    prompt = render(PROMPTS / "designer_clarify.j2", query="q", clarifications=[], guidance=[], retry=None,
+                    archetypes=list(ARCHETYPES), competencies=list(typing.get_args(Competency)), facts=FACTS)
+    assert all(c in prompt for c in typing.get_args(Competency))
+    assert ", ".join(ARCHETYPES) in prompt
+    assert FACTS.rule_api_compact in prompt and FACTS.map_names in prompt and FACTS.unit_names in prompt
