@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from engine.errors import EngineError, LevelError, format_validation_error
 from engine.jsonfile import check_depth, read_json, read_text
 from engine.schema import Catalog, LevelConfig, MapData
-from engine.schema.level import DestroyTarget, ProduceComposition, ProtectTarget, TargetSelector, WavesBehaviour
+from engine.schema.level import DestroyTarget, ProduceComposition, ProtectTarget, TargetSelector, Team, WavesBehaviour
 
 _TERRAIN_NAMES = {"~": "water", "#": "cliff"}
 MAX_LEVEL_BYTES = 1 << 20       # a level file; the reference levels are a few KiB
@@ -83,7 +83,7 @@ def load_level(path_or_dict: str | Path | dict[str, Any], base_dir: str | Path |
     mapdata = _load_map(config, root)
     problems: list[str] = []
     _check_types(config, catalog, problems)
-    placements = _place_units(config, mapdata, catalog, problems)
+    placements = _place_units(config.teams, mapdata, catalog, problems)
     rule_sources = _read_rules(config, root, roots, problems)
     if problems:
         raise LevelError("\n".join([f"{source}: {len(problems)} problem(s)"] + [f"  {p}" for p in problems]))
@@ -152,7 +152,14 @@ def _check_types(config: LevelConfig, catalog: Catalog, problems: list[str]) -> 
                 check(name, f"conditions.{ci}.units.{name}")
 
 
-def _place_units(config: LevelConfig, mapdata: MapData, catalog: Catalog, problems: list[str]) -> list[Placement]:
+def place_units(teams: list[Team], mapdata: MapData, catalog: Catalog) -> tuple[list[Placement], list[str]]:
+    """Where the engine puts these teams' start units on this map, and what it rejects (the same
+    validation `load_level` applies), so a design can be checked before a level exists."""
+    problems: list[str] = []
+    return _place_units(teams, mapdata, catalog, problems), problems
+
+
+def _place_units(teams: list[Team], mapdata: MapData, catalog: Catalog, problems: list[str]) -> list[Placement]:
     """Resolve every start unit's position: the first at the anchor, the rest on a ring around it.
 
     A ring slot on blocked terrain moves to the nearest free tile nearby; the anchor itself must be
@@ -160,7 +167,7 @@ def _place_units(config: LevelConfig, mapdata: MapData, catalog: Catalog, proble
     """
     spawns = {s.name: (s.x, s.y) for s in mapdata.spawns}
     out: list[Placement] = []
-    for ti, team in enumerate(config.teams):
+    for ti, team in enumerate(teams):
         for ui, unit in enumerate(team.units):
             where = f"teams.{ti}.units.{ui}"
             utype = catalog.units.get(unit.type)
@@ -177,7 +184,9 @@ def _place_units(config: LevelConfig, mapdata: MapData, catalog: Catalog, proble
             air = utype.is_air
             reason = _blocked(mapdata, ax, ay, air)
             if reason:
-                problems.append(f"{where}: {unit.type} at ({ax:g}, {ay:g}) is {reason}")
+                near = _nearest_free(mapdata, ax, ay, air, reach=8) if "off the" not in reason else None
+                hint = f"; the nearest tile it can stand on is ({near[0]:g}, {near[1]:g})" if near else ""
+                problems.append(f"{where}: {unit.type} at ({ax:g}, {ay:g}) is {reason}{hint}")
                 continue
             for k in range(unit.count):
                 if k == 0:

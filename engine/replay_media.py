@@ -7,6 +7,8 @@ is seen arriving and being fought, and shrinks itself until it fits GIF_MAX_BYTE
 """
 from __future__ import annotations
 
+import bisect
+
 import io
 import json
 import os
@@ -54,7 +56,8 @@ def frame_picks(replay: Replay, regular: int = REGULAR_FRAMES) -> list[FramePick
     wanted: dict[int, FramePick] = {}
 
     def pick(t: float, caption: str, kind: str) -> None:
-        i = _nearest(cursor_times, t)
+        # an event's frame is the first sample at or after it: one before would not show it yet
+        i = _nearest(cursor_times, t) if kind == "regular" else _at_or_after(cursor_times, t)
         p = wanted.setdefault(i, FramePick(t=cursor_times[i], caption="", kinds=[]))
         if caption and caption not in p.caption:
             p.caption = f"{p.caption}; {caption}" if p.caption else caption
@@ -71,6 +74,10 @@ def frame_picks(replay: Replay, regular: int = REGULAR_FRAMES) -> list[FramePick
 
 def _nearest(times: list[float], t: float) -> int:
     return min(range(len(times)), key=lambda i: (abs(times[i] - t), i))
+
+
+def _at_or_after(times: list[float], t: float) -> int:
+    return min(bisect.bisect_left(times, t - 1e-6), len(times) - 1)
 
 
 def gif_times(replay: Replay) -> list[float]:

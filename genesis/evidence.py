@@ -57,9 +57,19 @@ def requirement_evidence(requirements: list[Requirement], runs: list[SimRun], ma
             for run in pool:
                 results = evaluate(req.expect, run_view(run, states.get((run.policy, run.seed))), map_size)
                 per_run.append({"seed": run.seed, "passed": all(r.passed for r in results),
-                                "details": [f"{r.description}: {r.detail}" for r in results]})
+                                "details": [f"{r.description}: {r.detail}" for r in results],
+                                "failures": [f"{r.description}: {r.detail}" for r in results if not r.passed]})
             passed = sum(p["passed"] for p in per_run) * 2 > len(per_run)
-            entry.update(passed=passed, status="verified" if passed else "failed", detail=per_run[0]["details"][0] if per_run[0]["details"] else "",
+            entry.update(passed=passed, status="verified" if passed else "failed", detail=_evidence_detail(per_run, passed),
                          per_run=per_run)
         out.append(entry)
     return out
+
+
+def _evidence_detail(per_run: list[dict[str, Any]], passed: bool) -> str:
+    """What decided the requirement: on a failure the failing expectations (of the first failing
+    seed), never a satisfied one; on a pass what the first run showed."""
+    if passed:
+        return "; ".join(per_run[0]["details"])
+    failing = next(p for p in per_run if not p["passed"])
+    return f"seed {failing['seed']}: " + "; ".join(failing["failures"])

@@ -6,7 +6,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.schema.expect import Expectation
-from engine.schema.level import Condition, Controller, LevelConfig, MapRef
+from engine.agent.policies import STRATEGIES
+from engine.maps import list_maps
+from engine.schema.level import Condition, Controller, LevelConfig, MapRef, RankByScore, StartUnit
+from genesis.offline.vocabulary import UNIT_KIND_TRIGGERS
 
 Competency = Literal[
     "resource_management",
@@ -15,7 +18,20 @@ Competency = Literal[
     "collaboration",
     "adversarial_planning",
 ]
-Strategy = Literal["defend", "produce", "attack", "fight", "hold_zone"]
+Strategy = Literal[STRATEGIES]
+RankMetric = RankByScore.model_fields["metric"].annotation
+
+# What each archetype means, for the model that picks one.
+ARCHETYPES = {
+    "defense": "the player holds out against enemy attacks, protecting objectives",
+    "production": "the player builds an economy and produces a unit composition",
+    "ffa": "free-for-all: every team against every other, ranked or last survivor",
+    "teams": "allied teams against allied teams (e.g. 2v2)",
+    "siege": "the player breaks into a fortified position and destroys a target",
+    "capture": "the player takes and holds a zone or point",
+    "raids": "small enemy parties harass the player's economy",
+    "other": "none of these (e.g. an escort or a theft)",
+}
 
 
 class Doc(BaseModel):
@@ -25,10 +41,13 @@ class Doc(BaseModel):
 class Requirement(Doc):
     """One checkable demand of the request, e.g. "attacks come from two fronts"."""
 
-    id: str
-    text: str
-    testable: bool = True
-    on: Literal["reference", "idle"] = Field("reference", description="which validation run carries the evidence")
+    id: str = Field(description="short snake_case id, unique in the brief")
+    text: str = Field(description="the demand in one sentence, as a player would check it")
+    testable: bool = Field(True, description="true when a validation run's trace or state can show it; false only "
+                                             "for what no trace can show")
+    on: Literal["reference", "idle"] = Field("reference", description="which validation runs carry the evidence: "
+                                             "reference = team 0 played by the scripted reference strategy; idle = "
+                                             "team 0 gives no orders")
     expect: list[Expectation] = Field(default_factory=list,
                                       description="expectations the validation runs of `on` must satisfy")
 
@@ -36,76 +55,92 @@ class Requirement(Doc):
 class Concepts(Doc):
     """What the request asks for, in the offline backend's vocabulary; "other" when no archetype fits."""
 
-    archetype: Literal["defense", "production", "ffa", "teams", "siege", "capture", "raids", "other"] = "defense"
-    fronts: int | None = None
-    objectives: int | None = None
-    objective_type: str | None = None
-    waves: int | None = None
-    wave_times: list[float] = Field(default_factory=list)
-    wave_interval: float | None = None
-    staggered: bool = False
-    escalating: bool = False
-    random_side: bool = False
-    random_timing: bool = False
-    air: bool = False
-    ground: bool = True
-    unit_kinds: list[str] = Field(default_factory=list)
-    teams: int = 2
-    team_size: int = 1
-    production: bool | None = None
-    fog: bool | None = None
-    time_limit: float | None = None
-    target_composition: dict[str, int] = Field(default_factory=dict)
-    ranking: str | None = None
-    map_hint: str | None = None
-    scouting: bool = False
-    raids: bool = False
-    allied_bases: int | None = None
+    archetype: Literal[tuple(ARCHETYPES)] = Field("defense", description="the scenario family: " + "; ".join(
+        f"{name}: {meaning}" for name, meaning in ARCHETYPES.items()))
+    fronts: int | None = Field(None, description="number of distinct attack directions, if the request names them")
+    objectives: int | None = Field(None, description="number of things the player must protect or take")
+    objective_type: str | None = Field(None, description="unit type from the roster of the objectives (e.g. a "
+                                                         "storage "
+                                                          "to protect)")
+    waves: int | None = Field(None, description="number of enemy attack waves (timed or triggered attacks count as "
+                                                "waves)")
+    wave_times: list[float] = Field(default_factory=list, description="game seconds at which waves arrive, if the "
+                                                                      "request fixes them")
+    wave_interval: float | None = Field(None, description="seconds between waves, if regular")
+    staggered: bool = Field(False, description="fronts are attacked at different times")
+    escalating: bool = Field(False, description="each wave is larger than the last")
+    random_side: bool = Field(False, description="attacks come from a side chosen at random")
+    random_timing: bool = Field(False, description="attacks come at unpredictable times")
+    air: bool = Field(False, description="the request involves aircraft")
+    ground: bool = Field(True, description="the request involves ground units")
+    unit_kinds: list[str] = Field(default_factory=list, description="kinds of units the request names, from: "
+                                  + ", ".join(UNIT_KIND_TRIGGERS))
+    teams: int = Field(2, description="number of teams, the player's included")
+    team_size: int = Field(1, description="teams per side (2 for a 2v2)")
+    production: bool | None = Field(None, description="whether factories and builders may produce (null: the request "
+                                                      "does not say)")
+    fog: bool | None = Field(None, description="whether fog of war is on (null: the request does not say)")
+    time_limit: float | None = Field(None, description="game seconds the scenario lasts at most")
+    target_composition: dict[str, int] = Field(default_factory=dict, description="production goals: unit type from the roster -> count the player must own")
+    ranking: RankMetric | None = Field(None, description="what teams are ranked by at the end, when the request "
+                                                         "ranks them")
+    map_hint: str | None = Field(None, description="built-in map the request points at, one of: " + ", ".join(list_maps()))
+    scouting: bool = Field(False, description="the player must scout to learn where attacks come from")
+    raids: bool = Field(False, description="small enemy parties harass economy targets")
+    allied_bases: int | None = Field(None, description="number of allied (AI) bases fighting with the player")
 
 
 class Clarification(Doc):
-    question: str
-    answer: str | None = None
+    question: str = Field(description="a question to the user")
+    answer: str | None = Field(None, description="the user's answer (null if not answered)")
 
 
 class Brief(Doc):
-    query: str
-    title: str
-    competency: Competency
-    summary: str
+    query: str = Field(description="the request, verbatim")
+    title: str = Field(description="short scenario title")
+    competency: Competency = Field(description="the strategic competency the scenario measures")
+    summary: str = Field(description="the scenario in two or three sentences")
     composition: str = Field(description="who fights with what")
-    enemy_behaviour: list[str]
-    win_conditions: list[str]
-    loss_conditions: list[str]
-    requirements: list[Requirement]
-    concepts: Concepts
-    assumptions: list[str] = Field(default_factory=list)
-    unsupported: list[str] = Field(default_factory=list, description="parts of the request that cannot be honoured, and why")
-    clarifications: list[Clarification] = Field(default_factory=list)
-    is_game: bool = True
+    enemy_behaviour: list[str] = Field(description="what the enemy does and when, one item per behaviour")
+    win_conditions: list[str] = Field(description="how the player (team 0) wins, each concrete and checkable")
+    loss_conditions: list[str] = Field(description="how the player (team 0) loses, each concrete and checkable")
+    requirements: list[Requirement] = Field(description="the request's checkable demands (the GDD adds their "
+                                                        "expectations)")
+    concepts: Concepts = Field(description="the request's concepts, used to find similar verified designs in the "
+                                           "knowledge base")
+    assumptions: list[str] = Field(default_factory=list, description="every assumption made to fill gaps in the "
+                                                                     "request")
+    unsupported: list[str] = Field(default_factory=list, description="parts of the request that cannot be honoured, "
+                                                                     "and why")
+    clarifications: list[Clarification] = Field(default_factory=list, description="questions asked to the user and their answers")
+    is_game: bool = Field(True, description="false when the request is not an RTS game request")
     refusal: str | None = Field(None, description="why no scenario can be made, when is_game is false")
 
 
 class UnitPlacement(Doc):
     """Start units of a GDD team; the level's StartUnit (`at` a spawn name, or x and y)."""
 
-    type: str
-    count: int = Field(1, ge=1, le=500)
+    type: str = Field(description="unit type from the roster")
+    count: int = Field(1, ge=1, le=500, description="units in the group: the first at the point, the rest on rings "
+                                                    "around it (see spread)")
     at: str | None = Field(None, description="name of a spawn point of the GDD's map, instead of x/y")
-    x: float | None = None
-    y: float | None = None
-    tag: str | None = None
+    x: float | None = Field(None, description="tile x of the group's point (with y; instead of `at`)")
+    y: float | None = Field(None, description="tile y of the group's point (with x; instead of `at`)")
+    spread: float = Field(2.0, ge=0, description=StartUnit.model_fields["spread"].description)
+    tag: str | None = Field(None, description="label that conditions, rules, strategies and expectations select on")
 
 
 class TeamPlan(Doc):
-    id: int
-    name: str
-    role: Literal["player", "enemy", "ally"]
-    controller: Controller
-    allies: list[int] = Field(default_factory=list)
-    metal: float = 0
-    energy: float = 0
-    units: list[UnitPlacement] = Field(default_factory=list)
+    id: int = Field(description="team id; 0 is the player")
+    name: str = Field(description="display name")
+    role: Literal["player", "enemy", "ally"] = Field(description="player (team 0, the agent under test), enemy, or "
+                                                                 "ally of the player")
+    controller: Controller = Field(description="who gives this team's units orders (see Controllers)")
+    allies: list[int] = Field(default_factory=list, description="ids of allied teams (alliances are symmetric: "
+                                                                "listing the ally on one of the two teams is enough)")
+    metal: float = Field(0, description="starting metal")
+    energy: float = Field(0, description="starting energy")
+    units: list[UnitPlacement] = Field(default_factory=list, description="start units, placed at t=0")
 
 
 # Rule ids name files in the scenario folder and level rules: the engine's RuleRef pattern, so a
@@ -115,43 +150,54 @@ RULE_ID = Field(pattern=r"^[a-z][a-z0-9_]*$", description="snake_case rule id")
 
 class RuleComponent(Doc):
     id: str = RULE_ID
-    purpose: str
-    kind: Literal["spawn", "termination", "setup", "economy", "objective"]
+    purpose: str = Field(description="what the rule does, with which params and which rule_log events it writes (a "
+                                     "new rule is written from this)")
+    kind: Literal["spawn", "termination", "setup", "economy", "objective"] = Field(description="spawn: creates or orders units (waves, ambushes, enemy behaviour); termination: ends the game with win()/lose(); objective: tracks a goal and may call win()/lose(); setup: places or marks things at the start; economy: grants resources")
     library_rule: str | None = Field(None, description="id of a verified library rule to reuse, if any")
-    params: dict[str, Any] = Field(default_factory=dict)
-    requirement_ids: list[str] = Field(default_factory=list)
+    params: dict[str, Any] = Field(default_factory=dict, description="param name -> value passed to the rule (a "
+                                                                     "library rule: only the params it declares)")
+    requirement_ids: list[str] = Field(default_factory=list, description="ids of the requirements this component "
+                                                                         "serves")
 
 
 class GDD(Doc):
-    title: str
-    competency: Competency
-    summary: str
-    agent_description: str
-    map: MapRef
-    teams: list[TeamPlan]
-    rule_components: list[RuleComponent]
-    fog_of_war: bool
-    production: bool
-    time_limit: float
+    title: str = Field(description="scenario title")
+    competency: Competency = Field(description="the strategic competency the scenario measures")
+    summary: str = Field(description="the design in a few sentences")
+    agent_description: str = Field(description="what the agent is told: objective, win and loss conditions, time "
+                                               "limit, key constraints; no hidden enemy scripts")
+    map: MapRef = Field(description="one built-in map {name} or a procedural map {generate}")
+    teams: list[TeamPlan] = Field(description="every team: the player (team 0) first")
+    rule_components: list[RuleComponent] = Field(description="the Lua rules the developer reuses or writes")
+    fog_of_war: bool = Field(description="true: each team sees only what its units see (the reference strategy too)")
+    production: bool = Field(description="false: nobody can produce or build")
+    time_limit: float = Field(description="game seconds after which the run ends (ended_by time_limit)")
     conditions: list[Condition] = Field(default_factory=list, description="declarative engine win/loss conditions")
-    requirements: list[Requirement]
-    win_paths: list[str]
-    loss_paths: list[str]
-    reference_strategy: Strategy
-    strategy_params: dict[str, Any] = Field(default_factory=dict)
+    requirements: list[Requirement] = Field(description="every brief requirement, with expectations that the "
+                                                        "validation runs must satisfy")
+    win_paths: list[str] = Field(description="how the player wins, each a concrete checkable condition")
+    loss_paths: list[str] = Field(description="how the player loses, each a concrete checkable condition")
+    reference_strategy: Strategy = Field(description="the scripted strategy that plays team 0 in validation (see "
+                                                     "Reference strategies); it must win every seed")
+    strategy_params: dict[str, Any] = Field(default_factory=dict, description="the strategy's params (see Reference "
+                                                                              "strategies); distances in tiles, "
+                                                                              "times in game seconds")
 
 
 class RuleTest(Doc):
     """One rule test: the rule under test runs in `level` (which lists no rules: the harness adds it)."""
 
-    name: str
-    level: LevelConfig
+    name: str = Field(description="short test name")
+    level: LevelConfig = Field(description="a complete level config without `rules`: the harness adds the rule under "
+                                           "test")
     params: dict[str, Any] = Field(default_factory=dict, description="the rule's params for this test")
-    seed: int = 0
-    until: float | None = Field(None, gt=0, description="stop after this many game seconds (default: the level's end)")
+    seed: int = Field(0, description="simulation seed")
+    until: float | None = Field(None, gt=0, description="stop after this many game seconds (default: the level's "
+                                                        "end)")
     policies: dict[int, Literal["idle", "random", "reference"]] | None = Field(
         None, description="policy per agent-controlled team; agent teams default to idle")
-    expect: list[Expectation] = Field(min_length=1)
+    expect: list[Expectation] = Field(min_length=1, description="what the run must show (trace events, outcome, "
+                                                                "engine state)")
 
     def file_form(self) -> dict[str, Any]:
         """The test as test.yaml holds it: no null fields, and a level without `rules`."""
@@ -165,16 +211,17 @@ class RuleTest(Doc):
 
 
 class ParamDecl(Doc):
-    type: Literal["int", "float", "bool", "string", "list", "table"]
-    default: Any = None
-    description: str
+    type: Literal["int", "float", "bool", "string", "list", "table"] = Field(description="the Lua value type the script expects")
+    default: Any = Field(None, description="value used when the level does not pass the param")
+    description: str = Field(description="what the param means, with its unit (tiles, seconds)")
 
 
 class RuleMetaDraft(Doc):
-    title: str
+    title: str = Field(description="short rule title")
     description: str = Field(description="what the rule does, its params and the rule_log events it writes")
     params: dict[str, ParamDecl] = Field(default_factory=dict, description="every param() the script reads")
-    concepts: list[str] = Field(default_factory=list)
+    concepts: list[str] = Field(default_factory=list, description="keywords for finding the rule in the knowledge "
+                                                                  "base")
 
 
 class RuleDraft(Doc):
@@ -183,14 +230,22 @@ class RuleDraft(Doc):
     id: str = RULE_ID
     reuse: str | None = Field(None, description="id of the verified library rule to reuse unchanged; its source "
                                                 "and tests carry over (give no source, tests or meta)")
-    params: dict[str, Any] = Field(default_factory=dict, description="the params the level passes to the rule")
+    params: dict[str, Any] = Field(default_factory=dict, description=(
+        "the params the level passes to this rule: the component's params as the GDD gives them (a new rule "
+        "declares each in meta.params; its tests set their own in each test's `params`)"))
     source: str | None = Field(None, description="Lua 5.4 source of a new rule")
     tests: list[RuleTest] = Field(default_factory=list, description="tests of a new rule")
     meta: RuleMetaDraft | None = Field(None, description="metadata of a new rule")
+    keep: bool = Field(False, description="true: keep the previously verified script shown for this component "
+                                          "unchanged, with its tests (give only id, keep and params)")
 
     @model_validator(mode="after")
     def _reuse_or_new(self) -> RuleDraft:
-        if self.reuse is not None:
+        if self.keep:
+            extra = [k for k in ("reuse", "source", "meta") if getattr(self, k) is not None] + (["tests"] if self.tests else [])
+            if extra:
+                raise ValueError(f"a kept rule takes only id, keep and params; drop {', '.join(extra)}")
+        elif self.reuse is not None:
             extra = [k for k in ("source", "meta") if getattr(self, k) is not None] + (["tests"] if self.tests else [])
             if extra:
                 raise ValueError(f"a reused rule takes only id, reuse and params; drop {', '.join(extra)}")
@@ -202,7 +257,7 @@ class RuleDraft(Doc):
 
 
 class LevelDraft(Doc):
-    level: LevelConfig
+    level: LevelConfig = Field(description="the complete level config")
 
 
 class RuleArtifact(Doc):
@@ -212,14 +267,16 @@ class RuleArtifact(Doc):
     tests: list[RuleTest]
     meta: dict[str, Any] = Field(default_factory=dict)
     reused_from: str | None = None
+    written_for: str = Field("", description="the GDD component it was written for, as canonical JSON")
 
 
 class CriterionResult(Doc):
-    id: str
-    passed: bool
-    mandatory: bool = True
-    kind: str = ""
-    reason: str = ""
+    id: str = Field(description="the criterion id from the rubric")
+    passed: bool = Field(description="whether the artifact meets the criterion")
+    mandatory: bool = Field(True, description="copy the criterion's own value: true when failing it fails the stage")
+    kind: str = Field("", description="copy the criterion's kind: 'judged' for criteria you judge ('check:<name>' "
+                                      "are automated)")
+    reason: str = Field("", description="why it passed or failed, quoting the part of the artifact that decides it")
 
 
 class Verdict(Doc):
@@ -236,39 +293,49 @@ class RetryContext(Doc):
 
     previous: str = Field("", description="the previous answer, as JSON")
     errors: list[str] = Field(default_factory=list, description="the failing checks' own messages")
-    judge_feedback: list[str] = Field(default_factory=list, description="the analyst's and visual reviewer's feedback")
+    judge_feedback: list[str] = Field(default_factory=list, description="the analyst's and visual reviewer's "
+                                                                        "feedback")
 
 
 class JudgedReview(Doc):
     """A model's judgement of the judged rubric criteria."""
 
-    results: list[CriterionResult]
-    feedback: list[str] = Field(default_factory=list)
+    results: list[CriterionResult] = Field(description="one result per judged criterion")
+    feedback: list[str] = Field(default_factory=list, description="concrete changes the writer should make; the "
+                                                                  "writer sees them on a retry")
 
 
 class MetaFeedback(Doc):
-    decision: Literal["advance", "retry", "rollback", "stop"]
-    target_stage: Literal["brief", "gdd", "rules", "level", "done"]
-    guidance: list[str] = Field(default_factory=list)
-    reason: str = ""
+    decision: Literal["advance", "retry", "rollback", "stop"] = Field(description="advance: go on to the next stage; retry: redo this stage; rollback: redo an earlier stage; stop: end the run with a verdict")
+    target_stage: Literal["brief", "gdd", "rules", "level", "done"] = Field(description="the stage that acts next: on advance the NEXT stage (after level: done), on retry this stage, on rollback the earlier stage, on stop this stage")
+    guidance: list[str] = Field(default_factory=list, description="concrete instructions for the agent that acts "
+                                                                  "next (it sees them)")
+    reason: str = Field("", description="why, in one sentence")
 
 
 class VisualVerdict(Doc):
-    playable: bool
-    aligned: bool
-    observations: list[str]
-    problems: list[str] = Field(default_factory=list)
-    judged_by: str = ""
-    unrecoverable: str = ""  # the VLM call cannot succeed as configured (see Verdict.unrecoverable)
+    playable: bool = Field(description="true when nothing in the frames is broken: units visible, not stuck, stacked "
+                                       "or off the map")
+    aligned: bool = Field(description="true when what the frames show matches the request and the level description")
+    observations: list[str] = Field(description="what the frames show, one item per observation, with frame times")
+    problems: list[str] = Field(default_factory=list, description="each problem seen, concretely (what, where, "
+                                                                  "when); the PM sees them all")
+    judged_by: str = Field("", description="leave empty: the pipeline fills in who judged")
+    unrecoverable: str = Field("", description="leave empty: the pipeline sets it when the vision model cannot be "
+                                               "called as configured (see Verdict.unrecoverable)")
 
 
 class RubricChange(Doc):
-    op: Literal["add", "modify", "remove"]
-    criterion: dict[str, Any]
-    rationale: str
+    op: Literal["add", "modify", "remove"] = Field(description="add a criterion, modify one (tighten its text), or "
+                                                               "remove one (never a human-written one)")
+    criterion: dict[str, Any] = Field(description="the criterion: {id, text, mandatory, kind}; kind 'judged' (a "
+                                                  "model judges the text) or an existing 'check:<name>' (no new "
+                                                  "automated check can be created)")
+    rationale: str = Field(description="the failures in the feedback log that motivate it")
 
 
 class Retrospective(Doc):
-    changes: list[RubricChange] = Field(default_factory=list)
-    stage: Literal["gdd", "rules", "level"] = "level"
-    summary: str = ""
+    changes: list[RubricChange] = Field(default_factory=list, description="rubric changes; empty when the log shows "
+                                                                          "no failure that recurs")
+    stage: Literal["gdd", "rules", "level"] = Field("level", description="the rubric stage the changes apply to")
+    summary: str = Field("", description="what the feedback log shows, in a few sentences")

@@ -6,7 +6,6 @@ from its source, so a prompt never states a format the checks do not apply, nor 
 """
 from __future__ import annotations
 
-import inspect
 import json
 import re
 import types
@@ -17,8 +16,11 @@ from typing import Any
 from pydantic import BaseModel
 
 import engine.agent.policies as policies
+import engine.systems.combat as combat_system
+import engine.systems.economy as economy_system
 from engine.catalog import load_catalog, roster_table
 from engine.maps import list_maps, load_map
+from engine.rules.api import API_DOC, CALLBACK_DOC, RULE_LIB_DOC as RULE_LIB_DOC_TEXT
 from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
     ResultSpec, SectorSpec, StateSpec
 from engine.schema.level import Condition, Controller, MapRef, StartUnit, Switches, TargetSelector
@@ -89,9 +91,56 @@ def map_catalog() -> str:
         deposits = sum(r.count("M") for r in codes) + len(m.deposits)
         spawns = ", ".join(f"{s.name} ({s.x:g}, {s.y:g})" for s in m.spawns)
         lines.append(f"- {name}: {m.width}x{m.height} tiles; {terrain}; {deposits} metal deposits; spawns: {spawns}")
+        lines.append(terrain_sketch(m))
     lines.append("A procedural map is {\"generate\": {" + model_fields_text(MapRef.model_fields["generate"].annotation.__args__[0]) + "}} "
                  "(its spawns: " + ", ".join(s.name for s in load_map(MapRef(generate={})).spawns) + ").")
     return "\n".join(lines)
+
+
+SKETCH_COLUMNS = 32
+SKETCH_PRIORITY = "#~="   # a cell shows the most obstructive terrain it covers, so no blocked tile hides as open
+
+
+def terrain_sketch(m) -> str:
+    """A coarse picture of the map, at most SKETCH_COLUMNS wide: each cell covers a square block of
+    tiles and shows `#` if any is cliff, else `~` if any is water, else `=` for a bridge, else `.`;
+    spawn points are letters, keyed after the picture."""
+    step = max(1, -(-m.width // SKETCH_COLUMNS))
+    grid = []
+    for by in range(0, m.height, step):
+        row = []
+        for bx in range(0, m.width, step):
+            block = "".join(r[bx:bx + step] for r in m.rows[by:by + step])
+            row.append(next((ch for ch in SKETCH_PRIORITY if ch in block), "."))
+        grid.append(row)
+    keys = []
+    for i, sp in enumerate(m.spawns):
+        letter = chr(ord("A") + i) if i < 26 else chr(ord("a") + i - 26)
+        gx, gy = min(int(sp.x) // step, len(grid[0]) - 1), min(int(sp.y) // step, len(grid) - 1)
+        grid[gy][gx] = letter
+        keys.append(f"{letter}={sp.name}")
+    legend = (f"  terrain sketch, 1 character = {step}x{step} tiles (# cliff, ~ water, = bridge, . open; a cell is "
+              f"marked blocked if any of its tiles is; letters are spawns: {', '.join(keys)}):")
+    return "\n".join([legend] + ["    " + "".join(r) for r in grid])
+
+
+def footprints() -> str:
+    """Unit sizes and what the placement check counts as an overlap."""
+    by_size: dict[float, list[str]] = {}
+    for name, u in sorted(load_catalog().units.items()):
+        by_size.setdefault(u.size, []).append(name)
+    sizes = "; ".join(f"{size:g}: {', '.join(names)}" for size, names in sorted(by_size.items()))
+    spread = StartUnit.model_fields["spread"].description
+    return ("Footprints: two units overlap when their centres are closer than (size_a + size_b) / 2 tiles. "
+            f"Sizes (tiles): {sizes}. A start group of `count` units puts the first at its point and {spread} "
+            "(default 2; 12 per ring, later rings wider); ring slots on blocked tiles move to the nearest free tile, "
+            "but the group's own point must be a tile the unit can stand on (ground units: not water or cliff).")
+
+
+def map_names() -> str:
+    """Each built-in map's name, size and terrain shares, without the spawn list or sketch."""
+    return "Built-in maps (sizes in tiles; distances everywhere are in tiles, times in game seconds): " + "; ".join(
+        line[2:].split("; spawns:")[0] for line in map_catalog().splitlines() if line.startswith("- "))
 
 
 def unit_roster() -> str:
@@ -102,9 +151,12 @@ def unit_roster() -> str:
 def controllers() -> str:
     lines = ["Controllers (a team's `controller`):"]
     for model in _union_members(Controller):
-        tag = {k: f.default for k, f in model.model_fields.items() if k in ("type", "behaviour")}
+        keys = [k for k in ("type", "behaviour") if k in model.model_fields]
+        tag = {k: model.model_fields[k].default for k in keys}
+        meaning = model.model_fields[keys[-1]].description
         rest = model_fields_text(model, skip=("type", "behaviour"))
-        lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + (f": {_doc(model)}" if _doc(model) else ""))
+        lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
+                     + (f". {_doc(model)}" if _doc(model) else ""))
     lines.append(f"A target is a point {{x, y}} or a selector {{{model_fields_text(TargetSelector)}}}.")
     return "\n".join(lines)
 
@@ -126,39 +178,26 @@ def start_units() -> str:
 
 
 # --- reference strategies ------------------------------------------------------------------------
-STRATEGY_PARAM_MEANING = {
-    "home": "[x, y] the army gathers at and defends (default: the centroid of its start units)",
-    "threat_radius": "defend: enemies closer than this to a protected unit or home are engaged (tiles)",
-    "protect_tag": "defend: tag of the units to protect",
-    "zone": "hold_zone: [x, y] of the zone to take and hold",
-    "target": "attack: [x, y] to attack-move to; produce: the composition {type: count} to own",
-    "target_tag": "attack: tag of the unit(s) to destroy",
-    "target_type": "attack: unit type to destroy",
-    "target_team": "attack: team owning the target",
-    "engage_at": "attack/fight: game second before which the army waits",
-    "reinforce": "attack: unit types to keep producing and sending",
-    "with_allies": "fight: coordinate with allied teams (default true)",
-    "defend_base": "produce: keep the army home while producing (default true)",
-    "extractors": "produce: number of metal extractors to build (default 6)",
-    "expand_radius": "produce: how far from home extractors may be built (tiles)",
-}
-
-
-@lru_cache(maxsize=1)
-def strategy_params() -> list[str]:
-    """The params the reference policy reads, found in its source."""
-    source = inspect.getsource(policies.ReferencePolicy)
-    return sorted(set(re.findall(r"spec\.get\(\"(\w+)\"", source)) - {"strategy"})
-
-
 def reference_strategies() -> str:
-    doc = policies.__doc__ or ""
+    """Each strategy's behaviour and params, from the reference policy's own docstrings."""
     lines = ["Reference strategies (the scripted reference policy plays the GDD's reference_strategy with its "
-             "strategy_params; validation requires it to WIN every seed and to beat an idle player):"]
-    lines += [f"- {line.strip()}" for line in doc.splitlines() if line.strip().split(" ", 1)[0] in policies.STRATEGIES]
-    lines.append("strategy_params (all optional): " + "; ".join(
-        f"{name}: {STRATEGY_PARAM_MEANING.get(name, 'see the engine')}" for name in strategy_params()))
+             "strategy_params; validation requires it to WIN every seed and to beat an idle player). "
+             + policies.describe_reference()]
+    for s in policies.describe_strategies():
+        params = "; ".join(f"{k}: {v}" for k, v in s["params"].items())
+        lines.append(f"- {s['name']}: {s['behaviour']} strategy_params (all optional): {params}.")
+    lines.append(f"The idle player (the comparison run): {' '.join((policies.IdlePolicy.__doc__ or '').split())}")
     return "\n".join(lines)
+
+
+def combat() -> str:
+    """How units fight, from the combat system's docstring."""
+    return " ".join((combat_system.__doc__ or "").split())
+
+
+def economy() -> str:
+    """How resources flow, from the economy system's docstring."""
+    return " ".join((economy_system.__doc__ or "").split())
 
 
 # --- expectations ----------------------------------------------------------------------------------
@@ -181,42 +220,50 @@ def expectation_grammar() -> str:
 
 
 # --- the rule API ----------------------------------------------------------------------------------
-UNIT_TABLE = "u = {id, type, team, x, y, hp, tag, category} (a living unit's state when the callback runs)"
-RULE_API: dict[str, str] = {
-    "every": "every(seconds, fn): calls fn() every `seconds` game seconds (>= 1/30), first at now + seconds",
-    "at": "at(seconds, fn): calls fn() once at ABSOLUTE game time `seconds` (at the next tick if already past)",
-    "on_area_entered": "on_area_entered(x, y, radius, fn [, team]): calls fn(u) once per unit, the first time it is "
-                       "inside the circle (only units of `team` when given); u is the unit table",
-    "time": "time() -> current game seconds",
-    "units": "units(team [, {type=, tag=, category=}]) -> list of living unit tables (team may be omitted: units({tag=...}))",
-    "unit": "unit(id) -> the unit table, or nil once the unit is dead (always check for nil)",
-    "resources": "resources(team) -> {metal=, energy=}",
-    "param": "param(name [, default]) -> the level's param value for this rule, else default",
-    "map_size": "map_size() -> width, height in tiles",
-    "spawn_point": "spawn_point(name) -> x, y of a named map spawn; an unknown name is an error",
-    "teams": "teams() -> sorted list of team ids",
-    "random": "random() -> float in [0, 1), seeded per run and rule",
-    "random_int": "random_int(a, b) -> integer in [a, b]",
-    "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; count 1..200; (x, y) must be on the "
-             "map; units appear in a ring around (x, y); traced as spawn events with source 'rule'",
-    "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move)",
-    "give_resources": "give_resources(team, metal, energy): ADDS the amounts (>= 0); no call takes resources away",
-    "set_controller": "set_controller(team, spec): replaces the team's controller (spec as in Controllers)",
-    "win": "win(team, reason): the game ends now; `team` (and its allies) win",
-    "lose": "lose(team, reason): the game ends now; `team` (and its allies) lose",
-    "message": "message(text [, team]): shows a message to every team, or only to `team`",
-    "mark": "mark(x, y, label [, color]): a map marker (max 200)",
-    "log": "log(name, fields): writes a trace event {event: 'rule_log', rule: <rule id>, name: name, fields: fields} "
-           "that expectations match with where: {name: ..., fields.<key>: ...}",
-}
-CALLBACKS = ("on_start(): once at t=0, after the level's start units exist",
-             f"on_unit_created(u): every unit created after the start (rule spawns, production); {UNIT_TABLE}",
-             "on_unit_destroyed(u): every unit that dies; u is its table at death (x, y where it died)")
-RULE_LIB_DOC = ("lib.point(p) -> x, y or nil (p: spawn name, {x, y} or {x=, y=}; nil off the map); lib.label(p) -> string; "
-                "lib.list(v) -> list (wraps a scalar); lib.composition(spec) -> {{type, count}, ...} (spec: \"type\", "
-                "{type = count} or {{type=, count=}}); lib.target_position(tag, team, fallback) -> x, y (first living "
-                "unit of team tagged tag, else the point fallback, else the map centre); "
-                "lib.spawn_groups(team, groups, x, y [, tag]) -> ids")
+# The rule API's description lives next to its implementation, in the engine.
+RULE_API, CALLBACKS, RULE_LIB_DOC = API_DOC, CALLBACK_DOC, RULE_LIB_DOC_TEXT
+
+
+# What the rule API cannot do, each with the wording of a component purpose that would need it
+# (None: no wording reliably shows the need); the GDD's rules_known_api check applies the patterns.
+RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
+    ("resources can only be granted: give_resources adds amounts >= 0; nothing takes resources away, sets a "
+     "cap or moves them between teams",
+     r"\b(take|takes|taking|steal|steals|stealing|remove|removes|drain|drains|subtract|subtracts|deduct|deducts)"
+     r"\b[^.;]{0,40}\b(metal|energy|resources?)\b"),
+    ("rules share no state: each script runs in its own sandbox; two components cannot read each other's "
+     "variables (put logic that needs shared state in one component)", None),
+    ("mark() only draws a labelled point marker (no areas, zones or lines); it leaves no trace event", None),
+    ("win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
+     "lose(team) eliminates `team` and its allies (lose events) and, once a single alliance is left, ends the "
+     "game with that alliance as winners (win events for them); nothing happens after the game has ended", None),
+    ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team)", None),
+    ("units are created only by spawn() (or the level / production); a rule cannot change a unit's type, "
+     "hp, owner or speed, nor the terrain",
+     r"\b(convert|converts|transfer|transfers|change|changes|switch|switches)\b[^.;]{0,30}"
+     r"\b(owner|ownership|allegiance)\b|\b(heal|heals|repair|repairs)\b[^.;]{0,30}\bunits?\b"),
+    ("a game ended by a rule has ended_by 'rule'; by a declarative condition 'condition'; by the time limit "
+     "'time_limit'; by a runtime error 'error'", None),
+)
+
+
+def rule_api_limits() -> str:
+    return "What rules cannot do:\n" + "\n".join(f"- {limit}" for limit, _ in RULE_API_LIMITS)
+
+
+def impossible_demands(purpose: str) -> list[str]:
+    """The rule API limits a component purpose runs into, by the wording that shows the need."""
+    return [limit.split(":")[0] for limit, pattern in RULE_API_LIMITS
+            if pattern and re.search(pattern, purpose, re.I)]
+
+
+def rule_api_compact() -> str:
+    """The rule API the developer gets, one line a function (signature and first clause), plus its limits:
+    what a designer can ask a new rule component to do."""
+    calls = "; ".join(text.split(":", 1)[0].split(" -> ")[0] for text in RULE_API.values())
+    hooks = "; ".join(c.split(":", 1)[0] for c in CALLBACKS)
+    return (f"Rule scripts (Lua, written by the developer) can react to {hooks} and call: {calls}.\n"
+            + rule_api_limits())
 
 
 def rule_api() -> str:
@@ -226,6 +273,7 @@ def rule_api() -> str:
                  "math.random do not exist; a runtime error ends the run with ended_by=error):")
     lines += [f"- {text}" for text in RULE_API.values()]
     lines.append(f"Rule library, predefined table lib: {RULE_LIB_DOC}.")
+    lines.append(rule_api_limits())
     return "\n".join(lines)
 
 
@@ -250,6 +298,10 @@ class Facts:
     @property
     def maps(self) -> str:
         return map_catalog()
+
+    @property
+    def map_names(self) -> str:
+        return map_names()
 
     @property
     def roster(self) -> str:
@@ -282,6 +334,22 @@ class Facts:
     @property
     def rule_api(self) -> str:
         return rule_api()
+
+    @property
+    def rule_api_compact(self) -> str:
+        return rule_api_compact()
+
+    @property
+    def footprints(self) -> str:
+        return footprints()
+
+    @property
+    def combat(self) -> str:
+        return combat()
+
+    @property
+    def economy(self) -> str:
+        return economy()
 
     @property
     def expectations(self) -> str:

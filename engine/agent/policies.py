@@ -10,11 +10,12 @@ from typing import Any
 from engine.agent.policy import IdlePolicy, Policy
 from engine.agent.random_policy import RandomPolicy
 from engine.agent.reference import STRATEGIES, ReferencePolicy, infer_strategy
+from engine.agent.reference.policy import STRATEGY_CLASSES
 
 POLICIES: dict[str, type[Policy]] = {"idle": IdlePolicy, "random": RandomPolicy, "reference": ReferencePolicy}
 
-__all__ = ["POLICIES", "STRATEGIES", "IdlePolicy", "Policy", "RandomPolicy", "ReferencePolicy", "infer_strategy",
-           "make_policy"]
+__all__ = ["POLICIES", "STRATEGIES", "IdlePolicy", "Policy", "RandomPolicy", "ReferencePolicy", "describe_reference",
+           "describe_strategies", "infer_strategy", "make_policy"]
 
 
 def make_policy(name: str, **params: Any) -> Policy:
@@ -23,3 +24,19 @@ def make_policy(name: str, **params: Any) -> Policy:
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}")
     return POLICIES[name](**params)
+
+
+def describe_strategies() -> list[dict[str, Any]]:
+    """Each reference strategy: name, behaviour (its class docstring) and every param it reads,
+    its own and those the policy reads for all strategies."""
+    out = []
+    for name in STRATEGIES:
+        d = STRATEGY_CLASSES[name].describe()
+        d["params"] = {**d["params"], **ReferencePolicy.SHARED_PARAMS}
+        out.append(d)
+    return out
+
+
+def describe_reference() -> str:
+    """What every strategy shares (the ReferencePolicy class docstring)."""
+    return " ".join((ReferencePolicy.__doc__ or "").split())

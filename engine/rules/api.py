@@ -92,6 +92,51 @@ def _show(v: Any) -> str:
     text = repr(v)
     return text if len(text) <= 40 else text[:40] + "..."
 
+UNIT_TABLE = "u = {id, type, team, x, y, hp, tag, category} (a living unit's state when the callback runs)"
+# What each API function does, as the rule developer is told (the sandbox exposes exactly these).
+API_DOC: dict[str, str] = {
+    "every": "every(seconds, fn): calls fn() every `seconds` game seconds (>= 1/30), first at now + seconds",
+    "at": "at(seconds, fn): calls fn() once at ABSOLUTE game time `seconds` (at the next tick if already past)",
+    "on_area_entered": "on_area_entered(x, y, radius, fn [, team]): calls fn(u) once per unit, the first time it is "
+                       "inside the circle (only units of `team` when given); u is the unit table",
+    "time": "time() -> current game seconds",
+    "units": "units(team [, {type=, tag=, category=}]) -> list of living unit tables (team may be omitted: "
+             "units({tag=...}))",
+    "unit": "unit(id) -> the unit table, or nil once the unit is dead (always check for nil)",
+    "resources": "resources(team) -> {metal=, energy=}",
+    "param": "param(name [, default]) -> the level's param value for this rule, else default",
+    "map_size": "map_size() -> width, height in tiles",
+    "spawn_point": "spawn_point(name) -> x, y of a named map spawn; an unknown name is an error",
+    "teams": "teams() -> sorted list of team ids",
+    "random": "random() -> float in [0, 1), seeded per run and rule",
+    "random_int": "random_int(a, b) -> integer in [a, b]",
+    "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; count 1..200; (x, y) must be on the "
+             "map; the first unit at (x, y), the rest on rings of radius 1.5 tiles (12 a ring, each further ring "
+             "wider), each moved to the nearest free spot it can stand on; traced as spawn events with source 'rule'",
+    "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move)",
+    "give_resources": "give_resources(team, metal, energy): ADDS the amounts (>= 0); no call takes resources away",
+    "set_controller": "set_controller(team, spec): replaces the team's controller (spec as in Controllers)",
+    "win": "win(team, reason): the game ends now; `team` and its allies win, every other team loses",
+    "lose": "lose(team, reason): `team` and its allies are out (lose events); once one alliance is left the game ends "
+            "and it wins (win events)",
+    "message": "message(text [, team]): shows a message to every team, or only to `team`",
+    "mark": "mark(x, y, label [, color]): a map marker (max 200)",
+    "log": "log(name, fields): writes a trace event {event: 'rule_log', rule: <rule id>, name: name, fields: fields} "
+           "that expectations match with where: {name: ..., fields.<key>: ...}; fields is a table (nested tables "
+           "and lists allowed) or a scalar, stored as {value = scalar}",
+}
+# The callbacks a script may define, with what each receives.
+CALLBACK_DOC = ("on_start(): once at t=0, after the level's start units exist",
+                f"on_unit_created(u): every unit created after the start (rule spawns, production); {UNIT_TABLE}",
+                "on_unit_destroyed(u): every unit that dies; u is its table at death (x, y where it died); the unit "
+                "is already gone from units() and unit(id); no killer is passed")
+RULE_LIB_DOC = ("lib.point(p) -> x, y or nil (p: spawn name, {x, y} or {x=, y=}; nil for an unknown spawn name or "
+                "a point off the map); lib.label(p) -> string; "
+                "lib.list(v) -> list (wraps a scalar); lib.composition(spec) -> {{type, count}, ...} (spec: \"type\", "
+                "{type = count} or {{type=, count=}}); lib.target_position(tag, team, fallback) -> x, y (first living "
+                "unit of team tagged tag, else the point fallback, else the map centre); "
+                "lib.spawn_groups(team, groups, x, y [, tag]) -> ids")
+
 
 @dataclass
 class AreaTrigger:

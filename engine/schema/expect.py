@@ -43,26 +43,28 @@ TeamIds = Union[int, list[int]]
 class SectorSpec(Strict):
     """Positions of the matching events fall in [min, max] distinct compass sectors around `center`."""
 
-    min: int = Field(1, ge=0)
-    max: int | None = Field(None, ge=0)
-    center: Literal["map_center"] | tuple[float, float] = "map_center"
-    sectors: int = Field(8, ge=2)
+    min: int = Field(1, ge=0, description="at least this many distinct sectors")
+    max: int | None = Field(None, ge=0, description="at most this many distinct sectors")
+    center: Literal["map_center"] | tuple[float, float] = Field("map_center", description="'map_center' or [x, y] the sectors are seen from")
+    sectors: int = Field(8, ge=2, description="number of equal compass sectors, each centred on its direction (8: n, "
+                                              "ne, e, ...; 4: n, e, s, w)")
 
 
 class ClusterSpec(Strict):
     """Matching events form [min, max] groups in time, groups separated by at least `gap` seconds."""
 
-    gap: float = Field(gt=0)
-    min: int = Field(1, ge=0)
-    max: int | None = Field(None, ge=0)
+    gap: float = Field(gt=0, description="seconds of silence that separate two groups")
+    min: int = Field(1, ge=0, description="at least this many groups")
+    max: int | None = Field(None, ge=0, description="at most this many groups")
 
 
 class IncreasingSpec(Strict):
     """Event counts per time cluster (clusters split by `gap` seconds) rise strictly."""
 
-    gap: float = Field(gt=0)
-    min_buckets: int = Field(2, ge=2)
-    bucket: Literal["time_clusters"] = "time_clusters"
+    gap: float = Field(gt=0, description="seconds of silence that separate two clusters")
+    min_buckets: int = Field(2, ge=2, description="at least this many clusters")
+    bucket: Literal["time_clusters"] = Field("time_clusters", description="how events are grouped (only "
+                                                                          "time_clusters)")
 
 
 class EventExpectation(Strict):
@@ -70,17 +72,18 @@ class EventExpectation(Strict):
 
     With neither min/max nor a shape check it means "at least one"."""
 
-    event: Literal["spawn", "death", "rule_log", "message", "win", "lose", "order", "end"]
+    event: Literal["spawn", "death", "rule_log", "message", "win", "lose", "order", "end"] = Field(description="trace event kind to count")
     where: dict[str, Union[Scalar, list[Scalar]]] = Field(
         default_factory=dict, description="field path -> wanted value (a list means any of them); "
                                           "dotted paths such as fields.count reach into rule_log fields")
-    min: int | None = Field(None, ge=0)
-    max: int | None = Field(None, ge=0)
+    min: int | None = Field(None, ge=0, description="at least this many matching events")
+    max: int | None = Field(None, ge=0, description="at most this many matching events (0: none)")
     after: float | None = Field(None, description="absolute game seconds")
     before: float | None = Field(None, description="absolute game seconds")
-    distinct_sectors: SectorSpec | None = None
-    time_clusters: ClusterSpec | None = None
-    increasing: IncreasingSpec | None = None
+    distinct_sectors: SectorSpec | None = Field(None, description="where the matching events happen (events with x, "
+                                                                  "y)")
+    time_clusters: ClusterSpec | None = Field(None, description="how the matching events group in time")
+    increasing: IncreasingSpec | None = Field(None, description="the groups grow in size")
 
     @model_validator(mode="after")
     def _known_fields(self) -> EventExpectation:
@@ -94,15 +97,17 @@ class EventExpectation(Strict):
 
 
 class ResultSpec(Strict):
-    winners_include: TeamIds | None = None
-    winners_exclude: TeamIds | None = None
-    losers_include: TeamIds | None = None
-    losers_exclude: TeamIds | None = None
+    winners_include: TeamIds | None = Field(None, description="team id(s) that must be among the winners")
+    winners_exclude: TeamIds | None = Field(None, description="team id(s) that must not win")
+    losers_include: TeamIds | None = Field(None, description="team id(s) that must be among the losers")
+    losers_exclude: TeamIds | None = Field(None, description="team id(s) that must not lose")
     ended_by: Union[Literal["condition", "rule", "time_limit", "until", "error"],
-                    list[Literal["condition", "rule", "time_limit", "until", "error"]], None] = None
-    reason_contains: str | None = None
-    duration_min: float | None = None
-    duration_max: float | None = None
+                    list[Literal["condition", "rule", "time_limit", "until", "error"]], None] = Field(
+        None, description="how the run ended (a list: any of them): condition = a declarative condition, rule = "
+                          "win()/lose() in a rule, time_limit, until = a test's `until`, error = a rule error")
+    reason_contains: str | None = Field(None, description="substring of the end reason")
+    duration_min: float | None = Field(None, description="the run lasts at least this many game seconds")
+    duration_max: float | None = Field(None, description="the run lasts at most this many game seconds")
 
     @model_validator(mode="after")
     def _not_empty(self) -> ResultSpec:
@@ -114,13 +119,13 @@ class ResultSpec(Strict):
 class ResultExpectation(Strict):
     """Checks the run's outcome; every key given must hold."""
 
-    result: ResultSpec
+    result: ResultSpec = Field(description="the outcome to check")
 
 
 class Area(Strict):
-    x: float
-    y: float
-    radius: float = Field(gt=0)
+    x: float = Field(description="circle centre x (tiles)")
+    y: float = Field(description="circle centre y (tiles)")
+    radius: float = Field(gt=0, description="circle radius (tiles)")
 
 
 class StateSpec(Strict):
@@ -130,15 +135,15 @@ class StateSpec(Strict):
 
     at: float = Field(ge=0, description="absolute game seconds")
     team: int | None = Field(None, description="owner of the units counted, and whose resources are read")
-    type: str | None = None
-    tag: str | None = None
-    within: Area | None = None
-    units_min: int | None = Field(None, ge=0)
-    units_max: int | None = Field(None, ge=0)
-    metal_min: float | None = None
-    metal_max: float | None = None
-    energy_min: float | None = None
-    energy_max: float | None = None
+    type: str | None = Field(None, description="count only units of this type")
+    tag: str | None = Field(None, description="count only units with this tag")
+    within: Area | None = Field(None, description="count only units inside this circle")
+    units_min: int | None = Field(None, ge=0, description="at least this many matching living units")
+    units_max: int | None = Field(None, ge=0, description="at most this many matching living units")
+    metal_min: float | None = Field(None, description="the team has at least this much metal")
+    metal_max: float | None = Field(None, description="the team has at most this much metal")
+    energy_min: float | None = Field(None, description="the team has at least this much energy")
+    energy_max: float | None = Field(None, description="the team has at most this much energy")
 
     @model_validator(mode="after")
     def _asks_something(self) -> StateSpec:
@@ -154,7 +159,7 @@ class StateSpec(Strict):
 class StateExpectation(Strict):
     """Asserts engine state (unit counts, ownership, positions, resources) at a given time."""
 
-    state: StateSpec
+    state: StateSpec = Field(description="the state to check")
 
 
 def expectation_family(value: Any) -> str | None:

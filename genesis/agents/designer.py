@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import typing
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from genesis.agents.base import Agent
-from genesis.models import GDD, Brief, Clarification, Concepts, RetryContext
+from genesis.models import ARCHETYPES, GDD, Brief, Clarification, Competency, RetryContext
 
 
 class Questions(BaseModel):
-    questions: list[str]
+    questions: list[str] = Field(description="clarifying questions for the user, one each")
 
 
 class Designer(Agent):
@@ -26,7 +26,7 @@ class Designer(Agent):
         return self.ask("designer.clarify", Brief, stage="brief", inputs={
             "query": query, "clarifications": [c.model_dump() for c in clarifications], "guidance": guidance,
             "retry": retry.model_dump() if retry else None,
-            "archetypes": list(typing.get_args(Concepts.model_fields["archetype"].annotation))})
+            "archetypes": list(ARCHETYPES), "competencies": list(typing.get_args(Competency))})
 
     def write_gdd(self, brief: Brief, similar: list[dict], guidance: list[str], library: list[dict],
                   retry: RetryContext | None = None, criteria: list[dict] | None = None) -> GDD:

@@ -17,13 +17,21 @@ class Developer(Agent):
 
     def write_rule(self, component: RuleComponent, library: dict[str, Any] | None, guidance: list[str],
                    example: dict[str, Any] | None = None, retry: RetryContext | None = None,
-                   criteria: list[dict] | None = None, gdd: GDD | None = None) -> RuleDraft:
-        """A draft that reuses `library` by reference or holds a new rule with its tests."""
+                   criteria: list[dict] | None = None, gdd: GDD | None = None,
+                   verified: RuleArtifact | None = None, kept: list[str] | None = None) -> RuleDraft:
+        """A draft that reuses `library` by reference, keeps the `verified` rule of an earlier visit,
+        or holds a new rule with its tests. `kept`: other components kept unchanged from the last attempt."""
         design = gdd.model_dump(mode="json", include=DESIGN_CONTEXT) if gdd else None
+        shown = None
+        if verified is not None:
+            shown = {"params": verified.params, "reused_from": verified.reused_from,
+                     "written_for": verified.written_for,
+                     "source": None if verified.reused_from else verified.source,
+                     "tests": [] if verified.reused_from else [t.file_form() for t in verified.tests]}
         return self.ask("developer.write_rule", RuleDraft, stage="rules", inputs={
             "component": component.model_dump(mode="json"), "library": library, "guidance": guidance,
             "example": example, "retry": retry.model_dump() if retry else None, "criteria": criteria or [],
-            "design": design})
+            "design": design, "verified": shown, "kept": kept or []})
 
     def assemble_level(self, gdd: GDD, rules: list[RuleArtifact], guidance: list[str],
                        retry: RetryContext | None = None, criteria: list[dict] | None = None) -> LevelConfig:

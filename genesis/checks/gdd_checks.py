@@ -1,12 +1,16 @@
 """Stage 2 checks on the game design document."""
 from __future__ import annotations
 
+import math
 import re
 
 from engine.catalog import load_catalog
 from engine.errors import EngineError
+from engine.level import place_units
 from engine.maps import load_map
+from engine.schema.level import StartUnit, Team
 from genesis.checks.context import CheckContext
+from genesis.prompt_facts import impossible_demands
 
 # An objective component ends the game when its purpose says who wins or loses (it calls win()/lose()).
 ENDS_GAME = re.compile(r"\b(win|wins|won|lose|loses|lost|victory|defeat)\b", re.I)
@@ -36,7 +40,28 @@ def schema(ctx: CheckContext) -> tuple[bool, str]:
                 problems.append(f"team {t.id}: {u.type} at ({u.x:g}, {u.y:g}) is off the {m.width}x{m.height} map")
     if not any(t.role == "player" for t in gdd.teams):
         problems.append("no player team")
-    return not problems, "; ".join(problems) or "GDD is well formed; map and unit types exist"
+    if m is not None and not problems:
+        problems += placement_problems(gdd, m)
+    return not problems, "; ".join(problems) or ("GDD is well formed; map and unit types exist; every start unit "
+                                                 "can stand where it is placed, without overlap")
+
+
+def placement_problems(gdd, m) -> list[str]:
+    """The engine's own start-unit placement run on the GDD's teams, plus the level check's overlap rule."""
+    catalog = load_catalog()
+    teams = [Team(id=t.id, name=t.name, units=[StartUnit(**u.model_dump(exclude_none=True)) for u in t.units])
+             for t in gdd.teams]
+    placed, problems = place_units(teams, m, catalog)
+    problems = [p.replace("teams.", "team index ", 1) for p in problems]
+    for i, a in enumerate(placed):
+        for b in placed[i + 1:]:
+            gap = math.dist((a.x, a.y), (b.x, b.y))
+            if gap < 0.5 * (catalog.units[a.type].size + catalog.units[b.type].size):
+                problems.append(f"team {a.team} {a.type} at ({a.x:.1f}, {a.y:.1f}) and team {b.team} {b.type} at "
+                                f"({b.x:.1f}, {b.y:.1f}) overlap ({gap:.2f} tiles apart)")
+                if len(problems) >= 8:
+                    return problems
+    return problems
 
 
 def requirements_covered(ctx: CheckContext) -> tuple[bool, str]:
@@ -75,8 +100,14 @@ def rules_known_api(ctx: CheckContext) -> tuple[bool, str]:
         return False, "no GDD"
     unknown = [c.id for c in gdd.rule_components if c.library_rule and c.library_rule not in ctx.known_rules]
     vague = [c.id for c in gdd.rule_components if not c.library_rule and len(c.purpose) < 10]
-    if unknown or vague:
-        return False, f"unknown library rules {unknown}; components without a clear purpose {vague}"
+    impossible = {c.id: impossible_demands(c.purpose) for c in gdd.rule_components if not c.library_rule}
+    impossible = {cid: limits for cid, limits in impossible.items() if limits}
+    if unknown or vague or impossible:
+        return False, "; ".join(filter(None, [
+            f"unknown library rules {unknown}" if unknown else "",
+            f"components without a clear purpose {vague}" if vague else "",
+            *[f"component {cid!r} needs what the rule API cannot do ({'; '.join(limits)}): redesign it with what "
+              f"exists" for cid, limits in impossible.items()]]))
     return True, f"{len(gdd.rule_components)} rule components, each reusable or clearly specified"
 
 

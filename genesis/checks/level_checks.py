@@ -110,9 +110,14 @@ def outcome_discrimination(ctx: CheckContext) -> tuple[bool, str]:
     if _errors(ctx):
         return False, _errors(ctx)
     rs, iss = mean(player_score(r) for r in ref), mean(player_score(r) for r in idle)
-    detail = (f"reference policy scores {rs:.2f} over {len(ref)} seeds "
-              f"({', '.join(r.reason or r.ended_by for r in ref[:3])}); idle scores {iss:.2f} over {len(idle)} seeds")
+    detail = (f"reference policy scores {rs:.2f} over {len(ref)} runs ({_outcomes(ref)}); idle scores {iss:.2f} "
+              f"over {len(idle)} runs ({_outcomes(idle)}); a run scores 1 for a win, 0.5 undecided, 0 for a loss "
+              "(ranked games: by rank)")
     return rs > iss, detail
+
+
+def _outcomes(runs: list[SimRun]) -> str:
+    return "; ".join(f"seed {r.seed}: {player_score(r):g} ({r.reason or r.ended_by})" for r in runs)
 
 
 def reference_wins(ctx: CheckContext) -> tuple[bool, str]:

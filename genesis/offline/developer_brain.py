@@ -29,7 +29,7 @@ def assemble_level(gdd: GDD, rules: list[dict[str, Any]]) -> dict[str, Any]:
     for t in gdd.teams:
         units = []
         for u in t.units:
-            entry: dict[str, Any] = {"type": u.type, "count": u.count}
+            entry: dict[str, Any] = {"type": u.type, "count": u.count, "spread": u.spread}
             if u.at is not None:
                 entry["at"] = u.at
             else:

@@ -15,12 +15,13 @@ from genesis.evidence import requirement_evidence
 from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import ModelCallError
-from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, artifact_from_draft, library_rule,
+from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, library_rule,
                                 library_summaries, signature, worked_example)
 from genesis.models import GDD, Brief, Clarification, RetryContext, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
+from genesis.pipeline.rule_keep import NothingToKeep, component_key, keep_or_build, kept_unchanged, verified_rules
 from genesis.pipeline.smoke import smoke_test
 from genesis.simulate import SimJob, SimRun, generation_processes, run_parallel, run_rule_tests_job
 from genesis.validation_cache import run_cached
@@ -174,18 +175,25 @@ class Nodes:
         guidance, retry = state.get("guidance", {}).get("rules", []), self._retry(state, "rules")
         example, criteria = worked_example(self.ctx.kb), self._criteria("rules")
         arts = []
+        kept, verified = kept_unchanged(state, gdd.rule_components), verified_rules(state)
         for comp in gdd.rule_components:
+            if comp.id in kept:
+                self.ctx.say("rules", f"rule {comp.id}: kept (its tests passed)")
+                arts.append(kept[comp.id])
+                continue
             self.ctx.say("rules", f"rule {comp.id}")
             entry = self.ctx.kb.get("rules", comp.library_rule) if comp.library_rule else None
             lib = library_rule(entry).model_dump(mode="json") if entry is not None else None
             try:
-                draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd)
+                draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd,
+                                                      verified=verified.get(comp.id), kept=sorted(kept))
                 # the level names the rule by its component id, whatever id the draft gave
-                arts.append(artifact_from_draft(draft.model_copy(update={"id": comp.id}), self.ctx.kb))
+                art = keep_or_build(draft.model_copy(update={"id": comp.id}), verified.get(comp.id), self.ctx.kb)
+                arts.append(art.model_copy(update={"written_for": component_key(comp)}))
             except ModelCallError as exc:
                 return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc), exc.permanent)},
                         "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
-            except UnknownLibraryRule as exc:
+            except (UnknownLibraryRule, NothingToKeep) as exc:
                 return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc))},
                         "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
         self._write_rule_files(arts)
@@ -311,7 +319,8 @@ class Nodes:
         cfg = self.ctx.client.config
         if not cfg.for_role("vlm").model.startswith("genesis/"):
             try:
-                return self.ctx.analyst.visual_review(state["query"], gdd.agent_description, [f.path for f in frames],
+                # the level's own description: a level retry may have changed the design the GDD states
+                return self.ctx.analyst.visual_review(state["query"], state["level"]["description"], [f.path for f in frames],
                                                       context=review_context(frames, read_replay(self.out / REPLAY_FILE)))
             except ModelCallError as exc:
                 return VisualVerdict(playable=False, aligned=False, observations=[], problems=[str(exc)],
@@ -331,7 +340,9 @@ class Nodes:
             entry = None if verdict.passed else self._feedback_entry(state, stage, verdict)
             try:
                 mf = self.ctx.pm.gate(stage, verdict, state.get("decisions", []), attempts, STAGE_BUDGET, total,
-                                      TOTAL_BUDGET, entry["signatures"] if entry else [])
+                                      TOTAL_BUDGET, entry["signatures"] if entry else [],
+                                      evidence=state.get("evidence") if stage == "level" else None,
+                                      runs=state.get("runs") if stage == "level" else None)
             except ModelCallError as exc:
                 return {"status": "failed", "stop_reason": f"PM failed at {stage}: {exc}", "route": "finalize"}
             mf, override = bound_decision(stage, verdict, mf, attempts=attempts, stage_budget=STAGE_BUDGET,

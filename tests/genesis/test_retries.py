@@ -17,7 +17,7 @@ class ScriptedPM:
         self.decisions = list(decisions)
         self.seen = []
 
-    def gate(self, stage, verdict, *args):
+    def gate(self, stage, verdict, *args, **kwargs):
         self.seen.append(verdict)
         return self.decisions.pop(0)
 
@@ -82,7 +82,7 @@ def test_the_retry_prompt_carries_the_previous_artifact_errors_feedback_and_guid
     retry = RetryContext(previous='{"id": "escort", "source": "-- v1"}', errors=["rule_tests_pass: expected 4 trucks"],
                          judge_feedback=["visual reviewer: trucks and tanks look alike"])
     prompt = render(PROMPTS / "developer_write_rule.j2", component={"id": "escort"}, library=None, guidance=["use tags"],
-                    design=None, example=None, retry=retry.model_dump(), criteria=[], facts=FACTS)
+                    design=None, example=None, retry=retry.model_dump(), criteria=[], verified=None, kept=[], facts=FACTS)
     for text in ('"source": "-- v1"', "rule_tests_pass: expected 4 trucks", "trucks and tanks look alike", "use tags",
                  "THIS IS A RETRY"):
         assert text in prompt

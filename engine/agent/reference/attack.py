@@ -11,7 +11,18 @@ from engine.agent.reference.strategy import Strategy
 
 
 class Attack(Strategy):
+    """The army attack-moves to the visible enemy unit matching target_tag/target_type/target_team
+    nearest to the army's centroid; while none is visible (fog) it heads for `target`, else for the
+    nearest visible enemy of any kind, else it stays. With attack_at_army it musters at home until
+    the army has that many units, then commits for good. It never waits for or escorts own units:
+    escorted or protected units are left behind unless they move themselves."""
+
     name = "attack"
+    params = {"target_tag": "tag of the enemy unit(s) to destroy", "target_type": "unit type to destroy",
+              "target_team": "team owning the target (default: any hostile team)",
+              "target": "[x, y] to attack-move to while no target unit is visible",
+              "engage_at": "game second before which the army waits where it is (default 0)",
+              "attack_at_army": "army size to muster at home before attacking (default 0: attack at once)"}
 
     def __init__(self, ref):
         super().__init__(ref)

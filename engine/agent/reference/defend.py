@@ -8,7 +8,13 @@ from engine.agent.reference.strategy import Strategy
 
 
 class Defend(Strategy):
+    """The army waits at home. When a visible enemy comes within threat_radius of home or of an own
+    unit tagged protect_tag, it attack-moves to the enemy nearest to such an objective; it chases
+    only while that enemy stays within threat_radius, then returns home."""
+
     name = "defend"
+    params = {"threat_radius": "tiles (default 25): a visible enemy this close to home or a protected unit is engaged",
+              "protect_tag": "tag of own units to protect (each is an objective like home)"}
 
     def decide(self, sim) -> list[dict]:
         ref = self.ref

@@ -12,7 +12,15 @@ from engine.agent.reference.strategy import Strategy
 
 
 class Fight(Strategy):
+    """Until engage_at the army waits at home; then it attack-moves to the visible enemy nearest to
+    its army (and its allies' army, preferring damaged ones), chasing anywhere; with join_allies it
+    first closes up with the allied army while that is farther than join_radius. With no visible
+    enemy it stays put."""
+
     name = "fight"
+    params = {"engage_at": "game second before which the army waits at home (default 0)",
+              "join_allies": "bool (default false): close up with the allied army before engaging",
+              "join_radius": "tiles (default 10): how close to the allied army counts as joined"}
 
     def decide(self, sim) -> list[dict]:
         ref = self.ref

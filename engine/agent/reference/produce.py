@@ -14,7 +14,16 @@ from engine.world import BUILD
 
 
 class Produce(Strategy):
+    """Idle builders build solar collectors and extractors on the nearest free deposits; the shortest
+    factory chain to each missing type of `target` is built near home and the units are queued.
+    Needs production enabled, builders and resources; otherwise it only defends the base."""
+
     name = "produce"
+    params = {"target": "{unit type: count} composition to own (built through the tech tree)",
+              "defend_base": "bool (default true): the army guards own buildings while producing",
+              "threat_radius": "tiles (default 12): enemies this close to an own building are engaged",
+              "extractors": "metal extractors to build (default 6)",
+              "expand_radius": "tiles from home within which extractors may be built (default 30)"}
 
     def __init__(self, ref):
         super().__init__(ref)

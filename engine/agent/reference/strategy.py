@@ -8,7 +8,15 @@ if TYPE_CHECKING:
 
 
 class Strategy:
+    """The behaviour (each subclass's docstring) is what the prompts tell a designer, so it must say
+    what the code does; `params` maps each strategy_param the strategy reads to its meaning."""
+
     name = "base"
+    params: dict[str, str] = {}
+
+    @classmethod
+    def describe(cls) -> dict:
+        return {"name": cls.name, "behaviour": " ".join((cls.__doc__ or "").split()), "params": dict(cls.params)}
 
     def __init__(self, ref: ReferencePolicy):
         self.ref = ref

@@ -1,0 +1,50 @@
+"""Which rules of an earlier Stage 3 visit the next visit keeps or shows.
+
+A rule is verified when all its tests (its own and the smoke run) passed and no failing rules check
+names it. After a failed rules verdict, a verified rule whose GDD component is unchanged is kept
+without asking again; otherwise (a rollback) a verified rule is shown to the developer, who may keep
+it by reference. Kept rules are tested again with the rest, so keeping never skips a check."""
+from __future__ import annotations
+
+import json
+
+from genesis.kb.library import artifact_from_draft
+from genesis.models import RuleArtifact, RuleComponent, RuleDraft, Verdict
+
+
+def component_key(component: RuleComponent) -> str:
+    return json.dumps(component.model_dump(mode="json"), sort_keys=True)
+
+
+def verified_rules(state: dict) -> dict[str, RuleArtifact]:
+    verdict: Verdict | None = (state.get("verdicts") or {}).get("rules")
+    if verdict is None:
+        return {}
+    tests = state.get("rule_tests") or {}
+    failing = [c.reason for c in verdict.criteria if not c.passed]
+    return {a.id: a for a in state.get("rules") or []
+            if tests.get(a.id) and all(t.get("passed") for t in tests[a.id]) and not any(a.id in r for r in failing)}
+
+
+def kept_unchanged(state: dict, components: list[RuleComponent]) -> dict[str, RuleArtifact]:
+    """The verified rules a rules retry keeps: only after a failed rules verdict, only for unchanged components."""
+    verdict: Verdict | None = (state.get("verdicts") or {}).get("rules")
+    if verdict is None or verdict.passed:
+        return {}
+    verified = verified_rules(state)
+    return {c.id: verified[c.id] for c in components
+            if c.id in verified and verified[c.id].written_for == component_key(c)}
+
+
+class NothingToKeep(ValueError):
+    """The developer asked to keep a rule no earlier visit verified."""
+
+
+def keep_or_build(draft: RuleDraft, verified: RuleArtifact | None, kb) -> RuleArtifact:
+    """The artifact a draft stands for: the verified rule it keeps (with the draft's params), else what it builds."""
+    if not draft.keep:
+        return artifact_from_draft(draft, kb)
+    if verified is None:
+        raise NothingToKeep(f"rule {draft.id}: `keep` needs a previously verified script for this component, "
+                            "and there is none; write the rule or reuse a library rule")
+    return verified.model_copy(update={"params": draft.params})

@@ -1,0 +1,67 @@
+"""The PM's gate prompt carries what a concrete decision needs: every reviewer problem, the
+requirement evidence with its observed numbers, the runs' outcomes, and what each stage can change."""
+from __future__ import annotations
+
+from genesis.agents.base import PROMPTS
+from genesis.agents.pm import STAGE_SCOPE, evidence_digest
+from genesis.llm import render
+from genesis.models import CriterionResult, Verdict
+from genesis.prompt_facts import FACTS
+
+PROBLEMS = [f"visual reviewer (VLM x): problem {i}: the army leaves the zone at 1:{10 + i}" for i in range(7)]
+EVIDENCE = [{"id": "hold", "text": "hold the zone", "testable": True, "on": "reference", "status": "failed",
+             "passed": False, "detail": "seed 0: rule_log events with name=zone_held: count >= 1: observed 0 "
+                                        "(zone_captured at 31.0 s, zone_lost at 44.5 s)",
+             "per_run": [{"seed": 0, "passed": False}, {"seed": 1, "passed": False}]}]
+RUNS = [{"policy": "reference", "seed": 0, "winners": [1], "ended_by": "rule", "duration": 212.4, "error": None}]
+
+
+def _prompt() -> str:
+    verdict = Verdict(stage="level", passed=False, feedback=PROBLEMS,
+                      criteria=[CriterionResult(id="requirement_evidence", passed=False, reason="hold: failed")])
+    return render(PROMPTS / "pm_meta_feedback.j2", stage="level", verdict=verdict.model_dump(mode="json"), history=[],
+                  signatures=[], evidence=evidence_digest(EVIDENCE), runs=RUNS, scope=STAGE_SCOPE, attempts=1,
+                  budget=3, total_iterations=5, total_budget=8, facts=FACTS)
+
+
+def test_the_pm_sees_every_visual_problem_and_the_evidence_numbers():
+    prompt = _prompt()
+    assert all(p in prompt for p in PROBLEMS)
+    assert "observed 0" in prompt and "zone_lost at 44.5 s" in prompt
+    assert "reference/0: winners [1], rule at 212.4 s" in prompt
+
+
+def test_the_pm_is_told_what_each_stage_can_change():
+    prompt = _prompt()
+    for stage, scope in STAGE_SCOPE.items():
+        assert f"- {stage}: {scope}" in prompt
+    assert "army composition" in STAGE_SCOPE["gdd"] and "unit placement" in STAGE_SCOPE["level"]
+
+
+def test_evidence_digest_caps_each_detail():
+    long = [{**EVIDENCE[0], "detail": "x" * 5000}]
+    assert len(evidence_digest(long)[0]["detail"]) < 1000
+
+
+def test_the_visual_reviewer_judges_the_levels_own_description(tmp_path):
+    from types import SimpleNamespace
+
+    from genesis.models import VisualVerdict
+    from genesis.offline.brief_writer import write_brief
+    from genesis.offline.concepts import read
+    from genesis.offline.gdd_writer import design
+    from genesis.pipeline.nodes import Nodes
+
+    seen = {}
+
+    def visual_review(query, description, frames, context=None):
+        seen["description"] = description
+        return VisualVerdict(playable=True, aligned=True, observations=[])
+
+    config = SimpleNamespace(for_role=lambda role: SimpleNamespace(model="openai/vlm"))
+    ctx = SimpleNamespace(client=SimpleNamespace(config=config), analyst=SimpleNamespace(visual_review=visual_review),
+                          out_dir=tmp_path)
+    gdd = design(write_brief("defend two fronts", read("defend two fronts"), []))
+    state = {"query": "q", "level": {"description": "the level after a retry changed the design"}}
+    Nodes(ctx)._visual(state, gdd, None)
+    assert seen["description"] == "the level after a retry changed the design" != gdd.agent_description

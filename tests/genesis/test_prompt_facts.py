@@ -1,0 +1,147 @@
+"""The generated prompt facts say what the engine does: strategies, maps, footprints, rule API limits."""
+import re
+from pathlib import Path
+
+import pytest
+
+import engine.agent.policies as policies
+from engine.maps import load_map
+from engine.schema.level import MapRef
+from genesis.checks.context import CheckContext
+from genesis.checks.gdd_checks import schema
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+from genesis.offline.gdd_writer import design
+from genesis.prompt_facts import FACTS, RULE_API, SKETCH_COLUMNS, terrain_sketch
+
+
+def test_every_param_the_reference_policy_reads_is_described_with_its_strategy():
+    import engine.agent.reference as reference
+
+    sources = "".join(p.read_text() for p in Path(reference.__file__).parent.glob("*.py"))
+    read_params = set(re.findall(r"spec\.get\(\"(\w+)\"", sources)) - {"strategy"}
+    described = {p for s in policies.describe_strategies() for p in s["params"]}
+    assert read_params <= described, f"undescribed strategy params: {sorted(read_params - described)}"
+    for s in policies.describe_strategies():
+        assert s["name"] in policies.STRATEGIES and len(s["behaviour"]) > 40
+        assert f"- {s['name']}: {s['behaviour']}" in FACTS.strategies
+
+
+def test_the_strategy_facts_state_army_fog_and_chasing():
+    text = FACTS.strategies
+    for phrase in ("armed, mobile unit", "under fog of war", "never chases out of the zone", "sibling keys"):
+        assert phrase in text
+
+
+def test_terrain_sketch_marks_every_blocked_tile_and_every_spawn():
+    for name in ("open_field", "crossroads", "wilderness"):
+        m = load_map(MapRef(name=name))
+        rows = terrain_sketch(m).splitlines()[1:]
+        grid = [r.strip() for r in rows]
+        step = -(-m.width // SKETCH_COLUMNS)
+        assert max(len(r) for r in grid) <= SKETCH_COLUMNS
+        for y, row in enumerate(m.rows):
+            for x, ch in enumerate(row):
+                if ch in "#~":
+                    cell = grid[y // step][x // step]
+                    assert cell != ".", (name, x, y, ch)
+        letters = "".join(grid)
+        assert sum(ch.isalpha() for ch in letters) == len(m.spawns)
+
+
+def test_designer_prompts_state_what_rules_cannot_do():
+    assert "give_resources adds amounts >= 0" in FACTS.rule_api_compact
+    assert "rules share no state" in FACTS.rule_api_compact
+    assert all(f"{name}(" in FACTS.rule_api_compact for name in RULE_API)
+    # the developer gets the same limits, so the two roles cannot be told different things
+    assert FACTS.rule_api_compact.split("What rules cannot do:")[1] in FACTS.rule_api
+
+
+@pytest.fixture(scope="module")
+def gdd():
+    query = "defend two fronts against three waves"
+    return design(write_brief(query, read(query), []))
+
+
+def test_gdd_schema_check_runs_the_engines_placement(gdd):
+    ok, why = schema(CheckContext(gdd=gdd))
+    assert ok, why
+    m = load_map(gdd.map)
+    wx, wy = next((x, y) for y, row in enumerate(m.rows) for x, ch in enumerate(row) if ch == "~")
+    wet = gdd.model_copy(deep=True)
+    player = next(t for t in wet.teams if t.role == "player")
+    player.units[0] = player.units[0].model_copy(update={"at": None, "x": wx + 0.5, "y": wy + 0.5})
+    ok, why = schema(CheckContext(gdd=wet))
+    assert not ok
+    assert "water" in why and "nearest tile it can stand on" in why
+
+
+def test_gdd_schema_check_names_overlapping_units(gdd):
+    stacked = gdd.model_copy(deep=True)
+    player = next(t for t in stacked.teams if t.role == "player")
+    first = player.units[0]
+    player.units.append(first.model_copy(update={"count": 1}))
+    ok, why = schema(CheckContext(gdd=stacked))
+    assert not ok and "overlap" in why
+
+
+@pytest.mark.parametrize("purpose, needs", [
+    ("Raiders near a storage steal 20 metal per second from the player.", "resources can only be granted"),
+    ("Every 30 s, drains the player's energy by 50.", "resources can only be granted"),
+    ("When a unit enters the zone, the structure changes owner to that unit's team.", "units are created only"),
+    ("A medic tent heals units nearby every 5 s.", "units are created only"),
+])
+def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd, purpose, needs):
+    from genesis.checks.gdd_checks import rules_known_api
+    from genesis.models import RuleComponent
+
+    bad = gdd.model_copy(deep=True)
+    bad.rule_components.append(RuleComponent(id="wish", purpose=purpose, kind="economy"))
+    ok, why = rules_known_api(CheckContext(gdd=bad, known_rules={c.library_rule for c in gdd.rule_components}))
+    assert not ok and "'wish'" in why and needs in why
+
+
+def test_rules_known_api_accepts_what_the_api_can_do(gdd):
+    from genesis.checks.gdd_checks import rules_known_api
+    from genesis.models import RuleComponent
+
+    good = gdd.model_copy(deep=True)
+    good.rule_components.append(RuleComponent(
+        id="supply", kind="economy", purpose="Gives the player 50 metal every 30 s and logs rule_log 'income'."))
+    ok, why = rules_known_api(CheckContext(gdd=good, known_rules={c.library_rule for c in gdd.rule_components}))
+    assert ok, why
+
+
+def test_the_designer_learns_how_combat_economy_and_the_idle_player_work():
+    import engine.systems.combat as combat_system
+    import engine.systems.economy as economy_system
+
+    assert " ".join(combat_system.__doc__.split()) in FACTS.combat
+    assert "Storage caps income" in FACTS.economy and economy_system.__doc__.split()[0] in FACTS.economy
+    assert "only shoot what comes into weapon range" in FACTS.strategies
+
+
+def test_the_rule_api_description_covers_exactly_what_the_sandbox_exposes():
+    from engine import Simulation, load_level
+    from engine.rules.api import API_DOC, Rule
+
+    sim = Simulation(load_level({"name": "n", "description": "d", "map": {"name": "open_field"},
+                                 "teams": [{"id": 0, "name": "p"}]}), seed=0, policies={})
+    exposed = set(sim.rules._api(Rule("r", {}), 0))
+    assert exposed == set(API_DOC), f"undocumented: {exposed - set(API_DOC)}; documented but absent: {set(API_DOC) - exposed}"
+    for name, text in API_DOC.items():
+        assert text.startswith(f"{name}("), name
+
+
+def test_the_brief_prompt_lists_competencies_archetypes_and_what_the_simulator_offers():
+    import typing
+
+    from genesis.agents.base import PROMPTS
+    from genesis.llm import render
+    from genesis.models import ARCHETYPES, Competency
+
+    prompt = render(PROMPTS / "designer_clarify.j2", query="q", clarifications=[], guidance=[], retry=None,
+                    archetypes=list(ARCHETYPES), competencies=list(typing.get_args(Competency)), facts=FACTS)
+    assert all(c in prompt for c in typing.get_args(Competency))
+    assert ", ".join(ARCHETYPES) in prompt
+    assert FACTS.rule_api_compact in prompt and FACTS.map_names in prompt and FACTS.unit_names in prompt
