@@ -175,12 +175,44 @@ def certify(level_path: Path, *, seeds: tuple[int, ...] = SEEDS, prior: list[dic
                        trivial=trivial, impossible=impossible, flags=flags, errors=errors)
 
 
-def scenario_certificate(out_dir: Path, state: dict[str, Any]) -> dict[str, Any] | None:
-    """The certificate of a playable scenario folder's level (None when there is nothing to certify)."""
+def scenario_certificate(out_dir: Path, state: dict[str, Any], cache_dir: Path | None = None) -> dict[str, Any] | None:
+    """The certificate of a playable scenario folder's level (None when there is nothing to certify).
+
+    A certificate is a pure function of the level and the engine, so with `cache_dir` it is kept
+    there under that key: a fast-tracked level that simulates like a certified one reuses it."""
     level_path = Path(out_dir) / "level.json"
     if state.get("status") != "playable" or not level_path.is_file():
         return None
     if os.environ.get("GENESIS_CERTIFICATE", "on").lower() in ("off", "0", "false", "no"):
         return {"skipped": "GENESIS_CERTIFICATE=off"}
+    cached = _cache_path(cache_dir, level_path)
+    if cached is not None and cached.is_file():
+        try:
+            return {**Certificate.model_validate_json(cached.read_text()).model_dump(), "cached": True}
+        except ValueError:          # a torn or foreign file: certify again and overwrite it
+            pass
     timeout = float((state.get("options") or {}).get("sim_timeout", DEFAULT_TIMEOUT_S))
-    return certify(level_path, prior=state.get("runs"), timeout_s=timeout).model_dump()
+    cert = certify(level_path, prior=state.get("runs"), timeout_s=timeout)
+    if cached is not None and not cert.errors:          # errors may come from the machine (a killed run)
+        from genesis.fileio import atomic_write_text
+
+        atomic_write_text(cached, cert.model_dump_json())
+    return cert.model_dump()
+
+
+def _cache_path(cache_dir: Path | None, level_path: Path) -> Path | None:
+    if cache_dir is None:
+        return None
+    import hashlib
+    import json
+
+    from engine.errors import EngineError
+    from genesis.validation_cache import engine_version, level_fingerprint
+
+    try:
+        fingerprint = level_fingerprint(level_path)
+    except EngineError:
+        return None
+    key = hashlib.sha256(json.dumps({"engine": engine_version(), "level": fingerprint, "seeds": list(SEEDS)},
+                                    sort_keys=True).encode()).hexdigest()
+    return Path(cache_dir) / "certificates" / f"{key}.json"

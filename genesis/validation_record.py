@@ -56,6 +56,7 @@ class ValidationRecord(BaseModel):
     validation_simulations: list[dict[str, Any]] = Field(default_factory=list)  # wall time and cache hits per validation
     requirements: list[RequirementEvidence]
     visual_review: dict[str, Any]
+    certificate: dict[str, Any] | None = None  # the validity certificate (genesis.certificate), or why it was skipped
     assumptions: list[str]
     unsupported: list[str]
     evolution: dict[str, Any] | None

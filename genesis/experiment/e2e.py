@@ -89,7 +89,7 @@ def one_pass(query: str, out_dir: Path, client: LLMClient, kb, guidance: list[st
         atomic_write_text(out_dir / F.RULES_DIR / f"{a.id}.lua", a.source)
     level = developer.assemble_level(gdd, arts, guidance).model_dump(mode="json", exclude_none=True)
     level.setdefault("metadata", {})["generator"] = {"query": query, "configuration": "e2e",
-                                                     "backend": client.config.backend_name("developer")}
+                                                     "backend": client.backend_name("developer")}
     atomic_write_json(out_dir / F.LEVEL, level)
     return gdd
 

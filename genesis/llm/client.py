@@ -303,7 +303,7 @@ class LLMClient:
                  stage: str, inputs: dict[str, Any], images: list[bytes | Path] | None = None) -> T:
         cfg = self.config.for_role(role)
         base = {"call": next(self._call_ids), "role": role, "skill": skill, "stage": stage, "model": cfg.model,
-                "backend": self.config.backend_name(role), "inputs_sha256": _inputs_hash(inputs)}
+                "backend": self.backend_name(role), "inputs_sha256": _inputs_hash(inputs)}
         if self._replay is not None:
             return self._complete_from_replay(base, output_model)
 
@@ -468,6 +468,12 @@ class LLMClient:
                  "error_type": None, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, **fields}
         entry["latency_ms"] = round(entry.get("latency_ms", 0.0), 1)
         self.transcript.append(entry)
+
+    def backend_name(self, role: str) -> str:
+        """What answers `role`: the configured backend, or in a replay the recorded one."""
+        if self._replay is not None:
+            return f"replay of {self._replay.backends.get(role, 'a transcript')}"
+        return self.config.backend_name(role)
 
     def _complete_from_replay(self, base: dict[str, Any], output_model: type[T]) -> T:
         assert self._replay is not None

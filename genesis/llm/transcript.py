@@ -72,6 +72,11 @@ class ReplayIndex:
         self._served: dict[tuple[str, str, str], int] = defaultdict(int)
         self._lock = threading.Lock()
         self._source = transcript.path
+        # which backend answered each role when the transcript was recorded
+        self.backends: dict[str, str] = {}
+        for rec in original or finals:
+            if rec.get("backend"):
+                self.backends.setdefault(rec["role"], rec["backend"])
 
     def next(self, role: str, skill: str, stage: str) -> tuple[int, dict[str, Any]]:
         key = (role, skill, stage)

@@ -45,7 +45,7 @@ def _bundle(ctx, state: dict) -> Bundle:
     for r in level.get("rules", []):
         r["script"] = scripts.get(r["id"], r["script"])
     provenance = {"query": state["query"], "run_id": state["run_id"],
-                  "backend": ctx.client.config.backend_name("designer"),
+                  "backend": ctx.client.backend_name("designer"),
                   "rubric_versions": rubric_versions(ctx.rubrics_root),
                   "evidence": {e["id"]: e["passed"] for e in state.get("evidence", [])}}
     c = brief.concepts

@@ -25,7 +25,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "reason": state.get("stop_reason") or ("all stage verdicts passed" if state.get("status") == "playable" else ""),
         "query": state.get("query"),
         "run_id": state.get("run_id"),
-        "backend": {role: ctx.client.config.backend_name(role) for role in ("pm", "designer", "developer", "analyst", "vlm")},
+        "backend": {role: ctx.client.backend_name(role) for role in ("pm", "designer", "developer", "analyst", "vlm")},
         "rubric_versions": rubric_versions(ctx.rubrics_root),
         "fast_tracked": bool(state.get("fast_tracked")),
         "kb_match": state.get("kb_match"),
@@ -35,7 +35,8 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "validation_simulations": state.get("simulation", []),
         "requirements": state.get("evidence", []),
         "visual_review": state.get("visual", {}),
-        "certificate": scenario_certificate(ctx.out_dir, state),
+        "certificate": (scenario_certificate(ctx.out_dir, state, cache_dir=ctx.validation_cache.root)
+                        if state.get("status") == "playable" else None),
         "assumptions": state["brief"].assumptions if state.get("brief") else [],
         "unsupported": state["brief"].unsupported if state.get("brief") else [],
         "evolution": state.get("evolution"),

@@ -164,7 +164,7 @@ class Nodes:
         ctx = CheckContext(brief=brief, gdd=gdd, known_rules={e.id for e in self.ctx.kb.list("rules")})
         results = run_criteria("gdd", rubric.criteria, ctx, {r.id: r for r in review.results})
         verdict = Verdict(stage="gdd", passed=all(r.passed for r in results if r.mandatory), criteria=results,
-                          feedback=list(review.feedback), judged_by=self.ctx.client.config.backend_name("analyst"))
+                          feedback=list(review.feedback), judged_by=self.ctx.client.backend_name("analyst"))
         return {"verdicts": {"gdd": verdict}, "route": "gate_gdd",
                 "stage_times": self._timed("gdd_review", t0)}
 
@@ -250,7 +250,7 @@ class Nodes:
         level = config.model_dump(mode="json", exclude_none=True)
         level.setdefault("metadata", {})["generator"] = {
             "query": state["query"], "run_id": state["run_id"],
-            "backend": self.ctx.client.config.backend_name("developer")}
+            "backend": self.ctx.client.backend_name("developer")}
         atomic_write_json(self.out / F.LEVEL, level)
         return {"level": level, "route": "validate_level", "stage_times": self._timed("level", t0)}
 
@@ -317,7 +317,8 @@ class Nodes:
 
         frames = review_frames(self.out / "frames")
         cfg = self.ctx.client.config
-        if not cfg.for_role("vlm").model.startswith("genesis/"):
+        # a VLM judges unless the offline backend answers (live, or in a replay of an offline run)
+        if self.ctx.client.backend_name("vlm") not in ("offline", "replay of offline"):
             try:
                 # the level's own description: a level retry may have changed the design the GDD states
                 return self.ctx.analyst.visual_review(state["query"], state["level"]["description"], [f.path for f in frames],

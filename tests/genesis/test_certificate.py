@@ -121,3 +121,29 @@ def test_the_suite_switch_is_recorded_not_hidden(tmp_path, monkeypatch):
     monkeypatch.setenv("GENESIS_CERTIFICATE", "off")
     path = _level(tmp_path, [{"type": "light_tank", "at": "west"}], [{"type": "light_bot", "at": "east", "tag": "target"}])
     assert scenario_certificate(path.parent, {"status": "playable"}) == {"skipped": "GENESIS_CERTIFICATE=off"}
+
+
+def test_a_certificate_is_kept_per_level_and_engine(tmp_path, monkeypatch):
+    import genesis.certificate as certificate
+
+    folder = tmp_path / "scenario"
+    folder.mkdir()
+    _level(folder, [{"type": "light_tank", "at": "west"}], [{"type": "light_bot", "x": 40.5, "y": 24.5, "tag": "target"}])
+    made = []
+
+    def fake_certify(level_path, **kw):
+        made.append(level_path)
+        return certificate.Certificate(valid=True, seeds=[0, 1, 2], replay_hash="h", checks={}, ladder={"idle": 0.0},
+                                       trivial=False, impossible=False, flags=[], errors=[])
+
+    monkeypatch.setattr(certificate, "certify", fake_certify)
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "on")
+    state = {"status": "playable"}
+    first = scenario_certificate(folder, state, cache_dir=tmp_path / "cache")
+    again = scenario_certificate(folder, state, cache_dir=tmp_path / "cache")
+    assert len(made) == 1 and again == {**first, "cached": True}
+    level = json.loads((folder / "level.json").read_text())
+    level["switches"]["time_limit"] = level["switches"]["time_limit"] + 10      # another level: certified anew
+    (folder / "level.json").write_text(json.dumps(level))
+    scenario_certificate(folder, state, cache_dir=tmp_path / "cache")
+    assert len(made) == 2

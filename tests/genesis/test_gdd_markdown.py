@@ -31,7 +31,7 @@ def test_every_field_is_readable_text():
     md = gdd_markdown(GDD.model_validate(GDD_DOC))
     assert not re.search(r"[{}]|\[\s*[-\d'\"\[{]|'\w+':", md), md     # no dict or list literal anywhere
     for text in ("generated map (width = 64; height = 48; seed = 3; cliff_density = 0.08; water_density = 0.1",
-                 "controller `ai`/waves (target = (x = 32; y = 24); first_at = 0; interval = 45; min_group = 1)", "allies T2", "200 metal, 0 energy",
+                 "controller `ai`/waves (target = (x = 32; y = 24); first_at = 0; interval = 45; min_group = 1; choose_target = False)", "allies T2", "200 metal, 0 energy",
                  "1x metal_storage at (10.5, 20.5) [objective]", "4x light_tank at ford",
                  "params: times = 30, 90; units = (light_bot = 4); targets = (10.5, 20.5)",
                  "- kind = survive_until; team = 0; time = 240",

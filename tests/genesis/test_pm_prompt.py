@@ -59,7 +59,7 @@ def test_the_visual_reviewer_judges_the_levels_own_description(tmp_path):
         return VisualVerdict(playable=True, aligned=True, observations=[])
 
     config = SimpleNamespace(for_role=lambda role: SimpleNamespace(model="openai/vlm"))
-    ctx = SimpleNamespace(client=SimpleNamespace(config=config), analyst=SimpleNamespace(visual_review=visual_review),
+    ctx = SimpleNamespace(client=SimpleNamespace(config=config, backend_name=lambda r: "openai/vlm"), analyst=SimpleNamespace(visual_review=visual_review),
                           out_dir=tmp_path)
     gdd = design(write_brief("defend two fronts", read("defend two fronts"), []))
     state = {"query": "q", "level": {"description": "the level after a retry changed the design"}}

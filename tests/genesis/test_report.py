@@ -252,7 +252,8 @@ def test_finalize_writes_test_records_map_and_report(tmp_path):
         (folder / name).unlink(missing_ok=True)
     rule = _rule_artifact()
     usage = SimpleNamespace(by_stage=lambda: {}, total=lambda: {"calls": 0})
-    client = SimpleNamespace(usage=usage, config=SimpleNamespace(backend_name=lambda role: "offline"))
+    client = SimpleNamespace(usage=usage, config=SimpleNamespace(backend_name=lambda role: "offline"),
+                             backend_name=lambda role: "offline")
     ctx = SimpleNamespace(client=client, out_dir=folder, rubrics_root=seed_rubrics())
     state = {"status": "failed", "stop_reason": "stopped at stage level: budget", "query": QUERY, "run_id": "r1",
              "rules": [RuleArtifact.model_validate(rule)], "rule_tests": {"staggered_waves": _test_results(rule)}}

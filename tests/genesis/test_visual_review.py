@@ -135,7 +135,7 @@ def test_the_pipeline_sends_the_vlm_every_event_frame_with_its_context(replay, t
         return VisualVerdict(playable=True, aligned=True, observations=[])
 
     config = SimpleNamespace(for_role=lambda r: SimpleNamespace(model="openai/vlm"))
-    client = SimpleNamespace(complete=complete, config=config)
+    client = SimpleNamespace(complete=complete, config=config, backend_name=lambda r: "openai/vlm")
     nodes = Nodes(SimpleNamespace(out_dir=tmp_path, client=client, analyst=Analyst(client)))
     verdict = nodes._visual({"query": "defend three fronts", "level": {"description": "Hold."}},
                             SimpleNamespace(agent_description="Hold."), None)
