@@ -38,7 +38,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from engine.agent.interface import FSM_PERIOD, AgentInterface
+from engine.agent.interface import AgentInterface, FsmSeat
 from engine.agent.observation import allied_ids, visible_enemy_ids
 from engine.level import Level, load_level
 from engine.sim import TICK_HZ, Simulation
@@ -51,19 +51,6 @@ COMMANDS = (None, "squad_move", "squad_move_force", "squad_stop")
 MAX_RESOURCE = 1e6        # a finite bound keeps the Box well-formed; stores never get near it
 STATE_VALUE = {"idle": 0.0, "moving": 0.5, "fighting": 1.0}
 
-
-class _Seat:
-    """Takes the team's seat in the simulation (its built-in AI stays off); the env gives the orders
-    and the seat runs the squads' FSM between steps."""
-
-    call_interval = FSM_PERIOD
-
-    def __init__(self, iface: AgentInterface):
-        self.iface = iface
-
-    def act(self, view) -> list:
-        self.iface.update(view.sim)
-        return []
 
 
 def make_types(level: Level) -> list[str]:
@@ -111,7 +98,7 @@ class RTSEnv(gym.Env):
             seed, self._seed = self._seed, None          # the constructor's seed serves the first reset
         sim_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
         iface = AgentInterface(self.team)
-        self.bind(Simulation(self.level, seed=sim_seed, policies={self.team: _Seat(iface)}), iface)
+        self.bind(Simulation(self.level, seed=sim_seed, policies={self.team: FsmSeat(iface)}), iface)
         return self._observe(), self._info([])
 
     def bind(self, sim: Simulation, iface: AgentInterface) -> None:

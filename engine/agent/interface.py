@@ -74,3 +74,17 @@ class AgentInterface:
 
     def images(self, sim, **kwargs) -> dict:
         return observe_images(sim, self.team, self.squads, **kwargs)
+
+
+class FsmSeat:
+    """Takes a team's seat in the simulation (its built-in AI stays off) for a controller that gives
+    its orders from outside (the Gymnasium env, the MCP arena): the squads' FSM runs between them."""
+
+    call_interval = FSM_PERIOD
+
+    def __init__(self, iface: AgentInterface):
+        self.iface = iface
+
+    def act(self, view) -> list:
+        self.iface.update(view.sim)
+        return []

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from pettingzoo import ParallelEnv
 
-from engine.agent.gym_env import RTSEnv, _Seat
+from engine.agent.gym_env import RTSEnv
+from engine.agent.interface import FsmSeat
 from engine.agent.interface import AgentInterface
 from engine.level import load_level
 from engine.sim import Simulation
@@ -57,7 +58,7 @@ class RTSParallelEnv(ParallelEnv):
             self._seed = seed
         sim_seed = self._seed if self._seed is not None else 0
         ifaces = {a: AgentInterface(s.team) for a, s in self.seats.items()}
-        self.sim = Simulation(self.level, seed=sim_seed, policies={s.team: _Seat(ifaces[a]) for a, s in self.seats.items()})
+        self.sim = Simulation(self.level, seed=sim_seed, policies={s.team: FsmSeat(ifaces[a]) for a, s in self.seats.items()})
         for agent, seat in self.seats.items():
             seat.bind(self.sim, ifaces[agent])
         self.agents = list(self.possible_agents)

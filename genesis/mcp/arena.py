@@ -14,7 +14,7 @@ from typing import Any
 
 from engine import Simulation, load_level
 from engine.agent import AgentInterface, knowledge_text
-from engine.agent.interface import FSM_PERIOD
+from engine.agent.interface import FsmSeat
 from engine.errors import EngineError
 from engine.level import Level
 from genesis.play.episode import Episode
@@ -29,18 +29,6 @@ MAX_SEED = 2**31 - 1
 class ArenaError(ValueError):
     """A bad request (unknown scenario, no game running, out-of-range value): told to the client."""
 
-
-class _Seat:
-    """The team's seat: its built-in AI stays off and its squads' FSM runs while the game advances."""
-
-    call_interval = FSM_PERIOD
-
-    def __init__(self, iface: AgentInterface):
-        self.iface = iface
-
-    def act(self, view) -> list:
-        self.iface.update(view.sim)
-        return []
 
 
 def discover(roots: list[Path]) -> dict[str, Path]:
@@ -87,7 +75,7 @@ class Arena:
             raise ArenaError(f"team {team} is not in the level (teams: {teams})")
         self.level, self.scenario, self.seed, self.decisions = level, scenario, seed, 0
         self.iface = AgentInterface(team)
-        self.sim = Simulation(level, seed=seed, policies={team: _Seat(self.iface)})
+        self.sim = Simulation(level, seed=seed, policies={team: FsmSeat(self.iface)})
         return knowledge_text(level, team)
 
     def _game(self) -> tuple[Simulation, AgentInterface]:
