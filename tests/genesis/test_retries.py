@@ -95,7 +95,7 @@ def test_the_gdd_judges_feedback_reaches_the_pm():
     review = JudgedReview(results=[CriterionResult(id="competency_clear", passed=False, reason="vague")],
                           feedback=["say which competency the waves exercise"])
     ctx = SimpleNamespace(analyst=SimpleNamespace(judge_gdd=lambda *a: review), kb=SimpleNamespace(list=lambda c: []),
-                          client=SimpleNamespace(config=SimpleNamespace(backend_name=lambda r: "test")),
+                          client=SimpleNamespace(backend_name=lambda r: "test"),
                           rubrics_root=None, say=lambda *a: None)
     update = Nodes(ctx).review_gdd({"brief": brief, "gdd": design(brief)})
     verdict = update["verdicts"]["gdd"]
