@@ -18,6 +18,8 @@ are hostile, so every run goes through a worker process with a hard wall-clock k
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +27,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from engine.errors import EngineError
+from genesis.fileio import atomic_write_text
 from genesis.simulate import DEFAULT_TIMEOUT_S, run_parallel
+from genesis.validation_cache import engine_version, level_fingerprint
 
 SEEDS = (0, 1, 2)
 LADDER = ("idle", "random", "rush", "reference")
@@ -194,8 +199,6 @@ def scenario_certificate(out_dir: Path, state: dict[str, Any], cache_dir: Path |
     timeout = float((state.get("options") or {}).get("sim_timeout", DEFAULT_TIMEOUT_S))
     cert = certify(level_path, prior=state.get("runs"), timeout_s=timeout)
     if cached is not None and not cert.errors:          # errors may come from the machine (a killed run)
-        from genesis.fileio import atomic_write_text
-
         atomic_write_text(cached, cert.model_dump_json())
     return cert.model_dump()
 
@@ -203,12 +206,6 @@ def scenario_certificate(out_dir: Path, state: dict[str, Any], cache_dir: Path |
 def _cache_path(cache_dir: Path | None, level_path: Path) -> Path | None:
     if cache_dir is None:
         return None
-    import hashlib
-    import json
-
-    from engine.errors import EngineError
-    from genesis.validation_cache import engine_version, level_fingerprint
-
     try:
         fingerprint = level_fingerprint(level_path)
     except EngineError:

@@ -35,8 +35,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "validation_simulations": state.get("simulation", []),
         "requirements": state.get("evidence", []),
         "visual_review": state.get("visual", {}),
-        "certificate": (scenario_certificate(ctx.out_dir, state, cache_dir=ctx.validation_cache.root)
-                        if state.get("status") == "playable" else None),
+        "certificate": scenario_certificate(ctx.out_dir, state, cache_dir=ctx.validation_cache.root),
         "assumptions": state["brief"].assumptions if state.get("brief") else [],
         "unsupported": state["brief"].unsupported if state.get("brief") else [],
         "evolution": state.get("evolution"),
