@@ -10,6 +10,7 @@ from engine.agent.policies import STRATEGIES
 from engine.maps import list_maps
 from engine.schema.level import Condition, Controller, LevelConfig, MapRef, RankByScore, StartUnit
 from genesis.offline.vocabulary import UNIT_KIND_TRIGGERS
+from genesis.rule_recipe import RuleRecipe
 
 Competency = Literal[
     "resource_management",
@@ -20,6 +21,7 @@ Competency = Literal[
 ]
 Strategy = Literal[STRATEGIES]
 RankMetric = RankByScore.model_fields["metric"].annotation
+Direction = Literal["n", "ne", "e", "se", "s", "sw", "w", "nw", "left", "right"]
 
 # What each archetype means, for the model that picks one.
 ARCHETYPES = {
@@ -88,6 +90,37 @@ class Concepts(Doc):
     scouting: bool = Field(False, description="the player must scout to learn where attacks come from")
     raids: bool = Field(False, description="small enemy parties harass economy targets")
     allied_bases: int | None = Field(None, description="number of allied (AI) bases fighting with the player")
+    directions: list[Direction] = Field(default_factory=list, description="the attack sides the request names, in "
+                                        "its order: compass points, or left / right (flanks as the player faces "
+                                        "the enemy)")
+    direction_times: list[float] = Field(default_factory=list, description="game seconds of the attack from each "
+                                         "named direction, aligned with `directions`, when the request times them")
+    growth_factor: float | None = Field(None, description="each wave is this many times the size of the one before "
+                                                          "(2 for doubling), when the request says so")
+    probe_then_main: bool = Field(False, description="a small probing attack comes first, then the main attack")
+    main_factor: float | None = Field(None, description="the main attack is this many times the size of the probe, "
+                                                        "when the request says so")
+    hold_time: float | None = Field(None, description="seconds the player must hold the zone without a break")
+    deadline: float | None = Field(None, description="game second by which the player must reach the goal "
+                                                     "(\"before minute 6\", \"within 6 minutes\")")
+    raid_target_type: str | None = Field(None, description="unit type from the roster that enemy raids go for "
+                                                           "(a building class such as metal_extractor)")
+    protect_unit: str | None = Field(None, description="unit type from the roster of a unit the player must keep "
+                                                       "alive (e.g. commander)")
+
+
+class ClauseAccount(Doc):
+    """How one clause of the request is treated: every word of the request belongs to one clause."""
+
+    text: str = Field(description="the clause, verbatim from the request")
+    start: int = Field(ge=0, description="character offset of the clause in the request")
+    end: int = Field(ge=0, description="character offset just past the clause")
+    status: Literal["honoured", "assumed", "not_honoured"] = Field(
+        description="honoured: built and checked by the requirements listed; assumed: filled with a stated "
+                    "default; not_honoured: cannot be built (say why)")
+    requirement_ids: list[str] = Field(default_factory=list, description="ids of the brief requirements that "
+                                       "check this clause (at least one when honoured)")
+    why: str = Field("", description="for assumed: the default and why; for not_honoured: why it cannot be built")
 
 
 class Clarification(Doc):
@@ -113,6 +146,8 @@ class Brief(Doc):
     unsupported: list[str] = Field(default_factory=list, description="parts of the request that cannot be honoured, "
                                                                      "and why")
     clarifications: list[Clarification] = Field(default_factory=list, description="questions asked to the user and their answers")
+    clauses: list[ClauseAccount] = Field(default_factory=list, description="the request split into clauses, in "
+                                         "order and covering all of it, each honoured, assumed or not honoured")
     is_game: bool = Field(True, description="false when the request is not an RTS game request")
     refusal: str | None = Field(None, description="why no scenario can be made, when is_game is false")
 
@@ -158,6 +193,8 @@ class RuleComponent(Doc):
                                                                      "library rule: only the params it declares)")
     requirement_ids: list[str] = Field(default_factory=list, description="ids of the requirements this component "
                                                                          "serves")
+    recipe: RuleRecipe | None = Field(None, description="optional: the rule as typed triggers and actions; the "
+                                                        "offline developer composes its Lua from this")
 
 
 class GDD(Doc):
