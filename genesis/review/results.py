@@ -71,7 +71,8 @@ class ReviewResults(BaseModel):
         return sorted({j.key for j in judgements if j.key not in known})
 
     def replace(self, reviewer: str, kind: JudgeKind, judgements: list[Judgement]) -> None:
-        """Swap in `reviewer`'s judgements of `kind` (the latest per query), keeping everyone else's."""
+        """Swap in `reviewer`'s judgements of `kind` (the latest per query) for the queries they cover,
+        keeping every other judgement."""
         unknown = self.unknown_keys(judgements)
         if unknown:
             raise ResultsError(f"judgements for queries this review does not have: {', '.join(unknown[:5])}")
@@ -82,7 +83,7 @@ class ReviewResults(BaseModel):
         latest: dict[str, Judgement] = {}
         for j in sorted(judgements, key=lambda j: j.timestamp):
             latest[j.key] = j
-        kept = [j for j in self.judgements if not (j.reviewer == reviewer and j.kind == kind)]
+        kept = [j for j in self.judgements if not (j.reviewer == reviewer and j.kind == kind and j.key in latest)]
         self.judgements = kept + list(latest.values())
 
 
@@ -102,7 +103,7 @@ def write_results(path: Path, results: ReviewResults) -> None:
 
 
 def merge_into(path: Path, reviewer: str, kind: JudgeKind, judgements: list[Judgement]) -> ReviewResults:
-    """Read `path`, replace `reviewer`'s judgements of `kind`, write it back atomically."""
+    """Read `path`, replace `reviewer`'s judgements of `kind` for the queries given, write it back atomically."""
     with _write_lock:
         results = read_results(path)
         results.replace(reviewer, kind, judgements)
