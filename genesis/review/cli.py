@@ -75,16 +75,21 @@ def review(
 
 
 def _judge(rv, results_file: Path, model: str, api_base: Optional[str]) -> None:
-    from genesis.llm.client import ModelUnavailableError
-    from genesis.llm.config import ConfigError
+    from genesis.llm.config import OFFLINE_MODEL, ConfigError
     from genesis.review.judge import judge
+
+    if model == OFFLINE_MODEL:   # no model call: litellm's import is not worth paying for
+        unavailable: tuple[type[BaseException], ...] = ()
+    else:
+        from genesis.llm.client import ModelUnavailableError
+        unavailable = (ModelUnavailableError,)
 
     try:
         results, failures = judge(rv, results_file, model, api_base,
                                   progress=lambda m: console.print(f"[cyan] judge[/] {escape(m)}"))
     except ConfigError as exc:
         raise _fail(exc)
-    except ModelUnavailableError as exc:
+    except unavailable as exc:
         raise _fail(f"{exc} (the judgements made so far are not saved; run --judge again)", EXIT_INFRA)
     mine = [j for j in results.judgements if j.reviewer == model and j.kind != "human"]
     console.print(f"{mine[0].kind if mine else 'model'} judgement by {escape(model)}: {len(mine)} of "

@@ -165,10 +165,11 @@ def _config_entries(folder: Path) -> list[Entry]:
 
 
 def _label(folder: Path) -> str:
-    from genesis.experiment.configs import CONFIGS
-
-    spec = CONFIGS.get(folder.name)
-    return spec.label if spec else folder.name
+    """The configuration's label from experiment.json (e.g. "Agent w/ SE"), else the folder's name."""
+    configs = (_optional_json(folder.parent / EXPERIMENT_RECORD) or {}).get("configs")
+    config = configs.get(folder.name) if isinstance(configs, dict) else None
+    label = config.get("label") if isinstance(config, dict) else None
+    return label if isinstance(label, str) and label.strip() else folder.name
 
 
 def _pair_key(e: Entry) -> str:
