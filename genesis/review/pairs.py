@@ -19,6 +19,7 @@ BRIEF = "brief.json"
 EXPERIMENT_RECORD = "experiment.json"
 QUERY_FOLDER = re.compile(r"^b(\d+)-q(\d+)$")
 MAX_BRIEF_BYTES = 2_000_000
+MAX_QUERY_CHARS = 2_000          # what `genesis new` accepts
 
 
 class ReviewInputError(ValueError):
@@ -111,6 +112,9 @@ def load_entry(folder: Path) -> Entry:
     brief = _json(folder / BRIEF, BRIEF)
     if not isinstance(brief, dict) or not isinstance(brief.get("query"), str) or not brief["query"].strip():
         raise ReviewInputError(f"{folder / BRIEF} has no query: not a brief written by genesis")
+    if len(brief["query"]) > MAX_QUERY_CHARS:
+        raise ReviewInputError(f"{folder / BRIEF}: the query is over {MAX_QUERY_CHARS:,} characters: not a brief "
+                               "written by genesis")
     return Entry(folder=folder, query=brief["query"].strip(), brief=brief,
                  validation=_optional_json(folder / "validation.json"))
 

@@ -19,6 +19,7 @@ FORMAT = "genesis-review/1"
 Choice = Literal["a", "b", "tie"]
 JudgeKind = Literal["human", "model", "heuristic"]
 MAX_TEXT = 2_000
+MAX_QUERY_TEXT = 5_000   # the page's "A: ... | B: ..." of two 2,000-character queries fits
 _write_lock = threading.Lock()   # the review server handles requests in threads
 
 
@@ -35,15 +36,15 @@ class Side(BaseModel):
 class Item(BaseModel):
     """One query to judge: the pair of scenarios generated for it."""
     model_config = ConfigDict(extra="forbid")
-    key: str = Field(max_length=300, description="stable id of the pair (batch and query)")
-    query: str = Field(max_length=MAX_TEXT)
+    key: str = Field(max_length=MAX_QUERY_TEXT, description="stable id of the pair (batch and query)")
+    query: str = Field(max_length=MAX_QUERY_TEXT)
     batch: int | None = Field(None, ge=1, description="1-based batch of an experiment; None for two single folders")
     theme: str | None = Field(None, max_length=300)
 
 
 class Judgement(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    key: str = Field(max_length=300)
+    key: str = Field(max_length=MAX_QUERY_TEXT)
     choice: Choice
     timestamp: datetime
     reviewer: str = Field(min_length=1, max_length=100, description="the person, or the model name")
@@ -83,8 +84,11 @@ class ReviewResults(BaseModel):
         latest: dict[str, Judgement] = {}
         for j in sorted(judgements, key=lambda j: j.timestamp):
             latest[j.key] = j
-        kept = [j for j in self.judgements if not (j.reviewer == reviewer and j.kind == kind and j.key in latest)]
-        self.judgements = kept + list(latest.values())
+        mine = [j for j in self.judgements if j.reviewer == reviewer and j.kind == kind and j.key in latest]
+        for old in mine:   # a submission that arrives late must not undo a newer choice
+            if old.timestamp > latest[old.key].timestamp:
+                latest[old.key] = old
+        self.judgements = [j for j in self.judgements if j not in mine] + list(latest.values())
 
 
 def read_results(path: Path) -> ReviewResults:

@@ -60,8 +60,13 @@
     try { localStorage.setItem(storeKey(), JSON.stringify([...choices])); } catch (e) { /* private mode */ }
   }
 
-  async function save() {
+  let saving = Promise.resolve();
+  function save() {
     keep();
+    saving = saving.then(post);   // one request at a time, in the order the choices were made
+  }
+
+  async function post() {
     if (!served) {
       status.textContent = "kept in this browser; opened as a file, so use Download results to save review.json";
       return;

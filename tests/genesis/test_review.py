@@ -204,6 +204,7 @@ def test_merge_replaces_only_that_reviewers_queries_and_rejects_unknown_ones():
     r.replace("ann", "human", [_j("b1: q1", "a", "ann"), _j("b1: q2", "a", "ann")])
     r.replace("ann", "model", [_j("b1: q1", "b", "ann", "model")])
     r.replace("ann", "human", [_j("b1: q1", "tie", "ann", minutes=1)])
+    r.replace("ann", "human", [_j("b1: q2", "b", "ann", minutes=-1)])    # arrived late: the newer choice stays
     assert sorted((j.kind, j.key, j.choice) for j in r.judgements) == [
         ("human", "b1: q1", "tie"), ("human", "b1: q2", "a"), ("model", "b1: q1", "b")]
     with pytest.raises(ResultsError, match="does not have"):
