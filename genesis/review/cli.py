@@ -43,6 +43,7 @@ def review(
     judge_model: Optional[str] = typer.Option(None, "--judge", help="litellm model that judges every pair too, recorded "
                                               "as a model judgement (genesis/offline: a labelled heuristic)"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server for --judge"),
+    blind: bool = typer.Option(False, "--blind", help="do not show which folder or configuration is A and which is B"),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="port for --open (default: any free one)"),
 ) -> None:
     """Write a pairwise Human Preference review page for A and B (per query: request, map, replay,
@@ -58,9 +59,10 @@ def review(
     page = out if out is not None else default_out(rv)
     if page.suffix != ".html":
         raise _fail(f"--out {page}: name an .html file (the results go beside it as .json)")
-    console.print(f"{len(rv.pairs)} pair(s) to review: A = {escape(rv.a.label)}, B = {escape(rv.b.label)}")
+    console.print(f"{len(rv.pairs)} pair(s) to review: A = {escape(rv.a.label)}, B = {escape(rv.b.label)}"
+                  + (" (hidden on the page)" if blind else ""))
     try:
-        page, results_file = write_review(rv, page)
+        page, results_file = write_review(rv, page, blind)
     except ResultsError as exc:
         raise _fail(exc)
     except OSError as exc:

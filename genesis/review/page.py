@@ -60,16 +60,18 @@ def _views(review: Review, cache: Path) -> list[PairView]:
     return views
 
 
-def render_page(review: Review, results: ReviewResults, views: list[PairView]) -> str:
+def render_page(review: Review, results: ReviewResults, views: list[PairView], blind: bool = False) -> str:
+    """`blind` keeps which folder or configuration is A and which is B out of the page's text (its data still
+    names them, for the saved results)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     data = results.model_dump_json().replace("<", "\\u003c")   # no string can close the script element
     return env.get_template("review.html.j2").render(
-        a=review.a, b=review.b, pairs=views, unpaired=review.unpaired or {"a": [], "b": []},
+        a=review.a, b=review.b, pairs=views, blind=blind, unpaired=review.unpaired or {"a": [], "b": []},
         results_json=Markup(data), review_js=Markup((HERE / "review.js").read_text(encoding="utf-8")))
 
 
-def write_review(review: Review, page: Path) -> tuple[Path, Path]:
+def write_review(review: Review, page: Path, blind: bool = False) -> tuple[Path, Path]:
     """review.html at `page`, and review.json beside it (created, or kept with its judgements).
     Missing maps and replays are made in `<page folder>/cache/`. Raises ResultsError."""
     page = Path(page)
@@ -77,6 +79,6 @@ def write_review(review: Review, page: Path) -> tuple[Path, Path]:
     json_path = results_path(page)
     results = _results(review, json_path)
     views = _views(review, page.parent / "cache")
-    atomic_write_text(page, render_page(review, results, views))
+    atomic_write_text(page, render_page(review, results, views, blind))
     write_results(json_path, results)
     return page, json_path

@@ -147,6 +147,10 @@ def test_page_is_self_contained_and_shows_both_sides(tmp_path, media):
     assert "Summary of defend" in html and "survive until 3:20" in html
     results = read_results(results_file)
     assert [i.query for i in results.items] == [hostile] and results.judgements == []
+    assert str(a) in html                                                       # its folder, named
+    blind = write_review(collect(a, b), tmp_path / "blind" / "review.html", blind=True)[0].read_text()
+    visible = blind.split('id="review-results"')[0]
+    assert str(a) not in visible and str(b) not in visible and "hidden" in visible and "PLAYABLE" in visible
 
 
 def test_a_folder_without_replay_or_map_gets_them_made_in_the_review_cache(tmp_path):
