@@ -68,23 +68,36 @@ def prompt_for(pair: Pair) -> str:
     return render(PROMPT, query=pair.item.query, sides=[_side("a", pair.a), _side("b", pair.b)])
 
 
-def _playable(e: Entry) -> bool:
+def _playable(e: Entry) -> bool | None:
+    """The experiment's independent verdict, else the pipeline's; None when neither judged it."""
     if e.validator is not None:
         return bool(e.validator.get("playable"))
-    return e.verdict == "PLAYABLE"
+    return None if e.validation is None else e.verdict == "PLAYABLE"
 
 
-def _verified_share(e: Entry) -> float:
-    reqs = e.requirements
-    return sum(r.status == "verified" for r in reqs) / len(reqs) if reqs else 0.0
+def _verified_share(e: Entry) -> float | None:
+    """Share of requirements the pipeline verified; None when it checked none (e.g. an E2E pass)."""
+    reqs = [r for r in e.requirements if r.status != "not validated"]
+    return sum(r.status == "verified" for r in reqs) / len(reqs) if reqs else None
+
+
+def _share_text(share: float | None) -> str:
+    return "requirements not checked" if share is None else f"{share:.0%} requirements verified"
 
 
 def heuristic(pair: Pair) -> JudgeAnswer:
-    """Playable beats not playable; then the larger share of verified requirements; else a tie."""
-    sa, sb = (_playable(pair.a), _verified_share(pair.a)), (_playable(pair.b), _verified_share(pair.b))
-    choice = "a" if sa > sb else "b" if sb > sa else "tie"
-    why = (f"heuristic, not a judgement of quality: A playable={sa[0]}, {sa[1]:.0%} requirements verified; "
-           f"B playable={sb[0]}, {sb[1]:.0%} verified")
+    """Playable beats not playable; then, when the pipeline checked both sides' requirements, the larger
+    share verified; else a tie. What nobody checked (a verdict, requirements) counts for neither side."""
+    pa, pb = _playable(pair.a), _playable(pair.b)
+    va, vb = _verified_share(pair.a), _verified_share(pair.b)
+    if pa is not None and pb is not None and pa != pb:
+        choice = "a" if pa else "b"
+    elif va is not None and vb is not None and va != vb:
+        choice = "a" if va > vb else "b"
+    else:
+        choice = "tie"
+    why = (f"heuristic, not a judgement of quality: A playable={pa}, {_share_text(va)}; "
+           f"B playable={pb}, {_share_text(vb)}")
     return JudgeAnswer(choice=choice, rationale=why)
 
 

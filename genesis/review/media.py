@@ -45,6 +45,7 @@ def _map(entry: Entry, cache: Path) -> tuple[str | None, str]:
     from engine.errors import EngineError
 
     try:
+        cache.mkdir(parents=True, exist_ok=True)
         write_map_picture(level, cache / MAP_PICTURE)
     except (EngineError, OSError, ValueError) as exc:
         return None, f"the level does not load: {str(exc)[:300]}"
@@ -56,6 +57,7 @@ def _replay(entry: Entry, cache: Path, heading: str) -> tuple[str | None, str]:
     if replay is None and (entry.folder / "level.json").is_file():
         from genesis.simulate import SimJob, run_job
 
+        cache.mkdir(parents=True, exist_ok=True)
         run = run_job(SimJob(str(entry.folder / "level.json"), 0, "reference", replay_path=str(cache / REPLAY_FILE)))
         if not run.ok:
             return None, f"the reference run failed: {(run.error or run.reason)[:300]}"
@@ -66,7 +68,6 @@ def _replay(entry: Entry, cache: Path, heading: str) -> tuple[str | None, str]:
 
 
 def media_for(entry: Entry, cache: Path, heading: str) -> Media:
-    cache.mkdir(parents=True, exist_ok=True)
     map_uri, map_note = _map(entry, cache)
     page, replay_note = _replay(entry, cache, heading)
     return Media(map_uri, page, "; ".join(n for n in (map_note, replay_note) if n))

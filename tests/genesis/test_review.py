@@ -20,7 +20,7 @@ from genesis.experiment.report import write_outputs
 from genesis.experiment.runner import run_experiment
 from genesis.report.map_picture import write_map_picture
 from genesis.review.aggregate import preference_section, summarise
-from genesis.review.judge import TRANSCRIPT, judge
+from genesis.review.judge import TRANSCRIPT, heuristic, judge
 from genesis.review.page import write_review
 from genesis.review.pairs import ReviewInputError, collect
 from genesis.review.results import Item, Judgement, ResultsError, ReviewResults, Side, read_results
@@ -282,6 +282,11 @@ def test_offline_judge_is_a_labelled_heuristic(tmp_path, media):
     assert failures == [] and (j.kind, j.reviewer, j.choice) == ("heuristic", "genesis/offline", "b")
     assert j.rationale.startswith("heuristic, not a judgement of quality")
     assert summarise(results)[0].judge == "heuristic judgement, not a model: genesis/offline"
+    c = make_folder(tmp_path / "c", "q", media)
+    (c / "validation.json").unlink()                 # an E2E pass: requirements nobody checked are no failure
+    e2e = collect(a.parent / "b", c)
+    assert heuristic(e2e.pairs[0]).choice == "tie"
+    assert heuristic(collect(a, c).pairs[0]).choice == "tie"    # no verdict on c: nothing to prefer it by
 
 
 def test_model_judge_goes_through_litellm_and_is_labelled(tmp_path, media):
