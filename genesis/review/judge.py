@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from genesis.review.pairs import Entry, Pair, Review
+from genesis.review.pairs import NOT_CHECKED, Entry, Pair, Review
 from genesis.review.results import Judgement, ReviewResults, merge_into
 
 PROMPT = Path(__file__).with_name("judge_prompt.j2")
@@ -77,7 +77,7 @@ def _playable(e: Entry) -> bool | None:
 
 def _verified_share(e: Entry) -> float | None:
     """Share of requirements the pipeline verified; None when it checked none (e.g. an E2E pass)."""
-    reqs = [r for r in e.requirements if r.status != "not validated"]
+    reqs = [r for r in e.requirements if r.status != NOT_CHECKED]
     return sum(r.status == "verified" for r in reqs) / len(reqs) if reqs else None
 
 

@@ -18,6 +18,8 @@ from genesis.review.results import Item, Side
 BRIEF = "brief.json"
 EXPERIMENT_RECORD = "experiment.json"
 QUERY_FOLDER = re.compile(r"^b(\d+)-q(\d+)$")
+NO_VERDICT = "no pipeline verdict"     # a folder without validation.json (an E2E pass)
+NOT_CHECKED = "not checked"
 MAX_BRIEF_BYTES = 2_000_000
 MAX_QUERY_CHARS = 2_000          # what `genesis new` accepts
 
@@ -29,7 +31,7 @@ class ReviewInputError(ValueError):
 @dataclass
 class Requirement:
     text: str
-    status: str          # verified / failed / unverified / untestable / not validated
+    status: str          # verified / failed / unverified / untestable / not checked
     detail: str = ""
 
 
@@ -47,7 +49,7 @@ class Entry:
     @property
     def verdict(self) -> str:
         if self.validation is None:
-            return "not validated"
+            return NO_VERDICT
         if self.validation.get("playable"):
             return "PLAYABLE"
         return "REFUSED" if self.validation.get("status") == "refused" else "NOT PLAYABLE"
@@ -62,7 +64,7 @@ class Entry:
         if isinstance(evidence, list) and evidence:
             return [Requirement(str(e.get("text", "")), str(e.get("status") or _status(e.get("passed"))),
                                 str(e.get("detail") or "")) for e in evidence if isinstance(e, dict)]
-        return [Requirement(str(r.get("text", "")), "not validated")
+        return [Requirement(str(r.get("text", "")), NOT_CHECKED)
                 for r in self.brief.get("requirements") or [] if isinstance(r, dict)]
 
 

@@ -3,6 +3,7 @@ per-batch Human Preference and its section in experiment.html, and bad input."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -333,3 +334,33 @@ def test_cli_writes_the_page_and_judges_offline(tmp_path, media):
     assert [j.kind for j in read_results(page.with_suffix(".json")).judgements] == ["heuristic"]
     bad_out = _genesis("review", str(a), str(b), "--out", str(tmp_path / "r.txt"))
     assert bad_out.returncode == 2 and "name an .html file" in bad_out.stderr
+
+
+def test_cli_open_serves_the_page_and_a_save_refreshes_experiment_html(experiment, tmp_path):
+    exp = tmp_path / "exp"
+    shutil.copytree(experiment, exp, ignore=shutil.ignore_patterns("reviews", "kb", "rubrics"))
+    env = {**os.environ, "BROWSER": "true"}          # webbrowser "opens" the page with true(1)
+    proc = subprocess.Popen([sys.executable, "-c", "from genesis.cli import main; main()", "review",
+                             str(exp / "agent_se"), str(exp / "agent_no_se"), "--open"],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+    try:
+        url, seen = None, []
+        while url is None:
+            line = proc.stderr.readline()
+            assert line, f"the command ended before serving: {''.join(seen)}"
+            seen.append(line)
+            m = re.search(r"serving (http://127\.0\.0\.1:\d+/review\.html)", line)
+            url = m.group(1) if m else None
+        page = exp / "reviews" / "agent_se-vs-agent_no_se" / "review.html"
+        with urllib.request.urlopen(url) as resp:
+            assert resp.read() == page.read_bytes()
+        key = read_results(page.with_suffix(".json")).items[0].key
+        body = {"reviewer": "ann", "judgements": [{"key": key, "choice": "a", "timestamp": T0.isoformat(),
+                                                   "reviewer": "ann", "kind": "human"}]}
+        assert _post(url.rsplit("/", 1)[0] + "/results", json.dumps(body).encode())[0] == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    section = (exp / "experiment.html").read_text().split('id="human-preference"')[1].split("<h2>")[0]
+    assert "Agent w/ SE (A) vs Agent w/o SE (B)" in section and "human (1 reviewer)" in section
+    assert [j.reviewer for j in read_results(page.with_suffix(".json")).judgements] == ["ann"]
