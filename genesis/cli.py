@@ -13,6 +13,7 @@ from rich.console import Console
 from genesis.experiment.cli import app as experiment_app
 from genesis.kb.cli import app as kb_app
 from genesis.rubric_cli import app as rubrics_app
+from genesis.review.cli import review as review_command
 
 # Plain (click) help: typer's rich help formatting alone costs more start-up time than the whole CLI.
 app = typer.Typer(help="Generate validated RTS mini-games from free-form requests.", no_args_is_help=True,
@@ -21,6 +22,7 @@ app = typer.Typer(help="Generate validated RTS mini-games from free-form request
 app.add_typer(kb_app, name="kb")
 app.add_typer(rubrics_app, name="rubrics")
 app.add_typer(experiment_app, name="experiment")
+app.command("review")(review_command)
 console = Console(stderr=True)
 
 EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 1, 2, 3, 130

@@ -9,6 +9,7 @@ import jinja2
 
 from genesis.charts import bar_chart, line_chart
 from genesis.fileio import atomic_write_json, atomic_write_text
+from genesis.review.aggregate import preference_section
 
 TEMPLATE = Path(__file__).with_name("experiment.html.j2")
 CHARTS = (  # (metric per batch, chart title, y label)
@@ -67,6 +68,7 @@ def write_outputs(record: dict[str, Any], out: Path) -> tuple[Path, Path]:
     atomic_write_text(out / "experiment.md", markdown_table(record))
     rows = [{**r, "failed": _failed_criteria(r), "link": os.path.relpath(r["out_dir"], out)} for r in record["results"]]
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    html = env.from_string(TEMPLATE.read_text(encoding="utf-8")).render(r=record, charts=charts(record), rows=rows)
+    html = env.from_string(TEMPLATE.read_text(encoding="utf-8")).render(r=record, charts=charts(record), rows=rows,
+                                                                   human_preference=preference_section(out))
     atomic_write_text(html_path, html)
     return json_path, html_path
