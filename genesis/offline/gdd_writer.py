@@ -263,7 +263,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         wave_times = times[:count] if len(times) >= count else []
         factor = max(1.0, c.growth_factor or 1.0)
         params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60, "count": count,
-                  "base_size": max(1, round((1 if factor >= 2 else 3) * strength)), "growth": 2 if factor < 2 else 1,
+                  "base_size": max(2, round(3 * strength)) if factor < 2 else max(1, round(2 * strength)),
+                  "growth": 2 if factor < 2 else 1,
                   "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG}
         if factor > 1:
             params["factor"] = factor
