@@ -38,18 +38,19 @@ def write_level(gdd: GDD, folder: Path) -> Path:
     return path
 
 
-def play(level_path: Path, policy: str, times: list[float], seed: int = 0) -> dict:
+def play(level_path: Path, policy: str, times: list[float], seed: int = 0, until: float | None = None) -> dict:
     level = load_level(level_path)
     agents = [t.id for t in level.config.teams if t.controller.type == "agent"]
     sim = Simulation(level, seed=seed, policies={t: make_policy(policy, team=t, seed=seed) for t in agents})
-    result, states = run_sampled(sim, None, times)
+    result, states = run_sampled(sim, until, times)
     return {"trace": result.trace, "winners": result.winners, "losers": result.losers, "reason": result.reason,
             "ended_by": result.ended_by, "duration": result.duration, "states": states,
             "map_size": (level.map.width, level.map.height)}
 
 
-def evidence(gdd: GDD, tmp_path: Path, ids: list[str]) -> dict[str, list]:
-    """Each requirement of `ids` checked on one run of its policy: id -> the expectation results."""
+def evidence(gdd: GDD, tmp_path: Path, ids: list[str], until: float | None = None) -> dict[str, list]:
+    """Each requirement of `ids` checked on one run of its policy (to its end, or to `until` when only
+    the start matters): id -> the expectation results."""
     path = write_level(gdd, tmp_path)
     reqs = {r.id: r for r in gdd.requirements}
     runs: dict[str, dict] = {}
@@ -58,7 +59,7 @@ def evidence(gdd: GDD, tmp_path: Path, ids: list[str]) -> dict[str, list]:
         req = reqs[rid]
         assert req.testable and req.expect, f"{rid} has no expectation"
         if req.on not in runs:
-            runs[req.on] = play(path, req.on, state_times([e for r in gdd.requirements for e in r.expect]))
+            runs[req.on] = play(path, req.on, state_times([e for r in gdd.requirements for e in r.expect]), until=until)
         run = runs[req.on]
         out[rid] = evaluate(req.expect, run, map_size=run["map_size"])
     return out
