@@ -313,9 +313,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             params={"team": ENEMY, "fronts": [fronts[i % len(fronts)] for i in range(len(ground_times))],
                     "times": ground_times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG,
                     # each front attacks the objective on its side, not the objectives' centroid
-                    "targets": [[objectives[_objective_of(i, fronts, front_xy, distinct, n_obj)].x,
-                                 objectives[_objective_of(i, fronts, front_xy, distinct, n_obj)].y]
-                                for i in range(len(ground_times))]}))
+                    "targets": [_objective_of(front_xy[i % len(fronts)], objectives) for i in range(len(ground_times))]}))
         wave_ids.append("staggered_waves")
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": sorted(_wave_units(c, strength))})
         times = ground_times
@@ -409,11 +407,10 @@ def _sides_text(sides: list[str]) -> str:
         ", in that order" if len(names) == len(sides) and len(names) > 1 else "")
 
 
-def _objective_of(i: int, fronts: list, front_xy: list, distinct: list[int], n_obj: int) -> int:
-    """The objective on the side of the i-th wave's front."""
-    front = front_xy[i % len(fronts)]
-    k = next(j for j, d in enumerate(distinct) if front_xy[d] == front)
-    return k % n_obj
+def _objective_of(front: tuple[float, float], objectives: list[UnitPlacement]) -> list[float]:
+    """Where a wave from `front` attacks: the objective nearest to it."""
+    best = min(objectives, key=lambda o: (math.dist((o.x, o.y), front), o.x, o.y))
+    return [best.x, best.y]
 
 
 def _power(units: dict[str, int]) -> float:

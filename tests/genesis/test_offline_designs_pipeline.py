@@ -21,7 +21,8 @@ FAMILIES = {
         "defend against attacks in turn from west, north and east",
         {"directions": "attacks come from the west, north and east", "front_order": "west, then north, then east",
          "front_times": "west at 1:00, north at 2:30, east at 4:00"}, {},
-        dict(directions=["w", "n", "e"], direction_times=[60.0, 150.0, 240.0], fronts=3, staggered=True)),
+        dict(directions=["w", "n", "e"], direction_times=[60.0, 150.0, 240.0], wave_times=[60.0, 150.0, 240.0], fronts=3,
+             staggered=True)),
     "doubling waves": (
         "survive waves that double in size three times",
         {"growth": "each wave twice the last"}, {}, dict(escalating=True, growth_factor=2.0, waves=3)),
@@ -30,9 +31,9 @@ FAMILIES = {
         {"capture_win": "holding the zone wins", "hold_zone": "hold the zone for 90 seconds",
          "deadline": "hold it before minute 5"}, {"deadline": "idle"},
         dict(archetype="capture", hold_time=90.0, deadline=300.0)),
-    "8-way free-for-all": (
-        "an 8-way free-for-all for 4 minutes",
-        {"team_count": "exactly 8 teams", "ffa_no_allies": "no alliances"}, {}, dict(teams=8)),
+    "5-way free-for-all": (
+        "a 5-way free-for-all for 4 minutes",
+        {"team_count": "exactly 5 teams", "ffa_no_allies": "no alliances"}, {}, dict(teams=5)),
 }
 
 
