@@ -259,7 +259,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     ground_spawns = _expect_spawns()
     if c.escalating or c.growth_factor:
         explicit = bool(c.wave_times or (c.directions and c.direction_times))
-        count = max(2, c.waves or (len(times) if explicit else max(3, len(distinct))))
+        # stated times decide how many waves come; else the stated count
+        count = max(2, len(times) if explicit else (c.waves or max(3, len(distinct))))
         wave_times = times[:count] if len(times) >= count else []
         factor = max(1.0, c.growth_factor or 1.0)
         params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60, "count": count,

@@ -18,12 +18,13 @@ from genesis.offline.gdd_writer import design
 KB_RULES = Path(__file__).resolve().parents[2] / "kb" / "rules"
 
 
-def brief_for(query: str, requirements: dict[str, str], on: dict[str, str] | None = None, **concepts) -> Brief:
+def brief_for(query: str, requirements: dict[str, str], on: dict[str, str] | None = None, drop: tuple = (),
+              **concepts) -> Brief:
     """The brief writer's brief for `query`, with concept fields and requirement ids set by hand (as
-    the reader is to set them)."""
+    the reader is to set them), less the requirements of `drop`."""
     brief = write_brief(query, read(query))
     c = brief.concepts.model_copy(update=concepts)
-    reqs = [r for r in brief.requirements if r.id not in requirements]
+    reqs = [r for r in brief.requirements if r.id not in requirements and r.id not in drop]
     reqs += [Requirement(id=rid, text=text, on=(on or {}).get(rid, "reference")) for rid, text in requirements.items()]
     return brief.model_copy(update={"concepts": c, "requirements": reqs})
 
@@ -65,5 +66,6 @@ def evidence(gdd: GDD, tmp_path: Path, ids: list[str], until: float | None = Non
     return out
 
 
-def design_for(query: str, requirements: dict[str, str], on: dict[str, str] | None = None, **concepts) -> GDD:
-    return design(brief_for(query, requirements, on, **concepts))
+def design_for(query: str, requirements: dict[str, str], on: dict[str, str] | None = None, drop: tuple = (),
+               **concepts) -> GDD:
+    return design(brief_for(query, requirements, on, drop, **concepts))

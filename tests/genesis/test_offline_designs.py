@@ -84,7 +84,7 @@ def test_a_side_the_map_has_no_spawn_for_gets_a_point_in_that_sector():
 # --- growth ----------------------------------------------------------------------------------------
 def test_doubling_waves_grow_by_the_factor_and_fail_when_they_do_not(tmp_path):
     gdd = design_for("survive waves that double in size four times", {"growth": "each wave twice the last"},
-                     escalating=True, growth_factor=2.0, waves=4)
+                     escalating=True, growth_factor=2.0, waves=4, wave_times=[])
     rule = component(gdd, "escalating_waves")
     assert rule.params["factor"] == 2.0 and rule.params["count"] == 4
     [res] = evidence(gdd, tmp_path, ["growth"])["growth"]
@@ -96,7 +96,8 @@ def test_doubling_waves_grow_by_the_factor_and_fail_when_they_do_not(tmp_path):
 
 
 def test_escalating_waves_must_strictly_grow():
-    gdd = design_for("hold against ever-growing waves", {"growth": "waves keep growing"}, escalating=True)
+    gdd = design_for("hold against ever-growing waves", {"growth": "waves keep growing"}, escalating=True,
+                     wave_times=[])
     expect = by_id(gdd)["growth"].expect
     n = component(gdd, "escalating_waves").params["count"]
     assert not failing(expect, run_of(spawns_at([(45 + 60 * i, 48, 6, 3 + 2 * i) for i in range(n)])))
