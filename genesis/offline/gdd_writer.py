@@ -85,7 +85,7 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
     return builder(brief, c, guidance or [])
 
 
-Expects = dict[str, "list[dict] | dict[str, list[dict]]"]
+Expects = dict[str, list[dict] | dict[str, list[dict]]]   # by requirement id; may be split by run policy
 
 
 def _requirements(brief: Brief, expects: Expects) -> list[Requirement]:
@@ -253,6 +253,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         army.append(UnitPlacement(type="radar_tower", x=round(x, 1), y=round(y, 1)))
     strength = _strength(guidance)
     times = _wave_schedule(c, len(fronts))
+    air_at = times[-1] if len(times) > 1 else 120      # an air assault comes last
     comps: list[RuleComponent] = []
     expects: Expects = {}
     wave_ids = []
@@ -331,7 +332,6 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         times = [times[0] if times else 60.0] * len(distinct)
         sides = [sides[i] for i in distinct] if sides else sides
     if c.air:
-        air_at = c.wave_times[-1] if len(c.wave_times) > 1 else 120
         comps.append(RuleComponent(
             id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
             requirement_ids=["air"],
