@@ -19,7 +19,9 @@ def _map_for(c: Concepts) -> dict:
     if c.map_hint:
         return {"name": c.map_hint}
     if c.archetype == "ffa":
-        return {"generate": {"width": 96, "height": 96, "seed": 7, "cliff_density": 0.06, "water_density": 0.03,
+        # more than five armies need room between neighbours, or the reference is caught between two
+        side = 128 if c.teams * max(1, c.team_size) > 5 else 96
+        return {"generate": {"width": side, "height": side, "seed": 7, "cliff_density": 0.06, "water_density": 0.03,
                              "deposits": 16, "symmetry": "rotational"}}
     if c.archetype == "siege":
         return {"name": "plateau_fortress"}

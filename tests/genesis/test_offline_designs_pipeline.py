@@ -1,5 +1,5 @@
 """Full offline generations of the new design families (named sides in order, doubling waves, capture
-and hold, a 5-team free-for-all): each comes out PLAYABLE with every new requirement verified by
+and hold, an 8-team free-for-all): each comes out PLAYABLE with every new requirement verified by
 its expectations in the validation runs. The brief is the brief writer's with the concept fields
 and requirement ids set by hand, as the reader is to set them.
 
@@ -33,9 +33,9 @@ FAMILIES = {
         {"capture_win": "holding the zone wins", "hold_zone": "hold the zone for 90 seconds",
          "deadline": "hold it before minute 5"}, {"deadline": "idle"},
         dict(archetype="capture", hold_time=90.0, deadline=300.0)),
-    "5-way free-for-all": (
-        "a 5-way free-for-all for 4 minutes",
-        {"team_count": "exactly 5 teams", "ffa_no_allies": "no alliances"}, {}, dict(teams=5)),
+    "8-way free-for-all": (
+        "an 8-way free-for-all for 4 minutes",
+        {"team_count": "exactly 8 teams", "ffa_no_allies": "no alliances"}, {}, dict(teams=8)),
 }
 
 
