@@ -84,7 +84,12 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
                "ffa": _ffa, "teams": _teams, "siege": _siege}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
-    return builder(brief, c, guidance or [])
+    gdd = builder(brief, c, guidance or [])
+    # a component names only the requirements this brief has among those it can serve
+    asked = {r.id for r in brief.requirements}
+    return gdd.model_copy(update={"rule_components": [
+        comp.model_copy(update={"requirement_ids": [i for i in comp.requirement_ids if i in asked]})
+        for comp in gdd.rule_components]})
 
 
 Expects = dict[str, list[dict] | dict[str, list[dict]]]   # by requirement id; may be split by run policy
@@ -256,6 +261,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     strength = _strength(guidance)
     times = _wave_schedule(c, len(fronts))
     air_at = times[-1] if len(times) > 1 else 120      # an air assault comes last
+    attack_times = times    # when each wave of the ground attack comes, for the named sides' evidence
     comps: list[RuleComponent] = []
     expects: Expects = {}
     wave_ids = []
@@ -280,8 +286,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                                               "front_order", "front_times"],
             params=params))
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": _main_type(c)})
-        times = wave_times or [times[0] + 60 * i for i in range(count)]
-        grow = {"gap": _spawn_gap(times), "min_buckets": count}
+        attack_times = wave_times or [times[0] + 60 * i for i in range(count)]
+        grow = {"gap": _spawn_gap(attack_times), "min_buckets": count}
         expects["escalation"] = [{**ground_spawns, "increasing": grow}]
         expects["growth"] = [{**ground_spawns, "increasing": {**grow, **({"factor": factor} if factor > 1 else {})}}]
         if sides:
@@ -320,7 +326,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                     "targets": [_objective_of(front_xy[i % len(fronts)], objectives) for i in range(len(ground_times))]}))
         wave_ids.append("staggered_waves")
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": sorted(_wave_units(c, strength))})
-        times = ground_times
+        attack_times = ground_times
         if sides:
             sides = [sides[i % len(sides)] for i in range(len(ground_times))]
     else:
@@ -331,7 +337,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                     "units": _wave_units(c, 0.8 * strength), "target_tag": OBJECTIVE_TAG}))
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY,
                                               "type": sorted(_wave_units(c, 0.8 * strength))})
-        times = [times[0] if times else 60.0] * len(distinct)
+        attack_times = [times[0] if times else 60.0] * len(distinct)
         sides = [sides[i] for i in distinct] if sides else sides
     if c.air:
         comps.append(RuleComponent(
@@ -342,7 +348,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         expects["air"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "bomber"}, "min": 1}]
     if sides:
         # raids from a random named side and unscouted sides have no order or times to hold them to
-        expects.update(_direction_expects(sides, times, base, ground_spawns,
+        expects.update(_direction_expects(sides, attack_times, base, ground_spawns,
                                           ordered=not (c.scouting or c.random_side or c.wave_interval)))
     comps.append(RuleComponent(
         id="protect_objective_loss", purpose="losing any objective loses", kind="termination",
