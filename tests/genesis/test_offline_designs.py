@@ -197,6 +197,15 @@ def test_team_counts_are_evidenced_on_a_real_eight_team_run_and_fail_on_a_two_te
     assert failing(by_id(gdd)["ffa_no_allies"].expect, teamed)
 
 
+def test_a_free_for_all_of_allied_pairs_states_its_sides_and_their_sizes():
+    gdd = design_for("2v2v2: three sides of two fight a free-for-all", {"team_count": "three sides of two"},
+                     archetype="ffa", teams=3, team_size=2)
+    assert len(gdd.teams) == 6
+    assert [sorted([t.id, *t.allies]) for t in gdd.teams] == [[0, 1], [0, 1], [2, 3], [2, 3], [4, 5], [4, 5]]
+    [counted] = by_id(gdd)["team_count"].expect
+    assert (counted.state.teams_min, counted.state.alliances_min, counted.state.alliance_size) == (6, 3, 2)
+
+
 def test_a_3v3_states_six_teams_in_two_alliances_of_three():
     gdd = design_for("a 3v3 team battle", {"team_count": "three players per side"})
     [counted] = by_id(gdd)["team_count"].expect
