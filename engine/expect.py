@@ -8,12 +8,14 @@ families:
       counts the trace events of that kind whose fields match `where` (dotted paths such as
       `fields.from` reach into nested dicts; a list value means "any of these") inside the time
       window [after, before], and checks the count against [min, max]. Optional shape checks on the
-      same events: `distinct_sectors`, `time_clusters`, `increasing` (see `_SHAPE_CHECKS`).
+      same events: `distinct_sectors`, `sectors_named` (the named compass sides, in order when
+      asked), `time_clusters`, `cluster_times` (each cluster at its time, +/- a tolerance),
+      `increasing` (strictly, or by a factor) and `values` (a numeric field in range); see `_SHAPE_CHECKS`.
   {result: {winners_include: 0, ended_by: condition, duration_min: 100}}
       checks the run's outcome; every key given must hold.
   {state: {at: 60, team: 1, type: metal_storage, units_max: 0, metal_min: 100}}
-      checks the engine state at a game second: living units matching team/type/tag/within, and a
-      team's resources. The state is sampled while the run plays (`run_sampled`); a run without a
+      checks the engine state at a game second: living units matching team/type/tag/within, the
+      teams owning them and their alliances, and a team's resources. The state is sampled while the run plays (`run_sampled`); a run without a
       sample at that time fails the check.
 
 `evaluate` never raises for a malformed expectation: it reports it as a failed check whose detail
@@ -31,7 +33,7 @@ from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from engine.schema.expect import EVENT_KINDS, FAMILIES, Expectation, ResultSpec
+from engine.schema.expect import EVENT_KINDS, FAMILIES, TEAM_COUNT_KEYS, Expectation, ResultSpec
 
 RESULT_KEYS = tuple(ResultSpec.model_fields)
 _EXPECTATION = TypeAdapter(Expectation)
@@ -173,7 +175,23 @@ def describe(expectation: Mapping) -> str:
         demands.append(f">= {spec.get('min', 1)} time clusters separated by >= {_num(spec['gap'])}s"
                        + (f", <= {spec['max']}" if "max" in spec else ""))
     if "increasing" in expectation:
-        demands.append(f"strictly increasing counts per time cluster (gap {_num(expectation['increasing']['gap'])}s)")
+        spec = expectation["increasing"]
+        demands.append(f"strictly increasing counts per time cluster (gap {_num(spec['gap'])}s)"
+                       + (f", each >= {_num(spec['factor'])} x the previous" if spec.get("factor") is not None else ""))
+    if "sectors_named" in expectation:
+        spec = expectation["sectors_named"]
+        center = spec.get("center", "map_center")
+        center_text = "the map centre" if center == "map_center" else f"({_num(center[0])}, {_num(center[1])})"
+        names = ", ".join(spec["names"])
+        demands.append(f"time clusters (gap {_num(spec['gap'])}s) from sectors {names} in that order around {center_text}"
+                       if spec.get("ordered") else f"positions in exactly the sectors {names} around {center_text}")
+    if "cluster_times" in expectation:
+        spec = expectation["cluster_times"]
+        demands.append(f"exactly {len(spec['times'])} time clusters (gap {_num(spec['gap'])}s) starting at t="
+                       + ", ".join(_num(t) for t in spec["times"]) + f" (+/- {_num(spec.get('tolerance', 10))}s)")
+    if "values" in expectation:
+        spec = expectation["values"]
+        demands.append(f"every {spec['field']} {_range_text(spec.get('min'), spec.get('max'))}")
     return what + ": " + "; ".join(demands)
 
 
@@ -305,14 +323,90 @@ def _check_increasing(spec: Mapping, events: list[Mapping], label: str, _map_siz
     clusters = time_clusters((float(e.get("t", 0.0)) for e in events), gap)
     need = int(spec.get("min_buckets", 2))
     counts = [len(c) for c in clusters]
-    rising = all(b > a for a, b in zip(counts, counts[1:]))
+    factor = spec.get("factor")
+    rising = all(b > a and (factor is None or b >= float(factor) * a - 1e-9) for a, b in zip(counts, counts[1:]))
     ok = rising and len(counts) >= need
-    verdict = "strictly increasing" if rising else "not strictly increasing"
+    growth = "strictly increasing" + (f", each >= {_num(factor)} x the previous" if factor is not None else "")
+    verdict = growth if rising else "not " + growth
     return ok, (f"{label} per time cluster (gap >= {_num(gap)}s): counts {counts} {_clusters_text(clusters)} "
-                f"are {verdict}; needed strictly increasing over >= {need} clusters")
+                f"are {verdict}; needed {growth} over >= {need} clusters")
 
 
-_SHAPE_CHECKS = {"distinct_sectors": _check_sectors, "time_clusters": _check_clusters, "increasing": _check_increasing}
+def _center(spec: Mapping, map_size, shape: str) -> tuple[float, float]:
+    center = spec.get("center", "map_center")
+    if center == "map_center":
+        if map_size is None:
+            raise ExpectationError(f"{shape} with center 'map_center' needs the map size")
+        return float(map_size[0]) / 2.0, float(map_size[1]) / 2.0
+    return float(center[0]), float(center[1])
+
+
+def _check_named_sectors(spec: Mapping, events: list[Mapping], label: str, map_size) -> tuple[bool, str]:
+    cx, cy = _center(spec, map_size, "sectors_named")
+    names = [str(n).upper() for n in spec["names"]]
+    placed = [(float(e.get("t", 0.0)), _position(e)) for e in events]
+    unplaced = sum(1 for _, pos in placed if pos is None)
+    sectors = [(t, sector_name(pos[0], pos[1], cx, cy, 8)) for t, pos in placed if pos is not None]
+    around = f"around ({_num(cx)}, {_num(cy)})"
+    wanted = ", ".join(n.lower() for n in names)
+    if spec.get("ordered"):
+        gap = float(spec["gap"])
+        clusters: list[list[tuple[float, str]]] = []
+        for t, name in sorted(sectors):
+            if clusters and t - clusters[-1][-1][0] < gap:
+                clusters[-1].append((t, name))
+            else:
+                clusters.append([(t, name)])
+        seen = [sorted({n for _, n in c}) for c in clusters]
+        shown = "; ".join(f"t={_num(c[0][0])}: {'/'.join(s.lower() for s in ss)}" for c, ss in zip(clusters, seen))
+        ok = len(clusters) == len(names) and all(ss == [n] for ss, n in zip(seen, names))
+        note = (f"{label} form {len(clusters)} time clusters (gap >= {_num(gap)}s) from sectors [{shown or 'none'}] "
+                f"{around}; needed exactly {len(names)} clusters in order [{wanted}]")
+    else:
+        counts: dict[str, int] = {}
+        for _, name in sectors:
+            counts[name] = counts.get(name, 0) + 1
+        stray = sorted(n for n in counts if n not in names)
+        missing = [n for n in names if n not in counts]
+        ok = bool(sectors) and not stray and not missing
+        listing = ", ".join(f"{n.lower()}:{k}" for n, k in sorted(counts.items())) or "none"
+        note = (f"{label} by sector {around}: {listing}; needed every one of [{wanted}] and no other"
+                + (f" (missing {', '.join(m.lower() for m in missing)})" if missing else "")
+                + (f" (stray {', '.join(m.lower() for m in stray)})" if stray else ""))
+    if unplaced:
+        note += f"; {unplaced} event(s) had no position"
+    return ok, note
+
+
+def _check_cluster_times(spec: Mapping, events: list[Mapping], label: str, _map_size) -> tuple[bool, str]:
+    gap, tol = float(spec["gap"]), float(spec.get("tolerance", 10.0))
+    times = [float(t) for t in spec["times"]]
+    clusters = time_clusters((float(e.get("t", 0.0)) for e in events), gap)
+    starts = [c[0] for c in clusters]
+    off = [i for i, (s, t) in enumerate(zip(starts, times)) if abs(s - t) > tol + 1e-9]
+    ok = len(clusters) == len(times) and not off
+    return ok, (f"{label} form {len(clusters)} time clusters (gap >= {_num(gap)}s) starting at "
+                f"t=[{', '.join(_num(s) for s in starts)}]; needed exactly {len(times)} starting at "
+                f"t=[{', '.join(_num(t) for t in times)}] (+/- {_num(tol)}s)"
+                + (f"; cluster(s) {', '.join(str(i + 1) for i in off)} off time" if off else ""))
+
+
+def _check_values(spec: Mapping, events: list[Mapping], label: str, _map_size) -> tuple[bool, str]:
+    path, lo, hi = spec["field"], spec.get("min"), spec.get("max")
+    found = [_lookup(e, path) for e in events]
+    values = [float(v) for v in found if _is_number(v)]
+    lacking = len(found) - len(values)
+    outside = [v for v in values if (lo is not None and v < lo - 1e-9) or (hi is not None and v > hi + 1e-9)]
+    ok = bool(values) and not outside and not lacking
+    shown = ", ".join(_num(v) for v in values[:8]) + (", ..." if len(values) > 8 else "")
+    return ok, (f"{label}: {path} = [{shown}]; needed every value {_range_text(lo, hi)}"
+                + (f" ({len(outside)} outside)" if outside else "")
+                + (f" ({lacking} event(s) without a numeric {path})" if lacking else "")
+                + ("" if events else " (no matching events)"))
+
+
+_SHAPE_CHECKS = {"distinct_sectors": _check_sectors, "time_clusters": _check_clusters, "increasing": _check_increasing,
+                 "sectors_named": _check_named_sectors, "cluster_times": _check_cluster_times, "values": _check_values}
 
 
 # --- state checks --------------------------------------------------------------------------------
@@ -331,7 +425,8 @@ def sample_state(sim: Any) -> dict:
     """What state expectations read: living units and every team's resources, now."""
     w = sim.world
     units = [{k: u[k] for k in ("id", "type", "team", "tag", "x", "y")} for u in map(w.unit_dict, w.alive_idx.tolist())]
-    teams = {str(t): {"metal": round(float(s.metal), 3), "energy": round(float(s.energy), 3)} for t, s in sim.teams.items()}
+    teams = {str(t): {"metal": round(float(s.metal), 3), "energy": round(float(s.energy), 3),
+                      "allies": sorted(int(a) for a in s.allies if a != t)} for t, s in sim.teams.items()}
     return {"t": round(float(sim.time), 3), "units": units, "teams": teams}
 
 
@@ -359,6 +454,10 @@ def _check_state(spec: Mapping, run: RunView) -> tuple[bool, str]:
         lo, hi = spec.get("units_min", 0), spec.get("units_max")
         if n < lo or (hi is not None and n > hi):
             failures.append(f"{n} matching units, needed {_bounds_text(lo, hi)}")
+    if any(spec.get(k) is not None for k in TEAM_COUNT_KEYS):
+        observed_teams, team_failures = _team_counts(spec, sample)
+        observed.append(observed_teams)
+        failures += team_failures
     team = sample["teams"].get(str(spec.get("team")), {})
     for res in ("metal", "energy"):
         lo, hi = spec.get(f"{res}_min"), spec.get(f"{res}_max")
@@ -372,6 +471,36 @@ def _check_state(spec: Mapping, run: RunView) -> tuple[bool, str]:
     if failures:
         return False, "; ".join(failures) + f" {when}"
     return True, ", ".join(observed) + f" {when}"
+
+
+def _team_counts(spec: Mapping, sample: Mapping) -> tuple[str, list[str]]:
+    """Teams owning a matching living unit, grouped into alliances (connected through `allies`)."""
+    owners = sorted({int(u["team"]) for u in sample["units"] if _unit_matches(u, spec)})
+    allies = {int(t): {int(a) for a in info.get("allies", [])} for t, info in sample["teams"].items()}
+    alliances: list[list[int]] = []
+    left = set(owners)
+    while left:
+        group, todo = set(), [min(left)]
+        while todo:
+            t = todo.pop()
+            if t in group or t not in left:
+                continue
+            group.add(t)
+            todo += [a for a in allies.get(t, set()) if a in left]
+            todo += [o for o in left if t in allies.get(o, set())]
+        left -= group
+        alliances.append(sorted(group))
+    sizes = sorted({len(a) for a in alliances})
+    failures = []
+    for key, have in (("teams", len(owners)), ("alliances", len(alliances))):
+        lo, hi = spec.get(f"{key}_min"), spec.get(f"{key}_max")
+        if (lo is not None and have < lo) or (hi is not None and have > hi):
+            failures.append(f"{have} {key}, needed {_bounds_text(lo or 0, hi)}")
+    size = spec.get("alliance_size")
+    if size is not None and sizes != [int(size)]:
+        failures.append(f"alliance sizes {sizes or 'none'}, needed every alliance of exactly {size}")
+    shown = " ".join("{" + ",".join(map(str, a)) + "}" for a in alliances) or "none"
+    return f"{len(owners)} teams in {len(alliances)} alliances ({shown})", failures
 
 
 def _unit_matches(unit: Mapping, spec: Mapping) -> bool:
@@ -393,6 +522,11 @@ def _describe_state(spec: Mapping) -> str:
         if area:
             filters.append(f"within {_num(area['radius'])} of ({_num(area['x'])}, {_num(area['y'])})")
         parts.append(f"living {who} " + " ".join(f for f in filters if f) + f": count {_bounds_text(spec.get('units_min', 0), spec.get('units_max'))}")
+    for key in ("teams", "alliances"):
+        if spec.get(f"{key}_min") is not None or spec.get(f"{key}_max") is not None:
+            parts.append(f"{key} owning matching units: {_bounds_text(spec.get(f'{key}_min') or 0, spec.get(f'{key}_max'))}")
+    if spec.get("alliance_size") is not None:
+        parts.append(f"every alliance of exactly {spec['alliance_size']} team(s)")
     for res in ("metal", "energy"):
         if spec.get(f"{res}_min") is not None or spec.get(f"{res}_max") is not None:
             parts.append(f"team {spec.get('team')} {res} {_bounds_text(spec.get(f'{res}_min') or 0, spec.get(f'{res}_max'))}")
@@ -498,6 +632,12 @@ def _count_bounds(exp: Mapping) -> tuple[int, int | None] | None:
     if any(k in exp for k in _SHAPE_CHECKS):
         return None
     return 1, None
+
+
+def _range_text(lo: Any, hi: Any) -> str:
+    if lo is not None and hi is not None:
+        return f"in [{_num(lo)}, {_num(hi)}]"
+    return f">= {_num(lo)}" if lo is not None else f"<= {_num(hi)}"
 
 
 def _bounds_text(lo: Any, hi: Any) -> str:

@@ -2,7 +2,8 @@
 model is given and for the checks applied to what it writes.
 
 Three families, told apart by their one top-level key:
-  {event: ..., where: ..., min/max, after/before, distinct_sectors | time_clusters | increasing}
+  {event: ..., where: ..., min/max, after/before, distinct_sectors | sectors_named | time_clusters |
+   cluster_times | increasing | values}
   {result: {winners_include, ended_by, ...}}
   {state: {at: seconds, team, type, tag, within, units_min/units_max, metal_min/... }}
 Unknown keys are errors everywhere, and a `where` path must name a field the event kind carries, so
@@ -58,13 +59,65 @@ class ClusterSpec(Strict):
     max: int | None = Field(None, ge=0, description="at most this many groups")
 
 
+Compass = Literal["n", "ne", "e", "se", "s", "sw", "w", "nw"]
+
+
+class NamedSectorSpec(Strict):
+    """The matching events come from the named compass sectors (8 sectors of 45 degrees, each centred on
+    its direction, seen from `center`; y grows down the map, so n is smaller y).
+
+    Unordered: every positioned event lies in one of `names` and every name has at least one event.
+    Ordered: the events split into time clusters (`gap`); there are exactly len(names) clusters and
+    every event of cluster i lies in sector names[i]."""
+
+    names: list[Compass] = Field(min_length=1, description="compass sectors, lower case: n, ne, e, se, s, sw, w, nw; "
+                                                           "in time order when ordered")
+    center: Literal["map_center"] | tuple[float, float] = Field("map_center", description="'map_center' or [x, y] the "
+                                                                                          "sectors are seen from")
+    ordered: bool = Field(False, description="true: cluster i (in time) must lie in names[i] (needs gap)")
+    gap: float | None = Field(None, gt=0, description="seconds of silence that separate two time clusters (ordered)")
+
+    @model_validator(mode="after")
+    def _ordered_needs_gap(self) -> NamedSectorSpec:
+        if self.ordered and self.gap is None:
+            raise ValueError("sectors_named with ordered: true needs `gap`")
+        return self
+
+
+class ClusterTimesSpec(Strict):
+    """The matching events form exactly len(times) time clusters, and cluster i starts within
+    `tolerance` seconds of times[i]."""
+
+    gap: float = Field(gt=0, description="seconds of silence that separate two clusters")
+    times: list[float] = Field(min_length=1, description="game seconds at which each cluster starts, in time order")
+    tolerance: float = Field(10.0, ge=0, description="allowed distance in seconds between a cluster's first event "
+                                                     "and its time")
+
+
 class IncreasingSpec(Strict):
-    """Event counts per time cluster (clusters split by `gap` seconds) rise strictly."""
+    """Event counts per time cluster (clusters split by `gap` seconds) rise strictly; with `factor`,
+    each cluster has at least factor times the events of the one before."""
 
     gap: float = Field(gt=0, description="seconds of silence that separate two clusters")
     min_buckets: int = Field(2, ge=2, description="at least this many clusters")
     bucket: Literal["time_clusters"] = Field("time_clusters", description="how events are grouped (only "
                                                                           "time_clusters)")
+    factor: float | None = Field(None, ge=1, description="each cluster's count >= factor x the previous count "
+                                                         "(2: doubling); still strictly increasing")
+
+
+class ValueRangeSpec(Strict):
+    """Every matching event carries the numeric field `field` with a value in [min, max]."""
+
+    field: str = Field(description="field path of the events, e.g. fields.held (a rule_log field) or x")
+    min: float | None = Field(None, description="every value is at least this")
+    max: float | None = Field(None, description="every value is at most this")
+
+    @model_validator(mode="after")
+    def _bounded(self) -> ValueRangeSpec:
+        if self.min is None and self.max is None:
+            raise ValueError("values needs min or max")
+        return self
 
 
 class EventExpectation(Strict):
@@ -84,14 +137,20 @@ class EventExpectation(Strict):
                                                                   "y)")
     time_clusters: ClusterSpec | None = Field(None, description="how the matching events group in time")
     increasing: IncreasingSpec | None = Field(None, description="the groups grow in size")
+    sectors_named: NamedSectorSpec | None = Field(None, description="the events come from these compass sectors "
+                                                                    "(in this order when ordered)")
+    cluster_times: ClusterTimesSpec | None = Field(None, description="the time clusters start at these times")
+    values: ValueRangeSpec | None = Field(None, description="a numeric field of every matching event lies in a "
+                                                            "range")
 
     @model_validator(mode="after")
     def _known_fields(self) -> EventExpectation:
         allowed = EVENT_FIELDS[self.event]
-        for path in self.where:
+        paths = [("where", p) for p in self.where] + ([("values.field", self.values.field)] if self.values else [])
+        for key, path in paths:
             head = str(path).split(".", 1)[0]
             if head not in allowed:
-                raise ValueError(f"where: {self.event} events have no field {head!r} (they carry: {', '.join(allowed)}); "
+                raise ValueError(f"{key}: {self.event} events have no field {head!r} (they carry: {', '.join(allowed)}); "
                                  "the event kind goes in `event`, times in after/before")
         return self
 
@@ -128,10 +187,15 @@ class Area(Strict):
     radius: float = Field(gt=0, description="circle radius (tiles)")
 
 
+TEAM_COUNT_KEYS = ("teams_min", "teams_max", "alliances_min", "alliances_max", "alliance_size")
+
+
 class StateSpec(Strict):
     """The engine state at game second `at` (the final state if the run ended before).
 
-    Units counted are the living units matching every given filter (team, type, tag, within)."""
+    Units counted are the living units matching every given filter (team, type, tag, within). Teams
+    counted are the teams owning at least one such unit; an alliance is a group of those teams allied
+    with each other (a team without allies is an alliance of one)."""
 
     at: float = Field(ge=0, description="absolute game seconds")
     team: int | None = Field(None, description="owner of the units counted, and whose resources are read")
@@ -144,13 +208,19 @@ class StateSpec(Strict):
     metal_max: float | None = Field(None, description="the team has at most this much metal")
     energy_min: float | None = Field(None, description="the team has at least this much energy")
     energy_max: float | None = Field(None, description="the team has at most this much energy")
+    teams_min: int | None = Field(None, ge=0, description="at least this many teams own a matching living unit")
+    teams_max: int | None = Field(None, ge=0, description="at most this many teams own a matching living unit")
+    alliances_min: int | None = Field(None, ge=0, description="those teams form at least this many alliances")
+    alliances_max: int | None = Field(None, ge=0, description="those teams form at most this many alliances")
+    alliance_size: int | None = Field(None, ge=1, description="every alliance holds exactly this many of those "
+                                                              "teams (1: nobody is allied)")
 
     @model_validator(mode="after")
     def _asks_something(self) -> StateSpec:
-        counts = self.units_min is not None or self.units_max is not None
+        counts = any(getattr(self, k) is not None for k in ("units_min", "units_max") + TEAM_COUNT_KEYS)
         money = [k for k in ("metal_min", "metal_max", "energy_min", "energy_max") if getattr(self, k) is not None]
         if not counts and not money:
-            raise ValueError("`state` needs units_min/units_max or a metal_/energy_ bound")
+            raise ValueError("`state` needs units_min/units_max, a teams_/alliances_ bound or a metal_/energy_ bound")
         if money and self.team is None:
             raise ValueError(f"`state` with {', '.join(money)} needs `team`")
         return self

@@ -5,7 +5,9 @@ import math
 
 from engine.catalog import load_catalog
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
+from genesis.offline import composed_designs
 from genesis.offline import geometry as G
+from genesis.offline.composed_designs import Site
 
 PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
@@ -17,7 +19,9 @@ def _map_for(c: Concepts) -> dict:
     if c.map_hint:
         return {"name": c.map_hint}
     if c.archetype == "ffa":
-        return {"generate": {"width": 96, "height": 96, "seed": 7, "cliff_density": 0.06, "water_density": 0.03,
+        # more than five armies need room between neighbours, or the reference is caught between two
+        side = 128 if c.teams * max(1, c.team_size) > 5 else 96
+        return {"generate": {"width": side, "height": side, "seed": 7, "cliff_density": 0.06, "water_density": 0.03,
                              "deposits": 16, "symmetry": "rotational"}}
     if c.archetype == "siege":
         return {"name": "plateau_fortress"}
@@ -76,19 +80,83 @@ def _expect_spawns(**extra) -> dict:
 
 def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
     c = brief.concepts
-    builder = {"defense": _defense, "raids": _defense, "capture": _defense, "production": _production,
+    builder = {"defense": _defense, "raids": _defense, "capture": _capture, "production": _production,
                "ffa": _ffa, "teams": _teams, "siege": _siege}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
-    return builder(brief, c, guidance or [])
+    gdd = builder(brief, c, guidance or [])
+    # a component names only the requirements this brief has among those it can serve
+    asked = {r.id for r in brief.requirements}
+    return gdd.model_copy(update={"rule_components": [
+        comp.model_copy(update={"requirement_ids": [i for i in comp.requirement_ids if i in asked]})
+        for comp in gdd.rule_components]})
 
 
-def _requirements(brief: Brief, expects: dict[str, list[dict]]) -> list[Requirement]:
+Expects = dict[str, list[dict] | dict[str, list[dict]]]   # by requirement id; may be split by run policy
+
+
+def _requirements(brief: Brief, expects: Expects) -> list[Requirement]:
+    """The brief's requirements with their expectations. An entry may be split by the runs that carry
+    the evidence ({"reference": [...], "idle": [...]}). A testable requirement the design has no
+    expectation for stays testable with none: the evidence check reports it unverified."""
     out = []
     for r in brief.requirements:
         exp = expects.get(r.id, [])
-        out.append(Requirement.model_validate({**r.model_dump(), "expect": exp, "testable": r.testable and bool(exp)}))
+        if isinstance(exp, dict):
+            exp = exp.get(r.on, [])
+        out.append(Requirement.model_validate({**r.model_dump(), "expect": exp if r.testable else []}))
     return out
+
+
+def _deadline_expects(deadline: float, reason: str | None = None) -> dict[str, list[dict]]:
+    """Evidence that a goal must be met by `deadline`: a good player meets it in time; a player who
+    does nothing loses at the deadline, not before and not at some default time."""
+    lost = {"losers_include": PLAYER, "duration_min": deadline - 1, "duration_max": deadline + 2}
+    if reason:
+        lost["reason_contains"] = reason
+    return {"reference": [{"result": {"winners_include": PLAYER, "duration_max": deadline}}],
+            "idle": [{"result": lost}]}
+
+
+PROTECTED_TAG = "protected"
+
+
+def _protect(c: Concepts, units: list[UnitPlacement], home: tuple[float, float], m, taken: list
+             ) -> tuple[list[UnitPlacement], list[RuleComponent], Expects]:
+    """The named unit to keep alive: an existing start group of that type (tagged if it had no tag),
+    or a new one at home; losing it loses the game."""
+    if not c.protect_unit:
+        return units, [], {}
+    units = list(units)
+    k = next((i for i, u in enumerate(units) if u.type == c.protect_unit), None)
+    if k is None:
+        x, y = G.passable_near(m, home[0], home[1] + 3, taken, 3.0)
+        taken.append((x, y))
+        units.append(UnitPlacement(type=c.protect_unit, x=round(x, 1), y=round(y, 1), tag=PROTECTED_TAG))
+        k = len(units) - 1
+    elif units[k].tag is None:
+        units[k] = units[k].model_copy(update={"tag": PROTECTED_TAG})
+    tag, count = units[k].tag, units[k].count
+    comp = RuleComponent(
+        id="protect_unit_loss", purpose=f"losing the {c.protect_unit.replace('_', ' ')} loses", kind="termination",
+        library_rule="protect_objective_loss", requirement_ids=["protect_unit"],
+        params={"team": PLAYER, "tag": tag, "mode": "any"})
+    expects = {"protect_unit": [
+        {"state": {"at": 0, "team": PLAYER, "type": c.protect_unit, "tag": tag, "units_min": count}},
+        {"event": "rule_log", "where": {"rule": "protect_unit_loss", "name": "objectives", "fields.tag": tag,
+                                        "fields.mode": "any"}, "values": {"field": "fields.count", "min": count},
+         "min": 1, "max": 1}]}
+    return units, [comp], expects
+
+
+def _composed(c: Concepts, site: Site, comps: list[RuleComponent], expects: Expects) -> list[RuleComponent]:
+    """Adds the recipe components of the families no library rule covers; a component of ours whose
+    requirements a composed one serves is replaced by it, so no attack is built twice."""
+    extra, extra_expects = composed_designs.components(c, site)
+    served = {rid for comp in extra for rid in comp.requirement_ids}
+    kept = [comp for comp in comps if not comp.requirement_ids or not set(comp.requirement_ids) <= served]
+    expects.update(extra_expects)
+    return kept + extra
 
 
 def _strength(guidance: list[str]) -> float:
@@ -103,13 +171,59 @@ def _trapped(guidance: list[str]) -> bool:
     return any("trapped" in g for g in guidance)
 
 
+def _wave_schedule(c: Concepts, n_fronts: int) -> list[float]:
+    """Attack times: the named directions' own times, else the request's wave times, else one wave a
+    minute from 0:45 (one per front at least)."""
+    if c.directions and len(c.direction_times) == len(c.directions):
+        return list(c.direction_times)
+    return list(c.wave_times) or [round(45 + i * 60) for i in range(c.waves or n_fronts)]
+
+
+def _spawn_gap(times: list[float]) -> float:
+    """Seconds of silence that separate two attacks in the trace: less than the closest two attack
+    times, at most 20 s."""
+    steps = [b - a for a, b in zip(sorted(times), sorted(times)[1:]) if b > a]
+    return max(1.0, min([20.0] + [d * 0.6 for d in steps]))
+
+
+def _named_fronts(c: Concepts, m, base: tuple[float, float]) -> tuple[list[str], list]:
+    """The named directions as (compass sides, fronts), in the request's order; left/right are the
+    flanks of a player facing the first named compass side (north when none is named)."""
+    facing = next((d for d in c.directions if d not in ("left", "right")), "n")
+    resolved = G.resolve_directions(m, base, list(c.directions), facing)
+    return [side for side, _ in resolved], [front for _, front in resolved]
+
+
+def _direction_expects(sides: list[str], times: list[float], base: tuple[float, float], spawned: dict,
+                       ordered: bool = True) -> Expects:
+    """Evidence for named directions: the waves' units come from exactly those compass sectors of the
+    base, in the stated order, each at its stated time (+/- 10 s)."""
+    center = [round(base[0], 1), round(base[1], 1)]
+    waves = sorted(zip(times, sides))
+    gap = _spawn_gap(times)
+    expects: Expects = {"directions": [{**spawned, "sectors_named": {"names": sorted(set(sides)), "center": center}}]}
+    if ordered and len(times) == len(sides) and len(set(times)) == len(times):
+        in_order = {**spawned, "sectors_named": {"names": [sd for _, sd in waves], "center": center, "ordered": True,
+                                                  "gap": gap}}
+        expects["front_order"] = [in_order]
+        expects["front_times"] = [{**spawned, "cluster_times": {"gap": gap, "times": [t for t, _ in waves],
+                                                                "tolerance": 10}}, in_order]
+    return expects
+
+
 def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     map_ref = _map_for(c)
+    if c.directions and not c.map_hint:
+        # named sides need a map whose spawns lie on the compass around the base
+        map_ref = {"name": "crossroads"}
     safe = _trapped(guidance)
     m = G.load(map_ref)
     base_name, base = G.base_point(m)
-    bridge = G.bridgehead(m) if c.map_hint == "river_bridges" else None
-    if bridge:
+    bridge = G.bridgehead(m) if c.map_hint == "river_bridges" and not c.directions else None
+    sides: list[str] = []
+    if c.directions:
+        sides, fronts = _named_fronts(c, m, base)
+    elif bridge:
         # hold the near end of the main bridge; the enemy comes from across the river, straight
         # across first
         base = bridge[0]
@@ -117,16 +231,18 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     else:
         fronts = G.pick_fronts(m, base, c.fronts or 2)
     sp = G.spawns(m)
+    front_xy = [sp[f] if isinstance(f, str) else (f[0], f[1]) for f in fronts]
+    distinct = [i for i in range(len(fronts)) if front_xy[i] not in front_xy[:i]]   # each front once
     taken: list[tuple[float, float]] = []
     objectives = []
-    n_obj = c.objectives or len(fronts)
+    n_obj = c.objectives or len(distinct)
     # raiders are fast, and under fog the defence sees attackers late: then the objectives sit
     # closer to home so a defence can reach them in time
     reach = 0.3 if c.archetype == "raids" or c.fog else 0.45
     for i in range(n_obj):
-        front = sp[fronts[i % len(fronts)]]
+        front = front_xy[distinct[i % len(distinct)]]
         # at a bridge the objective is the bridgehead itself
-        t = 0.0 if bridge else (reach if i < len(fronts) else 0.15)
+        t = 0.0 if bridge else (reach if i < len(distinct) else 0.15)
         if reach < 0.45:
             t = min(t, COMPACT_RADIUS / max(1.0, math.dist(base, front)))
         x, y = G.passable_near(m, *G.lerp(base, front, t), taken, 3.0, safe)
@@ -134,7 +250,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         objectives.append(UnitPlacement(type=c.objective_type or "metal_storage", x=round(x, 1), y=round(y, 1),
                                         tag=OBJECTIVE_TAG))
     # at a bridge the army starts in a camp behind the bridgehead and must move up to hold it
-    camp = G.lerp(base, sp[fronts[0]], -0.3) if bridge else base
+    camp = G.lerp(base, front_xy[0], -0.3) if bridge else base
     # where the defence waits between attacks: a spot its units can reach (the base may be walled in)
     home = G.passable_near(m, *camp, [], 0.0, main_region_only=True) if safe else camp
     army = _spread(m, _defense_army(c), camp, taken, safe)
@@ -143,25 +259,46 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         x, y = G.passable_near(m, base[0], base[1] - 3, taken, 3.0, safe)
         army.append(UnitPlacement(type="radar_tower", x=round(x, 1), y=round(y, 1)))
     strength = _strength(guidance)
-    times = list(c.wave_times) or [round(45 + i * 60) for i in range(c.waves or len(fronts))]
+    times = _wave_schedule(c, len(fronts))
+    air_at = times[-1] if len(times) > 1 else 120      # an air assault comes last
+    attack_times = times    # when each wave of the ground attack comes, for the named sides' evidence
     comps: list[RuleComponent] = []
-    expects: dict[str, list[dict]] = {}
+    expects: Expects = {}
     wave_ids = []
-    if c.escalating:
+    ground_spawns = _expect_spawns()
+    if c.escalating or c.growth_factor:
+        explicit = bool(c.wave_times or (c.directions and c.direction_times))
+        # stated times decide how many waves come; else the stated count
+        count = max(2, len(times) if explicit else (c.waves or max(3, len(distinct))))
+        wave_times = times[:count] if len(times) >= count else []
+        factor = max(1.0, c.growth_factor or 1.0)
+        params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60, "count": count,
+                  "base_size": max(2, round(3 * strength)) if factor < 2 else max(1, round(2 * strength)),
+                  "growth": 2 if factor < 2 else 1,
+                  "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG}
+        if factor > 1:
+            params["factor"] = factor
+        if wave_times:
+            params["times"] = wave_times
         comps.append(RuleComponent(
             id="escalating_waves", purpose="waves each larger than the last", kind="spawn",
-            library_rule="escalating_waves", requirement_ids=["escalation", "fronts"],
-            params={"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60,
-                    "count": c.waves or 3, "base_size": max(2, round(3 * strength)), "growth": 2,
-                    "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG}))
-        expects["escalation"] = [_expect_spawns(increasing={"gap": 20})]
+            library_rule="escalating_waves", requirement_ids=["escalation", "growth", "fronts", "directions",
+                                                              "front_order", "front_times"],
+            params=params))
+        ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": _main_type(c)})
+        attack_times = wave_times or [times[0] + 60 * i for i in range(count)]
+        grow = {"gap": _spawn_gap(attack_times), "min_buckets": count}
+        expects["escalation"] = [{**ground_spawns, "increasing": grow}]
+        expects["growth"] = [{**ground_spawns, "increasing": {**grow, **({"factor": factor} if factor > 1 else {})}}]
+        if sides:
+            sides = [sides[i % len(sides)] for i in range(count)]
     elif c.scouting:
         comps.append(RuleComponent(
             id="unscouted_side_attack", purpose="the attack comes from a side the player did not scout",
             kind="spawn", library_rule="unscouted_side_attack", requirement_ids=["scouting", "fronts"],
             params={"team": ENEMY, "sides": fronts, "scout_team": PLAYER, "scout_radius": 8,
                     # scouting a side means going most of the way out to it
-                    "scout_points": [[round(v, 1) for v in G.lerp(base, sp[f], 0.7)] for f in fronts],
+                    "scout_points": [[round(v, 1) for v in G.lerp(base, xy, 0.7)] for xy in front_xy],
                     "times": times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG}))
         expects["scouting"] = [{"event": "rule_log", "where": {"name": "attack", "fields.unscouted": True},
                                 "min": 1},
@@ -178,29 +315,41 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                     "target_type": c.objective_type or "metal_storage", "target_team": PLAYER}))
         expects["interval"] = [_expect_spawns(time_clusters={"min": 2, "gap": interval * 0.6})]
     elif c.staggered or len(set(times)) > 1:
-        ground_times = times[:-1] if c.air and len(times) > 1 else times
+        ground_times = times[:-1] if c.air and len(times) > 1 and not c.direction_times else times
         comps.append(RuleComponent(
             id="staggered_waves", purpose="each front is attacked at its own time", kind="spawn",
-            library_rule="staggered_waves", requirement_ids=["fronts", "staggered", "wave_times"],
+            library_rule="staggered_waves", requirement_ids=["fronts", "staggered", "wave_times", "directions",
+                                                             "front_order", "front_times"],
             params={"team": ENEMY, "fronts": [fronts[i % len(fronts)] for i in range(len(ground_times))],
                     "times": ground_times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG,
                     # each front attacks the objective on its side, not the objectives' centroid
-                    "targets": [[objectives[i % len(fronts) % n_obj].x, objectives[i % len(fronts) % n_obj].y]
-                                for i in range(len(ground_times))]}))
+                    "targets": [_objective_of(front_xy[i % len(fronts)], objectives) for i in range(len(ground_times))]}))
         wave_ids.append("staggered_waves")
+        ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": sorted(_wave_units(c, strength))})
+        attack_times = ground_times
+        if sides:
+            sides = [sides[i % len(sides)] for i in range(len(ground_times))]
     else:
         comps.append(RuleComponent(
             id="waves_from_directions", purpose="simultaneous waves from several directions", kind="spawn",
-            library_rule="waves_from_directions", requirement_ids=["fronts", "wave_times"],
-            params={"team": ENEMY, "directions": fronts, "times": times[:1] or [60],
+            library_rule="waves_from_directions", requirement_ids=["fronts", "wave_times", "directions"],
+            params={"team": ENEMY, "directions": [fronts[i] for i in distinct], "times": times[:1] or [60],
                     "units": _wave_units(c, 0.8 * strength), "target_tag": OBJECTIVE_TAG}))
+        ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY,
+                                              "type": sorted(_wave_units(c, 0.8 * strength))})
+        attack_times = [times[0] if times else 60.0] * len(distinct)
+        sides = [sides[i] for i in distinct] if sides else sides
     if c.air:
         comps.append(RuleComponent(
             id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
             requirement_ids=["air"],
-            params={"team": ENEMY, "times": [times[-1] if len(times) > 1 else 120], "from": fronts[-1],
+            params={"team": ENEMY, "times": [air_at], "from": fronts[-1],
                     "unit_type": "bomber", "count": max(1, round(3 * strength)), "target_tag": OBJECTIVE_TAG}))
         expects["air"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "bomber"}, "min": 1}]
+    if sides:
+        # raids from a random named side and unscouted sides have no order or times to hold them to
+        expects.update(_direction_expects(sides, attack_times, base, ground_spawns,
+                                          ordered=not (c.scouting or c.random_side or c.wave_interval)))
     comps.append(RuleComponent(
         id="protect_objective_loss", purpose="losing any objective loses", kind="termination",
         library_rule="protect_objective_loss", requirement_ids=["objective_loss"],
@@ -210,7 +359,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         library_rule="survive_timer_win", requirement_ids=["survive_win"],
         params={"team": PLAYER, "time": c.time_limit}))
     # the scouting rule draws among unscouted sides, so one side may serve every attack
-    n_dirs = 1 if c.scouting else min(len(fronts), len(times)) if not c.escalating else len(fronts)
+    n_dirs = 1 if c.scouting else min(len(distinct), len(times)) if not c.escalating else len(distinct)
     min_sectors = 2 if c.random_side and not c.scouting else max(1, n_dirs)
     expects["fronts"] = [_expect_spawns(distinct_sectors={"min": min_sectors, "center": list(base)})]
     if c.staggered or len(set(times)) > 1:
@@ -219,8 +368,13 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         expects["wave_times"] = [_expect_spawns(after=t - 1, before=t + 5, min=1) for t in c.wave_times]
     expects["objective_loss"] = [{"result": {"losers_include": PLAYER}}]
     expects["survive_win"] = [{"result": {"winners_include": PLAYER}}]
+    player_units, protect, protect_expects = _protect(c, objectives + army, home, m, taken)
+    comps += protect
+    expects.update(protect_expects)
+    comps = _composed(c, Site(map_ref=map_ref, base=base, fronts=list(fronts), target_tag=OBJECTIVE_TAG,
+                              strength=strength), comps, expects)
     teams = [
-        TeamPlan(id=PLAYER, name="Defenders", role="player", controller={"type": "agent"}, units=objectives + army,
+        TeamPlan(id=PLAYER, name="Defenders", role="player", controller={"type": "agent"}, units=player_units,
                  metal=0, energy=0),
         TeamPlan(id=ENEMY, name="Attackers", role="enemy", controller={"type": "ai", "behaviour": "idle"}),
     ]
@@ -230,15 +384,18 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
              "destroyed, you lose. " if n > 1 else
              f"Survive for {c.time_limit / 60:g} minutes without losing your {obj}. If it is destroyed, you lose. ")
             + ("It stands at the bridgehead and your army starts in a camp behind it. " if bridge else "")
-            + (f"Enemies attack from {len(fronts)} directions" if len(fronts) > 1 else "Enemies attack")
+            + (f"Enemies attack from the {_sides_text(sides)}" if sides else
+               f"Enemies attack from {len(distinct)} directions" if len(distinct) > 1 else "Enemies attack")
             + (" at different times" if any(r.id == "staggered_waves" for r in comps) else "")
-            + (", each wave larger than the last" if c.escalating else "")
+            + (f", each wave {c.growth_factor:g} times the size of the last" if c.growth_factor
+               else ", each wave larger than the last" if c.escalating else "")
             + (", and from the air" if c.air else "")
             + (", every time from a side you have not scouted: scout the approaches (marked on the map) to learn "
                "where they will come from" if c.scouting else "")
             + (f", raiding every {c.wave_interval / 60:g} minutes" if c.wave_interval else "")
             + (" from a random side" if c.random_side and not c.scouting else "")
             + ". Move your army to meet each attack."
+            + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else "")
             + (" A radar tower at home shows enemies approaching through the fog." if c.fog and not c.scouting else ""))
     return GDD(
         title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
@@ -247,6 +404,22 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="defend",
         strategy_params={"protect_tag": OBJECTIVE_TAG, "home": list(home)},
     )
+
+
+SIDE_NAMES = {"n": "north", "ne": "north-east", "e": "east", "se": "south-east", "s": "south", "sw": "south-west",
+              "w": "west", "nw": "north-west"}
+
+
+def _sides_text(sides: list[str]) -> str:
+    names = [SIDE_NAMES[s] for s in dict.fromkeys(sides)]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] + (
+        ", in that order" if len(names) == len(sides) and len(names) > 1 else "")
+
+
+def _objective_of(front: tuple[float, float], objectives: list[UnitPlacement]) -> list[float]:
+    """Where a wave from `front` attacks: the objective nearest to it."""
+    best = min(objectives, key=lambda o: (math.dist((o.x, o.y), front), o.x, o.y))
+    return [best.x, best.y]
 
 
 def _power(units: dict[str, int]) -> float:
@@ -276,12 +449,14 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     home = sp.get(home_name, (m.width / 2, m.height / 2))
     raid_from = G.pick_fronts(m, home, 2)
     strength = _strength(guidance)
+    deadline = c.deadline or c.time_limit
     comps = [RuleComponent(
         id="production_goal", purpose="own the target composition before the deadline", kind="termination",
-        library_rule="production_goal", requirement_ids=["production_win", "deadline_loss"],
-        params={"team": PLAYER, "units": c.target_composition, "deadline": c.time_limit})]
-    expects = {"production_win": [{"result": {"winners_include": PLAYER}}],
-               "deadline_loss": [{"result": {"losers_include": PLAYER}}]}
+        library_rule="production_goal", requirement_ids=["production_win", "deadline_loss", "deadline"],
+        params={"team": PLAYER, "units": c.target_composition, "deadline": deadline})]
+    met = _deadline_expects(deadline, "deadline passed")
+    expects: Expects = {"production_win": [{"result": {"winners_include": PLAYER}}], "deadline_loss": met["idle"],
+                        "deadline": met}
     start = [UnitPlacement(type="commander", tag="home"), UnitPlacement(type="constructor_bot")]
     raid_text = ""
     if c.raids:
@@ -309,17 +484,24 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         raid_text = (f" {'The enemy commander' if by_commander else 'Enemy raiders'} will raid your extractors"
                      + (" at unpredictable times" if c.random_timing else f" every {interval / 60:g} minutes")
                      + f"; {guard} assault bots guard your base.")
+    placed = _spread(m, start, home, [])
+    placed, protect, protect_expects = _protect(c, placed, home, m, [(u.x, u.y) for u in placed])
+    comps += protect
+    expects.update(protect_expects)
+    comps = _composed(c, Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag=None, strength=strength),
+                      comps, expects)
     teams = [
         TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=600, energy=1500,
-                 units=_spread(m, start, home, [])),
+                 units=placed),
         TeamPlan(id=ENEMY, name="Raiders", role="enemy", controller={"type": "ai", "behaviour": "idle"}),
     ]
     comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
-    desc = (f"Produce {comp} within {c.time_limit / 60:g} minutes, the sooner the better. Build metal extractors on "
-            "deposits and solar collectors, then the right factory." + raid_text)
+    desc = (f"Produce {comp} within {deadline / 60:g} minutes, the sooner the better. Build metal extractors on "
+            "deposits and solar collectors, then the right factory." + raid_text
+            + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=True,
-               time_limit=c.time_limit + 30, requirements=_requirements(brief, expects),
+               time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="produce",
                strategy_params={"target": c.target_composition, "home": list(home)})
 
@@ -329,32 +511,107 @@ def _mixed_army() -> list[UnitPlacement]:
             UnitPlacement(type="light_tank", count=2)]
 
 
+MAX_STARTS = 8   # the compass spawns of the maps (procedural ones included)
+
+
+def _team_count_expects(sides: int, size: int) -> list[dict]:
+    """At the start, exactly sides x size teams own units, in `sides` alliances of `size` teams each."""
+    return [{"state": {"at": 0, "teams_min": sides * size, "teams_max": sides * size, "alliances_min": sides,
+                       "alliances_max": sides, "alliance_size": size}}]
+
+
 def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     map_ref = _map_for(c)
     m = G.load(map_ref)
     sp = G.spawns(m)
+    size = max(1, c.team_size)      # players per side: 1 in a plain free-for-all
+    n = c.teams * size
+    if n > MAX_STARTS:
+        raise ValueError(f"a free-for-all of {c.teams} sides of {size} needs {n} starts; maps have {MAX_STARTS}")
+    starts = G.ring_starts(m, n)
     taken: list = []
-    corners = ["nw", "ne", "se", "sw"][: c.teams]
     teams = []
-    for i, corner in enumerate(corners):
-        # each AI side hunts the next side round the table (the last one hunts the player), so every
-        # side is under pressure and sitting still is no safe way to rank first
+    for i, start in enumerate(starts):
+        side = i // size
+        # each AI team hunts the first team of the next side round the table (the last side hunts the
+        # player's), so every side is under pressure and sitting still is no safe way to rank first
+        prey = ((side + 1) % c.teams) * size
         ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "waves", "min_group": 1,
-                                                       "target": {"team": (i + 1) % c.teams},
+                                                       "target": {"team": prey},
                                                        "first_at": 15 + 5 * i, "interval": 10}
-        teams.append(TeamPlan(id=i, name=f"Team {corner.upper()}", role="player" if i == 0 else "enemy",
-                              controller=ctrl, units=_spread(m, _mixed_army(), sp[corner], taken)))
+        mates = [side * size + k for k in range(size) if side * size + k != i]
+        teams.append(TeamPlan(id=i, name=f"Team {start.upper()}", role="player" if i == PLAYER else
+                              ("ally" if side == 0 else "enemy"), controller=ctrl, allies=mates,
+                              units=_spread(m, _mixed_army(), sp[start], taken)))
     comps: list[RuleComponent] = []
     ranking = [{"kind": "rank_by_score", "metric": c.ranking or "damage_efficiency", "time": c.time_limit}]
-    expects = {"teams": [{"event": "spawn", "where": {"source": "start"}, "distinct_sectors": {"min": c.teams, "center": "map_center"}}],
-               "ranking": [{"result": {"ended_by": "condition", "duration_min": c.time_limit - 1}}]}
-    desc = (f"Free-for-all between {c.teams} teams with equal forces. After {c.time_limit / 60:g} minutes teams are "
-            f"ranked by {(c.ranking or 'damage efficiency').replace('_', ' ')}; rank first to win.")
+    counted = _team_count_expects(c.teams, size)
+    expects: Expects = {
+        "teams": [{"event": "spawn", "where": {"source": "start"}, "distinct_sectors": {"min": n, "center": "map_center"}}],
+        "ranking": [{"result": {"ended_by": "condition", "duration_min": c.time_limit - 1}}],
+        "team_count": counted,
+        # no side is allied with another: every alliance is one side's own players
+        "ffa_no_allies": counted}
+    who = f"{c.teams} teams" if size == 1 else f"{c.teams} sides of {size} allied teams"
+    desc = (f"Free-for-all between {who} with equal forces and no alliances between sides. After "
+            f"{c.time_limit / 60:g} minutes teams are ranked by {(c.ranking or 'damage efficiency').replace('_', ' ')}"
+            "; rank first to win.")
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit + 30, requirements=_requirements(brief, expects), conditions=ranking,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
                strategy_params={"engage_at": c.time_limit * 0.5, "target": [m.width / 2, m.height / 2]})
+
+
+ZONE_RADIUS = 5.0
+DEFAULT_HOLD = 60.0     # seconds to hold a zone when the request names no hold time
+
+
+def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
+    """Take the zone at the map centre from its garrison and hold it, uncontested, for the hold time."""
+    map_ref = {"name": c.map_hint or "open_field"}
+    m = G.load(map_ref)
+    sp = G.spawns(m)
+    _, zone = G.base_point(m)
+    start = sp.get("south") or sp[G.pick_fronts(m, zone, 1)[0]]
+    hold = c.hold_time or DEFAULT_HOLD
+    deadline = c.deadline or c.time_limit
+    strength = _strength(guidance)
+    taken: list = []
+    army = _spread(m, _mixed_army(), start, taken)
+    army, protect, protect_expects = _protect(c, army, start, m, taken)
+    garrison = _spread(m, [UnitPlacement(type="light_bot", count=max(1, round(3 * strength)))], zone, [])
+    zone_xy = [round(zone[0], 1), round(zone[1], 1)]
+    comps = [RuleComponent(
+        id="capture_and_hold", purpose=f"hold the zone for {hold:g} s without a break to win; lose at the deadline",
+        kind="objective", library_rule="capture_and_hold",
+        requirement_ids=["capture_win", "hold_zone", "deadline"],
+        params={"team": PLAYER, "zone": zone_xy, "radius": ZONE_RADIUS, "hold_seconds": hold, "deadline": deadline})]
+    comps += protect
+    met = _deadline_expects(deadline, "did not hold the zone in time")
+    expects: Expects = {
+        "capture_win": [{"result": {"winners_include": PLAYER, "reason_contains": "held the zone"}}],
+        "hold_zone": [
+            {"event": "rule_log", "where": {"rule": "capture_and_hold", "name": "zone", "fields.hold_seconds": hold,
+                                            "fields.radius": ZONE_RADIUS}, "min": 1, "max": 1},
+            {"event": "rule_log", "where": {"rule": "capture_and_hold", "name": "zone_held"},
+             "values": {"field": "fields.held", "min": hold, "max": hold + 2}, "min": 1, "max": 1},
+            {"result": {"winners_include": PLAYER, "duration_min": hold}}],
+        "deadline": met, "deadline_loss": met["idle"], **protect_expects}
+    teams = [
+        TeamPlan(id=PLAYER, name="Attackers", role="player", controller={"type": "agent"}, units=army),
+        TeamPlan(id=ENEMY, name="Garrison", role="enemy", controller={"type": "ai", "behaviour": "hold"},
+                 units=garrison),
+    ]
+    desc = (f"Take the marked zone at the map centre from its garrison and hold it for {hold:g} seconds without a "
+            f"break: some of your units inside and no enemy inside. If you have not held it by {deadline / 60:g} "
+            "minutes, you lose."
+            + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
+    return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
+               map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
+               time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
+               win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="hold_zone",
+               strategy_params={"zone": zone_xy, "home": list(start)})
 
 
 def _nearest_enemy_team(i: int, teams: list[tuple[int, list[int], tuple[float, float]]]) -> int:
@@ -390,7 +647,9 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     # the battle ends when one alliance has no mobile units left; if both still stand at the time
     # limit, the side of the best-ranked team wins, so every game has a decision
     conditions = [{"kind": "last_survivor", "mobile_only": True}, {"kind": "rank_by_score", "metric": metric}]
-    expects = {"alliances": [{"event": "spawn", "where": {"source": "start"}, "distinct_sectors": {"min": 2, "center": "map_center"}}],
+    expects = {"alliances": [{"event": "spawn", "where": {"source": "start"}, "distinct_sectors": {"min": 2, "center": "map_center"}},
+                             *_team_count_expects(2, size)],
+               "team_count": _team_count_expects(2, size),
                "no_production": [{"event": "spawn", "where": {"source": "production"}, "max": 0}],
                "decisive": [{"result": {"ended_by": "condition"}}]}
     desc = (f"A {size}v{size} battle with fixed forces and no production. Your ally is controlled by the AI and "
@@ -429,18 +688,24 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                               "turrets": max(2, round(6 * _strength(guidance))),
                               "turret_type": "light_turret", "walls": 0}),
     ]
-    expects = {"fortification": [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 3}],
-               "destroy_win": [{"result": {"winners_include": PLAYER}}],
-               "deadline_loss": [{"result": {"losers_include": PLAYER}}]}
+    deadline = c.deadline or c.time_limit
+    met = _deadline_expects(deadline, "did not destroy the target")
+    expects: Expects = {"fortification": [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 3}],
+                        "destroy_win": [{"result": {"winners_include": PLAYER}}], "deadline_loss": met["idle"],
+                        "deadline": met}
     if artillery:
         expects["artillery_only"] = [{"event": "spawn", "where": {"team": PLAYER, "source": "start", "type": "artillery_bot"}, "min": 1}]
-    desc = (f"Destroy the enemy {target.replace('_', ' ')} inside its fortified base within {c.time_limit / 60:g} "
+    army, protect, protect_expects = _protect(c, army, sp[start], m, [(u.x, u.y) for u in army])
+    comps += protect
+    expects.update(protect_expects)
+    teams[PLAYER] = teams[PLAYER].model_copy(update={"units": army})
+    desc = (f"Destroy the enemy {target.replace('_', ' ')} inside its fortified base within {deadline / 60:g} "
             "minutes." + (" Fog of war is on: scout before you commit." if c.fog else "")
             + (" Your army is artillery only: outrange the turrets." if artillery else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
-               time_limit=c.time_limit + 30, requirements=_requirements(brief, expects),
+               time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                conditions=[{"kind": "destroy_target", "team": PLAYER, "target": {"tag": "target", "team": ENEMY},
-                            "deadline": c.time_limit}],
+                            "deadline": deadline}],
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="attack",
                strategy_params={"target_tag": "target", "target": list(fort)})

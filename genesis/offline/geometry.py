@@ -88,3 +88,61 @@ def passable_near(m: MapData, x: float, y: float, taken: list[tuple[float, float
 
 def lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[float, float]:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+
+
+COMPASS_VECTORS = {"n": (0.0, -1.0), "ne": (1.0, -1.0), "e": (1.0, 0.0), "se": (1.0, 1.0), "s": (0.0, 1.0),
+                   "sw": (-1.0, 1.0), "w": (-1.0, 0.0), "nw": (-1.0, -1.0)}
+# the map spawn names that mean a compass side
+COMPASS_SPAWN_NAMES = {"n": ("north", "n"), "e": ("east", "e"), "s": ("south", "s"), "w": ("west", "w"),
+                       "ne": ("ne", "northeast", "north_east"), "se": ("se", "southeast", "south_east"),
+                       "sw": ("sw", "southwest", "south_west"), "nw": ("nw", "northwest", "north_west")}
+
+
+def compass_of(origin: tuple[float, float], point: tuple[float, float]) -> str | None:
+    """The 8-way compass sector (n, ne, ...) of `point` seen from `origin`; y grows down the map."""
+    dx, dy = point[0] - origin[0], origin[1] - point[1]
+    if math.hypot(dx, dy) < 1e-6:
+        return None
+    return ("e", "ne", "n", "nw", "w", "sw", "s", "se")[int(((math.degrees(math.atan2(dy, dx)) + 22.5) % 360) // 45)]
+
+
+def flank_compass(side: str, facing: str) -> str:
+    """The compass side of the left or right flank for a player facing `facing` (a compass side)."""
+    order = ["n", "ne", "e", "se", "s", "sw", "w", "nw"]     # clockwise on the map
+    return order[(order.index(facing) + (-2 if side == "left" else 2)) % 8]
+
+
+def resolve_directions(m: MapData, base: tuple[float, float], directions: list[str],
+                       facing: str = "n") -> list[tuple[str, str | list[float]]]:
+    """Each named direction as (compass side, where its attacks spawn): the map's spawn with that name
+    when it lies in that sector of `base`, else the farthest spawn in that sector, else a passable
+    point out along that direction. left/right are the flanks of a player at `base` facing `facing`."""
+    sp = spawns(m)
+    reach = min(m.width, m.height) * 0.25
+    out: list[tuple[str, str | list[float]]] = []
+    for d in directions:
+        side = flank_compass(d, facing) if d in ("left", "right") else d
+        named = next((n for n in COMPASS_SPAWN_NAMES[side] if n in sp and compass_of(base, sp[n]) == side), None)
+        if named is None:
+            inside = [(math.dist(xy, base), n) for n, xy in sp.items()
+                      if compass_of(base, xy) == side and math.dist(xy, base) >= reach]
+            named = max(inside)[1] if inside else None
+        if named is not None:
+            out.append((side, named))
+            continue
+        vx, vy = COMPASS_VECTORS[side]
+        norm = math.hypot(vx, vy)
+        dist = min(m.width, m.height) * 0.4
+        x, y = passable_near(m, base[0] + vx / norm * dist, base[1] + vy / norm * dist, [], 0.0, True)
+        out.append((side, [round(x, 1), round(y, 1)]))
+    return out
+
+
+def ring_starts(m: MapData, n: int) -> list[str]:
+    """n start spawns spread evenly round the map's eight compass spawns (the procedural maps have all)."""
+    ring = [name for name in ("nw", "north", "ne", "east", "se", "south", "sw", "west") if name in spawns(m)]
+    if n > len(ring):
+        raise ValueError(f"the map has {len(ring)} compass spawns, {n} starts asked")
+    if n <= 4 and all(c in ring for c in ("nw", "ne", "se", "sw")):
+        return ["nw", "ne", "se", "sw"][:n]
+    return [ring[int(k * len(ring) / n)] for k in range(n)]

@@ -1,15 +1,26 @@
--- escalating_waves: `count` waves, `interval` seconds apart from `first_at`, each larger than the last
--- (size = base_size + growth * (i - 1), growth at least 1). Waves rotate through the `from` points.
--- Params: team, first_at, interval, count, base_size, growth, unit_type, from, target_tag,
--- target_team, target, tag, announce.
+-- escalating_waves: `count` waves, `interval` seconds apart from `first_at` (or at the listed `times`),
+-- each larger than the last: wave i has max(size of wave i-1 + growth, ceil(factor * size of wave i-1))
+-- units (growth at least 1, factor at least 1: factor 1 is the additive base_size + growth * (i - 1),
+-- factor 2 doubles). Waves rotate through the `from` points in their order.
+-- Params: team, first_at, interval, count, times, base_size, growth, factor, unit_type, from,
+-- target_tag, target_team, target, tag, announce.
 
 -- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
 local point, label, list, target_position = lib.point, lib.label, lib.list, lib.target_position
 
 local cfg
+local MAX_SPAWN = 200   -- the engine's cap on units per spawn call
+
+local function wave_size(i)
+  local size = cfg.base_size
+  for _ = 2, i do
+    size = math.max(size + cfg.growth, math.ceil(size * cfg.factor - 1e-9))
+  end
+  return math.min(size, MAX_SPAWN)
+end
 
 local function launch(i)
-  local size = cfg.base_size + cfg.growth * (i - 1)
+  local size = wave_size(i)
   local from = cfg.from[(i - 1) % #cfg.from + 1]
   local x, y = point(from)
   if x == nil then
@@ -35,6 +46,8 @@ function on_start()
     base_size = math.max(1, math.floor(tonumber(param("base_size", 3)) or 3)),
     -- growth below 1 would break the rule's promise that every wave is larger than the last
     growth = math.max(1, math.floor(tonumber(param("growth", 2)) or 2)),
+    factor = math.max(1, tonumber(param("factor", 1)) or 1),
+    times = list(param("times", {})),
     unit_type = tostring(param("unit_type", "light_bot")),
     from = list(param("from", {"north"})),
     target_tag = param("target_tag", nil),
@@ -44,9 +57,18 @@ function on_start()
     announce = param("announce", true) ~= false,
   }
   if #cfg.from == 0 then cfg.from = {"north"} end
-  for i = 1, cfg.count do
-    at(cfg.first_at + cfg.interval * (i - 1), function() launch(i) end)
+  local when = {}
+  for i, t in ipairs(cfg.times) do
+    local s = tonumber(t)
+    if s and s >= 0 then when[#when + 1] = s else log("wave_skipped", {index = i, why = "bad time " .. tostring(t)}) end
   end
-  log("waves_planned", {waves = cfg.count, first_at = cfg.first_at, interval = cfg.interval,
-                        base_size = cfg.base_size, growth = cfg.growth})
+  if #cfg.times == 0 then
+    for i = 1, cfg.count do when[i] = cfg.first_at + cfg.interval * (i - 1) end
+  end
+  cfg.count = #when
+  for i, t in ipairs(when) do
+    at(t, function() launch(i) end)
+  end
+  log("waves_planned", {waves = cfg.count, first_at = when[1] or cfg.first_at, interval = cfg.interval,
+                        base_size = cfg.base_size, growth = cfg.growth, factor = cfg.factor})
 end
