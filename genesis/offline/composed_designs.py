@@ -1,10 +1,20 @@
 """The designer's side of the families no library rule covers: components carrying a typed recipe
-that the offline developer composes into new Lua (see genesis/offline/rule_composer.py)."""
+that the offline developer composes into new Lua (see genesis/offline/rule_composer.py), and the
+expectations that evidence them on the composed rule's trace (its rule_log fields and spawn events)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from engine.catalog import load_catalog
 from genesis.models import Concepts, RuleComponent
+from genesis.offline.rule_composer import recipe_params
+from genesis.rule_recipe import RuleRecipe
+
+DEFAULT_MAIN_FACTOR = 2.0
+PROBE_TIMES = (60.0, 180.0)      # probe and main attack when the request does not time them
+WINDOW = 1.0                     # seconds around a stated time in which its spawns must appear
+AIR_RAIDER = "bomber"
 
 
 @dataclass
@@ -20,7 +30,110 @@ class Site:
     enemy: int = 1
 
 
+def _size(n: float, strength: float) -> int:
+    return max(1, round(n * strength))
+
+
+def _attack(site: Site, target_type: str | None = None) -> dict:
+    """Attack the player's units of `target_type`, else the ones tagged with the site's target tag."""
+    out = {"do": "attack", "team": site.enemy, "target_team": site.player}
+    if target_type:
+        out["target_type"] = target_type
+    elif site.target_tag:
+        out["target_tag"] = site.target_tag
+    return out
+
+
+def _component(cid: str, purpose: str, recipe: dict, requirement_ids: list[str]) -> RuleComponent:
+    r = RuleRecipe.model_validate(recipe)
+    return RuleComponent(id=cid, purpose=purpose, kind="spawn", recipe=r, params=recipe_params(r),
+                         requirement_ids=requirement_ids)
+
+
+def _spawns_at(t: float, team: int, **extra) -> dict:
+    return {"event": "spawn", "where": {"source": "rule", "team": team}, "after": t - WINDOW, "before": t + WINDOW,
+            **extra}
+
+
+def _enemy_attack(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
+    times = sorted(c.wave_times)
+    units = {"light_bot": _size(3, site.strength)}
+    steps = [{"when": {"on": "time", "at": [t]},
+              "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": site.fronts[k % len(site.fronts)]},
+                       _attack(site)]} for k, t in enumerate(times)]
+    comp = _component("enemy_attack", f"timed enemy attacks at {', '.join(f'{t:g}' for t in times)} s on the "
+                      "player's base during the production race; logs group_spawned and attack_ordered",
+                      {"steps": steps}, ["enemy_attack"])
+    expects = [_spawns_at(t, site.enemy, min=units["light_bot"]) for t in times]
+    expects.append({"event": "rule_log", "where": {"name": "attack_ordered", "fields.ok": True}, "min": len(times)})
+    return comp, {"enemy_attack": expects}
+
+
+def _raider(c: Concepts) -> str:
+    if c.air and not c.ground:
+        return AIR_RAIDER
+    return "raider_bot" if "raider" in c.unit_kinds else "light_bot"
+
+
+def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
+    interval = c.wave_interval
+    raider = _raider(c)
+    units = {raider: _size(2, site.strength)}
+    fronts = site.fronts[:2]
+    # raids alternate between the fronts: each front's step fires every len(fronts) intervals
+    steps = [{"when": {"on": "period", "every": interval * len(fronts), "first_at": interval * (k + 1)},
+              "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": front},
+                       _attack(site, c.raid_target_type)]} for k, front in enumerate(fronts)]
+    target = c.raid_target_type or "the player's base"
+    comp = _component("composed_raids", f"{'air' if raider == AIR_RAIDER else 'ground'} raids every {interval:g} s "
+                      f"from {', '.join(fronts)} against {target}; logs group_spawned and attack_ordered",
+                      {"steps": steps}, ["raid_target", "raid_domain"])
+    catalog = load_catalog().units
+    air = sorted(n for n, u in catalog.items() if u.category == "air")
+    not_air = sorted(n for n, u in catalog.items() if u.category != "air")
+    spawned = {"event": "spawn", "where": {"source": "rule", "team": site.enemy}}
+    expects: dict[str, list[dict]] = {"raid_domain": [
+        {**spawned, "where": {**spawned["where"], "type": raider}, "min": units[raider]},
+        {**spawned, "where": {**spawned["where"], "type": not_air if raider in air else air}, "max": 0}]}
+    if c.raid_target_type:
+        expects["raid_target"] = [
+            {"event": "rule_log", "where": {"name": "attack_ordered", "fields.wanted": c.raid_target_type,
+                                            "fields.index": 1}, "min": 1},
+            {"event": "rule_log", "where": {"name": "attack_ordered", "fields.target": c.raid_target_type}, "min": 1}]
+    return comp, expects
+
+
+def _probe_main(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
+    times = sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(PROBE_TIMES)
+    factor = c.main_factor or DEFAULT_MAIN_FACTOR
+    probe = _size(2, site.strength)
+    main = min(200, math.floor(probe * factor + 0.5))
+    recipe = {"steps": [{"when": {"on": "time", "at": times},
+                         "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": probe},
+                                   "at": site.fronts[0], "growth": factor}, _attack(site)]}]}
+    comp = _component("probe_main", f"a probe of {probe} at {times[0]:g} s, then a main attack {factor:g} times as "
+                      f"big at {times[1]:g} s; logs group_spawned and attack_ordered", recipe, ["probe_main"])
+    expects = [_spawns_at(times[0], site.enemy, min=probe, max=probe),
+               _spawns_at(times[1], site.enemy, min=math.ceil(factor * probe - 1e-9))]
+    return comp, {"probe_main": expects}
+
+
 def components(c: Concepts, site: Site) -> tuple[list[RuleComponent], dict[str, list[dict]]]:
     """Recipe components for the request's clauses of these families, and the expectations (by
     requirement id) that evidence them."""
-    return [], {}
+    if not site.fronts:
+        return [], {}
+    comps: list[RuleComponent] = []
+    expects: dict[str, list[dict]] = {}
+    families = []
+    if c.probe_then_main:
+        families.append(_probe_main)
+    elif c.archetype == "production" and c.wave_times:
+        families.append(_enemy_attack)
+    if c.wave_interval and (c.raids or c.raid_target_type):
+        families.append(_raids)
+    for family in families:
+        comp, found = family(c, site)
+        comps.append(comp)
+        expects.update(found)
+    return comps, expects

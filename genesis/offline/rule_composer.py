@@ -268,9 +268,10 @@ def _action_expectations(step: Step, i: int, bench: _Bench, firings: int, exact:
                                      "fields.ok": True}
             target = bench.free()
             bench.add(a.target_team, a.target_type or "light_bot", 1, target, a.target_tag)
-            if a.target_type:
-                where["fields.target"] = a.target_type
             expect.append({"event": "rule_log", "where": where, "min": firings})
+            if a.target_type:  # the first firing finds the class (later ones may find it destroyed)
+                expect.append({"event": "rule_log", "where": {**where, "fields.index": 1,
+                                                              "fields.target": a.target_type}, "min": 1})
             if group_team == a.team and origin is not None and fire_at is not None \
                     and math.dist(origin, target) > 3 * LEFT_RADIUS:
                 # the attackers really move: none is left near where they appeared
