@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from genesis.models import Concepts, RuleArtifact, RuleDraft, RuleTest
+from genesis.rule_recipe import RuleRecipe
 
 # A stored design fast-tracks a request with the same concept signature when their texts are at least
 # this similar. Calibrated on paraphrase pairs and near-misses (tests/genesis/test_fast_track_calibration.py):
@@ -43,6 +44,13 @@ def library_rule(entry) -> LibraryRule:
     tests = entry.data.get("tests") or {}
     return LibraryRule(id=entry.id, source=entry.data["lua"], meta=meta,
                        tests=tests.get("tests", []) if isinstance(tests, dict) else [])
+
+
+def composed_rule(kb, recipe: RuleRecipe):
+    """A verified rule composed earlier for a recipe of the same shape (its concepts hold the recipe's
+    signature), else None: composed rules read every value as a param, so it serves this recipe too."""
+    sig = recipe.signature()
+    return next((e for e in kb.list("rules") if sig in (library_rule(e).meta.get("concepts") or [])), None)
 
 
 class UnknownLibraryRule(ValueError):
