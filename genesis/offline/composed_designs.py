@@ -58,9 +58,9 @@ def _spawns_at(t: float, team: int, **extra) -> dict:
 def _enemy_attack(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
     times = sorted(c.wave_times)
     units = {"light_bot": _size(3, site.strength)}
-    steps = [{"when": {"on": "time", "at": [t]},
-              "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": site.fronts[k % len(site.fronts)]},
-                       _attack(site)]} for k, t in enumerate(times)]
+    # one step for every time: the shape (and so the composed rule) is the same however many attacks
+    steps = [{"when": {"on": "time", "at": times},
+              "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": site.fronts[0]}, _attack(site)]}]
     comp = _component("enemy_attack", f"timed enemy attacks at {', '.join(f'{t:g}' for t in times)} s on the "
                       "player's base during the production race; logs group_spawned and attack_ordered",
                       {"steps": steps}, ["enemy_attack"])

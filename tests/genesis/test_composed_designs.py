@@ -94,5 +94,5 @@ def test_timed_enemy_attacks_come_at_the_stated_times(tmp_path):
     units = [{"type": "commander", "at": "sw", "tag": "home"}]
     expects, view, size = _run(tmp_path, PRODUCTION, FIELD, units, 260)
     assert _holds(expects["enemy_attack"], view, size)
-    late, view, size = _run(tmp_path, PRODUCTION, FIELD, units, 260, {"s1_at": [150], "s2_at": [250]})
+    late, view, size = _run(tmp_path, PRODUCTION, FIELD, units, 260, {"s1_at": [150, 250]})
     assert not _holds(late["enemy_attack"], view, size)
