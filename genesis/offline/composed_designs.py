@@ -107,12 +107,12 @@ def _probe_main(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[
     times = sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(PROBE_TIMES)
     factor = c.main_factor or DEFAULT_MAIN_FACTOR
     probe = _size(2, site.strength)
-    main = min(200, math.floor(probe * factor + 0.5))
+    main = min(200, math.ceil(probe * factor - 1e-9))   # at least factor x the probe, in whole units
     recipe = {"steps": [{"when": {"on": "time", "at": times},
                          "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": probe},
-                                   "at": site.fronts[0], "growth": factor}, _attack(site)]}]}
-    comp = _component("probe_main", f"a probe of {probe} at {times[0]:g} s, then a main attack {factor:g} times as "
-                      f"big at {times[1]:g} s; logs group_spawned and attack_ordered", recipe, ["probe_main"])
+                                   "at": site.fronts[0], "growth": main / probe}, _attack(site)]}]}
+    comp = _component("probe_main", f"a probe of {probe} at {times[0]:g} s, then a main attack of {main} ({factor:g} "
+                      f"times as big) at {times[1]:g} s; logs group_spawned and attack_ordered", recipe, ["probe_main"])
     expects = [_spawns_at(times[0], site.enemy, min=probe, max=probe),
                _spawns_at(times[1], site.enemy, min=math.ceil(factor * probe - 1e-9))]
     return comp, {"probe_main": expects}

@@ -96,3 +96,12 @@ def test_timed_enemy_attacks_come_at_the_stated_times(tmp_path):
     assert _holds(expects["enemy_attack"], view, size)
     late, view, size = _run(tmp_path, PRODUCTION, FIELD, units, 260, {"s1_at": [150, 250]})
     assert not _holds(late["enemy_attack"], view, size)
+
+
+@pytest.mark.parametrize("factor", [1.2, 2, 2.5, 3])
+def test_the_main_attack_is_at_least_factor_times_the_probe_in_whole_units(factor):
+    [comp], expects = components(PROBE.model_copy(update={"main_factor": factor}), CORRIDOR)
+    spawn = comp.recipe.steps[0].then[0]
+    probe = spawn.units["light_bot"]
+    main = min(200, int(probe * spawn.growth + 0.5))      # what the composed rule spawns the second time
+    assert main >= factor * probe and main == expects["probe_main"][1]["min"]
