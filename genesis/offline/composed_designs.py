@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from engine.catalog import load_catalog
 from genesis.models import Concepts, RuleComponent
+from genesis.offline import geometry as G
 from genesis.offline.rule_composer import recipe_params
 from genesis.rule_recipe import RuleRecipe
 
@@ -75,26 +76,41 @@ def _raider(c: Concepts) -> str:
     return "raider_bot" if "raider" in c.unit_kinds else "light_bot"
 
 
+def _sectors(site: Site, fronts: list[str]) -> int:
+    """How many compass sectors around the base the fronts lie in."""
+    spawns = G.spawns(G.load(site.map_ref))
+    return len({G.sector(spawns[f][0] - site.base[0], spawns[f][1] - site.base[1]) for f in fronts})
+
+
 def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
     interval = c.wave_interval
     raider = _raider(c)
-    units = {raider: _size(2, site.strength)}
+    air = raider == AIR_RAIDER
+    units = {raider: _size(1 if air else 2, site.strength)}   # one bomber already destroys a building
     fronts = site.fronts[:2]
     # raids alternate between the fronts: each front's step fires every len(fronts) intervals
     steps = [{"when": {"on": "period", "every": interval * len(fronts), "first_at": interval * (k + 1)},
               "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": front},
                        _attack(site, c.raid_target_type)]} for k, front in enumerate(fronts)]
     target = c.raid_target_type or "the player's base"
-    comp = _component("composed_raids", f"{'air' if raider == AIR_RAIDER else 'ground'} raids every {interval:g} s "
-                      f"from {', '.join(fronts)} against {target}; logs group_spawned and attack_ordered",
-                      {"steps": steps}, ["raid_target", "raid_domain"])
+    # the raids are the design's attacks: a library raid component serving only these requirements is replaced
+    served = ["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])
+    comp = _component("composed_raids", f"{'air' if air else 'ground'} raids every {interval:g} s from "
+                      f"{', '.join(fronts)} against {target}; logs group_spawned and attack_ordered",
+                      {"steps": steps}, served)
     catalog = load_catalog().units
-    air = sorted(n for n, u in catalog.items() if u.category == "air")
+    air_types = sorted(n for n, u in catalog.items() if u.category == "air")
     not_air = sorted(n for n, u in catalog.items() if u.category != "air")
-    spawned = {"event": "spawn", "where": {"source": "rule", "team": site.enemy}}
-    expects: dict[str, list[dict]] = {"raid_domain": [
-        {**spawned, "where": {**spawned["where"], "type": raider}, "min": units[raider]},
-        {**spawned, "where": {**spawned["where"], "type": not_air if raider in air else air}, "max": 0}]}
+    where = {"source": "rule", "team": site.enemy}
+    expects: dict[str, list[dict]] = {
+        "raids": [{"event": "spawn", "where": where, "min": 1}],
+        "interval": [{"event": "spawn", "where": where, "time_clusters": {"min": 2, "gap": interval * 0.6}}],
+        "fronts": [{"event": "spawn", "where": where,
+                    "distinct_sectors": {"min": _sectors(site, fronts), "center": list(site.base)}}],
+        "raid_domain": [{"event": "spawn", "where": {**where, "type": raider}, "min": units[raider]},
+                        {"event": "spawn", "where": {**where, "type": not_air if air else air_types}, "max": 0}]}
+    if air:
+        expects["air"] = expects["raid_domain"]
     if c.raid_target_type:
         expects["raid_target"] = [
             {"event": "rule_log", "where": {"name": "attack_ordered", "fields.wanted": c.raid_target_type,

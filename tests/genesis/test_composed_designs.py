@@ -30,7 +30,10 @@ def test_each_family_is_recognised_from_its_concepts():
     assert components(Concepts(archetype="defense", waves=3), CORRIDOR) == ([], {})
     assert components(Concepts(archetype="defense", wave_times=[60]), CORRIDOR) == ([], {})  # not a production race
     comps, expects = components(AIR_RAIDS, CORRIDOR)
-    assert set(expects) == {"raid_target", "raid_domain"} and comps[0].requirement_ids == ["raid_target", "raid_domain"]
+    assert set(expects) == set(comps[0].requirement_ids) == {"raids", "interval", "fronts", "air", "raid_target",
+                                                             "raid_domain"}
+    assert expects["fronts"][0]["distinct_sectors"]["min"] == 1     # both corridor fronts lie east of the base
+    assert "air" not in components(GROUND_RAIDS, CORRIDOR)[1]
 
 
 @pytest.mark.parametrize("concepts, site", [(PRODUCTION, FIELD), (AIR_RAIDS, CORRIDOR), (GROUND_RAIDS, CORRIDOR),
@@ -71,7 +74,7 @@ def _holds(expects: list[dict], view, size) -> bool:
 def test_air_raids_target_the_building_class_and_are_aircraft(tmp_path):
     units = [{"type": "metal_extractor", "x": 30.5, "y": 32.5}, {"type": "commander", "at": "base"}]
     expects, view, size = _run(tmp_path, AIR_RAIDS, CORRIDOR, units, 260)
-    assert _holds(expects["raid_domain"], view, size) and _holds(expects["raid_target"], view, size)
+    assert all(_holds(e, view, size) for e in expects.values())
     # ground raiders where aircraft were asked for fail the domain check
     ground, view, size = _run(tmp_path, AIR_RAIDS, CORRIDOR, units, 260,
                               {"s1_a1_units": {"light_bot": 2}, "s2_a1_units": {"light_bot": 2}})
