@@ -15,6 +15,7 @@ from genesis.rule_recipe import RuleRecipe
 DEFAULT_MAIN_FACTOR = 2.0
 PROBE_TIMES = (60.0, 180.0)      # probe and main attack when the request does not time them
 WINDOW = 1.0                     # seconds around a stated time in which its spawns must appear
+EARLY = 0.5                      # seconds before a stated time that a timed attack spawns
 AIR_RAIDER = "bomber"
 
 
@@ -58,9 +59,12 @@ def _spawns_at(t: float, team: int, **extra) -> dict:
 
 def _enemy_attack(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
     times = sorted(c.wave_times)
+    # half a second early: when a stated time is also the race's deadline, the attack is on the map
+    # before the deadline ends the game in the same instant
+    spawn_times = [max(0.0, t - EARLY) for t in times]
     units = {"light_bot": _size(3, site.strength)}
     # one step for every time: the shape (and so the composed rule) is the same however many attacks
-    steps = [{"when": {"on": "time", "at": times},
+    steps = [{"when": {"on": "time", "at": spawn_times},
               "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": site.fronts[0]}, _attack(site)]}]
     comp = _component("enemy_attack", f"timed enemy attacks at {', '.join(f'{t:g}' for t in times)} s on the "
                       "player's base during the production race; logs group_spawned and attack_ordered",

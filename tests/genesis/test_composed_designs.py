@@ -108,3 +108,23 @@ def test_the_main_attack_is_at_least_factor_times_the_probe_in_whole_units(facto
     probe = spawn.units["light_bot"]
     main = min(200, int(probe * spawn.growth + 0.5))      # what the composed rule spawns the second time
     assert main >= factor * probe and main == expects["probe_main"][1]["min"]
+
+
+def test_an_attack_timed_at_the_race_deadline_is_on_the_map_before_the_deadline_ends_the_game(tmp_path):
+    race = PRODUCTION.model_copy(update={"wave_times": [240]})
+    [comp], expects = components(race, FIELD)
+    draft = developer_brain.write_rule(comp, None, FIELD.map_ref)
+    (tmp_path / "attack.lua").write_text(draft.source)
+    goal = Path(__file__).parents[2] / "kb" / "rules" / "production_goal" / "rule.lua"
+    (tmp_path / "goal.lua").write_text(goal.read_text())
+    level = {"name": "race", "description": "d", "map": FIELD.map_ref,
+             "switches": {"fog_of_war": False, "production": True, "time_limit": 300},
+             "teams": [{"id": 0, "name": "p", "units": [{"type": "commander", "at": "sw", "tag": "home"}]},
+                       {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"}}],
+             "rules": [{"id": "production_goal", "script": "goal.lua",    # listed first: its deadline timer too
+                        "params": {"team": 0, "units": {"light_tank": 3}, "deadline": 240}},
+                       {"id": comp.id, "script": "attack.lua", "params": draft.params}]}
+    sim = Simulation(load_level(level, base_dir=tmp_path), seed=0)
+    result = sim.run()
+    assert result.duration == pytest.approx(240, abs=0.1) and result.losers == [0]
+    assert _holds(expects["enemy_attack"], as_run_view(result), (sim.level.map.width, sim.level.map.height))
