@@ -114,6 +114,8 @@ class AttackTarget(_Strict):
     target_team: TeamId = Field(description="owner of the target")
     target_type: UnitType | None = Field(None, description="unit type (e.g. a building class) to go for")
     target_tag: Name | None = Field(None, description="tag of the units to go for")
+    withdraw: bool = Field(False, description="a raid: once the unit it went for is destroyed, the group returns "
+                                              "to where it was sent from instead of going for the next one")
 
 
 class Reinforce(_Strict):

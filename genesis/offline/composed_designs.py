@@ -36,9 +36,9 @@ def _size(n: float, strength: float) -> int:
     return max(1, round(n * strength))
 
 
-def _attack(site: Site, target_type: str | None = None) -> dict:
+def _attack(site: Site, target_type: str | None = None, withdraw: bool = False) -> dict:
     """Attack the player's units of `target_type`, else the ones tagged with the site's target tag."""
-    out = {"do": "attack", "team": site.enemy, "target_team": site.player}
+    out = {"do": "attack", "team": site.enemy, "target_team": site.player, "withdraw": withdraw}
     if target_type:
         out["target_type"] = target_type
     elif site.target_tag:
@@ -95,7 +95,7 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
     # raids alternate between the fronts: each front's step fires every len(fronts) intervals
     steps = [{"when": {"on": "period", "every": interval * len(fronts), "first_at": interval * (k + 1)},
               "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": front},
-                       _attack(site, c.raid_target_type)]} for k, front in enumerate(fronts)]
+                       _attack(site, c.raid_target_type, withdraw=True)]} for k, front in enumerate(fronts)]
     target = c.raid_target_type or "the player's base"
     # the raids are the design's attacks: a library raid component serving only these requirements is replaced
     served = ["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])

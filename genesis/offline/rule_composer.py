@@ -31,7 +31,7 @@ LEFT_RADIUS = 4.0            # ... this circle (tiles) around where they appeare
 END_ACTIONS = ("win", "lose")
 LOG_EVENTS = ("step_fired {step, index, trigger, t}", "group_spawned / reinforced {step, index, team, from, count, "
               "units, x, y}", "attack_ordered {step, index, team, count, target_team, "
-              "ok, target, wanted, tx, ty}",
+              "ok, target, wanted, tx, ty}", "attack_withdrawn {step, index, count}",
               "game_ended {step, index, result, team}", "message_sent {step, index, team}",
               "mark_placed {step, index, x, y}", "step_skipped {step, index, action, why}")
 

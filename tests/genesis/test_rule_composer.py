@@ -177,3 +177,24 @@ def test_the_offline_developer_composes_reuses_or_says_why_not():
         developer_brain.write_rule(plain, None)
     with pytest.raises(RecipeError, match="not fields of its recipe"):
         developer_brain.write_rule(comp.model_copy(update={"params": {"bogus": 1}}), None)
+
+
+@pytest.mark.parametrize("withdraw", [True, False])
+def test_a_raid_withdraws_once_its_target_is_destroyed(tmp_path, withdraw):
+    recipe = RuleRecipe.model_validate({"steps": [{"when": {"on": "time", "at": [5]}, "then": [
+        {"do": "spawn", "team": 1, "units": {"bomber": 1}, "at": "north"},
+        {"do": "attack", "team": 1, "target_team": 0, "target_type": "metal_extractor", "withdraw": withdraw}]}]})
+    draft = compose("raid", recipe, "one bomber raid")
+    (tmp_path / "raid.lua").write_text(draft.source)
+    level = {"name": "raid", "description": "d", "map": {"name": "open_field"},
+             "switches": {"fog_of_war": False, "production": False, "time_limit": 90},
+             "teams": [{"id": 0, "name": "p", "units": [{"type": "metal_extractor", "x": 24.5, "y": 30.5},
+                                                        {"type": "constructor_bot", "x": 34.5, "y": 40.5}]},
+                       {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"}}],
+             "rules": [{"id": "raid", "script": "raid.lua", "params": draft.params}]}
+    result = Simulation(load_level(level, base_dir=tmp_path), seed=0).run()
+    deaths = [e["type"] for e in result.trace if e["event"] == "death"]
+    withdrawn = [e for e in result.trace if e["event"] == "rule_log" and e["name"] == "attack_withdrawn"]
+    assert deaths[0] == "metal_extractor"
+    assert bool(withdrawn) == withdraw
+    assert ("constructor_bot" in deaths) != withdraw     # a raid spares what it did not come for
