@@ -3,7 +3,7 @@ library rule covers a component. Each step fires its actions when its trigger do
 from __future__ import annotations
 
 import hashlib
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
@@ -155,5 +155,33 @@ class RuleRecipe(_Strict):
         return " | ".join(f"{s.when.on}>" + "+".join(a.do for a in s.then) for s in self.steps)
 
     def signature(self) -> str:
-        """A stable keyword for the shape, stored in a composed rule's concepts so the KB finds it again."""
-        return "recipe-" + hashlib.sha256(self.shape().encode()).hexdigest()[:16]
+        """A stable keyword for the shape and the fields its parts have (a composed rule's params), stored
+        in a composed rule's concepts so the KB finds it again; a rule composed before a kind gained a
+        field has another signature, so it is never reused with a param it does not declare."""
+        fields = [",".join(sorted(type(p).model_fields)) for s in self.steps for p in (s.when, *s.then)]
+        return "recipe-" + hashlib.sha256("|".join([self.shape(), *fields]).encode()).hexdigest()[:16]
+
+
+# ---- a recipe's values as the params of the rule composed from it ----------------------------------
+def part_prefix(step: int, action: int | None = None) -> str:
+    return f"s{step}_" if action is None else f"s{step}_a{action}_"
+
+
+def recipe_parts(recipe: RuleRecipe) -> list[tuple[str, BaseModel, str]]:
+    """(param prefix, model, discriminator field) of every trigger and action, in order."""
+    out: list[tuple[str, BaseModel, str]] = []
+    for i, step in enumerate(recipe.steps, 1):
+        out.append((part_prefix(i), step.when, "on"))
+        out += [(part_prefix(i, j), a, "do") for j, a in enumerate(step.then, 1)]
+    return out
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def recipe_params(recipe: RuleRecipe) -> dict[str, Any]:
+    """The params a level passes to the composed rule: every value of the recipe (nulls left out)."""
+    return {prefix + name: _plain(value)
+            for prefix, part, kind in recipe_parts(recipe)
+            for name, value in part.model_dump(exclude={kind}).items() if value is not None}

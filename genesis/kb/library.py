@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from genesis.models import Concepts, RuleArtifact, RuleDraft, RuleTest
-from genesis.rule_recipe import RuleRecipe
+from genesis.rule_recipe import RuleRecipe, recipe_params
 
 # A stored design fast-tracks a request with the same concept signature when their texts are at least
 # this similar. Calibrated on paraphrase pairs and near-misses (tests/genesis/test_fast_track_calibration.py):
@@ -46,11 +46,16 @@ def library_rule(entry) -> LibraryRule:
                        tests=tests.get("tests", []) if isinstance(tests, dict) else [])
 
 
-def composed_rule(kb, recipe: RuleRecipe):
+def composed_rule(kb, recipe: RuleRecipe, params: dict[str, Any]):
     """A verified rule composed earlier for a recipe of the same shape (its concepts hold the recipe's
-    signature), else None: composed rules read every value as a param, so it serves this recipe too."""
-    sig = recipe.signature()
-    return next((e for e in kb.list("rules") if sig in (library_rule(e).meta.get("concepts") or [])), None)
+    signature) that declares every param of the recipe and every one of `params`, else None: composed
+    rules read every value as a param, so it serves this recipe too."""
+    sig, needed = recipe.signature(), set(recipe_params(recipe)) | set(params)
+    for e in kb.list("rules"):
+        meta = library_rule(e).meta
+        if sig in (meta.get("concepts") or []) and needed <= set(meta.get("params") or {}):
+            return e
+    return None
 
 
 class UnknownLibraryRule(ValueError):

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from engine.catalog import load_catalog
 from genesis.models import Concepts, RuleComponent
 from genesis.offline import geometry as G
-from genesis.offline.rule_composer import recipe_params
-from genesis.rule_recipe import RuleRecipe
+from genesis.rule_recipe import RuleRecipe, recipe_params
 
 DEFAULT_MAIN_FACTOR = 2.0
 PROBE_TIMES = (60.0, 180.0)      # probe and main attack when the request does not time them

@@ -6,6 +6,7 @@ from typing import Any
 
 from genesis.models import GDD, RuleComponent, RuleDraft
 from genesis.offline import rule_composer
+from genesis.rule_recipe import recipe_params
 
 
 class NoImplementation(ValueError):
@@ -17,7 +18,7 @@ def write_rule(component: RuleComponent, library: dict[str, Any] | None, map_ref
     the same shape); else composes the component's recipe into new Lua (tested on `map_ref`)."""
     params = dict(component.params)
     if component.recipe is not None:
-        params = {**rule_composer.recipe_params(component.recipe), **params}
+        params = {**recipe_params(component.recipe), **params}
     if not library:
         if component.recipe is not None:
             return rule_composer.compose(component.id, component.recipe, component.purpose, component.params,

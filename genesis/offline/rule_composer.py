@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from pydantic import BaseModel
 
 from engine.catalog import load_catalog
 from genesis.models import ParamDecl, RuleDraft, RuleMetaDraft, RuleTest
 from genesis.offline import geometry as G
-from genesis.rule_recipe import RuleRecipe, Step
+from genesis.rule_recipe import RuleRecipe, Step, part_prefix, recipe_parts, recipe_params
 
 TEMPLATES = Path(__file__).parent / "lua"
 DEFAULT_MAP = {"name": "open_field"}
@@ -44,30 +43,6 @@ class RecipeError(ValueError):
 
 
 # ---- params ----------------------------------------------------------------------------------------
-def _prefix(step: int, action: int | None = None) -> str:
-    return f"s{step}_" if action is None else f"s{step}_a{action}_"
-
-
-def _parts(recipe: RuleRecipe) -> list[tuple[str, BaseModel, str]]:
-    """(param prefix, model, discriminator field) of every trigger and action, in order."""
-    out: list[tuple[str, BaseModel, str]] = []
-    for i, step in enumerate(recipe.steps, 1):
-        out.append((_prefix(i), step.when, "on"))
-        out += [(_prefix(i, j), a, "do") for j, a in enumerate(step.then, 1)]
-    return out
-
-
-def _json(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
-
-
-def recipe_params(recipe: RuleRecipe) -> dict[str, Any]:
-    """The params a level passes to the composed rule: every value of the recipe (nulls left out)."""
-    return {prefix + name: _json(value)
-            for prefix, part, kind in _parts(recipe)
-            for name, value in part.model_dump(exclude={kind}).items() if value is not None}
-
-
 def _param_type(value: Any, annotation: Any) -> str:
     if isinstance(value, bool):
         return "bool"
@@ -86,11 +61,12 @@ def _param_type(value: Any, annotation: Any) -> str:
 
 def param_decls(recipe: RuleRecipe) -> dict[str, ParamDecl]:
     decls = {}
-    for prefix, part, kind in _parts(recipe):
+    for prefix, part, kind in recipe_parts(recipe):
         for name, info in type(part).model_fields.items():
             if name == kind:
                 continue
-            value = _json(getattr(part, name))
+            value = getattr(part, name)
+            value = list(value) if isinstance(value, tuple) else value
             decls[prefix + name] = ParamDecl(type=_param_type(value, info.annotation), default=value,
                                              description=info.description or name)
     decls[DISABLED_STEPS] = ParamDecl(type="list", default=[], description="step numbers (from 1) that never "
@@ -100,8 +76,8 @@ def param_decls(recipe: RuleRecipe) -> dict[str, ParamDecl]:
 
 # ---- source ----------------------------------------------------------------------------------------
 def lua_source(recipe: RuleRecipe) -> str:
-    steps = [{"n": i, "prefix": _prefix(i), "trigger": s.when.on,
-              "actions": [{"kind": a.do, "prefix": _prefix(i, j)} for j, a in enumerate(s.then, 1)]}
+    steps = [{"n": i, "prefix": part_prefix(i), "trigger": s.when.on,
+              "actions": [{"kind": a.do, "prefix": part_prefix(i, j)} for j, a in enumerate(s.then, 1)]}
              for i, s in enumerate(recipe.steps, 1)]
     return _ENV.get_template("composed_rule.lua.j2").render(
         title=f"Composed rule {recipe.signature()}", shape=recipe.shape(), steps=steps,
@@ -176,7 +152,7 @@ def _killers(victim_type: str) -> tuple[str, int]:
 
 def _teams(recipe: RuleRecipe) -> set[int]:
     found = {0, 1}
-    for _, part, _ in _parts(recipe):
+    for _, part, _ in recipe_parts(recipe):
         for name in ("team", "target_team"):
             if getattr(part, name, None) is not None:
                 found.add(getattr(part, name))
@@ -196,7 +172,7 @@ def _count(base: int, growth: float, firing: int, spawned: int) -> int:
 def _trigger_setup(step: Step, i: int, bench: _Bench, params: dict, positive: bool,
                    enemy_of: dict[int, int]) -> tuple[float, int, bool]:
     """Places what makes step i's trigger fire (positive) or not; returns (until, firings, exact)."""
-    w, p = step.when, _prefix(i)
+    w, p = step.when, part_prefix(i)
     if w.on == "time":
         times = list(TEST_TIMES[: len(w.at)])
         params[p + "at"] = times

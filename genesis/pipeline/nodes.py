@@ -186,7 +186,7 @@ class Nodes:
             if comp.library_rule:
                 entry = self.ctx.kb.get("rules", comp.library_rule)
             else:  # a recipe of a shape composed and verified before reuses that rule
-                entry = composed_rule(self.ctx.kb, comp.recipe) if comp.recipe is not None else None
+                entry = composed_rule(self.ctx.kb, comp.recipe, comp.params) if comp.recipe is not None else None
             lib = library_rule(entry).model_dump(mode="json") if entry is not None else None
             try:
                 draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd,

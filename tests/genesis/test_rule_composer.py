@@ -15,8 +15,8 @@ from genesis.checks.context import CheckContext
 from genesis.kb.library import artifact_from_draft
 from genesis.models import RuleComponent
 from genesis.offline import developer_brain
-from genesis.offline.rule_composer import RecipeError, compose, recipe_params
-from genesis.rule_recipe import RuleRecipe
+from genesis.offline.rule_composer import RecipeError, compose
+from genesis.rule_recipe import RuleRecipe, recipe_params
 
 RECIPES = {
     "time_spawn_attack": {"steps": [{"when": {"on": "time", "at": [60, 120]}, "then": [
@@ -198,3 +198,32 @@ def test_a_raid_withdraws_once_its_target_is_destroyed(tmp_path, withdraw):
     assert deaths[0] == "metal_extractor"
     assert bool(withdrawn) == withdraw
     assert ("constructor_bot" in deaths) != withdraw     # a raid spares what it did not come for
+
+
+def test_the_signature_covers_the_fields_of_each_part(monkeypatch):
+    recipe = RuleRecipe.model_validate(RECIPES["time_spawn_attack"])
+    before = recipe.signature()
+    assert before == RuleRecipe.model_validate(RECIPES["time_spawn_attack"]).signature()   # stable
+    from genesis import rule_recipe
+    fields = dict(rule_recipe.AttackTarget.model_fields)
+    del fields["withdraw"]          # a rule composed before `withdraw` existed declares no such param
+    monkeypatch.setattr(rule_recipe.AttackTarget, "model_fields", fields)
+    assert recipe.signature() != before
+
+
+def test_the_kb_lookup_finds_a_composed_rule_of_the_same_shape_that_declares_every_param():
+    from types import SimpleNamespace
+
+    from genesis.kb.library import composed_rule
+    recipe = RuleRecipe.model_validate(RECIPES["time_spawn_attack"])
+    meta = compose("x", recipe, "p").meta.model_dump(mode="json")
+    stale = {**meta, "params": {k: v for k, v in meta["params"].items() if not k.endswith("withdraw")}}
+    other = compose("y", RuleRecipe.model_validate(RECIPES["destroyed_lose"]), "p").meta.model_dump(mode="json")
+
+    def kb(*metas):
+        return SimpleNamespace(list=lambda _collection: [
+            SimpleNamespace(id=f"rule{k}", data={"meta": m, "lua": "", "tests": {}}) for k, m in enumerate(metas)])
+
+    assert composed_rule(kb(other, meta), recipe, {}).id == "rule1"
+    assert composed_rule(kb(stale, other), recipe, {}) is None      # same signature, but a param it lacks
+    assert composed_rule(kb(meta), recipe, {"extra": 1}) is None
