@@ -2,64 +2,96 @@
 library rule covers a component. Each step fires its actions when its trigger does."""
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+import hashlib
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from engine.catalog import load_catalog
+from engine.rules.limits import MAX_SPAWN_PER_CALL
+
+# Bounds on every value a recipe carries: a recipe is model output, so nothing in it is trusted.
+MAX_SECONDS = 7_200.0        # times and intervals: the longest game a level may last
+MAX_TILES = 4_096.0          # coordinates and radii
+MAX_TEAM = 15
+MAX_THRESHOLD = 2_000
+MAX_AMOUNT = 1e6
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-Place = Union[str, tuple[float, float]]
+def _known_type(name: str) -> str:
+    roster = load_catalog().units
+    if name not in roster:
+        raise ValueError(f"unknown unit type {name!r} (the roster has: {', '.join(sorted(roster))})")
+    return name
+
+
+Name = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
+UnitType = Annotated[Name, AfterValidator(_known_type)]
+Count = Annotated[int, Field(ge=1, le=MAX_SPAWN_PER_CALL)]
+Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS)]
+Tiles = Annotated[float, Field(ge=0, le=MAX_TILES)]
+TeamId = Annotated[int, Field(ge=0, le=MAX_TEAM)]
+Place = Union[Name, tuple[Tiles, Tiles]]
 PLACE = Field(description="a spawn point name of the level's map (e.g. 'west') or [x, y] in tiles")
 TEAM = Field(description="team id (0 is the player)")
 TAG = Field(None, description="only units with this tag")
 UNIT_TYPE = Field(None, description="only units of this type from the roster")
+Units = Annotated[dict[UnitType, Count], Field(min_length=1, max_length=8)]
 
 
 class AtTimes(_Strict):
     on: Literal["time"] = Field("time", description="fires once at each of the given game seconds")
-    at: list[float] = Field(min_length=1, max_length=64, description="game seconds, one firing each")
+    at: list[Seconds] = Field(min_length=1, max_length=64, description="game seconds, one firing each")
 
 
 class Every(_Strict):
     on: Literal["period"] = Field("period", description="fires at a fixed interval")
-    every: float = Field(gt=0, description="seconds between firings")
-    first_at: float = Field(ge=0, description="game second of the first firing")
+    every: float = Field(ge=1, le=MAX_SECONDS, description="seconds between firings")
+    first_at: Seconds = Field(description="game second of the first firing")
     count: int | None = Field(None, ge=1, le=256, description="firings at most (null: until the game ends)")
 
 
 class AreaEntered(_Strict):
-    on: Literal["area_entered"] = Field("area_entered", description="fires when a unit first enters a circle")
-    x: float = Field(description="circle centre x (tiles)")
-    y: float = Field(description="circle centre y (tiles)")
-    radius: float = Field(gt=0, description="circle radius (tiles)")
-    team: int | None = Field(None, description="only units of this team trigger it")
+    on: Literal["area_entered"] = Field("area_entered", description="fires once, when the first matching unit "
+                                                                    "is inside a circle")
+    x: Tiles = Field(description="circle centre x (tiles)")
+    y: Tiles = Field(description="circle centre y (tiles)")
+    radius: float = Field(gt=0, le=MAX_TILES, description="circle radius (tiles)")
+    team: TeamId | None = Field(None, description="only units of this team trigger it")
 
 
 class UnitDestroyed(_Strict):
     on: Literal["unit_destroyed"] = Field("unit_destroyed", description="fires when a matching unit dies")
-    team: int | None = Field(None, description="owner of the destroyed unit")
-    type: str | None = UNIT_TYPE
-    tag: str | None = TAG
+    team: TeamId | None = Field(None, description="owner of the destroyed unit")
+    type: UnitType | None = UNIT_TYPE
+    tag: Name | None = TAG
 
 
 class CountCrosses(_Strict):
     on: Literal["count_below", "count_above"] = Field(description="fires once the living matching units fall "
                                                                   "below / rise above `threshold`")
-    team: int = TEAM
-    type: str | None = UNIT_TYPE
-    tag: str | None = TAG
-    threshold: int = Field(ge=0, description="the unit count to cross")
+    team: TeamId = TEAM
+    type: UnitType | None = UNIT_TYPE
+    tag: Name | None = TAG
+    threshold: int = Field(ge=0, le=MAX_THRESHOLD, description="the unit count to cross")
+
+    @model_validator(mode="after")
+    def _can_fire(self) -> CountCrosses:
+        if self.on == "count_below" and self.threshold < 1:
+            raise ValueError("count_below needs threshold >= 1: a unit count never falls below 0")
+        return self
 
 
 class ResourceAbove(_Strict):
     on: Literal["resource_above"] = Field("resource_above", description="fires once a team's stock reaches "
                                                                         "`amount`")
-    team: int = TEAM
+    team: TeamId = TEAM
     resource: Literal["metal", "energy"] = Field(description="which stock")
-    amount: float = Field(ge=0, description="the stock to reach")
+    amount: float = Field(gt=0, le=MAX_AMOUNT, description="the stock to reach")
 
 
 Trigger = Annotated[Union[AtTimes, Every, AreaEntered, UnitDestroyed, CountCrosses, ResourceAbove],
@@ -68,38 +100,41 @@ Trigger = Annotated[Union[AtTimes, Every, AreaEntered, UnitDestroyed, CountCross
 
 class SpawnGroup(_Strict):
     do: Literal["spawn"] = Field("spawn", description="creates a group of units")
-    team: int = TEAM
-    units: dict[str, int] = Field(min_length=1, description="unit type from the roster -> count")
+    team: TeamId = TEAM
+    units: Units = Field(description="unit type from the roster -> count (1..200)")
     at: Place = PLACE
-    growth: float = Field(1.0, gt=0, description="each later firing spawns this many times the previous group")
-    tag: str | None = Field(None, description="tag given to the spawned units")
+    growth: float = Field(1.0, gt=0, le=10, description="each later firing spawns this many times the previous "
+                                                        "group (counts rounded, at most 200 a type)")
+    tag: Name | None = Field(None, description="tag given to the spawned units")
 
 
 class AttackTarget(_Strict):
     do: Literal["attack"] = Field("attack", description="orders an attack-move on a target")
-    team: int = Field(description="the attacking team: the group this step spawned, else all its mobile units")
-    target_team: int = Field(description="owner of the target")
-    target_type: str | None = Field(None, description="unit type (e.g. a building class) to go for")
-    target_tag: str | None = Field(None, description="tag of the units to go for")
+    team: TeamId = Field(description="the attacking team: the group this step spawned, else all its mobile units")
+    target_team: TeamId = Field(description="owner of the target")
+    target_type: UnitType | None = Field(None, description="unit type (e.g. a building class) to go for")
+    target_tag: Name | None = Field(None, description="tag of the units to go for")
+    withdraw: bool = Field(False, description="a raid: once the unit it went for is destroyed, the group returns "
+                                              "to where it was sent from instead of going for the next one")
 
 
 class Reinforce(_Strict):
     do: Literal["reinforce"] = Field("reinforce", description="gives a team extra units")
-    team: int = TEAM
-    units: dict[str, int] = Field(min_length=1, description="unit type from the roster -> count")
+    team: TeamId = TEAM
+    units: Units = Field(description="unit type from the roster -> count (1..200)")
     at: Place = PLACE
 
 
 class EndGame(_Strict):
     do: Literal["win", "lose"] = Field(description="ends the game for `team` with win() or lose()")
-    team: int = TEAM
-    reason: str = Field(max_length=200, description="the end reason written to the trace")
+    team: TeamId = TEAM
+    reason: str = Field(min_length=1, max_length=200, description="the end reason written to the trace")
 
 
 class Announce(_Strict):
     do: Literal["message", "mark"] = Field(description="message: text to a team; mark: a labelled map marker")
-    text: str = Field(max_length=200, description="the message or the marker's label")
-    team: int | None = Field(None, description="the team told (null: everyone)")
+    text: str = Field(min_length=1, max_length=200, description="the message or the marker's label")
+    team: TeamId | None = Field(None, description="the team told (null: everyone)")
     at: Place | None = Field(None, description="where a mark goes: " + PLACE.description)
 
 
@@ -113,3 +148,40 @@ class Step(_Strict):
 
 class RuleRecipe(_Strict):
     steps: list[Step] = Field(min_length=1, max_length=16, description="independent steps of the rule")
+
+    def shape(self) -> str:
+        """The recipe's structure without its values, e.g. `time>spawn+attack | unit_destroyed>win`:
+        recipes of one shape compose into the same Lua and differ only in params."""
+        return " | ".join(f"{s.when.on}>" + "+".join(a.do for a in s.then) for s in self.steps)
+
+    def signature(self) -> str:
+        """A stable keyword for the shape and the fields its parts have (a composed rule's params), stored
+        in a composed rule's concepts so the KB finds it again; a rule composed before a kind gained a
+        field has another signature, so it is never reused with a param it does not declare."""
+        fields = [",".join(sorted(type(p).model_fields)) for s in self.steps for p in (s.when, *s.then)]
+        return "recipe-" + hashlib.sha256("|".join([self.shape(), *fields]).encode()).hexdigest()[:16]
+
+
+# ---- a recipe's values as the params of the rule composed from it ----------------------------------
+def part_prefix(step: int, action: int | None = None) -> str:
+    return f"s{step}_" if action is None else f"s{step}_a{action}_"
+
+
+def recipe_parts(recipe: RuleRecipe) -> list[tuple[str, BaseModel, str]]:
+    """(param prefix, model, discriminator field) of every trigger and action, in order."""
+    out: list[tuple[str, BaseModel, str]] = []
+    for i, step in enumerate(recipe.steps, 1):
+        out.append((part_prefix(i), step.when, "on"))
+        out += [(part_prefix(i, j), a, "do") for j, a in enumerate(step.then, 1)]
+    return out
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def recipe_params(recipe: RuleRecipe) -> dict[str, Any]:
+    """The params a level passes to the composed rule: every value of the recipe (nulls left out)."""
+    return {prefix + name: _plain(value)
+            for prefix, part, kind in recipe_parts(recipe)
+            for name, value in part.model_dump(exclude={kind}).items() if value is not None}

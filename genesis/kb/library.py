@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from genesis.models import Concepts, RuleArtifact, RuleDraft, RuleTest
+from genesis.rule_recipe import RuleRecipe, recipe_params
 
 # A stored design fast-tracks a request with the same concept signature when their texts are at least
 # this similar. Calibrated on paraphrase pairs and near-misses (tests/genesis/test_fast_track_calibration.py):
@@ -43,6 +44,18 @@ def library_rule(entry) -> LibraryRule:
     tests = entry.data.get("tests") or {}
     return LibraryRule(id=entry.id, source=entry.data["lua"], meta=meta,
                        tests=tests.get("tests", []) if isinstance(tests, dict) else [])
+
+
+def composed_rule(kb, recipe: RuleRecipe, params: dict[str, Any]):
+    """A verified rule composed earlier for a recipe of the same shape (its concepts hold the recipe's
+    signature) that declares every param of the recipe and every one of `params`, else None: composed
+    rules read every value as a param, so it serves this recipe too."""
+    sig, needed = recipe.signature(), set(recipe_params(recipe)) | set(params)
+    for e in kb.list("rules"):
+        meta = library_rule(e).meta
+        if sig in (meta.get("concepts") or []) and needed <= set(meta.get("params") or {}):
+            return e
+    return None
 
 
 class UnknownLibraryRule(ValueError):

@@ -49,7 +49,8 @@ def _review_gdd(inputs: dict[str, Any]) -> dict:
 
 def _write_rule(inputs: dict[str, Any]) -> dict:
     comp = RuleComponent.model_validate(inputs["component"])
-    return developer_brain.write_rule(comp, inputs.get("library")).model_dump(mode="json")
+    map_ref = (inputs.get("design") or {}).get("map")
+    return developer_brain.write_rule(comp, inputs.get("library"), map_ref).model_dump(mode="json")
 
 
 def _assemble_level(inputs: dict[str, Any]) -> dict:

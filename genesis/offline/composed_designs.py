@@ -1,10 +1,21 @@
 """The designer's side of the families no library rule covers: components carrying a typed recipe
-that the offline developer composes into new Lua (see genesis/offline/rule_composer.py)."""
+that the offline developer composes into new Lua (see genesis/offline/rule_composer.py), and the
+expectations that evidence them on the composed rule's trace (its rule_log fields and spawn events)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from engine.catalog import load_catalog
 from genesis.models import Concepts, RuleComponent
+from genesis.offline import geometry as G
+from genesis.rule_recipe import RuleRecipe, recipe_params
+
+DEFAULT_MAIN_FACTOR = 2.0
+PROBE_TIMES = (60.0, 180.0)      # probe and main attack when the request does not time them
+WINDOW = 1.0                     # seconds around a stated time in which its spawns must appear
+EARLY = 0.5                      # seconds before a stated time that a timed attack spawns
+AIR_RAIDER = "bomber"
 
 
 @dataclass
@@ -20,7 +31,128 @@ class Site:
     enemy: int = 1
 
 
+def _size(n: float, strength: float) -> int:
+    return max(1, round(n * strength))
+
+
+def _attack(site: Site, target_type: str | None = None, withdraw: bool = False) -> dict:
+    """Attack the player's units of `target_type`, else the ones tagged with the site's target tag."""
+    out = {"do": "attack", "team": site.enemy, "target_team": site.player, "withdraw": withdraw}
+    if target_type:
+        out["target_type"] = target_type
+    elif site.target_tag:
+        out["target_tag"] = site.target_tag
+    return out
+
+
+def _component(cid: str, purpose: str, recipe: dict, requirement_ids: list[str]) -> RuleComponent:
+    r = RuleRecipe.model_validate(recipe)
+    return RuleComponent(id=cid, purpose=purpose, kind="spawn", recipe=r, params=recipe_params(r),
+                         requirement_ids=requirement_ids)
+
+
+def _spawns_at(t: float, team: int, **extra) -> dict:
+    return {"event": "spawn", "where": {"source": "rule", "team": team}, "after": t - WINDOW, "before": t + WINDOW,
+            **extra}
+
+
+def _enemy_attack(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
+    times = sorted(c.wave_times)
+    # half a second early: when a stated time is also the race's deadline, the attack is on the map
+    # before the deadline ends the game in the same instant
+    spawn_times = [max(0.0, t - EARLY) for t in times]
+    units = {"light_bot": _size(3, site.strength)}
+    # one step for every time: the shape (and so the composed rule) is the same however many attacks
+    steps = [{"when": {"on": "time", "at": spawn_times},
+              "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": site.fronts[0]}, _attack(site)]}]
+    comp = _component("enemy_attack", f"timed enemy attacks at {', '.join(f'{t:g}' for t in times)} s on the "
+                      "player's base during the production race; logs group_spawned and attack_ordered",
+                      {"steps": steps}, ["enemy_attack"])
+    expects = [_spawns_at(t, site.enemy, min=units["light_bot"]) for t in times]
+    expects.append({"event": "rule_log", "where": {"name": "attack_ordered", "fields.ok": True}, "min": len(times)})
+    return comp, {"enemy_attack": expects}
+
+
+def _raider(c: Concepts) -> str:
+    if c.air and not c.ground:
+        return AIR_RAIDER
+    return "raider_bot" if "raider" in c.unit_kinds else "light_bot"
+
+
+def _sectors(site: Site, fronts: list[str]) -> int:
+    """How many compass sectors around the base the fronts lie in."""
+    spawns = G.spawns(G.load(site.map_ref))
+    return len({G.sector(spawns[f][0] - site.base[0], spawns[f][1] - site.base[1]) for f in fronts})
+
+
+def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
+    interval = c.wave_interval
+    raider = _raider(c)
+    air = raider == AIR_RAIDER
+    units = {raider: _size(1 if air else 2, site.strength)}   # one bomber already destroys a building
+    fronts = site.fronts[:2]
+    # raids alternate between the fronts: each front's step fires every len(fronts) intervals
+    steps = [{"when": {"on": "period", "every": interval * len(fronts), "first_at": interval * (k + 1)},
+              "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": front},
+                       _attack(site, c.raid_target_type, withdraw=True)]} for k, front in enumerate(fronts)]
+    target = c.raid_target_type or "the player's base"
+    # the raids are the design's attacks: a library raid component serving only these requirements is replaced
+    served = ["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])
+    comp = _component("composed_raids", f"{'air' if air else 'ground'} raids every {interval:g} s from "
+                      f"{', '.join(fronts)} against {target}; logs group_spawned and attack_ordered",
+                      {"steps": steps}, served)
+    catalog = load_catalog().units
+    air_types = sorted(n for n, u in catalog.items() if u.category == "air")
+    not_air = sorted(n for n, u in catalog.items() if u.category != "air")
+    where = {"source": "rule", "team": site.enemy}
+    expects: dict[str, list[dict]] = {
+        "raids": [{"event": "spawn", "where": where, "min": 1}],
+        "interval": [{"event": "spawn", "where": where, "time_clusters": {"min": 2, "gap": interval * 0.6}}],
+        "fronts": [{"event": "spawn", "where": where,
+                    "distinct_sectors": {"min": _sectors(site, fronts), "center": list(site.base)}}],
+        "raid_domain": [{"event": "spawn", "where": {**where, "type": raider}, "min": units[raider]},
+                        {"event": "spawn", "where": {**where, "type": not_air if air else air_types}, "max": 0}]}
+    if air:
+        expects["air"] = expects["raid_domain"]
+    if c.raid_target_type:
+        expects["raid_target"] = [
+            {"event": "rule_log", "where": {"name": "attack_ordered", "fields.wanted": c.raid_target_type,
+                                            "fields.index": 1}, "min": 1},
+            {"event": "rule_log", "where": {"name": "attack_ordered", "fields.target": c.raid_target_type}, "min": 1}]
+    return comp, expects
+
+
+def _probe_main(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
+    times = sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(PROBE_TIMES)
+    factor = c.main_factor or DEFAULT_MAIN_FACTOR
+    probe = _size(2, site.strength)
+    main = min(200, math.ceil(probe * factor - 1e-9))   # at least factor x the probe, in whole units
+    recipe = {"steps": [{"when": {"on": "time", "at": times},
+                         "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": probe},
+                                   "at": site.fronts[0], "growth": main / probe}, _attack(site)]}]}
+    comp = _component("probe_main", f"a probe of {probe} at {times[0]:g} s, then a main attack of {main} ({factor:g} "
+                      f"times as big) at {times[1]:g} s; logs group_spawned and attack_ordered", recipe, ["probe_main"])
+    expects = [_spawns_at(times[0], site.enemy, min=probe, max=probe),
+               _spawns_at(times[1], site.enemy, min=math.ceil(factor * probe - 1e-9))]
+    return comp, {"probe_main": expects}
+
+
 def components(c: Concepts, site: Site) -> tuple[list[RuleComponent], dict[str, list[dict]]]:
     """Recipe components for the request's clauses of these families, and the expectations (by
     requirement id) that evidence them."""
-    return [], {}
+    if not site.fronts:
+        return [], {}
+    comps: list[RuleComponent] = []
+    expects: dict[str, list[dict]] = {}
+    families = []
+    if c.probe_then_main:
+        families.append(_probe_main)
+    elif c.archetype == "production" and c.wave_times:
+        families.append(_enemy_attack)
+    if c.wave_interval and (c.raids or c.raid_target_type):
+        families.append(_raids)
+    for family in families:
+        comp, found = family(c, site)
+        comps.append(comp)
+        expects.update(found)
+    return comps, expects

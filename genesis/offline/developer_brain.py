@@ -1,26 +1,38 @@
-"""Stages 3 and 4 offline: reuse verified library rules, and assemble the level config."""
+"""Stages 3 and 4 offline: reuse verified library rules, compose new ones from recipes, and assemble
+the level config."""
 from __future__ import annotations
 
 from typing import Any
 
 from genesis.models import GDD, RuleComponent, RuleDraft
+from genesis.offline import rule_composer
+from genesis.rule_recipe import recipe_params
 
 
 class NoImplementation(ValueError):
-    """The offline backend can only reuse library rules; a real model can write new ones."""
+    """The offline backend reuses library rules and composes recipes; a real model can write any rule."""
 
 
-def write_rule(component: RuleComponent, library: dict[str, Any] | None) -> RuleDraft:
+def write_rule(component: RuleComponent, library: dict[str, Any] | None, map_ref: dict | None = None) -> RuleDraft:
+    """Reuses `library` (the component's library rule, or a verified rule composed earlier for a recipe of
+    the same shape); else composes the component's recipe into new Lua (tested on `map_ref`)."""
+    params = dict(component.params)
+    if component.recipe is not None:
+        params = {**recipe_params(component.recipe), **params}
     if not library:
+        if component.recipe is not None:
+            return rule_composer.compose(component.id, component.recipe, component.purpose, component.params,
+                                         map_ref)
         raise NoImplementation(
-            f"rule component {component.id!r} ({component.purpose}) has no verified library rule, and the offline "
-            "backend does not write new Lua: use a real model (--model) or rephrase the request")
+            f"rule component {component.id!r} ({component.purpose}) has no verified library rule and no recipe, "
+            "and the offline backend writes new Lua only from a recipe: use a real model (--model) or rephrase "
+            "the request")
     declared = (library.get("meta") or {}).get("params") or {}
-    unknown = sorted(set(component.params) - set(declared))
+    unknown = sorted(set(params) - set(declared))
     if unknown:
         raise ValueError(f"rule component {component.id!r}: library rule {library['id']!r} has no params {unknown}; "
                          f"it declares {sorted(declared)}")
-    return RuleDraft(id=component.id, reuse=library["id"], params=dict(component.params))
+    return RuleDraft(id=component.id, reuse=library["id"], params=params)
 
 
 def assemble_level(gdd: GDD, rules: list[dict[str, Any]]) -> dict[str, Any]:

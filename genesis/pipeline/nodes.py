@@ -15,7 +15,7 @@ from genesis.evidence import requirement_evidence
 from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import ModelCallError
-from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, library_rule,
+from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, composed_rule, library_rule,
                                 library_summaries, signature, worked_example)
 from genesis.models import GDD, Brief, Clarification, RetryContext, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
@@ -119,8 +119,9 @@ class Nodes:
     def _artifacts_from_kb(self, gdd: GDD, rule_entries: list) -> list[RuleArtifact]:
         by_id = {e.id: e for e in rule_entries}
         arts = []
-        for comp in gdd.rule_components:
-            e = by_id.get(comp.library_rule or comp.id)
+        for k, comp in enumerate(gdd.rule_components):
+            # a rule written for the design was committed under a new id, in component order
+            e = by_id.get(comp.library_rule or comp.id) or (rule_entries[k] if k < len(rule_entries) else None)
             if e is None:
                 continue
             lib = library_rule(e)
@@ -182,7 +183,10 @@ class Nodes:
                 arts.append(kept[comp.id])
                 continue
             self.ctx.say("rules", f"rule {comp.id}")
-            entry = self.ctx.kb.get("rules", comp.library_rule) if comp.library_rule else None
+            if comp.library_rule:
+                entry = self.ctx.kb.get("rules", comp.library_rule)
+            else:  # a recipe of a shape composed and verified before reuses that rule
+                entry = composed_rule(self.ctx.kb, comp.recipe, comp.params) if comp.recipe is not None else None
             lib = library_rule(entry).model_dump(mode="json") if entry is not None else None
             try:
                 draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd,

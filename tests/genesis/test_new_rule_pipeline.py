@@ -20,9 +20,9 @@ def test_a_new_rule_is_tested_smoke_run_and_committed_with_typed_tests(tmp_path,
     kb, rubrics = seed_dirs
     reuse = developer_brain.write_rule
 
-    def write_rule(component, library):
+    def write_rule(component, library, map_ref=None):
         if component.library_rule != NEW:
-            return reuse(component, library)
+            return reuse(component, library, map_ref)
         # the library rule's text, sent back as a new rule written from scratch
         meta = {k: library["meta"][k] for k in ("title", "description", "params", "concepts")}
         return RuleDraft(id=component.id, source=library["source"], params=component.params, meta=meta,

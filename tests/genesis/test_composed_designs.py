@@ -1,0 +1,130 @@
+"""The designer's side of the composed families, with Concepts built by hand: each family yields a
+recipe component the offline developer composes into a rule whose tests pass, and expectations that
+hold on a run of that rule and fail when the request's words are not met."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+from engine import Simulation, load_level
+from engine.expect import evaluate
+from engine.ruletest import as_run_view, run_rule_tests
+from genesis.models import Concepts
+from genesis.offline import developer_brain
+from genesis.offline.composed_designs import Site, components
+
+PRODUCTION = Concepts(archetype="production", wave_times=[90, 240], target_composition={"light_tank": 3},
+                      time_limit=600)
+AIR_RAIDS = Concepts(archetype="raids", raids=True, air=True, ground=False, wave_interval=120,
+                     raid_target_type="metal_extractor")
+GROUND_RAIDS = Concepts(archetype="raids", raids=True, wave_interval=90, raid_target_type="solar_collector")
+PROBE = Concepts(archetype="defense", probe_then_main=True, main_factor=3)
+CORRIDOR = Site({"name": "two_front_corridor"}, (22.5, 32.5), ["front_1", "front_2"], "objective")
+FIELD = Site({"name": "open_field"}, (6.5, 42.5), ["ne", "north"], "home")
+
+
+def test_each_family_is_recognised_from_its_concepts():
+    assert [c.id for c in components(PRODUCTION, FIELD)[0]] == ["enemy_attack"]
+    assert [c.id for c in components(AIR_RAIDS, CORRIDOR)[0]] == ["composed_raids"]
+    assert [c.id for c in components(PROBE, CORRIDOR)[0]] == ["probe_main"]
+    assert components(Concepts(archetype="defense", waves=3), CORRIDOR) == ([], {})
+    assert components(Concepts(archetype="defense", wave_times=[60]), CORRIDOR) == ([], {})  # not a production race
+    comps, expects = components(AIR_RAIDS, CORRIDOR)
+    assert set(expects) == set(comps[0].requirement_ids) == {"raids", "interval", "fronts", "air", "raid_target",
+                                                             "raid_domain"}
+    assert expects["fronts"][0]["distinct_sectors"]["min"] == 1     # both corridor fronts lie east of the base
+    assert "air" not in components(GROUND_RAIDS, CORRIDOR)[1]
+
+
+@pytest.mark.parametrize("concepts, site", [(PRODUCTION, FIELD), (AIR_RAIDS, CORRIDOR), (GROUND_RAIDS, CORRIDOR),
+                                            (PROBE, CORRIDOR)])
+def test_the_family_composes_into_a_rule_whose_tests_pass(tmp_path, concepts, site):
+    [comp], _ = components(concepts, site)
+    draft = developer_brain.write_rule(comp, None, site.map_ref)
+    folder = tmp_path / comp.id
+    folder.mkdir()
+    (folder / "rule.lua").write_text(draft.source)
+    (folder / "meta.yaml").write_text(yaml.safe_dump({**draft.meta.model_dump(mode="json"), "id": comp.id}))
+    (folder / "test.yaml").write_text(yaml.safe_dump({"tests": [t.file_form() for t in draft.tests]}))
+    results = run_rule_tests(folder)
+    assert results and all(r.passed for r in results), [r.details for r in results if not r.passed]
+
+
+def _run(tmp_path: Path, concepts: Concepts, site: Site, player_units: list[dict], until: float,
+         override: dict | None = None):
+    [comp], expects = components(concepts, site)
+    draft = developer_brain.write_rule(comp, None, site.map_ref)
+    (tmp_path / "rule.lua").write_text(draft.source)
+    level = {"name": "family", "description": "d", "map": site.map_ref,
+             "switches": {"fog_of_war": False, "production": False, "time_limit": until},
+             "teams": [{"id": 0, "name": "p", "units": player_units},
+                       {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"}}],
+             "rules": [{"id": comp.id, "script": "rule.lua", "params": {**draft.params, **(override or {})}}]}
+    sim = Simulation(load_level(level, base_dir=tmp_path), seed=0)
+    result = sim.run()
+    assert result.ended_by == "time_limit", result.error
+    level_map = sim.level.map
+    return expects, as_run_view(result), (level_map.width, level_map.height)
+
+
+def _holds(expects: list[dict], view, size) -> bool:
+    return all(c.passed for c in evaluate(expects, view, map_size=size))
+
+
+def test_air_raids_target_the_building_class_and_are_aircraft(tmp_path):
+    units = [{"type": "metal_extractor", "x": 30.5, "y": 32.5}, {"type": "commander", "at": "base"}]
+    expects, view, size = _run(tmp_path, AIR_RAIDS, CORRIDOR, units, 260)
+    assert all(_holds(e, view, size) for e in expects.values())
+    # ground raiders where aircraft were asked for fail the domain check
+    ground, view, size = _run(tmp_path, AIR_RAIDS, CORRIDOR, units, 260,
+                              {"s1_a1_units": {"light_bot": 2}, "s2_a1_units": {"light_bot": 2}})
+    assert not _holds(ground["raid_domain"], view, size)
+    # raids sent at another class fail the target check
+    other, view, size = _run(tmp_path, AIR_RAIDS, CORRIDOR, units, 260,
+                             {"s1_a2_target_type": "commander", "s2_a2_target_type": "commander"})
+    assert not _holds(other["raid_target"], view, size)
+
+
+def test_probe_then_main_is_checked_on_the_group_sizes(tmp_path):
+    units = [{"type": "heavy_tank", "count": 4, "at": "base", "tag": "objective"}]
+    expects, view, size = _run(tmp_path, PROBE, CORRIDOR, units, 200)
+    assert _holds(expects["probe_main"], view, size)
+    same, view, size = _run(tmp_path, PROBE, CORRIDOR, units, 200, {"s1_a1_growth": 1})
+    assert not _holds(same["probe_main"], view, size)    # a main attack as big as the probe fails
+
+
+def test_timed_enemy_attacks_come_at_the_stated_times(tmp_path):
+    units = [{"type": "commander", "at": "sw", "tag": "home"}]
+    expects, view, size = _run(tmp_path, PRODUCTION, FIELD, units, 260)
+    assert _holds(expects["enemy_attack"], view, size)
+    late, view, size = _run(tmp_path, PRODUCTION, FIELD, units, 260, {"s1_at": [150, 250]})
+    assert not _holds(late["enemy_attack"], view, size)
+
+
+@pytest.mark.parametrize("factor", [1.2, 2, 2.5, 3])
+def test_the_main_attack_is_at_least_factor_times_the_probe_in_whole_units(factor):
+    [comp], expects = components(PROBE.model_copy(update={"main_factor": factor}), CORRIDOR)
+    spawn = comp.recipe.steps[0].then[0]
+    probe = spawn.units["light_bot"]
+    main = min(200, int(probe * spawn.growth + 0.5))      # what the composed rule spawns the second time
+    assert main >= factor * probe and main == expects["probe_main"][1]["min"]
+
+
+def test_an_attack_timed_at_the_race_deadline_is_on_the_map_before_the_deadline_ends_the_game(tmp_path):
+    race = PRODUCTION.model_copy(update={"wave_times": [240]})
+    [comp], expects = components(race, FIELD)
+    draft = developer_brain.write_rule(comp, None, FIELD.map_ref)
+    (tmp_path / "attack.lua").write_text(draft.source)
+    goal = Path(__file__).parents[2] / "kb" / "rules" / "production_goal" / "rule.lua"
+    (tmp_path / "goal.lua").write_text(goal.read_text())
+    level = {"name": "race", "description": "d", "map": FIELD.map_ref,
+             "switches": {"fog_of_war": False, "production": True, "time_limit": 300},
+             "teams": [{"id": 0, "name": "p", "units": [{"type": "commander", "at": "sw", "tag": "home"}]},
+                       {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"}}],
+             "rules": [{"id": "production_goal", "script": "goal.lua",    # listed first: its deadline timer too
+                        "params": {"team": 0, "units": {"light_tank": 3}, "deadline": 240}},
+                       {"id": comp.id, "script": "attack.lua", "params": draft.params}]}
+    sim = Simulation(load_level(level, base_dir=tmp_path), seed=0)
+    result = sim.run()
+    assert result.duration == pytest.approx(240, abs=0.1) and result.losers == [0]
+    assert _holds(expects["enemy_attack"], as_run_view(result), (sim.level.map.width, sim.level.map.height))
