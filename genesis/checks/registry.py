@@ -121,8 +121,8 @@ def run_criteria(stage: str, criteria: list[Any], ctx: CheckContext,
             j = (judged or {}).get(crit.id)
             if j:
                 ok, why = j.passed, j.reason
-            elif judged is None:  # this stage has no analyst review (e.g. a judged criterion evolved into it)
-                ok, why = True, "not judged (no analyst review at this stage)"
+            elif judged is None:  # no analyst review at this stage: a criterion nobody judges proves nothing
+                ok, why = False, "not judged: no analyst review at this stage (move it to the gdd rubric)"
             else:  # the analyst skipped it (a small model may return other ids): no evidence of quality
                 ok, why = False, "not judged: the analyst returned no judgement for it"
         out.append(CriterionResult(id=crit.id, passed=ok, mandatory=crit.mandatory, kind=kind, reason=why))
