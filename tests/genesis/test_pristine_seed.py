@@ -45,6 +45,7 @@ def test_a_pristine_copy_drops_what_runs_wrote_into_the_seed(tmp_path, monkeypat
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_a_dirty_live_kb_does_not_change_batch_1(tmp_path, monkeypatch):
     """A generation committed to the live workspace (which, in a checkout, may be the seed folder
     itself) would fast-track batch 1's first query; from the pristine seed it is generated afresh."""

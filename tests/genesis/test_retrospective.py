@@ -152,3 +152,13 @@ def test_a_model_pm_with_two_recurring_failures_yields_exactly_one_validated_upd
     assert [r.version for r in rubric_store.load_all(rubrics).values()] == [2, 1, 1]
     prompt = json.dumps(script.calls[0]["messages"])
     assert TRAPPED in prompt and "judged_criteria_allowed" in prompt and "tighten_param" in prompt
+
+
+def test_the_recurrence_threshold_comes_from_the_run_then_genesis_yaml(tmp_path, monkeypatch):
+    from genesis.pipeline.evolution import min_recurrence
+
+    monkeypatch.setenv("GENESIS_WORKSPACE", str(tmp_path))
+    assert min_recurrence({}) == 2
+    (tmp_path / "genesis.yaml").write_text("min_recurrence: 3\n")
+    assert min_recurrence({}) == 3 and min_recurrence({"min_recurrence": 4}) == 4
+    assert load_config({}, env={}, cwd=tmp_path).roles["pm"].model   # a key genesis.yaml accepts

@@ -36,6 +36,7 @@ def pocket_map(path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_recurring_trapped_units_teach_the_gdd_rubric_what_to_catch(tmp_path, seed_dirs, monkeypatch):
     kb, rubrics = seed_dirs
     # a level reads its map file from its own folder only, so each run's folder gets a copy
