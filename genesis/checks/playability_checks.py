@@ -43,7 +43,8 @@ def _trapped(placed, map_data, share: float) -> list[str]:
     for p in placed:
         if catalog.units[p.type].category not in MOBILE_GROUND:
             continue
-        room = int(sizes[_region_at(labels, p.x, p.y)]) if _region_at(labels, p.x, p.y) else 0
+        region = _region_at(labels, p.x, p.y)
+        room = int(sizes[region]) if region else 0
         if room < share * largest:
             out.append(f"team {p.team} {p.type} at ({p.x:.0f}, {p.y:.0f}) can reach only {room} of {largest} tiles")
     return out

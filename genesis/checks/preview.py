@@ -69,7 +69,14 @@ def balance_preview(ctx: CheckContext) -> tuple[bool, str]:
             scripts[c.id] = f"rules/{c.id}.lua"
             (folder / "rules").mkdir(exist_ok=True)
             shutil.copyfile(source, folder / scripts[c.id])
-        atomic_write_json(folder / "level.json", design_level(gdd, scripts))
+        level = design_level(gdd, scripts)
+        if gdd.map.file:   # a level reads its map file from its own folder only
+            source = Path(gdd.map.file)
+            if not source.is_file():
+                return False, f"the design's map file {gdd.map.file!r} does not exist"
+            shutil.copyfile(source, folder / source.name)
+            level["map"] = {"file": source.name}
+        atomic_write_json(folder / "level.json", level)
         jobs = [SimJob(str(folder / "level.json"), seed, "reference") for seed in SEEDS]
         runs = run_cached(jobs, ValidationCache(cache_root(ctx.kb_root)), workers=generation_processes())
     broken = [r for r in runs if not r.ok]
