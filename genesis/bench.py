@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from genesis.workspace import copy_seed
+from genesis.experiment.seed import pristine_seed
 
 COLD_QUERY = "defend two fronts with staggered waves"
 SIMILAR_QUERY = "hold two fronts against staggered waves"
@@ -41,7 +41,7 @@ def run_bench(progress: Callable | None = None) -> dict:
     from genesis.pipeline.runner import start
 
     with tempfile.TemporaryDirectory(prefix="genesis-bench-") as tmp:
-        kb, rubrics = copy_seed(Path(tmp))
+        kb, rubrics = pristine_seed(Path(tmp))
         t0 = time.perf_counter()
         from genesis.kb.store import KnowledgeBase
 

@@ -112,6 +112,10 @@ def new(
     interactive: bool = typer.Option(False, "--interactive", help="answer clarifying questions in Stage 1"),
     seed: int = typer.Option(0, "--seed"),
     replay: Optional[Path] = typer.Option(None, "--replay", help="re-run from a recorded transcript.jsonl, no model"),
+    min_recurrence: Optional[int] = typer.Option(None, "--min-recurrence", min=1,
+                                                 help="runs that must fail the same way before the retrospective "
+                                                      "proposes a rubric change (default: genesis.yaml's "
+                                                      "min_recurrence, else 2)"),
 ) -> None:
     """Generate a scenario from QUERY and validate it. Exit 0 iff it is playable."""
     from genesis.input_files import InputFileError, check_replay_file
@@ -124,7 +128,8 @@ def new(
             raise _bad_input(exc)
 
     _run_to_exit(lambda: start(query, out=out, model_cli=_model_flags(model, vlm_model, api_base), seed=seed,
-                               interactive=interactive, progress=_progress, replay=replay))
+                               interactive=interactive, progress=_progress, replay=replay,
+                               options={"min_recurrence": min_recurrence} if min_recurrence else None))
 
 
 @app.command()

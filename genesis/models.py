@@ -360,19 +360,3 @@ class VisualVerdict(Doc):
     judged_by: str = Field("", description="leave empty: the pipeline fills in who judged")
     unrecoverable: str = Field("", description="leave empty: the pipeline sets it when the vision model cannot be "
                                                "called as configured (see Verdict.unrecoverable)")
-
-
-class RubricChange(Doc):
-    op: Literal["add", "modify", "remove"] = Field(description="add a criterion, modify one (tighten its text), or "
-                                                               "remove one (never a human-written one)")
-    criterion: dict[str, Any] = Field(description="the criterion: {id, text, mandatory, kind}; kind 'judged' (a "
-                                                  "model judges the text) or an existing 'check:<name>' (no new "
-                                                  "automated check can be created)")
-    rationale: str = Field(description="the failures in the feedback log that motivate it")
-
-
-class Retrospective(Doc):
-    changes: list[RubricChange] = Field(default_factory=list, description="rubric changes; empty when the log shows "
-                                                                          "no failure that recurs")
-    stage: Literal["gdd", "rules", "level"] = Field("level", description="the rubric stage the changes apply to")
-    summary: str = Field("", description="what the feedback log shows, in a few sentences")

@@ -39,15 +39,16 @@ def show(stage: str = typer.Argument(..., help=STAGE_HELP),
 
 @app.command()
 def history(stage: Optional[str] = typer.Argument(None, help=f"{STAGE_HELP}; all when omitted")) -> None:
-    """Every version of the rubrics with its changes and rationale."""
+    """Every version of the rubrics with its changes, rationale and the replay evidence that adopted it."""
     from genesis import rubric_store
     from genesis.workspace import WorkspaceError
 
-    table = Table("stage", "version", "date", "author", "changes", "rationale", title="rubric history")
+    table = Table("stage", "version", "date", "author", "changes", "rationale", "evidence", title="rubric history")
     try:
         for name in [stage] if stage else rubric_store.STAGES:
             for info in rubric_store.history(name):
-                table.add_row(name, f"v{info.version}", info.date, info.author, ", ".join(info.changes), info.rationale)
+                table.add_row(name, f"v{info.version}", info.date, info.author, ", ".join(info.changes), info.rationale,
+                              "; ".join(info.evidence))
     except (rubric_store.RubricError, WorkspaceError) as e:
         _bad_rubrics(e)
     out.print(table)

@@ -37,6 +37,7 @@ class HistoryEntry(_Strict):
     change: str
     rationale: str
     date: str
+    evidence: list[str] = Field(default_factory=list)
 
 
 class Criterion(_Strict):
@@ -46,6 +47,7 @@ class Criterion(_Strict):
     kind: str = Field(pattern=r"^(check:[a-z][a-z0-9_]*|judged)$")
     origin: Literal["human", "evolved"] = "human"
     version: int = 1
+    params: dict[str, float] = Field(default_factory=dict, description="thresholds of the check (registered ones)")
     history: list[HistoryEntry] = Field(default_factory=list)
 
     @property
@@ -60,6 +62,7 @@ class ChangelogEntry(_Strict):
     author: str
     changes: list[str]
     rationale: str
+    evidence: list[str] = Field(default_factory=list)
 
 
 class Rubric(_Strict):
@@ -96,7 +99,10 @@ class Change(_Strict):
     text: str | None = None
     kind: str | None = Field(None, pattern=r"^(check:[a-z][a-z0-9_]*|judged)$")
     mandatory: bool | None = None
+    params: dict[str, float] | None = None
     rationale: str = Field(min_length=1)
+    evidence: list[str] = Field(default_factory=list, description="what proves the change: replayed failures, "
+                                                                   "accepted scenarios it still passes")
 
 
 class VersionInfo(BaseModel):
@@ -105,6 +111,7 @@ class VersionInfo(BaseModel):
     author: str
     changes: list[str]
     rationale: str
+    evidence: list[str] = Field(default_factory=list)
 
 
 # --- files ---------------------------------------------------------------------------------------
@@ -140,8 +147,14 @@ def _parse(path: Path) -> Rubric:
 
 
 def dump(rubric: Rubric) -> str:
-    """Canonical YAML of a rubric (what is written, and what `diff` compares)."""
-    return yaml.safe_dump(rubric.model_dump(mode="json"), sort_keys=False, allow_unicode=True, width=100)
+    """Canonical YAML of a rubric (what is written, and what `diff` compares); empty params and
+    evidence lists are left out, so a rubric without them reads as it always did."""
+    data = rubric.model_dump(mode="json")
+    for entry in [*data["criteria"], *(h for c in data["criteria"] for h in c["history"]), *data["changelog"]]:
+        for key in ("params", "evidence"):
+            if key in entry and not entry[key]:
+                del entry[key]
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
 
 def _lock(root: Path) -> FileLock:
@@ -209,23 +222,48 @@ def _apply(rubric: Rubric, change: Change, version: int, date: str, protect_huma
             raise RubricError(f"{rubric.stage}: adding {change.id!r} needs text and kind")
         rubric.criteria.append(Criterion(
             id=change.id, text=change.text, kind=change.kind, mandatory=True if change.mandatory is None else change.mandatory,
-            origin="evolved", version=version,
-            history=[HistoryEntry(version=version, change="created", rationale=change.rationale, date=date)]))
+            origin="evolved", version=version, params=change.params or {},
+            history=[HistoryEntry(version=version, change="created", rationale=change.rationale, date=date,
+                                  evidence=change.evidence)]))
         return f"add {change.id}"
     if existing is None:
         raise RubricError(f"{rubric.stage}: cannot {change.op} {change.id!r}, no such criterion")
     if change.op == "remove":
         rubric.criteria.remove(existing)
         return f"remove {change.id}"
-    edits = {k: v for k, v in (("text", change.text), ("kind", change.kind), ("mandatory", change.mandatory))
+    params = None if change.params is None else {**existing.params, **change.params}
+    edits = {k: v for k, v in (("text", change.text), ("kind", change.kind), ("mandatory", change.mandatory),
+                               ("params", params))
              if v is not None and getattr(existing, k) != v}
     if not edits:
         raise RubricError(f"{rubric.stage}: modifying {change.id!r} changes nothing")
     for key, value in edits.items():
         setattr(existing, key, value)
     existing.version = version
-    existing.history.append(HistoryEntry(version=version, change=f"modified {', '.join(edits)}", rationale=change.rationale, date=date))
+    existing.history.append(HistoryEntry(version=version, change=f"modified {', '.join(edits)}", rationale=change.rationale,
+                                         date=date, evidence=change.evidence))
     return f"modify {change.id} ({', '.join(edits)})"
+
+
+def _check_runnable(stage: str, crit: Criterion) -> None:
+    """A criterion must be able to fail: its check is registered for the stage, its thresholds are
+    ones that check reads, and a judged criterion sits on a stage where a model judges."""
+    from genesis.checks.registry import CHECKS, JUDGED_STAGES, THRESHOLDS
+
+    name = crit.check_name
+    if name is None:
+        if stage not in JUDGED_STAGES:
+            raise RubricError(f"{stage}: judged criterion {crit.id!r} would never be judged: only "
+                              f"{', '.join(sorted(JUDGED_STAGES))} has an analyst review")
+        if crit.params:
+            raise RubricError(f"{stage}: judged criterion {crit.id!r} takes no params")
+        return
+    if name not in CHECKS[stage]:
+        raise RubricError(f"{stage}: criterion {crit.id!r} names check {name!r}, which is not registered for this "
+                          f"stage (registered: {', '.join(sorted(CHECKS[stage]))})")
+    unknown = sorted(set(crit.params) - set(THRESHOLDS.get((stage, name), {})))
+    if unknown:
+        raise RubricError(f"{stage}: check {name!r} has no parameter(s) {unknown}")
 
 
 def _write_new_version(base: Path, current: Rubric, new: Rubric) -> None:
@@ -250,10 +288,14 @@ def apply_update(stage: str, changes: list[Change], author: str = "retrospective
         lines = [_apply(new, change, version, date, protect_human=author != "human") for change in changes]
         if not new.criteria:
             raise RubricError(f"{stage}: an update may not remove every criterion")
+        for change in changes:
+            if change.op != "remove":
+                _check_runnable(stage, new.criterion(change.id))
         new.version, new.updated = version, date
         new.changelog.append(ChangelogEntry(
             version=version, date=date, author=author, changes=lines,
-            rationale="; ".join(f"{c.id}: {c.rationale}" for c in changes)))
+            rationale="; ".join(f"{c.id}: {c.rationale}" for c in changes),
+            evidence=[e for c in changes for e in c.evidence]))
         Rubric.model_validate(new.model_dump())  # re-check invariants (unique ids) before writing
         _write_new_version(base, current, new)
         return new

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from genesis.agents.base import Agent
-from genesis.models import MetaFeedback, Retrospective, Verdict
+from genesis.checks.registry import registry_facts
+from genesis.models import MetaFeedback, Verdict
+from genesis.pipeline.proposals import ProposalSet
 
 
 # What a new visit of each stage can change, so the PM sends a fix to the stage that can make it.
@@ -15,6 +17,7 @@ STAGE_SCOPE = {
              "conditions and metadata.reference; it cannot rewrite rule scripts",
 }
 EVIDENCE_DETAIL_CHARS = 400
+RETRO_FAILURES = 50   # the most recent failed verdicts the retrospective reads
 
 
 def evidence_digest(evidence: list[dict]) -> list[dict]:
@@ -36,6 +39,13 @@ class PM(Agent):
             "scope": STAGE_SCOPE,
             "attempts": attempts, "budget": budget, "total_iterations": total, "total_budget": total_budget})
 
-    def retrospective(self, feedback_log: list[dict], rubrics: dict[str, list[dict]]) -> Retrospective:
-        return self.ask("pm.retrospective", Retrospective, stage="evolve", inputs={
-            "feedback_log": feedback_log[-50:], "rubrics": rubrics})
+    def retrospective(self, records: list, rubrics: dict, recurring: dict[str, int],
+                      min_occurrences: int) -> ProposalSet:
+        """Rubric proposals from the feedback log, bounded by the check registry (see the prompt)."""
+        failures = [r.model_dump(mode="json", include={"run_id", "stage", "iteration", "failed", "signatures"})
+                    for r in records if r.kind == "verdict" and r.outcome == "failed"]
+        return self.ask("pm.retrospective", ProposalSet, stage="evolve", inputs={
+            "failures": failures[-RETRO_FAILURES:], "recurring": recurring, "min_occurrences": min_occurrences,
+            "rubrics": {s: [c.model_dump(include={"id", "kind", "params", "text"}) for c in r.criteria]
+                        for s, r in rubrics.items()},
+            "registry": registry_facts()})

@@ -21,3 +21,5 @@ class CheckContext:
     evidence: list[dict[str, Any]] = field(default_factory=list)
     visual: VisualVerdict | None = None
     known_rules: set[str] = field(default_factory=set)
+    params: dict[str, float] = field(default_factory=dict)   # the running criterion's thresholds
+    kb_root: Path | None = None      # where library rules live (a GDD-stage preview runs them)

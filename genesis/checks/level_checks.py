@@ -61,7 +61,7 @@ def pathability(ctx: CheckContext) -> tuple[bool, str]:
     for uid, x, y, cat in zip(snap.ids, snap.x, snap.y, snap.category):
         if int(cat) in MOBILE_GROUND:
             room = int(reachable_mask(passable, float(x), float(y)).sum())
-            if room < MIN_REGION_SHARE * largest:
+            if room < float(ctx.params.get("min_region_share", MIN_REGION_SHARE)) * largest:
                 trapped.append(f"unit {uid} at ({x:.0f}, {y:.0f}) can reach only {room} of {largest} tiles")
     return not trapped, "; ".join(trapped[:5]) or "every mobile unit has a path away from its spawn"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,8 @@ class Generation:
     iterations: int = 1               # pipeline: PM gate decisions; E2E: generation passes
     rubric_versions: dict[str, int] | None = None
     error: str | None = None
+    failed_verdicts: dict[str, int] = field(default_factory=dict)   # pipeline: failed stage verdicts per stage
+    level_validations: int = 0        # pipeline: Stage 4 verdicts (each one simulates the level)
 
 
 def _pipeline(task: Task, frozen: bool) -> Generation:
@@ -87,6 +90,7 @@ def _pipeline(task: Task, frozen: bool) -> Generation:
         path = Path(task.out_dir) / "validation.json"
         v = json.loads(path.read_text()) if path.exists() else {}
     end = time.perf_counter()
+    verdicts = _verdicts(Path(task.rubrics_root), v.get("run_id"))
     begin = first_seen.get("brief", t0)
     # the evolve node starts the moment the Stage 4 gate passes: that is "Stage 4 success"
     success = first_seen.get("evolve") if status == "playable" else None
@@ -97,7 +101,16 @@ def _pipeline(task: Task, frozen: bool) -> Generation:
                       prompt_tokens=int(usage.get("prompt_tokens", 0)),
                       completion_tokens=int(usage.get("completion_tokens", 0)),
                       fast_tracked=bool(v.get("fast_tracked")), iterations=len(v.get("decisions") or []) or 1,
-                      rubric_versions=v.get("rubric_versions"), error=error or (v.get("reason") if status != "playable" else None))
+                      rubric_versions=v.get("rubric_versions"), error=error or (v.get("reason") if status != "playable" else None),
+                      failed_verdicts=dict(Counter(r.stage for r in verdicts if r.outcome == "failed")),
+                      level_validations=sum(r.stage == "level" for r in verdicts))
+
+
+def _verdicts(rubrics_root: Path, run_id: str | None) -> list:
+    """This run's stage verdicts, from the feedback log its configuration shares."""
+    from genesis.pipeline import feedback
+
+    return [r for r in feedback.read(rubrics_root) if r.kind == "verdict" and r.run_id == run_id] if run_id else []
 
 
 def _e2e(task: Task, budget: int) -> Generation:

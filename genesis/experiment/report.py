@@ -60,12 +60,36 @@ def markdown_table(record: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def learning_table(record: dict[str, Any]) -> str:
+    """What the configurations with rubrics learned and what it changed, per batch: failed stage
+    verdicts at Stage 2 (caught early) and Stage 4 (caught after simulating), Stage 4 validations,
+    PM decisions per query, and the rubric versions in force after the batch."""
+    agents = [c for c in record["configs"].values() if c["batches"] and c["batches"][0].get("rubric_versions")]
+    if not agents:
+        return ""
+    lines = ["| batch | configuration | playable | failed at Stage 2 | failed at Stage 4 | Stage 4 validations | "
+             "PM decisions per query | rubric versions after |", "|---|---|---|---|---|---|---|---|"]
+    for b, batch in enumerate(record["stream"]):
+        for c in agents:
+            m = c["batches"][b]
+            rv = " ".join(f"{s} v{v}" for s, v in m["rubric_versions"].items())
+            lines.append(f"| B{b + 1} {batch['theme']} | {c['label']} | {m['playable']}/{m['n']} | "
+                         f"{m.get('failed_gdd', 0)} | {m.get('failed_level', 0)} | {m.get('level_validations', 0)} | "
+                         f"{m['mean_iterations']:.1f} | {rv} |")
+    learned = [f"- {c['label']}: {ch['stage']} v{ch['version']} ({', '.join(ch['changes'])}): {ch['rationale']}"
+               + (f" Evidence: {'; '.join(ch['evidence'])}." if ch.get("evidence") else "")
+               for c in agents for ch in c.get("rubric_changes", [])]
+    return ("\n".join(lines) + "\n\nRubric updates learned:\n\n" + ("\n".join(learned) if learned else "- none")
+            + "\n")
+
+
 def write_outputs(record: dict[str, Any], out: Path) -> tuple[Path, Path]:
     """experiment.json, experiment.html and experiment.md (the table) in `out`."""
     out = Path(out)
     json_path, html_path = out / "experiment.json", out / "experiment.html"
     atomic_write_json(json_path, record)
-    atomic_write_text(out / "experiment.md", markdown_table(record))
+    learning = learning_table(record)
+    atomic_write_text(out / "experiment.md", markdown_table(record) + (f"\n## Learning\n\n{learning}" if learning else ""))
     rows = [{**r, "failed": _failed_criteria(r), "link": os.path.relpath(r["out_dir"], out)} for r in record["results"]]
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     html = env.from_string(TEMPLATE.read_text(encoding="utf-8")).render(r=record, charts=charts(record), rows=rows,

@@ -1,6 +1,7 @@
 """Runs the self-evolution experiment: four configurations over the same batches of queries.
 
-Each configuration starts from its own fresh copy of the seed KB and rubrics. Tasks (one query
+Each configuration starts from its own fresh copy of the pristine seed KB and rubrics shipped in the
+package (genesis.experiment.seed), never from the workspace's. Tasks (one query
 under one configuration) run in worker processes. Only Agent w/ SE carries state from one batch
 to the next (KB commits, rubric updates), so its batch b+1 starts when its batch b is finished;
 every other task is independent and fills the workers meanwhile (Agent w/ SE goes first: it is
@@ -39,14 +40,15 @@ class _Inline:
 
 
 def fresh_copies(out: Path, configs: list[str]) -> dict[str, tuple[Path, Path]]:
-    """One copy of the seed KB + rubrics per configuration. The index is built once and copied with
-    the sources (it is keyed by a hash of root-relative source paths), not rebuilt four times."""
+    """One copy of the pristine seed KB + rubrics per configuration (never the workspace's). The
+    index is built once and copied with the sources (it is keyed by a hash of root-relative source
+    paths), not rebuilt four times."""
+    from genesis.experiment.seed import pristine_seed
     from genesis.kb.store import KnowledgeBase
-    from genesis.workspace import copy_seed
 
     template = out / "_seed"
     shutil.rmtree(template, ignore_errors=True)
-    kb, rubrics = copy_seed(template)
+    kb, rubrics = pristine_seed(template)
     KnowledgeBase(kb).rebuild()
     copies = {}
     for c in configs:
@@ -141,4 +143,14 @@ def run_experiment(out: Path, batches: list[Batch], *, configs: list[str] | None
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
     wall = time.perf_counter() - t0
-    return summarise(batches, configs, results, snapshots, wall_s=wall, workers=workers, model_cli=model_cli or {})
+    learned = {c: rubric_changes(copies[c][1]) for c in configs if CONFIGS[c].uses_rubrics}
+    return summarise(batches, configs, results, snapshots, wall_s=wall, workers=workers, model_cli=model_cli or {},
+                     learned=learned)
+
+
+def rubric_changes(rubrics: Path) -> list[dict[str, Any]]:
+    """Every rubric version a configuration wrote after the seed's, with its rationale and evidence."""
+    from genesis import rubric_store
+
+    return [{"stage": stage, **info.model_dump()} for stage in rubric_store.STAGES
+            for info in rubric_store.history(stage, root=rubrics) if info.author != "human"]

@@ -41,6 +41,9 @@ def metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "tokens": sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows),
         "fast_track_rate": round(sum(r["fast_tracked"] for r in rows) / n, 3),
         "mean_iterations": round(sum(r["iterations"] for r in rows) / n, 2),
+        "failed_gdd": sum((r.get("failed_verdicts") or {}).get("gdd", 0) for r in rows),
+        "failed_level": sum((r.get("failed_verdicts") or {}).get("level", 0) for r in rows),
+        "level_validations": sum(r.get("level_validations", 0) for r in rows),
         "generation_cpu_s": round(sum(r["generation_cpu_s"] for r in rows), 1),
         "validation_cpu_s": round(sum(r["validation_cpu_s"] for r in rows), 1),
     }
@@ -48,7 +51,7 @@ def metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def summarise(batches: list[Batch], configs: list[str], results: dict[tuple[str, int, int], dict],
               snapshots: dict[tuple[str, int], dict], *, wall_s: float, workers: int,
-              model_cli: dict[str, Any]) -> dict[str, Any]:
+              model_cli: dict[str, Any], learned: dict[str, list[dict]] | None = None) -> dict[str, Any]:
     per_config = {}
     for c in configs:
         rows_by_batch = [[results[(c, b, i)] for i in range(len(batch.queries)) if (c, b, i) in results]
@@ -59,6 +62,7 @@ def summarise(batches: list[Batch], configs: list[str], results: dict[tuple[str,
             "batches": [{"batch": b + 1, "theme": batches[b].theme, **metrics(rows),
                          **snapshots.get((c, b), {})} for b, rows in enumerate(rows_by_batch)],
             "overall": metrics([r for rows in rows_by_batch for r in rows]),
+            "rubric_changes": (learned or {}).get(c, []),
         }
     return {
         "experiment": "self-evolution",

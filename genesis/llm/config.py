@@ -106,6 +106,8 @@ class _FileConfig(BaseModel):
     backoff_max: float | None = None
     max_concurrency: int | None = None
     max_reply_chars: int | None = None
+    # not a model setting: runs that must fail alike before the retrospective proposes (pipeline.evolution)
+    min_recurrence: int | None = Field(None, ge=1)
     roles: dict[Literal["pm", "designer", "developer", "analyst", "vlm"], dict[str, Any]] = Field(
         default_factory=dict)
 

@@ -2,29 +2,12 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Any
 
-from genesis.models import MetaFeedback, Retrospective, RubricChange
+from genesis.models import MetaFeedback
+from genesis.pipeline.proposals import ProposalSet, catalog_proposals
 
 STAGE_ORDER = ["brief", "gdd", "rules", "level"]
-
-# Failure signatures recurring in the feedback log -> the criterion that would have caught them earlier.
-SIGNATURE_CRITERIA = {
-    "immobile_units": {
-        "stage": "level",
-        "criterion": {"id": "pathability", "text": "Every mobile unit must have a feasible path away from its spawn.",
-                      "mandatory": True, "kind": "check:pathability"},
-        "rationale": "repeated simulations showed units that never left their spawn (trapped: no escape route) "
-                     "while the placement check passed",
-    },
-    "timeout_only": {
-        "stage": "level",
-        "criterion": {"id": "terminates", "text": "The game must end by its own win/loss conditions, not only by the time limit.",
-                      "mandatory": True, "kind": "check:terminates"},
-        "rationale": "repeated runs only ended at the time limit",
-    },
-}
 
 
 def _failed(verdict: dict[str, Any]) -> list[dict[str, Any]]:
@@ -111,20 +94,13 @@ def _score(text: str, label: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def retrospective(inputs: dict[str, Any]) -> Retrospective:
-    """Turns failure signatures that recur in the feedback log into rubric criteria."""
-    log = inputs.get("feedback_log", [])
-    rubric_kinds = {stage: {c["kind"] for c in crits} for stage, crits in inputs.get("rubrics", {}).items()}
-    counts = Counter(sig for entry in log for sig in entry.get("signatures", []))
-    changes = []
-    stage = "level"
-    for sig, n in sorted(counts.items()):
-        spec = SIGNATURE_CRITERIA.get(sig)
-        if not spec or n < 2 or spec["criterion"]["kind"] in rubric_kinds.get(spec["stage"], set()):
-            continue
-        stage = spec["stage"]
-        changes.append(RubricChange(op="add", criterion={**spec["criterion"], "origin": "evolved"},
-                                    rationale=f"{spec['rationale']} ({n} occurrences in the feedback log)"))
-    summary = (f"{len(changes)} rubric update(s) from {len(log)} feedback entries" if changes else
-               f"no recurring failure without a criterion in {len(log)} feedback entries")
-    return Retrospective(changes=changes, stage=stage, summary=summary)  # type: ignore[arg-type]
+def retrospective(inputs: dict[str, Any]) -> ProposalSet:
+    """Proposals from the check catalog for every failure signature that recurs (see
+    genesis.pipeline.proposals.catalog_proposals); the replay gate decides what is adopted."""
+    recurring = inputs.get("recurring", {})
+    proposals = catalog_proposals(recurring, inputs.get("rubrics", {}))
+    failures = len(inputs.get("failures", []))
+    summary = (f"{len(proposals)} proposal(s) for {len(recurring)} recurring failure signature(s) in {failures} "
+               f"failed verdicts" if proposals else
+               f"no recurring failure without a catalog change in {failures} failed verdicts")
+    return ProposalSet(proposals=proposals, summary=summary)

@@ -1,19 +1,22 @@
-"""Self-evolution after a success: commit the verified artifacts to the KB, then the PM's retrospective."""
+"""Self-evolution after a success: commit the verified artifacts to the KB, then the PM's retrospective
+(proposals from the feedback log, adopted only when replayed on history)."""
 from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+import yaml
 
 from genesis import rubric_store
-from genesis.fileio import FileLock
 from genesis.kb.store import Bundle, GddRecord, LevelSource, RuleSource
 from genesis.llm.client import ModelCallError, ModelUnavailableError
 from genesis.kb.library import signature
-
-FEEDBACK_LOG = "feedback_log.jsonl"
+from genesis.pipeline import feedback
+from genesis.pipeline.proposals import (DEFAULT_MIN_OCCURRENCES, RubricProposal, candidate, problems, recurring,
+                                        to_change)
+from genesis.pipeline.replay import replay
 
 
 def _slug(text: str) -> str:
@@ -58,19 +61,19 @@ def _bundle(ctx, state: dict) -> Bundle:
                                                            meta={"title": gdd.title, "provenance": provenance}))
 
 
-def read_feedback_log(root) -> list[dict[str, Any]]:
-    path = rubric_store.rubrics_root(root) / FEEDBACK_LOG
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def min_recurrence(options: dict[str, Any]) -> int:
+    """How many runs must fail the same way before the retrospective proposes a change: the run's
+    option (`genesis new --min-recurrence`), else `min_recurrence` in the workspace's genesis.yaml, else 2."""
+    if options.get("min_recurrence"):
+        return int(options["min_recurrence"])
+    from genesis import workspace
 
-
-def _append_feedback(root, entries: list[dict]) -> None:
-    base = rubric_store.rubrics_root(root)
-    with FileLock(base / ".feedback.lock"):
-        with open(base / FEEDBACK_LOG, "a", encoding="utf-8") as fh:
-            for e in entries:
-                fh.write(json.dumps(e, sort_keys=True) + "\n")
+    try:
+        raw = yaml.safe_load(workspace.current().config_file.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError, workspace.WorkspaceError):
+        raw = {}
+    value = raw.get("min_recurrence") if isinstance(raw, dict) else None
+    return int(value) if isinstance(value, int) and value >= 1 else DEFAULT_MIN_OCCURRENCES
 
 
 def evolve(ctx, state: dict) -> dict[str, Any]:
@@ -84,33 +87,60 @@ def evolve(ctx, state: dict) -> dict[str, Any]:
             result = ctx.kb.commit(bundle)
         out["committed"] = {"gdd": bundle.gdd.id, "new_rules": [r.id for r in bundle.rules],
                             "added": [f"{c}/{i}" for c, i in result.added]}
-    if state.get("feedback"):
-        _append_feedback(ctx.rubrics_root, state["feedback"])
-    log = read_feedback_log(ctx.rubrics_root)
-    rubrics = {s: [c.model_dump() for c in r.criteria] for s, r in rubric_store.load_all(ctx.rubrics_root).items()}
-    try:
-        retro = ctx.pm.retrospective(log, rubrics)
-    except (ModelCallError, ModelUnavailableError) as exc:  # the scenario is verified and committed; only the rubric update is lost
-        out["retrospective"] = f"retrospective failed: {exc}"
-        return out
-    out["retrospective"] = retro.summary
-    by_stage: dict[str, list] = {}
-    for ch in retro.changes:
-        crit, stage = ch.criterion, str(ch.criterion.get("stage", retro.stage))
-        try:  # a model may propose a malformed criterion: record it, keep the well-formed ones
-            change = rubric_store.Change(op=ch.op, id=crit.get("id"), text=crit.get("text"), kind=crit.get("kind"),
-                                         mandatory=crit.get("mandatory"), rationale=ch.rationale)
-        except ValidationError as exc:
-            out["rubric_updates"].append({"stage": stage, "error": f"malformed change {crit!r:.200}: "
-                                                                   f"{exc.errors()[0]['msg']}"})
-            continue
-        by_stage.setdefault(stage, []).append(change)
-    for stage, changes in by_stage.items():
-        try:
-            new = rubric_store.apply_update(stage, changes, root=ctx.rubrics_root)
-        except rubric_store.RubricError as exc:
-            out["rubric_updates"].append({"stage": stage, "error": str(exc)})
-            continue
-        out["rubric_updates"].append({"stage": stage, "version": new.version,
-                                      "changes": [f"{c.op} {c.id}: {c.rationale}" for c in changes]})
+    out.update(retrospective(ctx, min_recurrence(options)))
     return out
+
+
+def retrospective(ctx, min_occurrences: int = DEFAULT_MIN_OCCURRENCES) -> dict[str, Any]:
+    """The PM proposes from the feedback log; each valid proposal is replayed on history and
+    adopted only when the replay proves it. Returns the summary and one entry per proposal."""
+    records = feedback.read(ctx.rubrics_root)
+    rubrics = rubric_store.load_all(ctx.rubrics_root)
+    recurring_keys = recurring(records, min_occurrences)
+    try:
+        answer = ctx.pm.retrospective(records, rubrics, recurring_keys, min_occurrences)
+    except (ModelCallError, ModelUnavailableError) as exc:  # the scenario is verified and committed; only the rubric update is lost
+        return {"retrospective": f"retrospective failed: {exc}", "rubric_updates": []}
+    updates = []
+    for proposal in answer.proposals:
+        updates.append(_adopt(ctx, proposal, records, recurring_keys))
+    return {"retrospective": answer.summary, "rubric_updates": updates}
+
+
+def _adopt(ctx, proposal: RubricProposal, records, recurring_keys: dict[str, int]) -> dict[str, Any]:
+    """Validate, replay, then apply one proposal; every outcome is reported, none raises."""
+    rubrics = rubric_store.load_all(ctx.rubrics_root)   # an earlier proposal of this retrospective may have landed
+    head = {"stage": proposal.stage, "action": proposal.action, "criterion": proposal.criterion_id,
+            "targets": proposal.targets}
+    unknown = [t for t in proposal.targets if t not in recurring_keys]
+    wrong = problems(proposal, rubrics) + ([f"targets {unknown} do not recur in the feedback log"] if unknown else [])
+    if wrong:
+        return {**head, "error": "rejected: " + "; ".join(wrong)}
+    criterion = candidate(proposal, rubrics)
+    report = replay(proposal.stage, criterion, proposal.targets, records, Path(rubric_store.rubrics_root(ctx.rubrics_root)),
+                    ctx.kb, judge=_judge(ctx))
+    if not report.accepted:
+        return {**head, "error": f"rejected by replay: {report.why_rejected()}", "conflicts": report.conflicts}
+    try:
+        new = rubric_store.apply_update(proposal.stage, [to_change(proposal, rubrics, report.evidence())],
+                                        root=ctx.rubrics_root)
+    except rubric_store.RubricError as exc:
+        return {**head, "error": str(exc)}
+    return {**head, "version": new.version, "rationale": proposal.rationale, "evidence": report.evidence()}
+
+
+def _judge(ctx):
+    """Replays a judged criterion through the analyst (only GDD criteria are judged)."""
+    analyst = getattr(ctx, "analyst", None)
+    if analyst is None:
+        return None
+
+    def judge(criterion, brief, gdd) -> bool:
+        if brief is None:
+            raise LookupError("no brief recorded for the analyst")
+        review = analyst.judge_gdd(brief, gdd, [criterion.model_dump(include={"id", "text", "kind", "mandatory"})])
+        result = next((r for r in review.results if r.id == criterion.id), None)
+        if result is None:
+            raise LookupError("the analyst returned no judgement")
+        return result.passed
+    return judge

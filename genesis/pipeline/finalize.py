@@ -10,6 +10,7 @@ from genesis import scenario_files as F
 from genesis.certificate import scenario_certificate
 from genesis.fileio import atomic_write_json
 from genesis.pipeline.evolution import rubric_versions
+from genesis.pipeline.feedback import log_outcome
 from genesis.report import write_report
 from genesis.validation_record import ValidationRecord
 from genesis.report.map_picture import write_map_picture
@@ -82,4 +83,12 @@ def write_outputs(ctx, state: dict) -> dict[str, Any]:
         except EngineError:   # the level stage's schema criterion already reports why it does not load
             pass
     write_report(out, map_picture=False)
+    log_outcome(ctx, state.get("run_id", ""), run_outcome(state), record["reason"])
     return record
+
+
+def run_outcome(state: dict) -> str:
+    """How the run ended, as the feedback log names it."""
+    if state.get("status") == "playable":
+        return "playable"
+    return "stopped" if str(state.get("stop_reason", "")).startswith("stopped at stage") else "failed"

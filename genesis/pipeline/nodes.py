@@ -20,6 +20,8 @@ from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, compos
 from genesis.models import GDD, Brief, Clarification, RetryContext, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
+from genesis.pipeline.feedback import append as append_feedback
+from genesis.pipeline.feedback import run_hints, save_artifacts, verdict_record
 from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
 from genesis.pipeline.rule_keep import NothingToKeep, component_key, keep_or_build, kept_unchanged, verified_rules
 from genesis.pipeline.smoke import smoke_test
@@ -162,7 +164,8 @@ class Nodes:
             review = self.ctx.analyst.judge_gdd(brief, gdd, judged_crits)
         except ModelCallError as exc:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "analyst", str(exc), exc.permanent)}, "route": "gate_gdd"}
-        ctx = CheckContext(brief=brief, gdd=gdd, known_rules={e.id for e in self.ctx.kb.list("rules")})
+        ctx = CheckContext(brief=brief, gdd=gdd, known_rules={e.id for e in self.ctx.kb.list("rules")},
+                           kb_root=self.ctx.kb.root)
         results = run_criteria("gdd", rubric.criteria, ctx, {r.id: r for r in review.results})
         verdict = Verdict(stage="gdd", passed=all(r.passed for r in results if r.mandatory), criteria=results,
                           feedback=list(review.feedback), judged_by=self.ctx.client.backend_name("analyst"))
@@ -343,6 +346,7 @@ class Nodes:
             attempts = state.get("attempts", {}).get(stage, 0) + 1
             total = state.get("iterations", 0) + 1
             entry = None if verdict.passed else self._feedback_entry(state, stage, verdict)
+            self._log_verdict(state, stage, verdict, total)
             try:
                 mf = self.ctx.pm.gate(stage, verdict, state.get("decisions", []), attempts, STAGE_BUDGET, total,
                                       TOTAL_BUDGET, entry["signatures"] if entry else [],
@@ -401,17 +405,15 @@ class Nodes:
 
     def _feedback_entry(self, state: dict, stage: str, verdict: Verdict) -> dict:
         failed = [c for c in verdict.criteria if not c.passed]
-        sigs = [c.kind.split(":")[-1] for c in failed]
-        runs = state.get("runs") or []
-        ref = [r for r in runs if r.get("policy") == "reference" and r.get("ok")]
-        # the reference policy moves its whole army; a quarter that never leaves its spawn is trapped
-        if stage == "level" and ref and min(r.get("mobility", {}).get("0", 1.0) for r in ref) < 0.75:
-            sigs.append("immobile_units")
-        if stage == "level" and runs and all(r.get("ended_by") == "time_limit" for r in runs):
-            sigs.append("timeout_only")
+        sigs = [c.kind.split(":")[-1] for c in failed] + run_hints(stage, state.get("runs") or [])
         return {"run_id": state["run_id"], "query": state["query"], "stage": stage,
                 "failed": [f"{c.id}: {c.reason}"[:300] for c in failed], "signatures": sorted(set(sigs)),
                 "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+    def _log_verdict(self, state: dict, stage: str, verdict: Verdict, iteration: int) -> None:
+        """Every verdict reaches the workspace's feedback log at once, passed or failed."""
+        artifact = None if verdict.passed else save_artifacts(self.ctx.rubrics_root, state, stage, self.out)
+        append_feedback(self.ctx.rubrics_root, [verdict_record(state, stage, verdict, iteration, artifact)])
 
     # ---- self-evolution -----------------------------------------------------------------------
     def evolve(self, state: dict) -> dict:

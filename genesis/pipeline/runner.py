@@ -22,6 +22,7 @@ from genesis.llm.offline_provider import set_offline_brain
 from genesis.llm.transcript import Transcript
 from genesis.offline.brain import OfflineBrain
 from genesis.pipeline.context import RunContext
+from genesis.pipeline.feedback import log_outcome
 from genesis.pipeline.graph import build
 from genesis.pipeline.state import checkpoint_serializer
 
@@ -49,8 +50,10 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
     try:
         graph.invoke(payload, config)
     except KeyboardInterrupt:
+        log_outcome(ctx, run_id, "interrupted", f"interrupted: continue with genesis resume {run_id}")
         raise
     except ModelUnavailableError as exc:
+        log_outcome(ctx, run_id, INFRA_ERROR, str(exc))
         atomic_write_json(ctx.out_dir / "validation.json", {
             "playable": False, "status": INFRA_ERROR, "run_id": run_id,
             "reason": f"{exc}. This is no verdict on the scenario: continue with genesis resume {run_id}",
@@ -59,6 +62,7 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
         return False
     except Exception as exc:
         atomic_write_text(ctx.out_dir / "error.log", traceback.format_exc())
+        log_outcome(ctx, run_id, "error", f"{type(exc).__name__}: {exc}")
         atomic_write_json(ctx.out_dir / "validation.json", {
             "playable": False, "status": "error", "run_id": run_id,
             "reason": f"{type(exc).__name__}: {exc}",

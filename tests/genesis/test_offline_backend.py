@@ -8,7 +8,7 @@ from genesis.offline.brain import OfflineBrain
 from genesis.offline.brief_writer import apply_answers, follow_up_questions, questions, read_answer, write_brief
 from genesis.offline.concepts import read
 from genesis.offline.gdd_writer import design
-from genesis.offline.pm_brain import meta_feedback, retrospective
+from genesis.offline.pm_brain import meta_feedback
 
 EXAMPLES = [l for l in (Path(__file__).parent.parent / "data" / "example_queries.txt").read_text().splitlines()
             if l.strip() and not l.startswith("#")]
@@ -126,16 +126,6 @@ def test_pm_advances_retries_and_stops():
     mf = meta_feedback({"stage": "level", "verdict": _verdict(False), "attempts": 1, "budget": 3})
     assert mf.decision == "rollback" and mf.target_stage == "gdd" and any("weaker" in g for g in mf.guidance)
     assert meta_feedback({"stage": "level", "verdict": _verdict(False), "attempts": 3, "budget": 3}).decision == "stop"
-
-
-def test_retrospective_needs_recurrence_and_skips_existing_criteria():
-    one = [{"signatures": ["immobile_units"]}]
-    assert retrospective({"feedback_log": one, "rubrics": {"level": []}}).changes == []
-    two = one * 2
-    changes = retrospective({"feedback_log": two, "rubrics": {"level": []}}).changes
-    assert changes and changes[0].criterion["kind"] == "check:pathability" and "2 occurrences" in changes[0].rationale
-    has = {"level": [{"kind": "check:pathability"}]}
-    assert retrospective({"feedback_log": two, "rubrics": has}).changes == []
 
 
 def test_cli_rejects_empty_query_with_exit_2_and_no_traceback():

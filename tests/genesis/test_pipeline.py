@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from genesis.pipeline import runner
+from genesis.pipeline import feedback, runner
 from genesis.pipeline.runner import QueryError, resume, start
 from tests.genesis.pipeline_fixtures import seed_dirs, tree_hash  # noqa: F401 (fixture)
 
@@ -52,11 +52,14 @@ def test_empty_or_huge_query_is_rejected_before_anything_runs(tmp_path, query):
                                        ("défendez deux fronts contre des vagues échelonnées", "English")])
 def test_non_game_and_non_english_are_refused_and_nothing_changes(tmp_path, seed_dirs, query, why):
     kb, rubrics = seed_dirs
-    before = tree_hash(kb), tree_hash(rubrics)
+    rubric_files = lambda: {p.name: p.read_text() for p in rubrics.glob("*.yaml")}  # noqa: E731
+    before = tree_hash(kb), rubric_files()
     out = start(query, out=tmp_path / "r", kb_root=kb, rubrics_root=rubrics)
     assert out.status == "refused" and why in out.validation["reason"]
     assert (tmp_path / "r" / "validation.json").exists() and (tmp_path / "r" / "report.html").exists()
-    assert (tree_hash(kb), tree_hash(rubrics)) == before
+    assert (tree_hash(kb), rubric_files()) == before
+    # only the feedback log learns of it: the run's end, with no verdict to learn from
+    assert [(r.kind, r.outcome) for r in feedback.read(rubrics)] == [("outcome", "failed")]
 
 
 class GarbageBrain:

@@ -15,9 +15,9 @@ from genesis import rubric_store
 from genesis.checks import CheckContext, run_criteria
 from genesis.llm import LLMClient, ModelCallError, Transcript, load_config
 from genesis.llm.client import OutputParseError, parse_output
-from genesis.models import (Brief, CriterionResult, MetaFeedback, Retrospective, RubricChange, RuleArtifact,
-                            Verdict)
+from genesis.models import Brief, CriterionResult, MetaFeedback, RuleArtifact, Verdict
 from genesis.pipeline.evolution import evolve
+from genesis.pipeline.proposals import ProposalSet, RubricProposal
 from genesis.pipeline.pm_bounds import bound_decision
 from genesis.pipeline.runner import start
 from tests.genesis.pipeline_fixtures import seed_dirs, tree_hash  # noqa: F401 (fixture)
@@ -53,9 +53,9 @@ def test_a_broken_reply_is_reported_as_broken_json_not_as_its_nested_fragment():
 
 
 def test_a_nested_empty_object_never_passes_for_an_all_default_model():
-    truncated = '{"changes": [{"op": "add", "criterion": {}, "rationale": "x"}], "summary": "cut'
+    truncated = '{"proposals": [], "summary": "cut'
     with pytest.raises(OutputParseError, match="not valid JSON"):
-        parse_output(truncated, Retrospective)
+        parse_output(truncated, ProposalSet)
 
 
 def test_a_rule_id_that_would_escape_the_scenario_folder_is_rejected():
@@ -179,16 +179,17 @@ def test_a_judged_criterion_the_analyst_skipped_fails():
     other = {"something_else": CriterionResult(id="something_else", passed=True)}
     (result,) = run_criteria("gdd", [crit], CheckContext(), other)
     assert not result.passed and "no judgement" in result.reason
-    # A stage with no analyst review at all (a judged criterion evolved into it) is not blocked by it.
+    # A stage with no analyst review at all (a judged criterion written there by hand) cannot pass it:
+    # nobody judges it (apply_update refuses to add one there).
     (unreviewed,) = run_criteria("level", [crit], CheckContext())
-    assert unreviewed.passed and "no analyst review" in unreviewed.reason
+    assert not unreviewed.passed and "no analyst review" in unreviewed.reason
 
 
 class ScriptedPM:
     def __init__(self, outcome):
         self.outcome = outcome
 
-    def retrospective(self, log, rubrics):
+    def retrospective(self, records, rubrics, recurring_keys, min_occurrences):
         if isinstance(self.outcome, Exception):
             raise self.outcome
         return self.outcome
@@ -196,7 +197,7 @@ class ScriptedPM:
 
 def run_evolve(rubrics, outcome):
     ctx = SimpleNamespace(rubrics_root=rubrics, pm=ScriptedPM(outcome))
-    return evolve(ctx, {"fast_tracked": True, "options": {}, "feedback": []})
+    return evolve(ctx, {"fast_tracked": True, "options": {}})
 
 
 def test_a_failed_retrospective_keeps_the_run_and_the_rubrics(seed_dirs):
@@ -207,19 +208,17 @@ def test_a_failed_retrospective_keeps_the_run_and_the_rubrics(seed_dirs):
     assert tree_hash(rubrics) == before
 
 
-def test_malformed_rubric_changes_are_recorded_and_well_formed_ones_applied(seed_dirs):
+def test_proposals_outside_the_catalog_are_recorded_and_nothing_is_applied(seed_dirs):
     _, rubrics = seed_dirs
-    retro = Retrospective(stage="level", changes=[
-        RubricChange(op="add", criterion={"text": "no id"}, rationale="x"),
-        RubricChange(op="add", criterion={"id": "Bad Id!", "text": "t", "kind": "judged"}, rationale="x"),
-        RubricChange(op="add", criterion={"id": "ends_early", "text": "Ends before the limit.",
-                                          "kind": "check:terminates"}, rationale="seen twice")])
-    out = run_evolve(rubrics, retro)
-    errors = [u for u in out["rubric_updates"] if "error" in u]
-    applied = [u for u in out["rubric_updates"] if "version" in u]
-    assert len(errors) == 2 and all("malformed change" in e["error"] for e in errors)
-    assert applied and applied[0]["stage"] == "level"
-    assert rubric_store.load("level", root=rubrics).criterion("ends_early") is not None
+    answer = ProposalSet(proposals=[
+        RubricProposal(action="enable_check", stage="level", criterion_id="ends_early", check="terminates",
+                       targets=["level:terminates:timeout"], rationale="seen twice"),
+        RubricProposal(action="enable_check", stage="level", criterion_id="pathability", check="pathability",
+                       targets=["level:(runs):immobile_units"], rationale="seen twice")])
+    out = run_evolve(rubrics, answer)
+    errors = [u["error"] for u in out["rubric_updates"]]
+    assert "already runs check:terminates" in errors[0] and "do not recur in the feedback log" in errors[1]
+    assert rubric_store.load("level", root=rubrics).version == 1
 
 
 # ---- the whole pipeline on the recorded replies ------------------------------------------------------

@@ -112,7 +112,7 @@ def test_interrupted_write_keeps_the_old_version(root, monkeypatch):
 
 
 def _add_criterion(root: str, n: int) -> None:
-    rubric_store.apply_update("rules", [Change(op="add", id=f"extra_{n}", kind="judged", text=f"criterion {n}",
+    rubric_store.apply_update("gdd", [Change(op="add", id=f"extra_{n}", kind="judged", text=f"criterion {n}",
                                                rationale=f"worker {n}")], root=root)
 
 
@@ -124,10 +124,10 @@ def test_concurrent_updates_all_land(root):
     for p in procs:
         p.join(60)
     assert [p.exitcode for p in procs] == [0, 0, 0]
-    final = rubric_store.load("rules", root=root)
+    final = rubric_store.load("gdd", root=root)
     assert final.version == 4
     assert {f"extra_{n}" for n in range(3)} <= {c.id for c in final.criteria}
-    assert rubric_store.versions("rules", root=root) == [1, 2, 3, 4]
+    assert rubric_store.versions("gdd", root=root) == [1, 2, 3, 4]
 
 
 def test_cli(root, monkeypatch):
