@@ -1,9 +1,15 @@
-"""Reads a request and recognises the scenario concepts of the offline vocabulary."""
+"""Reads a request and recognises the scenario concepts of the offline vocabulary.
+
+Every recognised phrase is kept as a `Hit` (its span in the normalised text and what it means), so the
+brief can account for each clause of the request: what was built for it, or why nothing was.
+"""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from engine.catalog import load_catalog
 from genesis.models import Concepts
 from genesis.offline import vocabulary as V
 
@@ -13,6 +19,18 @@ _WORD_TEAMS = re.compile(r"\b(one|two|three|four)\s+(?:versus|vs\.?|against)\s+(
 _NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
 _UNIT = r"(minutes?|mins?|seconds?|secs?|s|m)\b"
 _WORD_UNIT = r"(minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
+_CLOCK = r"(\d{1,2}):([0-5]\d)\b"                     # "at 2:30"
+_FFA_MAX = 8
+_GOAL_ARCHETYPES = ("production", "siege", "capture")
+
+
+@dataclass
+class Hit:
+    """A recognised phrase: its span in the normalised text and the concept it sets (see brief_writer)."""
+    start: int
+    end: int
+    key: str
+    problem: str = ""    # set when the phrase asks for something that cannot be built as asked
 
 
 @dataclass
@@ -23,6 +41,13 @@ class Reading:
     assumptions: list[str] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
     matched: list[str] = field(default_factory=list)
+    text: str = ""                     # the normalised request the hits index into
+    offsets: list[int] = field(default_factory=list)   # normalised index -> index in the verbatim request
+    hits: list[Hit] = field(default_factory=list)
+
+    def hit(self, m: re.Match | tuple[int, int], key: str, problem: str = "") -> None:
+        start, end = (m.start(), m.end()) if isinstance(m, re.Match) else m
+        self.hits.append(Hit(start, end, key, problem))
 
 
 def number(word: str) -> float:
@@ -33,13 +58,61 @@ def _seconds(value: str, unit: str) -> float:
     return number(value) * (60.0 if unit.startswith("m") else 1.0)
 
 
+def _find(text: str, phrase: str) -> re.Match | None:
+    return re.search(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", text)
+
+
 def _has(text: str, phrase: str) -> bool:
-    return re.search(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", text) is not None
+    return _find(text, phrase) is not None
 
 
-def _count_before(text: str, nouns: str) -> int | None:
-    m = re.search(_NUM + r"\s+(?:\w+\s+){0,2}?(?:" + nouns + r")\b", text)
-    return int(number(m.group(1))) if m else None
+def _count_before(text: str, nouns: str) -> re.Match | None:
+    return re.search(_NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:" + nouns + r")\b", text)
+
+
+def normalise(query: str) -> tuple[str, list[int]]:
+    """Lower case with single spaces and straight quotes, and where each character came from."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(query):
+        if ch.isspace():
+            if out and out[-1] != " ":
+                out.append(" ")
+                where.append(i)
+            continue
+        low = ch.lower()
+        out.append({"\u2019": "'", "\u2018": "'", "\u2013": "-", "\u2014": "-"}.get(low, low if len(low) == 1 else ch))
+        where.append(i)
+    if out and out[-1] == " ":
+        out.pop()
+        where.pop()
+    return "".join(out), where
+
+
+@lru_cache(maxsize=1)
+def roster_names() -> dict[str, str]:
+    """Every name a unit type goes by (catalog names, type ids, synonyms, plurals) -> type id."""
+    names: dict[str, str] = {}
+    for type_id, unit in load_catalog().units.items():
+        for name in (unit.name.lower(), type_id.replace("_", " ")):
+            names[name] = type_id
+            names[name + "s"] = type_id
+    for name, type_id in V.UNIT_SYNONYMS.items():
+        names.setdefault(name, type_id)
+        names.setdefault(name + "s", type_id)
+    return names
+
+
+@lru_cache(maxsize=1)
+def _building_types() -> set[str]:
+    return {t for t, u in load_catalog().units.items() if u.speed == 0}
+
+
+def _unit_pattern(kinds: str = "any") -> str:
+    buildings = _building_types()
+    names = [n for n, t in roster_names().items()
+             if kinds == "any" or (kinds == "building") == (t in buildings)]
+    return "(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w-])"
 
 
 def is_english(text: str) -> bool:
@@ -54,157 +127,495 @@ def is_english(text: str) -> bool:
 
 
 def read(query: str) -> Reading:
-    text = " ".join(query.lower().split())
+    text, offsets = normalise(query)
     c = Concepts()
-    r = Reading(concepts=c, is_game=True)
+    r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 
     if not is_english(text):
-        r.is_game = False
-        r.refusal = ("the offline backend understands English requests only; rephrase in English or use a real "
-                     "model with --model")
-        return r
+        return _refuse(r, "the offline backend understands English requests only; rephrase in English or use a "
+                          "real model with --model")
     words = set(re.findall(r"[a-z0-9-]+", text))
     hits = sorted(words & V.GAME_WORDS)
     if not hits:
-        r.is_game = False
-        r.refusal = ("this does not read as an RTS scenario request: none of the game words the offline backend "
-                     "knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")
-        return r
+        return _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
+                          "backend knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")
     r.matched.append("game words: " + ", ".join(hits[:8]))
 
-    if any(w in text for w in V.FORBIDDEN_RULE_WORDS):
-        r.unsupported.append("rule scripts run in a sandbox with the rule API only; requests for os/io/files/"
-                             "shell access were ignored")
+    forbidden = [(text.find(w), len(w)) for w in V.FORBIDDEN_RULE_WORDS if w in text]
+    if forbidden:
+        why = "rule scripts run in a sandbox with the rule API only; requests for os/io/files/shell access were ignored"
+        r.unsupported.append(why)
+        for at, n in forbidden:
+            r.hit((at, at + n), "forbidden", why)
 
+    explicit = _archetype(r)
+    _teams(r)
+    _objectives(r)
+    _waves(r)
+    _times(r)
+    _directions(r)
+    _units_and_switches(r)
+    _production_goal(r)
+    _raids(r)
+    _protect(r)
+    _deadline_and_hold(r)
+
+    # the request must say what game it is: a family named, or attacks described; never the default defence
+    evidence = {"fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe", "objective",
+                "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target", "allied_bases"}
+    if not explicit and not any(h.key in evidence for h in r.hits):
+        return _refuse(r, "the offline backend does not understand what game this asks for (no scenario family, "
+                          "attacks or goal it knows: defend, waves, produce, free-for-all, 2v2, destroy, capture, "
+                          "raids); rephrase with those words or use a real model with --model")
+    return r
+
+
+def _refuse(r: Reading, why: str) -> Reading:
+    r.is_game = False
+    r.refusal = why
+    return r
+
+
+def _archetype(r: Reading) -> bool:
+    """Sets the scenario family from its trigger words; False when none is named (defence by default)."""
+    text, c = r.text, r.concepts
     for arch, triggers in V.ARCHETYPE_TRIGGERS.items():
-        if any(_has(text, t) for t in triggers):
+        found = [m for t in triggers if (m := _find(text, t))]
+        if found:
             c.archetype = arch  # type: ignore[assignment]
             r.matched.append(f"archetype {arch}")
-            break
+            for m in found:
+                r.hit(m, "archetype")
+            return True
+    return False
 
-    # "build 4 light tanks", "train two assault bots": a unit count to obtain is a production goal
-    units_re = "|".join(re.escape(n) for n in sorted(V.PRODUCIBLE_NAMES, key=len, reverse=True))
-    if c.archetype in ("defense", "raids") and re.search(
-            r"\b(?:build|train|make|get|own|field)\s+" + _NUM + r"\s+(?:" + units_re + ")", text):
-        c.archetype = "production"
-        r.matched.append("archetype production (a unit count to obtain)")
 
-    # teams: "four teams", "2v2", "free-for-all"
-    m = re.search(r"(\d)\s*v\s*(\d)", _WORD_TEAMS.sub(lambda w: f"{_SMALL[w.group(1)]}v{_SMALL[w.group(2)]}", text))
-    if m:
-        c.team_size = int(m.group(1))
-        if m.group(1) != m.group(2):
-            r.unsupported.append(f"uneven sides ({m.group(1)}v{m.group(2)}) are played as "
-                                 f"{m.group(1)}v{m.group(1)}: team battles are symmetric")
+def _teams(r: Reading) -> None:
+    """"2v2", "two versus two", "1v1v1v1", "a three-way battle", "five factions", "free-for-all"."""
+    text, c = r.text, r.concepts
+    ffa = re.search(r"\b(\d)(?:\s*v\s*\1){2,}\b", text)
+    if ffa:
+        parts = len(re.findall(r"\d", ffa.group(0)))
+        c.archetype = "ffa"
+        c.teams = min(parts, _FFA_MAX)
+        problem = ""
+        if ffa.group(1) != "1":
+            problem = (f"sides of {ffa.group(1)} players in a free-for-all ({ffa.group(0)}) are played as one team "
+                       "per side")
+            r.unsupported.append(problem)
+        r.hit(ffa, "ffa_count", problem)
+        r.matched.append(f"{ffa.group(0)} free-for-all")
+        return
+    way = re.search(r"\b(\d|" + "|".join(V.NUMBER_WORDS) + r")[\s-]way\b", text)
+    if way:
+        c.archetype = "ffa"
+        c.teams = int(number(way.group(1)))
+        r.hit(way, "ffa_count")
+    m = re.search(r"(\d)\s*v\s*(\d)", _WORD_TEAMS.sub(lambda w: f"{_SMALL[w.group(1)]}v{_SMALL[w.group(2)]}"
+                                                       + " " * (len(w.group(0)) - 3), text))
+    if m and c.archetype != "ffa" and m.group(1) == m.group(2) == "1":
+        c.archetype = "ffa"      # a duel: two sides, each on its own
         c.teams = 2
-        if c.archetype not in ("teams",):
-            c.archetype = "teams"
+        r.hit(m, "ffa_count")
+        return
+    if m and c.archetype != "ffa":
+        c.team_size = int(m.group(1))
+        problem = ""
+        if m.group(1) != m.group(2):
+            problem = (f"uneven sides ({m.group(1)}v{m.group(2)}) are played as {m.group(1)}v{m.group(1)}: team "
+                       "battles are symmetric")
+            r.unsupported.append(problem)
+        c.teams = 2
+        c.archetype = "teams"
+        r.hit(m, "teams", problem)
         r.matched.append(f"{m.group(1)}v{m.group(2)} teams")
-    n_teams = _count_before(text, r"teams?|players|sides|factions|armies")
-    if n_teams and c.archetype == "ffa":
-        c.teams = max(3, min(n_teams, 4))
-        if n_teams > 4:
-            r.unsupported.append(f"{n_teams} teams requested; the largest free-for-all map holds 4")
-    elif c.archetype == "ffa":
+    if c.archetype != "ffa":
+        return
+    n = _count_before(text, r"teams?|players|sides|factions|armies|empires|clans|nations|warlords|commanders|"
+                            r"opponents|rivals")
+    if n and not way and number(n.group(1)) >= 2:
+        wanted = int(number(n.group(1)))
+        # "five factions": the player is one; "against four opponents/rivals": the player comes on top
+        if re.search(r"opponents|rivals", n.group(0)):
+            wanted += 1
+        problem = ""
+        if wanted > _FFA_MAX:
+            problem = f"{wanted} teams requested; a free-for-all holds at most {_FFA_MAX}"
+            r.unsupported.append(problem)
+        c.teams = max(2, min(wanted, _FFA_MAX))
+        r.hit(n, "ffa_count", problem)
+    elif not way:
         c.teams = 4
         r.assumptions.append("no team count given: 4 teams")
 
-    c.fronts = _count_before(text, r"fronts?|directions?|sides|approaches|lanes")
-    if c.fronts is None and "multiple directions" in text:
-        c.fronts = 3
+
+def _objectives(r: Reading) -> None:
+    text, c = r.text, r.concepts
+    m = _count_before(text, r"metal storages?|storages?|objectives?|extractors?|bases|generators?|outposts?|"
+                            r"solar collectors?|buildings?")
+    if m:
+        c.objectives = int(number(m.group(1)))
+        r.hit(m, "objective")
+    for phrase, unit_type in sorted(V.OBJECTIVE_TYPES.items(), key=lambda kv: -len(kv[0])):
+        # "the enemy commander" names an attacker, not something of yours to protect
+        found = _find(text, phrase)
+        if found and not re.search(r"(?:enemy|their|opponent'?s?)\s+" + re.escape(phrase), text):
+            c.objective_type = unit_type
+            r.hit(found, "objective")
+            break
+    for m in re.finditer(r"\boutposts?\b", text):
+        r.hit(m, "objective")
     if "two allied bases" in text or "two bases" in text:
         c.allied_bases = 2
         c.fronts = c.fronts or 2
-    c.objectives = _count_before(text, r"metal storages?|storages?|objectives?|extractors?|bases|generators?")
-    for phrase, unit_type in sorted(V.OBJECTIVE_TYPES.items(), key=lambda kv: -len(kv[0])):
-        # "the enemy commander" names an attacker, not something of yours to protect
-        if _has(text, phrase) and not re.search(r"(?:enemy|their|opponent'?s?)\s+" + re.escape(phrase), text):
-            c.objective_type = unit_type
-            break
+        r.hit(_find(text, "two allied bases") or _find(text, "two bases"), "allied_bases")
 
-    c.waves = _count_before(text, r"waves?|attacks|assaults")
-    c.staggered = any(_has(text, w) for w in ("staggered", "one after another", "different times", "early", "late"))
-    c.escalating = any(_has(text, w) for w in ("larger than the last", "escalating", "growing", "bigger each", "increasing", "each larger"))
-    c.random_side = any(_has(text, w) for w in ("random side", "random sides", "random direction", "random directions",
-                                                 "random approach", "whichever side", "anywhere", "any side",
-                                                 "any direction"))
+
+def _waves(r: Reading) -> None:
+    text, c = r.text, r.concepts
+    m = _count_before(text, r"fronts?|directions?|sides|approaches|lanes")
+    if m:
+        c.fronts = int(number(m.group(1)))
+        r.hit(m, "fronts")
+    elif (m := _find(text, "multiple directions") or _find(text, "many directions")):
+        c.fronts = 3
+        r.hit(m, "fronts")
+    m = _count_before(text, r"waves?|attacks|assaults|raids|pushes")
+    if m:
+        c.waves = int(number(m.group(1)))
+        r.hit(m, "waves")
+    for w in ("staggered", "one after another", "one after the other", "different times", "early", "late",
+              "in turn", "in sequence", "one by one", "alternating"):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            c.staggered = True
+            r.hit(m, "staggered")
+    for w in ("larger than the last", "escalating", "escalate", "escalates", "growing", "ever-growing",
+              "grows", "bigger each", "increasing", "each larger", "each bigger", "larger each", "bigger than the last",
+              "bigger than the one before", "larger than the one before", "larger than the previous",
+              "bigger than the previous", "stronger than the last", "stronger each", "progressively",
+              "gets bigger", "get bigger", "get larger", "gets larger", "doubling", "double in size", "doubles",
+              "tripling", "triples"):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            c.escalating = True
+            r.hit(m, "escalating")
+    m = re.search(r"\b(doubl\w*|twice (?:as (?:big|large|strong)|the size)|tripl\w*|"
+                  + _NUM + r" times (?:as (?:big|large|strong|many)|the size|bigger|larger|stronger))", text)
+    probe = re.search(r"\b(?:probe|probing|feint|small (?:first )?(?:attack|force|party|wave|scouting party)|"
+                      r"test(?:ing)? attack)\b", text)
+    main = re.search(r"\bmain (?:attack|assault|force|army|push|wave|thrust|strike|body)\b", text)
+    if probe and main and probe.start() < main.start():
+        c.probe_then_main = True
+        c.waves = c.waves or 2
+        r.hit(probe, "probe")
+        r.hit(main, "probe")
+    if m:
+        word = m.group(1)
+        factor = 2.0 if word.startswith(("doubl", "twice")) else 3.0 if word.startswith("tripl") \
+            else number(m.group(2))
+        if c.probe_then_main:
+            c.main_factor = factor
+            r.hit(m, "probe")
+        else:
+            c.growth_factor = factor
+            c.escalating = True
+            r.hit(m, "escalating")
+    for w in ("random side", "random sides", "random direction", "random directions", "random approach",
+              "whichever side", "anywhere", "any side", "any direction", "unknown direction", "unknown side"):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            c.random_side = True
+            r.hit(m, "random_side")
     if c.random_side and c.fronts == 1:
         c.fronts = None     # "from a random direction" is one of several, not a single front
-    c.scouting = "scout" in text
-    c.random_timing = any(_has(text, w) for w in V.RANDOM_TIMING_TRIGGERS)
+    for m in re.finditer(r"\bscout\w*", text):
+        c.scouting = True
+        r.hit(m, "scouting")
+    for w in V.RANDOM_TIMING_TRIGGERS:
+        if (m := _find(text, w)):
+            c.random_timing = True
+            r.hit(m, "random_timing")
 
-    # times: "at minute 3", "at 90 seconds", "every two minutes", "for 10 minutes", "after 30 minutes"
-    # kept in the order the request names them; an air assault's time goes last (see below)
-    found = [(m.start(), number(m.group(1)) * 60) for m in re.finditer(r"(?:at|by)\s+minute\s+" + _NUM, text)]
-    found += [(m.start(), _seconds(m.group(1), m.group(2))) for m in re.finditer(r"at\s+" + _NUM + r"\s*" + _UNIT, text)]
+
+def _time_phrases(text: str) -> list[tuple[int, int, float]]:
+    """Moments the request names: "at minute 3", "at 90 seconds", "at 60s", "at 2:30", "at the 4-minute mark"."""
+    found = [(m.start(), m.end(), number(m.group(1)) * 60)
+             for m in re.finditer(r"\b(?:at|in|around)\s+minute\s+" + _NUM, text)]
+    found += [(m.start(), m.end(), _seconds(m.group(1), m.group(2)))
+              for m in re.finditer(r"\b(?:at|around)\s+(?:about\s+)?" + _NUM + r"\s*" + _UNIT, text)]
+    found += [(m.start(), m.end(), int(m.group(1)) * 60 + int(m.group(2)))
+              for m in re.finditer(r"\b(?:at|around)\s+" + _CLOCK, text)]
+    found += [(m.start(), m.end(), _seconds(m.group(1), m.group(2)))
+              for m in re.finditer(r"\bat\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b", text)]
     found.sort()
-    m = re.search(r"every\s+(?:" + _NUM + r"\s+)?" + _UNIT, text)
-    if m:
+    return found
+
+
+def _times(r: Reading) -> None:
+    """Times: wave times, intervals, game length."""
+    text, c = r.text, r.concepts
+    found = _time_phrases(text)
+    r.concepts.wave_times = []
+    r._moments = found     # type: ignore[attr-defined]   used by _directions and _deadline_and_hold
+    if (m := re.search(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
+        r.hit(m, "interval")
+    elif (m := re.search(r"\bevery\s+" + _CLOCK, text)):
+        c.wave_interval = int(m.group(1)) * 60 + int(m.group(2))
+        r.hit(m, "interval")
     limit = None
-    m = re.search(r"(?:survive|for|within|after|in|lasting|last|before)\s+(?:the\s+first\s+)?" + _NUM + r"\s*" + _UNIT, text)
-    if m:
-        limit = _seconds(m.group(1), m.group(2))
-    # "a 20-minute limit", "20 minute deadline", "time limit of 8 minutes", "15 minutes long"
-    m = m or re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|game|match|"
-                       r"battle|long)\b", text) \
+    lm = re.search(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?" + _NUM + r"\s*"
+                   + _UNIT, text)
+    if lm:
+        limit = _seconds(lm.group(1), lm.group(2))
+    lm2 = re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|game|match|"
+                    r"battle|long|mission|scenario|round)\b", text) \
         or re.search(r"\b(?:limit|deadline|timer)\s+(?:of\s+)?" + _NUM + r"\s*" + _UNIT, text)
-    if m and limit is None:
-        limit = _seconds(m.group(1), m.group(2))
+    if lm2 and limit is None:
+        lm, limit = lm2, _seconds(lm2.group(1), lm2.group(2))
     if limit is None:
         # a bare duration ("..., 4 minutes, ...") that is no wave time ("at 2 minutes") or interval ("every")
         for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
             before = text[:m.start()].split()[-1:] or [""]
-            if before[0] not in ("at", "every", "by", "minute", "each", "of"):
-                limit = _seconds(m.group(1), m.group(2))
+            if before[0] not in ("at", "every", "by", "minute", "each", "of", "within", "before", "under", "than",
+                                 "the", "around", "about"):
+                lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
-    if limit is not None:
+    if limit is not None and lm is not None:
+        problem = ""
         if limit > 3600:
-            r.unsupported.append(f"a {limit / 60:.0f}-minute game exceeds the 60-minute cap; capped")
+            problem = f"a {limit / 60:.0f}-minute game exceeds the 60-minute cap; capped"
+            r.unsupported.append(problem)
             limit = 3600.0
         c.time_limit = limit
+        r.hit(lm, "time_limit", problem)
+        r._limit_span = (lm.start(), lm.end())   # type: ignore[attr-defined]
 
-    c.air = any(_has(text, t) for t in V.UNIT_KIND_TRIGGERS["air"])
+
+def _directions(r: Reading) -> None:
+    """Named sides in the request's order: compass points in any spelling, and left / right flanks."""
+    text, c = r.text, r.concepts
+    compass = r"(north|south)[\s-]?(east|west)(?:ern|ward|wards)?|(north|south|east|west)(?:ern|ward|wards)?"
+    pattern = re.compile(
+        r"(?<![\w-])(?:" + compass + r")(?![\w-])"
+        r"|(?<=from )(?:the )?(ne|nw|se|sw|n|e|s|w)(?![\w-])"
+        r"|(?<![\w-])(left|right)(?=[\s-](?:" + "|".join(V.FLANK_WORDS) + r")\b)"
+        r"|(?:(?<=from the )|(?<=on the ))(left|right)(?![\w-])"
+        r"|(?<![\w-])(both flanks|either flank|both sides|both wings)(?![\w-])")
+    named: list[tuple[int, int, str]] = []
+    for m in pattern.finditer(text):
+        if m.group(1):
+            name = V.COMPASS[m.group(1) + m.group(2)]
+        elif m.group(3):
+            name = V.COMPASS[m.group(3)]
+        elif m.group(4):
+            name = m.group(4)
+        elif m.group(5) or m.group(6):
+            name = m.group(5) or m.group(6)
+        else:
+            named += [(m.start(), m.end(), "left"), (m.start(), m.end(), "right")]
+            continue
+        named.append((m.start(), m.end(), name))
+    if not named:
+        return
+    for start, end, _ in named:
+        r.hit((start, end), "directions")
+    # a time named between a side and the next side is that side's ("west at 1:00, north at 2:30"), or
+    # when the request names the time first, the time before each side ("at minute 2 from the north")
+    moments = getattr(r, "_moments", [])
+    after = not moments or moments[0][0] >= named[0][1]
+    times: list[float | None] = []
+    for i, (start, end, _) in enumerate(named):
+        if after:
+            nxt = named[i + 1][0] if i + 1 < len(named) else len(text)
+            own = [t for t in moments if end <= t[0] < nxt]
+            times.append(own[0][2] if own else None)
+        else:
+            prev = named[i - 1][1] if i else 0
+            own = [t for t in moments if prev <= t[0] < start]
+            times.append(own[-1][2] if own else None)
+    if all(t is not None for t in times) and moments:
+        c.directions = [n for _, _, n in named]        # type: ignore[assignment]
+        c.direction_times = [float(t) for t in times if t is not None]
+        for t in moments:
+            r.hit((t[0], t[1]), "direction_times")
+    else:
+        seen: list[str] = []
+        for _, _, n in named:
+            if n not in seen:
+                seen.append(n)
+        c.directions = seen                             # type: ignore[assignment]
+    c.fronts = len(set(c.directions))
+    if len(c.directions) > 1 and (c.direction_times or c.staggered
+                                  or re.search(r"\b(?:then|in turn|in that order|first|followed by|after that|"
+                                               r"finally|one after)\b", text)):
+        r.hit((named[0][0], named[-1][1]), "front_order")
+
+
+def _units_and_switches(r: Reading) -> None:
+    text, c = r.text, r.concepts
+    found = r._moments           # type: ignore[attr-defined]
+    air_hits = [m for t in V.UNIT_KIND_TRIGGERS["air"] + ["by air", "air raid", "air raids", "planes", "gunships",
+                                                          "airstrike", "airstrikes", "air strike", "air strikes"]
+                for m in [_find(text, t)] if m]
+    c.air = bool(air_hits)
+    for m in air_hits:
+        r.hit(m, "air")
+    times = [t for _, _, t in found]
     if c.air and len(found) > 1:
         # the time named closest to the air words is the air assault's: designs read it as the last one
-        air_at = min(m.start() for t in V.UNIT_KIND_TRIGGERS["air"] for m in re.finditer(re.escape(t), text))
-        found.sort(key=lambda f: abs(f[0] - air_at))
-        found = sorted(found[1:]) + found[:1]
-    c.wave_times = [t for _, t in found]
-    c.ground = not c.air or any(_has(text, w) for w in ("ground", "land"))
+        air_at = min(m.start() for m in air_hits)
+        order = sorted(found, key=lambda f: abs(f[0] - air_at))
+        times = [t for _, _, t in sorted(order[1:])] + [order[0][2]]
+    c.wave_times = c.direction_times[:] if c.direction_times else times
+    for start, end, _ in found:
+        r.hit((start, end), "wave_times")
+    ground = [m for w in ("ground", "land") if (m := _find(text, w))]
+    c.ground = not c.air or bool(ground)
+    for m in ground:
+        r.hit(m, "ground")
     c.unit_kinds = [k for k, ts in V.UNIT_KIND_TRIGGERS.items() if any(_has(text, t) for t in ts)]
-    if "artillery only" in text or "only artillery" in text:
-        c.unit_kinds = ["artillery"]
-
-    if _has(text, "no production") or _has(text, "without production") or _has(text, "fixed forces"):
+    for w in ("artillery only", "only artillery"):
+        if (m := _find(text, w)):
+            c.unit_kinds = ["artillery"]
+            r.hit(m, "artillery_only")
+    m = _find(text, "no production") or _find(text, "without production") or _find(text, "fixed forces") \
+        or _find(text, "no building") or _find(text, "no base building")
+    if m:
         c.production = False
+        r.hit(m, "production_switch")
     elif c.archetype == "production" or _has(text, "production"):
         c.production = True
-    if re.search(r"fog of war (?:on|enabled)|with fog|fog on", text):
+        if (m := _find(text, "production")):
+            r.hit(m, "production_switch")
+    if (m := re.search(r"fog of war (?:on|enabled)|with fog(?: of war)?|fog on", text)):
         c.fog = True
-    elif re.search(r"fog of war off|no fog|without fog|fog off", text):
+        r.hit(m, "fog")
+    elif (m := re.search(r"fog of war off|no fog(?: of war)?|without fog(?: of war)?|fog off", text)):
         c.fog = False
-
-    for phrase, unit_type in sorted(V.PRODUCIBLE_NAMES.items(), key=lambda kv: -len(kv[0])):
-        m = re.search(_NUM + r"\s+" + re.escape(phrase), text)
-        if m and c.archetype == "production":
-            c.target_composition[unit_type] = int(number(m.group(1)))
+        r.hit(m, "fog")
+    for phrase, name in V.MAP_HINTS.items():
+        if (m := _find(text, phrase)):
+            c.map_hint = name
+            r.hit(m, "map")
             break
+    for m in re.finditer(r"\b(?:equal|same|identical|mixed|matching)\s+(?:mixed\s+)?(?:armies|forces|units|"
+                         r"starting forces|start)\b", text):
+        r.hit(m, "equal_forces")
     if "efficien" in text:
         c.ranking = "damage_efficiency"
-    elif re.search(r"\b(?:kills|kill count|most kills)\b", text):
+        r.hit(re.search(r"[\w ]{0,20}efficien\w*", text), "ranking")
+    elif (m := re.search(r"\b(?:kills|kill count|most kills)\b", text)):
         c.ranking = "kills"
-    elif "damage dealt" in text:
+        r.hit(m, "ranking")
+    elif (m := _find(text, "damage dealt")):
         c.ranking = "damage_dealt"
-    elif re.search(r"\b(?:hp|health|hit points) (?:left|remaining)\b", text):
+        r.hit(m, "ranking")
+    elif (m := re.search(r"\b(?:hp|health|hit points) (?:left|remaining)\b", text)):
         c.ranking = "hp_remaining"
+        r.hit(m, "ranking")
     elif "surviv" in text and c.archetype == "ffa":
         c.ranking = "survival"
-    for phrase, name in V.MAP_HINTS.items():
-        if _has(text, phrase):
-            c.map_hint = name
-            break
-    c.raids = any(_has(text, w) for w in ("raid", "raids", "raiders", "harass"))
+        r.hit(re.search(r"\w*surviv\w*", text), "ranking")
+    if (m := re.search(r"\bcommander", text)) and "commander" in c.unit_kinds:
+        r.hit(m, "raider")
+
+
+def _production_goal(r: Reading) -> None:
+    """"build 4 light tanks", "train two assault bots": a unit count to obtain is a production goal."""
+    text, c = r.text, r.concepts
+    units = _unit_pattern("mobile")
+    m = re.search(r"\b(?:build|train|make|get|own|field|produce|assemble|muster|raise)\s+(?:up\s+)?(?:an?\s+army\s+"
+                  r"of\s+)?" + _NUM + r"\s+" + units, text)
+    if m and c.archetype in ("defense", "raids", "production"):
+        if c.archetype != "production":
+            r.matched.append("archetype production (a unit count to obtain)")
+        c.archetype = "production"
+        c.production = True
+    if c.archetype != "production":
+        return
+    m = m or re.search(_NUM + r"\s+" + units, text)
+    if m:
+        c.target_composition[roster_names()[m.group(2)]] = int(number(m.group(1)))
+        r.hit(m, "production_target")
+
+
+def _raids(r: Reading) -> None:
+    """Raids: "raiders strike your extractors", "bombers hit your solar collectors every 90 s"."""
+    text, c = r.text, r.concepts
+    for w in ("raid", "raids", "raiders", "raider", "harass", "harassed", "harassing", "raiding", "air raids",
+              "air raid"):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            c.raids = True
+            r.hit(m, "raids")
+    # a periodic strike against a named building class is a raid on it
+    target = re.search(r"\b(?:hit|hits|strike|strikes|bomb|bombs|target|targets|attack|attacks|go for|goes for|"
+                       r"raid|raids|harass|harasses|hunt|hunts|go after|goes after)\s+(?:at\s+)?(?:your|the|my|our)\s+"
+                       r"(?:\w+\s+)?" + _unit_pattern("building"), text)
+    if target and (c.raids or c.wave_interval):
+        c.raids = True
+        c.raid_target_type = roster_names()[target.group(1)]
+        if c.objective_type is None or c.objective_type != c.raid_target_type:
+            c.objective_type = c.raid_target_type
+        r.hit(target, "raid_target")
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
-    return r
+
+
+def _protect(r: Reading) -> None:
+    """A named unit to keep alive: "keep your commander alive", "the engineer must survive"."""
+    text, c = r.text, r.concepts
+    mobile = _unit_pattern("mobile")
+    m = re.search(r"\b(?:keep|keeping)\s+(?:your|the|my|our)\s+" + mobile + r"\s+alive", text) \
+        or re.search(r"\b(?:your|the|my|our)\s+" + mobile + r"\s+(?:must|has to|needs to|should)\s+(?:survive|"
+                     r"stay alive|live|not die)", text) \
+        or re.search(r"\b(?:protect|guard|escort|save|defend)\s+(?:your|the|my|our)\s+" + mobile, text) \
+        or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
+        or re.search(r"\bif\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|is (?:killed|destroyed|lost))", text)
+    if m:
+        c.protect_unit = roster_names()[m.group(1)]
+        if c.objective_type == c.protect_unit:
+            c.objective_type = None
+        r.hit(m, "protect")
+
+
+def _deadline_and_hold(r: Reading) -> None:
+    """"before minute 6" / "within 6 minutes" deadlines and "hold the zone for 2 minutes"."""
+    text, c = r.text, r.concepts
+    hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay)\b[^.;,]{0,40}?\s"
+                     r"for\s+(?:at\s+least\s+)?" + _NUM + r"\s*" + _UNIT, text)
+    if hold and c.archetype == "capture":
+        c.hold_time = _seconds(hold.group(1), hold.group(2))
+        r.hit(hold, "hold_time")
+        if getattr(r, "_limit_span", None) and r._limit_span[0] >= hold.start() and \
+                r._limit_span[1] <= hold.end():   # type: ignore[attr-defined]
+            # "hold it for 2 minutes" is how long to hold, not how long the game lasts
+            c.time_limit = None
+            r.hits = [h for h in r.hits if h.key != "time_limit"]
+    dm = re.search(r"\b(?:before|by|no later than|until)\s+(?:the\s+)?minute\s+" + _NUM, text) \
+        or re.search(r"\b(?:before|by)\s+(?:the\s+)?" + _NUM + r"[\s-]*" + _WORD_UNIT + r"(?:\s+mark)?", text) \
+        or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
+        or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text)
+    seconds = None
+    if dm:
+        g = dm.groups()
+        if ":" in dm.group(0):
+            seconds = int(g[0]) * 60 + int(g[1])
+        elif "minute" in dm.group(0) and len(g) == 1:
+            seconds = number(g[0]) * 60
+        else:
+            seconds = _seconds(g[0], g[1])
+    # "before the enemy's attack at minute 4": the goal must be reached before that attack
+    if dm is None and c.archetype == "production":
+        dm = re.search(r"\bbefore\b[^.;]{0,40}?\b(?:attack|assault|wave|raid|push|strike)s?\b[^.;]{0,20}?"
+                       r"(?:at|by|in)\s+(?:minute\s+" + _NUM + r"|" + _NUM + r"\s*" + _UNIT + ")", text)
+        if dm:
+            seconds = number(dm.group(1)) * 60 if dm.group(1) else _seconds(dm.group(2), dm.group(3))
+    if dm is None or seconds is None:
+        return
+    if c.archetype in _GOAL_ARCHETYPES:
+        c.deadline = float(seconds)
+        r.hit(dm, "deadline")
+        if c.time_limit is None or c.time_limit < seconds:
+            c.time_limit = float(seconds)
+    elif c.time_limit is None:
+        c.time_limit = float(seconds)
+        r.hit(dm, "time_limit")
