@@ -31,6 +31,7 @@ class Hit:
     end: int
     key: str
     problem: str = ""    # set when the phrase asks for something that cannot be built as asked
+    note: str = ""       # set when the phrase is read with a default ("several" -> 3)
 
 
 @dataclass
@@ -45,9 +46,9 @@ class Reading:
     offsets: list[int] = field(default_factory=list)   # normalised index -> index in the verbatim request
     hits: list[Hit] = field(default_factory=list)
 
-    def hit(self, m: re.Match | tuple[int, int], key: str, problem: str = "") -> None:
+    def hit(self, m: re.Match | tuple[int, int], key: str, problem: str = "", note: str = "") -> None:
         start, end = (m.start(), m.end()) if isinstance(m, re.Match) else m
-        self.hits.append(Hit(start, end, key, problem))
+        self.hits.append(Hit(start, end, key, problem, note))
 
 
 def number(word: str) -> float:
@@ -136,7 +137,7 @@ def read(query: str) -> Reading:
                           "real model with --model")
     words = set(re.findall(r"[a-z0-9-]+", text))
     hits = sorted(words & V.GAME_WORDS)
-    if not hits:
+    if not hits and not re.search(r"\d\s*v\s*\d", text):
         return _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
                           "backend knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")
     r.matched.append("game words: " + ", ".join(hits[:8]))
@@ -149,6 +150,16 @@ def read(query: str) -> Reading:
             r.hit((at, at + n), "forbidden", why)
 
     explicit = _archetype(r)
+    goals = [(m, w) for w in V.UNSUPPORTED_GOALS for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text)]
+    for m, w in goals:
+        r.hit(m, "unsupported_goal", f"the offline backend cannot build \"{w}\" (no rule or design of it in its "
+                                     "vocabulary); a real model (--model) can write new rules")
+    first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(text))
+    if goals and min(m.start() for m, _ in goals) < first_game:
+        word = min(goals, key=lambda g: g[0].start())[1]
+        return _refuse(r, f"the offline backend does not understand the game this asks for (\"{word}\" is not in "
+                          "its vocabulary) and will not build a different one in its place; use a real model "
+                          "with --model")
     _teams(r)
     _objectives(r)
     _waves(r)
@@ -273,13 +284,14 @@ def _objectives(r: Reading) -> None:
 
 def _waves(r: Reading) -> None:
     text, c = r.text, r.concepts
-    m = _count_before(text, r"fronts?|directions?|sides|approaches|lanes")
+    m = _count_before(text, r"fronts?|directions?|sides|approaches|lanes|flanks")
     if m:
         c.fronts = int(number(m.group(1)))
-        r.hit(m, "fronts")
+        vague = m.group(1) in ("several", "multiple", "many", "few")
+        r.hit(m, "fronts", note=f"\"{m.group(1)}\" read as {c.fronts} directions" if vague else "")
     elif (m := _find(text, "multiple directions") or _find(text, "many directions")):
         c.fronts = 3
-        r.hit(m, "fronts")
+        r.hit(m, "fronts", note="read as 3 directions")
     m = _count_before(text, r"waves?|attacks|assaults|raids|pushes")
     if m:
         c.waves = int(number(m.group(1)))
@@ -477,11 +489,12 @@ def _units_and_switches(r: Reading) -> None:
         if (m := _find(text, w)):
             c.unit_kinds = ["artillery"]
             r.hit(m, "artillery_only")
-    m = _find(text, "no production") or _find(text, "without production") or _find(text, "fixed forces") \
-        or _find(text, "no building") or _find(text, "no base building")
-    if m:
+    off = [m for w in ("no production", "without production", "fixed forces", "no building", "no base building",
+                       "fixed armies", "no reinforcements") if (m := _find(text, w))]
+    if off:
         c.production = False
-        r.hit(m, "production_switch")
+        for m in off:
+            r.hit(m, "production_switch")
     elif c.archetype == "production" or _has(text, "production"):
         c.production = True
         if (m := _find(text, "production")):
@@ -534,8 +547,10 @@ def _production_goal(r: Reading) -> None:
         return
     m = m or re.search(_NUM + r"\s+" + units, text)
     if m:
-        c.target_composition[roster_names()[m.group(2)]] = int(number(m.group(1)))
-        r.hit(m, "production_target")
+        type_id = roster_names()[m.group(2)]
+        c.target_composition[type_id] = int(number(m.group(1)))
+        generic = m.group(2) in V.UNIT_SYNONYMS or m.group(2).rstrip("s") in V.UNIT_SYNONYMS
+        r.hit(m, "production_target", note=f"\"{m.group(2)}\" read as {type_id.replace('_', ' ')}s" if generic else "")
 
 
 def _raids(r: Reading) -> None:
