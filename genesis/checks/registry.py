@@ -4,12 +4,14 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from genesis.checks import gdd_checks, level_checks, rule_checks
+from genesis.checks import clause_checks
 from genesis.checks.context import CheckContext
 from genesis.models import CriterionResult
 
 Check = Callable[[CheckContext], tuple[bool, str]]
 
 CHECKS: dict[str, dict[str, Check]] = {
+    "brief": clause_checks.CHECKS,
     "gdd": gdd_checks.CHECKS,
     "rules": rule_checks.CHECKS,
     "level": level_checks.CHECKS,
