@@ -39,10 +39,11 @@ class Designer(Agent):
 
     def clarify(self, query: str, clarifications: list[Clarification], guidance: list[str],
                 retry: RetryContext | None = None) -> Brief:
-        return self.ask("designer.clarify", AccountedBrief, stage="brief", inputs={
+        reply = self.ask("designer.clarify", AccountedBrief, stage="brief", inputs={
             "query": query, "clarifications": [c.model_dump() for c in clarifications], "guidance": guidance,
             "retry": retry.model_dump() if retry else None,
             "archetypes": list(ARCHETYPES), "competencies": list(typing.get_args(Competency))})
+        return Brief.model_validate(reply.model_dump())   # the state and its checkpoints hold plain briefs
 
     def write_gdd(self, brief: Brief, similar: list[dict], guidance: list[str], library: list[dict],
                   retry: RetryContext | None = None, criteria: list[dict] | None = None) -> GDD:

@@ -46,7 +46,7 @@ KEY_IDS: dict[str, list[str]] = {
     "equal_forces": ["teams", "team_count", "alliances"], "ranking": ["ranking", "decisive"], "raider": ["raider"],
     "production_target": ["production_win"], "raids": ["raids", "interval", "raid_target", "raid_domain"],
     "raid_target": ["raid_target"], "protect": ["protect_unit"], "teams": ["alliances", "team_count"],
-    "ffa_count": ["team_count", "ffa_no_allies", "teams"],
+    "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
 }
 CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win", "objective_loss"],
             "production": ["production_win"], "ffa": ["team_count", "ranking", "teams"],

@@ -136,11 +136,8 @@ def read(query: str) -> Reading:
         return _refuse(r, "the offline backend understands English requests only; rephrase in English or use a "
                           "real model with --model")
     words = set(re.findall(r"[a-z0-9-]+", text))
-    hits = sorted(words & V.GAME_WORDS)
-    if not hits and not re.search(r"\d\s*v\s*\d", text):
-        return _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
-                          "backend knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")
-    r.matched.append("game words: " + ", ".join(hits[:8]))
+    game_words = sorted(words & V.GAME_WORDS)
+    r.matched.append("game words: " + ", ".join(game_words[:8]))
 
     forbidden = [(text.find(w), len(w)) for w in V.FORBIDDEN_RULE_WORDS if w in text]
     if forbidden:
@@ -171,9 +168,13 @@ def read(query: str) -> Reading:
     _protect(r)
     _deadline_and_hold(r)
 
+    if not game_words and not r.hits:
+        return _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
+                          "backend knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")
     # the request must say what game it is: a family named, or attacks described; never the default defence
     evidence = {"fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe", "objective",
-                "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target", "allied_bases"}
+                "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target", "allied_bases",
+                "ffa_count", "teams", "production_target", "hold_time"}
     if not explicit and not any(h.key in evidence for h in r.hits):
         return _refuse(r, "the offline backend does not understand what game this asks for (no scenario family, "
                           "attacks or goal it knows: defend, waves, produce, free-for-all, 2v2, destroy, capture, "
@@ -240,6 +241,9 @@ def _teams(r: Reading) -> None:
         c.archetype = "teams"
         r.hit(m, "teams", problem)
         r.matched.append(f"{m.group(1)}v{m.group(2)} teams")
+    for m in re.finditer(r"\b(?:allies|allied|ally|teammates?|team-?mates?|alliances?|partners?|no alliances)\b",
+                         text):
+        r.hit(m, "allies")
     if c.archetype != "ffa":
         return
     n = _count_before(text, r"teams?|players|sides|factions|armies|empires|clans|nations|warlords|commanders|"
@@ -305,8 +309,9 @@ def _waves(r: Reading) -> None:
               "grows", "bigger each", "increasing", "each larger", "each bigger", "larger each", "bigger than the last",
               "bigger than the one before", "larger than the one before", "larger than the previous",
               "bigger than the previous", "stronger than the last", "stronger each", "progressively",
-              "gets bigger", "get bigger", "get larger", "gets larger", "doubling", "double in size", "doubles",
-              "tripling", "triples"):
+              "gets bigger", "get bigger", "get larger", "gets larger", "getting bigger", "getting larger",
+              "getting stronger", "keep growing", "bigger and bigger", "larger and larger", "stronger and stronger",
+              "ramping up", "ramp up", "doubling", "double in size", "doubles", "tripling", "triples"):
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             c.escalating = True
             r.hit(m, "escalating")
@@ -373,16 +378,20 @@ def _times(r: Reading) -> None:
     elif (m := re.search(r"\bevery\s+" + _CLOCK, text)):
         c.wave_interval = int(m.group(1)) * 60 + int(m.group(2))
         r.hit(m, "interval")
+    candidates: list[tuple[re.Match, float]] = []
     limit = None
     lm = re.search(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?" + _NUM + r"\s*"
                    + _UNIT, text)
     if lm:
         limit = _seconds(lm.group(1), lm.group(2))
+        candidates.append((lm, limit))
     lm2 = re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|game|match|"
                     r"battle|long|mission|scenario|round)\b", text) \
         or re.search(r"\b(?:limit|deadline|timer)\s+(?:of\s+)?" + _NUM + r"\s*" + _UNIT, text)
-    if lm2 and limit is None:
-        lm, limit = lm2, _seconds(lm2.group(1), lm2.group(2))
+    if lm2:
+        candidates.append((lm2, _seconds(lm2.group(1), lm2.group(2))))
+        if limit is None:
+            lm, limit = lm2, candidates[-1][1]
     if limit is None:
         # a bare duration ("..., 4 minutes, ...") that is no wave time ("at 2 minutes") or interval ("every")
         for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
@@ -391,15 +400,19 @@ def _times(r: Reading) -> None:
                                  "the", "around", "about"):
                 lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
+    r._limits = candidates      # type: ignore[attr-defined]   a hold time is not the game length: next one
     if limit is not None and lm is not None:
-        problem = ""
-        if limit > 3600:
-            problem = f"a {limit / 60:.0f}-minute game exceeds the 60-minute cap; capped"
-            r.unsupported.append(problem)
-            limit = 3600.0
-        c.time_limit = limit
-        r.hit(lm, "time_limit", problem)
-        r._limit_span = (lm.start(), lm.end())   # type: ignore[attr-defined]
+        _set_limit(r, lm, limit)
+
+
+def _set_limit(r: Reading, lm: re.Match, limit: float) -> None:
+    problem = ""
+    if limit > 3600:
+        problem = f"a {limit / 60:.0f}-minute game exceeds the 60-minute cap; capped"
+        r.unsupported.append(problem)
+        limit = 3600.0
+    r.concepts.time_limit = limit
+    r.hit(lm, "time_limit", problem)
 
 
 def _directions(r: Reading) -> None:
@@ -563,8 +576,8 @@ def _raids(r: Reading) -> None:
             r.hit(m, "raids")
     # a periodic strike against a named building class is a raid on it
     target = re.search(r"\b(?:hit|hits|strike|strikes|bomb|bombs|target|targets|attack|attacks|go for|goes for|"
-                       r"raid|raids|harass|harasses|hunt|hunts|go after|goes after)\s+(?:at\s+)?(?:your|the|my|our)\s+"
-                       r"(?:\w+\s+)?" + _unit_pattern("building"), text)
+                       r"raid|raids|harass|harasses|hunt|hunts|go after|goes after)\s+(?:at\s+|on\s+)?(?:your|the|my|our)\s+"
+                       r"(?:\w+\s+)??" + _unit_pattern("building"), text)
     if target and (c.raids or c.wave_interval):
         c.raids = True
         c.raid_target_type = roster_names()[target.group(1)]
@@ -600,11 +613,14 @@ def _deadline_and_hold(r: Reading) -> None:
     if hold and c.archetype == "capture":
         c.hold_time = _seconds(hold.group(1), hold.group(2))
         r.hit(hold, "hold_time")
-        if getattr(r, "_limit_span", None) and r._limit_span[0] >= hold.start() and \
-                r._limit_span[1] <= hold.end():   # type: ignore[attr-defined]
+        limits = [h for h in r.hits if h.key == "time_limit"]
+        if limits and hold.start() <= limits[0].start and limits[0].end <= hold.end():
             # "hold it for 2 minutes" is how long to hold, not how long the game lasts
             c.time_limit = None
             r.hits = [h for h in r.hits if h.key != "time_limit"]
+            rest = [(m, t) for m, t in getattr(r, "_limits", []) if m.start() >= hold.end() or m.end() <= hold.start()]
+            if rest:
+                _set_limit(r, *rest[0])
     dm = re.search(r"\b(?:before|by|no later than|until)\s+(?:the\s+)?minute\s+" + _NUM, text) \
         or re.search(r"\b(?:before|by)\s+(?:the\s+)?" + _NUM + r"[\s-]*" + _WORD_UNIT + r"(?:\s+mark)?", text) \
         or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
