@@ -292,7 +292,9 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         composition = "you command an artillery-only assault force against a turret line"
     title = reading_title(query)
     clauses = account(query, reading, reqs, arch)
-    unsupported += [line for line in unsupported_lines(clauses) if not any(u in line for u in unsupported)]
+    # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)
+    lines = unsupported_lines(clauses)
+    unsupported = [u for u in unsupported if not any(u in line for line in lines)] + lines
     return Brief(
         query=query, title=title, competency=COMPETENCY[arch],  # type: ignore[arg-type]
         summary=f"{title}: a {arch} scenario testing {COMPETENCY[arch].replace('_', ' ')}.",

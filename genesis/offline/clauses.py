@@ -27,7 +27,9 @@ _FILLER = {"a", "an", "the", "please", "i", "want", "would", "like", "make", "me
 _GENERIC = _FILLER | {"enemy", "enemies", "the", "your", "my", "our", "against", "units", "army", "armies", "troops",
                       "forces", "they", "them", "their", "to", "for", "on", "at", "by", "from", "all", "any",
                       "attackers", "opponent", "opponents", "ai", "player", "players", "team", "you", "are", "be",
-                      "will", "must", "should", "base"}
+                      "will", "must", "should", "base", "get", "ready", "start", "starts", "stop", "has", "falls",
+                      "fall", "win", "wins", "lose", "loses", "or", "else", "otherwise", "game", "ends", "end",
+                      "over", "time", "prepare", "yourself", "good", "luck", "it", "before"}
 
 # Which requirements evidence what a recognised phrase asks for (those the brief has).
 KEY_IDS: dict[str, list[str]] = {

@@ -17,8 +17,8 @@ from genesis.offline import vocabulary as V
 _SMALL = {"one": 1, "two": 2, "three": 3, "four": 4}
 _WORD_TEAMS = re.compile(r"\b(one|two|three|four)\s+(?:versus|vs\.?|against)\s+(one|two|three|four)\b")
 _NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
-_UNIT = r"(minutes?|mins?|seconds?|secs?|s|m)\b"
-_WORD_UNIT = r"(minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
+_UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?|s|m|h)\b"
+_WORD_UNIT = r"(hours?|minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
 _CLOCK = r"(\d{1,2}):([0-5]\d)\b"                     # "at 2:30"
 _FFA_MAX = 8
 _GOAL_ARCHETYPES = ("production", "siege", "capture")
@@ -56,7 +56,7 @@ def number(word: str) -> float:
 
 
 def _seconds(value: str, unit: str) -> float:
-    return number(value) * (60.0 if unit.startswith("m") else 1.0)
+    return number(value) * (60.0 if unit.startswith("m") else 3600.0 if unit.startswith("h") else 1.0)
 
 
 def _find(text: str, phrase: str) -> re.Match | None:
@@ -151,12 +151,6 @@ def read(query: str) -> Reading:
     for m, w in goals:
         r.hit(m, "unsupported_goal", f"the offline backend cannot build \"{w}\" (no rule or design of it in its "
                                      "vocabulary); a real model (--model) can write new rules")
-    first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(text))
-    if goals and min(m.start() for m, _ in goals) < first_game:
-        word = min(goals, key=lambda g: g[0].start())[1]
-        return _refuse(r, f"the offline backend does not understand the game this asks for (\"{word}\" is not in "
-                          "its vocabulary) and will not build a different one in its place; use a real model "
-                          "with --model")
     _teams(r)
     _objectives(r)
     _waves(r)
@@ -167,6 +161,14 @@ def read(query: str) -> Reading:
     _raids(r)
     _protect(r)
     _deadline_and_hold(r)
+
+    # the game itself is one the backend has no design for: refuse rather than build another one
+    first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(text))
+    goals = sorted((h.start, text[h.start:h.end]) for h in r.hits if h.key == "unsupported_goal")
+    if goals and goals[0][0] < first_game:
+        return _refuse(r, f"the offline backend does not understand the game this asks for (\"{goals[0][1]}\" is "
+                          "not in its vocabulary) and will not build a different one in its place; use a real model "
+                          "with --model")
 
     if not game_words and not r.hits:
         return _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
@@ -188,23 +190,46 @@ def _refuse(r: Reading, why: str) -> Reading:
     return r
 
 
+_SIEGE = re.compile(r"\b(?:destroy|knock out|take out|raze|demolish|wreck|flatten)\s+(?:the|their|an?|that)\s+(?:enemy\s+)?"
+                    r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
+                    r"bunker|position|stronghold|fort|plant|lab)\b")
+_CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer)\s+(?:the\s+)?(?:middle|centre|center|"
+                      r"zone|hill|point|plaza|objective area|high ground)\b")
+
+
 def _archetype(r: Reading) -> bool:
     """Sets the scenario family from its trigger words; False when none is named (defence by default)."""
     text, c = r.text, r.concepts
-    for arch, triggers in V.ARCHETYPE_TRIGGERS.items():
-        found = [m for t in triggers if (m := _find(text, t))]
-        if found:
-            c.archetype = arch  # type: ignore[assignment]
-            r.matched.append(f"archetype {arch}")
-            for m in found:
-                r.hit(m, "archetype")
-            return True
-    return False
+    chosen = None
+    for arch, pattern in (("siege", _SIEGE), ("capture", _CAPTURE)):
+        if pattern.search(text) and not any(_has(text, t) for t in V.ARCHETYPE_TRIGGERS["production"]):
+            chosen = arch
+            break
+    chosen = chosen or next((arch for arch, triggers in V.ARCHETYPE_TRIGGERS.items()
+                             if any(_has(text, t) for t in triggers)), None)
+    if chosen is None:
+        return False
+    c.archetype = chosen  # type: ignore[assignment]
+    r.matched.append(f"archetype {chosen}")
+    patterns = {"siege": _SIEGE, "capture": _CAPTURE}
+    for m in (patterns[chosen].finditer(text) if chosen in patterns else []):
+        r.hit(m, "archetype")
+    for t in V.ARCHETYPE_TRIGGERS[chosen]:
+        for m in re.finditer(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", text):
+            r.hit(m, "archetype")
+    return True
 
 
 def _teams(r: Reading) -> None:
     """"2v2", "two versus two", "1v1v1v1", "a three-way battle", "five factions", "free-for-all"."""
     text, c = r.text, r.concepts
+    for m in re.finditer(r"\b(?:allies|allied|ally|teammates?|team-?mates?|alliances?|partners?|friendly)\b", text):
+        r.hit(m, "allies")
+    for m in re.finditer(r"\b(?:every|each)\s+(?:\w+\s+)?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
+                         r"on\s+(?:its|their)\s+own)|\b(?:fights?|against)\s+every\s+other\b|\bbattle royale\b|"
+                         r"\bnone of them allied\b|\blast (?:one|team|side|player|army) (?:alive|standing)\b", text):
+        c.archetype = "ffa"
+        r.hit(m, "archetype")
     ffa = re.search(r"\b(\d)(?:\s*v\s*\1){2,}\b", text)
     if ffa:
         parts = len(re.findall(r"\d", ffa.group(0)))
@@ -218,11 +243,17 @@ def _teams(r: Reading) -> None:
         r.hit(ffa, "ffa_count", problem)
         r.matched.append(f"{ffa.group(0)} free-for-all")
         return
-    way = re.search(r"\b(\d|" + "|".join(V.NUMBER_WORDS) + r")[\s-]way\b", text)
+    way = re.search(r"\b(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-](?:way|team|player|faction|army)\b"
+                    r"(?=[\s-]+(?:free|ffa|battle|brawl|melee|match|fight|skirmish|war))", text) \
+        or re.search(r"\b(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-]way\b", text)
     if way:
         c.archetype = "ffa"
-        c.teams = int(number(way.group(1)))
-        r.hit(way, "ffa_count")
+        wanted = int(number(way.group(1)))
+        problem = f"{wanted} teams requested; a free-for-all holds at most {_FFA_MAX}" if wanted > _FFA_MAX else ""
+        if problem:
+            r.unsupported.append(problem)
+        c.teams = max(2, min(wanted, _FFA_MAX))
+        r.hit(way, "ffa_count", problem)
     m = re.search(r"(\d)\s*v\s*(\d)", _WORD_TEAMS.sub(lambda w: f"{_SMALL[w.group(1)]}v{_SMALL[w.group(2)]}"
                                                        + " " * (len(w.group(0)) - 3), text))
     if m and c.archetype != "ffa" and m.group(1) == m.group(2) == "1":
@@ -241,13 +272,10 @@ def _teams(r: Reading) -> None:
         c.archetype = "teams"
         r.hit(m, "teams", problem)
         r.matched.append(f"{m.group(1)}v{m.group(2)} teams")
-    for m in re.finditer(r"\b(?:allies|allied|ally|teammates?|team-?mates?|alliances?|partners?|no alliances)\b",
-                         text):
-        r.hit(m, "allies")
     if c.archetype != "ffa":
         return
-    n = _count_before(text, r"teams?|players|sides|factions|armies|empires|clans|nations|warlords|commanders|"
-                            r"opponents|rivals")
+    n = re.search(_NUM + r"[\s-]+(?:[\w-]+\s+){0,2}?(?:teams?|players?|sides|factions|armies|empires|clans|nations|"
+                          r"warlords|commanders|opponents|rivals)\b", text)
     if n and not way and number(n.group(1)) >= 2:
         wanted = int(number(n.group(1)))
         # "five factions": the player is one; "against four opponents/rivals": the player comes on top
@@ -280,10 +308,10 @@ def _objectives(r: Reading) -> None:
             break
     for m in re.finditer(r"\boutposts?\b", text):
         r.hit(m, "objective")
-    if "two allied bases" in text or "two bases" in text:
+    if (m := re.search(r"\b(?:two|2)\s+(?:allied\s+|friendly\s+)?bases\b", text)):
         c.allied_bases = 2
         c.fronts = c.fronts or 2
-        r.hit(_find(text, "two allied bases") or _find(text, "two bases"), "allied_bases")
+        r.hit(m, "allied_bases")
 
 
 def _waves(r: Reading) -> None:
@@ -317,13 +345,15 @@ def _waves(r: Reading) -> None:
             r.hit(m, "escalating")
     m = re.search(r"\b(doubl\w*|twice (?:as (?:big|large|strong)|the size)|tripl\w*|"
                   + _NUM + r" times (?:as (?:big|large|strong|many)|the size|bigger|larger|stronger))", text)
-    probe = re.search(r"\b(?:probe|probing|feint|small (?:first )?(?:attack|force|party|wave|scouting party)|"
-                      r"test(?:ing)? attack)\b", text)
-    main = re.search(r"\bmain (?:attack|assault|force|army|push|wave|thrust|strike|body)\b", text)
+    probe = re.search(r"\b(?:probe[sd]?|probing|feints?|small (?:first )?(?:attack|force|party|wave|scouting party)|"
+                      r"test(?:ing)? attack|feels? you out)\b", text)
+    main = re.search(r"\b(?:main|full|real|big|major|whole)\s+(?:\w+\s+)?(?:attack|assault|force|army|push|wave|thrust|"
+                     r"strike|body|offensive)\b", text)
     if probe and main and probe.start() < main.start():
         c.probe_then_main = True
         c.waves = c.waves or 2
-        r.hit(probe, "probe")
+        for m2 in re.finditer(probe.re, text):
+            r.hit(m2, "probe")
         r.hit(main, "probe")
     if m:
         word = m.group(1)
@@ -362,8 +392,24 @@ def _time_phrases(text: str) -> list[tuple[int, int, float]]:
               for m in re.finditer(r"\b(?:at|around)\s+" + _CLOCK, text)]
     found += [(m.start(), m.end(), _seconds(m.group(1), m.group(2)))
               for m in re.finditer(r"\bat\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b", text)]
-    found.sort()
-    return found
+    # a list goes on from a named moment: "at 3:00 and 6:00", "at minute 2, 4 and 6"
+    follow = re.compile(r"(?:,\s*|\s+and\s+|,\s+and\s+)(?:again\s+)?(?:at\s+)?(?:(" + r"\d{1,2}):([0-5]\d)\b|"
+                        + _NUM + r"\s*" + _UNIT + r"|(\d+)(?=\s*(?:,|and\b|then\b|[.;]|$)))")
+    more = []
+    for start, end, _ in found:
+        minute_list = "minute" in text[start:end]
+        while (m := follow.match(text, end)) and m.end() not in {e for _, e, _ in found}:
+            if m.group(1):
+                t = int(m.group(1)) * 60 + int(m.group(2))
+            elif m.group(3):
+                t = _seconds(m.group(3), m.group(4))
+            elif minute_list:
+                t = int(m.group(5)) * 60
+            else:
+                break
+            more.append((m.start(), m.end(), t))
+            end = m.end()
+    return sorted(set(found + more))
 
 
 def _times(r: Reading) -> None:
@@ -385,6 +431,9 @@ def _times(r: Reading) -> None:
     if lm:
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
+    if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")", text)):
+        limit = number(lm.group(1)) * 60 if lm.group(1) else int(lm.group(2)) * 60 + int(lm.group(3))
+        candidates.append((lm, limit))
     lm2 = re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|game|match|"
                     r"battle|long|mission|scenario|round)\b", text) \
         or re.search(r"\b(?:limit|deadline|timer)\s+(?:of\s+)?" + _NUM + r"\s*" + _UNIT, text)
@@ -396,8 +445,8 @@ def _times(r: Reading) -> None:
         # a bare duration ("..., 4 minutes, ...") that is no wave time ("at 2 minutes") or interval ("every")
         for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
             before = text[:m.start()].split()[-1:] or [""]
-            if before[0] not in ("at", "every", "by", "minute", "each", "of", "within", "before", "under", "than",
-                                 "the", "around", "about"):
+            if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
+                                 "the", "around", "about", "have", "hold", "it", "for"):
                 lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
     r._limits = candidates      # type: ignore[attr-defined]   a hold time is not the game length: next one
@@ -421,7 +470,7 @@ def _directions(r: Reading) -> None:
     compass = r"(north|south)[\s-]?(east|west)(?:ern|ward|wards)?|(north|south|east|west)(?:ern|ward|wards)?"
     pattern = re.compile(
         r"(?<![\w-])(?:" + compass + r")(?![\w-])"
-        r"|(?<=from )(?:the )?(ne|nw|se|sw|n|e|s|w)(?![\w-])"
+        r"|(?<=from )(?:the )?(ne|nw|se|sw|n|e|s|w)(?![\w-])|(?<![\w-])(ne|nw|se|sw)(?![\w-])"
         r"|(?<![\w-])(left|right)(?=[\s-](?:" + "|".join(V.FLANK_WORDS) + r")\b)"
         r"|(?:(?<=from the )|(?<=on the ))(left|right)(?![\w-])"
         r"|(?<![\w-])(both flanks|either flank|both sides|both wings)(?![\w-])")
@@ -431,10 +480,10 @@ def _directions(r: Reading) -> None:
             name = V.COMPASS[m.group(1) + m.group(2)]
         elif m.group(3):
             name = V.COMPASS[m.group(3)]
-        elif m.group(4):
-            name = m.group(4)
-        elif m.group(5) or m.group(6):
-            name = m.group(5) or m.group(6)
+        elif m.group(4) or m.group(5):
+            name = m.group(4) or m.group(5)
+        elif m.group(6) or m.group(7):
+            name = m.group(6) or m.group(7)
         else:
             named += [(m.start(), m.end(), "left"), (m.start(), m.end(), "right")]
             continue
@@ -457,7 +506,7 @@ def _directions(r: Reading) -> None:
             prev = named[i - 1][1] if i else 0
             own = [t for t in moments if prev <= t[0] < start]
             times.append(own[-1][2] if own else None)
-    if all(t is not None for t in times) and moments:
+    if all(t is not None for t in times) and len(moments) == len(named):
         c.directions = [n for _, _, n in named]        # type: ignore[assignment]
         c.direction_times = [float(t) for t in times if t is not None]
         for t in moments:
@@ -523,6 +572,10 @@ def _units_and_switches(r: Reading) -> None:
             c.map_hint = name
             r.hit(m, "map")
             break
+    for m in re.finditer(r"\bon (?:an?|the) ((?:[\w-]+ ){0,3}?[\w-]+) map\b", text):
+        if not any(_has(m.group(1), phrase) for phrase in V.MAP_HINTS) and m.group(1) not in ("open", "small", "big",
+                                                                                                 "large", "random"):
+            r.hit(m, "map", f"no built-in map is \"{m.group(1)}\"; the scenario's own map is used")
     for m in re.finditer(r"\b(?:equal|same|identical|mixed|matching)\s+(?:mixed\s+)?(?:armies|forces|units|"
                          r"starting forces|start)\b", text):
         r.hit(m, "equal_forces")
@@ -558,6 +611,12 @@ def _production_goal(r: Reading) -> None:
         c.production = True
     if c.archetype != "production":
         return
+    for odd in re.finditer(r"\b(?:build|train|make|produce|field|assemble)\s+" + _NUM + r"\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)"
+                           r"(?=\s+(?:before|by|within|in|and|while|as|for|under|no)\b|[,;.]|$)", text):
+        if not re.match(units, odd.group(2)) and not re.search(units, odd.group(2)):
+            why = f"the roster has no unit called \"{odd.group(2)}\"; nothing is produced in its place"
+            r.unsupported.append(why)
+            r.hit(odd, "production_target", why)
     m = m or re.search(_NUM + r"\s+" + units, text)
     if m:
         type_id = roster_names()[m.group(2)]
@@ -584,6 +643,11 @@ def _raids(r: Reading) -> None:
         if c.objective_type is None or c.objective_type != c.raid_target_type:
             c.objective_type = c.raid_target_type
         r.hit(target, "raid_target")
+    if c.raids and c.raid_target_type is None and c.objective_type and c.archetype in ("defense", "raids"):
+        named = next((h for h in r.hits if h.key == "objective"), None)
+        if named is not None:
+            c.raid_target_type = c.objective_type
+            r.hit((named.start, named.end), "raid_target")
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
 
@@ -591,15 +655,26 @@ def _raids(r: Reading) -> None:
 def _protect(r: Reading) -> None:
     """A named unit to keep alive: "keep your commander alive", "the engineer must survive"."""
     text, c = r.text, r.concepts
+    objective_types = set(V.OBJECTIVE_TYPES.values())
+    one = "(" + "|".join(re.escape(n) for n, t in sorted(roster_names().items(), key=lambda kv: -len(kv[0]))
+                         if t not in objective_types and not n.endswith("s")) + r")(?![\w-])"
     mobile = _unit_pattern("mobile")
-    m = re.search(r"\b(?:keep|keeping)\s+(?:your|the|my|our)\s+" + mobile + r"\s+alive", text) \
+    m = re.search(r"\b(?:do not|don't|never)\s+let\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:die|be (?:killed|"
+                  r"destroyed)|fall)", text) \
+        or re.search(r"\b(?:protect|guard|keep)\s+(?:your|the|my|our)\s+" + one + r"(?:\s+alive)?", text) \
+        or re.search(r"\b(?:keep|keeping)\s+(?:your|the|my|our)\s+" + mobile + r"\s+alive", text) \
         or re.search(r"\b(?:your|the|my|our)\s+" + mobile + r"\s+(?:must|has to|needs to|should)\s+(?:survive|"
                      r"stay alive|live|not die)", text) \
         or re.search(r"\b(?:protect|guard|escort|save|defend)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
-        or re.search(r"\bif\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|is (?:killed|destroyed|lost))", text)
+        or re.search(r"\bif\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|falls|is (?:killed|destroyed|lost))",
+                     text)
     if m:
-        c.protect_unit = roster_names()[m.group(1)]
+        c.protect_unit = roster_names()[next(g for g in m.groups() if g)]
+        # "escort duty: do not let your tank die": the escort is the unit kept alive
+        for h in r.hits:
+            if h.key == "unsupported_goal" and "escort" in r.text[h.start:h.end]:
+                h.key, h.problem = "protect", ""
         if c.objective_type == c.protect_unit:
             c.objective_type = None
         r.hit(m, "protect")
@@ -609,9 +684,14 @@ def _deadline_and_hold(r: Reading) -> None:
     """"before minute 6" / "within 6 minutes" deadlines and "hold the zone for 2 minutes"."""
     text, c = r.text, r.concepts
     hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay)\b[^.;,]{0,40}?\s"
-                     r"for\s+(?:at\s+least\s+)?" + _NUM + r"\s*" + _UNIT, text)
+                     r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM + r"\s*(?:whole\s+|full\s+)?"
+                     + _UNIT + r")", text)
+    if hold and not re.search(r"\bfor\b|straight|in a row|continuous|without a break|uninterrupted",
+                              hold.group(0) + text[hold.end():hold.end() + 30]):
+        hold = None
     if hold and c.archetype == "capture":
-        c.hold_time = _seconds(hold.group(1), hold.group(2))
+        c.hold_time = (int(hold.group(1)) * 60 + int(hold.group(2)) if hold.group(1)
+                       else _seconds(hold.group(3), hold.group(4)))
         r.hit(hold, "hold_time")
         limits = [h for h in r.hits if h.key == "time_limit"]
         if limits and hold.start() <= limits[0].start and limits[0].end <= hold.end():
@@ -624,7 +704,9 @@ def _deadline_and_hold(r: Reading) -> None:
     dm = re.search(r"\b(?:before|by|no later than|until)\s+(?:the\s+)?minute\s+" + _NUM, text) \
         or re.search(r"\b(?:before|by)\s+(?:the\s+)?" + _NUM + r"[\s-]*" + _WORD_UNIT + r"(?:\s+mark)?", text) \
         or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
-        or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text)
+        or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text) \
+        or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT + r"\s+to\b", text) \
+        or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text)
     seconds = None
     if dm:
         g = dm.groups()
