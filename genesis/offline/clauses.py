@@ -40,6 +40,7 @@ KEY_IDS: dict[str, list[str]] = {
     "escalating": ["escalation", "growth"], "probe": ["probe_main"], "random_side": ["fronts"],
     "scouting": ["scouting"], "random_timing": ["random_timing"],
     "objective": ["objective_loss", "destroy_win", "capture_win", "hold_zone", "raid_target"],
+    "objectives": ["objective_loss", "destroy_win", "capture_win", "hold_zone", "raid_target"],
     "allied_bases": ["objective_loss", "staggered"],
     "time_limit": ["survive_win", "deadline_loss", "deadline", "ranking", "decisive", "capture_win"],
     "deadline": ["deadline", "deadline_loss"], "hold_time": ["hold_zone"], "air": ["air", "raid_domain"],

@@ -298,7 +298,7 @@ def _objectives(r: Reading) -> None:
                             r"solar collectors?|buildings?")
     if m:
         c.objectives = int(number(m.group(1)))
-        r.hit(m, "objective")
+        r.hit(m, "objectives")
     for phrase, unit_type in sorted(V.OBJECTIVE_TYPES.items(), key=lambda kv: -len(kv[0])):
         # "the enemy commander" names an attacker, not something of yours to protect
         found = _find(text, phrase)
@@ -366,6 +366,12 @@ def _waves(r: Reading) -> None:
             c.growth_factor = factor
             c.escalating = True
             r.hit(m, "escalating")
+    for m in re.finditer(r"\b(?:from|on)\s+(?:all|every)\s+(?:sides|side|directions|direction)\b", text):
+        c.fronts = c.fronts or 4
+        r.hit(m, "fronts", note="\"all sides\" read as 4 directions")
+    for m in re.finditer(r"\b(?:waves?|attacks?|assaults?|raids?)\b[^.;,]{0,25}?\b(?:bigger|larger|stronger)\b", text):
+        c.escalating = True
+        r.hit(m, "escalating")
     for w in ("random side", "random sides", "random direction", "random directions", "random approach",
               "whichever side", "anywhere", "any side", "any direction", "unknown direction", "unknown side"):
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
@@ -373,7 +379,9 @@ def _waves(r: Reading) -> None:
             r.hit(m, "random_side")
     if c.random_side and c.fronts == 1:
         c.fronts = None     # "from a random direction" is one of several, not a single front
-    for m in re.finditer(r"\bscout\w*", text):
+    # the player scouting ("scout the map", "the side you did not scout"), not a scout unit ("the enemy scouts")
+    for m in re.finditer(r"(?<!enemy )(?<!their )(?<!the )(?<!your )(?<!a )(?<!an )\b(?:scout(?:ing|ed)?|unscouted)\b"
+                         r"(?!\s+(?:bots?|units?|must|dies|is|has|will))", text):
         c.scouting = True
         r.hit(m, "scouting")
     for w in V.RANDOM_TIMING_TRIGGERS:
@@ -671,6 +679,9 @@ def _protect(r: Reading) -> None:
                      text)
     if m:
         c.protect_unit = roster_names()[next(g for g in m.groups() if g)]
+        for again in re.finditer(r"\b(?:it|he|she|they)\s+(?:must|should|has to|have to|needs to|need to|may)\s+"
+                                 r"(?:not die|never die|survive|stay alive|live)\b", text):
+            r.hit(again, "protect")
         # "escort duty: do not let your tank die": the escort is the unit kept alive
         for h in r.hits:
             if h.key == "unsupported_goal" and "escort" in r.text[h.start:h.end]:
