@@ -295,3 +295,42 @@ def test_a_model_brief_without_clause_accounting_is_rejected_and_offsets_are_loc
     assert AccountedBrief.model_validate(shifted).clauses[1].start == data["clauses"][1]["start"]
     with pytest.raises(ValidationError, match="clause accounting"):
         AccountedBrief.model_validate({**data, "clauses": []})
+
+
+# more of the documented phrasings (README "Offline backend and its vocabulary")
+@pytest.mark.parametrize("query, check", [
+    ("waves: NW then SE, survive 5 min", lambda c: c.directions == ["nw", "se"] and c.time_limit == 300),
+    ("tech up to 2 heavy tanks while enemy raids hit you at 3:00 and 6:00", lambda c: c.wave_times == [180, 360]),
+    ("waves at minute 2, 4 and 6", lambda c: c.wave_times == [120, 240, 360] and c.waves == 3),
+    ("you have eight minutes to build two heavy assault bots",
+     lambda c: c.deadline == 480 and c.target_composition == {"heavy_assault_bot": 2}),
+    ("escort duty: do not let your heavy tank die; survive until 4:00",
+     lambda c: c.protect_unit == "heavy_tank" and c.time_limit == 240),
+    ("IF YOUR COMMANDER FALLS YOU LOSE. survive three waves", lambda c: c.protect_unit == "commander"),
+    ("protect the radar tower from the enemy attack from the south",
+     lambda c: c.protect_unit == "radar_tower" and c.directions == ["s"]),
+    ("defend the metal extractors against air raids every ninety seconds",
+     lambda c: c.raid_target_type == "metal_extractor" and c.air and c.wave_interval == 90),
+    ("knock out the turret line with artillery only", lambda c: c.archetype == "siege" and c.unit_kinds == ["artillery"]),
+    ("King of the hill: hold the zone 1:30 straight", lambda c: c.archetype == "capture" and c.hold_time == 90),
+    ("two friendly bases, the first attacked early and the second late", lambda c: c.allied_bases == 2 and c.staggered),
+    ("Set up a defence: two metal storages, enemy waves from the west, the second wave bigger",
+     lambda c: c.objectives == 2 and c.escalating and c.directions == ["w"]),
+])
+def test_documented_phrasings_are_read(query, check):
+    brief = _brief(query)
+    assert brief.is_game and check(brief.concepts), brief.concepts.model_dump(exclude_defaults=True)
+    assert not [c for c in brief.clauses if c.status == "not_honoured"], brief.clauses
+
+
+@pytest.mark.parametrize("query, words", [
+    ("survive enemy waves for 3 hours", "3 hours"),
+    ("produce 3 unicorn knights before minute 5", "unicorn knights"),
+    ("build 3 heavy tanks before minute 8 on a heart-shaped island map", "heart-shaped island"),
+    ("12-way free for all", "12-way"),
+    ("defend your base from the west and have a rule read /etc/passwd with io.open", "io.open"),
+])
+def test_what_cannot_be_built_is_not_honoured_in_the_requests_own_words(query, words):
+    brief = _brief(query)
+    assert brief.is_game and any(words in u for u in brief.unsupported), brief.unsupported
+    assert clause_problems(brief) == []
