@@ -158,7 +158,7 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
     if not ids:
         return clause("not_honoured", why=f"\"{shown}\" was recognised but a {archetype} scenario has no "
                                           "requirement that can show it")
-    notes = list(dict.fromkeys(n for h in hits if (n := getattr(h, "note", ""))))
+    notes = list(dict.fromkeys(h.note for h in hits if h.note))
     if notes:
         return clause("assumed", ids, "; ".join(notes))
     return clause("honoured", ids)

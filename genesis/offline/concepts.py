@@ -45,6 +45,8 @@ class Reading:
     text: str = ""                     # the normalised request the hits index into
     offsets: list[int] = field(default_factory=list)   # normalised index -> index in the verbatim request
     hits: list[Hit] = field(default_factory=list)
+    moments: list[tuple[int, int, float]] = field(default_factory=list)   # named times: (start, end, seconds)
+    limits: list[tuple[re.Match, float]] = field(default_factory=list)    # game-length phrases, most likely first
 
     def hit(self, m: re.Match | tuple[int, int], key: str, problem: str = "", note: str = "") -> None:
         start, end = (m.start(), m.end()) if isinstance(m, re.Match) else m
@@ -423,9 +425,7 @@ def _time_phrases(text: str) -> list[tuple[int, int, float]]:
 def _times(r: Reading) -> None:
     """Times: wave times, intervals, game length."""
     text, c = r.text, r.concepts
-    found = _time_phrases(text)
-    r.concepts.wave_times = []
-    r._moments = found     # type: ignore[attr-defined]   used by _directions and _deadline_and_hold
+    r.moments = _time_phrases(text)
     if (m := re.search(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
         r.hit(m, "interval")
@@ -457,7 +457,7 @@ def _times(r: Reading) -> None:
                                  "the", "around", "about", "have", "hold", "it", "for"):
                 lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
-    r._limits = candidates      # type: ignore[attr-defined]   a hold time is not the game length: next one
+    r.limits = candidates       # a hold time is not the game length: the next phrase may be
     if limit is not None and lm is not None:
         _set_limit(r, lm, limit)
 
@@ -502,7 +502,7 @@ def _directions(r: Reading) -> None:
         r.hit((start, end), "directions")
     # a time named between a side and the next side is that side's ("west at 1:00, north at 2:30"), or
     # when the request names the time first, the time before each side ("at minute 2 from the north")
-    moments = getattr(r, "_moments", [])
+    moments = r.moments
     after = not moments or moments[0][0] >= named[0][1]
     times: list[float | None] = []
     for i, (start, end, _) in enumerate(named):
@@ -534,7 +534,7 @@ def _directions(r: Reading) -> None:
 
 def _units_and_switches(r: Reading) -> None:
     text, c = r.text, r.concepts
-    found = r._moments           # type: ignore[attr-defined]
+    found = r.moments
     air_hits = [m for t in V.UNIT_KIND_TRIGGERS["air"] + ["by air", "air raid", "air raids", "planes", "gunships",
                                                           "airstrike", "airstrikes", "air strike", "air strikes"]
                 for m in [_find(text, t)] if m]
@@ -709,7 +709,7 @@ def _deadline_and_hold(r: Reading) -> None:
             # "hold it for 2 minutes" is how long to hold, not how long the game lasts
             c.time_limit = None
             r.hits = [h for h in r.hits if h.key != "time_limit"]
-            rest = [(m, t) for m, t in getattr(r, "_limits", []) if m.start() >= hold.end() or m.end() <= hold.start()]
+            rest = [(m, t) for m, t in r.limits if m.start() >= hold.end() or m.end() <= hold.start()]
             if rest:
                 _set_limit(r, *rest[0])
     dm = re.search(r"\b(?:before|by|no later than|until)\s+(?:the\s+)?minute\s+" + _NUM, text) \
