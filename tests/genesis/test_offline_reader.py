@@ -334,3 +334,19 @@ def test_what_cannot_be_built_is_not_honoured_in_the_requests_own_words(query, w
     brief = _brief(query)
     assert brief.is_game and any(words in u for u in brief.unsupported), brief.unsupported
     assert clause_problems(brief) == []
+
+
+def test_the_clarify_prompt_states_the_clause_contract_a_model_is_held_to():
+    import typing
+
+    from genesis.agents.base import PROMPTS
+    from genesis.agents.designer import AccountedBrief
+    from genesis.llm import render
+    from genesis.models import ARCHETYPES, Competency
+    from genesis.prompt_facts import FACTS
+
+    prompt = render(PROMPTS / "designer_clarify.j2", query="q", clarifications=[], guidance=[], retry=None,
+                    archetypes=list(ARCHETYPES), competencies=list(typing.get_args(Competency)), facts=FACTS)
+    assert "`clauses`" in prompt and "not_honoured" in prompt and "requirement_ids" in prompt
+    schema = AccountedBrief.model_json_schema()
+    assert schema["title"] == "Brief" and "ClauseAccount" in schema["$defs"]
