@@ -29,7 +29,9 @@ _GENERIC = _FILLER | {"enemy", "enemies", "the", "your", "my", "our", "against",
                       "attackers", "opponent", "opponents", "ai", "player", "players", "team", "you", "are", "be",
                       "will", "must", "should", "base", "get", "ready", "start", "starts", "stop", "has", "falls",
                       "fall", "win", "wins", "lose", "loses", "or", "else", "otherwise", "game", "ends", "end",
-                      "over", "time", "prepare", "yourself", "good", "luck", "it", "before"}
+                      "over", "time", "prepare", "yourself", "good", "luck", "it", "before", "rts", "skirmish",
+                      "match", "battle", "mini-game", "minigame", "test", "challenge", "setup", "set", "up", "quick",
+                      "short", "simple", "small", "fun", "interesting", "real-time", "strategy"}
 
 # Which requirements evidence what a recognised phrase asks for (those the brief has).
 KEY_IDS: dict[str, list[str]] = {

@@ -730,9 +730,11 @@ def _deadline_and_hold(r: Reading) -> None:
     # "before the enemy's attack at minute 4": the goal must be reached before that attack
     if dm is None and c.archetype == "production":
         dm = re.search(r"\bbefore\b[^.;]{0,40}?\b(?:attack|assault|wave|raid|push|strike)s?\b[^.;]{0,20}?"
-                       r"(?:at|by|in)\s+(?:minute\s+" + _NUM + r"|" + _NUM + r"\s*" + _UNIT + ")", text)
+                       r"(?:at|by|in)\s+(?:minute\s+" + _NUM + r"|" + _NUM + r"\s*" + _UNIT + "|" + _CLOCK + ")", text)
         if dm:
-            seconds = number(dm.group(1)) * 60 if dm.group(1) else _seconds(dm.group(2), dm.group(3))
+            g = dm.groups()
+            seconds = (number(g[0]) * 60 if g[0] else _seconds(g[1], g[2]) if g[1]
+                       else int(g[3]) * 60 + int(g[4]))
     if dm is None or seconds is None:
         return
     if c.archetype in _GOAL_ARCHETYPES:
