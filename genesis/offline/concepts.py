@@ -382,7 +382,8 @@ def _waves(r: Reading) -> None:
     if c.random_side and c.fronts == 1:
         c.fronts = None     # "from a random direction" is one of several, not a single front
     # the player scouting ("scout the map", "the side you did not scout"), not a scout unit ("the enemy scouts")
-    for m in re.finditer(r"\b(?:scouting|unscouted)\b|(?<!enemy )(?<!their )(?<!the )(?<!your )(?<!a )(?<!an )"
+    for m in re.finditer(r"\b(?:scouting(?!\s+(?:party|parties|force|group|units?|team|attack|run))|unscouted)\b|"
+                         r"(?<!enemy )(?<!their )(?<!the )(?<!your )(?<!a )(?<!an )"
                          r"\bscout(?:ed)?\b(?!\s+(?:bots?|units?|must|dies|is|has|will))", text):
         c.scouting = True
         r.hit(m, "scouting")

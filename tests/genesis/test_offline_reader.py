@@ -350,3 +350,9 @@ def test_the_clarify_prompt_states_the_clause_contract_a_model_is_held_to():
     assert "`clauses`" in prompt and "not_honoured" in prompt and "requirement_ids" in prompt
     schema = AccountedBrief.model_json_schema()
     assert schema["title"] == "Brief" and "ClauseAccount" in schema["$defs"]
+
+
+@pytest.mark.parametrize("query", ["first a scouting party probes the base, then a main assault twice as big",
+                                   "enemy scouts will harass your extractors every minute"])
+def test_an_enemy_scout_is_not_the_player_scouting(query):
+    assert not read(query).concepts.scouting
