@@ -148,11 +148,11 @@ def read(query: str) -> Reading:
         for at, n in forbidden:
             r.hit((at, at + n), "forbidden", why)
 
-    explicit = _archetype(r)
-    goals = [(m, w) for w in V.UNSUPPORTED_GOALS for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text)]
-    for m, w in goals:
-        r.hit(m, "unsupported_goal", f"the offline backend cannot build \"{w}\" (no rule or design of it in its "
-                                     "vocabulary); a real model (--model) can write new rules")
+    _archetype(r)
+    for w in V.UNSUPPORTED_GOALS:
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            r.hit(m, "unsupported_goal", f"the offline backend cannot build \"{w}\" (no rule or design of it in "
+                                         "its vocabulary); a real model (--model) can write new rules")
     _teams(r)
     _objectives(r)
     _waves(r)
@@ -176,10 +176,10 @@ def read(query: str) -> Reading:
         return _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
                           "backend knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")
     # the request must say what game it is: a family named, or attacks described; never the default defence
-    evidence = {"fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe", "objective",
-                "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target", "allied_bases",
-                "ffa_count", "teams", "production_target", "hold_time"}
-    if not explicit and not any(h.key in evidence for h in r.hits):
+    evidence = {"archetype", "fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe",
+                "objective", "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target",
+                "allied_bases", "ffa_count", "teams", "production_target", "hold_time"}
+    if not any(h.key in evidence for h in r.hits):
         return _refuse(r, "the offline backend does not understand what game this asks for (no scenario family, "
                           "attacks or goal it knows: defend, waves, produce, free-for-all, 2v2, destroy, capture, "
                           "raids); rephrase with those words or use a real model with --model")
@@ -199,8 +199,8 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer
                       r"zone|hill|point|plaza|objective area|high ground)\b")
 
 
-def _archetype(r: Reading) -> bool:
-    """Sets the scenario family from its trigger words; False when none is named (defence by default)."""
+def _archetype(r: Reading) -> None:
+    """Sets the scenario family from its trigger words (defence, the model's default, when none is named)."""
     text, c = r.text, r.concepts
     chosen = None
     for arch, pattern in (("siege", _SIEGE), ("capture", _CAPTURE)):
@@ -210,7 +210,7 @@ def _archetype(r: Reading) -> bool:
     chosen = chosen or next((arch for arch, triggers in V.ARCHETYPE_TRIGGERS.items()
                              if any(_has(text, t) for t in triggers)), None)
     if chosen is None:
-        return False
+        return
     c.archetype = chosen  # type: ignore[assignment]
     r.matched.append(f"archetype {chosen}")
     patterns = {"siege": _SIEGE, "capture": _CAPTURE}
@@ -219,7 +219,6 @@ def _archetype(r: Reading) -> bool:
     for t in V.ARCHETYPE_TRIGGERS[chosen]:
         for m in re.finditer(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", text):
             r.hit(m, "archetype")
-    return True
 
 
 def _teams(r: Reading) -> None:
