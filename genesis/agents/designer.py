@@ -3,14 +3,30 @@ from __future__ import annotations
 
 import typing
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from genesis.agents.base import Agent
+from genesis.checks.clause_checks import clause_problems, relocate
 from genesis.models import ARCHETYPES, GDD, Brief, Clarification, Competency, RetryContext
 
 
 class Questions(BaseModel):
     questions: list[str] = Field(description="clarifying questions for the user, one each")
+
+
+class AccountedBrief(Brief):
+    """The brief as Stage 1 accepts it: its clauses account for the whole request (a reply that does not
+    is rejected with the problems, and the writer answers again)."""
+
+    model_config = ConfigDict(extra="forbid", title="Brief")
+
+    @model_validator(mode="after")
+    def _clauses_account(self) -> AccountedBrief:
+        self.clauses = relocate(self.query, self.clauses)
+        problems = clause_problems(self)
+        if problems:
+            raise ValueError("clause accounting: " + "; ".join(problems))
+        return self
 
 
 class Designer(Agent):
@@ -23,10 +39,11 @@ class Designer(Agent):
 
     def clarify(self, query: str, clarifications: list[Clarification], guidance: list[str],
                 retry: RetryContext | None = None) -> Brief:
-        return self.ask("designer.clarify", Brief, stage="brief", inputs={
+        reply = self.ask("designer.clarify", AccountedBrief, stage="brief", inputs={
             "query": query, "clarifications": [c.model_dump() for c in clarifications], "guidance": guidance,
             "retry": retry.model_dump() if retry else None,
             "archetypes": list(ARCHETYPES), "competencies": list(typing.get_args(Competency))})
+        return Brief.model_validate(reply.model_dump())   # the state and its checkpoints hold plain briefs
 
     def write_gdd(self, brief: Brief, similar: list[dict], guidance: list[str], library: list[dict],
                   retry: RetryContext | None = None, criteria: list[dict] | None = None) -> GDD:

@@ -8,13 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
-from genesis.checks import gdd_checks, level_checks, playability_checks, rule_checks
+from genesis.checks import clause_checks, gdd_checks, level_checks, playability_checks, rule_checks
 from genesis.checks.context import CheckContext
 from genesis.models import CriterionResult
 
 Check = Callable[[CheckContext], tuple[bool, str]]
 
 CHECKS: dict[str, dict[str, Check]] = {
+    "brief": clause_checks.CHECKS,
     "gdd": {**gdd_checks.CHECKS, **playability_checks.GDD_CHECKS},
     "rules": rule_checks.CHECKS,
     "level": {**level_checks.CHECKS, **playability_checks.LEVEL_CHECKS},

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from genesis.models import Brief, Clarification, Concepts, Requirement
+from genesis.offline.clauses import account, unsupported_lines
 from genesis.offline.concepts import _NUM, Reading, number
 
 COMPETENCY = {
@@ -129,12 +130,16 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         return Brief(query=query, title="(no scenario)", competency="spatial_temporal_reasoning",
                      summary=reading.refusal or "not a game request", composition="", enemy_behaviour=[],
                      win_conditions=[], loss_conditions=[], requirements=[], concepts=c,
-                     is_game=False, refusal=reading.refusal, unsupported=unsupported)
+                     is_game=False, refusal=reading.refusal, unsupported=unsupported,
+                     clauses=account(query, reading, [], c.archetype))
     if clarifications:
         taken, unusable = apply_answers(c, clarifications)
         assumptions += taken
         unsupported += unusable
     arch = c.archetype
+    if c.time_limit is None and arch == "capture" and c.hold_time:
+        c.time_limit = max(DEFAULT_TIME_LIMIT[arch], c.hold_time + 180)
+        assumptions.append(f"no duration given: {_fmt(c.time_limit)} (time to take the zone and hold it)")
     if c.time_limit is None:
         c.time_limit = DEFAULT_TIME_LIMIT[arch]
         assumptions.append(f"no duration given: {_fmt(c.time_limit)}")
@@ -160,13 +165,16 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         if c.waves is None:
             c.waves = _default_waves(c)
             assumptions.append(f"{c.waves} {'raids' if c.wave_interval else 'waves'}")
+        if c.objective_type is None and c.protect_unit:
+            c.objective_type, c.objectives = c.protect_unit, c.objectives or 1
+            assumptions.append(f"the {c.protect_unit.replace('_', ' ')} to keep alive is the objective")
         if c.objective_type is None:
             c.objective_type = "metal_storage"
             assumptions.append("the objectives to protect are metal storages")
         if c.objectives is None:
             c.objectives = 1 if c.map_hint == "river_bridges" else c.fronts
             assumptions.append(f"{c.objectives} objective(s) to protect")
-        if not c.wave_times and not c.wave_interval and not c.escalating:
+        if not c.wave_times and not c.wave_interval and not c.escalating and not c.probe_then_main:
             c.wave_times = _schedule(c)
             assumptions.append(("staggered " if c.staggered else "") + "wave times "
                                + ", ".join(_fmt(t) for t in c.wave_times)
@@ -268,6 +276,9 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         loss.append(f"the time runs out at {_fmt(c.time_limit)}")
         enemy.append("enemies contest the zone")
         reqs.append(Requirement(id="capture_win", text="holding the zone wins"))
+    reqs += _family_requirements(c, reading)
+    if c.protect_unit:
+        loss.append(f"your {c.protect_unit.replace('_', ' ')} is destroyed")
     composition = {
         "defense": "you command a fixed defence force around the objectives",
         "raids": "you hold an economy of extractors with a small defence force",
@@ -280,13 +291,81 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     if "artillery" in c.unit_kinds and arch == "siege":
         composition = "you command an artillery-only assault force against a turret line"
     title = reading_title(query)
+    clauses = account(query, reading, reqs, arch)
+    # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)
+    lines = unsupported_lines(clauses)
+    unsupported = [u for u in unsupported if not any(u in line for line in lines)] + lines
     return Brief(
         query=query, title=title, competency=COMPETENCY[arch],  # type: ignore[arg-type]
         summary=f"{title}: a {arch} scenario testing {COMPETENCY[arch].replace('_', ' ')}.",
         composition=composition, enemy_behaviour=enemy, win_conditions=win, loss_conditions=loss,
         requirements=reqs, concepts=c, assumptions=assumptions, unsupported=unsupported,
-        clarifications=list(clarifications or []),
+        clarifications=list(clarifications or []), clauses=clauses,
     )
+
+
+_SIDE_NAMES = {"n": "north", "ne": "north-east", "e": "east", "se": "south-east", "s": "south", "sw": "south-west",
+               "w": "west", "nw": "north-west", "left": "left flank", "right": "right flank"}
+
+
+def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
+    """The requirements of the concepts beyond the archetypes' own: named sides and their times and order,
+    growth, probe and main attack, team counts, hold time, deadline, raid target and domain, a unit to keep
+    alive and the level settings the request asks for."""
+    keys = {h.key for h in reading.hits}
+    arch = c.archetype
+    attacked = arch in ("defense", "raids", "capture") or (arch == "production" and (c.wave_times or c.raids))
+    reqs: list[Requirement] = []
+    if c.directions and attacked:
+        sides = ", ".join(_SIDE_NAMES[d] for d in c.directions)
+        reqs.append(Requirement(id="directions", text=f"attacks come from the named sides: {sides}"))
+        if "front_order" in keys and len(c.directions) > 1:
+            reqs.append(Requirement(id="front_order", text=f"the sides attack in the stated order: {sides}"))
+        if c.direction_times:
+            reqs.append(Requirement(id="front_times", text="each side attacks at its stated time (within 10 s): "
+                                    + ", ".join(f"{_SIDE_NAMES[d]} at {_fmt(t)}"
+                                                for d, t in zip(c.directions, c.direction_times))))
+    if c.growth_factor and attacked:
+        reqs.append(Requirement(id="growth", text=f"each wave is at least {c.growth_factor:g} times the size of "
+                                                  "the one before"))
+    if c.probe_then_main and attacked:
+        factor = c.main_factor or 2
+        reqs.append(Requirement(id="probe_main", text=f"a small probe attacks first, then a main attack at least "
+                                                      f"{factor:g} times its size"))
+    if arch == "ffa":
+        reqs.append(Requirement(id="team_count", text=f"exactly {c.teams} teams of one player each"))
+        reqs.append(Requirement(id="ffa_no_allies", text="no team is allied with another"))
+    elif arch == "teams" and "teams" in keys:
+        reqs.append(Requirement(id="team_count", text=f"two alliances of {c.team_size} teams each"))
+    if c.hold_time and arch == "capture":
+        reqs.append(Requirement(id="hold_zone", text=f"holding the zone for {_fmt(c.hold_time)} without a break "
+                                                     "wins, and a shorter hold does not"))
+    if c.deadline:
+        reqs.append(Requirement(id="deadline", text=f"the goal must be reached by {_fmt(c.deadline)}; missing it "
+                                                    "loses"))
+    if arch == "production" and c.wave_times:
+        reqs.append(Requirement(id="enemy_attack", text="the enemy attacks at "
+                                + ", ".join(_fmt(t) for t in c.wave_times) + " during the production race"))
+    if c.raid_target_type and (c.raids or arch == "raids"):
+        reqs.append(Requirement(id="raid_target", text=f"raids go for your "
+                                                       f"{c.raid_target_type.replace('_', ' ')}s"))
+    if (c.raids or arch == "raids") and ("air" in keys or "ground" in keys):
+        domain = "aircraft" if c.air and not c.ground else "ground units" if not c.air else "aircraft and ground units"
+        reqs.append(Requirement(id="raid_domain", text=f"the raiders are {domain}"))
+    if c.protect_unit:
+        reqs.append(Requirement(id="protect_unit", text=f"losing your {c.protect_unit.replace('_', ' ')} loses the "
+                                                        "game"))
+    settings = []
+    if "fog" in keys:
+        settings.append(f"fog of war {'on' if c.fog else 'off'}")
+    if "production_switch" in keys and arch not in ("teams", "production"):
+        settings.append(f"production {'on' if c.production else 'off'}")
+    if "map" in keys and c.map_hint:
+        settings.append(f"the {c.map_hint.replace('_', ' ')} map")
+    if settings:
+        reqs.append(Requirement(id="settings", text="the level is set as asked: " + ", ".join(settings),
+                                testable=False))
+    return reqs
 
 
 MAX_TEAM_SIZE = 3       # a side of the team-battle map has three start corners

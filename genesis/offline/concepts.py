@@ -1,9 +1,15 @@
-"""Reads a request and recognises the scenario concepts of the offline vocabulary."""
+"""Reads a request and recognises the scenario concepts of the offline vocabulary.
+
+Every recognised phrase is kept as a `Hit` (its span in the normalised text and what it means), so the
+brief can account for each clause of the request: what was built for it, or why nothing was.
+"""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from engine.catalog import load_catalog
 from genesis.models import Concepts
 from genesis.offline import vocabulary as V
 
@@ -11,8 +17,21 @@ from genesis.offline import vocabulary as V
 _SMALL = {"one": 1, "two": 2, "three": 3, "four": 4}
 _WORD_TEAMS = re.compile(r"\b(one|two|three|four)\s+(?:versus|vs\.?|against)\s+(one|two|three|four)\b")
 _NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
-_UNIT = r"(minutes?|mins?|seconds?|secs?|s|m)\b"
-_WORD_UNIT = r"(minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
+_UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?|s|m|h)\b"
+_WORD_UNIT = r"(hours?|minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
+_CLOCK = r"(\d{1,2}):([0-5]\d)\b"                     # "at 2:30"
+_FFA_MAX = 8
+_GOAL_ARCHETYPES = ("production", "siege", "capture")
+
+
+@dataclass
+class Hit:
+    """A recognised phrase: its span in the normalised text and the concept it sets (see brief_writer)."""
+    start: int
+    end: int
+    key: str
+    problem: str = ""    # set when the phrase asks for something that cannot be built as asked
+    note: str = ""       # set when the phrase is read with a default ("several" -> 3)
 
 
 @dataclass
@@ -23,6 +42,15 @@ class Reading:
     assumptions: list[str] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
     matched: list[str] = field(default_factory=list)
+    text: str = ""                     # the normalised request the hits index into
+    offsets: list[int] = field(default_factory=list)   # normalised index -> index in the verbatim request
+    hits: list[Hit] = field(default_factory=list)
+    moments: list[tuple[int, int, float]] = field(default_factory=list)   # named times: (start, end, seconds)
+    limits: list[tuple[re.Match, float]] = field(default_factory=list)    # game-length phrases, most likely first
+
+    def hit(self, m: re.Match | tuple[int, int], key: str, problem: str = "", note: str = "") -> None:
+        start, end = (m.start(), m.end()) if isinstance(m, re.Match) else m
+        self.hits.append(Hit(start, end, key, problem, note))
 
 
 def number(word: str) -> float:
@@ -30,16 +58,64 @@ def number(word: str) -> float:
 
 
 def _seconds(value: str, unit: str) -> float:
-    return number(value) * (60.0 if unit.startswith("m") else 1.0)
+    return number(value) * (60.0 if unit.startswith("m") else 3600.0 if unit.startswith("h") else 1.0)
+
+
+def _find(text: str, phrase: str) -> re.Match | None:
+    return re.search(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", text)
 
 
 def _has(text: str, phrase: str) -> bool:
-    return re.search(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", text) is not None
+    return _find(text, phrase) is not None
 
 
-def _count_before(text: str, nouns: str) -> int | None:
-    m = re.search(_NUM + r"\s+(?:\w+\s+){0,2}?(?:" + nouns + r")\b", text)
-    return int(number(m.group(1))) if m else None
+def _count_before(text: str, nouns: str) -> re.Match | None:
+    return re.search(_NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:" + nouns + r")\b", text)
+
+
+def normalise(query: str) -> tuple[str, list[int]]:
+    """Lower case with single spaces and straight quotes, and where each character came from."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(query):
+        if ch.isspace():
+            if out and out[-1] != " ":
+                out.append(" ")
+                where.append(i)
+            continue
+        low = ch.lower()
+        out.append({"\u2019": "'", "\u2018": "'", "\u2013": "-", "\u2014": "-"}.get(low, low if len(low) == 1 else ch))
+        where.append(i)
+    if out and out[-1] == " ":
+        out.pop()
+        where.pop()
+    return "".join(out), where
+
+
+@lru_cache(maxsize=1)
+def roster_names() -> dict[str, str]:
+    """Every name a unit type goes by (catalog names, type ids, synonyms, plurals) -> type id."""
+    names: dict[str, str] = {}
+    for type_id, unit in load_catalog().units.items():
+        for name in (unit.name.lower(), type_id.replace("_", " ")):
+            names[name] = type_id
+            names[name + "s"] = type_id
+    for name, type_id in V.UNIT_SYNONYMS.items():
+        names.setdefault(name, type_id)
+        names.setdefault(name + "s", type_id)
+    return names
+
+
+@lru_cache(maxsize=1)
+def _building_types() -> set[str]:
+    return {t for t, u in load_catalog().units.items() if u.speed == 0}
+
+
+def _unit_pattern(kinds: str = "any") -> str:
+    buildings = _building_types()
+    names = [n for n, t in roster_names().items()
+             if kinds == "any" or (kinds == "building") == (t in buildings)]
+    return "(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w-])"
 
 
 def is_english(text: str) -> bool:
@@ -54,157 +130,618 @@ def is_english(text: str) -> bool:
 
 
 def read(query: str) -> Reading:
-    text = " ".join(query.lower().split())
+    text, offsets = normalise(query)
     c = Concepts()
-    r = Reading(concepts=c, is_game=True)
+    r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 
     if not is_english(text):
-        r.is_game = False
-        r.refusal = ("the offline backend understands English requests only; rephrase in English or use a real "
-                     "model with --model")
-        return r
+        return _refuse(r, "the offline backend understands English requests only; rephrase in English or use a "
+                          "real model with --model")
     words = set(re.findall(r"[a-z0-9-]+", text))
-    hits = sorted(words & V.GAME_WORDS)
-    if not hits:
-        r.is_game = False
-        r.refusal = ("this does not read as an RTS scenario request: none of the game words the offline backend "
-                     "knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")
-        return r
-    r.matched.append("game words: " + ", ".join(hits[:8]))
+    game_words = sorted(words & V.GAME_WORDS)
+    r.matched.append("game words: " + ", ".join(game_words[:8]))
 
-    if any(w in text for w in V.FORBIDDEN_RULE_WORDS):
-        r.unsupported.append("rule scripts run in a sandbox with the rule API only; requests for os/io/files/"
-                             "shell access were ignored")
+    forbidden = [(text.find(w), len(w)) for w in V.FORBIDDEN_RULE_WORDS if w in text]
+    if forbidden:
+        why = "rule scripts run in a sandbox with the rule API only; requests for os/io/files/shell access were ignored"
+        r.unsupported.append(why)
+        for at, n in forbidden:
+            r.hit((at, at + n), "forbidden", why)
 
-    for arch, triggers in V.ARCHETYPE_TRIGGERS.items():
-        if any(_has(text, t) for t in triggers):
-            c.archetype = arch  # type: ignore[assignment]
-            r.matched.append(f"archetype {arch}")
+    _archetype(r)
+    for w in V.UNSUPPORTED_GOALS:
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            r.hit(m, "unsupported_goal", f"the offline backend cannot build \"{w}\" (no rule or design of it in "
+                                         "its vocabulary); a real model (--model) can write new rules")
+    _teams(r)
+    _objectives(r)
+    _waves(r)
+    _times(r)
+    _directions(r)
+    _units_and_switches(r)
+    _production_goal(r)
+    _raids(r)
+    _protect(r)
+    _deadline_and_hold(r)
+
+    # the game itself is one the backend has no design for: refuse rather than build another one
+    first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(text))
+    goals = sorted((h.start, text[h.start:h.end]) for h in r.hits if h.key == "unsupported_goal")
+    if goals and goals[0][0] < first_game:
+        return _refuse(r, f"the offline backend does not understand the game this asks for (\"{goals[0][1]}\" is "
+                          "not in its vocabulary) and will not build a different one in its place; use a real model "
+                          "with --model")
+
+    if not game_words and not r.hits:
+        return _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
+                          "backend knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")
+    # the request must say what game it is: a family named, or attacks described; never the default defence
+    evidence = {"archetype", "fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe",
+                "objective", "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target",
+                "allied_bases", "ffa_count", "teams", "production_target", "hold_time"}
+    if not any(h.key in evidence for h in r.hits):
+        return _refuse(r, "the offline backend does not understand what game this asks for (no scenario family, "
+                          "attacks or goal it knows: defend, waves, produce, free-for-all, 2v2, destroy, capture, "
+                          "raids); rephrase with those words or use a real model with --model")
+    return r
+
+
+def _refuse(r: Reading, why: str) -> Reading:
+    r.is_game = False
+    r.refusal = why
+    return r
+
+
+_SIEGE = re.compile(r"\b(?:destroy|knock out|take out|raze|demolish|wreck|flatten)\s+(?:the|their|an?|that)\s+(?:enemy\s+)?"
+                    r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
+                    r"bunker|position|stronghold|fort|plant|lab)\b")
+_CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer)\s+(?:the\s+)?(?:middle|centre|center|"
+                      r"zone|hill|point|plaza|objective area|high ground)\b")
+
+
+def _archetype(r: Reading) -> None:
+    """Sets the scenario family from its trigger words (defence, the model's default, when none is named)."""
+    text, c = r.text, r.concepts
+    chosen = None
+    for arch, pattern in (("siege", _SIEGE), ("capture", _CAPTURE)):
+        if pattern.search(text) and not any(_has(text, t) for t in V.ARCHETYPE_TRIGGERS["production"]):
+            chosen = arch
             break
+    chosen = chosen or next((arch for arch, triggers in V.ARCHETYPE_TRIGGERS.items()
+                             if any(_has(text, t) for t in triggers)), None)
+    if chosen is None:
+        return
+    c.archetype = chosen  # type: ignore[assignment]
+    r.matched.append(f"archetype {chosen}")
+    patterns = {"siege": _SIEGE, "capture": _CAPTURE}
+    for m in (patterns[chosen].finditer(text) if chosen in patterns else []):
+        r.hit(m, "archetype")
+    for t in V.ARCHETYPE_TRIGGERS[chosen]:
+        for m in re.finditer(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", text):
+            r.hit(m, "archetype")
 
-    # "build 4 light tanks", "train two assault bots": a unit count to obtain is a production goal
-    units_re = "|".join(re.escape(n) for n in sorted(V.PRODUCIBLE_NAMES, key=len, reverse=True))
-    if c.archetype in ("defense", "raids") and re.search(
-            r"\b(?:build|train|make|get|own|field)\s+" + _NUM + r"\s+(?:" + units_re + ")", text):
-        c.archetype = "production"
-        r.matched.append("archetype production (a unit count to obtain)")
 
-    # teams: "four teams", "2v2", "free-for-all"
-    m = re.search(r"(\d)\s*v\s*(\d)", _WORD_TEAMS.sub(lambda w: f"{_SMALL[w.group(1)]}v{_SMALL[w.group(2)]}", text))
-    if m:
-        c.team_size = int(m.group(1))
-        if m.group(1) != m.group(2):
-            r.unsupported.append(f"uneven sides ({m.group(1)}v{m.group(2)}) are played as "
-                                 f"{m.group(1)}v{m.group(1)}: team battles are symmetric")
+def _teams(r: Reading) -> None:
+    """"2v2", "two versus two", "1v1v1v1", "a three-way battle", "five factions", "free-for-all"."""
+    text, c = r.text, r.concepts
+    for m in re.finditer(r"\b(?:allies|allied|ally|teammates?|team-?mates?|alliances?|partners?|friendly)\b", text):
+        r.hit(m, "allies")
+    for m in re.finditer(r"\b(?:every|each)\s+(?:\w+\s+)?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
+                         r"on\s+(?:its|their)\s+own)|\b(?:fights?|against)\s+every\s+other\b|\bbattle royale\b|"
+                         r"\bnone of them allied\b|\blast (?:one|team|side|player|army) (?:alive|standing)\b", text):
+        c.archetype = "ffa"
+        r.hit(m, "archetype")
+    ffa = re.search(r"\b(\d)(?:\s*v\s*\1){2,}\b", text)
+    if ffa:
+        parts = len(re.findall(r"\d", ffa.group(0)))
+        c.archetype = "ffa"
+        c.teams = min(parts, _FFA_MAX)
+        problem = ""
+        if ffa.group(1) != "1":
+            problem = (f"sides of {ffa.group(1)} players in a free-for-all ({ffa.group(0)}) are played as one team "
+                       "per side")
+            r.unsupported.append(problem)
+        r.hit(ffa, "ffa_count", problem)
+        r.matched.append(f"{ffa.group(0)} free-for-all")
+        return
+    way = re.search(r"\b(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-](?:way|team|player|faction|army)\b"
+                    r"(?=[\s-]+(?:free|ffa|battle|brawl|melee|match|fight|skirmish|war))", text) \
+        or re.search(r"\b(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-]way\b", text)
+    if way:
+        c.archetype = "ffa"
+        wanted = int(number(way.group(1)))
+        problem = f"{wanted} teams requested; a free-for-all holds at most {_FFA_MAX}" if wanted > _FFA_MAX else ""
+        if problem:
+            r.unsupported.append(problem)
+        c.teams = max(2, min(wanted, _FFA_MAX))
+        r.hit(way, "ffa_count", problem)
+    m = re.search(r"(\d)\s*v\s*(\d)", _WORD_TEAMS.sub(lambda w: f"{_SMALL[w.group(1)]}v{_SMALL[w.group(2)]}"
+                                                       + " " * (len(w.group(0)) - 3), text))
+    if m and c.archetype != "ffa" and m.group(1) == m.group(2) == "1":
+        c.archetype = "ffa"      # a duel: two sides, each on its own
         c.teams = 2
-        if c.archetype not in ("teams",):
-            c.archetype = "teams"
+        r.hit(m, "ffa_count")
+        return
+    if m and c.archetype != "ffa":
+        c.team_size = int(m.group(1))
+        problem = ""
+        if m.group(1) != m.group(2):
+            problem = (f"uneven sides ({m.group(1)}v{m.group(2)}) are played as {m.group(1)}v{m.group(1)}: team "
+                       "battles are symmetric")
+            r.unsupported.append(problem)
+        c.teams = 2
+        c.archetype = "teams"
+        r.hit(m, "teams", problem)
         r.matched.append(f"{m.group(1)}v{m.group(2)} teams")
-    n_teams = _count_before(text, r"teams?|players|sides|factions|armies")
-    if n_teams and c.archetype == "ffa":
-        c.teams = max(3, min(n_teams, 4))
-        if n_teams > 4:
-            r.unsupported.append(f"{n_teams} teams requested; the largest free-for-all map holds 4")
-    elif c.archetype == "ffa":
+    if c.archetype != "ffa":
+        return
+    n = re.search(_NUM + r"[\s-]+(?:[\w-]+\s+){0,2}?(?:teams?|players?|sides|factions|armies|empires|clans|nations|"
+                          r"warlords|commanders|opponents|rivals)\b", text)
+    if n and not way and number(n.group(1)) >= 2:
+        wanted = int(number(n.group(1)))
+        # "five factions": the player is one; "against four opponents/rivals": the player comes on top
+        if re.search(r"opponents|rivals", n.group(0)):
+            wanted += 1
+        problem = ""
+        if wanted > _FFA_MAX:
+            problem = f"{wanted} teams requested; a free-for-all holds at most {_FFA_MAX}"
+            r.unsupported.append(problem)
+        c.teams = max(2, min(wanted, _FFA_MAX))
+        r.hit(n, "ffa_count", problem)
+    elif not way:
         c.teams = 4
         r.assumptions.append("no team count given: 4 teams")
 
-    c.fronts = _count_before(text, r"fronts?|directions?|sides|approaches|lanes")
-    if c.fronts is None and "multiple directions" in text:
-        c.fronts = 3
-    if "two allied bases" in text or "two bases" in text:
-        c.allied_bases = 2
-        c.fronts = c.fronts or 2
-    c.objectives = _count_before(text, r"metal storages?|storages?|objectives?|extractors?|bases|generators?")
+
+def _objectives(r: Reading) -> None:
+    text, c = r.text, r.concepts
+    m = _count_before(text, r"metal storages?|storages?|objectives?|extractors?|bases|generators?|outposts?|"
+                            r"solar collectors?|buildings?")
+    if m:
+        c.objectives = int(number(m.group(1)))
+        r.hit(m, "objectives")
     for phrase, unit_type in sorted(V.OBJECTIVE_TYPES.items(), key=lambda kv: -len(kv[0])):
         # "the enemy commander" names an attacker, not something of yours to protect
-        if _has(text, phrase) and not re.search(r"(?:enemy|their|opponent'?s?)\s+" + re.escape(phrase), text):
+        found = _find(text, phrase)
+        if found and not re.search(r"(?:enemy|their|opponent'?s?)\s+" + re.escape(phrase), text):
             c.objective_type = unit_type
+            r.hit(found, "objective")
             break
+    for m in re.finditer(r"\boutposts?\b", text):
+        r.hit(m, "objective")
+    if (m := re.search(r"\b(?:two|2)\s+(?:allied\s+|friendly\s+)?bases\b", text)):
+        c.allied_bases = 2
+        c.fronts = c.fronts or 2
+        r.hit(m, "allied_bases")
 
-    c.waves = _count_before(text, r"waves?|attacks|assaults")
-    c.staggered = any(_has(text, w) for w in ("staggered", "one after another", "different times", "early", "late"))
-    c.escalating = any(_has(text, w) for w in ("larger than the last", "escalating", "growing", "bigger each", "increasing", "each larger"))
-    c.random_side = any(_has(text, w) for w in ("random side", "random sides", "random direction", "random directions",
-                                                 "random approach", "whichever side", "anywhere", "any side",
-                                                 "any direction"))
+
+def _waves(r: Reading) -> None:
+    text, c = r.text, r.concepts
+    m = _count_before(text, r"fronts?|directions?|sides|approaches|lanes|flanks")
+    if m:
+        c.fronts = int(number(m.group(1)))
+        vague = m.group(1) in ("several", "multiple", "many", "few")
+        r.hit(m, "fronts", note=f"\"{m.group(1)}\" read as {c.fronts} directions" if vague else "")
+    elif (m := _find(text, "multiple directions") or _find(text, "many directions")):
+        c.fronts = 3
+        r.hit(m, "fronts", note="read as 3 directions")
+    m = _count_before(text, r"waves?|attacks|assaults|raids|pushes")
+    if m:
+        c.waves = int(number(m.group(1)))
+        r.hit(m, "waves")
+    for w in ("staggered", "one after another", "one after the other", "different times", "early", "late",
+              "in turn", "in sequence", "one by one", "alternating"):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            c.staggered = True
+            r.hit(m, "staggered")
+    for w in ("larger than the last", "escalating", "escalate", "escalates", "growing", "ever-growing",
+              "grows", "bigger each", "increasing", "each larger", "each bigger", "larger each", "bigger than the last",
+              "bigger than the one before", "larger than the one before", "larger than the previous",
+              "bigger than the previous", "stronger than the last", "stronger each", "progressively",
+              "gets bigger", "get bigger", "get larger", "gets larger", "getting bigger", "getting larger",
+              "getting stronger", "keep growing", "bigger and bigger", "larger and larger", "stronger and stronger",
+              "ramping up", "ramp up", "doubling", "double in size", "doubles", "tripling", "triples"):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            c.escalating = True
+            r.hit(m, "escalating")
+    m = re.search(r"\b(doubl\w*|twice (?:as (?:big|large|strong)|the size)|tripl\w*|"
+                  + _NUM + r" times (?:as (?:big|large|strong|many)|the size|bigger|larger|stronger))", text)
+    probe = re.search(r"\b(?:probe[sd]?|probing|feints?|small (?:first )?(?:attack|force|party|wave|scouting party)|"
+                      r"test(?:ing)? attack|feels? you out)\b", text)
+    main = re.search(r"\b(?:main|full|real|big|major|whole)\s+(?:\w+\s+)?(?:attack|assault|force|army|push|wave|thrust|"
+                     r"strike|body|offensive)\b", text)
+    if probe and main and probe.start() < main.start():
+        c.probe_then_main = True
+        c.waves = c.waves or 2
+        for m2 in re.finditer(probe.re, text):
+            r.hit(m2, "probe")
+        r.hit(main, "probe")
+    if m:
+        word = m.group(1)
+        factor = 2.0 if word.startswith(("doubl", "twice")) else 3.0 if word.startswith("tripl") \
+            else number(m.group(2))
+        if c.probe_then_main:
+            c.main_factor = factor
+            r.hit(m, "probe")
+        else:
+            c.growth_factor = factor
+            c.escalating = True
+            r.hit(m, "escalating")
+    for m in re.finditer(r"\b(?:from|on)\s+(?:all|every)\s+(?:sides|side|directions|direction)\b", text):
+        c.fronts = c.fronts or 4
+        r.hit(m, "fronts", note="\"all sides\" read as 4 directions")
+    for m in re.finditer(r"\b(?:waves?|attacks?|assaults?|raids?)\b[^.;,]{0,25}?\b(?:bigger|larger|stronger)\b", text):
+        c.escalating = True
+        r.hit(m, "escalating")
+    for w in ("random side", "random sides", "random direction", "random directions", "random approach",
+              "whichever side", "anywhere", "any side", "any direction", "unknown direction", "unknown side"):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            c.random_side = True
+            r.hit(m, "random_side")
     if c.random_side and c.fronts == 1:
         c.fronts = None     # "from a random direction" is one of several, not a single front
-    c.scouting = "scout" in text
-    c.random_timing = any(_has(text, w) for w in V.RANDOM_TIMING_TRIGGERS)
+    # the player scouting ("scout the map", "the side you did not scout"), not a scout unit ("the enemy scouts")
+    for m in re.finditer(r"\b(?:scouting(?!\s+(?:party|parties|force|group|units?|team|attack|run))|unscouted)\b|"
+                         r"(?<!enemy )(?<!their )(?<!the )(?<!your )(?<!a )(?<!an )"
+                         r"\bscout(?:ed)?\b(?!\s+(?:bots?|units?|must|dies|is|has|will))", text):
+        c.scouting = True
+        r.hit(m, "scouting")
+    for w in V.RANDOM_TIMING_TRIGGERS:
+        if (m := _find(text, w)):
+            c.random_timing = True
+            r.hit(m, "random_timing")
 
-    # times: "at minute 3", "at 90 seconds", "every two minutes", "for 10 minutes", "after 30 minutes"
-    # kept in the order the request names them; an air assault's time goes last (see below)
-    found = [(m.start(), number(m.group(1)) * 60) for m in re.finditer(r"(?:at|by)\s+minute\s+" + _NUM, text)]
-    found += [(m.start(), _seconds(m.group(1), m.group(2))) for m in re.finditer(r"at\s+" + _NUM + r"\s*" + _UNIT, text)]
-    found.sort()
-    m = re.search(r"every\s+(?:" + _NUM + r"\s+)?" + _UNIT, text)
-    if m:
+
+def _time_phrases(text: str) -> list[tuple[int, int, float]]:
+    """Moments the request names: "at minute 3", "at 90 seconds", "at 60s", "at 2:30", "at the 4-minute mark"."""
+    found = [(m.start(), m.end(), number(m.group(1)) * 60)
+             for m in re.finditer(r"\b(?:at|in|around)\s+minute\s+" + _NUM, text)]
+    found += [(m.start(), m.end(), _seconds(m.group(1), m.group(2)))
+              for m in re.finditer(r"\b(?:at|around)\s+(?:about\s+)?" + _NUM + r"\s*" + _UNIT, text)]
+    found += [(m.start(), m.end(), int(m.group(1)) * 60 + int(m.group(2)))
+              for m in re.finditer(r"\b(?:at|around)\s+" + _CLOCK, text)]
+    found += [(m.start(), m.end(), _seconds(m.group(1), m.group(2)))
+              for m in re.finditer(r"\bat\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b", text)]
+    # a list goes on from a named moment: "at 3:00 and 6:00", "at minute 2, 4 and 6"
+    follow = re.compile(r"(?:,\s*|\s+and\s+|,\s+and\s+)(?:again\s+)?(?:at\s+)?(?:(" + r"\d{1,2}):([0-5]\d)\b|"
+                        + _NUM + r"\s*" + _UNIT + r"|(\d+)(?=\s*(?:,|and\b|then\b|[.;]|$)))")
+    more = []
+    for start, end, _ in found:
+        minute_list = "minute" in text[start:end]
+        while (m := follow.match(text, end)) and m.end() not in {e for _, e, _ in found}:
+            if m.group(1):
+                t = int(m.group(1)) * 60 + int(m.group(2))
+            elif m.group(3):
+                t = _seconds(m.group(3), m.group(4))
+            elif minute_list:
+                t = int(m.group(5)) * 60
+            else:
+                break
+            more.append((m.start(), m.end(), t))
+            end = m.end()
+    return sorted(set(found + more))
+
+
+def _times(r: Reading) -> None:
+    """Times: wave times, intervals, game length."""
+    text, c = r.text, r.concepts
+    r.moments = _time_phrases(text)
+    if (m := re.search(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
+        r.hit(m, "interval")
+    elif (m := re.search(r"\bevery\s+" + _CLOCK, text)):
+        c.wave_interval = int(m.group(1)) * 60 + int(m.group(2))
+        r.hit(m, "interval")
+    candidates: list[tuple[re.Match, float]] = []
     limit = None
-    m = re.search(r"(?:survive|for|within|after|in|lasting|last|before)\s+(?:the\s+first\s+)?" + _NUM + r"\s*" + _UNIT, text)
-    if m:
-        limit = _seconds(m.group(1), m.group(2))
-    # "a 20-minute limit", "20 minute deadline", "time limit of 8 minutes", "15 minutes long"
-    m = m or re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|game|match|"
-                       r"battle|long)\b", text) \
+    lm = re.search(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?" + _NUM + r"\s*"
+                   + _UNIT, text)
+    if lm:
+        limit = _seconds(lm.group(1), lm.group(2))
+        candidates.append((lm, limit))
+    if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")", text)):
+        limit = number(lm.group(1)) * 60 if lm.group(1) else int(lm.group(2)) * 60 + int(lm.group(3))
+        candidates.append((lm, limit))
+    lm2 = re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|game|match|"
+                    r"battle|long|mission|scenario|round)\b", text) \
         or re.search(r"\b(?:limit|deadline|timer)\s+(?:of\s+)?" + _NUM + r"\s*" + _UNIT, text)
-    if m and limit is None:
-        limit = _seconds(m.group(1), m.group(2))
+    if lm2:
+        candidates.append((lm2, _seconds(lm2.group(1), lm2.group(2))))
+        if limit is None:
+            lm, limit = lm2, candidates[-1][1]
     if limit is None:
         # a bare duration ("..., 4 minutes, ...") that is no wave time ("at 2 minutes") or interval ("every")
         for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
             before = text[:m.start()].split()[-1:] or [""]
-            if before[0] not in ("at", "every", "by", "minute", "each", "of"):
-                limit = _seconds(m.group(1), m.group(2))
+            if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
+                                 "the", "around", "about", "have", "hold", "it", "for"):
+                lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
-    if limit is not None:
-        if limit > 3600:
-            r.unsupported.append(f"a {limit / 60:.0f}-minute game exceeds the 60-minute cap; capped")
-            limit = 3600.0
-        c.time_limit = limit
+    r.limits = candidates       # a hold time is not the game length: the next phrase may be
+    if limit is not None and lm is not None:
+        _set_limit(r, lm, limit)
 
-    c.air = any(_has(text, t) for t in V.UNIT_KIND_TRIGGERS["air"])
+
+def _set_limit(r: Reading, lm: re.Match, limit: float) -> None:
+    problem = ""
+    if limit > 3600:
+        problem = f"a {limit / 60:.0f}-minute game exceeds the 60-minute cap; capped"
+        r.unsupported.append(problem)
+        limit = 3600.0
+    r.concepts.time_limit = limit
+    r.hit(lm, "time_limit", problem)
+
+
+def _directions(r: Reading) -> None:
+    """Named sides in the request's order: compass points in any spelling, and left / right flanks."""
+    text, c = r.text, r.concepts
+    compass = r"(north|south)[\s-]?(east|west)(?:ern|ward|wards)?|(north|south|east|west)(?:ern|ward|wards)?"
+    pattern = re.compile(
+        r"(?<![\w-])(?:" + compass + r")(?![\w-])"
+        r"|(?<=from )(?:the )?(ne|nw|se|sw|n|e|s|w)(?![\w-])|(?<![\w-])(ne|nw|se|sw)(?![\w-])"
+        r"|(?<![\w-])(left|right)(?=[\s-](?:" + "|".join(V.FLANK_WORDS) + r")\b)"
+        r"|(?:(?<=from the )|(?<=on the ))(left|right)(?![\w-])"
+        r"|(?<![\w-])(both flanks|either flank|both sides|both wings)(?![\w-])")
+    named: list[tuple[int, int, str]] = []
+    for m in pattern.finditer(text):
+        if m.group(1):
+            name = V.COMPASS[m.group(1) + m.group(2)]
+        elif m.group(3):
+            name = V.COMPASS[m.group(3)]
+        elif m.group(4) or m.group(5):
+            name = m.group(4) or m.group(5)
+        elif m.group(6) or m.group(7):
+            name = m.group(6) or m.group(7)
+        else:
+            named += [(m.start(), m.end(), "left"), (m.start(), m.end(), "right")]
+            continue
+        named.append((m.start(), m.end(), name))
+    if not named:
+        return
+    for start, end, _ in named:
+        r.hit((start, end), "directions")
+    # a time named between a side and the next side is that side's ("west at 1:00, north at 2:30"), or
+    # when the request names the time first, the time before each side ("at minute 2 from the north")
+    moments = r.moments
+    after = not moments or moments[0][0] >= named[0][1]
+    times: list[float | None] = []
+    for i, (start, end, _) in enumerate(named):
+        if after:
+            nxt = named[i + 1][0] if i + 1 < len(named) else len(text)
+            own = [t for t in moments if end <= t[0] < nxt]
+            times.append(own[0][2] if own else None)
+        else:
+            prev = named[i - 1][1] if i else 0
+            own = [t for t in moments if prev <= t[0] < start]
+            times.append(own[-1][2] if own else None)
+    if all(t is not None for t in times) and len(moments) == len(named):
+        c.directions = [n for _, _, n in named]        # type: ignore[assignment]
+        c.direction_times = [float(t) for t in times if t is not None]
+        for t in moments:
+            r.hit((t[0], t[1]), "direction_times")
+    else:
+        seen: list[str] = []
+        for _, _, n in named:
+            if n not in seen:
+                seen.append(n)
+        c.directions = seen                             # type: ignore[assignment]
+    c.fronts = len(set(c.directions))
+    if len(c.directions) > 1 and (c.direction_times or c.staggered
+                                  or re.search(r"\b(?:then|in turn|in that order|first|followed by|after that|"
+                                               r"finally|one after)\b", text)):
+        r.hit((named[0][0], named[-1][1]), "front_order")
+
+
+def _units_and_switches(r: Reading) -> None:
+    text, c = r.text, r.concepts
+    found = r.moments
+    air_hits = [m for t in V.UNIT_KIND_TRIGGERS["air"] + ["by air", "air raid", "air raids", "planes", "gunships",
+                                                          "airstrike", "airstrikes", "air strike", "air strikes"]
+                for m in [_find(text, t)] if m]
+    c.air = bool(air_hits)
+    for m in air_hits:
+        r.hit(m, "air")
+    times = [t for _, _, t in found]
     if c.air and len(found) > 1:
         # the time named closest to the air words is the air assault's: designs read it as the last one
-        air_at = min(m.start() for t in V.UNIT_KIND_TRIGGERS["air"] for m in re.finditer(re.escape(t), text))
-        found.sort(key=lambda f: abs(f[0] - air_at))
-        found = sorted(found[1:]) + found[:1]
-    c.wave_times = [t for _, t in found]
-    c.ground = not c.air or any(_has(text, w) for w in ("ground", "land"))
+        air_at = min(m.start() for m in air_hits)
+        order = sorted(found, key=lambda f: abs(f[0] - air_at))
+        times = [t for _, _, t in sorted(order[1:])] + [order[0][2]]
+    c.wave_times = c.direction_times[:] if c.direction_times else times
+    for start, end, _ in found:
+        r.hit((start, end), "wave_times")
+    ground = [m for w in ("ground", "land") if (m := _find(text, w))]
+    c.ground = not c.air or bool(ground)
+    for m in ground:
+        r.hit(m, "ground")
     c.unit_kinds = [k for k, ts in V.UNIT_KIND_TRIGGERS.items() if any(_has(text, t) for t in ts)]
-    if "artillery only" in text or "only artillery" in text:
-        c.unit_kinds = ["artillery"]
-
-    if _has(text, "no production") or _has(text, "without production") or _has(text, "fixed forces"):
+    for w in ("artillery only", "only artillery"):
+        if (m := _find(text, w)):
+            c.unit_kinds = ["artillery"]
+            r.hit(m, "artillery_only")
+    off = [m for w in ("no production", "without production", "fixed forces", "no building", "no base building",
+                       "fixed armies", "no reinforcements") if (m := _find(text, w))]
+    if off:
         c.production = False
+        for m in off:
+            r.hit(m, "production_switch")
     elif c.archetype == "production" or _has(text, "production"):
         c.production = True
-    if re.search(r"fog of war (?:on|enabled)|with fog|fog on", text):
+        if (m := _find(text, "production")):
+            r.hit(m, "production_switch")
+    if (m := re.search(r"fog of war (?:on|enabled)|with fog(?: of war)?|fog on", text)):
         c.fog = True
-    elif re.search(r"fog of war off|no fog|without fog|fog off", text):
+        r.hit(m, "fog")
+    elif (m := re.search(r"fog of war off|no fog(?: of war)?|without fog(?: of war)?|fog off", text)):
         c.fog = False
-
-    for phrase, unit_type in sorted(V.PRODUCIBLE_NAMES.items(), key=lambda kv: -len(kv[0])):
-        m = re.search(_NUM + r"\s+" + re.escape(phrase), text)
-        if m and c.archetype == "production":
-            c.target_composition[unit_type] = int(number(m.group(1)))
+        r.hit(m, "fog")
+    for phrase, name in V.MAP_HINTS.items():
+        if (m := _find(text, phrase)):
+            c.map_hint = name
+            r.hit(m, "map")
             break
+    for m in re.finditer(r"\bon (?:an?|the) ((?:[\w-]+ ){0,3}?[\w-]+) map\b", text):
+        if not any(_has(m.group(1), phrase) for phrase in V.MAP_HINTS) and m.group(1) not in ("open", "small", "big",
+                                                                                                 "large", "random"):
+            r.hit(m, "map", f"no built-in map is \"{m.group(1)}\"; the scenario's own map is used")
+    for m in re.finditer(r"\b(?:equal|same|identical|mixed|matching)\s+(?:mixed\s+)?(?:armies|forces|units|"
+                         r"starting forces|start)\b", text):
+        r.hit(m, "equal_forces")
     if "efficien" in text:
         c.ranking = "damage_efficiency"
-    elif re.search(r"\b(?:kills|kill count|most kills)\b", text):
+        r.hit(re.search(r"[\w ]{0,20}efficien\w*", text), "ranking")
+    elif (m := re.search(r"\b(?:kills|kill count|most kills)\b", text)):
         c.ranking = "kills"
-    elif "damage dealt" in text:
+        r.hit(m, "ranking")
+    elif (m := _find(text, "damage dealt")):
         c.ranking = "damage_dealt"
-    elif re.search(r"\b(?:hp|health|hit points) (?:left|remaining)\b", text):
+        r.hit(m, "ranking")
+    elif (m := re.search(r"\b(?:hp|health|hit points) (?:left|remaining)\b", text)):
         c.ranking = "hp_remaining"
+        r.hit(m, "ranking")
     elif "surviv" in text and c.archetype == "ffa":
         c.ranking = "survival"
-    for phrase, name in V.MAP_HINTS.items():
-        if _has(text, phrase):
-            c.map_hint = name
-            break
-    c.raids = any(_has(text, w) for w in ("raid", "raids", "raiders", "harass"))
+        r.hit(re.search(r"\w*surviv\w*", text), "ranking")
+    if (m := re.search(r"\bcommander", text)) and "commander" in c.unit_kinds:
+        r.hit(m, "raider")
+
+
+def _production_goal(r: Reading) -> None:
+    """"build 4 light tanks", "train two assault bots": a unit count to obtain is a production goal."""
+    text, c = r.text, r.concepts
+    units = _unit_pattern("mobile")
+    m = re.search(r"\b(?:build|train|make|get|own|field|produce|assemble|muster|raise)\s+(?:up\s+)?(?:an?\s+army\s+"
+                  r"of\s+)?" + _NUM + r"\s+" + units, text)
+    if m and c.archetype in ("defense", "raids", "production"):
+        if c.archetype != "production":
+            r.matched.append("archetype production (a unit count to obtain)")
+        c.archetype = "production"
+        c.production = True
+    if c.archetype != "production":
+        return
+    for odd in re.finditer(r"\b(?:build|train|make|produce|field|assemble)\s+" + _NUM + r"\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)"
+                           r"(?=\s+(?:before|by|within|in|and|while|as|for|under|no)\b|[,;.]|$)", text):
+        if not re.match(units, odd.group(2)) and not re.search(units, odd.group(2)):
+            why = f"the roster has no unit called \"{odd.group(2)}\"; nothing is produced in its place"
+            r.unsupported.append(why)
+            r.hit(odd, "production_target", why)
+    m = m or re.search(_NUM + r"\s+" + units, text)
+    if m:
+        type_id = roster_names()[m.group(2)]
+        c.target_composition[type_id] = int(number(m.group(1)))
+        generic = m.group(2) in V.UNIT_SYNONYMS or m.group(2).rstrip("s") in V.UNIT_SYNONYMS
+        r.hit(m, "production_target", note=f"\"{m.group(2)}\" read as {type_id.replace('_', ' ')}s" if generic else "")
+
+
+def _raids(r: Reading) -> None:
+    """Raids: "raiders strike your extractors", "bombers hit your solar collectors every 90 s"."""
+    text, c = r.text, r.concepts
+    for w in ("raid", "raids", "raiders", "raider", "harass", "harassed", "harassing", "raiding", "air raids",
+              "air raid"):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            c.raids = True
+            r.hit(m, "raids")
+    # a periodic strike against a named building class is a raid on it
+    target = re.search(r"\b(?:hit|hits|strike|strikes|bomb|bombs|target|targets|attack|attacks|go for|goes for|"
+                       r"raid|raids|harass|harasses|hunt|hunts|go after|goes after)\s+(?:at\s+|on\s+)?(?:your|the|my|our)\s+"
+                       r"(?:\w+\s+)??" + _unit_pattern("building"), text)
+    if target and (c.raids or c.wave_interval):
+        c.raids = True
+        c.raid_target_type = roster_names()[target.group(1)]
+        if c.objective_type is None or c.objective_type != c.raid_target_type:
+            c.objective_type = c.raid_target_type
+        r.hit(target, "raid_target")
+    if c.raids and c.raid_target_type is None and c.objective_type and c.archetype in ("defense", "raids"):
+        named = next((h for h in r.hits if h.key == "objective"), None)
+        if named is not None:
+            c.raid_target_type = c.objective_type
+            r.hit((named.start, named.end), "raid_target")
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
-    return r
+
+
+def _protect(r: Reading) -> None:
+    """A named unit to keep alive: "keep your commander alive", "the engineer must survive"."""
+    text, c = r.text, r.concepts
+    objective_types = set(V.OBJECTIVE_TYPES.values())
+    one = "(" + "|".join(re.escape(n) for n, t in sorted(roster_names().items(), key=lambda kv: -len(kv[0]))
+                         if t not in objective_types and not n.endswith("s")) + r")(?![\w-])"
+    mobile = _unit_pattern("mobile")
+    m = re.search(r"\b(?:do not|don't|never)\s+let\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:die|be (?:killed|"
+                  r"destroyed)|fall)", text) \
+        or re.search(r"\b(?:protect|guard|keep)\s+(?:your|the|my|our)\s+" + one + r"(?:\s+alive)?", text) \
+        or re.search(r"\b(?:keep|keeping)\s+(?:your|the|my|our)\s+" + mobile + r"\s+alive", text) \
+        or re.search(r"\b(?:your|the|my|our)\s+" + mobile + r"\s+(?:must|has to|needs to|should)\s+(?:survive|"
+                     r"stay alive|live|not die)", text) \
+        or re.search(r"\b(?:protect|guard|escort|save|defend)\s+(?:your|the|my|our)\s+" + mobile, text) \
+        or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
+        or re.search(r"\bif\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|falls|is (?:killed|destroyed|lost))",
+                     text)
+    if m:
+        c.protect_unit = roster_names()[next(g for g in m.groups() if g)]
+        for again in re.finditer(r"\b(?:it|he|she|they)\s+(?:must|should|has to|have to|needs to|need to|may)\s+"
+                                 r"(?:not die|never die|survive|stay alive|live)\b", text):
+            r.hit(again, "protect")
+        # "escort duty: do not let your tank die": the escort is the unit kept alive
+        for h in r.hits:
+            if h.key == "unsupported_goal" and "escort" in r.text[h.start:h.end]:
+                h.key, h.problem = "protect", ""
+        if c.objective_type == c.protect_unit:
+            c.objective_type = None
+        r.hit(m, "protect")
+
+
+def _deadline_and_hold(r: Reading) -> None:
+    """"before minute 6" / "within 6 minutes" deadlines and "hold the zone for 2 minutes"."""
+    text, c = r.text, r.concepts
+    hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay)\b[^.;,]{0,40}?\s"
+                     r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM + r"\s*(?:whole\s+|full\s+)?"
+                     + _UNIT + r")", text)
+    if hold and not re.search(r"\bfor\b|straight|in a row|continuous|without a break|uninterrupted",
+                              hold.group(0) + text[hold.end():hold.end() + 30]):
+        hold = None
+    if hold and c.archetype == "capture":
+        c.hold_time = (int(hold.group(1)) * 60 + int(hold.group(2)) if hold.group(1)
+                       else _seconds(hold.group(3), hold.group(4)))
+        r.hit(hold, "hold_time")
+        limits = [h for h in r.hits if h.key == "time_limit"]
+        if limits and hold.start() <= limits[0].start and limits[0].end <= hold.end():
+            # "hold it for 2 minutes" is how long to hold, not how long the game lasts
+            c.time_limit = None
+            r.hits = [h for h in r.hits if h.key != "time_limit"]
+            rest = [(m, t) for m, t in r.limits if m.start() >= hold.end() or m.end() <= hold.start()]
+            if rest:
+                _set_limit(r, *rest[0])
+    dm = re.search(r"\b(?:before|by|no later than|until)\s+(?:the\s+)?minute\s+" + _NUM, text) \
+        or re.search(r"\b(?:before|by)\s+(?:the\s+)?" + _NUM + r"[\s-]*" + _WORD_UNIT + r"(?:\s+mark)?", text) \
+        or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
+        or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text) \
+        or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT + r"\s+to\b", text) \
+        or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text)
+    seconds = None
+    if dm:
+        g = dm.groups()
+        if ":" in dm.group(0):
+            seconds = int(g[0]) * 60 + int(g[1])
+        elif "minute" in dm.group(0) and len(g) == 1:
+            seconds = number(g[0]) * 60
+        else:
+            seconds = _seconds(g[0], g[1])
+    # "before the enemy's attack at minute 4": the goal must be reached before that attack
+    if dm is None and c.archetype == "production":
+        dm = re.search(r"\bbefore\b[^.;]{0,40}?\b(?:attack|assault|wave|raid|push|strike)s?\b[^.;]{0,20}?"
+                       r"(?:at|by|in)\s+(?:minute\s+" + _NUM + r"|" + _NUM + r"\s*" + _UNIT + "|" + _CLOCK + ")", text)
+        if dm:
+            g = dm.groups()
+            seconds = (number(g[0]) * 60 if g[0] else _seconds(g[1], g[2]) if g[1]
+                       else int(g[3]) * 60 + int(g[4]))
+    if dm is None or seconds is None:
+        return
+    if c.archetype in _GOAL_ARCHETYPES:
+        c.deadline = float(seconds)
+        r.hit(dm, "deadline")
+        if c.time_limit is None or c.time_limit < seconds:
+            c.time_limit = float(seconds)
+    elif c.time_limit is None:
+        c.time_limit = float(seconds)
+        r.hit(dm, "time_limit")

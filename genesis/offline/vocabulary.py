@@ -4,7 +4,8 @@ from __future__ import annotations
 NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "both": 2, "twin": 2, "three": 3, "four": 4,
     "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "several": 3, "multiple": 3,
-    "many": 4, "few": 3, "couple": 2,
+    "many": 4, "few": 3, "couple": 2, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+    "sixty": 60, "ninety": 90,
 }
 
 # Words that show the request is about an RTS game at all.
@@ -17,17 +18,31 @@ GAME_WORDS = {
     "capture", "assault", "allies", "allied", "reinforcements", "reserve", "v", "vs", "versus", "win",
     "lose", "economy", "metal", "energy", "fog", "skirmish", "rts", "game", "scenario", "mission",
     "troops", "soldiers", "defenders", "attackers", "bomber", "bombers", "fighter", "fighters", "aa",
+    "flank", "flanks", "outpost", "outposts", "faction", "factions", "players", "probe", "raiding", "harassed",
+    "three-way", "four-way", "five-way", "3-way", "4-way", "5-way", "hill", "engineer", "aircraft", "push",
 }
 
 # Concept -> trigger phrases (matched on word boundaries, lower case).
 ARCHETYPE_TRIGGERS = {
     "production": ["produce", "build up", "composition", "as fast as possible", "economy", "tech up"],
-    "ffa": ["free-for-all", "free for all", "ffa", "ranked", "every team for itself"],
+    "ffa": ["free-for-all", "free for all", "ffa", "ranked", "every team for itself", "every player for themself",
+            "every player for themselves", "every player for himself", "everyone for themselves",
+            "every man for himself", "every faction for itself", "each for their own", "all against all",
+            "everyone against everyone", "against each other", "against one another", "fight each other",
+            "three-way", "four-way", "five-way", "six-way", "seven-way", "eight-way", "3-way", "4-way", "5-way",
+            "6-way", "7-way", "8-way", "last one standing", "last army standing"],
     "teams": ["2v2", "3v3", "team battle", "allies controlled", "allied ai", "teams of"],
     "siege": ["destroy the enemy", "breach", "fortified", "siege", "break the", "assault the base"],
     "capture": ["capture", "king of the hill", "hold the zone", "control point", "central zone", "hold the centre",
-                "hold the center", "hold the middle", "control the centre", "control the center"],
-    "raids": ["raid", "raiders", "harass"],
+                "hold the center", "hold the middle", "control the centre", "control the center", "take and hold",
+                "seize", "occupy", "hold the hill", "hold the point", "hold the plaza", "control the zone",
+                "keep the zone", "stay in the zone", "hold the objective"],
+    "raids": ["raid", "raiders", "harass", "raiding", "harassed", "air raids"],
+    # the default family: named so that a request without any of these words is not built as a defence
+    "defense": ["defend", "defence", "defense", "survive", "hold out", "protect", "prepare for", "withstand",
+                "repel", "fend off", "hold the line", "hold the bridge", "hold off", "hold your ground",
+                "keep alive", "must survive", "guard", "reserve", "waves", "attacks", "assault", "attack", "wave",
+                "push"],
 }
 
 UNIT_KIND_TRIGGERS = {
@@ -64,6 +79,32 @@ PRODUCIBLE_NAMES = {
     "bomber": "bomber", "fighter": "fighter", "scout": "scout", "aa vehicle": "aa_vehicle",
     "rocket bot": "rocket_bot",
 }
+
+# Named sides: compass points (any spelling) and flanks as the player faces the enemy.
+COMPASS = {"north": "n", "south": "s", "east": "e", "west": "w", "northeast": "ne", "northwest": "nw",
+           "southeast": "se", "southwest": "sw"}
+FLANK_WORDS = ("flank", "flanks", "wing", "side", "lane")
+
+# Roster synonyms beyond the catalog's own names ("Light Tank", "light_tank").
+UNIT_SYNONYMS = {
+    "tank": "light_tank", "tanks": "light_tank", "raider": "raider_bot", "raiders": "raider_bot",
+    "artillery": "artillery_bot", "sniper": "sniper_bot", "engineer": "constructor_bot", "builder": "constructor_bot",
+    "constructor": "constructor_bot", "mex": "metal_extractor", "mexes": "metal_extractor", "extractor": "metal_extractor",
+    "mine": "metal_extractor", "solar": "solar_collector", "solar panel": "solar_collector",
+    "solars": "solar_collector", "radar": "radar_tower", "fusion": "fusion_reactor", "turret": "light_turret",
+    "storage": "metal_storage", "factory": "bot_lab", "factories": "bot_lab", "plane": "fighter",
+    "gunship": "bomber", "infantry": "assault_bot",
+}
+
+# Goals the offline backend has no design for: a clause asking for one is reported, and a request whose
+# game is one of them is refused rather than built as something else.
+UNSUPPORTED_GOALS = ["escort", "convoy", "assassinate", "assassination", "rescue", "steal", "stealing", "theft",
+                     "stealth", "sneak", "infiltrate", "kidnap", "hostage", "hostages", "deliver", "transport",
+                     "evacuate", "heal", "repair", "naval", "ships", "submarine", "submarines", "boats", "nuke",
+                     "nuclear", "teleport", "teleporters", "teleporting", "day-night", "weather", "hero", "heroes",
+                     "spell", "spells", "magic", "dragon", "dragons", "zombie", "zombies", "tower defense",
+                     "diplomacy", "trade", "trading", "bribe", "betray", "betrays", "traitor", "mind control",
+                     "invisible", "cloaked", "cloak", "decoy", "decoys", "flee", "flees", "reinforcement"]
 
 # Requests the offline backend refuses to put into rule scripts.
 FORBIDDEN_RULE_WORDS = ["os.", "io.", "os ", "io ", "require", "loadstring", "load(", "dofile", "debug.",

@@ -56,6 +56,35 @@ class Scenario:
     map_picture: str | None = None
     replay: Replay | None = None
 
+    @property
+    def clauses(self) -> list[ClauseView]:
+        """The brief's clauses as the report marks them (none for a brief written before clause accounting)."""
+        out = []
+        for c in (self.brief or {}).get("clauses") or []:
+            status = c.get("status", "")
+            if isinstance(c, dict) and status in CLAUSE_STATUS:
+                ids = [str(i) for i in c.get("requirement_ids") or []]
+                out.append(ClauseView(text=str(c.get("text", "")), status=status, label=CLAUSE_STATUS[status],
+                                      requirement_ids=ids, why=str(c.get("why") or "")))
+        return out
+
+
+CLAUSE_STATUS = {"honoured": "honoured", "assumed": "assumed", "not_honoured": "not honoured"}
+
+
+@dataclass
+class ClauseView:
+    text: str
+    status: str                                  # honoured | assumed | not_honoured (the CSS class too)
+    label: str
+    requirement_ids: list[str]
+    why: str
+
+    @property
+    def hover(self) -> str:
+        checked = f"checked by {', '.join(self.requirement_ids)}" if self.requirement_ids else ""
+        return " — ".join(p for p in (self.label, checked, self.why) if p)
+
 
 def _json(path: Path) -> Any:
     try:

@@ -66,6 +66,9 @@ CONTRACT = {
     ("level", "requirement_evidence"): ("designer.write_gdd", ["UNVERIFIED", "`where` paths must be fields",
                                                                 *[f"{kind}: {', '.join(f)}" for kind, f in EVENT_FIELDS.items()]]),
     ("level", "visual"): ("designer.write_gdd", ["visual reviewer"]),
+    ("brief", "brief_clauses"): ("designer.clarify", ["Account for every clause of the request in `clauses`",
+                                                      "cover every word, in order", "`requirement_ids`",
+                                                      "not_honoured", "list it in `unsupported` too"]),
 }
 OUTPUT_MODELS = {"designer.write_gdd": GDD, "developer.write_rule": RuleDraft, "developer.assemble_level": LevelDraft}
 FORBIDDEN = ["see README", "see the README", "DESIGN.md"]
@@ -87,6 +90,8 @@ def prompts():
                "meta": meta, "test": test}
     library = [{"id": WORKED_EXAMPLE_RULE, "description": meta["description"], "params": meta["params"]}]
     inputs = {
+        "designer.clarify": {"query": query, "clarifications": [], "guidance": [], "retry": None,
+                             "archetypes": ["defense"], "competencies": ["collaboration"]},
         "designer.write_gdd": {"brief": brief.model_dump(mode="json"), "similar": [], "guidance": [], "retry": None,
                                "library": library, "criteria": _criteria("gdd", "level")},
         "developer.write_rule": {"component": gdd.rule_components[0].model_dump(mode="json"), "library": None,

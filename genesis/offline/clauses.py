@@ -1,0 +1,171 @@
+"""Splits a request into clauses and accounts for each: honoured (by which requirements), assumed (with
+the default taken) or not honoured (and why). Every character of the request belongs to one clause."""
+from __future__ import annotations
+
+import re
+
+from genesis.models import ClauseAccount, Requirement
+from genesis.offline import vocabulary as V
+from genesis.offline.concepts import Hit, Reading
+
+# Words that start a new clause after "and" ("... at minute 3 and an air assault ..."); "and" before
+# anything else joins a list ("west, north and east", "tanks and bots") and stays inside its clause.
+_AND_STARTS = {"the", "a", "an", "your", "you", "they", "their", "its", "it", "each", "every", "then", "after",
+               "before", "no", "there", "enemy", "enemies", "keep", "hold", "protect", "defend", "survive",
+               "win", "lose", "capture", "destroy", "build", "produce", "train", "bombers", "raiders", "fog", "make",
+               "if", "when", "finally", "later", "one"}
+_CONNECTORS = re.compile(r" (and then|then|while|whilst|with|but|whereas|meanwhile|so that|and|plus|also) ")
+_LIST_WORDS = set(V.COMPASS) | {"northern", "southern", "eastern", "western", "left", "right", "ne", "nw", "se", "sw",
+                                "north-east", "north-west", "south-east", "south-west", "northeast", "northwest",
+                                "southeast", "southwest"}
+# A segment made only of these says nothing by itself: it joins the next clause.
+_FILLER = {"a", "an", "the", "please", "i", "want", "would", "like", "make", "me", "us", "give", "create", "build",
+           "design", "game", "scenario", "mission", "level", "map", "where", "in", "which", "that", "and", "then",
+           "so", "also", "ok", "okay", "now", "here", "is", "it", "this", "something", "some", "kind", "of", "one",
+           "with", "while", "but", "plus", "let's", "lets", "have", "can", "you", "we", "need"}
+# Words every scenario is made of: a clause of only these (and filler) is the scenario itself.
+_GENERIC = _FILLER | {"enemy", "enemies", "the", "your", "my", "our", "against", "units", "army", "armies", "troops",
+                      "forces", "they", "them", "their", "to", "for", "on", "at", "by", "from", "all", "any",
+                      "attackers", "opponent", "opponents", "ai", "player", "players", "team", "you", "are", "be",
+                      "will", "must", "should", "base", "get", "ready", "start", "starts", "stop", "has", "falls",
+                      "fall", "win", "wins", "lose", "loses", "or", "else", "otherwise", "game", "ends", "end",
+                      "over", "time", "prepare", "yourself", "good", "luck", "it", "before", "rts", "skirmish",
+                      "match", "battle", "mini-game", "minigame", "test", "challenge", "setup", "set", "up", "quick",
+                      "short", "simple", "small", "fun", "interesting", "real-time", "strategy"}
+
+# Which requirements evidence what a recognised phrase asks for (those the brief has).
+KEY_IDS: dict[str, list[str]] = {
+    "fronts": ["fronts", "directions"], "directions": ["directions", "fronts"], "direction_times": ["front_times"],
+    "front_order": ["front_order"], "staggered": ["staggered", "front_times", "front_order"],
+    "waves": ["wave_times", "escalation", "growth", "probe_main", "interval", "enemy_attack"],
+    "wave_times": ["wave_times", "enemy_attack", "front_times"], "interval": ["interval"],
+    "escalating": ["escalation", "growth"], "probe": ["probe_main"], "random_side": ["fronts"],
+    "scouting": ["scouting"], "random_timing": ["random_timing"],
+    "objective": ["objective_loss", "destroy_win", "capture_win", "hold_zone", "raid_target"],
+    "objectives": ["objective_loss", "destroy_win", "capture_win", "hold_zone", "raid_target"],
+    "allied_bases": ["objective_loss", "staggered"],
+    "time_limit": ["survive_win", "deadline_loss", "deadline", "ranking", "decisive", "capture_win"],
+    "deadline": ["deadline", "deadline_loss"], "hold_time": ["hold_zone"], "air": ["air", "raid_domain"],
+    "ground": ["raid_domain", "air"], "artillery_only": ["artillery_only"],
+    "production_switch": ["no_production", "production_win", "settings"], "fog": ["settings"], "map": ["settings"],
+    "equal_forces": ["teams", "team_count", "alliances"], "ranking": ["ranking", "decisive"], "raider": ["raider"],
+    "production_target": ["production_win"], "raids": ["raids", "interval", "raid_target", "raid_domain"],
+    "raid_target": ["raid_target"], "protect": ["protect_unit"], "teams": ["alliances", "team_count"],
+    "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
+}
+CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win", "objective_loss"],
+            "production": ["production_win"], "ffa": ["team_count", "ranking", "teams"],
+            "teams": ["alliances", "decisive"], "siege": ["destroy_win", "fortification"],
+            "capture": ["capture_win", "hold_zone"]}
+# Phrases that name something without asking for anything on their own ("the outposts", "the river").
+_WEAK = {"objective", "map", "ground"}
+
+
+def cuts(text: str) -> list[int]:
+    """Where clauses start in the normalised request (0 first)."""
+    points = {0}
+    for m in re.finditer(r"[;:.!?,](?= )", text):
+        before = re.findall(r"[\w'-]+", text[:m.start()])[-1:] or [""]
+        after = re.findall(r"[\w'-]+", text[m.end():])[:1] or [""]
+        if m.group(0) == "," and _same_list(before[0], after[0]):
+            continue
+        if m.group(0) == "." and re.search(r"\b(?:e\.g|i\.e|etc|vs)$", text[:m.start()]):
+            continue
+        points.add(m.end() + 1)
+    for m in _CONNECTORS.finditer(text):
+        word = m.group(1)
+        if word == "and":
+            nxt = text[m.end():].split(" ", 1)[0]
+            if nxt not in _AND_STARTS:
+                continue
+        if word == "then" and text[:m.start()].endswith(" and"):
+            continue
+        points.add(m.start() + 1)
+    return sorted(p for p in points if p < len(text))
+
+
+def _same_list(before: str, after: str) -> bool:
+    """A comma inside a list of sides or numbers ("west, north and east", "at 1, 3 and 5 minutes")."""
+    return (before in _LIST_WORDS and after in _LIST_WORDS) or (before.isdigit() and after.isdigit())
+
+
+def _words(segment: str) -> list[str]:
+    return re.findall(r"[a-z0-9][a-z0-9'-]*", segment)
+
+
+def segments(text: str) -> list[tuple[int, int]]:
+    """The normalised request cut into clauses; a segment of filler words joins the next one."""
+    points = cuts(text) + [len(text)]
+    spans = [(a, b) for a, b in zip(points, points[1:])]
+    merged: list[tuple[int, int]] = []
+    carry: int | None = None
+    for a, b in spans:
+        if carry is not None:
+            a, carry = carry, None
+        if all(w in _FILLER for w in _words(text[a:b])) and (a, b) != spans[-1]:
+            carry = a
+            continue
+        merged.append((a, b))
+    if merged and carry is not None:
+        merged[-1] = (merged[-1][0], len(text))
+    if len(merged) > 1 and all(w in _FILLER for w in _words(text[merged[-1][0]:merged[-1][1]])):
+        last = merged.pop()
+        merged[-1] = (merged[-1][0], last[1])
+    return merged or [(0, len(text))]
+
+
+def account(query: str, reading: Reading, requirements: list[Requirement], archetype: str) -> list[ClauseAccount]:
+    """Each clause of `query` with its status, the requirements that check it and why."""
+    if not query:
+        return []
+    text, offsets = reading.text, reading.offsets
+    if not reading.is_game or not text:
+        return [ClauseAccount(text=query, start=0, end=len(query), status="not_honoured",
+                              why=reading.refusal or "not a game request")]
+    have = [r.id for r in requirements]
+    spans = segments(text)
+    out = []
+    for i, (a, b) in enumerate(spans):
+        start = 0 if i == 0 else offsets[a]
+        end = len(query) if i == len(spans) - 1 else offsets[spans[i + 1][0]]
+        hits = [h for h in reading.hits if h.start < b and h.end > a]
+        out.append(_status(query[start:end], start, end, text[a:b], hits, have, archetype))
+    return out
+
+
+def _ids(keys: list[str], have: list[str], archetype: str) -> list[str]:
+    ids: list[str] = []
+    for key in keys:
+        for rid in KEY_IDS.get(key, []) if key != "archetype" else CORE_IDS.get(archetype, []):
+            if rid in have and rid not in ids:
+                ids.append(rid)
+    return ids
+
+
+def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], have: list[str],
+            archetype: str) -> ClauseAccount:
+    def clause(status: str, ids: list[str] | None = None, why: str = "") -> ClauseAccount:
+        return ClauseAccount(text=verbatim, start=start, end=end, status=status,  # type: ignore[arg-type]
+                             requirement_ids=ids or [], why=why)
+
+    problems = list(dict.fromkeys(h.problem for h in hits if h.problem))
+    if problems:
+        return clause("not_honoured", _ids([h.key for h in hits], have, archetype), "; ".join(problems))
+    strong = [h.key for h in hits if h.key not in _WEAK]
+    shown = segment.strip(" ,;:.!?")
+    if not strong and not all(w in _GENERIC for w in _words(segment)):
+        return clause("not_honoured", why=f"the offline backend does not understand \"{shown}\"; nothing was built "
+                                          "for it")
+    ids = _ids(strong or ["archetype"], have, archetype)
+    if not ids:
+        return clause("not_honoured", why=f"\"{shown}\" was recognised but a {archetype} scenario has no "
+                                          "requirement that can show it")
+    notes = list(dict.fromkeys(h.note for h in hits if h.note))
+    if notes:
+        return clause("assumed", ids, "; ".join(notes))
+    return clause("honoured", ids)
+
+
+def unsupported_lines(clauses: list[ClauseAccount]) -> list[str]:
+    """The "Not honoured" lines for the clauses that are not honoured."""
+    return [f"\"{c.text.strip(' ,;:.!?')}\": {c.why}" for c in clauses if c.status == "not_honoured"]
