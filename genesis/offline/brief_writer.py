@@ -345,7 +345,9 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
                                                     "loses"))
     if arch == "production" and c.wave_times:
         reqs.append(Requirement(id="enemy_attack", text="the enemy attacks at "
-                                + ", ".join(_fmt(t) for t in c.wave_times) + " during the production race"))
+                                + ", ".join(_fmt(t) for t in c.wave_times) + " during the production race",
+                                # a reference that finishes the race early ends the game before the attack
+                                on="idle"))
     if c.raid_target_type and (c.raids or arch == "raids"):
         reqs.append(Requirement(id="raid_target", text=f"raids go for your "
                                                        f"{c.raid_target_type.replace('_', ' ')}s"))
