@@ -106,6 +106,8 @@ class _FileConfig(BaseModel):
     backoff_max: float | None = None
     max_concurrency: int | None = None
     max_reply_chars: int | None = None
+    kb_server: str | None = None       # workspace services, read by genesis.workspace.setting
+    checkpointer: str | None = None
     roles: dict[Literal["pm", "designer", "developer", "analyst", "vlm"], dict[str, Any]] = Field(
         default_factory=dict)
 
