@@ -382,6 +382,7 @@ class _Index:
     def __init__(self, path: Path, server: str | None = None):
         self.path = path
         self.server = server
+        self.created: set[str] = set()  # collections this connection had to create
         self.client: Any = None
         self.generation: str | None = None
         self.collections: dict[str, Any] = {}
@@ -404,6 +405,7 @@ class _Index:
         from chromadb.config import Settings
 
         self.close()
+        self.created = set()
         if self.server:
             host, port, ssl = parse_server(self.server)
             try:
@@ -416,6 +418,8 @@ class _Index:
             self.path.mkdir(parents=True, exist_ok=True)
             self.client = chromadb.PersistentClient(path=str(self.path), settings=Settings(anonymized_telemetry=False))
         ef = _embedding()()  # always explicit: chromadb's default would download a model
+        existing = {getattr(c, "name", c) for c in self.client.list_collections()}
+        self.created = set(COLLECTIONS) - existing
         self.collections = {
             name: self.client.get_or_create_collection(name, embedding_function=ef, configuration={"hnsw": {"space": "cosine"}})
             for name in COLLECTIONS
@@ -427,12 +431,10 @@ class _Index:
             self.client.close()
         self.client, self.collections, self.generation = None, {}, None
 
-    def missing_data(self, manifest: dict[str, Any]) -> bool:
-        """The index lost what the manifest says it holds (deleted folder, a fresh server)."""
-        if not self.server and not (self.path / "chroma.sqlite3").exists():
-            return True
-        counts = manifest.get("counts") or {}
-        return any(self.collections[name].count() != counts.get(name) for name in COLLECTIONS)
+    def missing_data(self) -> bool:
+        """The index lost what the manifest says it holds (a deleted folder, a fresh server): its
+        collections did not exist before this connection. (Counting items would load every segment.)"""
+        return bool(self.created)
 
 
 class Committer(Protocol):
@@ -493,6 +495,10 @@ class KnowledgeBase:
                    and isinstance(manifest.get("files"), dict))
         return manifest if trusted else None
 
+    def refresh(self) -> None:
+        """Re-index whatever changed in the sources since the last look (hand edits, other writers)."""
+        self._ensure_fresh()
+
     def _ensure_fresh(self) -> None:
         """Undo a crashed commit, then bring the index up to date with the sources."""
         if self._committer is not None:
@@ -510,7 +516,7 @@ class KnowledgeBase:
             self._rebuild_locked()
             return
         self._index.connect(manifest.get("generation"))
-        if self._index.missing_data(manifest):
+        if self._index.missing_data():
             self._rebuild_locked()
             return
         files, dirty = self._changes(manifest)
