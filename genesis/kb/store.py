@@ -372,8 +372,8 @@ class _Index:
 
     Embedded: chromadb shares one System per path inside a process and caches HNSW segments in
     memory, so writes by another process stay invisible until the client is closed and reopened.
-    The manifest's `generation` changes with every write; a mismatch triggers that reopen. A chroma
-    server (HttpClient) serves every process the same index, so it is never reopened.
+    The manifest's `generation` changes with every write; a mismatch triggers that reopen (on a
+    chroma server it renews the collection handles, which a rebuild elsewhere replaces).
     """
 
     _instances: dict[tuple[Path, str | None], _Index] = {}
@@ -398,8 +398,7 @@ class _Index:
         return f"server {self.server}" if self.server else "embedded"
 
     def connect(self, generation: str | None, force: bool = False) -> None:
-        if self.client is not None and (generation == self.generation or self.server) and not force:
-            self.generation = generation
+        if self.client is not None and generation == self.generation and not force:
             return
         import chromadb
         from chromadb.config import Settings
