@@ -24,7 +24,8 @@ def read_summary(folder: Path) -> BatchSummary:
     except OSError as err:
         raise MergeError(f"{folder}: no readable batch.json ({err.strerror or err})") from None
     except ValidationError as err:
-        raise MergeError(f"{path}: not a batch summary ({err.errors()[0]['loc']}: {err.errors()[0]['msg']})") from None
+        first = err.errors()[0]
+        raise MergeError(f"{path}: not a batch summary ({'.'.join(map(str, first['loc']))}: {first['msg']})") from None
 
 
 def merge(folders: list[Path], out: Path) -> BatchSummary:
