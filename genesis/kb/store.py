@@ -573,6 +573,7 @@ class KnowledgeBase:
             "scanned_ns": time.time_ns(), "files": files,
         }, indent=None)
         self._index.generation = generation
+        self._index.created = set()  # what the manifest describes is now in the index
 
     def _file_table(self, rels: list[str] | None = None, base: dict[str, list] | None = None) -> dict[str, list]:
         """The manifest's file table: every source file hashed, or `base` with the items under `rels` re-read."""
