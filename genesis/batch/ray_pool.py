@@ -138,9 +138,11 @@ class RayPool:
         self.cpus_per_query = max(1, min(self.cpus_per_query, cpus))
         self.size = self.requested or max(1, cpus // self.cpus_per_query)
         name = "genesis-kb-" + hashlib.sha256(str(self.kb_root.resolve()).encode()).hexdigest()[:12]
-        # one committer per KB on the cluster, whichever driver asks first (shards of one array share it)
-        self.committer = ray.remote(KBCommitterActor).options(name=name, get_if_exists=True, num_cpus=0).remote(
-            str(self.kb_root), self.kb_server)
+        # One committer per KB on the cluster, whichever driver asks first (shards of one array share
+        # it); on a standing cluster it outlives this driver, so another shard's commits never lose it.
+        self.committer = ray.remote(KBCommitterActor).options(
+            name=name, get_if_exists=True, num_cpus=0, lifetime="detached" if self.address else None,
+        ).remote(str(self.kb_root), self.kb_server)
         ray.get(self.committer.ensure_fresh.remote())
         return self
 

@@ -153,7 +153,7 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
 
 def _pool(settings: BatchSettings, pending: int):
     """Local worker processes, or Ray tasks (the KB committer actor starts with the pool)."""
-    if settings.ray_address is None:
+    if settings.ray_address is None or not pending:  # nothing to run needs no cluster
         return WorkerPool(min(settings.workers or default_workers(), max(1, pending)))
     from genesis import workspace
     from genesis.batch.ray_pool import RayPool
