@@ -57,4 +57,58 @@ def run_bench(progress: Callable | None = None) -> dict:
         figures["fast_to_cold_wall"] = round(fast["wall_s"] / cold["wall_s"], 3)
         figures["fast_to_cold_cpu"] = round(fast["cpu_s"] / cold["cpu_s"], 3)
         figures["targets"] = {"cold_max_s": 60, "fast_track_max_s": 10, "fast_to_cold_max": 0.2}
+        figures["kb_open"] = kb_open_bench()
         return figures
+
+
+KB_OPEN_SCENARIOS = 10_000
+# prints the open time with the imports (chromadb, the embedding) and without
+_OPEN_KB = ("import sys, time; t0 = time.perf_counter(); import chromadb; from genesis.kb.store import KnowledgeBase; "
+            "t1 = time.perf_counter(); KnowledgeBase(sys.argv[1], server=''); t2 = time.perf_counter(); "
+            "print(t2 - t0, t2 - t1)")
+
+
+def kb_open_bench(scenarios: int = KB_OPEN_SCENARIOS) -> dict:
+    """Opening a KB of `scenarios` committed scenarios (a GDD and a level each) in a fresh process,
+    which checks every source file against the manifest, versus hashing every file (the old check)."""
+    import subprocess
+    import sys
+    from unittest import mock
+
+    from genesis.kb.embedding import MiniLMEmbedding
+    from genesis.kb.store import KnowledgeBase, scan_sources, sources_hash
+
+    with tempfile.TemporaryDirectory(prefix="genesis-kb-open-") as tmp:
+        root = Path(tmp) / "kb"
+        _synthetic_scenarios(root, scenarios)
+        # The vectors do not matter for the open time, and embedding 2 documents per scenario would
+        # take minutes: the bench indexes constant vectors under the real embedding's name.
+        constant = lambda self, input: [[1.0] + [0.0] * 383 for _ in input]  # noqa: E731
+        t = time.perf_counter()
+        with mock.patch.object(MiniLMEmbedding, "__call__", constant):
+            KnowledgeBase(root, server="")
+        build_s = time.perf_counter() - t
+        opens = [[float(x) for x in subprocess.run([sys.executable, "-c", _OPEN_KB, str(root)], check=True,
+                                                   capture_output=True, text=True).stdout.split()] for _ in range(3)]
+        t = time.perf_counter()
+        sources_hash(root)
+        return {"scenarios": scenarios, "source_files": len(scan_sources(root)),
+                "open_s": round(min(o[1] for o in opens), 3), "open_with_imports_s": round(min(o[0] for o in opens), 3),
+                "hash_every_file_s": round(time.perf_counter() - t, 3), "index_build_s": round(build_s, 1),
+                "target_open_max_s": 1.0}
+
+
+def _synthetic_scenarios(root: Path, n: int) -> None:
+    import json
+
+    for folder in ("gdds", "levels", "rules", "lessons"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        sid = f"scenario-{i:05d}"
+        (root / "gdds" / f"{sid}.json").write_text(json.dumps({
+            "id": sid, "title": f"Scenario {i}", "summary": "defend two fronts", "text": f"defend two fronts, variant {i}",
+            "concepts": ["defense"], "rule_ids": [], "level_id": sid}), encoding="utf-8")
+        (root / "levels" / sid).mkdir()
+        (root / "levels" / sid / "level.json").write_text(json.dumps({
+            "schema_version": 1, "name": f"Scenario {i}", "description": "defend two fronts",
+            "map": {"name": "bridge"}, "teams": [{"id": 0}, {"id": 1}], "rules": []}), encoding="utf-8")

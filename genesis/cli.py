@@ -209,20 +209,37 @@ def play(
 
 @app.command()
 def batch(
-    file: Path = typer.Argument(..., help="text file with one query per line (# comments and blank lines ignored)"),
+    file: Path = typer.Argument(..., help="text file with one query per line (# comments and blank lines ignored); "
+                                          "or `merge` followed by batch folders"),
+    folders: Optional[list[Path]] = typer.Argument(None, help="with `merge`: the shard folders to gather", show_default=False),
     workers: Optional[int] = typer.Option(None, "--workers", min=1,
-                                          help="queries generated in parallel, one process each (default: one per "
-                                               "2 cores, as each runs its validation simulations in 2 processes)"),
+                                          help="queries generated at once (default: one per 2 cores, as each runs its "
+                                               "validation simulations in 2 processes; on Ray: cluster CPUs / 2)"),
     model: Optional[str] = typer.Option(None, "--model", help="litellm model for every agent, e.g. ollama/llama3"),
     out: Optional[Path] = typer.Option(None, "--out",
-                                       help="batch folder (default <workspace>/generated/batches/<file name>/)"),
+                                       help="batch folder (default <workspace>/generated/batches/<file name>/); "
+                                            "with merge: where the merged report goes (default: the folders' parent)"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server"),
+    ray: bool = typer.Option(False, "--ray", help="run each query as a task on a Ray cluster: --ray-address, else "
+                                                  "$RAY_ADDRESS, else a local cluster started for the batch"),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", metavar="ADDRESS",
+                                              help="the Ray cluster (e.g. ray://head:10001 or auto); implies --ray"),
+    shard: Optional[str] = typer.Option(None, "--shard", metavar="i/n",
+                                        help="run only queries i, i+n, i+2n, ... (0-based; for Slurm arrays) into "
+                                             "<batch folder>/shard-i-of-n/; gather with `genesis batch merge`"),
 ) -> None:
-    """Generate a scenario for every query in FILE; re-running skips finished ones. Exit 0 iff all playable."""
-    from genesis.batch.command import run_command
+    """Generate a scenario for every query in FILE; re-running skips finished ones. Exit 0 iff all playable.
 
+    `genesis batch merge DIR...` gathers the shard folders of one batch into one report."""
+    from genesis.batch.command import merge_command, run_command
+
+    if str(file) == "merge" and folders:
+        raise typer.Exit(merge_command(folders, out=out, console=console))
+    if folders:
+        raise _bad_input(f"unexpected arguments after {file}: {' '.join(map(str, folders))} "
+                         "(one batch file; `genesis batch merge DIR...` gathers batch folders)")
     raise typer.Exit(run_command(file, workers=workers, out=out, model_cli=_model_flags(model, None, api_base),
-                                 console=console))
+                                 console=console, ray_address=ray_address or ("local" if ray else None), shard=shard))
 
 
 @app.command()

@@ -38,6 +38,12 @@ MARKER_TEXT = """\
 """
 
 
+# Settings of the workspace's services (not of the models): the environment variable, else the key in the
+# config file (genesis.yaml). kb_server: a chroma server (`genesis kb serve`) holding the KB index;
+# checkpointer: where LangGraph checkpoints go (sqlite, the default, or a postgres:// URL).
+SETTINGS = {"kb_server": "GENESIS_KB_SERVER", "checkpointer": "GENESIS_CHECKPOINTER"}
+
+
 class WorkspaceError(ValueError):
     """The workspace cannot be used (bad path, missing seed, would write into the installation)."""
 
@@ -124,6 +130,24 @@ def _refuse_seed(ws: Workspace) -> None:
             raise WorkspaceError(f"the workspace {ws.describe()} would keep its {part.name} in the shipped seed "
                                  f"{seed.resolve()}, which must stay unchanged: run `genesis init DIR` in another "
                                  "folder, or set GENESIS_WORKSPACE")
+
+
+def setting(key: str, env: Mapping[str, str] | None = None) -> str | None:
+    """A service setting (see SETTINGS): $GENESIS_<KEY>, else `key` in the config file, else None."""
+    import yaml
+
+    from genesis.llm.config import ConfigError, find_config_file
+
+    env = os.environ if env is None else env
+    if env.get(SETTINGS[key]):
+        return env[SETTINGS[key]]
+    try:
+        path = find_config_file(env, Path.cwd())
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) if path else None
+    except (ConfigError, OSError, yaml.YAMLError) as exc:
+        raise WorkspaceError(f"cannot read the setting {key}: {exc}") from exc
+    value = raw.get(key) if isinstance(raw, dict) else None
+    return str(value) if value not in (None, "") else None
 
 
 def has_kb_sources(kb: Path) -> bool:

@@ -1,4 +1,5 @@
-"""`genesis batch`: every query of a file through the pipeline, N worker processes, resumable.
+"""`genesis batch`: every query of a file through the pipeline, in N local worker processes or as
+Ray tasks on a cluster, resumable, optionally one shard of a Slurm-style array.
 
 The scenario folders are the record of what is done: a re-run skips each query whose folder holds
 a finished generation of exactly that query, and a killed batch leaves only finished folders
@@ -7,7 +8,6 @@ folder) gets one line per batch run that completes.
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,10 +17,10 @@ from genesis.batch import records
 from genesis.batch.pool import WorkerPool
 from genesis.batch.queries import BatchQuery, read_queries
 from genesis.batch.records import QueryRecord
+from genesis.batch.shard import Shard, queries_digest
 from genesis.batch.summary import BatchSummary, append_history, history_path, history_record, write_summary
 from genesis.batch.worker import Job
 from genesis.pipeline.runner import QueryError, check_query, slugify
-
 
 
 class BatchInterrupted(KeyboardInterrupt):
@@ -40,44 +40,57 @@ class BatchEvents(Protocol):
     def end(self, summary: BatchSummary, batch_dir: Path) -> None: ...
 
 
-# Each generation runs its validation simulations in this many processes (genesis.simulate.run_many).
+# Each generation runs its validation games in parallel (5 games and a determinism replay); with
+# fewer than this many processes per generation, the validation becomes the batch's bottleneck.
 SIM_PROCESSES_PER_GENERATION = 2
 
 
 def default_workers() -> int:
-    """One worker per SIM_PROCESSES_PER_GENERATION usable cores, at least one: a worker's validation
-    simulations already fill that many cores, so more workers only queue for the CPU (on 2 cores,
-    2 workers were 1.46x slower than 1)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, cores // SIM_PROCESSES_PER_GENERATION)
+    """Generations at once on this machine: the process budget (usable cores) shared by the batch
+    workers and their validation processes, each generation keeping SIM_PROCESSES_PER_GENERATION
+    (on 2 cores, 2 workers were 1.46x slower than 1)."""
+    from genesis.simulate import process_budget
+
+    return max(1, process_budget() // SIM_PROCESSES_PER_GENERATION)
+
+
+def sim_processes(workers: int) -> int:
+    """Validation processes each of `workers` concurrent generations may run: together they stay
+    within the process budget."""
+    from genesis.simulate import generation_processes
+
+    return generation_processes(workers)
 
 
 @dataclass
 class BatchSettings:
-    workers: int = field(default_factory=default_workers)
+    workers: int | None = None  # None: default_workers() locally, the cluster's CPUs / 2 on Ray
     out: Path | None = None
     model_cli: dict[str, Any] = field(default_factory=dict)
     kb_root: Path | None = None
     rubrics_root: Path | None = None
     seed: int = 0
+    ray_address: str | None = None  # None: local worker processes; "local": $RAY_ADDRESS or a new local Ray; else a cluster
+    shard: Shard | None = None
 
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def batch_folder(file: Path, out: Path | None) -> Path:
-    """--out, else <workspace>/generated/batches/<file name>/."""
+def batch_folder(file: Path, out: Path | None, shard: Shard | None = None) -> Path:
+    """--out, else <workspace>/generated/batches/<file name>/; a shard gets its own folder inside."""
     from genesis import workspace
 
-    return Path(out) if out else workspace.ensure().generated / "batches" / slugify(Path(file).stem)
+    folder = Path(out) if out else workspace.ensure().generated / "batches" / slugify(Path(file).stem)
+    return folder / shard.folder if shard else folder
 
 
 def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEvents | None = None) -> tuple[BatchSummary, Path]:
     """Runs (or resumes) the batch in `file`; returns its summary and folder.
 
     Raises BatchFileError for an unusable file, ConfigError for bad model flags (both before any
-    work starts) and BatchInterrupted on Ctrl-C.
+    work starts), RayUnavailable when the Ray cluster cannot be used, and BatchInterrupted on Ctrl-C.
     """
     from genesis.llm.config import load_config
 
@@ -89,32 +102,37 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
         ws = workspace.ensure()
         settings = replace(settings, kb_root=settings.kb_root or ws.kb, rubrics_root=settings.rubrics_root or ws.rubrics)
     model = load_config(settings.model_cli).backend_name("designer")  # bad flags fail here, not in every worker
-    batch_dir = batch_folder(file, settings.out)
+    batch_dir = batch_folder(file, settings.out, settings.shard)
     batch_dir.mkdir(parents=True, exist_ok=True)
+    mine = settings.shard.select(queries) if settings.shard else queries
     done: dict[int, QueryRecord] = {
         q.index: records.from_folder(q.index, q.query, q.slug, batch_dir / q.slug, wall_s=None, resumed=True)
-        for q in queries if records.is_done(batch_dir / q.slug, q.query)}
-    for q in queries:  # a query the pipeline would refuse outright needs no worker
+        for q in mine if records.is_done(batch_dir / q.slug, q.query)}
+    for q in mine:  # a query the pipeline would refuse outright needs no worker
         if q.index not in done and (problem := _invalid(q.query)):
             done[q.index] = records.failed(q.index, q.query, q.slug, "invalid_query", problem, wall_s=None)
-    pending = [q for q in queries if q.index not in done]
+    pending = [q for q in mine if q.index not in done]
     started, t0 = _now(), time.perf_counter()
+    pool = _pool(settings, len(pending))
 
     def summary(status: str) -> BatchSummary:
         return BatchSummary(
             name=batch_dir.name, file=str(file), status=status, started=started,
-            finished=_now() if status != "running" else None, workers=settings.workers, model=model,
+            finished=_now() if status != "running" else None, workers=pool.size, model=model,
             wall_s=round(time.perf_counter() - t0, 2) if status != "running" else None, total_queries=len(queries),
-            queries=[done[i] for i in sorted(done)], pending=[q.query for q in queries if q.index not in done])
+            queries=[done[i] for i in sorted(done)], pending=[q.query for q in mine if q.index not in done],
+            shard=settings.shard.label if settings.shard else None, queries_digest=queries_digest(queries),
+            backend=f"ray {settings.ray_address}" if settings.ray_address else "local")
 
-    write_summary(summary("running"), batch_dir)
-    if events:
-        events.begin(summary("running"), batch_dir, len(pending))
     by_index = {q.index: q for q in pending}
-    jobs = [Job(q.index, q.query, batch_dir / q.slug, batch_dir / "logs" / f"{q.slug}.log", settings.model_cli,
-                settings.kb_root, settings.rubrics_root, settings.seed) for q in pending]
     try:
-        with WorkerPool(min(settings.workers, len(jobs))) as pool:
+        with pool:
+            write_summary(summary("running"), batch_dir)
+            if events:
+                events.begin(summary("running"), batch_dir, len(pending))
+            per_generation = getattr(pool, "cpus_per_query", None) or sim_processes(pool.size)
+            jobs = [Job(q.index, q.query, batch_dir / q.slug, batch_dir / "logs" / f"{q.slug}.log", settings.model_cli,
+                        settings.kb_root, settings.rubrics_root, settings.seed, per_generation) for q in pending]
             for job, outcome in pool.run(jobs, on_start=(lambda j: events.query_started(by_index[j.index])) if events else None):
                 done[job.index] = _record(by_index[job.index], job, outcome)
                 write_summary(summary("running"), batch_dir)
@@ -125,12 +143,23 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
         write_summary(final, batch_dir)
         raise BatchInterrupted(final, batch_dir) from None
     final = summary("complete")
-    if jobs:  # a re-run that only skipped finished queries adds no new point to the history
+    if pending:  # a re-run that only skipped finished queries adds no new point to the history
         append_history(history_path(batch_dir), history_record(final))
     write_summary(final, batch_dir)
     if events:
         events.end(final, batch_dir)
     return final, batch_dir
+
+
+def _pool(settings: BatchSettings, pending: int):
+    """Local worker processes, or Ray tasks (the KB committer actor starts with the pool)."""
+    if settings.ray_address is None or not pending:  # nothing to run needs no cluster
+        return WorkerPool(min(settings.workers or default_workers(), max(1, pending)))
+    from genesis import workspace
+    from genesis.batch.ray_pool import RayPool
+
+    return RayPool(None if settings.ray_address == "local" else settings.ray_address, settings.workers,
+                   settings.kb_root, workspace.setting("kb_server"), SIM_PROCESSES_PER_GENERATION)
 
 
 def _invalid(query: str) -> str | None:

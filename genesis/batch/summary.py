@@ -31,6 +31,10 @@ class BatchSummary(BaseModel):
     total_queries: int
     queries: list[QueryRecord] = Field(description="finished queries, in file order")
     pending: list[str] = Field(default_factory=list, description="queries not finished yet")
+    shard: str | None = Field(None, description="i/n when this folder ran one shard of the file (--shard)")
+    queries_digest: str | None = Field(None, description="hash of the file's queries: shards of one file share it")
+    backend: str = Field("local", description="local worker processes, or ray (with the cluster address)")
+    merged_from: list[str] = Field(default_factory=list, description="the batch folders `genesis batch merge` gathered")
 
     def aggregates(self) -> dict[str, Any]:
         """Playability = fraction of queries that gave a playable game, over queries with a verdict (an

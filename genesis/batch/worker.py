@@ -27,6 +27,7 @@ class Job:
     kb_root: Path | None = None
     rubrics_root: Path | None = None
     seed: int = 0
+    sim_processes: int | None = None  # validation processes of this generation (its share of the process budget)
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,8 @@ def run_job(job: Job) -> JobOutcome:
         log.write(f"=== {time.strftime('%Y-%m-%d %H:%M:%S')} worker pid {os.getpid()} query: {job.query}\n")
         try:
             start(job.query, out=job.out_dir, model_cli=job.model_cli, seed=job.seed, progress=progress,
-                  kb_root=job.kb_root, rubrics_root=job.rubrics_root)
+                  kb_root=job.kb_root, rubrics_root=job.rubrics_root,
+                  options={"sim_processes": job.sim_processes} if job.sim_processes else None)
             kind, reason = "finished", ""
         except PipelineError as exc:  # the folder keeps validation.json (status "error") and error.log
             kind, reason = "finished", str(exc)

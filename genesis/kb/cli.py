@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -107,3 +110,60 @@ def rebuild() -> None:
         fail(str(e))
     summary = ", ".join(f"{n} {name}" for name, n in counts.items())
     out.print(f"rebuilt {kb.chroma_dir}: {summary} in {time.perf_counter() - started:.2f} s")
+
+
+# chromadb's own `chroma` command, run with this interpreter so the server is the installed chromadb
+_CHROMA = "import sys; from chromadb.cli.cli import app; sys.argv[0] = 'chroma'; sys.exit(app())"
+SERVER_START_S = 60.0
+
+
+@app.command()
+def serve(host: str = typer.Option("localhost", "--host", help="interface to listen on (0.0.0.0: every machine)"),
+          port: int = typer.Option(8000, "--port", min=1, max=65535),
+          path: Optional[Path] = typer.Option(None, "--path", help="where the server keeps the index "
+                                              "(default <workspace>/.genesis/chroma-server)")) -> None:
+    """Serve the knowledge base's index from a chroma server (`chroma run`) until Ctrl-C.
+
+    Processes with kb_server set (genesis.yaml, or GENESIS_KB_SERVER=http://HOST:PORT) search it
+    instead of their own embedded index; the KB's source files stay the truth."""
+    from genesis import workspace
+
+    try:
+        ws = workspace.ensure()
+    except workspace.WorkspaceError as e:
+        fail(str(e), code=2)
+    data = path or ws.root / ".genesis" / "chroma-server"
+    address = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{port}"
+    proc = subprocess.Popen([sys.executable, "-c", _CHROMA, "run", "--path", str(data), "--host", host, "--port", str(port)])
+    try:
+        _index_on(ws.kb, address, proc)
+        out.print(f"knowledge base {ws.kb} served at {address} (index in {data}); set kb_server: {address} in "
+                  f"genesis.yaml or GENESIS_KB_SERVER={address} where the workers run. Ctrl-C stops it.", highlight=False)
+        code = proc.wait()
+    except KeyboardInterrupt:
+        code = 0
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    raise typer.Exit(code)
+
+
+def _index_on(kb_root: Path, address: str, proc: subprocess.Popen) -> None:
+    """Waits for the server, then brings its index up to date with the KB's sources."""
+    from genesis.kb.store import KnowledgeBase
+
+    deadline = time.monotonic() + SERVER_START_S
+    while True:
+        if proc.poll() is not None:
+            fail(f"the chroma server exited with code {proc.returncode} (is port {address.rsplit(':', 1)[1]} in use?)")
+        try:
+            KnowledgeBase(kb_root, server=address)
+            return
+        except KBError as e:
+            if time.monotonic() > deadline or "cannot reach" not in str(e):
+                fail(str(e))
+            time.sleep(0.5)

@@ -1,8 +1,11 @@
 """The knowledge base: verified GDDs, rule scripts, levels and lessons, searchable by meaning.
 
-The source files under the KB root are the truth; the chromadb index under `<root>/chroma` is
-derived from them and rebuilt whenever a manifest hash of the sources no longer matches (hand
-edits, a crashed commit, a new checkout). Layout (ids match ^[A-Za-z0-9][A-Za-z0-9_.-]*$):
+The source files under the KB root are the truth; the chromadb index (embedded under `<root>/chroma`,
+or on a chroma server named by the `kb_server` setting) is derived from them. A manifest
+(`<root>/chroma/manifest.json`) records each source file's size, mtime and hash: opening the KB
+stats the files, hashes only those whose size or mtime changed, and re-indexes only the items whose
+content changed (hand edits, a crashed commit, a new checkout). Layout (ids match
+^[A-Za-z0-9][A-Za-z0-9_.-]*$):
 
     gdds/<id>.json             GddRecord: id, title, summary, text (embedded), concepts, rule_ids,
                                level_id, provenance, gdd (the full GDD)
@@ -16,7 +19,10 @@ edits, a crashed commit, a new checkout). Layout (ids match ^[A-Za-z0-9][A-Za-z0
 
 Several processes may share one KB: writes hold an exclusive FileLock on `<root>/.lock`, reads a
 shared one; a commit stages its files, moves them in under a journal (so even a killed process
-leaves no half-added bundle behind) and only then updates the index.
+leaves no half-added bundle behind) and only then updates the index. Processes on several
+machines (where file locks cannot be trusted) hand their commits to one committer instead
+(`use_committer`; the Ray batch backend runs it as an actor), and read without locks: every
+source item is replaced by a rename, so a reader sees it whole, old or new.
 """
 from __future__ import annotations
 
@@ -26,13 +32,14 @@ import os
 import re
 import shutil
 import threading
+import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -42,7 +49,10 @@ from genesis.kb.common import COLLECTIONS, KBCommitError, KBConflictError, KBErr
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same documents
 
-INDEX_FORMAT = 1  # bump when documents/metadata derived from the sources change
+INDEX_FORMAT = 2  # bump when documents/metadata derived from the sources or the manifest change
+# A file modified this close to (or after) the manifest's scan may have changed again within the
+# same mtime tick, so its content is hashed rather than trusted (git's "racy clean" rule).
+RACY_NS = 2_000_000_000
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # filesystem-safe; seed levels use e.g. "FS-F"
 
 
@@ -287,6 +297,48 @@ def _embedding():
     return MiniLMEmbedding
 
 
+def scan_sources(root: Path) -> dict[str, tuple[int, int]]:
+    """Every source file of every item: relative path -> (size, mtime in ns); stats only, no reads."""
+    found: dict[str, tuple[int, int]] = {}
+
+    def walk(folder: str, rel: str) -> None:
+        with os.scandir(folder) as entries:
+            for e in entries:
+                if e.name.startswith("."):
+                    continue
+                if e.is_dir(follow_symlinks=False):
+                    walk(e.path, f"{rel}/{e.name}")
+                elif e.is_file():
+                    st = e.stat()
+                    found[f"{rel}/{e.name}"] = (st.st_size, st.st_mtime_ns)
+
+    for collection in COLLECTIONS:
+        folder = root / collection
+        if not folder.is_dir():
+            continue
+        with os.scandir(folder) as entries:
+            for e in entries:
+                if e.name.startswith("."):
+                    continue
+                if collection in _FILE_COLLECTIONS:
+                    if e.name.endswith(".json") and e.is_file():
+                        st = e.stat()
+                        found[f"{collection}/{e.name}"] = (st.st_size, st.st_mtime_ns)
+                elif e.is_dir():
+                    walk(e.path, f"{collection}/{e.name}")
+    return found
+
+
+def _item_of(rel: str) -> tuple[str, str]:
+    """(collection, id) of the item a source file belongs to."""
+    collection, name = rel.split("/")[:2]
+    return collection, name[:-len(".json")] if collection in _FILE_COLLECTIONS else name
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def sources_hash(root: Path) -> str:
     """sha256 over every source file (path + content) plus the index format and embedding."""
     digest = hashlib.sha256(f"{INDEX_FORMAT}:{_embedding().name()}".encode())
@@ -300,28 +352,50 @@ def sources_hash(root: Path) -> str:
 
 
 # --- the chroma index ----------------------------------------------------------------------------
-class _Index:
-    """One chroma client per index folder per process.
+def parse_server(address: str) -> tuple[str, int, bool]:
+    """`host:port`, `http://host:port` or `https://host[:port]` -> (host, port, ssl)."""
+    from urllib.parse import urlsplit
 
-    chromadb shares one System per path inside a process and caches HNSW segments in memory, so
-    writes by another process stay invisible until the client is closed and reopened. The
-    manifest's `generation` changes with every write; a mismatch triggers that reopen.
+    text = address.strip()
+    parts = urlsplit(text if "://" in text else f"http://{text}")
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        raise KBError(f"kb_server {address!r} is not a chroma server address (give host:port or http://host:port)")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 8000)
+    except ValueError:
+        raise KBError(f"kb_server {address!r} has an invalid port") from None
+    return parts.hostname, port, parts.scheme == "https"
+
+
+class _Index:
+    """One chroma client per index (folder or server) per process.
+
+    Embedded: chromadb shares one System per path inside a process and caches HNSW segments in
+    memory, so writes by another process stay invisible until the client is closed and reopened.
+    The manifest's `generation` changes with every write; a mismatch triggers that reopen (on a
+    chroma server it renews the collection handles, which a rebuild elsewhere replaces).
     """
 
-    _instances: dict[Path, _Index] = {}
+    _instances: dict[tuple[Path, str | None], _Index] = {}
     _instances_guard = threading.Lock()
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, server: str | None = None):
         self.path = path
+        self.server = server
+        self.created: set[str] = set()  # collections this connection had to create
         self.client: Any = None
         self.generation: str | None = None
         self.collections: dict[str, Any] = {}
         self.guard = threading.RLock()
 
     @classmethod
-    def for_path(cls, path: Path) -> _Index:
+    def for_path(cls, path: Path, server: str | None = None) -> _Index:
         with cls._instances_guard:
-            return cls._instances.setdefault(path, cls(path))
+            return cls._instances.setdefault((path, server), cls(path, server))
+
+    @property
+    def name(self) -> str:
+        return f"server {self.server}" if self.server else "embedded"
 
     def connect(self, generation: str | None, force: bool = False) -> None:
         if self.client is not None and generation == self.generation and not force:
@@ -330,9 +404,21 @@ class _Index:
         from chromadb.config import Settings
 
         self.close()
-        self.path.mkdir(parents=True, exist_ok=True)
-        self.client = chromadb.PersistentClient(path=str(self.path), settings=Settings(anonymized_telemetry=False))
+        self.created = set()
+        if self.server:
+            host, port, ssl = parse_server(self.server)
+            try:
+                self.client = chromadb.HttpClient(host=host, port=port, ssl=ssl,
+                                                  settings=Settings(anonymized_telemetry=False))
+            except Exception as err:  # chromadb checks the server on connect; any failure means "not reachable"
+                raise KBError(f"cannot reach the KB's chroma server {self.server}: {err} "
+                              "(start one with `genesis kb serve`, or unset kb_server)") from None
+        else:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self.client = chromadb.PersistentClient(path=str(self.path), settings=Settings(anonymized_telemetry=False))
         ef = _embedding()()  # always explicit: chromadb's default would download a model
+        existing = {getattr(c, "name", c) for c in self.client.list_collections()}
+        self.created = set(COLLECTIONS) - existing
         self.collections = {
             name: self.client.get_or_create_collection(name, embedding_function=ef, configuration={"hnsw": {"space": "cosine"}})
             for name in COLLECTIONS
@@ -340,49 +426,128 @@ class _Index:
         self.generation = generation
 
     def close(self) -> None:
-        if self.client is not None:
+        if self.client is not None and hasattr(self.client, "close"):
             self.client.close()
         self.client, self.collections, self.generation = None, {}, None
+
+    def missing_data(self) -> bool:
+        """The index lost what the manifest says it holds (a deleted folder, a fresh server): its
+        collections did not exist before this connection. (Counting items would load every segment.)"""
+        return bool(self.created)
+
+
+class Committer(Protocol):
+    """The one writer of a KB shared by processes on several machines (see use_committer)."""
+
+    def writing(self) -> AbstractContextManager[None]: ...
+    def commit(self, bundle: Bundle, overwrite: bool) -> CommitResult: ...
+    def ensure_fresh(self) -> None: ...
+
+
+_committer: Committer | None = None
+
+
+def use_committer(committer: Committer | None) -> None:
+    """Every KnowledgeBase this process opens from now on commits through `committer` (None: itself,
+    under file locks) and reads without file locks."""
+    global _committer
+    _committer = committer
 
 
 # --- the knowledge base --------------------------------------------------------------------------
 class KnowledgeBase:
     """Search, read and extend the KB at `root` (default: the workspace's, seeded on first use)."""
 
-    def __init__(self, root: str | os.PathLike[str] | None = None, lock_timeout: float = 120.0):
-        if root is None:
-            from genesis import workspace
+    def __init__(self, root: str | os.PathLike[str] | None = None, lock_timeout: float = 120.0,
+                 server: str | None = None, committer: Committer | None = None):
+        """`server`: a chroma server holding the index (default: the `kb_server` setting, else the
+        embedded index); `committer`: who commits (default: the one set by use_committer, else this
+        object under file locks)."""
+        from genesis import workspace
 
+        if root is None:
             root = workspace.ensure().kb
         self.root = Path(root).resolve()
         self.lock_timeout = lock_timeout
         self.chroma_dir = self.root / "chroma"
         self.manifest_path = self.chroma_dir / "manifest.json"
         self._txn_dir = self.root / ".txn"
-        self._index = _Index.for_path(self.chroma_dir)
+        self.server = server if server is not None else workspace.setting("kb_server")
+        self._committer = committer if committer is not None else _committer
+        self._index = _Index.for_path(self.chroma_dir, self.server)
         self.root.mkdir(parents=True, exist_ok=True)
         self._ensure_fresh()
 
     # locking and freshness
-    def _lock(self, shared: bool = False) -> FileLock:
+    def _lock(self, shared: bool = False) -> AbstractContextManager[Any]:
+        if shared and self._committer is not None:
+            return nullcontext()  # items are replaced by renames: a lock-free reader sees each whole
         return FileLock(self.root / ".lock", timeout=self.lock_timeout, shared=shared)
 
     def _read_manifest(self) -> dict[str, Any] | None:
         try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+        trusted = (isinstance(manifest, dict) and manifest.get("format") == INDEX_FORMAT
+                   and manifest.get("embedding") == _embedding().name() and manifest.get("index") == self._index.name
+                   and isinstance(manifest.get("files"), dict))
+        return manifest if trusted else None
+
+    def refresh(self) -> None:
+        """Re-index whatever changed in the sources since the last look (hand edits, other writers)."""
+        self._ensure_fresh()
 
     def _ensure_fresh(self) -> None:
-        """Undo a crashed commit, then rebuild the index if it does not match the sources."""
+        """Undo a crashed commit, then bring the index up to date with the sources."""
+        if self._committer is not None:
+            self._committer.ensure_fresh()
+            with self._reading():
+                return
         with self._lock(), self._index.guard:
             self._recover()
-            manifest = self._read_manifest()
-            if (manifest is None or manifest.get("sources_hash") != sources_hash(self.root)
-                    or not (self.chroma_dir / "chroma.sqlite3").exists()):
-                self._rebuild_locked()
-            else:
-                self._index.connect(manifest.get("generation"))
+            self._freshen_locked()
+
+    def _freshen_locked(self) -> None:
+        """Re-indexes what changed since the manifest (all of it without a usable manifest)."""
+        manifest = self._read_manifest()
+        if manifest is None:
+            self._rebuild_locked()
+            return
+        self._index.connect(manifest.get("generation"))
+        if self._index.missing_data():
+            self._rebuild_locked()
+            return
+        files, dirty = self._changes(manifest)
+        if dirty:
+            self._reindex(dirty)
+        if dirty or files != manifest["files"]:
+            self._write_manifest(files, new_generation=bool(dirty))
+
+    def _changes(self, manifest: dict[str, Any]) -> tuple[dict[str, list], set[tuple[str, str]]]:
+        """The sources' current file table and the items whose content differs from the manifest.
+        Only files whose size or mtime changed (or that are racy) are read."""
+        old, racy_from = manifest["files"], int(manifest.get("scanned_ns", 0)) - RACY_NS
+        files: dict[str, list] = {}
+        dirty: set[tuple[str, str]] = set()
+        for rel, (size, mtime) in scan_sources(self.root).items():
+            prev = old.get(rel)
+            if prev and prev[0] == size and prev[1] == mtime and mtime < racy_from:
+                files[rel] = prev
+                continue
+            files[rel] = [size, mtime, _file_digest(self.root / rel)]
+            if not prev or prev[2] != files[rel][2]:
+                dirty.add(_item_of(rel))
+        dirty.update(_item_of(rel) for rel in old.keys() - files.keys())
+        return files, dirty
+
+    def _reindex(self, items: set[tuple[str, str]]) -> None:
+        present = [(c, i) for c, i in sorted(items) if (self.root / _item_relpath(c, i)).exists()]
+        for collection in COLLECTIONS:
+            gone = [i for c, i in sorted(items) if c == collection and (c, i) not in present]
+            if gone:
+                self._index.collections[collection].delete(ids=gone)
+        self._upsert([_READERS[c](self.root, i) for c, i in present])
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -394,38 +559,62 @@ class KnowledgeBase:
                     self._index.connect(manifest.get("generation"))
                     yield
                     return
-            self._ensure_fresh()  # index deleted under us: rebuild (needs the exclusive lock)
+            if self._committer is not None:  # the committer alone may rebuild
+                self._committer.ensure_fresh()
+            else:
+                self._ensure_fresh()  # index deleted under us: rebuild (needs the exclusive lock)
 
-    def _write_manifest(self) -> None:
+    def _write_manifest(self, files: dict[str, list], new_generation: bool = True) -> None:
         counts = {name: self._index.collections[name].count() for name in COLLECTIONS}
-        generation = uuid.uuid4().hex
+        generation = uuid.uuid4().hex if new_generation or self._index.generation is None else self._index.generation
         atomic_write_json(self.manifest_path, {
-            "format": INDEX_FORMAT, "embedding": _embedding().name(), "sources_hash": sources_hash(self.root),
+            "format": INDEX_FORMAT, "embedding": _embedding().name(), "index": self._index.name,
             "generation": generation, "counts": counts, "built": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        })
+            "scanned_ns": time.time_ns(), "files": files,
+        }, indent=None)
         self._index.generation = generation
+        self._index.created = set()  # what the manifest describes is now in the index
+
+    def _file_table(self, rels: list[str] | None = None, base: dict[str, list] | None = None) -> dict[str, list]:
+        """The manifest's file table: every source file hashed, or `base` with the items under `rels` re-read."""
+        table = {k: v for k, v in (base or {}).items()
+                 if rels is None or not any(k == r or k.startswith(f"{r}/") for r in rels)}
+        for rel, (size, mtime) in scan_sources(self.root).items():
+            if rels is None or any(rel == r or rel.startswith(f"{r}/") for r in rels):
+                table[rel] = [size, mtime, _file_digest(self.root / rel)]
+        return table
 
     # index maintenance
     def rebuild(self) -> dict[str, int]:
         """Re-index every source file; returns the item count per collection."""
+        if self._committer is not None:
+            raise KBError("this process commits through a shared committer: rebuild the KB where it runs")
         with self._lock(), self._index.guard:
             self._recover()
             return self._rebuild_locked()
 
     def _rebuild_locked(self) -> dict[str, int]:
+        files_before = scan_sources(self.root)
         entries = {name: [_READERS[name](self.root, i) for i in _source_ids(self.root, name)] for name in COLLECTIONS}
         self.manifest_path.unlink(missing_ok=True)
         try:
             self._index.connect(None, force=True)
             for name in COLLECTIONS:
                 self._index.client.delete_collection(name)
-        except Exception:  # unreadable index (crash, other chromadb version): start from scratch
+        except KBError:
+            raise
+        except Exception:  # unreadable index (crash, other chromadb version), or a server without them yet
             self._index.close()
-            shutil.rmtree(self.chroma_dir, ignore_errors=True)
+            if not self.server:
+                shutil.rmtree(self.chroma_dir, ignore_errors=True)
         self._index.connect(None, force=True)
         for name in COLLECTIONS:
             self._upsert(entries[name])
-        self._write_manifest()
+        self.chroma_dir.mkdir(parents=True, exist_ok=True)
+        table = self._file_table()
+        if {k: tuple(v[:2]) for k, v in table.items()} != files_before:
+            raise KBError(f"{self.root}: the sources changed while the index was rebuilt (written without the KB's lock?)")
+        self._write_manifest(table)
         return {name: len(items) for name, items in entries.items()}
 
     def _upsert(self, entries: list[Entry]) -> None:
@@ -480,7 +669,7 @@ class KnowledgeBase:
     def writing(self) -> Iterator[None]:
         """Holds the write lock across several calls, e.g. picking ids with unique_id and committing
         them, so no other process takes the same ids in between (commit inside it is re-entrant)."""
-        with self._lock():
+        with self._committer.writing() if self._committer is not None else self._lock():
             yield
 
     def unique_id(self, collection: str, stem: str) -> str:
@@ -501,13 +690,11 @@ class KnowledgeBase:
         KBConflictError unless `overwrite`. The GDD's rule_ids / level_id must resolve to the
         bundle or the KB.
         """
+        if self._committer is not None:
+            return self._committer.commit(bundle, overwrite)
         with self._lock(), self._index.guard:
             self._recover()
-            manifest = self._read_manifest()
-            if manifest is None or manifest.get("sources_hash") != sources_hash(self.root):
-                self._rebuild_locked()
-            else:
-                self._index.connect(manifest.get("generation"))
+            self._freshen_locked()
             self._check_references(bundle)
             txn = self._txn_dir / uuid.uuid4().hex
             try:
@@ -563,7 +750,7 @@ class KnowledgeBase:
             raise KBCommitError(f"commit failed while moving files into place, nothing was changed: {err}") from err
         try:
             self._upsert([_READERS[rel.parts[0]](self.root, _rel_id(rel)) for rel in plan])
-            self._write_manifest()
+            self._write_manifest(self._file_table([rel.as_posix() for rel in plan], self._read_manifest()["files"]))
         except BaseException as err:
             _undo(self.root, txn, plan)
             journal.unlink()

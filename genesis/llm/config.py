@@ -108,6 +108,8 @@ class _FileConfig(BaseModel):
     max_reply_chars: int | None = None
     # not a model setting: runs that must fail alike before the retrospective proposes (pipeline.evolution)
     min_recurrence: int | None = Field(None, ge=1)
+    kb_server: str | None = None       # workspace services, read by genesis.workspace.setting
+    checkpointer: str | None = None
     roles: dict[Literal["pm", "designer", "developer", "analyst", "vlm"], dict[str, Any]] = Field(
         default_factory=dict)
 

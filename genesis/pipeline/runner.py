@@ -120,8 +120,35 @@ def _client(model_cli: dict[str, Any], out_dir: Path, replay: Path | None) -> LL
 
 
 def _graph(ctx: RunContext, out_dir: Path):
-    conn = sqlite3.connect(out_dir / "checkpoints.sqlite", check_same_thread=False)
-    return build(ctx, SqliteSaver(conn, serde=checkpoint_serializer())), conn
+    saver, conn = _checkpointer(out_dir)
+    return build(ctx, saver), conn
+
+
+def _checkpointer(out_dir: Path):
+    """The `checkpointer` setting: sqlite (default; `checkpoints.sqlite` in the scenario folder) or a
+    postgres:// URL (one database for every run, e.g. of a cluster; needs langgraph-checkpoint-postgres).
+    Returns the saver and the connection to close."""
+    from genesis.llm.config import ConfigError
+
+    target = workspace.setting("checkpointer") or "sqlite"
+    if target == "sqlite":
+        conn = sqlite3.connect(out_dir / "checkpoints.sqlite", check_same_thread=False)
+        return SqliteSaver(conn, serde=checkpoint_serializer()), conn
+    if not target.startswith(("postgres://", "postgresql://")):
+        raise ConfigError(f"checkpointer {target!r}: use sqlite or a postgres:// URL")
+    try:
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg import Connection
+        from psycopg.rows import dict_row
+    except ImportError:
+        raise ConfigError("a postgres checkpointer needs: pip install langgraph-checkpoint-postgres") from None
+    try:  # the options PostgresSaver requires of a connection it does not open itself
+        conn = Connection.connect(target, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+    except Exception as exc:  # psycopg.OperationalError and friends: the message says what is wrong
+        raise ConfigError(f"cannot connect to the postgres checkpointer: {exc}") from None
+    saver = PostgresSaver(conn, serde=checkpoint_serializer())
+    saver.setup()  # creates or migrates its tables; idempotent
+    return saver, conn
 
 
 def _finish(graph, config, ctx: RunContext, run_id: str) -> Outcome:

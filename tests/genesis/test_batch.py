@@ -312,7 +312,41 @@ def test_sigint_exits_130_stops_workers_and_the_rerun_finishes(seed, tmp_path):
 
 @pytest.mark.parametrize("cores,workers", [(1, 1), (2, 1), (3, 1), (8, 4)])
 def test_default_workers_leave_each_generation_its_simulation_cores(monkeypatch, cores, workers):
-    from genesis.batch.runner import BatchSettings, default_workers
+    from genesis.batch.runner import default_workers, sim_processes
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
-    assert default_workers() == workers and BatchSettings().workers == workers
+    assert default_workers() == workers
+    # one process budget: the workers' validation processes together never exceed the cores
+    assert workers * sim_processes(workers) <= max(cores, workers) and sim_processes(workers) >= min(2, cores)
+    assert sim_processes(cores) == 1 and sim_processes(cores + 3) == 1
+
+
+def test_each_job_gets_its_share_of_the_process_budget(monkeypatch, tmp_path):
+    """The jobs a local batch hands its workers carry sim_processes = cores / workers."""
+    from genesis.batch import runner
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)))
+    seen = []
+
+    class FakePool:
+        def __init__(self, size):
+            self.size = size
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def run(self, jobs, on_start=None):
+            seen.extend(jobs)
+            return iter(())
+
+    monkeypatch.setattr(runner, "WorkerPool", FakePool)
+    file = tmp_path / "q.txt"
+    file.write_text("hold the bridge\ndefend two fronts\nraid the base\n")
+    runner.run_batch(file, BatchSettings(workers=2, out=tmp_path / "b", kb_root=tmp_path, rubrics_root=tmp_path))
+    assert [j.sim_processes for j in seen] == [2, 2, 2]
+    seen.clear()
+    runner.run_batch(file, BatchSettings(workers=4, out=tmp_path / "c", kb_root=tmp_path, rubrics_root=tmp_path))
+    assert [j.sim_processes for j in seen] == [1, 1, 1]
