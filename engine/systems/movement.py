@@ -31,37 +31,25 @@ def group_ints(values: np.ndarray, only_if_repeated: bool = False):
     return s[start], inv, np.bincount(group)
 
 
-class GroupMemo:
-    """group_ints of the last array seen: destinations rarely change between ticks."""
-
-    def __init__(self):
-        self._key: bytes | None = None
-        self._value = None
-
-    def of(self, values: np.ndarray):
-        key = values.tobytes()
-        if key != self._key:
-            self._key, self._value = key, group_ints(values)
-        return self._value
-
-
 class Movement:
     def __init__(self, world: World, cache: FlowFieldCache):
         self.world = world
         self.cache = cache
         terrain = world.terrain
         self.w, self.h = terrain.width, terrain.height
-        self._dest_groups = GroupMemo()
         self._settled: tuple | None = None   # (ids, x, y, terrain version) a separation pass left unchanged
         self._mobile_version = -1
         self._mobile = self._mobile_ground = np.zeros(0, dtype=np.int64)
         self._any_air = False
         self._inside = False
         self._busy = np.zeros(0, dtype=bool)
-        self._arrive_key: bytes | None = None
-        self._arrive_r = np.zeros(0)
+        self._plan_key: bytes | None = None    # the units and orders `_plan` was made for
+        self._plan: tuple = ()
         self._slots_key: tuple | None = None
         self._slots = np.zeros(0, dtype=np.int64)
+        self._gain = np.zeros(0)
+        self._scratch = np.zeros((self.w + 1) * (self.h + 1), dtype=np.int64)   # one entry per separation cell
+        self._rank = np.zeros(0, dtype=np.int64)
 
     def _refresh_mobile(self) -> None:
         """Living units that can move (all, and ground only): these change only on spawn / death."""
@@ -111,14 +99,15 @@ class Movement:
         if not idx.size:
             return []
         # builders walking to a site stop at reach distance; construction handles the rest
-        x, y, tx, ty = w.x[idx], w.y[idx], w.dest_x[idx], w.dest_y[idx]
+        order, tx, ty = w.order[idx], w.dest_x[idx], w.dest_y[idx]
+        key = idx.tobytes() + order.tobytes() + tx.tobytes() + ty.tobytes()
+        if key != self._plan_key:
+            self._plan_key, self._plan = key, self._route_plan(idx, order, tx, ty, dt)
+        keys, inv, arrive_r, ground, present, step_max = self._plan
+        x, y = w.x[idx], w.y[idx]
         dx = tx - x
         dy = ty - y
         dist = np.hypot(dx, dy)
-        # groups going to one point settle in a blob instead of fighting over the exact spot
-        cells = ty.astype(np.int64) * self.w + tx.astype(np.int64)
-        keys, inv, counts = self._dest_groups.of(cells)
-        arrive_r = self._arrive_radius(cells, w.order[idx], counts[inv])
         done = dist <= arrive_r
         arrived: list[int] = []
         if np.count_nonzero(done):
@@ -132,41 +121,64 @@ class Movement:
                     w.order[i] = NONE
             keep = ~done
             idx, x, y, dx, dy, dist, inv = idx[keep], x[keep], y[keep], dx[keep], dy[keep], dist[keep], inv[keep]
+            step_max = step_max[keep]
+            if ground is not None:
+                ground = ground[keep]
+            present = None
         if not idx.size:
             return arrived
         dist = np.maximum(dist, 1e-9)
         ux, uy = dx / dist, dy / dist            # straight-line direction (air, last tile)
-        # the usual case has no aircraft: then every mover is a ground unit and needs no mask
-        ground = ~w.is_air[idx] if self._any_air else None
         if ground is None or np.count_nonzero(ground):
-            g = ground.nonzero()[0] if ground is not None else slice(None)
-            cx = np.minimum(np.maximum(x[g].astype(np.int64), 0), self.w - 1)
-            cy = np.minimum(np.maximum(y[g].astype(np.int64), 0), self.h - 1)
-            ginv = inv[g]
-            present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
-            slots = self._slots_for(keys, present)
-            cache = self.cache
-            if slots is not None:
-                parts = [(g, slots[ginv], cy, cx)]
-            else:
-                parts = self._chunked_slots(keys, present, np.arange(idx.size)[g], ginv, cy, cx)
-            for sub, sl, my, mx in parts:
-                fx = cache.stack_x[sl, my, mx]
-                fy = cache.stack_y[sl, my, mx]
-                has = (fx != 0) | (fy != 0)
-                ux[sub] = np.where(has, fx, ux[sub])
-                uy[sub] = np.where(has, fy, uy[sub])
-        step = np.minimum(w.speed[idx] * dt, dist)
+            g = ground.nonzero()[0] if ground is not None else None
+            self._steer(keys, inv if g is None else inv[g], present, ux, uy, x, y, g)
+        step = np.minimum(step_max, dist)
         self._move(idx, ux * step, uy * step, x, y, ground)
         return arrived
 
-    def _arrive_radius(self, cells: np.ndarray, order: np.ndarray, group_size: np.ndarray) -> np.ndarray:
-        """How close each unit must get to count as arrived (memoised: orders rarely change)."""
-        key = cells.tobytes() + order.tobytes()
-        if key != self._arrive_key:
-            self._arrive_key = key
-            self._arrive_r = np.where(order == BUILD, 0.0, 0.5 + 0.45 * np.sqrt(group_size))
-        return self._arrive_r
+    def _route_plan(self, idx: np.ndarray, order: np.ndarray, tx: np.ndarray, ty: np.ndarray, dt: float) -> tuple:
+        """What stays fixed while the same units keep the same orders: destination groups, arrival
+        radii, which units walk, the destination groups present among them, the longest step."""
+        w = self.world
+        # groups going to one point settle in a blob instead of fighting over the exact spot
+        cells = ty.astype(np.int64) * self.w + tx.astype(np.int64)
+        keys, inv, counts = group_ints(cells)
+        arrive_r = np.where(order == BUILD, 0.0, 0.5 + 0.45 * np.sqrt(counts[inv]))
+        # the usual case has no aircraft: then every mover is a ground unit and needs no mask
+        ground = ~w.is_air[idx] if self._any_air else None
+        ginv = inv if ground is None else inv[ground]
+        present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
+        return keys, inv, arrive_r, ground, present, w.speed[idx] * dt
+
+    def _steer(self, keys: np.ndarray, ginv: np.ndarray, present: list[int] | None, ux: np.ndarray, uy: np.ndarray,
+               x: np.ndarray, y: np.ndarray, g: np.ndarray | None) -> None:
+        """Point the walking units (`g`: their positions in ux / uy / x / y, None for all) along the
+        flow field toward their destination group; off the field they keep the straight line."""
+        if present is None:
+            present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
+        gx, gy = (x, y) if g is None else (x[g], y[g])
+        if self._inside:   # inside the bounds, truncation already lands on the map
+            cx, cy = gx.astype(np.int64), gy.astype(np.int64)
+        else:
+            cx = np.minimum(np.maximum(gx.astype(np.int64), 0), self.w - 1)
+            cy = np.minimum(np.maximum(gy.astype(np.int64), 0), self.h - 1)
+        slots = self._slots_for(keys, present)
+        cache = self.cache
+        if slots is not None:
+            parts = [(slice(None), slots[ginv], cy, cx)]
+        else:
+            parts = self._chunked_slots(keys, present, np.arange(ginv.size), ginv, cy, cx)
+        for sub, sl, my, mx in parts:
+            fx = cache.stack_x[sl, my, mx]
+            fy = cache.stack_y[sl, my, mx]
+            has = (fx != 0) | (fy != 0)
+            if g is None and isinstance(sub, slice):
+                np.copyto(ux, fx, where=has)
+                np.copyto(uy, fy, where=has)
+            else:
+                at = g[sub] if g is not None else sub
+                ux[at] = np.where(has, fx, ux[at])
+                uy[at] = np.where(has, fy, uy[at])
 
     def _slots_for(self, keys: np.ndarray, present: list[int]) -> np.ndarray | None:
         """Flow-field slot per destination group, or None when there are more destinations than the
@@ -219,14 +231,17 @@ class Movement:
         w = self.world
         nx = np.minimum(np.maximum(x0 + mx, 0.01), self.w - 0.01)
         ny = np.minimum(np.maximum(y0 + my, 0.01), self.h - 0.01)
-        if ground is None or np.count_nonzero(ground):
-            passable = w.terrain.passable
-            here_ok = passable[y0.astype(np.int64), x0.astype(np.int64)]
-            ok = passable[ny.astype(np.int64), nx.astype(np.int64)] | ~here_ok
+        passable = w.terrain.passable
+        ok = passable[ny.astype(np.int64), nx.astype(np.int64)]
+        if np.count_nonzero(ok) < ok.size:
+            # blocked: ground units stepping off an open tile (one standing on a blocked tile, e.g.
+            # where a building went up, may walk off it; aircraft fly anywhere)
+            bad = (~ok).nonzero()[0]
+            stuck = passable[y0[bad].astype(np.int64), x0[bad].astype(np.int64)]
             if ground is not None:
-                ok |= ~ground
-            if np.count_nonzero(ok) < ok.size:
-                bad = ~ok
+                stuck &= ground[bad]
+            bad = bad[stuck]
+            if bad.size:
                 # try x only, then y only, else stay
                 ox = passable[y0[bad].astype(np.int64), nx[bad].astype(np.int64)]
                 oy = passable[ny[bad].astype(np.int64), x0[bad].astype(np.int64)]
@@ -248,23 +263,27 @@ class Movement:
         state = (idx.tobytes(), x.tobytes(), y.tobytes(), w.terrain.version)
         if state == self._settled:
             return
+        if self._gain.size <= idx.size:
+            # the push gain of a unit whose cell holds c units: crowded cells push harder
+            self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * idx.size + 2) - 1.0, 0.0))
         moved = False
         for shift in (0.0, 0.5):
             if moved:
                 x, y = w.x[idx], w.y[idx]
-            cw = self.w + 1
-            cells = ((y + shift).astype(np.int64)) * cw + (x + shift).astype(np.int64)
-            grouped = group_ints(cells, only_if_repeated=True)
-            if grouped is None:
+            cells = (y + shift).astype(np.int64) * (self.w + 1) + (x + shift).astype(np.int64)
+            rep = self._cell_rep(cells)
+            if rep is None:
                 moved = False
                 continue
-            _, inv, cnt = grouped
-            c = cnt[inv]
-            sx = np.bincount(inv, weights=x)
-            sy = np.bincount(inv, weights=y)
+            cnt = np.bincount(rep, minlength=idx.size)
+            c = cnt[rep]
+            # sums per cell accumulate in unit order, whichever unit represents the cell
+            sx = np.bincount(rep, weights=x, minlength=idx.size)
+            sy = np.bincount(rep, weights=y, minlength=idx.size)
             sel = (c > 1).nonzero()[0]
-            k = c[sel] - 1.0
-            xs, ys, gs = x[sel], y[sel], inv[sel]
+            cs = c[sel]
+            k = cs - 1.0
+            xs, ys, gs = x[sel], y[sel], rep[sel]
             ox = (sx[gs] - xs) / k
             oy = (sy[gs] - ys) / k
             dx, dy = xs - ox, ys - oy
@@ -274,8 +293,10 @@ class Movement:
             if np.count_nonzero(same):
                 ang = ids[same] * _GOLDEN
                 dx[same], dy[same] = np.cos(ang), np.sin(ang)
-            norm = np.where(same, 1.0, np.maximum(d, 1e-6))
-            want = w.size[ids] * (1.0 + 0.6 * np.sqrt(k))   # crowded cells push harder
+                norm = np.where(same, 1.0, np.maximum(d, 1e-6))
+            else:
+                norm = d
+            want = w.size[ids] * self._gain[cs]
             push = np.minimum(np.maximum(want - d, 0.0), 0.1)
             if not np.count_nonzero(push) and self._inside:
                 moved = False          # a zero push of a unit inside the bounds moves nothing
@@ -284,3 +305,19 @@ class Movement:
             moved = True
         after = (idx.tobytes(), w.x[idx].tobytes(), w.y[idx].tobytes(), w.terrain.version)
         self._settled = after if after == state else None
+
+    def _cell_rep(self, cells: np.ndarray) -> np.ndarray | None:
+        """For each unit, the position of one unit of its cell (the same for the whole cell), or
+        None when no two units share a cell. A scratch grid instead of a sort: cheaper per tick."""
+        if not self._inside:    # cells off the grid: fall back to sorting
+            grouped = group_ints(cells, only_if_repeated=True)
+            return None if grouped is None else grouped[1]
+        n = cells.size
+        if self._rank.size < n:
+            self._rank = np.arange(2 * n, dtype=np.int64)
+        rank = self._rank[:n]
+        self._scratch[cells] = rank
+        rep = self._scratch[cells]
+        if np.count_nonzero(rep != rank) == 0:
+            return None
+        return rep
