@@ -50,6 +50,8 @@ class Movement:
         self._gain = np.zeros(0)
         self._scratch = np.zeros((self.w + 1) * (self.h + 1), dtype=np.int64)   # one entry per separation cell
         self._rank = np.zeros(0, dtype=np.int64)
+        self._hi = np.array([self.w - 0.01, self.h - 0.01])          # the largest x, y a unit may reach
+        self._last_cell = np.array([self.w - 1, self.h - 1])
 
     def _refresh_mobile(self) -> None:
         """Living units that can move (all, and ground only): these change only on spawn / death."""
@@ -99,15 +101,14 @@ class Movement:
         if not idx.size:
             return []
         # builders walking to a site stop at reach distance; construction handles the rest
-        order, tx, ty = w.order[idx], w.dest_x[idx], w.dest_y[idx]
-        key = idx.tobytes() + order.tobytes() + tx.tobytes() + ty.tobytes()
+        order, dest = w.order[idx], w.dest[idx]
+        key = idx.tobytes() + order.tobytes() + dest.tobytes()
         if key != self._plan_key:
-            self._plan_key, self._plan = key, self._route_plan(idx, order, tx, ty, dt)
+            self._plan_key, self._plan = key, self._route_plan(idx, order, dest, dt)
         keys, inv, arrive_r, ground, present, step_max = self._plan
-        x, y = w.x[idx], w.y[idx]
-        dx = tx - x
-        dy = ty - y
-        dist = np.hypot(dx, dy)
+        p = w.pos[idx]
+        d = dest - p
+        dist = np.hypot(d[:, 0], d[:, 1])
         done = dist <= arrive_r
         arrived: list[int] = []
         if np.count_nonzero(done):
@@ -120,29 +121,28 @@ class Movement:
                 elif w.order[i] in (MOVE, MOVE_FORCE, FIGHT):
                     w.order[i] = NONE
             keep = ~done
-            idx, x, y, dx, dy, dist, inv = idx[keep], x[keep], y[keep], dx[keep], dy[keep], dist[keep], inv[keep]
-            step_max = step_max[keep]
+            idx, p, d, dist, inv, step_max = idx[keep], p[keep], d[keep], dist[keep], inv[keep], step_max[keep]
             if ground is not None:
                 ground = ground[keep]
             present = None
         if not idx.size:
             return arrived
         dist = np.maximum(dist, 1e-9)
-        ux, uy = dx / dist, dy / dist            # straight-line direction (air, last tile)
+        u = d / dist[:, None]                    # straight-line direction (air, last tile)
         if ground is None or np.count_nonzero(ground):
             g = ground.nonzero()[0] if ground is not None else None
-            self._steer(keys, inv if g is None else inv[g], present, ux, uy, x, y, g)
+            self._steer(keys, inv if g is None else inv[g], present, u, p, g)
         step = np.minimum(step_max, dist)
-        self._move(idx, ux * step, uy * step, x, y, ground)
+        self._move(idx, u * step[:, None], p, ground)
         return arrived
 
-    def _route_plan(self, idx: np.ndarray, order: np.ndarray, tx: np.ndarray, ty: np.ndarray, dt: float) -> tuple:
+    def _route_plan(self, idx: np.ndarray, order: np.ndarray, dest: np.ndarray, dt: float) -> tuple:
         """What stays fixed while the same units keep the same orders: destination groups, arrival
         radii, which units walk, the destination groups present among them, the longest step."""
         w = self.world
         # groups going to one point settle in a blob instead of fighting over the exact spot
-        cells = ty.astype(np.int64) * self.w + tx.astype(np.int64)
-        keys, inv, counts = group_ints(cells)
+        cell = dest.astype(np.int64)
+        keys, inv, counts = group_ints(cell[:, 1] * self.w + cell[:, 0])
         arrive_r = np.where(order == BUILD, 0.0, 0.5 + 0.45 * np.sqrt(counts[inv]))
         # the usual case has no aircraft: then every mover is a ground unit and needs no mask
         ground = ~w.is_air[idx] if self._any_air else None
@@ -150,18 +150,16 @@ class Movement:
         present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
         return keys, inv, arrive_r, ground, present, w.speed[idx] * dt
 
-    def _steer(self, keys: np.ndarray, ginv: np.ndarray, present: list[int] | None, ux: np.ndarray, uy: np.ndarray,
-               x: np.ndarray, y: np.ndarray, g: np.ndarray | None) -> None:
-        """Point the walking units (`g`: their positions in ux / uy / x / y, None for all) along the
-        flow field toward their destination group; off the field they keep the straight line."""
+    def _steer(self, keys: np.ndarray, ginv: np.ndarray, present: list[int] | None, u: np.ndarray, p: np.ndarray,
+               g: np.ndarray | None) -> None:
+        """Point the walking units (`g`: their rows in u / p, None for all) along the flow field
+        toward their destination group; off the field they keep the straight line."""
         if present is None:
             present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
-        gx, gy = (x, y) if g is None else (x[g], y[g])
-        if self._inside:   # inside the bounds, truncation already lands on the map
-            cx, cy = gx.astype(np.int64), gy.astype(np.int64)
-        else:
-            cx = np.minimum(np.maximum(gx.astype(np.int64), 0), self.w - 1)
-            cy = np.minimum(np.maximum(gy.astype(np.int64), 0), self.h - 1)
+        cell = (p if g is None else p[g]).astype(np.int64)
+        if not self._inside:   # inside the bounds, truncation already lands on the map
+            cell = np.minimum(np.maximum(cell, 0), self._last_cell)
+        cx, cy = cell[:, 0], cell[:, 1]
         slots = self._slots_for(keys, present)
         cache = self.cache
         if slots is not None:
@@ -169,16 +167,13 @@ class Movement:
         else:
             parts = self._chunked_slots(keys, present, np.arange(ginv.size), ginv, cy, cx)
         for sub, sl, my, mx in parts:
-            fx = cache.stack_x[sl, my, mx]
-            fy = cache.stack_y[sl, my, mx]
-            has = (fx != 0) | (fy != 0)
+            f = cache.stack[sl, my, mx]
+            has = (f[:, 0] != 0) | (f[:, 1] != 0)
             if g is None and isinstance(sub, slice):
-                np.copyto(ux, fx, where=has)
-                np.copyto(uy, fy, where=has)
+                np.copyto(u, f, where=has[:, None])
             else:
                 at = g[sub] if g is not None else sub
-                ux[at] = np.where(has, fx, ux[at])
-                uy[at] = np.where(has, fy, uy[at])
+                u[at] = np.where(has[:, None], f, u[at])
 
     def _slots_for(self, keys: np.ndarray, present: list[int]) -> np.ndarray | None:
         """Flow-field slot per destination group, or None when there are more destinations than the
@@ -216,39 +211,37 @@ class Movement:
         idx = idx[w.speed[idx] > 0]
         if not idx.size:
             return
-        tgt = w.target[idx]
-        x0, y0 = w.x[idx], w.y[idx]
-        dx = w.x[tgt] - x0
-        dy = w.y[tgt] - y0
-        dist = np.maximum(np.hypot(dx, dy), 1e-9)
+        p = w.pos[idx]
+        d = w.pos[w.target[idx]] - p
+        dist = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)
         step = w.speed[idx] * dt
-        self._move(idx, dx / dist * step, dy / dist * step, x0, y0, ~w.is_air[idx])
+        self._move(idx, d / dist[:, None] * step[:, None], p, ~w.is_air[idx])
 
-    def _move(self, idx: np.ndarray, mx: np.ndarray, my: np.ndarray, x0: np.ndarray, y0: np.ndarray,
-              ground: np.ndarray | None) -> None:
-        """Apply displacement to units at (x0, y0), sliding along walls for ground units
-        (`ground`: mask over idx, None when all of them are)."""
+    def _move(self, idx: np.ndarray, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None) -> None:
+        """Apply displacement `m` (n, 2) to units at `p0` (n, 2), sliding along walls for ground
+        units (`ground`: mask over idx, None when all of them are)."""
         w = self.world
-        nx = np.minimum(np.maximum(x0 + mx, 0.01), self.w - 0.01)
-        ny = np.minimum(np.maximum(y0 + my, 0.01), self.h - 0.01)
+        p = np.minimum(np.maximum(p0 + m, 0.01), self._hi)
         passable = w.terrain.passable
-        ok = passable[ny.astype(np.int64), nx.astype(np.int64)]
+        cell = p.astype(np.int64)
+        ok = passable[cell[:, 1], cell[:, 0]]
         if np.count_nonzero(ok) < ok.size:
             # blocked: ground units stepping off an open tile (one standing on a blocked tile, e.g.
             # where a building went up, may walk off it; aircraft fly anywhere)
             bad = (~ok).nonzero()[0]
-            stuck = passable[y0[bad].astype(np.int64), x0[bad].astype(np.int64)]
+            here = p0[bad].astype(np.int64)
+            stuck = passable[here[:, 1], here[:, 0]]
             if ground is not None:
                 stuck &= ground[bad]
             bad = bad[stuck]
             if bad.size:
                 # try x only, then y only, else stay
-                ox = passable[y0[bad].astype(np.int64), nx[bad].astype(np.int64)]
-                oy = passable[ny[bad].astype(np.int64), x0[bad].astype(np.int64)]
-                bx = np.where(ox, nx[bad], x0[bad])
-                by = np.where(ox, y0[bad], np.where(oy, ny[bad], y0[bad]))
-                nx[bad], ny[bad] = bx, by
-        w.x[idx], w.y[idx] = nx, ny
+                x0, y0, nx, ny = p0[bad, 0], p0[bad, 1], p[bad, 0], p[bad, 1]
+                ox = passable[y0.astype(np.int64), nx.astype(np.int64)]
+                oy = passable[ny.astype(np.int64), x0.astype(np.int64)]
+                p[bad, 0] = np.where(ox, nx, x0)
+                p[bad, 1] = np.where(ox, y0, np.where(oy, ny, y0))
+        w.pos[idx] = p
 
     # --- separation -------------------------------------------------------------------------------
     def _separate(self) -> None:
@@ -256,43 +249,42 @@ class Movement:
         w = self.world
         self._refresh_mobile()
         idx = self._mobile_ground
-        if idx.size < 2:
+        n = idx.size
+        if n < 2:
             return
-        x, y = w.x[idx], w.y[idx]
+        p = w.pos[idx]
         # a pass is a pure function of these; when the last pass left them as it found them, so would this one
-        state = (idx.tobytes(), x.tobytes(), y.tobytes(), w.terrain.version)
+        state = (idx.tobytes(), p.tobytes(), w.terrain.version)
         if state == self._settled:
             return
-        if self._gain.size <= idx.size:
+        if self._gain.size <= n:
             # the push gain of a unit whose cell holds c units: crowded cells push harder
-            self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * idx.size + 2) - 1.0, 0.0))
+            self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * n + 2) - 1.0, 0.0))
+        sums = np.empty((n, 2))
         moved = False
         for shift in (0.0, 0.5):
             if moved:
-                x, y = w.x[idx], w.y[idx]
-            cells = (y + shift).astype(np.int64) * (self.w + 1) + (x + shift).astype(np.int64)
-            rep = self._cell_rep(cells)
+                p = w.pos[idx]
+            cell = (p + shift).astype(np.int64)
+            rep = self._cell_rep(cell[:, 1] * (self.w + 1) + cell[:, 0])
             if rep is None:
                 moved = False
                 continue
-            cnt = np.bincount(rep, minlength=idx.size)
-            c = cnt[rep]
+            c = np.bincount(rep, minlength=n)[rep]
             # sums per cell accumulate in unit order, whichever unit represents the cell
-            sx = np.bincount(rep, weights=x, minlength=idx.size)
-            sy = np.bincount(rep, weights=y, minlength=idx.size)
+            sums[:, 0] = np.bincount(rep, weights=p[:, 0], minlength=n)
+            sums[:, 1] = np.bincount(rep, weights=p[:, 1], minlength=n)
             sel = (c > 1).nonzero()[0]
             cs = c[sel]
-            k = cs - 1.0
-            xs, ys, gs = x[sel], y[sel], rep[sel]
-            ox = (sx[gs] - xs) / k
-            oy = (sy[gs] - ys) / k
-            dx, dy = xs - ox, ys - oy
-            d = np.hypot(dx, dy)
+            ps = p[sel]
+            others = (sums[rep[sel]] - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
+            dxy = ps - others
+            d = np.hypot(dxy[:, 0], dxy[:, 1])
             ids = idx[sel]
             same = d < 1e-6
             if np.count_nonzero(same):
                 ang = ids[same] * _GOLDEN
-                dx[same], dy[same] = np.cos(ang), np.sin(ang)
+                dxy[same, 0], dxy[same, 1] = np.cos(ang), np.sin(ang)
                 norm = np.where(same, 1.0, np.maximum(d, 1e-6))
             else:
                 norm = d
@@ -301,9 +293,9 @@ class Movement:
             if not np.count_nonzero(push) and self._inside:
                 moved = False          # a zero push of a unit inside the bounds moves nothing
                 continue
-            self._move(ids, dx / norm * push, dy / norm * push, xs, ys, None)
+            self._move(ids, dxy / norm[:, None] * push[:, None], ps, None)
             moved = True
-        after = (idx.tobytes(), w.x[idx].tobytes(), w.y[idx].tobytes(), w.terrain.version)
+        after = (idx.tobytes(), w.pos[idx].tobytes(), w.terrain.version)
         self._settled = after if after == state else None
 
     def _cell_rep(self, cells: np.ndarray) -> np.ndarray | None:
