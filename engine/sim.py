@@ -239,7 +239,8 @@ class Simulation:
             self._update_fog()
             self.combat.retarget(self.vision.grids if self.fog else None)
         dead = self.combat.fire(DT, self._dmg_dealt, self._dmg_received)
-        self.movement.step(DT, self.combat.chasing, self.combat.standing, separate=tick % 2 == 0)
+        self.movement.step(DT, self.combat.chasing, self.combat.standing,
+                           separate=0.5 * (tick // 2 % 2) if tick % 2 == 0 else None)
         if tick % 6 == 0:
             jobs = self.construction.jobs()
             if self.production_enabled:

@@ -67,8 +67,9 @@ class Movement:
                                                and y.min() >= 0.01 and y.max() <= self.h - 0.01)
             self._mobile_version = w.version
 
-    def step(self, dt: float, chase: np.ndarray, stop: np.ndarray, separate: bool) -> list[int]:
-        """Advance one tick. `chase` / `stop`: unit ids combat wants chasing / standing.
+    def step(self, dt: float, chase: np.ndarray, stop: np.ndarray, separate: float | None) -> list[int]:
+        """Advance one tick. `chase` / `stop`: unit ids combat wants chasing / standing; `separate`:
+        the offset (0 or half a tile) of the grid to push crowded units apart on, None for no push.
 
         Returns the ids that arrived at a move / fight destination this tick (their order ends).
         """
@@ -91,8 +92,8 @@ class Movement:
             arrived = self._follow_orders(idx, dt)
             if chase.size:
                 self._chase(chase, dt)
-        if separate:
-            self._separate()
+        if separate is not None:
+            self._separate(separate)
         return arrived
 
     # --- path following ---------------------------------------------------------------------------
@@ -244,8 +245,8 @@ class Movement:
         w.pos[idx] = p
 
     # --- separation -------------------------------------------------------------------------------
-    def _separate(self) -> None:
-        """Push apart mobile ground units sharing a cell, on two grids offset by half a tile."""
+    def _separate(self, shift: float) -> None:
+        """Push apart mobile ground units sharing a cell of the grid offset by `shift` tiles."""
         w = self.world
         self._refresh_mobile()
         idx = self._mobile_ground
@@ -254,7 +255,7 @@ class Movement:
             return
         p = w.pos[idx]
         # a pass is a pure function of these; when the last pass left them as it found them, so would this one
-        state = (idx.tobytes(), p.tobytes(), w.terrain.version)
+        state = (idx.tobytes(), p.tobytes(), w.terrain.version, shift)
         if state == self._settled:
             return
         if self._gain.size <= n:
@@ -262,9 +263,7 @@ class Movement:
             self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * n + 2) - 1.0, 0.0))
         sums = np.empty((n, 2))
         moved = False
-        for shift in (0.0, 0.5):
-            if moved:
-                p = w.pos[idx]
+        for _ in (0,):
             cell = (p + shift).astype(np.int64)
             rep = self._cell_rep(cell[:, 1] * (self.w + 1) + cell[:, 0])
             if rep is None:
@@ -295,7 +294,7 @@ class Movement:
                 continue
             self._move(ids, dxy / norm[:, None] * push[:, None], ps, None)
             moved = True
-        after = (idx.tobytes(), w.pos[idx].tobytes(), w.terrain.version)
+        after = (idx.tobytes(), w.pos[idx].tobytes(), w.terrain.version, shift)
         self._settled = after if after == state else None
 
     def _cell_rep(self, cells: np.ndarray) -> np.ndarray | None:
