@@ -2,7 +2,8 @@
 
 Recomputed every few ticks. Discs are stamped through a padded grid so discs near the edge need no
 clipping, units sharing a tile and sight radius are stamped once, and a team whose units all stand
-on the tiles they stood on last time keeps its grid.
+on the tiles they stood on last time keeps its grid. A few discs are stamped cell by cell; many (a
+large army) as row spans summed over the grid, whose cost follows the rows rather than the cells.
 """
 from __future__ import annotations
 
@@ -19,6 +20,39 @@ def _disc(radius: int) -> tuple[np.ndarray, np.ndarray]:
     dy, dx = np.mgrid[-r:r + 1, -r:r + 1]
     inside = dx * dx + dy * dy <= r * r + r  # + r: rounder discs at small radii
     return dy[inside].astype(np.int64), dx[inside].astype(np.int64)
+
+
+@lru_cache(maxsize=64)
+def _disc_rows(radius: int) -> tuple[np.ndarray, np.ndarray]:
+    """The disc of `_disc` as rows: (row offset, half width) per row."""
+    dy, dx = _disc(radius)
+    rows = np.arange(-radius, radius + 1)
+    half = np.array([dx[dy == r].max() for r in rows], dtype=np.int64)
+    return rows, half
+
+
+def stamp_discs(size: int, width: int, cells: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """Flat bool grid of `size` cells, rows `width` wide: True inside the disc of radius radii[k]
+    around cells[k] (flat indices, each disc inside the grid)."""
+    grid = np.zeros(size, dtype=bool)
+    distinct = sorted(set(radii.tolist()))
+    total = sum(_disc(r)[0].size * int(np.count_nonzero(radii == r)) for r in distinct)
+    if total <= 2 * size:
+        for r in distinct:
+            dy, dx = _disc(r)
+            c = cells[radii == r]
+            grid[(c[:, None] + (dy * width + dx)[None, :]).ravel()] = True
+        return grid
+    # many discs: +1 where each row span starts, -1 past its end, and a running sum over the grid
+    starts, ends = [], []
+    for r in distinct:
+        rows, half = _disc_rows(r)
+        c = cells[radii == r][:, None]
+        starts.append((c + (rows * width - half)[None, :]).ravel())
+        ends.append((c + (rows * width + half + 1)[None, :]).ravel())
+    edges = np.bincount(np.concatenate(starts), minlength=size + 1) - np.bincount(np.concatenate(ends), minlength=size + 1)
+    np.greater(edges[:size].cumsum(), 0, out=grid)
+    return grid
 
 
 class Vision:
@@ -50,18 +84,16 @@ class Vision:
                 continue
             changed = True
             self._keys[team] = key
-            grid = np.zeros((self.h + 2 * pad) * pw, dtype=bool)
+            size = (self.h + 2 * pad) * pw
             if mine.size:
                 radii = np.rint(w.sight[mine]).astype(np.int64)
                 keys = np.sort(radii * (1 << 24) + at)
                 first = np.ones(keys.size, dtype=bool)     # distinct (radius, cell) pairs, like np.unique
                 np.not_equal(keys[1:], keys[:-1], out=first[1:])
                 keys = keys[first]
-                radii, c_all = keys >> 24, keys & ((1 << 24) - 1)
-                for r in sorted(set(radii.tolist())):
-                    dy, dx = _disc(int(r))
-                    c = c_all[radii == r]
-                    grid[(c[:, None] + (dy * pw + dx)[None, :]).ravel()] = True
+                grid = stamp_discs(size, pw, keys & ((1 << 24) - 1), keys >> 24)
+            else:
+                grid = np.zeros(size, dtype=bool)
             self._own[team] = grid.reshape(self.h + 2 * pad, pw)[pad:-pad, pad:-pad]
         if changed:
             for team in self.teams:
