@@ -37,7 +37,7 @@ class Movement:
         self.cache = cache
         terrain = world.terrain
         self.w, self.h = terrain.width, terrain.height
-        self._settled: tuple | None = None   # (ids, x, y, terrain version) a separation pass left unchanged
+        self._settled: tuple | None = None   # (ids, positions, terrain version, grid) a pass left unchanged
         self._mobile_version = -1
         self._mobile = self._mobile_ground = np.zeros(0, dtype=np.int64)
         self._any_air = False
@@ -261,39 +261,36 @@ class Movement:
         if self._gain.size <= n:
             # the push gain of a unit whose cell holds c units: crowded cells push harder
             self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * n + 2) - 1.0, 0.0))
+        cell = (p + shift).astype(np.int64)
+        rep = self._cell_rep(cell[:, 1] * (self.w + 1) + cell[:, 0])
+        if rep is None:
+            self._settled = state
+            return
+        c = np.bincount(rep, minlength=n)[rep]
+        # sums per cell accumulate in unit order, whichever unit represents the cell
         sums = np.empty((n, 2))
-        moved = False
-        for _ in (0,):
-            cell = (p + shift).astype(np.int64)
-            rep = self._cell_rep(cell[:, 1] * (self.w + 1) + cell[:, 0])
-            if rep is None:
-                moved = False
-                continue
-            c = np.bincount(rep, minlength=n)[rep]
-            # sums per cell accumulate in unit order, whichever unit represents the cell
-            sums[:, 0] = np.bincount(rep, weights=p[:, 0], minlength=n)
-            sums[:, 1] = np.bincount(rep, weights=p[:, 1], minlength=n)
-            sel = (c > 1).nonzero()[0]
-            cs = c[sel]
-            ps = p[sel]
-            others = (sums[rep[sel]] - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
-            dxy = ps - others
-            d = np.hypot(dxy[:, 0], dxy[:, 1])
-            ids = idx[sel]
-            same = d < 1e-6
-            if np.count_nonzero(same):
-                ang = ids[same] * _GOLDEN
-                dxy[same, 0], dxy[same, 1] = np.cos(ang), np.sin(ang)
-                norm = np.where(same, 1.0, np.maximum(d, 1e-6))
-            else:
-                norm = d
-            want = w.size[ids] * self._gain[cs]
-            push = np.minimum(np.maximum(want - d, 0.0), 0.1)
-            if not np.count_nonzero(push) and self._inside:
-                moved = False          # a zero push of a unit inside the bounds moves nothing
-                continue
-            self._move(ids, dxy / norm[:, None] * push[:, None], ps, None)
-            moved = True
+        sums[:, 0] = np.bincount(rep, weights=p[:, 0], minlength=n)
+        sums[:, 1] = np.bincount(rep, weights=p[:, 1], minlength=n)
+        sel = (c > 1).nonzero()[0]
+        cs = c[sel]
+        ps = p[sel]
+        others = (sums[rep[sel]] - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
+        dxy = ps - others
+        d = np.hypot(dxy[:, 0], dxy[:, 1])
+        ids = idx[sel]
+        same = d < 1e-6
+        if np.count_nonzero(same):
+            ang = ids[same] * _GOLDEN
+            dxy[same, 0], dxy[same, 1] = np.cos(ang), np.sin(ang)
+            norm = np.where(same, 1.0, np.maximum(d, 1e-6))
+        else:
+            norm = d
+        want = w.size[ids] * self._gain[cs]
+        push = np.minimum(np.maximum(want - d, 0.0), 0.1)
+        if not np.count_nonzero(push) and self._inside:
+            self._settled = state      # a zero push of a unit inside the bounds moves nothing
+            return
+        self._move(ids, dxy / norm[:, None] * push[:, None], ps, None)
         after = (idx.tobytes(), w.pos[idx].tobytes(), w.terrain.version, shift)
         self._settled = after if after == state else None
 
