@@ -1,7 +1,7 @@
 """The simulation: world state, systems on tiered update rates, controllers, rules, conditions.
 
 Per tick (30 Hz): fire weapons, move units. Every 2 ticks: push crowded units apart (on two
-grids, taken in turn). Every 5 ticks: fog, target acquisition, area triggers, conditions. Every 6 ticks: construction / production progress. Every 30 ticks: income, AI.
+grids, one after the other). Every 5 ticks: fog, target acquisition, area triggers, conditions. Every 6 ticks: construction / production progress. Every 30 ticks: income, AI.
 Agent policies act every `decision_interval` game seconds through `issue`, the validated order API.
 Determinism: everything iterates in id order and random numbers come from Generators seeded by
 `seed`, so the same (level, seed, orders) gives the same trace hash.
@@ -239,8 +239,7 @@ class Simulation:
             self._update_fog()
             self.combat.retarget(self.vision.grids if self.fog else None)
         dead = self.combat.fire(DT, self._dmg_dealt, self._dmg_received)
-        self.movement.step(DT, self.combat.chasing, self.combat.standing,
-                           separate=0.5 * (tick // 2 % 2) if tick % 2 == 0 else None)
+        self.movement.step(DT, self.combat.chasing, self.combat.standing, separate=tick % 2 == 0)
         if tick % 6 == 0:
             jobs = self.construction.jobs()
             if self.production_enabled:

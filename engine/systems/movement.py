@@ -37,7 +37,7 @@ class Movement:
         self.cache = cache
         terrain = world.terrain
         self.w, self.h = terrain.width, terrain.height
-        self._settled: tuple | None = None   # (ids, positions, terrain version, grid) a pass left unchanged
+        self._settled: dict[float, tuple] = {}   # grid -> (ids, positions, terrain version) its pass left unchanged
         self._mobile_version = -1
         self._mobile = self._mobile_ground = np.zeros(0, dtype=np.int64)
         self._any_air = False
@@ -67,9 +67,9 @@ class Movement:
                                                and y.min() >= 0.01 and y.max() <= self.h - 0.01)
             self._mobile_version = w.version
 
-    def step(self, dt: float, chase: np.ndarray, stop: np.ndarray, separate: float | None) -> list[int]:
+    def step(self, dt: float, chase: np.ndarray, stop: np.ndarray, separate: bool) -> list[int]:
         """Advance one tick. `chase` / `stop`: unit ids combat wants chasing / standing; `separate`:
-        the offset (0 or half a tile) of the grid to push crowded units apart on, None for no push.
+        push crowded units apart, on two grids offset by half a tile, one after the other.
 
         Returns the ids that arrived at a move / fight destination this tick (their order ends).
         """
@@ -92,8 +92,9 @@ class Movement:
             arrived = self._follow_orders(idx, dt)
             if chase.size:
                 self._chase(chase, dt)
-        if separate is not None:
-            self._separate(separate)
+        if separate:
+            for shift in (0.0, 0.5):
+                self._separate(shift)
         return arrived
 
     # --- path following ---------------------------------------------------------------------------
@@ -255,8 +256,8 @@ class Movement:
             return
         p = w.pos[idx]
         # a pass is a pure function of these; when the last pass left them as it found them, so would this one
-        state = (idx.tobytes(), p.tobytes(), w.terrain.version, shift)
-        if state == self._settled:
+        state = (idx.tobytes(), p.tobytes(), w.terrain.version)
+        if state == self._settled.get(shift):
             return
         if self._gain.size <= n:
             # the push gain of a unit whose cell holds c units: crowded cells push harder
@@ -264,7 +265,7 @@ class Movement:
         cell = (p + shift).astype(np.int64)
         rep = self._cell_rep(cell[:, 1] * (self.w + 1) + cell[:, 0])
         if rep is None:
-            self._settled = state
+            self._settled[shift] = state
             return
         c = np.bincount(rep, minlength=n)[rep]
         # sums per cell accumulate in unit order, whichever unit represents the cell
@@ -288,11 +289,14 @@ class Movement:
         want = w.size[ids] * self._gain[cs]
         push = np.minimum(np.maximum(want - d, 0.0), 0.1)
         if not np.count_nonzero(push) and self._inside:
-            self._settled = state      # a zero push of a unit inside the bounds moves nothing
+            self._settled[shift] = state      # a zero push of a unit inside the bounds moves nothing
             return
         self._move(ids, dxy / norm[:, None] * push[:, None], ps, None)
-        after = (idx.tobytes(), w.pos[idx].tobytes(), w.terrain.version, shift)
-        self._settled = after if after == state else None
+        after = (idx.tobytes(), w.pos[idx].tobytes(), w.terrain.version)
+        if after == state:
+            self._settled[shift] = state
+        else:
+            self._settled.pop(shift, None)
 
     def _cell_rep(self, cells: np.ndarray) -> np.ndarray | None:
         """For each unit, the position of one unit of its cell (the same for the whole cell), or
