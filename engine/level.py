@@ -50,13 +50,15 @@ class Level:
 
 
 def load_level(path_or_dict: str | Path | dict[str, Any], base_dir: str | Path | None = None, *,
-               catalog: Catalog | None = None, rule_roots: Iterable[str | Path] = ()) -> Level:
+               catalog: Catalog | None = None, rule_roots: Iterable[str | Path] = (),
+               max_start_units: int = MAX_START_UNITS) -> Level:
     """Validate a level (file path or parsed dict) and everything it refers to.
 
     `base_dir` resolves relative script / map paths (default: the level file's folder, or the
     current directory for a dict). Rule scripts and map files must lie inside that folder, the
     knowledge base's rules folder or one of `rule_roots` (folders the caller vouches for).
-    `catalog` overrides the built-in unit catalog (tests).
+    `catalog` overrides the built-in unit catalog (tests); `max_start_units` raises the bound on
+    start units for a level the caller wrote itself (the simulator benchmark).
     """
     if isinstance(path_or_dict, dict):
         source, data = "level", path_or_dict
@@ -71,7 +73,7 @@ def load_level(path_or_dict: str | Path | dict[str, Any], base_dir: str | Path |
         config = LevelConfig.model_validate(data)
     except ValidationError as err:
         raise LevelError(format_validation_error(err, source)) from err
-    _check_size(config, source)
+    _check_size(config, source, max_start_units)
 
     if catalog is None:
         from engine.catalog import load_catalog
@@ -90,10 +92,10 @@ def load_level(path_or_dict: str | Path | dict[str, Any], base_dir: str | Path |
     return Level(config, mapdata, catalog, rule_sources, root, placements)
 
 
-def _check_size(config: LevelConfig, source: str) -> None:
+def _check_size(config: LevelConfig, source: str, max_start_units: int) -> None:
     units = sum(u.count for t in config.teams for u in t.units)
-    if units > MAX_START_UNITS:
-        raise LevelError(f"{source}: teams start with {units} units in total (at most {MAX_START_UNITS})")
+    if units > max_start_units:
+        raise LevelError(f"{source}: teams start with {units} units in total (at most {max_start_units})")
     if len(config.rules) > MAX_RULES:
         raise LevelError(f"{source}: {len(config.rules)} rules (at most {MAX_RULES})")
 

@@ -1,7 +1,7 @@
 """The simulation: world state, systems on tiered update rates, controllers, rules, conditions.
 
-Per tick (30 Hz): fire weapons, move units. Every 5 ticks: fog, target acquisition, area triggers,
-conditions. Every 6 ticks: construction / production progress. Every 30 ticks: income, AI.
+Per tick (30 Hz): fire weapons, move units. Every 2 ticks: push crowded units apart (on two
+grids, one after the other). Every 5 ticks: fog, target acquisition, area triggers, conditions. Every 6 ticks: construction / production progress. Every 30 ticks: income, AI.
 Agent policies act every `decision_interval` game seconds through `issue`, the validated order API.
 Determinism: everything iterates in id order and random numbers come from Generators seeded by
 `seed`, so the same (level, seed, orders) gives the same trace hash.

@@ -3,6 +3,8 @@
 Ids are never reused (a dead unit's slot stays dead), so an id held by a rule script or an agent
 can never silently point at a different unit. Arrays grow by doubling. Per-type constants live in
 `TypeTable`; the few a hot loop reads every tick (speed, weapon, size) are copied per unit.
+Positions and destinations are (n, 2) arrays (`pos`, `dest`) with `x` / `y` and `dest_x` / `dest_y`
+as column views: movement updates both coordinates with one NumPy call instead of two.
 """
 from __future__ import annotations
 
@@ -125,11 +127,12 @@ class Terrain:
 class World:
     """All unit state. Systems read and write these arrays directly."""
 
-    FIELDS_F = ("x", "y", "hp", "max_hp", "progress", "cooldown", "dest_x", "dest_y", "home_x", "home_y",
+    FIELDS_F = ("hp", "max_hp", "progress", "cooldown", "home_x", "home_y",
                 "speed", "size", "sight", "armor", "w_range", "w_min_range", "w_damage", "w_reload",
                 "w_splash", "income_mult")
     FIELDS_I = ("type", "team", "target", "build_target", "build_type", "last_hit_team")
     FIELDS_B = ("alive", "is_air", "is_building", "armed", "hits_ground", "hits_air", "hold")
+    FIELDS_XY = ("pos", "dest")         # (n, 2) float64: x and y side by side
 
     def __init__(self, types: TypeTable, terrain: Terrain, capacity: int = 256):
         self.types = types
@@ -145,6 +148,8 @@ class World:
             setattr(self, name, np.zeros(0, dtype=np.int64))
         for name in self.FIELDS_B:
             setattr(self, name, np.zeros(0, dtype=bool))
+        for name in self.FIELDS_XY:
+            setattr(self, name, np.zeros((0, 2), dtype=np.float64))
         self._grow(capacity)
         self._alive_idx: np.ndarray | None = None
         self.version = 0                    # bumps on every spawn / death
@@ -158,6 +163,13 @@ class World:
         for name in ("order", "category", *self.FIELDS_F, *self.FIELDS_I, *self.FIELDS_B):
             fill = -1 if name in ("target", "build_target", "build_type", "last_hit_team") else 0
             setattr(self, name, grown(getattr(self, name), fill))
+        for name in self.FIELDS_XY:
+            old = getattr(self, name)
+            new = np.zeros((capacity, 2), dtype=np.float64)
+            new[: old.shape[0]] = old
+            setattr(self, name, new)
+        self.x, self.y = self.pos[:, 0], self.pos[:, 1]
+        self.dest_x, self.dest_y = self.dest[:, 0], self.dest[:, 1]
         self.capacity = capacity
 
     # --- unit lifecycle ---------------------------------------------------------------------------

@@ -31,37 +31,27 @@ def group_ints(values: np.ndarray, only_if_repeated: bool = False):
     return s[start], inv, np.bincount(group)
 
 
-class GroupMemo:
-    """group_ints of the last array seen: destinations rarely change between ticks."""
-
-    def __init__(self):
-        self._key: bytes | None = None
-        self._value = None
-
-    def of(self, values: np.ndarray):
-        key = values.tobytes()
-        if key != self._key:
-            self._key, self._value = key, group_ints(values)
-        return self._value
-
-
 class Movement:
     def __init__(self, world: World, cache: FlowFieldCache):
         self.world = world
         self.cache = cache
         terrain = world.terrain
         self.w, self.h = terrain.width, terrain.height
-        self._dest_groups = GroupMemo()
-        self._settled: tuple | None = None   # (ids, x, y, terrain version) a separation pass left unchanged
+        self._settled: dict[float, tuple] = {}   # grid -> (ids, positions, terrain version) its pass left unchanged
         self._mobile_version = -1
         self._mobile = self._mobile_ground = np.zeros(0, dtype=np.int64)
         self._any_air = False
         self._inside = False
         self._busy = np.zeros(0, dtype=bool)
-        self._arrive_key: bytes | None = None
-        self._arrive_r = np.zeros(0)
+        self._plan_key: bytes | None = None    # the units and orders `_plan` was made for
+        self._plan: tuple = ()
         self._slots_key: tuple | None = None
         self._slots = np.zeros(0, dtype=np.int64)
+        self._gain = np.zeros(0)
+        self._scratch = np.zeros((self.w + 1) * (self.h + 1), dtype=np.int64)   # one entry per separation cell
+        self._rank = np.zeros(0, dtype=np.int64)
+        self._hi = np.array([self.w - 0.01, self.h - 0.01])          # the largest x, y a unit may reach
+        self._last_cell = np.array([self.w - 1, self.h - 1])
 
     def _refresh_mobile(self) -> None:
         """Living units that can move (all, and ground only): these change only on spawn / death."""
@@ -78,7 +68,8 @@ class Movement:
             self._mobile_version = w.version
 
     def step(self, dt: float, chase: np.ndarray, stop: np.ndarray, separate: bool) -> list[int]:
-        """Advance one tick. `chase` / `stop`: unit ids combat wants chasing / standing.
+        """Advance one tick. `chase` / `stop`: unit ids combat wants chasing / standing; `separate`:
+        push crowded units apart, on two grids offset by half a tile, one after the other.
 
         Returns the ids that arrived at a move / fight destination this tick (their order ends).
         """
@@ -102,7 +93,8 @@ class Movement:
             if chase.size:
                 self._chase(chase, dt)
         if separate:
-            self._separate()
+            for shift in (0.0, 0.5):
+                self._separate(shift)
         return arrived
 
     # --- path following ---------------------------------------------------------------------------
@@ -111,14 +103,14 @@ class Movement:
         if not idx.size:
             return []
         # builders walking to a site stop at reach distance; construction handles the rest
-        x, y, tx, ty = w.x[idx], w.y[idx], w.dest_x[idx], w.dest_y[idx]
-        dx = tx - x
-        dy = ty - y
-        dist = np.hypot(dx, dy)
-        # groups going to one point settle in a blob instead of fighting over the exact spot
-        cells = ty.astype(np.int64) * self.w + tx.astype(np.int64)
-        keys, inv, counts = self._dest_groups.of(cells)
-        arrive_r = self._arrive_radius(cells, w.order[idx], counts[inv])
+        order, dest = w.order[idx], w.dest[idx]
+        key = idx.tobytes() + order.tobytes() + dest.tobytes()
+        if key != self._plan_key:
+            self._plan_key, self._plan = key, self._route_plan(idx, order, dest, dt)
+        keys, inv, arrive_r, ground, present, step_max = self._plan
+        p = w.pos[idx]
+        d = dest - p
+        dist = np.hypot(d[:, 0], d[:, 1])
         done = dist <= arrive_r
         arrived: list[int] = []
         if np.count_nonzero(done):
@@ -131,42 +123,59 @@ class Movement:
                 elif w.order[i] in (MOVE, MOVE_FORCE, FIGHT):
                     w.order[i] = NONE
             keep = ~done
-            idx, x, y, dx, dy, dist, inv = idx[keep], x[keep], y[keep], dx[keep], dy[keep], dist[keep], inv[keep]
+            idx, p, d, dist, inv, step_max = idx[keep], p[keep], d[keep], dist[keep], inv[keep], step_max[keep]
+            if ground is not None:
+                ground = ground[keep]
+            present = None
         if not idx.size:
             return arrived
         dist = np.maximum(dist, 1e-9)
-        ux, uy = dx / dist, dy / dist            # straight-line direction (air, last tile)
-        # the usual case has no aircraft: then every mover is a ground unit and needs no mask
-        ground = ~w.is_air[idx] if self._any_air else None
+        u = d / dist[:, None]                    # straight-line direction (air, last tile)
         if ground is None or np.count_nonzero(ground):
-            g = ground.nonzero()[0] if ground is not None else slice(None)
-            cx = np.minimum(np.maximum(x[g].astype(np.int64), 0), self.w - 1)
-            cy = np.minimum(np.maximum(y[g].astype(np.int64), 0), self.h - 1)
-            ginv = inv[g]
-            present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
-            slots = self._slots_for(keys, present)
-            cache = self.cache
-            if slots is not None:
-                parts = [(g, slots[ginv], cy, cx)]
-            else:
-                parts = self._chunked_slots(keys, present, np.arange(idx.size)[g], ginv, cy, cx)
-            for sub, sl, my, mx in parts:
-                fx = cache.stack_x[sl, my, mx]
-                fy = cache.stack_y[sl, my, mx]
-                has = (fx != 0) | (fy != 0)
-                ux[sub] = np.where(has, fx, ux[sub])
-                uy[sub] = np.where(has, fy, uy[sub])
-        step = np.minimum(w.speed[idx] * dt, dist)
-        self._move(idx, ux * step, uy * step, x, y, ground)
+            g = ground.nonzero()[0] if ground is not None else None
+            self._steer(keys, inv if g is None else inv[g], present, u, p, g)
+        step = np.minimum(step_max, dist)
+        self._move(idx, u * step[:, None], p, ground)
         return arrived
 
-    def _arrive_radius(self, cells: np.ndarray, order: np.ndarray, group_size: np.ndarray) -> np.ndarray:
-        """How close each unit must get to count as arrived (memoised: orders rarely change)."""
-        key = cells.tobytes() + order.tobytes()
-        if key != self._arrive_key:
-            self._arrive_key = key
-            self._arrive_r = np.where(order == BUILD, 0.0, 0.5 + 0.45 * np.sqrt(group_size))
-        return self._arrive_r
+    def _route_plan(self, idx: np.ndarray, order: np.ndarray, dest: np.ndarray, dt: float) -> tuple:
+        """What stays fixed while the same units keep the same orders: destination groups, arrival
+        radii, which units walk, the destination groups present among them, the longest step."""
+        w = self.world
+        # groups going to one point settle in a blob instead of fighting over the exact spot
+        cell = dest.astype(np.int64)
+        keys, inv, counts = group_ints(cell[:, 1] * self.w + cell[:, 0])
+        arrive_r = np.where(order == BUILD, 0.0, 0.5 + 0.45 * np.sqrt(counts[inv]))
+        # the usual case has no aircraft: then every mover is a ground unit and needs no mask
+        ground = ~w.is_air[idx] if self._any_air else None
+        ginv = inv if ground is None else inv[ground]
+        present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
+        return keys, inv, arrive_r, ground, present, w.speed[idx] * dt
+
+    def _steer(self, keys: np.ndarray, ginv: np.ndarray, present: list[int] | None, u: np.ndarray, p: np.ndarray,
+               g: np.ndarray | None) -> None:
+        """Point the walking units (`g`: their rows in u / p, None for all) along the flow field
+        toward their destination group; off the field they keep the straight line."""
+        if present is None:
+            present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
+        cell = (p if g is None else p[g]).astype(np.int64)
+        if not self._inside:   # inside the bounds, truncation already lands on the map
+            cell = np.minimum(np.maximum(cell, 0), self._last_cell)
+        cx, cy = cell[:, 0], cell[:, 1]
+        slots = self._slots_for(keys, present)
+        cache = self.cache
+        if slots is not None:
+            parts = [(slice(None), slots[ginv], cy, cx)]
+        else:
+            parts = self._chunked_slots(keys, present, np.arange(ginv.size), ginv, cy, cx)
+        for sub, sl, my, mx in parts:
+            f = cache.stack[sl, my, mx]
+            has = (f[:, 0] != 0) | (f[:, 1] != 0)
+            if g is None and isinstance(sub, slice):
+                np.copyto(u, f, where=has[:, None])
+            else:
+                at = g[sub] if g is not None else sub
+                u[at] = np.where(has[:, None], f, u[at])
 
     def _slots_for(self, keys: np.ndarray, present: list[int]) -> np.ndarray | None:
         """Flow-field slot per destination group, or None when there are more destinations than the
@@ -204,83 +213,103 @@ class Movement:
         idx = idx[w.speed[idx] > 0]
         if not idx.size:
             return
-        tgt = w.target[idx]
-        x0, y0 = w.x[idx], w.y[idx]
-        dx = w.x[tgt] - x0
-        dy = w.y[tgt] - y0
-        dist = np.maximum(np.hypot(dx, dy), 1e-9)
+        p = w.pos[idx]
+        d = w.pos[w.target[idx]] - p
+        dist = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)
         step = w.speed[idx] * dt
-        self._move(idx, dx / dist * step, dy / dist * step, x0, y0, ~w.is_air[idx])
+        self._move(idx, d / dist[:, None] * step[:, None], p, ~w.is_air[idx])
 
-    def _move(self, idx: np.ndarray, mx: np.ndarray, my: np.ndarray, x0: np.ndarray, y0: np.ndarray,
-              ground: np.ndarray | None) -> None:
-        """Apply displacement to units at (x0, y0), sliding along walls for ground units
-        (`ground`: mask over idx, None when all of them are)."""
+    def _move(self, idx: np.ndarray, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None) -> None:
+        """Apply displacement `m` (n, 2) to units at `p0` (n, 2), sliding along walls for ground
+        units (`ground`: mask over idx, None when all of them are)."""
         w = self.world
-        nx = np.minimum(np.maximum(x0 + mx, 0.01), self.w - 0.01)
-        ny = np.minimum(np.maximum(y0 + my, 0.01), self.h - 0.01)
-        if ground is None or np.count_nonzero(ground):
-            passable = w.terrain.passable
-            here_ok = passable[y0.astype(np.int64), x0.astype(np.int64)]
-            ok = passable[ny.astype(np.int64), nx.astype(np.int64)] | ~here_ok
+        p = np.minimum(np.maximum(p0 + m, 0.01), self._hi)
+        passable = w.terrain.passable
+        cell = p.astype(np.int64)
+        ok = passable[cell[:, 1], cell[:, 0]]
+        if np.count_nonzero(ok) < ok.size:
+            # blocked: ground units stepping off an open tile (one standing on a blocked tile, e.g.
+            # where a building went up, may walk off it; aircraft fly anywhere)
+            bad = (~ok).nonzero()[0]
+            here = p0[bad].astype(np.int64)
+            stuck = passable[here[:, 1], here[:, 0]]
             if ground is not None:
-                ok |= ~ground
-            if np.count_nonzero(ok) < ok.size:
-                bad = ~ok
+                stuck &= ground[bad]
+            bad = bad[stuck]
+            if bad.size:
                 # try x only, then y only, else stay
-                ox = passable[y0[bad].astype(np.int64), nx[bad].astype(np.int64)]
-                oy = passable[ny[bad].astype(np.int64), x0[bad].astype(np.int64)]
-                bx = np.where(ox, nx[bad], x0[bad])
-                by = np.where(ox, y0[bad], np.where(oy, ny[bad], y0[bad]))
-                nx[bad], ny[bad] = bx, by
-        w.x[idx], w.y[idx] = nx, ny
+                x0, y0, nx, ny = p0[bad, 0], p0[bad, 1], p[bad, 0], p[bad, 1]
+                ox = passable[y0.astype(np.int64), nx.astype(np.int64)]
+                oy = passable[ny.astype(np.int64), x0.astype(np.int64)]
+                p[bad, 0] = np.where(ox, nx, x0)
+                p[bad, 1] = np.where(ox, y0, np.where(oy, ny, y0))
+        w.pos[idx] = p
 
     # --- separation -------------------------------------------------------------------------------
-    def _separate(self) -> None:
-        """Push apart mobile ground units sharing a cell, on two grids offset by half a tile."""
+    def _separate(self, shift: float) -> None:
+        """Push apart mobile ground units sharing a cell of the grid offset by `shift` tiles."""
         w = self.world
         self._refresh_mobile()
         idx = self._mobile_ground
-        if idx.size < 2:
+        n = idx.size
+        if n < 2:
             return
-        x, y = w.x[idx], w.y[idx]
+        p = w.pos[idx]
         # a pass is a pure function of these; when the last pass left them as it found them, so would this one
-        state = (idx.tobytes(), x.tobytes(), y.tobytes(), w.terrain.version)
-        if state == self._settled:
+        state = (idx.tobytes(), p.tobytes(), w.terrain.version)
+        if state == self._settled.get(shift):
             return
-        moved = False
-        for shift in (0.0, 0.5):
-            if moved:
-                x, y = w.x[idx], w.y[idx]
-            cw = self.w + 1
-            cells = ((y + shift).astype(np.int64)) * cw + (x + shift).astype(np.int64)
-            grouped = group_ints(cells, only_if_repeated=True)
-            if grouped is None:
-                moved = False
-                continue
-            _, inv, cnt = grouped
-            c = cnt[inv]
-            sx = np.bincount(inv, weights=x)
-            sy = np.bincount(inv, weights=y)
-            sel = (c > 1).nonzero()[0]
-            k = c[sel] - 1.0
-            xs, ys, gs = x[sel], y[sel], inv[sel]
-            ox = (sx[gs] - xs) / k
-            oy = (sy[gs] - ys) / k
-            dx, dy = xs - ox, ys - oy
-            d = np.hypot(dx, dy)
-            ids = idx[sel]
-            same = d < 1e-6
-            if np.count_nonzero(same):
-                ang = ids[same] * _GOLDEN
-                dx[same], dy[same] = np.cos(ang), np.sin(ang)
+        if self._gain.size <= n:
+            # the push gain of a unit whose cell holds c units: crowded cells push harder
+            self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * n + 2) - 1.0, 0.0))
+        cell = (p + shift).astype(np.int64)
+        rep = self._cell_rep(cell[:, 1] * (self.w + 1) + cell[:, 0])
+        if rep is None:
+            self._settled[shift] = state
+            return
+        c = np.bincount(rep, minlength=n)[rep]
+        # sums per cell accumulate in unit order, whichever unit represents the cell
+        sums = np.empty((n, 2))
+        sums[:, 0] = np.bincount(rep, weights=p[:, 0], minlength=n)
+        sums[:, 1] = np.bincount(rep, weights=p[:, 1], minlength=n)
+        sel = (c > 1).nonzero()[0]
+        cs = c[sel]
+        ps = p[sel]
+        others = (sums[rep[sel]] - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
+        dxy = ps - others
+        d = np.hypot(dxy[:, 0], dxy[:, 1])
+        ids = idx[sel]
+        same = d < 1e-6
+        if np.count_nonzero(same):
+            ang = ids[same] * _GOLDEN
+            dxy[same, 0], dxy[same, 1] = np.cos(ang), np.sin(ang)
             norm = np.where(same, 1.0, np.maximum(d, 1e-6))
-            want = w.size[ids] * (1.0 + 0.6 * np.sqrt(k))   # crowded cells push harder
-            push = np.minimum(np.maximum(want - d, 0.0), 0.1)
-            if not np.count_nonzero(push) and self._inside:
-                moved = False          # a zero push of a unit inside the bounds moves nothing
-                continue
-            self._move(ids, dx / norm * push, dy / norm * push, xs, ys, None)
-            moved = True
-        after = (idx.tobytes(), w.x[idx].tobytes(), w.y[idx].tobytes(), w.terrain.version)
-        self._settled = after if after == state else None
+        else:
+            norm = d
+        want = w.size[ids] * self._gain[cs]
+        push = np.minimum(np.maximum(want - d, 0.0), 0.1)
+        if not np.count_nonzero(push) and self._inside:
+            self._settled[shift] = state      # a zero push of a unit inside the bounds moves nothing
+            return
+        self._move(ids, dxy / norm[:, None] * push[:, None], ps, None)
+        after = (idx.tobytes(), w.pos[idx].tobytes(), w.terrain.version)
+        if after == state:
+            self._settled[shift] = state
+        else:
+            self._settled.pop(shift, None)
+
+    def _cell_rep(self, cells: np.ndarray) -> np.ndarray | None:
+        """For each unit, the position of one unit of its cell (the same for the whole cell), or
+        None when no two units share a cell. A scratch grid instead of a sort: cheaper per tick."""
+        if not self._inside:    # cells off the grid: fall back to sorting
+            grouped = group_ints(cells, only_if_repeated=True)
+            return None if grouped is None else grouped[1]
+        n = cells.size
+        if self._rank.size < n:
+            self._rank = np.arange(2 * n, dtype=np.int64)
+        rank = self._rank[:n]
+        self._scratch[cells] = rank
+        rep = self._scratch[cells]
+        if np.count_nonzero(rep != rank) == 0:
+            return None
+        return rep

@@ -133,8 +133,9 @@ def _seed_rim(open_: np.ndarray, gx: int, gy: int, dist: np.ndarray, buckets: di
 class FlowFieldCache:
     """LRU cache of flow fields keyed by (goal cell, passability version).
 
-    The direction grids of the cached fields are also kept in one stacked array per axis (a slot per
-    field), so a tick gathers the step of every unit, whatever its destination, with one fancy index.
+    The direction grids of the cached fields are also kept in one stacked array (slot, y, x, axis), a
+    slot per field, so a tick gathers the step of every unit, whatever its destination, with one
+    fancy index.
     """
 
     def __init__(self, capacity: int = 64):
@@ -142,7 +143,7 @@ class FlowFieldCache:
         self._fields: OrderedDict[tuple, FlowField] = OrderedDict()
         self._slot_of: dict[tuple, int] = {}
         self._free: list[int] = []
-        self.stack_x = self.stack_y = np.zeros((0, 0, 0), dtype=np.float32)
+        self.stack = np.zeros((0, 0, 0, 2), dtype=np.float32)
         self.computed = 0
 
     def get(self, passable: np.ndarray, version: int, gx: int, gy: int) -> FlowField:
@@ -150,7 +151,7 @@ class FlowFieldCache:
         return self._fields[key]
 
     def slot(self, passable: np.ndarray, version: int, gx: int, gy: int) -> int:
-        """The slot of the field toward (gx, gy) in stack_x / stack_y, computing it if needed. A slot
+        """The slot of the field toward (gx, gy) in `stack`, computing it if needed. A slot
         stays valid until `capacity` other fields have been asked for."""
         key = self._touch(passable, version, gx, gy)
         return self._slot_of[key]
@@ -160,9 +161,9 @@ class FlowFieldCache:
         if key in self._fields:
             self._fields.move_to_end(key)
             return key
-        if self.stack_x.shape[1:] != passable.shape:  # a new map: start over
+        if self.stack.shape[1:3] != passable.shape:  # a new map: start over
             self.clear()
-            self.stack_x = self.stack_y = np.zeros((0, *passable.shape), dtype=np.float32)
+            self.stack = np.zeros((0, *passable.shape, 2), dtype=np.float32)
         field = compute_flow_field(passable, gx, gy)
         self.computed += 1
         self._fields[key] = field
@@ -175,17 +176,16 @@ class FlowFieldCache:
     def _store(self, key: tuple, field: FlowField) -> None:
         shape = field.dir_x.shape
         if not self._free:  # grow by doubling: small games never pay for the full capacity
-            n = self.stack_x.shape[0]
+            n = self.stack.shape[0]
             grown = min(max(8, 2 * n), self.capacity)
-            self.stack_x = np.concatenate([self.stack_x, np.zeros((grown - n, *shape), dtype=np.float32)])
-            self.stack_y = np.concatenate([self.stack_y, np.zeros((grown - n, *shape), dtype=np.float32)])
+            self.stack = np.concatenate([self.stack, np.zeros((grown - n, *shape, 2), dtype=np.float32)])
             self._free = list(range(grown - 1, n - 1, -1))
         slot = self._free.pop()
-        self.stack_x[slot] = field.dir_x
-        self.stack_y[slot] = field.dir_y
+        self.stack[slot, :, :, 0] = field.dir_x
+        self.stack[slot, :, :, 1] = field.dir_y
         self._slot_of[key] = slot
 
     def clear(self) -> None:
         self._fields.clear()
         self._slot_of.clear()
-        self._free = list(range(self.stack_x.shape[0] - 1, -1, -1))
+        self._free = list(range(self.stack.shape[0] - 1, -1, -1))

@@ -37,3 +37,29 @@ def test_fog_off_sees_everything(arena, h):
     sim = make(arena, h, [h.team(0, []), h.team(1, [{"type": "light_bot", "x": 28.5, "y": 28.5}])], fog=False)
     assert sim.visible_units(0).tolist() == [0]
     assert sim.snapshot().visible == {}
+
+
+def test_row_spans_stamp_the_same_discs_as_cells():
+    """Many discs go through the row-span sum, a few cell by cell: both mark the same tiles."""
+    import numpy as np
+
+    from engine.systems.vision import _disc, stamp_discs
+
+    rng = np.random.default_rng(3)
+    width, height, pad = 60, 50, 14
+    size = width * height
+    cells = (rng.integers(pad, height - pad, 400) * width + rng.integers(pad, width - pad, 400)).astype(np.int64)
+    radii = rng.choice([3, 9, 12], 400).astype(np.int64)
+
+    def one_by_one(n):
+        out = np.zeros(size, dtype=bool)
+        for c, r in zip(cells[:n].tolist(), radii[:n].tolist()):
+            dy, dx = _disc(r)
+            out[c + dy * width + dx] = True
+        return out
+
+    spans = stamp_discs(size, width, cells, radii)              # 400 discs: row spans
+    few = stamp_discs(size, width, cells[:3], radii[:3])        # 3 discs: cell by cell
+    assert np.array_equal(spans, one_by_one(400))
+    assert np.array_equal(few, one_by_one(3))
+    assert 0 < few.sum() < spans.sum()
