@@ -33,13 +33,13 @@ def _team(i, units=(), allies=()):
 
 
 def scenario(tmp_path: Path, *, teams=None, rules=(), waves=(), ref_end=(300, [0], [1]), idle_end=(90, [1], [0]),
-             extra_events=(), unsupported=(), playable=True, name="s") -> Path:
+             extra_events=(), unsupported=(), playable=True, production=False, name="s") -> Path:
     folder = tmp_path / name
     (folder / "runs").mkdir(parents=True)
     teams = teams or [_team(0, [{"type": "metal_storage", "x": 24.5, "y": 24.5, "tag": "objective"},
                                 {"type": "assault_bot", "x": 24.5, "y": 28.5, "count": 6}]), _team(1)]
     level = {"schema_version": 1, "name": name, "description": "d", "map": {"name": "open_field"}, "teams": teams,
-             "rules": list(rules), "switches": {"fog_of_war": False, "production": False, "time_limit": 330},
+             "rules": list(rules), "switches": {"fog_of_war": False, "production": production, "time_limit": 330},
              "conditions": []}
     (folder / "level.json").write_text(json.dumps(level))
     (folder / "brief.json").write_text(json.dumps({"query": name, "unsupported": list(unsupported), "clauses": [],
@@ -153,6 +153,28 @@ def test_a_protected_unit_whose_death_does_not_lose_is_caught(tmp_path):
     assert "did not lose" in check_folder(folder, Expected(protect_unit="commander")).failures["protect"]
     unguarded = scenario(tmp_path, name="unguarded", teams=teams)
     assert "no loss path" in check_folder(unguarded, Expected(protect_unit="commander")).failures["protect"]
+
+
+def test_a_production_race_with_a_deadline_and_a_timed_enemy_attack(tmp_path):
+    teams = [_team(0, [{"type": "commander", "x": 24.5, "y": 40.5}, {"type": "bot_lab", "x": 20.5, "y": 40.5}]), _team(1)]
+    built = [{"event": "spawn", "id": 50 + i, "source": "production", "t": 100.0 + 20 * i, "team": 0,
+              "type": "assault_bot", "x": 20.5, "y": 38.5} for i in range(3)]
+    goal = {"id": "production_goal", "script": "rules/g.lua", "params": {"team": 0, "units": {"assault_bot": 3},
+                                                                        "deadline": 360}}
+    attack = _spawns(240, 1, NORTH, 4)
+    exp = Expected(produce={"assault_bot": 3}, deadline=360, enemy_attack_times=[240], attack_domains=["ground"])
+    on_time = scenario(tmp_path, name="on_time", teams=teams, rules=[goal], waves=[attack], extra_events=built,
+                       production=True, ref_end=(141, [0], [1]), idle_end=(360, [1], [0]))
+    assert check_folder(on_time, exp).aligned, check_folder(on_time, exp).failures
+    no_attack = scenario(tmp_path, name="no_attack", teams=teams, rules=[goal], extra_events=built, production=True,
+                         ref_end=(141, [0], [1]), idle_end=(360, [1], [0]))
+    assert "no enemy attack near 240s" in check_folder(no_attack, exp).failures["attack_times"]
+    default_limit = scenario(tmp_path, name="default_limit", teams=teams, waves=[attack], extra_events=built,
+                             production=True, ref_end=(141, [0], [1]), idle_end=(600, [1], [0]))
+    assert "no loss at 360s" in check_folder(default_limit, exp).failures["deadline"]
+    air = check_folder(on_time, exp.model_copy(update={"attack_domains": ["air"]}))
+    assert "asked air" in air.failures["attack_times"]
+    assert "produced 3, owned 3" in check_folder(on_time, Expected(produce={"assault_bot": 4})).failures["produce"]
 
 
 def test_refusals_and_not_honoured_clauses(tmp_path):

@@ -24,6 +24,8 @@ from corpus.artifacts import ArtifactError, Group, Scenario, Wave, category, loa
 from corpus.schema import Entry, Expected, load_corpus
 
 TIME_TOLERANCE_S = 10.0
+# objectives are what the player keeps standing: buildings and the commander, not its army
+OBJECTIVE_CATEGORIES = ("commander", "defense", "economy", "factory")
 ATTACK_LOG_WORDS = ("wave", "attack", "raid", "assault", "strike", "probe", "main")
 
 
@@ -321,6 +323,10 @@ def check_hold(sc: Scenario, exp: Expected) -> str | None:
     if exp.hold_time is None:
         return None
     params = _param_times(sc, ("hold",))
+    # a zone rule may name its hold time otherwise ("seconds", "duration"): any time param of a rule about a zone
+    params += [(f"rule {r.get('id')} {k}", float(v)) for r in sc.rules()
+               if any(w in str(r.get("id", "")) for w in ("zone", "capture", "hold", "king"))
+               for k, v in _params(r.get("params") or {}) if isinstance(v, (int, float)) and not isinstance(v, bool)]
     if not any(_near(v, exp.hold_time, 1.0) for _, v in params):
         return f"no zone rule holds for {exp.hold_time:g}s (hold params: {params or 'none'})"
 
@@ -433,8 +439,10 @@ def check_protect(sc: Scenario, exp: Expected) -> str | None:
 def check_objectives(sc: Scenario, exp: Expected) -> str | None:
     if exp.objectives is None and exp.objective_type is None:
         return None
-    tagged = [u for u in sc.start_units(0) if u.get("tag") and
-              (exp.objective_type is None or u["type"] == exp.objective_type) and _mentions(sc, u["tag"])]
+    side = sc.player_side()
+    tagged = [u for u in sc.start_units() if u["team"] in side and category(u["type"]) in OBJECTIVE_CATEGORIES
+              and (exp.objective_type is None or u["type"] == exp.objective_type)
+              and (u.get("tag") and _mentions(sc, u["tag"]) or _mentions(sc, u["type"]))]
     count = sum(u["count"] for u in tagged)
     if exp.objective_type and count == 0:
         return f"no protected {exp.objective_type} (player start units: " \
