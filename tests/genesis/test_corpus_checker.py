@@ -131,6 +131,10 @@ def test_flanks_are_judged_as_the_player_faces_the_enemy(tmp_path):
     folder = scenario(tmp_path, teams=teams, waves=[_spawns(45, 1, WEST, 3), _spawns(120, 1, EAST, 3, first_id=200)])
     assert check_folder(folder, Expected(directions=["left", "right"], direction_times=[45, 120])).aligned
     assert "order" in check_folder(folder, Expected(directions=["right", "left"])).failures["directions"]
+    # a player in the middle of the map with no enemy base faces up the map (north), as it is drawn
+    central = scenario(tmp_path, name="central", waves=[_spawns(45, 1, WEST, 3), _spawns(120, 1, NORTH, 3, first_id=200)])
+    verdict = check_folder(central, Expected(directions=["left", "right"]))
+    assert "unasked sides" in verdict.failures["directions"] and "ahead/behind" in verdict.failures["directions"]
 
 
 def test_air_raids_on_a_building_class(tmp_path):

@@ -175,18 +175,18 @@ class Scenario:
         n = sum(c for *_, c in pts)
         return (sum(x * c for x, _, c in pts) / n, sum(y * c for _, y, c in pts) / n) if n else None
 
-    def facing_target(self, groups: list[Group]) -> tuple[float, float] | None:
-        """Where the player faces the enemy: the enemy's start units, else the map centre (when the
-        player is away from it), else the mean of the enemy's spawn groups."""
+    def facing_target(self) -> tuple[float, float] | None:
+        """Where the player faces the enemy: the enemy's start units, else the map centre when the
+        player is away from it, else up the map (north), as the map is drawn."""
         player = self.player_position()
+        if player is None:
+            return None
         enemy = [(u["x"], u["y"]) for t in self.enemy_teams() for u in self.start_units(t) if u["x"] is not None]
         if enemy:
             return sum(x for x, _ in enemy) / len(enemy), sum(y for _, y in enemy) / len(enemy)
-        if player and math.dist(player, self.centre) > 10:
+        if math.dist(player, self.centre) > 10:
             return self.centre
-        if groups:
-            return sum(g.x for g in groups) / len(groups), sum(g.y for g in groups) / len(groups)
-        return None
+        return player[0], player[1] - 10
 
     def flank(self, g: Group, target: tuple[float, float]) -> str | None:
         """left / right of the player facing `target`, or None for a group ahead of or behind the player."""

@@ -179,7 +179,7 @@ def _labelled(sc: Scenario, waves: list[Wave], flanks: bool) -> list[tuple[Group
     groups = [g for w in waves for g in w.groups]
     if not flanks:
         return [(g, sc.sides_of(g)) for g in groups]
-    target = sc.facing_target(groups)
+    target = sc.facing_target()
     out = []
     for g in groups:
         side = sc.flank(g, target) if target else None
