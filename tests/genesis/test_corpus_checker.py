@@ -181,6 +181,15 @@ def test_a_production_race_with_a_deadline_and_a_timed_enemy_attack(tmp_path):
     assert "produced 3, owned 3" in check_folder(on_time, Expected(produce={"assault_bot": 4})).failures["produce"]
 
 
+def test_fortifications_a_rule_places_are_targets_not_waves(tmp_path):
+    turrets = _spawns(0, 1, NORTH, 4, unit="light_turret")
+    killed = [{"event": "death", "id": 100, "t": 80.0, "team": 1, "type": "light_turret", "x": 24.5, "y": 5.5,
+               "killer_team": 0}]
+    folder = scenario(tmp_path, waves=[turrets], extra_events=killed, ref_end=(120, [0], [1]))
+    assert check_folder(folder, Expected(destroy_type="light_turret", waves=0)).aligned
+    assert "no heavy_turret" in check_folder(folder, Expected(destroy_type="heavy_turret")).failures["destroy"]
+
+
 def test_refusals_and_not_honoured_clauses(tmp_path):
     folder = tmp_path / "cake"
     folder.mkdir()

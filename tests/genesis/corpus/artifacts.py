@@ -19,6 +19,7 @@ from engine.schema.level import MapRef
 WAVE_GAP_S = 5.0        # enemy rule spawns closer in time than this belong to one wave
 GROUP_GAP_TILES = 15.0  # spawns of one wave farther apart than this are separate groups (fronts)
 SPAWN_NAME_RADIUS = 6.0  # a group this close to a map spawn point comes from that point
+BUILDING_CATEGORIES = ("defense", "economy", "factory")  # rule-placed buildings are fortifications, not waves
 COMPASS = ("e", "ne", "n", "nw", "w", "sw", "s", "se")
 SPAWN_NAMES = {"north": "n", "south": "s", "east": "e", "west": "w", "n": "n", "s": "s", "e": "e", "w": "w",
                "ne": "ne", "nw": "nw", "se": "se", "sw": "sw", "northeast": "ne", "northwest": "nw",
@@ -141,7 +142,8 @@ class Scenario:
     def waves(self, trace: list[dict[str, Any]]) -> list[Wave]:
         enemies = self.enemy_teams()
         spawns = sorted((e for e in trace if e.get("event") == "spawn" and e.get("source") == "rule"
-                         and e.get("team") in enemies), key=lambda e: e["t"])
+                         and e.get("team") in enemies and category(e.get("type", "")) not in BUILDING_CATEGORIES),
+                        key=lambda e: e["t"])
         clusters: list[list[dict[str, Any]]] = []
         for e in spawns:
             if clusters and e["t"] - clusters[-1][-1]["t"] <= WAVE_GAP_S:
@@ -149,6 +151,13 @@ class Scenario:
             else:
                 clusters.append([e])
         return [Wave(_groups_by_place(c)) for c in clusters]
+
+    def enemy_units_of(self, trace: list[dict[str, Any]], unit_type: str) -> int:
+        """Enemy units of a type in the game: start units and rule spawns (fortifications) of the trace."""
+        enemies = self.enemy_teams()
+        placed = sum(1 for e in trace if e.get("event") == "spawn" and e.get("source") == "rule"
+                     and e.get("team") in enemies and e.get("type") == unit_type)
+        return placed + sum(self.start_count(t, unit_type) for t in enemies)
 
     # ---- directions ----------------------------------------------------------------------------
     def compass(self, x: float, y: float) -> str:

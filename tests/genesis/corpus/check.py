@@ -479,10 +479,10 @@ def check_destroy(sc: Scenario, exp: Expected) -> str | None:
     if exp.destroy_type is None:
         return None
     enemies = sc.enemy_teams()
-    if not any(sc.start_count(t, exp.destroy_type) for t in enemies):
-        return f"the enemy has no {exp.destroy_type}"
 
     def run(trace: list[dict[str, Any]]) -> str | None:
+        if not sc.enemy_units_of(trace, exp.destroy_type):
+            return f"the enemy has no {exp.destroy_type}"
         won = _won(trace)
         killed = [e["t"] for e in _events(trace, "death") if e.get("team") in enemies and e.get("type") == exp.destroy_type]
         if won is None or not killed:
