@@ -8,6 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from corpus.check import check_folder, main as check_main
+from corpus.measure import measure
 from corpus.schema import Expected, load_corpus
 
 # open_field is 48 x 48: centre (24, 24); named spawns west (5.5, 24.5), east (43.5, 24.5), north (24.5, 5.5)
@@ -223,3 +224,19 @@ def test_the_corpus_covers_every_family_in_varied_phrasings():
     assert any(t.isupper() or "EIGHT" in t for t in texts)                     # odd capitalisation
     with pytest.raises(ValidationError):
         Expected(directions=["w", "e"], direction_times=[60])
+
+
+def test_measure_counts_aligned_and_silent_entries_of_a_batch(tmp_path):
+    entries = {e.id: e for e in load_corpus()}
+    chosen = [entries["dir_west_then_east"], entries["grow_ever_growing"], entries["bad_cake"]]
+    batch = tmp_path / "batch"
+    # west then east as asked; equal waves where growth was asked, reported nowhere; the cake never generated
+    scenario(batch, name="a", rules=[PROTECT], waves=[_spawns(60, 1, WEST, 3), _spawns(150, 1, EAST, 3, first_id=200)])
+    scenario(batch, name="b", rules=[PROTECT], waves=[_spawns(60, 1, NORTH, 3), _spawns(150, 1, NORTH, 3, first_id=200)])
+    (batch / "batch.json").write_text(json.dumps({"queries": [{"query": chosen[0].request, "slug": "a"},
+                                                              {"query": chosen[1].request, "slug": "b"}]}))
+    summary = measure(chosen, batch)
+    assert [r.aligned for r in summary.rows] == [True, False, False]
+    assert (summary.aligned, summary.silent, summary.silent_playable) == (1, 2, 1)
+    assert "no scenario folder" in summary.rows[2].failures["generated"]
+    assert "aligned 1/3 = 33%" in summary.table()

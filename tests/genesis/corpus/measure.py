@@ -38,6 +38,7 @@ class Summary(BaseModel):
     aligned: int
     fraction: float
     silent: int
+    silent_playable: int
     by_family: dict[str, str]
     rows: list[Row]
 
@@ -48,7 +49,8 @@ class Summary(BaseModel):
             flag = "yes" if r.aligned else ("SILENT" if r.silent else "no")
             lines.append(f"{r.id:28} {r.family:18} {flag:8} {reason}")
         lines.append("by family: " + ", ".join(f"{k} {v}" for k, v in self.by_family.items()))
-        lines.append(f"aligned {self.aligned}/{self.total} = {self.fraction:.0%}; silent substitutions {self.silent}")
+        lines.append(f"aligned {self.aligned}/{self.total} = {self.fraction:.0%}; silent substitutions {self.silent} "
+                     f"(of which called playable: {self.silent_playable})")
         return "\n".join(lines)
 
 
@@ -94,7 +96,7 @@ def measure(entries: list[Entry], batch_dir: Path) -> Summary:
         families.setdefault(r.family, []).append(r.aligned)
     aligned = sum(r.aligned for r in rows)
     return Summary(total=len(rows), aligned=aligned, fraction=aligned / len(rows) if rows else 0.0,
-                   silent=sum(r.silent for r in rows),
+                   silent=sum(r.silent for r in rows), silent_playable=sum(r.silent and r.playable for r in rows),
                    by_family={k: f"{sum(v)}/{len(v)}" for k, v in families.items()}, rows=rows)
 
 
