@@ -1,7 +1,8 @@
 """The aligned fraction of the corpus: generate every request (the batch runner, offline backend) and
 check each scenario folder with the independent checker.
 
-    PYTHONPATH=tests/genesis python -m corpus.measure BATCH_DIR [--run] [--workers 2] [--json OUT]
+    PYTHONPATH=tests/genesis python -m corpus.measure BATCH_DIR [BATCH_DIR ...] [--run] [--workers 2]
+        [--finished-only] [--json OUT]
 
 Without --run it checks a batch folder that already holds the corpus's scenarios (as written by
 `genesis batch` on the corpus's queries); with --run it generates them there first.
@@ -70,9 +71,19 @@ def generate(entries: list[Entry], batch_dir: Path, workers: int = 2, kb_root: P
 
 
 def folders(batch_dir: Path) -> dict[str, Path]:
-    """Request -> its scenario folder, from the batch's batch.json."""
+    """Request -> its finished scenario folder, from the batch's batch.json."""
     data = json.loads((batch_dir / "batch.json").read_text(encoding="utf-8"))
     return {q["query"]: batch_dir / q["slug"] for q in data.get("queries") or []}
+
+
+def finished(batch_dirs: list[Path]) -> dict[str, Path]:
+    """Request -> its scenario folder over several batch folders (e.g. two halves of one corpus run
+    side by side); the first batch that finished a request wins."""
+    out: dict[str, Path] = {}
+    for d in batch_dirs:
+        for query, folder in folders(d).items():
+            out.setdefault(query, folder)
+    return out
 
 
 def _missing(entry: Entry, why: str) -> Verdict:
@@ -80,8 +91,12 @@ def _missing(entry: Entry, why: str) -> Verdict:
                    failures={"generated": why}, reported=[], silent=True)
 
 
-def measure(entries: list[Entry], batch_dir: Path) -> Summary:
-    where = folders(batch_dir)
+def measure(entries: list[Entry], batch_dir: Path | list[Path], finished_only: bool = False) -> Summary:
+    """The corpus checked over the batch folder(s); with finished_only, entries not generated yet are
+    left out of the count instead of counting as not aligned."""
+    where = finished(batch_dir if isinstance(batch_dir, list) else [batch_dir])
+    if finished_only:
+        entries = [e for e in entries if " ".join(e.request.split()) in where]
     rows = []
     for e in entries:
         folder = where.get(" ".join(e.request.split()))
@@ -102,16 +117,18 @@ def measure(entries: list[Entry], batch_dir: Path) -> Summary:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="corpus.measure", description=__doc__.splitlines()[0])
-    parser.add_argument("batch_dir", type=Path)
+    parser.add_argument("batch_dir", type=Path, nargs="+")
+    parser.add_argument("--finished-only", action="store_true",
+                        help="count only the requests the batch folders have finished (a partial run)")
     parser.add_argument("--run", action="store_true", help="generate the corpus into BATCH_DIR first")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, help="write the summary here")
     args = parser.parse_args(argv)
     entries = load_corpus()
     if args.run:
-        generate(entries, args.batch_dir, args.workers)
+        generate(entries, args.batch_dir[0], args.workers)
     try:
-        summary = measure(entries, args.batch_dir)
+        summary = measure(entries, args.batch_dir, args.finished_only)
     except (OSError, ValueError) as err:
         print(f"corpus.measure: {str(err).splitlines()[0]}", file=sys.stderr)
         return 2
