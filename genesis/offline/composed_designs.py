@@ -149,7 +149,8 @@ def components(c: Concepts, site: Site) -> tuple[list[RuleComponent], dict[str, 
         families.append(_probe_main)
     elif c.archetype == "production" and c.wave_times:
         families.append(_enemy_attack)
-    if c.wave_interval and (c.raids or c.raid_target_type):
+    # ground raids from a random side stay the library's periodic_raids, which draws the side at random
+    if c.wave_interval and (c.raids or c.raid_target_type) and not (c.random_side and c.ground):
         families.append(_raids)
     for family in families:
         comp, found = family(c, site)

@@ -305,15 +305,19 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                {"event": "rule_log", "where": {"name": "scout_zone"}, "min": len(fronts)}]
     elif c.random_side or c.wave_interval:
         interval = c.wave_interval or 60
+        raid_target = c.raid_target_type or c.objective_type or "metal_storage"
         comps.append(RuleComponent(
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
-            library_rule="periodic_raids", requirement_ids=["interval", "fronts"],
+            library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target"],
             params={"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": fronts,
                     "size": max(2, round(3 * strength)), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
                     "avoid_repeat": c.random_side,
-                    "target_type": c.objective_type or "metal_storage", "target_team": PLAYER}))
+                    "target_type": raid_target, "target_team": PLAYER}))
         expects["interval"] = [_expect_spawns(time_clusters={"min": 2, "gap": interval * 0.6})]
+        # the rule logs the type of the unit each raid goes for
+        expects["raid_target"] = [{"event": "rule_log", "where": {"name": "raid", "fields.target_type": raid_target},
+                                   "min": 1}]
     elif c.staggered or len(set(times)) > 1:
         ground_times = times[:-1] if c.air and len(times) > 1 and not c.direction_times else times
         comps.append(RuleComponent(

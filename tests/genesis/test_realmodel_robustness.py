@@ -227,7 +227,11 @@ def test_pipeline_stops_at_once_when_the_gdd_prompt_exceeds_the_context(tmp_path
     # on every failure. No retry can make the prompt fit: the pipeline stops after the first failure
     # and says what to change, instead of spending the iteration budget (minutes on a local model).
     kb, rubrics = seed_dirs
-    script = [SMOL["brief_minimal"], context_error(), SMOL["pm_advance_on_failure"]]
+    # the recorded brief with the clause accounting Stage 1 now requires (the small model wrote none)
+    query = "defend two fronts with staggered waves"
+    brief = {**json.loads(SMOL["brief_minimal"]), "clauses": [
+        {"text": query, "start": 0, "end": len(query), "status": "assumed", "why": "read as a whole"}]}
+    script = [json.dumps(brief), context_error(), SMOL["pm_advance_on_failure"]]
     ScriptedLiteLLM(script).install(monkeypatch)
     out = start("defend two fronts with staggered waves", out=tmp_path / "o", kb_root=kb, rubrics_root=rubrics,
                 model_cli={"model": "openai/smollm2", "api_base": "http://127.0.0.1:9/v1"})

@@ -1,5 +1,7 @@
 """Retries that see: the next writer gets its rejected artifact, the raw errors, every judge's
 feedback and the PM's guidance; stage budgets count per visit; the total budget is a hard cap."""
+import tempfile
+from pathlib import Path
 from types import SimpleNamespace
 
 from genesis.agents.base import PROMPTS
@@ -23,7 +25,8 @@ class ScriptedPM:
 
 
 def _nodes(pm):
-    ctx = SimpleNamespace(pm=pm, say=lambda *a: None, out_dir=None)
+    # every verdict goes to the feedback log in the rubrics folder
+    ctx = SimpleNamespace(pm=pm, say=lambda *a: None, out_dir=None, rubrics_root=Path(tempfile.mkdtemp()))
     return Nodes(ctx)
 
 
@@ -94,7 +97,7 @@ def test_the_gdd_judges_feedback_reaches_the_pm():
     brief = write_brief(QUERY, read(QUERY), [])
     review = JudgedReview(results=[CriterionResult(id="competency_clear", passed=False, reason="vague")],
                           feedback=["say which competency the waves exercise"])
-    ctx = SimpleNamespace(analyst=SimpleNamespace(judge_gdd=lambda *a: review), kb=SimpleNamespace(list=lambda c: []),
+    ctx = SimpleNamespace(analyst=SimpleNamespace(judge_gdd=lambda *a: review), kb=SimpleNamespace(list=lambda c: [], root=None),
                           client=SimpleNamespace(backend_name=lambda r: "test"),
                           rubrics_root=None, say=lambda *a: None)
     update = Nodes(ctx).review_gdd({"brief": brief, "gdd": design(brief)})
