@@ -14,36 +14,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from genesis.checks.context import CheckContext
 from genesis.checks.level_checks import player_score
 from genesis.fileio import atomic_write_json
+from genesis.offline.developer_brain import assemble_level
 
 SEEDS = (0, 1, 2)
 WEAKER = "the enemy is too strong for the reference play: make the enemy weaker"
-
-
-def design_level(gdd, scripts: dict[str, str]) -> dict[str, Any]:
-    """The level config the GDD states; `scripts` maps each rule component id to its script file name."""
-    teams = []
-    for t in gdd.teams:
-        units = []
-        for u in t.units:
-            entry: dict[str, Any] = {"type": u.type, "count": u.count, "spread": u.spread}
-            entry.update({"at": u.at} if u.at is not None else {"x": u.x, "y": u.y})
-            if u.tag:
-                entry["tag"] = u.tag
-            units.append(entry)
-        teams.append({"id": t.id, "name": t.name, "allies": t.allies,
-                      "controller": t.controller.model_dump(mode="json"),
-                      "resources": {"metal": t.metal, "energy": t.energy}, "units": units})
-    return {"schema_version": 1, "name": gdd.title, "description": gdd.agent_description,
-            "map": gdd.map.model_dump(mode="json", exclude_none=True), "teams": teams,
-            "rules": [{"id": c.id, "script": scripts[c.id], "params": c.params} for c in gdd.rule_components],
-            "switches": {"fog_of_war": gdd.fog_of_war, "production": gdd.production, "time_limit": gdd.time_limit},
-            "conditions": [c.model_dump(mode="json", exclude_none=True) for c in gdd.conditions],
-            "metadata": {"reference": {"strategy": gdd.reference_strategy, **gdd.strategy_params}}}
 
 
 def balance_preview(ctx: CheckContext) -> tuple[bool, str]:
@@ -69,7 +47,7 @@ def balance_preview(ctx: CheckContext) -> tuple[bool, str]:
             scripts[c.id] = f"rules/{c.id}.lua"
             (folder / "rules").mkdir(exist_ok=True)
             shutil.copyfile(source, folder / scripts[c.id])
-        level = design_level(gdd, scripts)
+        level = assemble_level(gdd, [{"id": c.id, "params": c.params} for c in gdd.rule_components])
         if gdd.map.file:   # a level reads its map file from its own folder only
             source = Path(gdd.map.file)
             if not source.is_file():
