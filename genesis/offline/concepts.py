@@ -141,12 +141,12 @@ def read(query: str) -> Reading:
     game_words = sorted(words & V.GAME_WORDS)
     r.matched.append("game words: " + ", ".join(game_words[:8]))
 
-    forbidden = [(text.find(w), len(w)) for w in V.FORBIDDEN_RULE_WORDS if w in text]
+    forbidden = _forbidden_asks(text)
     if forbidden:
         why = "rule scripts run in a sandbox with the rule API only; requests for os/io/files/shell access were ignored"
         r.unsupported.append(why)
-        for at, n in forbidden:
-            r.hit((at, at + n), "forbidden", why)
+        for span in forbidden:
+            r.hit(span, "forbidden", why)
 
     _archetype(r)
     for w in V.UNSUPPORTED_GOALS:
@@ -184,6 +184,36 @@ def read(query: str) -> Reading:
                           "attacks or goal it knows: defend, waves, produce, free-for-all, 2v2, destroy, capture, "
                           "raids); rephrase with those words or use a real model with --model")
     return r
+
+
+# what a request for system access is asked of: "have a rule ...", "make the script ...", "use lua to ..."
+_ASK_START = re.compile(r"\b(?:have|make|let|get|ask|tell|write|add|give|use|using)\s+(?:(?:a|an|the|my|your|each|"
+                        r"every|some|one)\s+)?(?:[\w-]+\s+)?(?:rules?|scripts?|lua|triggers?|code)\b")
+_FORBIDDEN_PATH = re.compile(r"(?<![\w.])(?:/|~/)(?:[\w.-]+/)*[\w.-]+|\bpasswd\b|\b[a-z]:\\\S+")
+
+
+def _forbidden_asks(text: str) -> list[tuple[int, int]]:
+    """The spans of the request that ask rule scripts for system access (os / io calls, files, shell):
+    the whole ask, from what it asks ("have a rule read ...") in its sentence to the last forbidden word
+    of that sentence, so the clause that carries it is reported, not only the word that gave it away."""
+    words = []
+    for w in V.FORBIDDEN_RULE_WORDS:
+        lead = r"(?<![\w-])" if w[0].isalnum() else ""
+        tail = r"(?![a-z])" if w[-1].isalpha() else ""       # "shell", not artillery "shells"
+        words += [(m.start(), m.end()) for m in re.finditer(lead + re.escape(w) + tail, text)]
+    words += [(m.start(), m.end()) for m in _FORBIDDEN_PATH.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    for a, b in sorted(words):
+        while b < len(text) and not text[b].isspace() and text[b] not in ",;!?":   # the whole token: io.open(...)
+            b += 1
+        sentence = max(text.rfind(p, 0, a) for p in (". ", "; ", "! ", "? ")) + 1
+        asks = [m for m in _ASK_START.finditer(text, sentence, a)]
+        a = asks[-1].start() if asks else a
+        if spans and a <= spans[-1][1] + 1 or spans and asks and asks[-1].start() <= spans[-1][0]:
+            spans[-1] = (min(spans[-1][0], a), max(spans[-1][1], b))
+        else:
+            spans.append((a, b))
+    return spans
 
 
 def _refuse(r: Reading, why: str) -> Reading:
