@@ -237,8 +237,15 @@ def _archetype(r: Reading) -> None:
         if pattern.search(text) and not any(_has(text, t) for t in V.ARCHETYPE_TRIGGERS["production"]):
             chosen = arch
             break
+    # a trigger word inside a longer unit name ("assault" in "assault bots") names a unit, not the game
+    names = [m.span() for m in re.finditer(r"(?<![\w-])" + _unit_pattern("any"), text)]
+
+    def triggers_in(t: str) -> list[re.Match]:
+        return [m for m in re.finditer(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", text)
+                if not any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in names)]
+
     chosen = chosen or next((arch for arch, triggers in V.ARCHETYPE_TRIGGERS.items()
-                             if any(_has(text, t) for t in triggers)), None)
+                             if any(triggers_in(t) for t in triggers)), None)
     if chosen is None:
         return
     c.archetype = chosen  # type: ignore[assignment]
@@ -247,7 +254,7 @@ def _archetype(r: Reading) -> None:
     for m in (patterns[chosen].finditer(text) if chosen in patterns else []):
         r.hit(m, "archetype")
     for t in V.ARCHETYPE_TRIGGERS[chosen]:
-        for m in re.finditer(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", text):
+        for m in triggers_in(t):
             r.hit(m, "archetype")
 
 
@@ -642,6 +649,12 @@ def _production_goal(r: Reading) -> None:
     units = _unit_pattern("mobile")
     m = re.search(r"\b(?:build|train|make|get|own|field|produce|assemble|muster|raise)\s+(?:up\s+)?(?:an?\s+army\s+"
                   r"of\s+)?" + _NUM + r"\s+" + units, text)
+    if m is None and c.archetype == "defense" and not any(h.key == "archetype" for h in r.hits) \
+            and re.search(r"\bdeadline\b|\b(?:before|by)\s+(?:the\s+)?minute\b|\b(?:before|by)\s+\d{1,2}:[0-5]\d\b|"
+                          r"\b(?:within|in under|in less than)\s+\S+\s*" + _UNIT, text):
+        # "3 assault bots, deadline 5:00", "four light tanks by minute 6": a bare count of units with a
+        # deadline and no other game named is a unit count to obtain by then
+        m = re.search(r"(?:^|[,;:.(]\s|\b(?:get|have|want|need)\s)" + _NUM + r"\s+" + units, text)
     if m and c.archetype in ("defense", "raids", "production"):
         if c.archetype != "production":
             r.matched.append("archetype production (a unit count to obtain)")
