@@ -513,11 +513,13 @@ def _directions(r: Reading) -> None:
     """Named sides in the request's order: compass points in any spelling, and left / right flanks."""
     text, c = r.text, r.concepts
     compass = r"(north|south)[\s-]?(east|west)(?:ern|ward|wards)?|(north|south|east|west)(?:ern|ward|wards)?"
+    flanks = "|".join(V.FLANK_WORDS)
     pattern = re.compile(
         r"(?<![\w-])(?:" + compass + r")(?![\w-])"
         r"|(?<=from )(?:the )?(ne|nw|se|sw|n|e|s|w)(?![\w-])|(?<![\w-])(ne|nw|se|sw)(?![\w-])"
-        r"|(?<![\w-])(left|right)(?=[\s-](?:" + "|".join(V.FLANK_WORDS) + r")\b)"
-        r"|(?:(?<=from the )|(?<=on the ))(left|right)(?![\w-])"
+        r"|(?<![\w-])(left|right)(?=[\s-](?:" + flanks + r")\b|,?\s(?:and|then|or)\s(?:then\s)?(?:the\s|your\s)?"
+        r"(?:left|right)[\s-](?:" + flanks + r")\b)"
+        r"|(?:(?<=from the )|(?<=on the )|(?<=your )|(?<=our )|(?<=the player's ))(left|right)(?![\w-])"
         r"|(?<![\w-])(both flanks|either flank|both sides|both wings)(?![\w-])")
     named: list[tuple[int, int, str]] = []
     for m in pattern.finditer(text):
