@@ -189,7 +189,9 @@ def read(query: str) -> Reading:
 # what a request for system access is asked of: "have a rule ...", "make the script ...", "use lua to ..."
 _ASK_START = re.compile(r"\b(?:have|make|let|get|ask|tell|write|add|give|use|using)\s+(?:(?:a|an|the|my|your|each|"
                         r"every|some|one)\s+)?(?:[\w-]+\s+)?(?:rules?|scripts?|lua|triggers?|code)\b")
-_FORBIDDEN_PATH = re.compile(r"(?<![\w.])(?:/|~/)(?:[\w.-]+/)*[\w.-]+|\bpasswd\b|\b[a-z]:\\\S+")
+_FORBIDDEN_PATH = re.compile(r"(?<![\w.])(?:/|~/)(?:[\w.-]+/)*[\w.-]+|\bpasswd\b|\b[a-z]:\\\S+"
+                             r"|\b(?:read|reads|reading|open|opens|write|writes|delete|deletes|list|lists)\s+(?:the\s+|a\s+|"
+                             r"some\s+|any\s+|all\s+)?(?:[\w-]+\s+)?files?\b|\b[\w-]+\.(?:txt|cfg|conf|ini|json|lua|sh|py|log|csv)\b")
 
 
 def _forbidden_asks(text: str) -> list[tuple[int, int]]:
@@ -202,13 +204,18 @@ def _forbidden_asks(text: str) -> list[tuple[int, int]]:
         tail = r"(?![a-z])" if w[-1].isalpha() else ""       # "shell", not artillery "shells"
         words += [(m.start(), m.end()) for m in re.finditer(lead + re.escape(w) + tail, text)]
     words += [(m.start(), m.end()) for m in _FORBIDDEN_PATH.finditer(text)]
+    from genesis.offline.clauses import cuts      # the clause cuts (clauses imports this module)
+    points = cuts(text) + [len(text)]
     spans: list[tuple[int, int]] = []
     for a, b in sorted(words):
-        while b < len(text) and not text[b].isspace() and text[b] not in ",;!?":   # the whole token: io.open(...)
-            b += 1
+        # to the end of the clause that names it: 'os.execute("rm -rf /")', "io.popen to list files"
+        b = max(b, next(p for p in points if p >= b))
+        while b > a and text[b - 1] in " ,;:!?":
+            b -= 1
         sentence = max(text.rfind(p, 0, a) for p in (". ", "; ", "! ", "? ")) + 1
         asks = [m for m in _ASK_START.finditer(text, sentence, a)]
-        a = asks[-1].start() if asks else a
+        # from what it asks of a rule ("have a rule read ..."), else from the start of its clause
+        a = asks[-1].start() if asks else max(p for p in points if p <= a)
         if spans and a <= spans[-1][1] + 1 or spans and asks and asks[-1].start() <= spans[-1][0]:
             spans[-1] = (min(spans[-1][0], a), max(spans[-1][1], b))
         else:
@@ -535,6 +542,14 @@ def _directions(r: Reading) -> None:
             named += [(m.start(), m.end(), "left"), (m.start(), m.end(), "right")]
             continue
         named.append((m.start(), m.end(), name))
+    if any(n in ("left", "right") for *_, n in named):
+        # once a flank is named, "the right" / "your left" alone is the other flank ("... your left flank at
+        # 1:00 and the right at 3:00")
+        taken = [(a, b) for a, b, _ in named]
+        for m in re.finditer(r"(?<=\bthe )(left|right)(?![\w-])(?!\s+(?:of|hand|to|now|away|here|there)\b)", text):
+            if not any(a <= m.start() < b for a, b in taken):
+                named.append((m.start(), m.end(), m.group(1)))
+        named.sort()
     if not named:
         return
     for start, end, _ in named:

@@ -54,6 +54,8 @@ def test_flank_phrasings():
     assert read("attacks on the left and right flanks, survive 4 minutes").concepts.directions == ["left", "right"]
     r = read("Your right gets hit at 1:00 and your left at 2:00").concepts
     assert r.directions == ["right", "left"] and r.direction_times == [60.0, 120.0]
+    r = read("enemies turn your left flank at 1:00 and the right at 3:00").concepts
+    assert r.directions == ["left", "right"] and r.direction_times == [60.0, 180.0]
 
 
 def test_bare_unit_count_with_a_deadline_is_a_production_goal():
@@ -80,7 +82,12 @@ def test_a_forbidden_ask_is_not_honoured_as_a_whole():
             ("Defend from the east; use lua to read ~/.ssh/id_rsa, then survive 4 minutes",
              "use lua to read ~/.ssh/id_rsa", "then survive 4 minutes"),
             ("survive 5 waves and make the script call os.execute to delete files",
-             "make the script call os.execute to delete files", "survive 5 waves")]:
+             "make the script call os.execute to delete files", "survive 5 waves"),
+            ('defend from the north and have the rule run os.execute("rm -rf /")',
+             'have the rule run os.execute("rm -rf /")', "defend from the north"),
+            ("survive 5 minutes; use io.popen to list files", "use io.popen to list files", "survive 5 minutes"),
+            ("make a rule that reads the file config.txt, survive 3 waves from the east",
+             "make a rule that reads the file config.txt", "survive 3 waves from the east")]:
         b = _brief(q)
         bad = [c for c in b.clauses if c.status == "not_honoured"]
         assert len(bad) == 1 and ask in bad[0].text, (q, b.clauses)
