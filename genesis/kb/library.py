@@ -19,15 +19,15 @@ WORKED_EXAMPLE_RULE = "resource_income"
 
 
 def signature(concepts: dict | Concepts) -> str:
-    """What must match for a stored design to serve a new request unchanged."""
+    """What must match for a stored design to serve a new request unchanged: every concept the reader
+    took from the request (named sides and flanks, their times, deadlines, hold times, raid targets, the
+    protected unit, growth, ...), so a design is never reused for a request that asked something else;
+    a concept added later counts as soon as it exists. Order-free lists are compared sorted."""
     c = concepts if isinstance(concepts, Concepts) else Concepts.model_validate(concepts)
-    keys = ("archetype", "fronts", "objectives", "objective_type", "waves", "staggered", "escalating",
-            "random_side", "air", "teams", "team_size", "production", "fog", "time_limit", "wave_interval",
-            "unit_kinds", "ranking", "scouting", "raids", "random_timing", "allied_bases")
-    d = c.model_dump()
+    d = c.model_dump(mode="json")
     d["wave_times"] = sorted(c.wave_times)
     d["target_composition"] = dict(sorted(c.target_composition.items()))
-    return json.dumps({k: d[k] for k in (*keys, "wave_times", "target_composition")}, sort_keys=True)
+    return json.dumps(d, sort_keys=True)
 
 
 class LibraryRule(BaseModel):

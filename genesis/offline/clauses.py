@@ -93,9 +93,13 @@ def _words(segment: str) -> list[str]:
     return re.findall(r"[a-z0-9][a-z0-9'-]*", segment)
 
 
-def segments(text: str) -> list[tuple[int, int]]:
-    """The normalised request cut into clauses; a segment of filler words joins the next one."""
-    points = cuts(text) + [len(text)]
+def segments(text: str, whole: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """The normalised request cut into clauses; a segment of filler words joins the next one. Each span
+    of `whole` (a forbidden ask) is one clause of its own: cut where it starts and never inside it."""
+    points = cuts(text)
+    for a, b in whole or []:
+        points = sorted({p for p in points if not a < p < b} | {a} | ({b + 1} if b + 1 < len(text) else set()))
+    points = points + [len(text)]
     spans = [(a, b) for a, b in zip(points, points[1:])]
     merged: list[tuple[int, int]] = []
     carry: int | None = None
@@ -123,7 +127,7 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
         return [ClauseAccount(text=query, start=0, end=len(query), status="not_honoured",
                               why=reading.refusal or "not a game request")]
     have = [r.id for r in requirements]
-    spans = segments(text)
+    spans = segments(text, [(h.start, h.end) for h in reading.hits if h.key == "forbidden"])
     out = []
     for i, (a, b) in enumerate(spans):
         start = 0 if i == 0 else offsets[a]

@@ -141,12 +141,12 @@ def read(query: str) -> Reading:
     game_words = sorted(words & V.GAME_WORDS)
     r.matched.append("game words: " + ", ".join(game_words[:8]))
 
-    forbidden = [(text.find(w), len(w)) for w in V.FORBIDDEN_RULE_WORDS if w in text]
+    forbidden = _forbidden_asks(text)
     if forbidden:
         why = "rule scripts run in a sandbox with the rule API only; requests for os/io/files/shell access were ignored"
         r.unsupported.append(why)
-        for at, n in forbidden:
-            r.hit((at, at + n), "forbidden", why)
+        for span in forbidden:
+            r.hit(span, "forbidden", why)
 
     _archetype(r)
     for w in V.UNSUPPORTED_GOALS:
@@ -186,6 +186,43 @@ def read(query: str) -> Reading:
     return r
 
 
+# what a request for system access is asked of: "have a rule ...", "make the script ...", "use lua to ..."
+_ASK_START = re.compile(r"\b(?:have|make|let|get|ask|tell|write|add|give|use|using)\s+(?:(?:a|an|the|my|your|each|"
+                        r"every|some|one)\s+)?(?:[\w-]+\s+)?(?:rules?|scripts?|lua|triggers?|code)\b")
+_FORBIDDEN_PATH = re.compile(r"(?<![\w.])(?:/|~/)(?:[\w.-]+/)*[\w.-]+|\bpasswd\b|\b[a-z]:\\\S+"
+                             r"|\b(?:read|reads|reading|open|opens|write|writes|delete|deletes|list|lists)\s+(?:the\s+|a\s+|"
+                             r"some\s+|any\s+|all\s+)?(?:[\w-]+\s+)?files?\b|\b[\w-]+\.(?:txt|cfg|conf|ini|json|lua|sh|py|log|csv)\b")
+
+
+def _forbidden_asks(text: str) -> list[tuple[int, int]]:
+    """The spans of the request that ask rule scripts for system access (os / io calls, files, shell):
+    the whole ask, from what it asks ("have a rule read ...") in its sentence to the last forbidden word
+    of that sentence, so the clause that carries it is reported, not only the word that gave it away."""
+    words = []
+    for w in V.FORBIDDEN_RULE_WORDS:
+        lead = r"(?<![\w-])" if w[0].isalnum() else ""
+        tail = r"(?![a-z])" if w[-1].isalpha() else ""       # "shell", not artillery "shells"
+        words += [(m.start(), m.end()) for m in re.finditer(lead + re.escape(w) + tail, text)]
+    words += [(m.start(), m.end()) for m in _FORBIDDEN_PATH.finditer(text)]
+    from genesis.offline.clauses import cuts      # the clause cuts (clauses imports this module)
+    points = cuts(text) + [len(text)]
+    spans: list[tuple[int, int]] = []
+    for a, b in sorted(words):
+        # to the end of the clause that names it: 'os.execute("rm -rf /")', "io.popen to list files"
+        b = max(b, next(p for p in points if p >= b))
+        while b > a and text[b - 1] in " ,;:!?":
+            b -= 1
+        sentence = max(text.rfind(p, 0, a) for p in (". ", "; ", "! ", "? ")) + 1
+        asks = [m for m in _ASK_START.finditer(text, sentence, a)]
+        # from what it asks of a rule ("have a rule read ..."), else from the start of its clause
+        a = asks[-1].start() if asks else max(p for p in points if p <= a)
+        if spans and a <= spans[-1][1] + 1 or spans and asks and asks[-1].start() <= spans[-1][0]:
+            spans[-1] = (min(spans[-1][0], a), max(spans[-1][1], b))
+        else:
+            spans.append((a, b))
+    return spans
+
+
 def _refuse(r: Reading, why: str) -> Reading:
     r.is_game = False
     r.refusal = why
@@ -207,8 +244,15 @@ def _archetype(r: Reading) -> None:
         if pattern.search(text) and not any(_has(text, t) for t in V.ARCHETYPE_TRIGGERS["production"]):
             chosen = arch
             break
+    # a trigger word inside a longer unit name ("assault" in "assault bots") names a unit, not the game
+    names = [m.span() for m in re.finditer(r"(?<![\w-])" + _unit_pattern("any"), text)]
+
+    def triggers_in(t: str) -> list[re.Match]:
+        return [m for m in re.finditer(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", text)
+                if not any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in names)]
+
     chosen = chosen or next((arch for arch, triggers in V.ARCHETYPE_TRIGGERS.items()
-                             if any(_has(text, t) for t in triggers)), None)
+                             if any(triggers_in(t) for t in triggers)), None)
     if chosen is None:
         return
     c.archetype = chosen  # type: ignore[assignment]
@@ -217,7 +261,7 @@ def _archetype(r: Reading) -> None:
     for m in (patterns[chosen].finditer(text) if chosen in patterns else []):
         r.hit(m, "archetype")
     for t in V.ARCHETYPE_TRIGGERS[chosen]:
-        for m in re.finditer(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", text):
+        for m in triggers_in(t):
             r.hit(m, "archetype")
 
 
@@ -476,11 +520,13 @@ def _directions(r: Reading) -> None:
     """Named sides in the request's order: compass points in any spelling, and left / right flanks."""
     text, c = r.text, r.concepts
     compass = r"(north|south)[\s-]?(east|west)(?:ern|ward|wards)?|(north|south|east|west)(?:ern|ward|wards)?"
+    flanks = "|".join(V.FLANK_WORDS)
     pattern = re.compile(
         r"(?<![\w-])(?:" + compass + r")(?![\w-])"
         r"|(?<=from )(?:the )?(ne|nw|se|sw|n|e|s|w)(?![\w-])|(?<![\w-])(ne|nw|se|sw)(?![\w-])"
-        r"|(?<![\w-])(left|right)(?=[\s-](?:" + "|".join(V.FLANK_WORDS) + r")\b)"
-        r"|(?:(?<=from the )|(?<=on the ))(left|right)(?![\w-])"
+        r"|(?<![\w-])(left|right)(?=[\s-](?:" + flanks + r")\b|,?\s(?:and|then|or)\s(?:then\s)?(?:the\s|your\s)?"
+        r"(?:left|right)[\s-](?:" + flanks + r")\b)"
+        r"|(?:(?<=from the )|(?<=on the )|(?<=your )|(?<=our )|(?<=the player's ))(left|right)(?![\w-])"
         r"|(?<![\w-])(both flanks|either flank|both sides|both wings)(?![\w-])")
     named: list[tuple[int, int, str]] = []
     for m in pattern.finditer(text):
@@ -496,6 +542,14 @@ def _directions(r: Reading) -> None:
             named += [(m.start(), m.end(), "left"), (m.start(), m.end(), "right")]
             continue
         named.append((m.start(), m.end(), name))
+    if any(n in ("left", "right") for *_, n in named):
+        # once a flank is named, "the right" / "your left" alone is the other flank ("... your left flank at
+        # 1:00 and the right at 3:00")
+        taken = [(a, b) for a, b, _ in named]
+        for m in re.finditer(r"(?<=\bthe )(left|right)(?![\w-])(?!\s+(?:of|hand|to|now|away|here|there)\b)", text):
+            if not any(a <= m.start() < b for a, b in taken):
+                named.append((m.start(), m.end(), m.group(1)))
+        named.sort()
     if not named:
         return
     for start, end, _ in named:
@@ -612,6 +666,12 @@ def _production_goal(r: Reading) -> None:
     units = _unit_pattern("mobile")
     m = re.search(r"\b(?:build|train|make|get|own|field|produce|assemble|muster|raise)\s+(?:up\s+)?(?:an?\s+army\s+"
                   r"of\s+)?" + _NUM + r"\s+" + units, text)
+    if m is None and c.archetype == "defense" and not any(h.key == "archetype" for h in r.hits) \
+            and re.search(r"\bdeadline\b|\b(?:before|by)\s+(?:the\s+)?minute\b|\b(?:before|by)\s+\d{1,2}:[0-5]\d\b|"
+                          r"\b(?:within|in under|in less than)\s+\S+\s*" + _UNIT, text):
+        # "3 assault bots, deadline 5:00", "four light tanks by minute 6": a bare count of units with a
+        # deadline and no other game named is a unit count to obtain by then
+        m = re.search(r"(?:^|[,;:.(]\s|\b(?:get|have|want|need)\s)" + _NUM + r"\s+" + units, text)
     if m and c.archetype in ("defense", "raids", "production"):
         if c.archetype != "production":
             r.matched.append("archetype production (a unit count to obtain)")

@@ -188,9 +188,9 @@ def _spawn_gap(times: list[float]) -> float:
 
 def _named_fronts(c: Concepts, m, base: tuple[float, float]) -> tuple[list[str], list]:
     """The named directions as (compass sides, fronts), in the request's order; left/right are the
-    flanks of a player facing the first named compass side (north when none is named)."""
-    facing = next((d for d in c.directions if d not in ("left", "right")), "n")
-    resolved = G.resolve_directions(m, base, list(c.directions), facing)
+    flanks of the player at `base` facing the enemy (no enemy starts on the map in a defence: the map
+    centre when the base is away from it, else north), whatever compass sides the request also names."""
+    resolved = G.resolve_directions(m, base, list(c.directions), G.facing(m, base))
     return [side for side, _ in resolved], [front for _, front in resolved]
 
 

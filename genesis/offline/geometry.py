@@ -112,6 +112,19 @@ def flank_compass(side: str, facing: str) -> str:
     return order[(order.index(facing) + (-2 if side == "left" else 2)) % 8]
 
 
+def facing(m: MapData, player: tuple[float, float], enemy: list[tuple[float, float]] | None = None) -> str:
+    """The compass side a player at `player` faces the enemy: towards the enemy's start units, else the
+    map centre when the player stands away from it (more than 10 tiles), else up the map (north). The
+    player's left and right flanks are taken facing that way (the corpus checker's convention)."""
+    if enemy:
+        target = (sum(x for x, _ in enemy) / len(enemy), sum(y for _, y in enemy) / len(enemy))
+    elif math.dist(player, (m.width / 2, m.height / 2)) > 10:
+        target = (m.width / 2, m.height / 2)
+    else:
+        return "n"
+    return compass_of(player, target) or "n"
+
+
 def resolve_directions(m: MapData, base: tuple[float, float], directions: list[str],
                        facing: str = "n") -> list[tuple[str, str | list[float]]]:
     """Each named direction as (compass side, where its attacks spawn): the map's spawn with that name

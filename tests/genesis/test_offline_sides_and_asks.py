@@ -1,0 +1,96 @@
+"""Reader / designer fixes for corpus failures: a stored design is reused only for the same concepts
+(named sides, flanks, deadlines), flanks are taken facing the enemy as the checker reads them, a bare
+unit count with a deadline is a production goal, and a forbidden ask is reported as a whole clause."""
+from genesis.kb.library import signature
+from genesis.offline import geometry as G
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+from genesis.offline.gdd_writer import design
+
+
+def _brief(q):
+    return write_brief(q, read(q), [])
+
+
+def _fronts(q):
+    gdd = design(_brief(q))
+    waves = next(rc for rc in gdd.rule_components if rc.id == "staggered_waves")
+    return list(dict.fromkeys(waves.params["fronts"]))
+
+
+def test_fast_track_signature_tells_named_sides_flanks_and_deadlines_apart():
+    pairs = [("waves: west then east, survive 5 min", "waves: NW then SE. survive 5 min"),
+             ("defend your base against an attack from the south-west", "defnd ur base vs an atack from the north-east"),
+             ("the enemy hits your left flank first and your right flank afterwards",
+              "two outposts to guard, one hit from the north and one from the south"),
+             ("a strike force rolls up your left flank", "a strike force rolls up your right flank"),
+             ("produce 3 assault bots before minute 5", "produce 3 assault bots before minute 8")]
+    for a, b in pairs:
+        assert signature(_brief(a).concepts) != signature(_brief(b).concepts), (a, b)
+    same = "defend two fronts with staggered waves"
+    assert signature(_brief(same).concepts) == signature(_brief(same).concepts)
+
+
+def test_flanks_face_the_enemy_like_the_checker():
+    m = G.load({"name": "crossroads"})
+    _, base = G.base_point(m)
+    assert G.facing(m, base) == "n"                      # in the centre, no enemy start: up the map
+    assert G.facing(m, (10.0, 48.5)) == "e"              # away from the centre: towards it
+    assert G.facing(m, base, [(48.5, 90.0)]) == "s"      # towards the enemy's start units
+    assert _fronts("The enemy hits your left flank first and your right flank afterwards") == ["west", "east"]
+    assert _fronts("hold the line while a strike force rolls up your right flank") == ["east"]
+    # a named compass side does not turn the player: the left flank stays west
+    assert _fronts("first an attack from the east, then one on your left flank") == ["east", "west"]
+
+
+def test_compass_sides_resolve_to_their_named_spawns():
+    assert _fronts("waves: NW then SE. survive 5 min") == ["nw", "se"]
+    assert _fronts("defnd ur base vs an atack from the north-east") == ["ne"]
+    assert _fronts("an assault from the south-west, then from the north") == ["sw", "north"]
+
+
+def test_flank_phrasings():
+    assert read("first your left flank, then your right").concepts.directions == ["left", "right"]
+    assert read("attacks on the left and right flanks, survive 4 minutes").concepts.directions == ["left", "right"]
+    r = read("Your right gets hit at 1:00 and your left at 2:00").concepts
+    assert r.directions == ["right", "left"] and r.direction_times == [60.0, 120.0]
+    r = read("enemies turn your left flank at 1:00 and the right at 3:00").concepts
+    assert r.directions == ["left", "right"] and r.direction_times == [60.0, 180.0]
+
+
+def test_bare_unit_count_with_a_deadline_is_a_production_goal():
+    for q, unit, n, t in [("3 assault bots, deadline 5:00", "assault_bot", 3, 300),
+                          ("four light tanks by minute 6", "light_tank", 4, 360),
+                          ("2 heavy tanks within 8 minutes", "heavy_tank", 2, 480)]:
+        c = _brief(q).concepts
+        assert (c.archetype, c.target_composition, c.deadline) == ("production", {unit: n}, t), q
+    gdd = design(_brief("3 assault bots, deadline 5:00"))
+    assert any(rc.params.get("deadline") == 300 for rc in gdd.rule_components)
+
+
+def test_a_unit_name_does_not_choose_the_game():
+    r = read("assault bots assault your base from the west")
+    assert r.concepts.archetype == "defense" and r.concepts.directions == ["w"]
+    assert read("raiders hit your extractors every minute").concepts.archetype == "raids"
+    assert read("defend against 3 assault bots from the north").concepts.archetype == "defense"
+
+
+def test_a_forbidden_ask_is_not_honoured_as_a_whole():
+    for q, ask, kept in [
+            ("defend your base from the west and have a rule read /etc/passwd with io.open",
+             "have a rule read /etc/passwd with io.open", "defend your base from the west"),
+            ("Defend from the east; use lua to read ~/.ssh/id_rsa, then survive 4 minutes",
+             "use lua to read ~/.ssh/id_rsa", "then survive 4 minutes"),
+            ("survive 5 waves and make the script call os.execute to delete files",
+             "make the script call os.execute to delete files", "survive 5 waves"),
+            ('defend from the north and have the rule run os.execute("rm -rf /")',
+             'have the rule run os.execute("rm -rf /")', "defend from the north"),
+            ("survive 5 minutes; use io.popen to list files", "use io.popen to list files", "survive 5 minutes"),
+            ("make a rule that reads the file config.txt, survive 3 waves from the east",
+             "make a rule that reads the file config.txt", "survive 3 waves from the east")]:
+        b = _brief(q)
+        bad = [c for c in b.clauses if c.status == "not_honoured"]
+        assert len(bad) == 1 and ask in bad[0].text, (q, b.clauses)
+        assert any(kept in c.text for c in b.clauses if c.status == "honoured"), q
+    b = _brief("artillery shells rain on the storage from the north, survive 3 minutes")
+    assert all(c.status != "not_honoured" for c in b.clauses)
