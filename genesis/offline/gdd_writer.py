@@ -292,6 +292,13 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         expects["growth"] = [{**ground_spawns, "increasing": {**grow, **({"factor": factor} if factor > 1 else {})}}]
         if sides:
             sides = [sides[i % len(sides)] for i in range(count)]
+    elif c.probe_then_main:
+        # the composed probe / main recipe is the whole attack: a library wave beside it would
+        # spawn more units than the probe (or the main) at their times and blur the sizes
+        attack_times = sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(composed_designs.PROBE_TIMES)
+        ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY})
+        if sides:
+            sides = [sides[0]] * len(attack_times)
     elif c.scouting:
         comps.append(RuleComponent(
             id="unscouted_side_attack", purpose="the attack comes from a side the player did not scout",
@@ -359,7 +366,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         library_rule="survive_timer_win", requirement_ids=["survive_win"],
         params={"team": PLAYER, "time": c.time_limit}))
     # the scouting rule draws among unscouted sides, so one side may serve every attack
-    n_dirs = 1 if c.scouting else min(len(distinct), len(times)) if not c.escalating else len(distinct)
+    n_dirs = 1 if c.scouting or c.probe_then_main else min(len(distinct), len(times)) if not c.escalating else len(distinct)
     min_sectors = 2 if c.random_side and not c.scouting else max(1, n_dirs)
     expects["fronts"] = [_expect_spawns(distinct_sectors={"min": min_sectors, "center": list(base)})]
     if c.staggered or len(set(times)) > 1:
