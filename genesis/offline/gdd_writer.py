@@ -12,6 +12,13 @@ from genesis.offline.composed_designs import Site
 PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
 COMPACT_RADIUS = 12.0   # tiles: how far from home objectives under raids / fog may stand
+AIR_COVER_RADIUS = 5.0  # tiles: objectives under air attack stand this close to home, inside AA range of it
+FRAGILE_HP = 1000.0     # objectives with fewer hit points fall to one wave before the defence arrives
+
+
+def _fragile(unit_type: str) -> bool:
+    u = load_catalog().units.get(unit_type)
+    return u is not None and u.hp < FRAGILE_HP
 COMMANDER_RAIDS = 2     # "the enemy commander may raid you": it leads this many raids
 
 
@@ -55,7 +62,8 @@ def _defense_army(c: Concepts) -> list[UnitPlacement]:
     else:
         army = [UnitPlacement(type="assault_bot", count=6), UnitPlacement(type="light_bot", count=6)]
     if c.air:
-        army.append(UnitPlacement(type="aa_vehicle", count=3))
+        # first, so the anti-air takes the spot at home, nearest every objective it covers
+        army.insert(0, UnitPlacement(type="aa_vehicle", count=3))
     return army
 
 
@@ -238,13 +246,18 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     n_obj = c.objectives or len(distinct)
     # raiders are fast, and under fog the defence sees attackers late: then the objectives sit
     # closer to home so a defence can reach them in time
-    reach = 0.3 if c.archetype == "raids" or c.fog else 0.45
+    # closer to home; so do fragile objectives (a radar tower, an extractor: a few hits destroy them
+    # before a defence waiting at home arrives), and under air attack they stand inside the anti-air's
+    # reach from home: bombers outrun any escort, so AA must already stand where they strike
+    fragile = _fragile(c.objective_type or "metal_storage")
+    reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air else 0.45
+    radius = AIR_COVER_RADIUS if c.air else COMPACT_RADIUS
     for i in range(n_obj):
         front = front_xy[distinct[i % len(distinct)]]
         # at a bridge the objective is the bridgehead itself
         t = 0.0 if bridge else (reach if i < len(distinct) else 0.15)
         if reach < 0.45:
-            t = min(t, COMPACT_RADIUS / max(1.0, math.dist(base, front)))
+            t = min(t, radius / max(1.0, math.dist(base, front)))
         x, y = G.passable_near(m, *G.lerp(base, front, t), taken, 3.0, safe)
         taken.append((x, y))
         objectives.append(UnitPlacement(type=c.objective_type or "metal_storage", x=round(x, 1), y=round(y, 1),
