@@ -99,3 +99,11 @@ def test_a_sturdy_objective_keeps_its_forward_place():
     storage = next(u for u in gdd.teams[0].units if u.type == "metal_storage")
     home = gdd.strategy_params["home"]
     assert math.dist((storage.x, storage.y), home) > gdd_writer.COMPACT_RADIUS + 1
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_every_call_for_a_weaker_enemy_shrinks_a_composed_group_of_more_than_one(n):
+    """Rounding 2 x 0.75 to 2 left raids and probes unchanged after "make the enemy weaker", so the
+    same loss repeated until the iteration budget ran out."""
+    assert composed_designs._size(n, 0.75) < n or n == 1
+    assert composed_designs._size(n, 1.0) == n
