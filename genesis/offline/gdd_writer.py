@@ -12,7 +12,7 @@ from genesis.offline.composed_designs import Site
 PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
 COMPACT_RADIUS = 12.0   # tiles: how far from home objectives under raids / fog may stand
-AIR_COVER_RADIUS = 5.0  # tiles: objectives under air attack stand this close to home, inside AA range of it
+AIR_COVER_RADIUS = 4.0  # tiles: objectives under air attack stand this close to home, inside AA range of it
 FRAGILE_HP = 1000.0     # objectives with fewer hit points fall to one wave before the defence arrives
 
 
@@ -62,8 +62,9 @@ def _defense_army(c: Concepts) -> list[UnitPlacement]:
     else:
         army = [UnitPlacement(type="assault_bot", count=6), UnitPlacement(type="light_bot", count=6)]
     if c.air:
-        # first, so the anti-air takes the spot at home, nearest every objective it covers
-        army.insert(0, UnitPlacement(type="aa_vehicle", count=3))
+        # first, so the anti-air takes the spot at home, nearest every objective it covers; five of
+        # them down a bomber (650 hp) in about 3 s, before its second pass on a building
+        army.insert(0, UnitPlacement(type="aa_vehicle", count=5))
     return army
 
 
