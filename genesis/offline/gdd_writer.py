@@ -41,10 +41,10 @@ def _map_for(c: Concepts) -> dict:
 
 def _wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
     if "artillery" in c.unit_kinds and c.archetype != "siege":
-        return {"artillery_bot": max(1, round(2 * strength)), "light_bot": max(1, round(2 * strength))}
+        return {"artillery_bot": _scaled(2, strength, 1), "light_bot": _scaled(2, strength, 1)}
     if "tank" in c.unit_kinds:
-        return {"light_tank": max(1, round(3 * strength))}
-    return {"light_bot": max(1, round(4 * strength)), "assault_bot": max(1, round(1 * strength))}
+        return {"light_tank": _scaled(3, strength, 1)}
+    return {"light_bot": _scaled(4, strength, 1), "assault_bot": _scaled(1, strength, 1)}
 
 
 def _main_type(c: Concepts) -> str:
@@ -168,6 +168,13 @@ def _composed(c: Concepts, site: Site, comps: list[RuleComponent], expects: Expe
     return kept + extra
 
 
+def _scaled(n: float, strength: float, least: int = 1) -> int:
+    """n units at this enemy strength; a weaker enemy rounds down, so every call for one shrinks the
+    group (round(2 * 0.75) is 2: the same loss would repeat until the iteration budget ran out)."""
+    v = n * strength
+    return max(least, math.floor(v + 1e-9) if strength < 1 else round(v))
+
+
 def _strength(guidance: list[str]) -> float:
     """Enemy strength factor: every PM call for a stronger (weaker) enemy adds 50 % (removes 25 %)."""
     up = sum("stronger" in g or "harder" in g for g in guidance)
@@ -287,7 +294,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         wave_times = times[:count] if len(times) >= count else []
         factor = max(1.0, c.growth_factor or 1.0)
         params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60, "count": count,
-                  "base_size": max(2, round(3 * strength)) if factor < 2 else max(1, round(2 * strength)),
+                  "base_size": _scaled(3, strength, 2) if factor < 2 else _scaled(2, strength, 1),
                   "growth": 2 if factor < 2 else 1,
                   "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG}
         if factor > 1:
@@ -330,7 +337,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
             library_rule="periodic_raids", requirement_ids=["interval", "fronts"],
             params={"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": fronts,
-                    "size": max(2, round(3 * strength)), "unit_type": _main_type(c),
+                    "size": _scaled(3, strength, 2), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
                     "avoid_repeat": c.random_side,
                     "target_type": c.objective_type or "metal_storage", "target_team": PLAYER}))
@@ -365,7 +372,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
             requirement_ids=["air"],
             params={"team": ENEMY, "times": [air_at], "from": fronts[-1],
-                    "unit_type": "bomber", "count": max(1, round(3 * strength)), "target_tag": OBJECTIVE_TAG}))
+                    "unit_type": "bomber", "count": _scaled(3, strength, 1), "target_tag": OBJECTIVE_TAG}))
         expects["air"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "bomber"}, "min": 1}]
     if sides:
         # raids from a random named side and unscouted sides have no order or times to hold them to
@@ -483,7 +490,7 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if c.raids:
         by_commander = "commander" in c.unit_kinds
         raider = "commander" if by_commander else ("raider_bot" if "raider" in c.unit_kinds else "light_bot")
-        size = 1 if by_commander else max(2, round(2 * strength))
+        size = 1 if by_commander else _scaled(2, strength, 2)
         interval = c.wave_interval or RAID_INTERVAL
         params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": raid_from,
                   "size": size, "unit_type": raider, "target_type": "metal_extractor", "target_team": PLAYER,
@@ -601,7 +608,7 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     taken: list = []
     army = _spread(m, _mixed_army(), start, taken)
     army, protect, protect_expects = _protect(c, army, start, m, taken)
-    garrison = _spread(m, [UnitPlacement(type="light_bot", count=max(1, round(3 * strength)))], zone, [])
+    garrison = _spread(m, [UnitPlacement(type="light_bot", count=_scaled(3, strength, 1))], zone, [])
     zone_xy = [round(zone[0], 1), round(zone[1], 1)]
     comps = [RuleComponent(
         id="capture_and_hold", purpose=f"hold the zone for {hold:g} s without a break to win; lose at the deadline",

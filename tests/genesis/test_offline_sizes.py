@@ -107,3 +107,15 @@ def test_every_call_for_a_weaker_enemy_shrinks_a_composed_group_of_more_than_one
     same loss repeated until the iteration budget ran out."""
     assert composed_designs._size(n, 0.75) < n or n == 1
     assert composed_designs._size(n, 1.0) == n
+
+
+@pytest.mark.parametrize("query, size", [
+    ("Four waves, each double the size of the one before", lambda g: next(
+        c for c in g.rule_components if c.library_rule == "escalating_waves").params["base_size"]),
+    ("defend against waves from the west then the east", lambda g: sum(next(
+        c for c in g.rule_components if c.library_rule == "staggered_waves").params["units"].values())),
+])
+def test_a_call_for_a_weaker_enemy_changes_the_design(query, size):
+    brief = write_brief(query, read(query))
+    assert size(gdd_writer.design(brief, ["enemy too strong for the reference play: make the enemy weaker"])) \
+        < size(gdd_writer.design(brief, []))
