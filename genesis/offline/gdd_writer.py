@@ -13,6 +13,7 @@ PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
 COMPACT_RADIUS = 12.0   # tiles: how far from home objectives under raids / fog may stand
 AIR_COVER_RADIUS = 4.0  # tiles: objectives under air attack stand this close to home, inside AA range of it
+AIR_FRONT_DIST = 30.0   # tiles: air attacks spawn at least this far from home when the map allows
 FRAGILE_HP = 1000.0     # objectives with fewer hit points fall to one wave before the defence arrives
 
 
@@ -245,7 +246,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         base = bridge[0]
         fronts = sorted(bridge[1], key=lambda n: (math.dist(G.spawns(m)[n], base), n))[: c.fronts or 1]
     else:
-        fronts = G.pick_fronts(m, base, c.fronts or 2)
+        # bombers fly 4.5 tiles a second: from a spawn close to home one strikes before the anti-air
+        # at home can down it, so air attacks come from far spawns when the map has them
+        fronts = G.pick_fronts(m, base, c.fronts or 2, min_dist=AIR_FRONT_DIST if c.air else 0.0)
     sp = G.spawns(m)
     front_xy = [sp[f] if isinstance(f, str) else (f[0], f[1]) for f in fronts]
     distinct = [i for i in range(len(fronts)) if front_xy[i] not in front_xy[:i]]   # each front once

@@ -119,3 +119,19 @@ def test_a_call_for_a_weaker_enemy_changes_the_design(query, size):
     brief = write_brief(query, read(query))
     assert size(gdd_writer.design(brief, ["enemy too strong for the reference play: make the enemy weaker"])) \
         < size(gdd_writer.design(brief, []))
+
+
+@pytest.mark.parametrize("query", [
+    "defend the metal extractors against air raids every ninety seconds",
+    "bombers raid your solar collectors every 2 minutes",
+])
+def test_air_raids_come_from_spawns_far_from_home(query):
+    """A bomber from a spawn 17 tiles out struck in 2 s, before the anti-air at home could down it."""
+    from genesis.offline import geometry as G
+    gdd = design(query)
+    raids = next(c for c in gdd.rule_components if c.id == "composed_raids").params
+    sp = G.spawns(G.load(gdd.map))
+    home = gdd.strategy_params["home"]
+    for k, v in raids.items():
+        if k.endswith("_a1_at"):
+            assert math.dist(sp[v], home) >= gdd_writer.AIR_FRONT_DIST, (k, v)
