@@ -687,6 +687,10 @@ def _protect(r: Reading) -> None:
                      text)
     if m:
         c.protect_unit = roster_names()[next(g for g in m.groups() if g)]
+        # the unit kept alive is the player's: its words ("your heavy tank") say nothing of what the
+        # enemy attacks with, so a kind named only there is not the enemy's
+        masked = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+        c.unit_kinds = [k for k in c.unit_kinds if any(_has(masked, t) for t in V.UNIT_KIND_TRIGGERS.get(k, [k]))]
         for again in re.finditer(r"\b(?:it|he|she|they)\s+(?:must|should|has to|have to|needs to|need to|may)\s+"
                                  r"(?:not die|never die|survive|stay alive|live)\b", text):
             r.hit(again, "protect")

@@ -135,3 +135,9 @@ def test_air_raids_come_from_spawns_far_from_home(query):
     for k, v in raids.items():
         if k.endswith("_a1_at"):
             assert math.dist(sp[v], home) >= gdd_writer.AIR_FRONT_DIST, (k, v)
+
+
+def test_the_protected_units_kind_is_not_the_enemys():
+    """"do not let your heavy tank die" sent light tanks, which the heavy tank beat alone: idle won."""
+    assert "tank" not in read("escort duty: do not let your heavy tank die; survive until 4:00").concepts.unit_kinds
+    assert "tank" in read("protect your heavy tank from enemy tanks for 4 minutes").concepts.unit_kinds
