@@ -176,16 +176,6 @@ def _scaled(n: float, strength: float, least: int = 1) -> int:
     return max(least, math.floor(v + 1e-9) if strength < 1 else round(v))
 
 
-def _match_protected(c: Concepts) -> float:
-    """How much stronger the waves must be to threaten an armed unit kept alive: about its own
-    fighting strength (a heavy tank alone beats the usual wave, so the idle player wins and the
-    loss the request asks for never happens). 1 for buildings and weaker units."""
-    unit = load_catalog().units.get(c.protect_unit or "")
-    if unit is None or unit.weapon is None:
-        return 1.0
-    return max(1.0, math.sqrt(_power({c.protect_unit: 1}) / _power(_wave_units(c))))
-
-
 def _strength(guidance: list[str]) -> float:
     """Enemy strength factor: every PM call for a stronger (weaker) enemy adds 50 % (removes 25 %)."""
     up = sum("stronger" in g or "harder" in g for g in guidance)
@@ -292,7 +282,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # early warning under fog: without it a defence sees raiders only once they hit an objective
         x, y = G.passable_near(m, base[0], base[1] - 3, taken, 3.0, safe)
         army.append(UnitPlacement(type="radar_tower", x=round(x, 1), y=round(y, 1)))
-    strength = _strength(guidance) * _match_protected(c)
+    strength = _strength(guidance)
     times = _wave_schedule(c, len(fronts))
     air_at = times[-1] if len(times) > 1 else 120      # an air assault comes last
     attack_times = times    # when each wave of the ground attack comes, for the named sides' evidence

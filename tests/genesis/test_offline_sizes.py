@@ -141,13 +141,3 @@ def test_the_protected_units_kind_is_not_the_enemys():
     """"do not let your heavy tank die" sent light tanks, which the heavy tank beat alone: idle won."""
     assert "tank" not in read("escort duty: do not let your heavy tank die; survive until 4:00").concepts.unit_kinds
     assert "tank" in read("protect your heavy tank from enemy tanks for 4 minutes").concepts.unit_kinds
-
-
-def test_waves_against_an_armed_protected_unit_match_its_fighting_strength():
-    """A heavy tank (3200 hp, 100 dps) alone beat the usual wave: the idle player survived."""
-    gdd = design("escort duty: do not let your heavy tank die; survive until 4:00")
-    wave = next(c for c in gdd.rule_components if c.kind == "spawn").params["units"]
-    assert gdd_writer._power(wave) >= 0.75 * gdd_writer._power({"heavy_tank": 1})   # was 0.47; whole units round
-    usual = design("Keep your commander alive for 5 minutes while enemies attack")
-    assert next(c for c in usual.rule_components if c.kind == "spawn").params["units"] == \
-        {"light_bot": 4, "assault_bot": 1}
