@@ -156,6 +156,9 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         if c.fronts is None and c.map_hint == "river_bridges":
             c.fronts = 1
             assumptions.append("one front: the enemy comes across the river to the bridge you hold")
+        if c.fronts is None and c.probe_then_main:
+            c.fronts = 1
+            assumptions.append("one front: the probe and the main attack come from the same side")
         if c.fronts is None:
             c.fronts = 3 if c.random_side else 2
             assumptions.append(f"no number of directions given: {c.fronts}")

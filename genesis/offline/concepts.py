@@ -17,6 +17,9 @@ from genesis.offline import vocabulary as V
 _SMALL = {"one": 1, "two": 2, "three": 3, "four": 4}
 _WORD_TEAMS = re.compile(r"\b(one|two|three|four)\s+(?:versus|vs\.?|against)\s+(one|two|three|four)\b")
 _NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
+# double / triple in any form and their common misspellings (dubble, duble, doubel, tripple)
+_DOUBLE = r"d(?:ou|u|o)b{1,2}(?:le[sd]?|ling|el[sd]?)\b"
+_TRIPLE = r"trip{1,2}(?:le[sd]?|ling|el[sd]?)\b"
 _UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?|s|m|h)\b"
 _WORD_UNIT = r"(hours?|minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
 _CLOCK = r"(\d{1,2}):([0-5]\d)\b"                     # "at 2:30"
@@ -370,6 +373,10 @@ def _waves(r: Reading) -> None:
         c.fronts = 3
         r.hit(m, "fronts", note="read as 3 directions")
     m = _count_before(text, r"waves?|attacks|assaults|raids|pushes")
+    if not m:
+        # the count named after the noun it counts: "waves that double each time, 3 of them"
+        m = re.search(r"\b(?:waves|attacks|assaults|raids|pushes)\b[^.;]{0,60}?(?<![\w-])" + _NUM
+                      + r"\s+of\s+them\b", text)
     if m:
         c.waves = int(number(m.group(1)))
         r.hit(m, "waves")
@@ -388,7 +395,8 @@ def _waves(r: Reading) -> None:
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             c.escalating = True
             r.hit(m, "escalating")
-    m = re.search(r"\b(doubl\w*|twice (?:as (?:big|large|strong)|the size)|tripl\w*|"
+    # double / triple in their common misspellings too ("dubble", "duble", "doubel", "tripple")
+    m = re.search(r"\b(" + _DOUBLE + r"|twice (?:as (?:big|large|strong)|the size)|" + _TRIPLE + r"|"
                   + _NUM + r" times (?:as (?:big|large|strong|many)|the size|bigger|larger|stronger))", text)
     probe = re.search(r"\b(?:probe[sd]?|probing|feints?|small (?:first )?(?:attack|force|party|wave|scouting party)|"
                       r"test(?:ing)? attack|feels? you out)\b", text)
@@ -402,7 +410,7 @@ def _waves(r: Reading) -> None:
         r.hit(main, "probe")
     if m:
         word = m.group(1)
-        factor = 2.0 if word.startswith(("doubl", "twice")) else 3.0 if word.startswith("tripl") \
+        factor = 2.0 if re.fullmatch(_DOUBLE + r"|twice.*", word) else 3.0 if re.fullmatch(_TRIPLE, word) \
             else number(m.group(2))
         if c.probe_then_main:
             c.main_factor = factor
@@ -739,6 +747,10 @@ def _protect(r: Reading) -> None:
                      text)
     if m:
         c.protect_unit = roster_names()[next(g for g in m.groups() if g)]
+        # the unit kept alive is the player's: its words ("your heavy tank") say nothing of what the
+        # enemy attacks with, so a kind named only there is not the enemy's
+        masked = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+        c.unit_kinds = [k for k in c.unit_kinds if any(_has(masked, t) for t in V.UNIT_KIND_TRIGGERS.get(k, [k]))]
         for again in re.finditer(r"\b(?:it|he|she|they)\s+(?:must|should|has to|have to|needs to|need to|may)\s+"
                                  r"(?:not die|never die|survive|stay alive|live)\b", text):
             r.hit(again, "protect")

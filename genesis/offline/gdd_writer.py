@@ -12,6 +12,14 @@ from genesis.offline.composed_designs import Site
 PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
 COMPACT_RADIUS = 12.0   # tiles: how far from home objectives under raids / fog may stand
+AIR_COVER_RADIUS = 4.0  # tiles: objectives under air attack stand this close to home, inside AA range of it
+AIR_FRONT_DIST = 30.0   # tiles: air attacks spawn at least this far from home when the map allows
+FRAGILE_HP = 1000.0     # objectives with fewer hit points fall to one wave before the defence arrives
+
+
+def _fragile(unit_type: str) -> bool:
+    u = load_catalog().units.get(unit_type)
+    return u is not None and u.hp < FRAGILE_HP
 COMMANDER_RAIDS = 2     # "the enemy commander may raid you": it leads this many raids
 
 
@@ -34,10 +42,10 @@ def _map_for(c: Concepts) -> dict:
 
 def _wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
     if "artillery" in c.unit_kinds and c.archetype != "siege":
-        return {"artillery_bot": max(1, round(2 * strength)), "light_bot": max(1, round(2 * strength))}
+        return {"artillery_bot": _scaled(2, strength, 1), "light_bot": _scaled(2, strength, 1)}
     if "tank" in c.unit_kinds:
-        return {"light_tank": max(1, round(3 * strength))}
-    return {"light_bot": max(1, round(4 * strength)), "assault_bot": max(1, round(1 * strength))}
+        return {"light_tank": _scaled(3, strength, 1)}
+    return {"light_bot": _scaled(4, strength, 1), "assault_bot": _scaled(1, strength, 1)}
 
 
 def _main_type(c: Concepts) -> str:
@@ -55,7 +63,9 @@ def _defense_army(c: Concepts) -> list[UnitPlacement]:
     else:
         army = [UnitPlacement(type="assault_bot", count=6), UnitPlacement(type="light_bot", count=6)]
     if c.air:
-        army.append(UnitPlacement(type="aa_vehicle", count=3))
+        # first, so the anti-air takes the spot at home, nearest every objective it covers; five of
+        # them down a bomber (650 hp) in about 3 s, before its second pass on a building
+        army.insert(0, UnitPlacement(type="aa_vehicle", count=5))
     return army
 
 
@@ -159,6 +169,13 @@ def _composed(c: Concepts, site: Site, comps: list[RuleComponent], expects: Expe
     return kept + extra
 
 
+def _scaled(n: float, strength: float, least: int = 1) -> int:
+    """n units at this enemy strength; a weaker enemy rounds down, so every call for one shrinks the
+    group (round(2 * 0.75) is 2: the same loss would repeat until the iteration budget ran out)."""
+    v = n * strength
+    return max(least, math.floor(v + 1e-9) if strength < 1 else round(v))
+
+
 def _strength(guidance: list[str]) -> float:
     """Enemy strength factor: every PM call for a stronger (weaker) enemy adds 50 % (removes 25 %)."""
     up = sum("stronger" in g or "harder" in g for g in guidance)
@@ -229,7 +246,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         base = bridge[0]
         fronts = sorted(bridge[1], key=lambda n: (math.dist(G.spawns(m)[n], base), n))[: c.fronts or 1]
     else:
-        fronts = G.pick_fronts(m, base, c.fronts or 2)
+        # bombers fly 4.5 tiles a second: from a spawn close to home one strikes before the anti-air
+        # at home can down it, so air attacks come from far spawns when the map has them
+        fronts = G.pick_fronts(m, base, c.fronts or 2, min_dist=AIR_FRONT_DIST if c.air else 0.0)
     sp = G.spawns(m)
     front_xy = [sp[f] if isinstance(f, str) else (f[0], f[1]) for f in fronts]
     distinct = [i for i in range(len(fronts)) if front_xy[i] not in front_xy[:i]]   # each front once
@@ -238,13 +257,18 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     n_obj = c.objectives or len(distinct)
     # raiders are fast, and under fog the defence sees attackers late: then the objectives sit
     # closer to home so a defence can reach them in time
-    reach = 0.3 if c.archetype == "raids" or c.fog else 0.45
+    # closer to home; so do fragile objectives (a radar tower, an extractor: a few hits destroy them
+    # before a defence waiting at home arrives), and under air attack they stand inside the anti-air's
+    # reach from home: bombers outrun any escort, so AA must already stand where they strike
+    fragile = _fragile(c.objective_type or "metal_storage")
+    reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air else 0.45
+    radius = AIR_COVER_RADIUS if c.air else COMPACT_RADIUS
     for i in range(n_obj):
         front = front_xy[distinct[i % len(distinct)]]
         # at a bridge the objective is the bridgehead itself
         t = 0.0 if bridge else (reach if i < len(distinct) else 0.15)
         if reach < 0.45:
-            t = min(t, COMPACT_RADIUS / max(1.0, math.dist(base, front)))
+            t = min(t, radius / max(1.0, math.dist(base, front)))
         x, y = G.passable_near(m, *G.lerp(base, front, t), taken, 3.0, safe)
         taken.append((x, y))
         objectives.append(UnitPlacement(type=c.objective_type or "metal_storage", x=round(x, 1), y=round(y, 1),
@@ -273,7 +297,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         wave_times = times[:count] if len(times) >= count else []
         factor = max(1.0, c.growth_factor or 1.0)
         params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60, "count": count,
-                  "base_size": max(2, round(3 * strength)) if factor < 2 else max(1, round(2 * strength)),
+                  "base_size": _scaled(3, strength, 2) if factor < 2 else _scaled(2, strength, 1),
                   "growth": 2 if factor < 2 else 1,
                   "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG}
         if factor > 1:
@@ -292,6 +316,13 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         expects["growth"] = [{**ground_spawns, "increasing": {**grow, **({"factor": factor} if factor > 1 else {})}}]
         if sides:
             sides = [sides[i % len(sides)] for i in range(count)]
+    elif c.probe_then_main:
+        # the composed probe / main recipe is the whole attack: a library wave beside it would
+        # spawn more units than the probe (or the main) at their times and blur the sizes
+        attack_times = sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(composed_designs.PROBE_TIMES)
+        ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY})
+        if sides:
+            sides = [sides[0]] * len(attack_times)
     elif c.scouting:
         comps.append(RuleComponent(
             id="unscouted_side_attack", purpose="the attack comes from a side the player did not scout",
@@ -310,7 +341,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
             library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target"],
             params={"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": fronts,
-                    "size": max(2, round(3 * strength)), "unit_type": _main_type(c),
+                    "size": _scaled(3, strength, 2), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
                     "avoid_repeat": c.random_side,
                     "target_type": raid_target, "target_team": PLAYER}))
@@ -348,7 +379,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
             requirement_ids=["air"],
             params={"team": ENEMY, "times": [air_at], "from": fronts[-1],
-                    "unit_type": "bomber", "count": max(1, round(3 * strength)), "target_tag": OBJECTIVE_TAG}))
+                    "unit_type": "bomber", "count": _scaled(3, strength, 1), "target_tag": OBJECTIVE_TAG}))
         expects["air"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "bomber"}, "min": 1}]
     if sides:
         # raids from a random named side and unscouted sides have no order or times to hold them to
@@ -363,7 +394,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         library_rule="survive_timer_win", requirement_ids=["survive_win"],
         params={"team": PLAYER, "time": c.time_limit}))
     # the scouting rule draws among unscouted sides, so one side may serve every attack
-    n_dirs = 1 if c.scouting else min(len(distinct), len(times)) if not c.escalating else len(distinct)
+    n_dirs = 1 if c.scouting or c.probe_then_main else min(len(distinct), len(times)) if not c.escalating else len(distinct)
     min_sectors = 2 if c.random_side and not c.scouting else max(1, n_dirs)
     expects["fronts"] = [_expect_spawns(distinct_sectors={"min": min_sectors, "center": list(base)})]
     if c.staggered or len(set(times)) > 1:
@@ -466,7 +497,7 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if c.raids:
         by_commander = "commander" in c.unit_kinds
         raider = "commander" if by_commander else ("raider_bot" if "raider" in c.unit_kinds else "light_bot")
-        size = 1 if by_commander else max(2, round(2 * strength))
+        size = 1 if by_commander else _scaled(2, strength, 2)
         interval = c.wave_interval or RAID_INTERVAL
         params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": raid_from,
                   "size": size, "unit_type": raider, "target_type": "metal_extractor", "target_team": PLAYER,
@@ -584,7 +615,7 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     taken: list = []
     army = _spread(m, _mixed_army(), start, taken)
     army, protect, protect_expects = _protect(c, army, start, m, taken)
-    garrison = _spread(m, [UnitPlacement(type="light_bot", count=max(1, round(3 * strength)))], zone, [])
+    garrison = _spread(m, [UnitPlacement(type="light_bot", count=_scaled(3, strength, 1))], zone, [])
     zone_xy = [round(zone[0], 1), round(zone[1], 1)]
     comps = [RuleComponent(
         id="capture_and_hold", purpose=f"hold the zone for {hold:g} s without a break to win; lose at the deadline",

@@ -45,12 +45,16 @@ def bridgehead(m: MapData) -> tuple[tuple[float, float], list[str]] | None:
     return hold, far_side
 
 
-def pick_fronts(m: MapData, origin: tuple[float, float], n: int, names: list[str] | None = None) -> list[str]:
+def pick_fronts(m: MapData, origin: tuple[float, float], n: int, names: list[str] | None = None,
+                min_dist: float = 0.0) -> list[str]:
     """n spawn names far from origin (among `names` if given), spread over as many compass directions
-    as possible."""
+    as possible; at least `min_dist` away when the map has n such spawns."""
     sp = {k: v for k, v in spawns(m).items() if names is None or k in names}
     ox, oy = origin
-    cands = [(name, xy) for name, xy in sp.items() if math.dist(xy, origin) >= min(m.width, m.height) * 0.25]
+    far = max(min(m.width, m.height) * 0.25, min_dist)
+    if sum(math.dist(xy, origin) >= far for xy in sp.values()) < n:
+        far = min(m.width, m.height) * 0.25
+    cands = [(name, xy) for name, xy in sp.items() if math.dist(xy, origin) >= far]
     cands.sort(key=lambda kv: (-math.dist(kv[1], origin), kv[0]))
     chosen: list[tuple[str, tuple[float, float]]] = []
     while cands and len(chosen) < n:

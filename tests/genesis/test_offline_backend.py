@@ -172,8 +172,7 @@ def test_missing_evidence_maps_to_a_correction_the_gdd_writer_understands():
     mf = meta_feedback({"stage": "level", "verdict": lost, "attempts": 1, "budget": 3})
     assert any("weaker" in g for g in mf.guidance)
     query = "raiders strike your extractors every two minutes from a random side"
-    assert _rule(_design(query, mf.guidance)[1], "periodic_raids").params["size"] < \
-        _rule(_design(query, [])[1], "periodic_raids").params["size"]
+    assert _raid_size(_design(query, mf.guidance)[1]) < _raid_size(_design(query, [])[1])
     idle_won = _verdict(False, kind="check:requirement_evidence",
                         reason="objective_loss: run outcome: losers include 0: team(s) [0] not among losers")
     assert any("stronger" in g for g in meta_feedback({"stage": "level", "verdict": idle_won}).guidance)
@@ -205,11 +204,21 @@ def test_scouting_is_honoured_by_a_rule_that_watches_the_approaches():
     assert req.testable and req.expect
 
 
+def _raid_size(gdd) -> int:
+    """Units in one raid: the composed raids' spawn step (the library periodic_raids' size before it)."""
+    comp = next(c for c in gdd.rule_components if c.id in ("composed_raids", "periodic_raids"))
+    if comp.id == "periodic_raids":
+        return comp.params["size"]
+    return sum(comp.params["s1_a1_units"].values())
+
+
 def test_random_side_raids_hit_extractors_and_never_repeat_a_side():
     brief, gdd = _design("raiders strike your extractors every two minutes from a random side")
-    raids = _rule(gdd, "periodic_raids").params
-    assert raids["avoid_repeat"] and raids["target_type"] == "metal_extractor" and raids["interval"] == 120
-    assert len(raids["sides"]) >= 2
+    raids = next(c for c in gdd.rule_components if c.id == "composed_raids").params
+    # the raids alternate between two sides, each side's raid every other interval: never one side twice running
+    sides = [v for k, v in sorted(raids.items()) if k.endswith("_a1_at")]
+    assert len(set(sides)) >= 2 and all(raids[f"s{k}_every"] == 120 * len(sides) for k in range(1, len(sides) + 1))
+    assert all(raids[k] == "metal_extractor" for k in raids if k.endswith("_target_type"))
     assert all(u.type == "metal_extractor" for u in gdd.teams[0].units if u.tag == "objective")
 
 
