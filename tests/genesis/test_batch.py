@@ -257,7 +257,9 @@ def test_ctrl_c_keeps_finished_queries_and_marks_nothing_half_done(seed, tmp_pat
     assert not (batch_dir.parent / "history.jsonl").exists()
 
 
-# --- the acceptance run: the 12 example queries with 2 workers (about 1 min on an idle 2-core box)
+# --- the acceptance run: the 12 example queries with 2 workers (about 1 min on an idle 2-core box,
+# many minutes under load, so outside the default suite)
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_batch_over_the_example_queries_with_two_workers(seed, tmp_path):
     file = Path(__file__).parents[1] / "data" / "example_queries.txt"
