@@ -9,6 +9,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from genesis.experiment.cli import app as experiment_app
 from genesis.kb.cli import app as kb_app
@@ -56,7 +57,6 @@ def init(folder: Path = typer.Argument(Path("."), help="the folder to make a wor
 
 def _bad_input(message: object) -> typer.Exit:
     """Print `error: message` (control characters escaped, capped, no markup) and give exit 2."""
-    from rich.markup import escape
 
     from engine.errors import clean_text
 
@@ -65,7 +65,7 @@ def _bad_input(message: object) -> typer.Exit:
 
 
 def _progress(stage: str, message: str) -> None:
-    console.print(f"[bold cyan]{stage:>6}[/] {message}")
+    console.print(f"[bold cyan]{stage:>6}[/] {escape(message)}")
 
 
 def _report(outcome) -> int:
@@ -75,16 +75,17 @@ def _report(outcome) -> int:
                       f"{v['generation_time_s']} s{', fast-tracked' if v.get('fast_tracked') else ''})")
         for e in v.get("requirements", []):
             mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "·"}[e.get("passed")]
-            console.print(f"   {mark} {e['text']}: {e['detail']}")
+            # details quote lists such as ['sw', 'n'], which rich would read as markup and drop
+            console.print(f"   {mark} {escape(e['text'])}: {escape(e['detail'])}")
         for u in v.get("unsupported", []):
-            console.print(f"   [yellow]not honoured:[/] {u}")
+            console.print(f"   [yellow]not honoured:[/] {escape(u)}")
         console.print(f"   report: {outcome.out_dir / 'report.html'}")
         return 0
     if outcome.status == "infra_error":
-        console.print(f"[bold yellow]INFRA ERROR[/] {v.get('reason', '')}")
+        console.print(f"[bold yellow]INFRA ERROR[/] {escape(v.get('reason', ''))}")
         return EXIT_INFRA
     label = "REFUSED" if outcome.status == "refused" else "NOT PLAYABLE"
-    console.print(f"[bold red]{label}[/] {v.get('reason', '')}")
+    console.print(f"[bold red]{label}[/] {escape(v.get('reason', ''))}")
     console.print(f"   artifacts kept in {outcome.out_dir}/ (validation.json, report.html)")
     return EXIT_NOT_PLAYABLE
 

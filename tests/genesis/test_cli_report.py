@@ -1,0 +1,23 @@
+"""The terminal summary of `genesis new` prints evidence verbatim: details quote lists such as
+['sw', 'n'] that rich would otherwise read as markup and drop."""
+import io
+from pathlib import Path
+from types import SimpleNamespace
+
+from rich.console import Console
+
+from genesis import cli
+
+
+def test_evidence_and_not_honoured_lines_keep_their_brackets(monkeypatch):
+    out = io.StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=out, width=300, color_system=None))
+    validation = {"backend": {"designer": "offline"}, "generation_time_s": 1.0,
+                  "requirements": [{"text": "attacks come from [the named sides]", "passed": True,
+                                    "detail": "sectors ['sw', 'n'] in that order; type=any of ['light_bot']"}],
+                  "unsupported": ["[bold]not markup[/bold]"]}
+    code = cli._report(SimpleNamespace(status="playable", validation=validation, out_dir=Path("scn")))
+    text = out.getvalue()
+    assert code == 0
+    assert "sectors ['sw', 'n'] in that order; type=any of ['light_bot']" in text
+    assert "[the named sides]" in text and "[bold]not markup[/bold]" in text
