@@ -1,4 +1,4 @@
-"""Atomic file writes and an inter-process file lock.
+"""Atomic file writes, a tolerant JSON reader and an inter-process file lock.
 
 Batch workers run as separate processes that share the knowledge base, the rubrics and the
 output folders, so every shared file is replaced atomically (readers see the old or the new
@@ -14,6 +14,15 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+
+def read_json_object(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The JSON object stored at `path`, or None when it is missing, unreadable, torn or not an object."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def fsync_dir(path: Path) -> None:

@@ -1,12 +1,12 @@
 """One batch query's result, read back from its scenario folder (the folder is the truth)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from genesis.fileio import read_json_object
 from genesis.pipeline.runner import INFRA_ERROR, RUN_FILE
 
 RETRY_DECISIONS = ("retry", "rollback")
@@ -44,12 +44,6 @@ class QueryRecord(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def is_done(folder: Path, query: str) -> bool:
@@ -59,7 +53,7 @@ def is_done(folder: Path, query: str) -> bool:
     a run killed between validation.json and report.html has an older or missing report: both count
     as not done, so the query is generated again; so is a run stopped by an unavailable model endpoint.
     """
-    run, validation = _read_json(folder / RUN_FILE), _read_json(folder / "validation.json")
+    run, validation = read_json_object(folder / RUN_FILE), read_json_object(folder / "validation.json")
     if run is None or validation is None or run.get("query") != query or validation.get("run_id") != run.get("run_id"):
         return False
     if validation.get("status") == INFRA_ERROR:
@@ -79,7 +73,7 @@ def stages_retried(decisions: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def from_folder(index: int, query: str, slug: str, folder: Path, *, wall_s: float | None, resumed: bool) -> QueryRecord:
-    v = _read_json(folder / "validation.json") or {}
+    v = read_json_object(folder / "validation.json") or {}
     usage = (v.get("usage") or {}).get("total") or {}
     designer = (v.get("backend") or {}).get("designer")
     if isinstance(designer, dict):  # error verdicts of older versions held the full per-role config

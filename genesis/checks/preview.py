@@ -18,7 +18,7 @@ from pathlib import Path
 from genesis.checks.context import CheckContext
 from genesis.checks.level_checks import player_score
 from genesis.fileio import atomic_write_json
-from genesis.offline.developer_brain import assemble_level
+from genesis.level_assembly import assemble_level
 
 SEEDS = (0, 1, 2)
 WEAKER = "the enemy is too strong for the reference play: make the enemy weaker"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from genesis.level_assembly import assemble_level
 from genesis.models import GDD, Brief, Clarification, CriterionResult, JudgedReview, RuleComponent
 from genesis.offline import brief_writer, developer_brain, gdd_writer, pm_brain
 from genesis.offline.concepts import read
@@ -54,7 +55,7 @@ def _write_rule(inputs: dict[str, Any]) -> dict:
 
 
 def _assemble_level(inputs: dict[str, Any]) -> dict:
-    return {"level": developer_brain.assemble_level(GDD.model_validate(inputs["gdd"]), inputs["rules"])}
+    return {"level": assemble_level(GDD.model_validate(inputs["gdd"]), inputs["rules"])}
 
 
 SKILLS = {

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from genesis.fileio import read_json_object
 from genesis.review.results import Item, Side
 
 BRIEF = "brief.json"
@@ -100,14 +101,6 @@ def _json(path: Path, what: str) -> Any:
         raise ReviewInputError(f"{path}: {what} is not JSON ({exc})") from None
 
 
-def _optional_json(path: Path) -> dict[str, Any] | None:
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def load_entry(folder: Path) -> Entry:
@@ -118,7 +111,7 @@ def load_entry(folder: Path) -> Entry:
         raise ReviewInputError(f"{folder / BRIEF}: the query is over {MAX_QUERY_CHARS:,} characters: not a brief "
                                "written by genesis")
     return Entry(folder=folder, query=brief["query"].strip(), brief=brief,
-                 validation=_optional_json(folder / "validation.json"))
+                 validation=read_json_object(folder / "validation.json"))
 
 
 def _is_scenario(folder: Path) -> bool:
@@ -144,7 +137,7 @@ def _check(folder: Path) -> str:
 
 def _experiment_index(experiment: Path) -> dict[str, dict[str, Any]]:
     """Resolved query folder -> its row of experiment.json (batch, validator verdict), plus the themes."""
-    record = _optional_json(experiment / EXPERIMENT_RECORD) or {}
+    record = read_json_object(experiment / EXPERIMENT_RECORD) or {}
     themes = [b.get("theme") for b in record.get("stream") or [] if isinstance(b, dict)]
     index = {}
     for row in record.get("results") or []:
@@ -172,7 +165,7 @@ def _config_entries(folder: Path) -> list[Entry]:
 
 def _label(folder: Path) -> str:
     """The configuration's label from experiment.json (e.g. "Agent w/ SE"), else the folder's name."""
-    configs = (_optional_json(folder.parent / EXPERIMENT_RECORD) or {}).get("configs")
+    configs = (read_json_object(folder.parent / EXPERIMENT_RECORD) or {}).get("configs")
     config = configs.get(folder.name) if isinstance(configs, dict) else None
     label = config.get("label") if isinstance(config, dict) else None
     return label if isinstance(label, str) and label.strip() else folder.name

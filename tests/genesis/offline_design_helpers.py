@@ -12,7 +12,7 @@ from engine.expect import evaluate, run_sampled, state_times
 from genesis.models import GDD, Brief, Requirement
 from genesis.offline.brief_writer import write_brief
 from genesis.offline.concepts import read
-from genesis.offline.developer_brain import assemble_level
+from genesis.level_assembly import assemble_level
 from genesis.offline.gdd_writer import design
 
 KB_RULES = Path(__file__).resolve().parents[2] / "kb" / "rules"

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from batch_fakes import RecordingPool
+
 from genesis.batch import BatchFileError, BatchInterrupted, BatchSettings, read_queries, run_batch
 from genesis.batch.records import is_done
 from genesis.batch.summary import append_history, read_history
@@ -328,23 +330,9 @@ def test_each_job_gets_its_share_of_the_process_budget(monkeypatch, tmp_path):
     from genesis.batch import runner
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)))
-    seen = []
-
-    class FakePool:
-        def __init__(self, size):
-            self.size = size
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return None
-
-        def run(self, jobs, on_start=None):
-            seen.extend(jobs)
-            return iter(())
-
-    monkeypatch.setattr(runner, "WorkerPool", FakePool)
+    monkeypatch.setattr(runner, "WorkerPool", RecordingPool)
+    RecordingPool.jobs = []
+    seen = RecordingPool.jobs
     file = tmp_path / "q.txt"
     file.write_text("hold the bridge\ndefend two fronts\nraid the base\n")
     runner.run_batch(file, BatchSettings(workers=2, out=tmp_path / "b", kb_root=tmp_path, rubrics_root=tmp_path))

@@ -7,13 +7,14 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from batch_fakes import RecordingPool
+
 from genesis.batch import BatchFileError, BatchSettings, read_queries, run_batch
 from genesis.batch import runner
 from genesis.batch.merge import MergeError, merge
 from genesis.batch.records import QueryRecord
 from genesis.batch.shard import parse_shard, queries_digest
 from genesis.batch.summary import BatchSummary, write_summary
-from genesis.batch.worker import JobOutcome
 from genesis.cli import app
 
 QUERIES = ["hold the bridge", "defend two fronts", "raid the base", "capture the centre", "survive five minutes"]
@@ -31,30 +32,10 @@ def test_bad_shard_is_a_clear_error(text):
         parse_shard(text)
 
 
-class FakePool:
-    """Records the jobs it is given and reports each as crashed (no pipeline runs)."""
-
-    jobs: list = []
-
-    def __init__(self, size):
-        self.size = size
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return None
-
-    def run(self, jobs, on_start=None):
-        for job in jobs:
-            FakePool.jobs.append(job)
-            yield job, JobOutcome(job.index, "crashed", "fake pool", 0.1)
-
-
 @pytest.fixture()
 def batch_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(runner, "WorkerPool", FakePool)
-    FakePool.jobs = []
+    monkeypatch.setattr(runner, "WorkerPool", RecordingPool)
+    RecordingPool.jobs = []
     file = tmp_path / "queries.txt"
     file.write_text("# five queries\n" + "\n".join(QUERIES) + "\n")
     return file
@@ -68,8 +49,8 @@ def _run_shard(file, tmp_path, label):
 def test_a_shard_runs_every_nth_query_in_its_own_folder(batch_file, tmp_path):
     summary, folder = _run_shard(batch_file, tmp_path, "1/2")
     assert folder == tmp_path / "array" / "shard-1-of-2"
-    assert [j.query for j in FakePool.jobs] == [QUERIES[1], QUERIES[3]]
-    assert all(j.out_dir.parent == folder for j in FakePool.jobs)
+    assert [j.query for j in RecordingPool.jobs] == [QUERIES[1], QUERIES[3]]
+    assert all(j.out_dir.parent == folder for j in RecordingPool.jobs)
     data = json.loads((folder / "batch.json").read_text())
     assert data["shard"] == "1/2" and data["total_queries"] == 5 and [q["index"] for q in data["queries"]] == [1, 3]
     assert data["queries_digest"] == queries_digest(read_queries(batch_file))

@@ -15,6 +15,7 @@ from typing import Any
 from engine.catalog import load_catalog
 from engine.maps import load_map
 from engine.schema.level import MapRef
+from genesis.fileio import read_json_object
 
 WAVE_GAP_S = 5.0        # enemy rule spawns closer in time than this belong to one wave
 GROUP_GAP_TILES = 15.0  # spawns of one wave farther apart than this are separate groups (fronts)
@@ -248,12 +249,6 @@ def category(unit_type: str) -> str | None:
     return unit.category if unit else None
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _read_trace(path: Path) -> list[dict[str, Any]]:
@@ -266,10 +261,10 @@ def _read_trace(path: Path) -> list[dict[str, Any]]:
 
 def load_scenario(folder: Path) -> Scenario:
     folder = Path(folder)
-    brief, validation = _read_json(folder / "brief.json"), _read_json(folder / "validation.json")
+    brief, validation = read_json_object(folder / "brief.json"), read_json_object(folder / "validation.json")
     if brief is None and validation is None:
         raise ArtifactError(f"{folder} is not a scenario folder: no brief.json or validation.json")
-    sc = Scenario(folder, brief, validation, _read_json(folder / "level.json"), replay=_read_json(folder / "replay.json"))
+    sc = Scenario(folder, brief, validation, read_json_object(folder / "level.json"), replay=read_json_object(folder / "replay.json"))
     if sc.level is not None:
         try:
             m = load_map(MapRef.model_validate(sc.level["map"]), base_dir=folder)

@@ -1,0 +1,37 @@
+"""The level config a GDD describes: the same translation for the offline developer (stage 4) and for
+the balance preview that simulates a GDD before any rule is written."""
+from __future__ import annotations
+
+from typing import Any
+
+from genesis.models import GDD
+
+
+def assemble_level(gdd: GDD, rules: list[dict[str, Any]]) -> dict[str, Any]:
+    """The level from the GDD; `rules` are the stage-3 rules as {id, params}."""
+    teams = []
+    for t in gdd.teams:
+        units = []
+        for u in t.units:
+            entry: dict[str, Any] = {"type": u.type, "count": u.count, "spread": u.spread}
+            if u.at is not None:
+                entry["at"] = u.at
+            else:
+                entry["x"], entry["y"] = u.x, u.y
+            if u.tag:
+                entry["tag"] = u.tag
+            units.append(entry)
+        teams.append({"id": t.id, "name": t.name, "allies": t.allies,
+                      "controller": t.controller.model_dump(mode="json"),
+                      "resources": {"metal": t.metal, "energy": t.energy}, "units": units})
+    return {
+        "schema_version": 1,
+        "name": gdd.title,
+        "description": gdd.agent_description,
+        "map": gdd.map.model_dump(mode="json", exclude_none=True),
+        "teams": teams,
+        "rules": [{"id": r["id"], "script": f"rules/{r['id']}.lua", "params": r["params"]} for r in rules],
+        "switches": {"fog_of_war": gdd.fog_of_war, "production": gdd.production, "time_limit": gdd.time_limit},
+        "conditions": [c.model_dump(mode="json", exclude_none=True) for c in gdd.conditions],
+        "metadata": {"reference": {"strategy": gdd.reference_strategy, **gdd.strategy_params}},
+    }
