@@ -105,15 +105,6 @@ class Change(_Strict):
                                                                    "accepted scenarios it still passes")
 
 
-class VersionInfo(BaseModel):
-    version: int
-    date: str
-    author: str
-    changes: list[str]
-    rationale: str
-    evidence: list[str] = Field(default_factory=list)
-
-
 # --- files ---------------------------------------------------------------------------------------
 def rubrics_root(root: str | os.PathLike[str] | None = None) -> Path:
     if root is None:
@@ -192,9 +183,9 @@ def versions(stage: str, root: str | os.PathLike[str] | None = None) -> list[int
     return sorted(found)
 
 
-def history(stage: str, root: str | os.PathLike[str] | None = None) -> list[VersionInfo]:
+def history(stage: str, root: str | os.PathLike[str] | None = None) -> list[ChangelogEntry]:
     """One entry per version, oldest first, with author, changes and rationale."""
-    return [VersionInfo(**entry.model_dump()) for entry in load(stage, root=root).changelog]
+    return [entry.model_copy() for entry in load(stage, root=root).changelog]
 
 
 def diff(stage: str, v1: int, v2: int, root: str | os.PathLike[str] | None = None) -> str:
