@@ -377,10 +377,14 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if c.air:
         comps.append(RuleComponent(
             id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
-            requirement_ids=["air"],
+            requirement_ids=["air", "raid_domain"],
             params={"team": ENEMY, "times": [air_at], "from": fronts[-1],
                     "unit_type": "bomber", "count": _scaled(3, strength, 1), "target_tag": OBJECTIVE_TAG}))
         expects["air"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "bomber"}, "min": 1}]
+        # an air raid among ground waves is the request's raid: the bombers evidence its domain, and the
+        # typed ground waves too when the raiders are asked to be both
+        typed_ground = [{**ground_spawns, "min": 1}] if c.ground and "type" in ground_spawns["where"] else []
+        expects["raid_domain"] = expects["air"] + typed_ground
     if sides:
         # raids from a random named side and unscouted sides have no order or times to hold them to
         expects.update(_direction_expects(sides, attack_times, base, ground_spawns,
