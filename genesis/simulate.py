@@ -162,25 +162,33 @@ MOBILE = {CATEGORIES.index(c) for c in ("commander", "bot", "vehicle", "air")}
 
 
 class MobilityTracker:
-    """Per team, the fraction of initially present mobile units that ever got LEFT_SPAWN_TILES from their spawn."""
+    """Per team, the fraction of initially present mobile units that ever got LEFT_SPAWN_TILES from their
+    spawn, among those that either did or lived to the last sample: a unit killed while it held its ground
+    was not trapped."""
 
     def __init__(self, snap):
         mobile = np.isin(snap.category, list(MOBILE))
         self.start = {int(i): (float(x), float(y), int(t))
                       for i, x, y, t in zip(snap.ids[mobile], snap.x[mobile], snap.y[mobile], snap.team[mobile])}
         self.far: dict[int, float] = dict.fromkeys(self.start, 0.0)
+        self.alive: set[int] = set(self.start)
 
     def update(self, snap) -> None:
+        present = set()
         for i, x, y in zip(snap.ids.tolist(), snap.x.tolist(), snap.y.tolist()):
             if i in self.start:
+                present.add(i)
                 sx, sy, _ = self.start[i]
                 self.far[i] = max(self.far[i], ((x - sx) ** 2 + (y - sy) ** 2) ** 0.5)
+        self.alive &= present
 
     def fractions(self) -> dict[str, float]:
         by_team: dict[str, list[bool]] = {}
         for uid, (_, _, team) in self.start.items():
-            by_team.setdefault(str(team), []).append(self.far[uid] >= LEFT_SPAWN_TILES)
-        return {t: sum(v) / len(v) for t, v in by_team.items()}
+            left = self.far[uid] >= LEFT_SPAWN_TILES
+            if left or uid in self.alive:
+                by_team.setdefault(str(team), []).append(left)
+        return {t: sum(v) / len(v) if v else 1.0 for t, v in by_team.items()}
 
 
 def _prefix_hash(sim) -> str:

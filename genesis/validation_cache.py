@@ -3,8 +3,8 @@ what it simulates.
 
 An entry is keyed by the level as the engine loads it (minus the generator stamp, which no system
 reads), the hash of each rule script, the engine version (a digest of the engine's own code and
-data, so any change to it misses), the seed, the policy and the recording settings (frames,
-determinism prefix). Entries are zip files written to a temp file and renamed into place, so
+data and of genesis/simulate.py, so any change to them misses), the seed, the policy and the
+recording settings (frames, determinism prefix). Entries are zip files written to a temp file and renamed into place, so
 readers never see a torn entry; an entry that cannot be read is ignored and rewritten.
 """
 from __future__ import annotations
@@ -25,6 +25,7 @@ from genesis.simulate import DEFAULT_TIMEOUT_S, SimJob, SimRun, run_many
 FORMAT = 2
 ENGINE_ROOT = Path(__file__).resolve().parent.parent / "engine"
 ENGINE_SUFFIXES = (".py", ".lua", ".yaml", ".yml", ".json")
+SIMULATE_SOURCE = Path(__file__).resolve().parent / "simulate.py"
 
 
 def cache_root(kb_root: Path | str | None) -> Path:
@@ -38,10 +39,12 @@ def cache_root(kb_root: Path | str | None) -> Path:
 
 @lru_cache(maxsize=1)
 def engine_version() -> str:
-    """Digest of every source and data file of the engine package."""
+    """Digest of every source and data file of the engine package, and of the module that derives what a
+    run records from the engine's result (mobility, team stats): a change to either misses."""
     h = hashlib.sha256()
-    for path in sorted(p for p in ENGINE_ROOT.rglob("*") if p.suffix in ENGINE_SUFFIXES and p.is_file()):
-        h.update(path.relative_to(ENGINE_ROOT).as_posix().encode())
+    files = sorted(p for p in ENGINE_ROOT.rglob("*") if p.suffix in ENGINE_SUFFIXES and p.is_file())
+    for path in files + [SIMULATE_SOURCE]:
+        h.update(path.relative_to(ENGINE_ROOT.parent).as_posix().encode())
         h.update(b"\0")
         h.update(path.read_bytes())
         h.update(b"\0")

@@ -568,13 +568,12 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if n > MAX_STARTS:
         raise ValueError(f"a free-for-all of {c.teams} sides of {size} needs {n} starts; maps have {MAX_STARTS}")
     starts = G.ring_starts(m, n)
+    plan = _ffa_plan(c, guidance)
     taken: list = []
     teams = []
     for i, start in enumerate(starts):
         side = i // size
-        # each AI team hunts the first team of the next side round the table (the last side hunts the
-        # player's), so every side is under pressure and sitting still is no safe way to rank first
-        prey = ((side + 1) % c.teams) * size
+        prey = _ffa_prey(side, c.teams, plan) * size
         ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "waves", "min_group": 1,
                                                        "target": {"team": prey},
                                                        "first_at": 15 + 5 * i, "interval": 10}
@@ -599,7 +598,31 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit + 30, requirements=_requirements(brief, expects), conditions=ranking,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               strategy_params={"engage_at": c.time_limit * 0.5, "target": [m.width / 2, m.height / 2]})
+               strategy_params={"engage_at": 0.0 if plan == "join_at_once" else c.time_limit * 0.5,
+                                "target": [m.width / 2, m.height / 2]})
+
+
+# How the AI sides of a free-for-all hunt, and when the reference joins, tried in this order: whether the
+# reference can rank first depends on the team count, the time and the metric in ways no formula
+# predicts, so each call for a weaker enemy (the reference did not rank first) moves to the next plan.
+# The armies stay equal in every plan: the request asked for a fair free-for-all.
+FFA_PLANS = ("ring", "ai_ring", "join_at_once")
+
+
+def _ffa_plan(c: Concepts, guidance: list[str]) -> str:
+    plans = [p for p in FFA_PLANS if p != "ai_ring" or c.teams >= 3]
+    corrections = sum("weaker" in g or "easier" in g for g in guidance)
+    return plans[min(corrections, len(plans) - 1)]
+
+
+def _ffa_prey(side: int, sides: int, plan: str) -> int:
+    """The side an AI side hunts. "ring": the next side round the table (the last hunts the player's), so
+    every side is under pressure and sitting still is no safe way to rank first. "ai_ring": the AI sides
+    hunt one another round the table and the player's side hunts the first of them, so the player picks
+    the moment to join a fight already under way."""
+    if plan != "ai_ring":
+        return (side + 1) % sides
+    return 1 if side == 0 else side % (sides - 1) + 1
 
 
 ZONE_RADIUS = 5.0
