@@ -53,12 +53,12 @@ class TeamView:
 
     def my_units(self) -> list[dict]:
         w = self.sim.world
-        return [w.unit_dict(i) for i in w.select(team=self.team).tolist()]
+        return w.unit_dicts(w.select(team=self.team))
 
     def visible_enemies(self) -> list[dict]:
         w = self.sim.world
         ids = self.sim.visible_units(self.team)
-        return [w.unit_dict(i) for i in ids[self.sim.hostile[self.team, w.team[ids]]].tolist()]
+        return w.unit_dicts(ids[self.sim.hostile[self.team, w.team[ids]]])
 
     def resources(self) -> dict[str, float]:
         s = self.sim.teams[self.team]
