@@ -147,7 +147,46 @@ def _valid(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray, d2: np.nda
 
 
 def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) -> np.ndarray:
-    """Every shooter against every enemy: cheapest for the few units of a small scenario."""
+    """Every shooter against every enemy: cheapest for the few units of a small scenario.
+
+    The matrix holds only distances: each shooter's nearest enemy of a kind it may hit is its
+    target when that one is in reach (nothing valid is nearer); when not even the largest enemy
+    could be in reach at that distance, nothing is. Only the shooters left undecided (a nearer
+    small enemy just out of reach, a farther large one perhaps in it) get the full pair test."""
+    dx = w.x[a].astype(np.float32)[:, None] - w.x[e].astype(np.float32)
+    dy = w.y[a].astype(np.float32)[:, None] - w.y[e].astype(np.float32)
+    dx *= dx
+    dy *= dy
+    dx += dy
+    d2 = dx
+    rows = np.arange(a.size)
+    air = w.is_air[e]
+    n_air = int(np.count_nonzero(air))
+    if n_air == 0 or n_air == e.size:      # one kind of enemy: a shooter hits all of them or none
+        hits = (w.hits_air if n_air else w.hits_ground)[a]
+        d2[~hits] = np.inf
+    else:
+        d2[~np.where(air, w.hits_air[a][:, None], w.hits_ground[a][:, None])] = np.inf
+    minr = w.w_min_range[a]
+    near = minr > 0
+    if np.count_nonzero(near):
+        sub = d2[near]
+        sub[sub < (minr[near] * minr[near]).astype(np.float32)[:, None]] = np.inf
+        d2[near] = sub
+    best = np.argmin(d2, axis=1)
+    m = d2[rows, best]
+    lim = reach + w.size[e[best]]
+    found = m <= (lim * lim).astype(np.float32)
+    out = np.where(found, e[best], -1)
+    far = reach + w.size[e].max()
+    open_ = ~found & (m <= (far * far).astype(np.float32))
+    if np.count_nonzero(open_):
+        out[open_] = _nearest_dense_pairs(w, a[open_], reach[open_], e)
+    return out
+
+
+def _nearest_dense_pairs(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Every shooter against every enemy, each pair tested in full."""
     dx = w.x[a][:, None].astype(np.float32) - w.x[e][None, :].astype(np.float32)
     dy = w.y[a][:, None].astype(np.float32) - w.y[e][None, :].astype(np.float32)
     d2 = dx * dx + dy * dy
