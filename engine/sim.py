@@ -237,7 +237,7 @@ class Simulation:
         tick = self.tick
         if tick % 5 == 1:
             self._update_fog()
-            self.combat.retarget(self.vision.grids if self.fog else None)
+            self.combat.retarget(self.vision if self.fog else None)
         dead = self.combat.fire(DT, self._dmg_dealt, self._dmg_received)
         self.movement.step(DT, self.combat.chasing, self.combat.standing, separate=tick % 2 == 0)
         if tick % 6 == 0:

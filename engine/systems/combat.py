@@ -10,10 +10,14 @@ splash weapons hurt every non-allied unit around the impact.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.world import FIGHT, MOVE_FORCE, ORDER_NAMES, PATROL, World
+
+if TYPE_CHECKING:
+    from engine.systems.vision import Vision
 
 DENSE_PAIRS = 200_000   # up to this many shooter-enemy pairs, one dense matrix beats bucketing
 BUCKET = 4.0            # tiles per grid cell of the bucketed search
@@ -36,7 +40,8 @@ class Combat:
         self.standing = np.zeros(0, dtype=np.int64)
 
     # --- acquisition ------------------------------------------------------------------------------
-    def retarget(self, visible: dict[int, np.ndarray] | None) -> None:
+    def retarget(self, vision: Vision | None) -> None:
+        """New targets for every armed unit; `vision` (None without fog) says what each team sees."""
         w = self.world
         idx = w.alive_idx
         armed = idx[w.armed[idx] & (w.progress[idx] >= 1.0) & (w.order[idx] != MOVE_FORCE)]
@@ -46,16 +51,16 @@ class Combat:
             return
         cand = idx
         c_team = w.team[cand]
-        if visible is not None:
+        if vision is not None:
             tile = w.pos[cand].astype(np.int64)
-            tx, ty = tile[:, 0], tile[:, 1]
         teams = w.team[armed]
         for team in sorted(set(teams.tolist())):
             a = armed[teams == team]
             enemy = self.hostile[team, c_team]
-            if visible is not None:
-                enemy &= visible[int(team)][ty, tx]
             e = cand[enemy]
+            if vision is not None and e.size:
+                at = tile[enemy]
+                e = e[vision.sees_tiles(team, at[:, 0], at[:, 1])]
             if not e.size:
                 w.target[a] = -1
                 continue

@@ -32,7 +32,7 @@ def test_bucketed_and_dense_searches_choose_the_same_targets(arena, h, seed, mon
     for pairs in (10**12, 0):            # every pair, then always bucketed
         monkeypatch.setattr(combat, "DENSE_PAIRS", pairs)
         sim.world.target[:] = -1
-        sim.combat.retarget(sim.vision.grids)
+        sim.combat.retarget(sim.vision)
         chosen.append(sim.world.target[: sim.world.count].copy())
     assert (chosen[0] >= 0).sum() > 20          # the crowd really fights
     assert np.array_equal(chosen[0], chosen[1])
