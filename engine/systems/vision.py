@@ -68,10 +68,9 @@ class Vision:
         self.allies = allies            # allied teams share what they see
         t = world.terrain
         self.w, self.h = t.width, t.height
-        self.pad = 1 + int(max(world.types.sight.max(initial=1.0), 1.0))
         empty = np.zeros(0, dtype=np.int64)
-        # per team at the last update: padded cell, radius, padded x and y, and r * r + r of each disc
-        self._discs: dict[int, tuple] = {team: (empty,) * 5 for team in teams}
+        # per team at the last update: x, y, radius and r * r + r of each disc
+        self._discs: dict[int, tuple] = {team: (empty,) * 4 for team in teams}
         self._own: dict[int, np.ndarray] = {}       # stamped grid of each team's own discs
         self._grids: dict[int, np.ndarray] = {}     # stamped grid of each team with its allies
         self._keys: dict[int, bytes] = {}           # the units and tiles each team's discs come from
@@ -81,10 +80,8 @@ class Vision:
         w = self.world
         idx = w.alive_idx
         idx = idx[w.progress[idx] >= 1.0]
-        pad = self.pad
-        pw = self.w + 2 * pad
         teams = w.team[idx]
-        cells = (w.y[idx].astype(np.int64) + pad) * pw + w.x[idx].astype(np.int64) + pad
+        cells = w.y[idx].astype(np.int64) * self.w + w.x[idx].astype(np.int64)
         changed = False
         for team in self.teams:
             sel = teams == team
@@ -100,8 +97,8 @@ class Vision:
             np.not_equal(keys[1:], keys[:-1], out=first[1:])
             keys = keys[first]
             at, radii = keys & ((1 << 24) - 1), keys >> 24
-            y, x = np.divmod(at, pw)
-            self._discs[team] = (at, radii, x, y, radii * radii + radii)
+            y, x = np.divmod(at, self.w)
+            self._discs[team] = (x, y, radii, radii * radii + radii)
             self._own.pop(team, None)
         if changed:
             self._grids.clear()
@@ -128,11 +125,10 @@ class Vision:
         if team not in self._grids:
             discs = [self._discs[t] for t in self._alliance(team)]
             if sum(d[0].size for d in discs) * tx.size <= PAIR_TESTS:
-                qx, qy = tx + self.pad, ty + self.pad
                 seen = None
-                for _, _, x, y, lim in discs:
-                    dx = qx - x[:, None]
-                    dy = qy - y[:, None]
+                for x, y, _, lim in discs:
+                    dx = tx - x[:, None]
+                    dy = ty - y[:, None]
                     dx *= dx
                     dy *= dy
                     dx += dy
@@ -146,9 +142,11 @@ class Vision:
 
     def _own_grid(self, team: int) -> np.ndarray:
         if team not in self._own:
-            pad, pw = self.pad, self.w + 2 * self.pad
+            x, y, radii, _ = self._discs[team]
+            # padded by the widest of these discs, so that none needs clipping
+            pad = 1 + int(radii.max(initial=0))
+            pw = self.w + 2 * pad
             size = (self.h + 2 * pad) * pw
-            cells, radii = self._discs[team][:2]
-            grid = stamp_discs(size, pw, cells, radii) if cells.size else np.zeros(size, dtype=bool)
+            grid = stamp_discs(size, pw, (y + pad) * pw + x + pad, radii) if x.size else np.zeros(size, dtype=bool)
             self._own[team] = grid.reshape(self.h + 2 * pad, pw)[pad:-pad, pad:-pad]
         return self._own[team]
