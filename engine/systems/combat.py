@@ -36,6 +36,7 @@ class Combat:
         self.world = world
         self.hostile = hostile            # (16, 16) bool: team a may shoot team b
         self.shooters = np.zeros(0, dtype=np.int64)
+        self._reach2 = np.zeros(0)        # per shooter: (weapon range + its target's size) squared
         self.chasing = np.zeros(0, dtype=np.int64)
         self.standing = np.zeros(0, dtype=np.int64)
 
@@ -47,7 +48,7 @@ class Combat:
         armed = idx[w.armed[idx] & (w.progress[idx] >= 1.0) & (w.order[idx] != MOVE_FORCE)]
         w.target[idx[w.order[idx] == MOVE_FORCE]] = -1
         if not armed.size:
-            self.shooters = armed
+            self.shooters, self._reach2 = armed, np.zeros(0)
             return
         cand = idx
         c_team = w.team[cand]
@@ -68,7 +69,10 @@ class Combat:
             reach = np.where(chase, np.maximum(w.w_range[a], w.sight[a]), w.w_range[a])
             pick = _nearest_dense if a.size * e.size <= DENSE_PAIRS else _nearest_bucketed
             w.target[a] = pick(w, a, reach, e)
-        self.shooters = armed[w.target[armed] >= 0]
+        self.shooters = sh = armed[w.target[armed] >= 0]
+        # targets stay until the next acquisition (or are dropped): so does each shooter's reach
+        r = w.w_range[sh] + w.size[w.target[sh]]
+        self._reach2 = r * r
 
     # --- firing -----------------------------------------------------------------------------------
     def fire(self, dt: float, stats_damage: np.ndarray, stats_received: np.ndarray) -> np.ndarray:
@@ -86,6 +90,7 @@ class Combat:
                 w.target[dead_tgt] = -1
                 sh, tgt = sh[valid], tgt[valid]
                 self.shooters = sh
+                self._reach2 = self._reach2[valid]
         if not sh.size:
             self.chasing = self.standing = sh
             return sh
@@ -94,8 +99,7 @@ class Combat:
         d = w.pos[tgt] - w.pos[sh]
         d *= d
         d2 = d[:, 0] + d[:, 1]
-        r = w.w_range[sh] + w.size[tgt]
-        in_range = d2 <= r * r
+        in_range = d2 <= self._reach2
         chase_mode = chases(w.order[sh]) & ~w.hold[sh]
         self.standing = sh[in_range & chase_mode]
         self.chasing = sh[~in_range & chase_mode]
