@@ -53,12 +53,12 @@ class TeamView:
 
     def my_units(self) -> list[dict]:
         w = self.sim.world
-        return [w.unit_dict(i) for i in w.select(team=self.team).tolist()]
+        return w.unit_dicts(w.select(team=self.team))
 
     def visible_enemies(self) -> list[dict]:
         w = self.sim.world
         ids = self.sim.visible_units(self.team)
-        return [w.unit_dict(i) for i in ids[self.sim.hostile[self.team, w.team[ids]]].tolist()]
+        return w.unit_dicts(ids[self.sim.hostile[self.team, w.team[ids]]])
 
     def resources(self) -> dict[str, float]:
         s = self.sim.teams[self.team]
@@ -237,7 +237,7 @@ class Simulation:
         tick = self.tick
         if tick % 5 == 1:
             self._update_fog()
-            self.combat.retarget(self.vision.grids if self.fog else None)
+            self.combat.retarget(self.vision if self.fog else None)
         dead = self.combat.fire(DT, self._dmg_dealt, self._dmg_received)
         self.movement.step(DT, self.combat.chasing, self.combat.standing, separate=tick % 2 == 0)
         if tick % 6 == 0:

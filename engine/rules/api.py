@@ -288,7 +288,7 @@ class RuleRuntime:
                            tag=None if filt.get("tag") is None else _text(filt["tag"], "tag"),
                            type_name=None if filt.get("type") is None else unit_type(filt["type"]),
                            category=category)
-            return [w.unit_dict(i) for i in ids.tolist()]
+            return w.unit_dicts(ids)
 
         def unit(uid):
             uid = _int(uid, "id")

@@ -705,6 +705,8 @@ class LuaSandbox:
         if depth > MAX_CONVERT_DEPTH:
             raise ValueError("value nested too deeply to pass to Lua")
         self._converted += len(value) if hasattr(value, "__len__") else 1
+        if cls is dict and all(k.__class__ is str and v.__class__ in _SCALARS for k, v in value.items()):
+            return self._table_from(value)     # a flat record (a unit, a team's resources): nothing to convert
         if isinstance(value, Mapping):
             return self._table_from({_lua_key(k): self._to_lua(v, depth + 1) for k, v in value.items()})
         if isinstance(value, (list, tuple)):

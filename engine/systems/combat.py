@@ -10,10 +10,14 @@ splash weapons hurt every non-allied unit around the impact.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.world import FIGHT, MOVE_FORCE, ORDER_NAMES, PATROL, World
+
+if TYPE_CHECKING:
+    from engine.systems.vision import Vision
 
 DENSE_PAIRS = 200_000   # up to this many shooter-enemy pairs, one dense matrix beats bucketing
 BUCKET = 4.0            # tiles per grid cell of the bucketed search
@@ -32,30 +36,32 @@ class Combat:
         self.world = world
         self.hostile = hostile            # (16, 16) bool: team a may shoot team b
         self.shooters = np.zeros(0, dtype=np.int64)
+        self._reach2 = np.zeros(0)        # per shooter: (weapon range + its target's size) squared
         self.chasing = np.zeros(0, dtype=np.int64)
         self.standing = np.zeros(0, dtype=np.int64)
 
     # --- acquisition ------------------------------------------------------------------------------
-    def retarget(self, visible: dict[int, np.ndarray] | None) -> None:
+    def retarget(self, vision: Vision | None) -> None:
+        """New targets for every armed unit; `vision` (None without fog) says what each team sees."""
         w = self.world
         idx = w.alive_idx
         armed = idx[w.armed[idx] & (w.progress[idx] >= 1.0) & (w.order[idx] != MOVE_FORCE)]
         w.target[idx[w.order[idx] == MOVE_FORCE]] = -1
         if not armed.size:
-            self.shooters = armed
+            self.shooters, self._reach2 = armed, np.zeros(0)
             return
         cand = idx
         c_team = w.team[cand]
-        if visible is not None:
+        if vision is not None:
             tile = w.pos[cand].astype(np.int64)
-            tx, ty = tile[:, 0], tile[:, 1]
         teams = w.team[armed]
         for team in sorted(set(teams.tolist())):
             a = armed[teams == team]
             enemy = self.hostile[team, c_team]
-            if visible is not None:
-                enemy &= visible[int(team)][ty, tx]
             e = cand[enemy]
+            if vision is not None and e.size:
+                at = tile[enemy]
+                e = e[vision.sees_tiles(team, at[:, 0], at[:, 1])]
             if not e.size:
                 w.target[a] = -1
                 continue
@@ -63,7 +69,10 @@ class Combat:
             reach = np.where(chase, np.maximum(w.w_range[a], w.sight[a]), w.w_range[a])
             pick = _nearest_dense if a.size * e.size <= DENSE_PAIRS else _nearest_bucketed
             w.target[a] = pick(w, a, reach, e)
-        self.shooters = armed[w.target[armed] >= 0]
+        self.shooters = sh = armed[w.target[armed] >= 0]
+        # targets stay until the next acquisition (or are dropped): so does each shooter's reach
+        r = w.w_range[sh] + w.size[w.target[sh]]
+        self._reach2 = r * r
 
     # --- firing -----------------------------------------------------------------------------------
     def fire(self, dt: float, stats_damage: np.ndarray, stats_received: np.ndarray) -> np.ndarray:
@@ -81,6 +90,7 @@ class Combat:
                 w.target[dead_tgt] = -1
                 sh, tgt = sh[valid], tgt[valid]
                 self.shooters = sh
+                self._reach2 = self._reach2[valid]
         if not sh.size:
             self.chasing = self.standing = sh
             return sh
@@ -89,8 +99,7 @@ class Combat:
         d = w.pos[tgt] - w.pos[sh]
         d *= d
         d2 = d[:, 0] + d[:, 1]
-        r = w.w_range[sh] + w.size[tgt]
-        in_range = d2 <= r * r
+        in_range = d2 <= self._reach2
         chase_mode = chases(w.order[sh]) & ~w.hold[sh]
         self.standing = sh[in_range & chase_mode]
         self.chasing = sh[~in_range & chase_mode]
@@ -147,7 +156,46 @@ def _valid(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray, d2: np.nda
 
 
 def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) -> np.ndarray:
-    """Every shooter against every enemy: cheapest for the few units of a small scenario."""
+    """Every shooter against every enemy: cheapest for the few units of a small scenario.
+
+    The matrix holds only distances: each shooter's nearest enemy of a kind it may hit is its
+    target when that one is in reach (nothing valid is nearer); when not even the largest enemy
+    could be in reach at that distance, nothing is. Only the shooters left undecided (a nearer
+    small enemy just out of reach, a farther large one perhaps in it) get the full pair test."""
+    dx = w.x[a].astype(np.float32)[:, None] - w.x[e].astype(np.float32)
+    dy = w.y[a].astype(np.float32)[:, None] - w.y[e].astype(np.float32)
+    dx *= dx
+    dy *= dy
+    dx += dy
+    d2 = dx
+    rows = np.arange(a.size)
+    air = w.is_air[e]
+    n_air = int(np.count_nonzero(air))
+    if n_air == 0 or n_air == e.size:      # one kind of enemy: a shooter hits all of them or none
+        hits = (w.hits_air if n_air else w.hits_ground)[a]
+        d2[~hits] = np.inf
+    else:
+        d2[~np.where(air, w.hits_air[a][:, None], w.hits_ground[a][:, None])] = np.inf
+    minr = w.w_min_range[a]
+    near = minr > 0
+    if np.count_nonzero(near):
+        sub = d2[near]
+        sub[sub < (minr[near] * minr[near]).astype(np.float32)[:, None]] = np.inf
+        d2[near] = sub
+    best = np.argmin(d2, axis=1)
+    m = d2[rows, best]
+    lim = reach + w.size[e[best]]
+    found = m <= (lim * lim).astype(np.float32)
+    out = np.where(found, e[best], -1)
+    far = reach + w.size[e].max()
+    open_ = ~found & (m <= (far * far).astype(np.float32))
+    if np.count_nonzero(open_):
+        out[open_] = _nearest_dense_pairs(w, a[open_], reach[open_], e)
+    return out
+
+
+def _nearest_dense_pairs(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Every shooter against every enemy, each pair tested in full."""
     dx = w.x[a][:, None].astype(np.float32) - w.x[e][None, :].astype(np.float32)
     dy = w.y[a][:, None].astype(np.float32) - w.y[e][None, :].astype(np.float32)
     d2 = dx * dx + dy * dy

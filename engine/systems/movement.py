@@ -14,17 +14,14 @@ from engine.world import BUILD, FIGHT, MOVE, MOVE_FORCE, NONE, PATROL, World
 _GOLDEN = 2.399963  # radians; spreads the push direction of exactly overlapping units
 
 
-def group_ints(values: np.ndarray, only_if_repeated: bool = False):
+def group_ints(values: np.ndarray):
     """(sorted distinct values, index of each value's group, group sizes), like np.unique with
-    return_inverse and return_counts at a fifth of its cost on the small arrays of a tick.
-    With `only_if_repeated`, None when every value is distinct."""
+    return_inverse and return_counts at a fifth of its cost on the small arrays of a tick."""
     order = values.argsort(kind="stable")
     s = values[order]
     start = np.empty(s.size, dtype=bool)
     start[:1] = True
     np.not_equal(s[1:], s[:-1], out=start[1:])
-    if only_if_repeated and np.count_nonzero(start) == start.size:
-        return None
     group = start.cumsum() - 1
     inv = np.empty(s.size, dtype=np.int64)
     inv[order] = group
@@ -262,17 +259,17 @@ class Movement:
         if self._gain.size <= n:
             # the push gain of a unit whose cell holds c units: crowded cells push harder
             self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * n + 2) - 1.0, 0.0))
-        cell = (p + shift).astype(np.int64)
+        cell = (p + shift if shift else p).astype(np.int64)
         rep = self._cell_rep(cell[:, 1] * (self.w + 1) + cell[:, 0])
-        if rep is None:
+        c = np.bincount(rep, minlength=n)[rep]
+        sel = (c > 1).nonzero()[0]
+        if not sel.size:           # no two units share a cell
             self._settled[shift] = state
             return
-        c = np.bincount(rep, minlength=n)[rep]
         # sums per cell accumulate in unit order, whichever unit represents the cell
         sums = np.empty((n, 2))
         sums[:, 0] = np.bincount(rep, weights=p[:, 0], minlength=n)
         sums[:, 1] = np.bincount(rep, weights=p[:, 1], minlength=n)
-        sel = (c > 1).nonzero()[0]
         cs = c[sel]
         ps = p[sel]
         others = (sums[rep[sel]] - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
@@ -298,18 +295,13 @@ class Movement:
         else:
             self._settled.pop(shift, None)
 
-    def _cell_rep(self, cells: np.ndarray) -> np.ndarray | None:
-        """For each unit, the position of one unit of its cell (the same for the whole cell), or
-        None when no two units share a cell. A scratch grid instead of a sort: cheaper per tick."""
+    def _cell_rep(self, cells: np.ndarray) -> np.ndarray:
+        """For each unit, the position of one unit of its cell (the same for the whole cell). A
+        scratch grid instead of a sort: cheaper per tick."""
         if not self._inside:    # cells off the grid: fall back to sorting
-            grouped = group_ints(cells, only_if_repeated=True)
-            return None if grouped is None else grouped[1]
+            return group_ints(cells)[1]
         n = cells.size
         if self._rank.size < n:
             self._rank = np.arange(2 * n, dtype=np.int64)
-        rank = self._rank[:n]
-        self._scratch[cells] = rank
-        rep = self._scratch[cells]
-        if np.count_nonzero(rep != rank) == 0:
-            return None
-        return rep
+        self._scratch[cells] = self._rank[:n]
+        return self._scratch[cells]

@@ -44,13 +44,15 @@ def compute_flow_field(passable: np.ndarray, gx: int, gy: int) -> FlowField:
     flat_open = open_.ravel()
     dist = np.full(flat_open.size, UNREACHED, dtype=np.int32)
     offs = np.array([dy * pw + dx for dy, dx, _ in _STEPS], dtype=np.int64)
-    costs = np.array([c for _, _, c in _STEPS], dtype=np.int32)
-    # a diagonal step needs both orthogonal cells it passes open
-    corner_a = np.array([0, 0, 0, 0, -pw, -pw, pw, pw], dtype=np.int64)
-    corner_b = np.array([0, 0, 0, 0, -1, 1, -1, 1], dtype=np.int64)
-
-    orth_offs, diag_offs = offs[:4], offs[4:]
-    ca, cb = corner_a[4:], corner_b[4:]
+    # which of the 8 steps each cell may take, worked out once for the whole grid: onto an open
+    # cell, and a diagonal step only where both orthogonal cells it passes are open
+    step_ok = np.zeros((h + 2, pw, len(_STEPS)), dtype=bool)
+    for k, (dy, dx, cost) in enumerate(_STEPS):
+        ok = open_[1 + dy:h + 1 + dy, 1 + dx:w + 1 + dx]
+        if cost == DIAG:
+            ok = ok & open_[1 + dy:h + 1 + dy, 1:w + 1] & open_[1:h + 1, 1 + dx:w + 1 + dx]
+        step_ok[1:-1, 1:-1, k] = ok
+    step_ok = step_ok.reshape(-1, len(_STEPS))
     slot = np.zeros(flat_open.size, dtype=np.int64)  # scratch for de-duplication
 
     def unique_cells(cells: np.ndarray) -> np.ndarray:
@@ -63,32 +65,33 @@ def compute_flow_field(passable: np.ndarray, gx: int, gy: int) -> FlowField:
     buckets: dict[int, list[np.ndarray]] = {0: [np.array([goal], dtype=np.int64)]}
     if not flat_open[goal]:
         _seed_rim(open_, gx, gy, dist, buckets)
+    costs = np.array([c for _, _, c in _STEPS], dtype=np.int32)
+
+    def settled(at: int) -> np.ndarray | None:
+        parts = buckets.pop(at, None)
+        if parts is None:
+            return None
+        cells = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return cells[dist[cells] == at]  # drop cells improved since they were queued
+
+    # Every step costs at least ORTH = 2, so cells at d + 1 cannot be reached from cells at d:
+    # both distances are final together and are expanded in one pass, cheapest results first.
     d = 0
     while buckets:
-        parts = buckets.pop(d, None)
-        if parts is not None:
-            cells = parts[0] if len(parts) == 1 else np.concatenate(parts)
-            cells = cells[dist[cells] == d]  # drop cells improved since they were queued
-            if cells.size:
-                # orthogonal steps: every new cell gets d + ORTH, duplicates write the same value
-                nb = (cells[:, None] + orth_offs).ravel()
-                nb = nb[flat_open[nb]]
-                nb = nb[dist[nb] > d + ORTH]
-                if nb.size:
-                    nb = unique_cells(nb)
-                    dist[nb] = d + ORTH
-                    buckets.setdefault(d + ORTH, []).append(nb)
-                # diagonal steps, only where both corner cells are open
-                c2 = cells[:, None]
-                nb = c2 + diag_offs
-                ok = flat_open[nb] & flat_open[c2 + ca] & flat_open[c2 + cb]
-                nb = nb[ok]
-                nb = nb[dist[nb] > d + DIAG]
-                if nb.size:
-                    nb = unique_cells(nb)
-                    dist[nb] = d + DIAG
-                    buckets.setdefault(d + DIAG, []).append(nb)
-        d += 1
+        cells = [c for c in (settled(d), settled(d + 1)) if c is not None and c.size]
+        if cells:
+            # a cell may be queued more than once (several neighbours reached it in one step)
+            cells = unique_cells(cells[0] if len(cells) == 1 else np.concatenate(cells))
+            ok = step_ok[cells]
+            nb = (cells[:, None] + offs)[ok]
+            reach = (dist[cells][:, None] + costs)[ok]
+            for v in range(d + ORTH, d + 1 + DIAG + 1):
+                new = nb[reach == v]
+                new = new[dist[new] > v]
+                if new.size:
+                    dist[new] = v
+                    buckets.setdefault(v, []).append(new)
+        d += 2
 
     grid = dist.reshape(h + 2, pw)
     best = grid[1:-1, 1:-1].astype(np.int64)

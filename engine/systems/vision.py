@@ -1,9 +1,11 @@
 """Fog of war: per-team grids of the tiles currently seen (sight discs, no terrain occlusion).
 
-Recomputed every few ticks. Discs are stamped through a padded grid so discs near the edge need no
-clipping, units sharing a tile and sight radius are stamped once, and a team whose units all stand
-on the tiles they stood on last time keeps its grid. A few discs are stamped cell by cell; many (a
-large army) as row spans summed over the grid, whose cost follows the rows rather than the cells.
+Every few ticks each team's sight discs are recorded: units sharing a tile and sight radius give one
+disc, and a team whose units all stand on the tiles they stood on last time keeps its discs. A grid
+is stamped only when something reads it, through a padded grid so discs near the edge need no
+clipping: a few discs cell by cell, many (a large army) as row spans summed over the grid, whose
+cost follows the rows rather than the cells. Target acquisition asks only about enemy tiles, which
+a small army answers by testing each tile against each disc.
 """
 from __future__ import annotations
 
@@ -55,26 +57,31 @@ def stamp_discs(size: int, width: int, cells: np.ndarray, radii: np.ndarray) -> 
     return grid
 
 
+PAIR_TESTS = 20_000   # up to this many (disc, tile) pairs, testing tiles against discs beats stamping a grid
+
+
 class Vision:
+
     def __init__(self, world: World, teams: list[int], allies: dict[int, frozenset[int]]):
         self.world = world
         self.teams = teams
         self.allies = allies            # allied teams share what they see
         t = world.terrain
         self.w, self.h = t.width, t.height
-        self.pad = 1 + int(max(world.types.sight.max(initial=1.0), 1.0))
-        self.grids: dict[int, np.ndarray] = {team: np.zeros((self.h, self.w), dtype=bool) for team in teams}
-        self._own: dict[int, np.ndarray] = {}       # what each team's own units see
-        self._keys: dict[int, bytes] = {}           # the units and tiles each own grid was stamped from
+        empty = np.zeros(0, dtype=np.int64)
+        # per team at the last update: x, y, radius and r * r + r of each disc
+        self._discs: dict[int, tuple] = {team: (empty,) * 4 for team in teams}
+        self._own: dict[int, np.ndarray] = {}       # stamped grid of each team's own discs
+        self._grids: dict[int, np.ndarray] = {}     # stamped grid of each team with its allies
+        self._keys: dict[int, bytes] = {}           # the units and tiles each team's discs come from
 
-    def update(self) -> dict[int, np.ndarray]:
+    def update(self) -> None:
+        """Record the sight discs of every team's finished units where they stand now."""
         w = self.world
         idx = w.alive_idx
         idx = idx[w.progress[idx] >= 1.0]
-        pad = self.pad
-        pw = self.w + 2 * pad
         teams = w.team[idx]
-        cells = (w.y[idx].astype(np.int64) + pad) * pw + w.x[idx].astype(np.int64) + pad
+        cells = w.y[idx].astype(np.int64) * self.w + w.x[idx].astype(np.int64)
         changed = False
         for team in self.teams:
             sel = teams == team
@@ -84,27 +91,62 @@ class Vision:
                 continue
             changed = True
             self._keys[team] = key
-            size = (self.h + 2 * pad) * pw
-            if mine.size:
-                radii = np.rint(w.sight[mine]).astype(np.int64)
-                keys = np.sort(radii * (1 << 24) + at)
-                first = np.ones(keys.size, dtype=bool)     # distinct (radius, cell) pairs, like np.unique
-                np.not_equal(keys[1:], keys[:-1], out=first[1:])
-                keys = keys[first]
-                grid = stamp_discs(size, pw, keys & ((1 << 24) - 1), keys >> 24)
-            else:
-                grid = np.zeros(size, dtype=bool)
-            self._own[team] = grid.reshape(self.h + 2 * pad, pw)[pad:-pad, pad:-pad]
+            radii = np.rint(w.sight[mine]).astype(np.int64)
+            keys = np.sort(radii * (1 << 24) + at)
+            first = np.ones(keys.size, dtype=bool)     # distinct (radius, cell) pairs, like np.unique
+            np.not_equal(keys[1:], keys[:-1], out=first[1:])
+            keys = keys[first]
+            at, radii = keys & ((1 << 24) - 1), keys >> 24
+            y, x = np.divmod(at, self.w)
+            self._discs[team] = (x, y, radii, radii * radii + radii)
+            self._own.pop(team, None)
         if changed:
-            for team in self.teams:
-                grid = self._own[team]
-                for ally in self.allies.get(team, ()):
-                    if ally != team and ally in self._own:
-                        grid = grid | self._own[ally]
-                self.grids[team] = grid
-        return self.grids
+            self._grids.clear()
+
+    @property
+    def grids(self) -> dict[int, np.ndarray]:
+        """Per team, the (h, w) bool grid of the tiles it and its allies saw at the last update."""
+        for team in self.teams:
+            if team not in self._grids:
+                grid = self._own_grid(team)
+                for ally in self._alliance(team):
+                    if ally != team:
+                        grid = grid | self._own_grid(ally)
+                self._grids[team] = grid
+        return self._grids
 
     def sees(self, team: int, ids: np.ndarray) -> np.ndarray:
         """Mask over `ids`: which of these units `team` currently sees."""
         w = self.world
-        return self.grids[team][w.y[ids].astype(np.int64), w.x[ids].astype(np.int64)]
+        return self.sees_tiles(team, w.x[ids].astype(np.int64), w.y[ids].astype(np.int64))
+
+    def sees_tiles(self, team: int, tx: np.ndarray, ty: np.ndarray) -> np.ndarray:
+        """Mask over the on-map tiles (tx, ty): which of them `team` saw at the last update."""
+        if team not in self._grids:
+            discs = [self._discs[t] for t in self._alliance(team)]
+            if sum(d[0].size for d in discs) * tx.size <= PAIR_TESTS:
+                seen = None
+                for x, y, _, lim in discs:
+                    dx = tx - x[:, None]
+                    dy = ty - y[:, None]
+                    dx *= dx
+                    dy *= dy
+                    dx += dy
+                    mine = (dx <= lim[:, None]).any(axis=0)
+                    seen = mine if seen is None else seen | mine
+                return seen
+        return self.grids[team][ty, tx]
+
+    def _alliance(self, team: int) -> list[int]:
+        return [team, *(a for a in self.allies.get(team, ()) if a != team and a in self._discs)]
+
+    def _own_grid(self, team: int) -> np.ndarray:
+        if team not in self._own:
+            x, y, radii, _ = self._discs[team]
+            # padded by the widest of these discs, so that none needs clipping
+            pad = 1 + int(radii.max(initial=0))
+            pw = self.w + 2 * pad
+            size = (self.h + 2 * pad) * pw
+            grid = stamp_discs(size, pw, (y + pad) * pw + x + pad, radii) if x.size else np.zeros(size, dtype=bool)
+            self._own[team] = grid.reshape(self.h + 2 * pad, pw)[pad:-pad, pad:-pad]
+        return self._own[team]

@@ -24,6 +24,43 @@ def test_flow_field_routes_around_a_wall():
     assert f.dist[15, 5] > 0 and f.dist[15, 15] == 0
 
 
+def _dijkstra(p: np.ndarray, gx: int, gy: int) -> np.ndarray:
+    """Textbook Dijkstra over the same moves (orthogonal 2, diagonal 3, no cut corners)."""
+    import heapq
+
+    h, w = p.shape
+    dist = np.full((h, w), np.iinfo(np.int32).max, dtype=np.int64)
+    dist[gy, gx] = 0
+    heap = [(0, gx, gy)]
+    while heap:
+        d, x, y = heapq.heappop(heap)
+        if d > dist[y, x]:
+            continue
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                nx, ny = x + dx, y + dy
+                if (dx, dy) == (0, 0) or not (0 <= nx < w and 0 <= ny < h) or not p[ny, nx]:
+                    continue
+                if dx and dy and not (p[y, nx] and p[ny, x]):
+                    continue
+                nd = d + (3 if dx and dy else 2)
+                if nd < dist[ny, nx]:
+                    dist[ny, nx] = nd
+                    heapq.heappush(heap, (nd, nx, ny))
+    return dist
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_flow_field_distances_are_shortest_paths(seed):
+    """The bucketed wave (two distances a pass) gives every cell its exact shortest distance."""
+    rng = np.random.default_rng(seed)
+    p = rng.random((int(rng.integers(12, 40)), int(rng.integers(12, 40)))) > 0.3
+    gy, gx = (int(v) for v in np.argwhere(p)[int(rng.integers(np.count_nonzero(p)))])
+    f = compute_flow_field(p, gx, gy)
+    assert np.array_equal(f.dist, _dijkstra(p, gx, gy))
+    assert (f.dist[p] < np.iinfo(np.int32).max).sum() > 10      # a real wave, not a sealed pocket
+
+
 def test_unreachable_cells_have_no_direction():
     p = np.ones((16, 16), dtype=bool)
     p[:, 8] = False

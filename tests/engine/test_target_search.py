@@ -32,7 +32,23 @@ def test_bucketed_and_dense_searches_choose_the_same_targets(arena, h, seed, mon
     for pairs in (10**12, 0):            # every pair, then always bucketed
         monkeypatch.setattr(combat, "DENSE_PAIRS", pairs)
         sim.world.target[:] = -1
-        sim.combat.retarget(sim.vision.grids)
+        sim.combat.retarget(sim.vision)
         chosen.append(sim.world.target[: sim.world.count].copy())
     assert (chosen[0] >= 0).sum() > 20          # the crowd really fights
     assert np.array_equal(chosen[0], chosen[1])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_dense_search_matches_the_full_pair_test(arena, h, seed):
+    """The dense search decides most shooters from distances alone; it must choose what testing
+    every pair in full (reach per enemy size, weapon kind, minimum range) chooses."""
+    sim = _crowd(arena, h, seed, 240)
+    w = sim.world
+    rng = np.random.default_rng(seed)
+    a = w.alive_idx[w.armed[w.alive_idx]]
+    for _ in range(20):
+        e = np.sort(rng.choice(w.alive_idx, size=int(rng.integers(1, 60)), replace=False))
+        reach = rng.uniform(0.5, 14.0, size=a.size)
+        fast = combat._nearest_dense(w, a, reach, e)
+        assert np.array_equal(fast, combat._nearest_dense_pairs(w, a, reach, e))
+    assert (fast >= 0).any() and (fast < 0).any()

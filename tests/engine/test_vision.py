@@ -63,3 +63,26 @@ def test_row_spans_stamp_the_same_discs_as_cells():
     assert np.array_equal(spans, one_by_one(400))
     assert np.array_equal(few, one_by_one(3))
     assert 0 < few.sum() < spans.sum()
+
+
+def test_tiles_tested_against_discs_match_the_stamped_grid(arena, h, monkeypatch):
+    """Acquisition asks about tiles disc by disc (small armies) or reads the stamped grid: the same
+    answer for every tile, allies' discs included."""
+    import numpy as np
+
+    from engine.systems import vision
+
+    rng = np.random.default_rng(5)
+    units = lambda n: [{"type": t, "x": float(x), "y": float(y)} for t, x, y in
+                       zip(rng.choice(["light_bot", "scout", "artillery_bot"], n), rng.uniform(1, 31, n), rng.uniform(1, 31, n))]
+    teams = [h.team(0, units(4), allies=[2]), h.team(1, units(5)), h.team(2, units(3))]
+    by_disc, by_grid = make(arena, h, teams), make(arena, h, teams)
+    ty, tx = np.divmod(np.arange(32 * 32), 32)
+    seen = [by_disc.vision.sees_tiles(team, tx, ty) for team in (0, 1, 2)]
+    assert not by_disc.vision._grids            # answered without stamping
+    monkeypatch.setattr(vision, "PAIR_TESTS", 0)
+    for team in (0, 1, 2):
+        assert np.array_equal(seen[team], by_grid.vision.sees_tiles(team, tx, ty))
+        assert np.array_equal(seen[team], by_grid.vision.grids[team].ravel())
+        assert 0 < seen[team].sum() < seen[team].size
+    assert (seen[0] & ~seen[1]).any() and (seen[2] == seen[0]).all()   # allies 0 and 2 share
