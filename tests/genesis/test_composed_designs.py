@@ -115,6 +115,21 @@ def test_the_library_air_raid_is_emitted_as_a_recipe_that_keeps_its_values():
     assert as_recipes([other]) == [other]      # what no recipe states stays the library's
 
 
+def test_the_air_raid_recipe_composes_into_a_rule_whose_tests_pass(tmp_path):
+    lib = RuleComponent(id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
+                        requirement_ids=["air"], params={"team": 1, "times": [480], "from": "nw", "unit_type": "bomber",
+                                                         "count": 2, "target_tag": "objective"})
+    [comp] = as_recipes([lib])
+    draft = developer_brain.write_rule(comp, None, {"name": "crossroads"})
+    folder = tmp_path / comp.id
+    folder.mkdir()
+    (folder / "rule.lua").write_text(draft.source)
+    (folder / "meta.yaml").write_text(yaml.safe_dump({**draft.meta.model_dump(mode="json"), "id": comp.id}))
+    (folder / "test.yaml").write_text(yaml.safe_dump({"tests": [t.file_form() for t in draft.tests]}))
+    results = run_rule_tests(folder)
+    assert len(results) == 2 and all(r.passed for r in results), [r.details for r in results if not r.passed]
+
+
 def test_probe_then_main_is_checked_on_the_group_sizes(tmp_path):
     units = [{"type": "heavy_tank", "count": 4, "at": "base", "tag": "objective"}]
     expects, view, size = _run(tmp_path, PROBE, CORRIDOR, units, 200)
