@@ -284,10 +284,9 @@ def _place_expectations(a, i: int, firings: int, exact: bool) -> list[dict]:
     n = len(a.at)
     where = {"name": "group_spawned", "fields.step": i}
     if a.pick == "cycle":
-        if not exact:  # the firings' indices are not known: each must still be its own place in turn
-            return []
+        # when the number of firings is not exact (a unit that may die more than once), the first one is known
         return [{"event": "rule_log", "where": {**where, "fields.index": k, "fields.slot": (k - 1) % n + 1},
-                 "min": 1, "max": 1} for k in range(1, firings + 1)]
+                 "min": 1, **({"max": 1} if exact else {})} for k in range(1, (firings if exact else 1) + 1)]
     out = [{"event": "rule_log", "where": {**where, "fields.slot": list(range(1, n + 1))}, "min": firings}]
     if a.pick == "random_no_repeat" and firings == 2:
         out += [{"event": "rule_log", "where": {**where, "fields.slot": s}, "max": 1} for s in range(1, n + 1)]
