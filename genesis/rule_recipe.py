@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
 
 from engine.catalog import load_catalog
 from engine.rules.limits import MAX_SPAWN_PER_CALL
@@ -41,6 +41,21 @@ TEAM = Field(description="team id (0 is the player)")
 TAG = Field(None, description="only units with this tag")
 UNIT_TYPE = Field(None, description="only units of this type from the roster")
 Units = Annotated[dict[UnitType, Count], Field(min_length=1, max_length=8)]
+MAX_PLACES = 16
+
+
+def _as_places(value: Any) -> Any:
+    """One place or a list of them -> a list: a name or an [x, y] pair is one place."""
+    if isinstance(value, str) or (isinstance(value, (list, tuple)) and len(value) == 2
+                                  and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+        return [value]
+    return value
+
+
+Places = Annotated[list[Place], BeforeValidator(_as_places), Field(min_length=1, max_length=MAX_PLACES)]
+PICKS = {"cycle": "firing k comes from place k (wrapping round): per-front timed waves",
+         "random": "each firing draws its place with the engine's seeded random (the same every replay of a seed)",
+         "random_no_repeat": "like random, but never the place of the previous firing (needs 2 places or more)"}
 
 
 class AtTimes(_Strict):
@@ -102,10 +117,19 @@ class SpawnGroup(_Strict):
     do: Literal["spawn"] = Field("spawn", description="creates a group of units")
     team: TeamId = TEAM
     units: Units = Field(description="unit type from the roster -> count (1..200)")
-    at: Place = PLACE
+    at: Places = Field(description="where the group appears: one place or a list of places (1..16), each "
+                                   + PLACE.description + "; `pick` chooses among them per firing")
+    pick: Literal["cycle", "random", "random_no_repeat"] = Field(
+        "cycle", description="which place a firing uses: " + "; ".join(f"{k}: {v}" for k, v in PICKS.items()))
     growth: float = Field(1.0, gt=0, le=10, description="each later firing spawns this many times the previous "
                                                         "group (counts rounded, at most 200 a type)")
     tag: Name | None = Field(None, description="tag given to the spawned units")
+
+    @model_validator(mode="after")
+    def _can_draw(self) -> SpawnGroup:
+        if self.pick != "cycle" and len(self.at) < 2:
+            raise ValueError(f"pick {self.pick!r} needs at least 2 places to draw from (got {len(self.at)})")
+        return self
 
 
 class AttackTarget(_Strict):
@@ -177,7 +201,7 @@ def recipe_parts(recipe: RuleRecipe) -> list[tuple[str, BaseModel, str]]:
 
 
 def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
+    return [_plain(v) for v in value] if isinstance(value, (tuple, list)) else value
 
 
 def recipe_params(recipe: RuleRecipe) -> dict[str, Any]:

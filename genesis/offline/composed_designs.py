@@ -93,16 +93,24 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
     raider = _raider(c)
     air = raider == AIR_RAIDER
     units = {raider: _size(1 if air else 2, site.strength)}   # one bomber already destroys a building
-    fronts = site.fronts[:2]
-    # raids alternate between the fronts: each front's step fires every len(fronts) intervals
-    steps = [{"when": {"on": "period", "every": interval * len(fronts), "first_at": interval * (k + 1)},
-              "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": front},
-                       _attack(site, c.raid_target_type, withdraw=True)]} for k, front in enumerate(fronts)]
+    random_side = c.random_side and len(site.fronts) >= 2
+    fronts = site.fronts if random_side else site.fronts[:2]
+    if random_side:
+        # each raid draws its side with the engine's seeded random, never the previous raid's side
+        steps = [{"when": {"on": "period", "every": interval, "first_at": interval},
+                  "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": fronts,
+                            "pick": "random_no_repeat"}, _attack(site, c.raid_target_type, withdraw=True)]}]
+    else:
+        # raids alternate between the fronts: each front's step fires every len(fronts) intervals
+        steps = [{"when": {"on": "period", "every": interval * len(fronts), "first_at": interval * (k + 1)},
+                  "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": front},
+                           _attack(site, c.raid_target_type, withdraw=True)]} for k, front in enumerate(fronts)]
     target = c.raid_target_type or "the player's base"
     # the raids are the design's attacks: a library raid component serving only these requirements is replaced
     served = ["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])
     comp = _component("composed_raids", f"{'air' if air else 'ground'} raids every {interval:g} s from "
-                      f"{', '.join(fronts)} against {target}; logs group_spawned and attack_ordered",
+                      f"{'a random side among ' if random_side else ''}{', '.join(fronts)} against {target}, never "
+                      f"the same side twice in a row; logs group_spawned and attack_ordered",
                       {"steps": steps}, served)
     catalog = load_catalog().units
     air_types = sorted(n for n, u in catalog.items() if u.category == "air")
@@ -111,8 +119,10 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
     expects: dict[str, list[dict]] = {
         "raids": [{"event": "spawn", "where": where, "min": 1}],
         "interval": [{"event": "spawn", "where": where, "time_clusters": {"min": 2, "gap": interval * 0.6}}],
+        # a random side is evidenced as the library's was: raids from at least two sides
         "fronts": [{"event": "spawn", "where": where,
-                    "distinct_sectors": {"min": _sectors(site, fronts), "center": list(site.base)}}],
+                    "distinct_sectors": {"min": min(2, _sectors(site, fronts)) if random_side
+                                         else _sectors(site, fronts), "center": list(site.base)}}],
         "raid_domain": [{"event": "spawn", "where": {**where, "type": raider}, "min": units[raider]},
                         {"event": "spawn", "where": {**where, "type": not_air if air else air_types}, "max": 0}]}
     if air:
@@ -140,6 +150,34 @@ def _probe_main(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[
     return comp, {"probe_main": expects}
 
 
+def _air_strike(comp: RuleComponent) -> RuleComponent:
+    """The library air_raid as a recipe: at each time its aircraft appear at one place and attack the
+    tagged units, and the strike is marked and announced as the library rule does."""
+    p = comp.params
+    place = p["from"]
+    where = place if isinstance(place, str) else f"{place[0]:g},{place[1]:g}"
+    attack = {"do": "attack", "team": p["team"], "target_team": p.get("target_team", 0)}
+    attack.update({k: p[k] for k in ("target_tag", "target_type") if p.get(k)})
+    recipe = {"steps": [{"when": {"on": "time", "at": list(p["times"])}, "then": [
+        {"do": "spawn", "team": p["team"], "units": {p["unit_type"]: p["count"]}, "at": place}, attack,
+        {"do": "mark", "text": "air raid", "at": place},
+        {"do": "message", "text": f"Enemy aircraft inbound from the {where}!"}]}]}
+    times = ", ".join(f"{t:g}" for t in p["times"])
+    return _component(comp.id, f"an air assault: {p['count']} {p['unit_type']} from {where} at {times} s attack "
+                      "the player's objectives; logs group_spawned, attack_ordered, mark_placed and message_sent",
+                      recipe, list(comp.requirement_ids))
+
+
+# library rules whose whole behaviour a recipe states: the designer emits the recipe instead, so the
+# developer composes (or reuses a composed rule of the same shape) and the KB learns the rule
+AS_RECIPE = {"air_raid": _air_strike}
+
+
+def as_recipes(comps: list[RuleComponent]) -> list[RuleComponent]:
+    """`comps` with every library component a recipe expresses exactly replaced by that recipe."""
+    return [AS_RECIPE[c.library_rule](c) if c.library_rule in AS_RECIPE else c for c in comps]
+
+
 def components(c: Concepts, site: Site) -> tuple[list[RuleComponent], dict[str, list[dict]]]:
     """Recipe components for the request's clauses of these families, and the expectations (by
     requirement id) that evidence them."""
@@ -152,8 +190,7 @@ def components(c: Concepts, site: Site) -> tuple[list[RuleComponent], dict[str, 
         families.append(_probe_main)
     elif c.archetype == "production" and c.wave_times:
         families.append(_enemy_attack)
-    # ground raids from a random side stay the library's periodic_raids, which draws the side at random
-    if c.wave_interval and (c.raids or c.raid_target_type) and not (c.random_side and c.ground):
+    if c.wave_interval and (c.raids or c.raid_target_type):
         families.append(_raids)
     for family in families:
         comp, found = family(c, site)

@@ -166,7 +166,7 @@ def _composed(c: Concepts, site: Site, comps: list[RuleComponent], expects: Expe
     served = {rid for comp in extra for rid in comp.requirement_ids}
     kept = [comp for comp in comps if not comp.requirement_ids or not set(comp.requirement_ids) <= served]
     expects.update(extra_expects)
-    return kept + extra
+    return composed_designs.as_recipes(kept) + extra
 
 
 def _scaled(n: float, strength: float, least: int = 1) -> int:

@@ -28,8 +28,8 @@ KILL_SECONDS = 120.0         # how long a test waits for a unit to be destroyed
 MOVE_SECONDS = 8.0           # after an attack order, the attackers have left ...
 LEFT_RADIUS = 4.0            # ... this circle (tiles) around where they appeared
 END_ACTIONS = ("win", "lose")
-LOG_EVENTS = ("step_fired {step, index, trigger, t}", "group_spawned / reinforced {step, index, team, from, count, "
-              "units, x, y}", "attack_ordered {step, index, team, count, target_team, "
+LOG_EVENTS = ("step_fired {step, index, trigger, t}", "group_spawned / reinforced {step, index, team, from, slot (which "
+              "of the action's places, from 1), count, units, x, y}", "attack_ordered {step, index, team, count, target_team, "
               "ok, target, wanted, tx, ty}", "attack_withdrawn {step, index, count}",
               "game_ended {step, index, result, team}", "message_sent {step, index, team}",
               "mark_placed {step, index, x, y}", "step_skipped {step, index, action, why}")
@@ -106,6 +106,10 @@ class _Bench:
         self.resources: dict[int, dict[str, float]] = {}
         self.taken: list[tuple[float, float]] = []
 
+    def points(self, places: Any) -> list[tuple[float, float]]:
+        """Every place of an action's `at`: a list of places (spawn), or one place."""
+        return [self.point(p) for p in places] if isinstance(places, list) else [self.point(places)]
+
     def point(self, place: Any) -> tuple[float, float]:
         if isinstance(place, str):
             sp = G.spawns(self.m)
@@ -169,16 +173,22 @@ def _count(base: int, growth: float, firing: int, spawned: int) -> int:
     return max(0, min(n, SPAWN_BUDGET - spawned))
 
 
+def _draws_without_repeat(step: Step) -> bool:
+    return any(a.do == "spawn" and a.pick == "random_no_repeat" for a in step.then)
+
+
 def _trigger_setup(step: Step, i: int, bench: _Bench, params: dict, positive: bool,
                    enemy_of: dict[int, int]) -> tuple[float, int, bool]:
-    """Places what makes step i's trigger fire (positive) or not; returns (until, firings, exact)."""
+    """Places what makes step i's trigger fire (positive) or not; returns (until, firings, exact).
+    A timed step that draws places without repeat fires twice, so the test sees two draws."""
     w, p = step.when, part_prefix(i)
+    twice = _draws_without_repeat(step)
     if w.on == "time":
-        times = list(TEST_TIMES[: len(w.at)])
+        times = list(TEST_TIMES[: max(len(w.at), 2 if twice else 1)])
         params[p + "at"] = times
         return (times[-1] + 10, len(times), True) if positive else (times[0] - 1, 0, True)
     if w.on == "period":
-        n = min(w.count or 2, 2)
+        n = 2 if twice else min(w.count or 2, 2)
         period = min(w.every, 10.0)
         params.update({p + "every": period, p + "first_at": TEST_TIMES[0], p + "count": n})
         return (TEST_TIMES[0] + period * (n - 1) + 10, n, True) if positive else (TEST_TIMES[0] - 1, 0, True)
@@ -236,7 +246,9 @@ def _action_expectations(step: Step, i: int, bench: _Bench, firings: int, exact:
             name = "group_spawned" if a.do == "spawn" else "reinforced"
             expect.append({"event": "rule_log", "where": {"name": name, "fields.step": i}, "min": firings})
             if a.do == "spawn":
-                group_team, origin = a.team, bench.point(a.at)
+                expect += _place_expectations(a, i, firings, exact)
+                # where the first firing's group appears, when that is known in advance
+                group_team, origin = a.team, bench.points(a.at)[0] if a.pick == "cycle" else None
         elif a.do == "attack":
             if group_team != a.team:
                 bench.add(a.team, "light_bot", 2, bench.free())
@@ -266,6 +278,21 @@ def _action_expectations(step: Step, i: int, bench: _Bench, firings: int, exact:
     return expect
 
 
+def _place_expectations(a, i: int, firings: int, exact: bool) -> list[dict]:
+    """Which place each firing of spawn action `a` of step i used: in turn (cycle), any of its places
+    (random), and never one place twice in a row (random_no_repeat, checked over two firings)."""
+    n = len(a.at)
+    where = {"name": "group_spawned", "fields.step": i}
+    if a.pick == "cycle":
+        # when the number of firings is not exact (a unit that may die more than once), the first one is known
+        return [{"event": "rule_log", "where": {**where, "fields.index": k, "fields.slot": (k - 1) % n + 1},
+                 "min": 1, **({"max": 1} if exact else {})} for k in range(1, (firings if exact else 1) + 1)]
+    out = [{"event": "rule_log", "where": {**where, "fields.slot": list(range(1, n + 1))}, "min": firings}]
+    if a.pick == "random_no_repeat" and firings == 2:
+        out += [{"event": "rule_log", "where": {**where, "fields.slot": s}, "max": 1} for s in range(1, n + 1)]
+    return out
+
+
 def _enemy_of(teams: set[int]) -> dict[int, int]:
     return {t: min(o for o in teams | {0, 1} if o != t) for t in teams}
 
@@ -283,7 +310,7 @@ def rule_tests(recipe: RuleRecipe, params: dict[str, Any], map_ref: dict | None 
             bench = _Bench(map_ref)
             for a in step.then:  # keep start units clear of where the step spawns or marks
                 if getattr(a, "at", None) is not None:
-                    bench.taken.append(bench.point(a.at))
+                    bench.taken += bench.points(a.at)
             case_params = {**params, DISABLED_STEPS: off}
             until, firings, exact = _trigger_setup(step, i, bench, case_params, positive, enemy_of)
             if positive:

@@ -9,9 +9,9 @@ import yaml
 from engine import Simulation, load_level
 from engine.expect import evaluate
 from engine.ruletest import as_run_view, run_rule_tests
-from genesis.models import Concepts
+from genesis.models import Concepts, RuleComponent
 from genesis.offline import developer_brain
-from genesis.offline.composed_designs import Site, components
+from genesis.offline.composed_designs import Site, as_recipes, components
 
 PRODUCTION = Concepts(archetype="production", wave_times=[90, 240], target_composition={"light_tank": 3},
                       time_limit=600)
@@ -19,8 +19,11 @@ AIR_RAIDS = Concepts(archetype="raids", raids=True, air=True, ground=False, wave
                      raid_target_type="metal_extractor")
 GROUND_RAIDS = Concepts(archetype="raids", raids=True, wave_interval=90, raid_target_type="solar_collector")
 PROBE = Concepts(archetype="defense", probe_then_main=True, main_factor=3)
+RANDOM_RAIDS = Concepts(archetype="raids", raids=True, random_side=True, wave_interval=60,
+                        raid_target_type="metal_extractor", unit_kinds=["raider"])
 CORRIDOR = Site({"name": "two_front_corridor"}, (22.5, 32.5), ["front_1", "front_2"], "objective")
 FIELD = Site({"name": "open_field"}, (6.5, 42.5), ["ne", "north"], "home")
+CROSS = Site({"name": "crossroads"}, (48.5, 48.5), ["sw", "ne", "nw"], "objective")
 
 
 def test_each_family_is_recognised_from_its_concepts():
@@ -37,7 +40,7 @@ def test_each_family_is_recognised_from_its_concepts():
 
 
 @pytest.mark.parametrize("concepts, site", [(PRODUCTION, FIELD), (AIR_RAIDS, CORRIDOR), (GROUND_RAIDS, CORRIDOR),
-                                            (PROBE, CORRIDOR)])
+                                            (PROBE, CORRIDOR), (RANDOM_RAIDS, CROSS)])
 def test_the_family_composes_into_a_rule_whose_tests_pass(tmp_path, concepts, site):
     [comp], _ = components(concepts, site)
     draft = developer_brain.write_rule(comp, None, site.map_ref)
@@ -83,6 +86,48 @@ def test_air_raids_target_the_building_class_and_are_aircraft(tmp_path):
     other, view, size = _run(tmp_path, AIR_RAIDS, CORRIDOR, units, 260,
                              {"s1_a2_target_type": "commander", "s2_a2_target_type": "commander"})
     assert not _holds(other["raid_target"], view, size)
+
+
+def test_random_side_raids_draw_each_side_and_are_checked_on_the_sides(tmp_path):
+    [comp], _ = components(RANDOM_RAIDS, CROSS)
+    [step] = comp.recipe.steps
+    assert step.then[0].at == ["sw", "ne", "nw"] and step.then[0].pick == "random_no_repeat"
+    units = [{"type": "metal_extractor", "x": 48.5, "y": 44.5, "tag": "objective"},
+             {"type": "metal_extractor", "x": 44.5, "y": 52.5, "tag": "objective"}]
+    expects, view, size = _run(tmp_path, RANDOM_RAIDS, CROSS, units, 250)
+    assert all(_holds(e, view, size) for e in expects.values())
+    # raids that all come from one side fail the sides check
+    one_side, view, size = _run(tmp_path, RANDOM_RAIDS, CROSS, units, 250, {"s1_a1_at": ["sw"], "s1_a1_pick": "cycle"})
+    assert not _holds(one_side["fronts"], view, size)
+
+
+def test_the_library_air_raid_is_emitted_as_a_recipe_that_keeps_its_values():
+    lib = RuleComponent(id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
+                        requirement_ids=["air"], params={"team": 1, "times": [480], "from": "nw", "unit_type": "bomber",
+                                                         "count": 3, "target_tag": "objective"})
+    [comp] = as_recipes([lib])
+    assert comp.library_rule is None and comp.id == "air_raid" and comp.requirement_ids == ["air"]
+    assert comp.recipe.shape() == "time>spawn+attack+mark+message"
+    assert comp.params["s1_at"] == [480] and comp.params["s1_a1_units"] == {"bomber": 3}
+    assert comp.params["s1_a1_at"] == ["nw"] and comp.params["s1_a2_target_tag"] == "objective"
+    assert comp.params["s1_a4_text"] == "Enemy aircraft inbound from the nw!"
+    other = lib.model_copy(update={"id": "waves", "library_rule": "staggered_waves"})
+    assert as_recipes([other]) == [other]      # what no recipe states stays the library's
+
+
+def test_the_air_raid_recipe_composes_into_a_rule_whose_tests_pass(tmp_path):
+    lib = RuleComponent(id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
+                        requirement_ids=["air"], params={"team": 1, "times": [480], "from": "nw", "unit_type": "bomber",
+                                                         "count": 2, "target_tag": "objective"})
+    [comp] = as_recipes([lib])
+    draft = developer_brain.write_rule(comp, None, {"name": "crossroads"})
+    folder = tmp_path / comp.id
+    folder.mkdir()
+    (folder / "rule.lua").write_text(draft.source)
+    (folder / "meta.yaml").write_text(yaml.safe_dump({**draft.meta.model_dump(mode="json"), "id": comp.id}))
+    (folder / "test.yaml").write_text(yaml.safe_dump({"tests": [t.file_form() for t in draft.tests]}))
+    results = run_rule_tests(folder)
+    assert len(results) == 2 and all(r.passed for r in results), [r.details for r in results if not r.passed]
 
 
 def test_probe_then_main_is_checked_on_the_group_sizes(tmp_path):

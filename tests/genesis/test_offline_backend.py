@@ -214,9 +214,9 @@ def _raid_size(gdd) -> int:
 
 def test_random_side_raids_hit_extractors_and_never_repeat_a_side():
     brief, gdd = _design("raiders strike your extractors every two minutes from a random side")
-    raids = _rule(gdd, "periodic_raids").params
-    assert raids["avoid_repeat"] and raids["target_type"] == "metal_extractor" and raids["interval"] == 120
-    assert len(raids["sides"]) >= 2
+    raids = next(c for c in gdd.rule_components if c.id == "composed_raids").params
+    assert raids["s1_a1_pick"] == "random_no_repeat" and raids["s1_a2_target_type"] == "metal_extractor"
+    assert raids["s1_every"] == 120 and len(raids["s1_a1_at"]) >= 3     # a draw among two would only alternate
     assert all(u.type == "metal_extractor" for u in gdd.teams[0].units if u.tag == "objective")
 
 
@@ -303,7 +303,7 @@ def test_free_for_all_ranking_metric_and_every_side_under_pressure():
 ])
 def test_the_air_assault_keeps_its_own_time(query, ground, air):
     _, gdd = _design(query)
-    assert _rule(gdd, "air_raid").params["times"] == [air]
+    assert next(c for c in gdd.rule_components if c.id == "air_raid").params["s1_at"] == [air]
     assert _rule(gdd, "staggered_waves").params["times"] == [ground]
 
 

@@ -134,7 +134,7 @@ def test_air_raids_come_from_spawns_far_from_home(query):
     home = gdd.strategy_params["home"]
     for k, v in raids.items():
         if k.endswith("_a1_at"):
-            assert math.dist(sp[v], home) >= gdd_writer.AIR_FRONT_DIST, (k, v)
+            assert all(math.dist(sp[place], home) >= gdd_writer.AIR_FRONT_DIST for place in v), (k, v)
 
 
 def test_the_protected_units_kind_is_not_the_enemys():

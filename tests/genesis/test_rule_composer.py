@@ -36,6 +36,16 @@ RECIPES = {
             {"do": "reinforce", "team": 1, "units": {"light_tank": 2}, "at": "east"}]},
         {"when": {"on": "count_above", "team": 0, "type": "assault_bot", "threshold": 4}, "then": [
             {"do": "win", "team": 0, "reason": "army built"}]}]},
+    "fronts_in_turn": {"steps": [{"when": {"on": "time", "at": [60, 150, 240]}, "then": [
+        {"do": "spawn", "team": 1, "units": {"light_bot": 2, "assault_bot": 1}, "at": ["west", [40, 8], "east"]},
+        {"do": "attack", "team": 1, "target_team": 0, "target_tag": "objective"}]}]},
+    "random_side_raids": {"steps": [{"when": {"on": "period", "every": 120, "first_at": 120}, "then": [
+        {"do": "spawn", "team": 1, "units": {"raider_bot": 2}, "at": ["north", "south", "east", "west"],
+         "pick": "random_no_repeat"},
+        {"do": "attack", "team": 1, "target_team": 0, "target_type": "metal_extractor", "withdraw": True}]}]},
+    "destroyed_random_reinforce": {"steps": [{"when": {"on": "unit_destroyed", "team": 1, "type": "light_tank"},
+                                              "then": [{"do": "spawn", "team": 1, "units": {"light_tank": 1},
+                                                        "at": ["ne", "nw"], "pick": "random"}]}]},
     "resource_message_attack": {"steps": [{"when": {"on": "resource_above", "team": 0, "resource": "metal",
                                                     "amount": 500},
                                            "then": [{"do": "message", "text": "rich"},
@@ -76,6 +86,49 @@ def test_a_broken_script_fails_its_generated_tests(tmp_path):
     assert [r.passed for r in results] == [False, True]   # the step never fires: only its negative test holds
 
 
+def _draws(tmp_path, pick: str, seed: int, firings: int = 12) -> list[int]:
+    """The place slots a period spawn over four places used, firing after firing."""
+    recipe = RuleRecipe.model_validate({"steps": [{"when": {"on": "period", "every": 2, "first_at": 1}, "then": [
+        {"do": "spawn", "team": 1, "units": {"scout": 1}, "at": ["north", "south", "east", "west"], "pick": pick}]}]})
+    draft = compose("draws", recipe, "draws")
+    (tmp_path / "draws.lua").write_text(draft.source)
+    level = {"name": "draws", "description": "d", "map": {"name": "open_field"},
+             "switches": {"fog_of_war": False, "production": False, "time_limit": 2 * firings},
+             "teams": [{"id": 0, "name": "p"}, {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"}}],
+             "rules": [{"id": "draws", "script": "draws.lua", "params": draft.params}]}
+    result = Simulation(load_level(level, base_dir=tmp_path), seed=seed).run()
+    return [e["fields"]["slot"] for e in result.trace if e["event"] == "rule_log" and e["name"] == "group_spawned"]
+
+
+def test_places_are_taken_in_turn_or_drawn_with_the_seeded_random(tmp_path):
+    assert _draws(tmp_path, "cycle", 0) == [1, 2, 3, 4] * 3
+    drawn = _draws(tmp_path, "random", 0)
+    assert len(drawn) == 12 and set(drawn) <= {1, 2, 3, 4} and len(set(drawn)) > 1
+    assert drawn == _draws(tmp_path, "random", 0)                   # the same seed draws the same sides
+    assert any(_draws(tmp_path, "random", seed) != drawn for seed in (1, 2, 3))
+    no_repeat = [_draws(tmp_path, "random_no_repeat", seed) for seed in (0, 1)]
+    assert all(len(d) == 12 and all(a != b for a, b in zip(d, d[1:])) for d in no_repeat)
+    assert no_repeat[0] != [1, 2, 3, 4] * 3 and len(set(no_repeat[0])) > 2    # drawn, not taken in turn
+
+
+def test_a_draw_that_repeats_fails_the_generated_no_repeat_test(tmp_path):
+    recipe = RuleRecipe.model_validate(RECIPES["random_side_raids"])
+    draft = compose("repeats", recipe, "raids from a random side, never the same twice")
+    stuck = draft.source.replace("if slot >= last_slot[prefix] then slot = slot + 1 end", "slot = last_slot[prefix]")
+    assert stuck != draft.source
+    results = run_rule_tests(_folder(tmp_path, "repeats", draft, stuck))
+    assert [r.passed for r in results] == [False, True]
+
+
+def test_a_cycle_that_keeps_to_one_place_fails_its_generated_test(tmp_path):
+    recipe = RuleRecipe.model_validate(RECIPES["fronts_in_turn"])
+    draft = compose("one_front", recipe, "each front at its own time")
+    stuck = draft.source.replace("slot = (k - 1) % n + 1", "slot = 1")
+    assert stuck != draft.source
+    results = run_rule_tests(_folder(tmp_path, "one_front", draft, stuck))
+    assert [r.passed for r in results] == [False, True]
+
+
 def test_params_carry_every_value_and_the_shape_is_the_signature():
     a = RuleRecipe.model_validate(RECIPES["time_spawn_attack"])
     b = RuleRecipe.model_validate({"steps": [{"when": {"on": "time", "at": [5]}, "then": [
@@ -98,6 +151,10 @@ def test_params_carry_every_value_and_the_shape_is_the_signature():
     ({"steps": [{"when": {"on": "count_below", "team": 0, "threshold": 0}, "then": [
         {"do": "lose", "team": 0, "reason": "x"}]}]}, "threshold >= 1"),
     ({"steps": [{"when": {"on": "time", "at": [10]}, "then": [{"do": "explode"}]}]}, "explode"),
+    ({"steps": [{"when": {"on": "time", "at": [10]}, "then": [
+        {"do": "spawn", "team": 1, "units": {"light_bot": 3}, "at": "west", "pick": "random"}]}]}, "at least 2 places"),
+    ({"steps": [{"when": {"on": "time", "at": [10]}, "then": [
+        {"do": "spawn", "team": 1, "units": {"light_bot": 3}, "at": ["west", "east"], "pick": "shuffle"}]}]}, "shuffle"),
 ])
 def test_a_broken_recipe_is_refused_with_a_clear_error(bad, words):
     with pytest.raises(ValidationError) as err:
@@ -124,6 +181,8 @@ def test_hostile_trigger_values_are_refused(hostile):
     {"do": "spawn", "team": 1, "units": {"light_bot": -3}, "at": "west"},
     {"do": "spawn", "team": 1, "units": {"light_bot": 3}, "at": "west", "growth": 1e6},
     {"do": "spawn", "team": 1, "units": {"light_bot": 3}, "at": "west\"; os.exit() --"},
+    {"do": "spawn", "team": 1, "units": {"light_bot": 3}, "at": ["west"] * 17},
+    {"do": "spawn", "team": 1, "units": {"light_bot": 3}, "at": []},
     {"do": "message", "text": "x" * 10_000},
     {"do": "win", "team": -1, "reason": "x"},
 ])

@@ -69,3 +69,23 @@ def test_a_recipe_is_composed_verified_committed_and_reused(tmp_path, seed_dirs,
     assert ref["params"]["s1_a1_text"] == "The enemy is coming"
     trace = [json.loads(line) for p in (other.out_dir / "runs").glob("*.jsonl") for line in p.read_text().splitlines()]
     assert any(e.get("event") == "message" and e.get("text") == "The enemy is coming" for e in trace)
+
+
+@pytest.mark.slow
+def test_an_example_query_composes_a_rule_into_the_kb_and_a_similar_request_reuses_it(tmp_path, seed_dirs):
+    """The example "raiders ... from a random side" has no library rule that draws sides as asked: its
+    raids are composed, verified and committed; another interval (no fast track) reuses that rule."""
+    kb, rubrics = seed_dirs
+    first = start("raiders strike your extractors every two minutes from a random side", out=tmp_path / "first",
+                  kb_root=kb, rubrics_root=rubrics)
+    assert first.status == "playable", first.validation.get("reason")
+    assert _record(first, "composed_raids")["reused_from"] is None
+    [committed] = [r for r in first.validation["evolution"]["committed"]["new_rules"] if r.endswith("composed_raids")]
+    meta = yaml.safe_load((kb / "rules" / committed / "meta.yaml").read_text())
+    assert any(c.startswith("recipe-") for c in meta["concepts"]) and "s1_a1_pick" in meta["params"]
+
+    again = start("raiders hit your metal extractors every three minutes from a random side", out=tmp_path / "again",
+                  kb_root=kb, rubrics_root=rubrics)
+    assert again.status == "playable" and not again.validation["fast_tracked"]
+    assert _record(again, "composed_raids")["reused_from"] == committed
+    assert not [r for r in again.validation["evolution"]["committed"]["new_rules"] if r.endswith("composed_raids")]
