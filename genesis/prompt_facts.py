@@ -138,9 +138,9 @@ def footprints() -> str:
 
 
 def map_names() -> str:
-    """Each built-in map's name, size and terrain shares, without the spawn list or sketch."""
-    return "Built-in maps (sizes in tiles; distances everywhere are in tiles, times in game seconds): " + "; ".join(
-        line[2:].split("; spawns:")[0] for line in map_catalog().splitlines() if line.startswith("- "))
+    """Each built-in map's name, size, terrain shares and named spawn points, without the sketch."""
+    return ("Built-in maps (sizes in tiles, x grows right, y grows down; distances everywhere are in tiles, times in "
+            "game seconds):\n" + "\n".join(line for line in map_catalog().splitlines() if line.startswith("- ")))
 
 
 def unit_roster() -> str:
@@ -157,8 +157,12 @@ def controllers() -> str:
         rest = model_fields_text(model, skip=("type", "behaviour"))
         lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
                      + (f". {_doc(model)}" if _doc(model) else ""))
-    lines.append(f"A target is a point {{x, y}} or a selector {{{model_fields_text(TargetSelector)}}}.")
+    lines.append(f"A target is a point {{x, y}} or {target_selector()}.")
     return "\n".join(lines)
+
+
+def target_selector() -> str:
+    return f"a selector {{{model_fields_text(TargetSelector)}}} ({_doc(TargetSelector)})"
 
 
 def conditions() -> str:
@@ -166,6 +170,7 @@ def conditions() -> str:
     for model in _union_members(Condition):
         lines.append(f"- {{kind: {model.model_fields['kind'].default!r}, {model_fields_text(model, skip=('kind',))}}}: "
                      f"{_doc(model)}")
+    lines.append(f"A TargetSelector is {target_selector()}.")
     return "\n".join(lines)
 
 
@@ -233,13 +238,15 @@ RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
      r"\b[^.;]{0,40}\b(metal|energy|resources?)\b"),
     ("rules share no state: each script runs in its own sandbox; two components cannot read each other's "
      "variables (put logic that needs shared state in one component)", None),
+    ("areas are circles: on_area_entered watches a circle; a line or a map edge is watched by polling unit "
+     "positions from units() in an every() callback", None),
     ("mark() only draws a labelled point marker (no areas, zones or lines); it leaves no trace event", None),
     ("win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
      "lose(team) eliminates `team` and its allies (lose events) and, once a single alliance is left, ends the "
      "game with that alliance as winners (win events for them); nothing happens after the game has ended", None),
     ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team)", None),
     ("units are created only by spawn() (or the level / production); a rule cannot change a unit's type, "
-     "hp, owner or speed, nor the terrain",
+     "hp, owner or speed, nor remove a unit (units leave only by dying), nor change the terrain",
      r"\b(convert|converts|transfer|transfers|change|changes|switch|switches)\b[^.;]{0,30}"
      r"\b(owner|ownership|allegiance)\b|\b(heal|heals|repair|repairs)\b[^.;]{0,30}\bunits?\b"),
     ("a game ended by a rule has ended_by 'rule'; by a declarative condition 'condition'; by the time limit "
@@ -258,11 +265,11 @@ def impossible_demands(purpose: str) -> list[str]:
 
 
 def rule_api_compact() -> str:
-    """The rule API the developer gets, one line a function (signature and first clause), plus its limits:
+    """The rule API the developer gets, one line a function, without the rule library, plus its limits:
     what a designer can ask a new rule component to do."""
-    calls = "; ".join(text.split(":", 1)[0].split(" -> ")[0] for text in RULE_API.values())
-    hooks = "; ".join(c.split(":", 1)[0] for c in CALLBACKS)
-    return (f"Rule scripts (Lua, written by the developer) can react to {hooks} and call: {calls}.\n"
+    hooks = "\n".join(f"- {c}" for c in CALLBACKS)
+    calls = "\n".join(f"- {text}" for text in RULE_API.values())
+    return (f"Rule scripts (Lua, written by the developer) define callbacks:\n{hooks}\nand call:\n{calls}\n"
             + rule_api_limits())
 
 
