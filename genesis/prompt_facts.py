@@ -217,6 +217,9 @@ def expectation_grammar() -> str:
         note = EVENT_FIELD_NOTES.get(kind)
         lines.append(f"    {kind}: {', '.join(fields)}" + (f" ({note})" if note else ""))
     lines.append("  Spawn and death events carry no tag: select tagged units with a `state` expectation or a rule_log.")
+    lines.append("  Order events are the orders of the team under test (its policy) only: orders given by a rule's "
+                 "order() or by an AI controller leave no order event (show their effect with `state` positions).")
+    lines.append("  A run stopped by a test's `until` ends with an end event whose ended_by is 'until', and no winners.")
     lines.append(f"- {{result: {{...}}}}: the run's outcome; keys: {model_fields_text(ResultSpec)}.")
     lines.append(f"- {{state: {{...}}}}: {_doc(StateSpec)} Keys: {model_fields_text(StateSpec)}. "
                  "Use it to show a mechanic really happened (resources moved, units spawned or destroyed, "
@@ -279,6 +282,7 @@ def rule_api() -> str:
     lines.append("Functions (the only ones; os, io, load, require, debug, package, string.dump, collectgarbage and "
                  "math.random do not exist; a runtime error ends the run with ended_by=error):")
     lines += [f"- {text}" for text in RULE_API.values()]
+    lines.append("param() returns the value in its JSON shape: a list is a 1-based Lua sequence, an object a table.")
     lines.append(f"Rule library, predefined table lib: {RULE_LIB_DOC}.")
     lines.append(rule_api_limits())
     return "\n".join(lines)

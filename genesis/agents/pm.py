@@ -13,8 +13,8 @@ STAGE_SCOPE = {
     "gdd": "the design: map, teams and army composition, controllers, rule components and their params, "
            "conditions, requirements and their expectations, reference strategy and strategy_params",
     "rules": "the Lua rule scripts, their declared params and tests; the GDD stays as it is",
-    "level": "the level assembled from the GDD and rules: unit placement, counts, rule params, switches, "
-             "conditions and metadata.reference; it cannot rewrite rule scripts",
+    "level": "the level assembled from the GDD and rules: unit placement, counts (they may differ from the GDD's), "
+             "rule params, switches, conditions and metadata.reference; it cannot rewrite rule scripts",
 }
 EVIDENCE_DETAIL_CHARS = 400
 RETRO_FAILURES = 50   # the most recent failed verdicts the retrospective reads

@@ -2,6 +2,8 @@
 requirement evidence with its observed numbers, the runs' outcomes, and what each stage can change."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from genesis.agents.base import PROMPTS
 from genesis.agents.pm import STAGE_SCOPE, evidence_digest
 from genesis.llm import render
@@ -44,7 +46,6 @@ def test_evidence_digest_caps_each_detail():
 
 
 def test_the_visual_reviewer_judges_the_levels_own_description(tmp_path):
-    from types import SimpleNamespace
 
     from genesis.models import VisualVerdict
     from genesis.offline.brief_writer import write_brief
@@ -65,3 +66,15 @@ def test_the_visual_reviewer_judges_the_levels_own_description(tmp_path):
     state = {"query": "q", "level": {"description": "the level after a retry changed the design"}}
     Nodes(ctx)._visual(state, gdd, None)
     assert seen["description"] == "the level after a retry changed the design" != gdd.agent_description
+
+
+def test_the_visual_reviewer_is_told_the_map_geometry_and_that_outcomes_are_not_its_call():
+    from genesis.visual import ReviewFrame, review_context
+
+    replay = SimpleNamespace(width=96, height=64, end=SimpleNamespace(reason="r", ended_by="rule", duration=40.0,
+                                                                       winners=[1], losers=[0]), teams=[])
+    frames = [ReviewFrame("f.png", 0.0, "", ["regular"], (0, 30, 640, 457))]
+    context = review_context(frames, replay)
+    prompt = render(PROMPTS / "analyst_visual_review.j2", query="q", description="d", n_frames=1, **context)
+    assert "[0, 30, 640, 457]" in prompt and "96x64 tiles" in prompt
+    assert "no reason for playable=false" in prompt
