@@ -5,6 +5,12 @@ Each transcript under tests/data/capable_model/ was produced by a person answeri
 server of the project's shared tools), the way a capable model would. Replaying one re-runs the
 whole pipeline (checks, simulations, KB commit) on those answers with no model: the prompts'
 contracts must still let a capable model's answers through, Stage 3 on its first attempt.
+
+"convoy" was answered the same way by a separate writer session that saw only the stand-in's request
+files (never the source) and listed every format, name or limit it had to guess; the prompts were
+then fixed for each of them. Its request needs two rules the seed library lacks (the convoy's drive
+and the kill/escape tracker); the reference lost one seed at the first level attempt and the PM's
+level retry (a stronger, closer strike group) passed.
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "capable_model"
 # rule test expected an order event that rule orders do not produce, and the retry fixed it)
 CASES = [
     pytest.param("last_stand", True, id="last-stand"),
+    pytest.param("convoy", True, id="convoy", marks=pytest.mark.slow),
     pytest.param("assassinate", True, id="assassinate", marks=pytest.mark.slow),
     pytest.param("outposts", False, id="outposts", marks=pytest.mark.slow),
 ]

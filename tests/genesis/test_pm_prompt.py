@@ -46,7 +46,6 @@ def test_evidence_digest_caps_each_detail():
 
 
 def test_the_visual_reviewer_judges_the_levels_own_description(tmp_path):
-
     from genesis.models import VisualVerdict
     from genesis.offline.brief_writer import write_brief
     from genesis.offline.concepts import read
