@@ -32,9 +32,10 @@ class PM(Agent):
 
     def gate(self, stage: str, verdict: Verdict, history: list[dict], attempts: int, budget: int,
              total: int, total_budget: int, signatures: list[str], evidence: list[dict] | None = None,
-             runs: list[dict] | None = None) -> MetaFeedback:
+             runs: list[dict] | None = None, query: str = "", summary: str = "") -> MetaFeedback:
+        """`query` and `summary`: the request and the brief's summary, so guidance can name the design."""
         return self.ask("pm.meta_feedback", MetaFeedback, stage=stage, inputs={
-            "stage": stage, "verdict": verdict.model_dump(mode="json"), "history": history[-8:],
+            "stage": stage, "query": query, "summary": summary, "verdict": verdict.model_dump(mode="json"), "history": history[-8:],
             "signatures": signatures, "evidence": evidence_digest(evidence or []), "runs": runs or [],
             "scope": STAGE_SCOPE,
             "attempts": attempts, "budget": budget, "total_iterations": total, "total_budget": total_budget})

@@ -15,6 +15,7 @@ level retry (a stronger, closer strike group) passed.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,33 @@ def test_a_capable_models_answers_make_a_playable_scenario(name, rules_first_try
     assert v["backend"] and all(b == "replay of openai/standin" for b in v["backend"].values())
     # the new rules the model wrote were verified and committed to the KB
     assert v["evolution"]["committed"]["new_rules"]
+
+
+LEARNED = Path(__file__).resolve().parent / "fixtures" / "learned_update"
+
+
+@pytest.mark.slow
+def test_a_model_pm_turns_two_recurring_failures_into_one_replay_validated_update(tmp_path, seed_dirs, monkeypatch):
+    """fixtures/learned_update/README.md says how the history and the transcript were recorded."""
+    from genesis import rubric_store
+    from genesis.kb.store import KnowledgeBase
+
+    kb, rubrics = seed_dirs
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "off")
+    shutil.copytree(LEARNED / "rubrics", rubrics, dirs_exist_ok=True)
+    shutil.copytree(LEARNED / "kb", kb, dirs_exist_ok=True)
+    KnowledgeBase(kb).rebuild()
+    query = "defend 2 extractors against raiders that attack every minute"
+    outcome = start(query, out=tmp_path / "run", kb_root=kb, rubrics_root=rubrics,
+                    replay=LEARNED / "transcript.jsonl", register=False)
+    v = outcome.validation
+    assert v["playable"], v["reason"]
+    assert v["backend"]["pm"] == "replay of openai/standin"
+    (update,) = v["evolution"]["rubric_updates"]
+    assert (update["stage"], update["action"], update["criterion"], update["version"]) == \
+        ("gdd", "enable_check", "balance_preview", 2)
+    assert update["targets"] == ["level:reference_wins:reference_lost"]
+    caught = [e for e in update["evidence"] if e.startswith("fails recorded failure")]
+    assert len(caught) == 2 and "passes 3 accepted KB scenario(s)" in update["evidence"]
+    learned = rubric_store.load("gdd", root=rubrics)
+    assert learned.version == 2 and learned.criterion("balance_preview").kind == "check:balance_preview"

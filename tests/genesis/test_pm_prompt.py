@@ -23,7 +23,8 @@ def _prompt() -> str:
                       criteria=[CriterionResult(id="requirement_evidence", passed=False, reason="hold: failed")])
     return render(PROMPTS / "pm_meta_feedback.j2", stage="level", verdict=verdict.model_dump(mode="json"), history=[],
                   signatures=[], evidence=evidence_digest(EVIDENCE), runs=RUNS, scope=STAGE_SCOPE, attempts=1,
-                  budget=3, total_iterations=5, total_budget=8, facts=FACTS)
+                  budget=3, total_iterations=5, total_budget=8, facts=FACTS, query="hold the hill for 2 minutes",
+                  summary="the player holds a hill zone")
 
 
 def test_the_pm_sees_every_visual_problem_and_the_evidence_numbers():
@@ -35,6 +36,7 @@ def test_the_pm_sees_every_visual_problem_and_the_evidence_numbers():
 
 def test_the_pm_is_told_what_each_stage_can_change():
     prompt = _prompt()
+    assert '"hold the hill for 2 minutes"' in prompt and "the player holds a hill zone" in prompt
     for stage, scope in STAGE_SCOPE.items():
         assert f"- {stage}: {scope}" in prompt
     assert "army composition" in STAGE_SCOPE["gdd"] and "unit placement" in STAGE_SCOPE["level"]
