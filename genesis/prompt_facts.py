@@ -144,7 +144,12 @@ def map_names() -> str:
 
 
 def unit_roster() -> str:
-    return roster_table(load_catalog())
+    """The roster table plus each unit's sight, which decides what attack-move and the reference see."""
+    by_sight: dict[float, list[str]] = {}
+    for name, u in sorted(load_catalog().units.items()):
+        by_sight.setdefault(u.sight, []).append(name)
+    sights = "; ".join(f"{s:g}: {', '.join(names)}" for s, names in sorted(by_sight.items()))
+    return roster_table(load_catalog()) + f"\nSight radius (tiles; what a unit sees under fog, and how far it acquires enemies on attack-move or patrol): {sights}."
 
 
 # --- level pieces --------------------------------------------------------------------------------

@@ -79,3 +79,13 @@ def test_a_model_pm_turns_two_recurring_failures_into_one_replay_validated_updat
     assert len(caught) == 2 and "passes 3 accepted KB scenario(s)" in update["evidence"]
     learned = rubric_store.load("gdd", root=rubrics)
     assert learned.version == 2 and learned.criterion("balance_preview").kind == "check:balance_preview"
+
+
+def test_a_role_the_recording_never_called_replays_as_offline(tmp_path):
+    from genesis.llm import LLMClient, Transcript, load_config
+
+    recorded = Transcript.load(LEARNED / "transcript.jsonl")
+    client = LLMClient(load_config({}, env={}, cwd=tmp_path), Transcript(), replay=recorded)
+    assert client.backend_name("pm") == "replay of openai/standin"
+    assert client.backend_name("designer") == "replay of offline"
+    assert client.backend_name("vlm") == "replay of offline"     # the pixel checker judged the frames
