@@ -143,13 +143,25 @@ def map_names() -> str:
             "game seconds):\n" + "\n".join(line for line in map_catalog().splitlines() if line.startswith("- ")))
 
 
+def _grouped(values: dict[str, float]) -> str:
+    by_value: dict[float, list[str]] = {}
+    for name, value in sorted(values.items()):
+        by_value.setdefault(value, []).append(name)
+    return "; ".join(f"{v:g}: {', '.join(names)}" for v, names in sorted(by_value.items()))
+
+
 def unit_roster() -> str:
-    """The roster table plus each unit's sight, which decides what attack-move and the reference see."""
-    by_sight: dict[float, list[str]] = {}
-    for name, u in sorted(load_catalog().units.items()):
-        by_sight.setdefault(u.sight, []).append(name)
-    sights = "; ".join(f"{s:g}: {', '.join(names)}" for s, names in sorted(by_sight.items()))
-    return roster_table(load_catalog()) + f"\nSight radius (tiles; what a unit sees under fog, and how far it acquires enemies on attack-move or patrol): {sights}."
+    """The roster table plus what balancing needs beside it: sight, build times, build power, storage."""
+    units = load_catalog().units
+    power = ", ".join(f"{n} {u.build_power:g}" for n, u in sorted(units.items()) if u.build_power)
+    storage = ", ".join(f"{n} {u.storage_metal:g}/{u.storage_energy:g}" for n, u in sorted(units.items())
+                        if u.storage_metal or u.storage_energy)
+    return (roster_table(load_catalog())
+            + "Sight radius (tiles; what a unit sees under fog, and how far it acquires enemies on attack-move or "
+            f"patrol): {_grouped({n: u.sight for n, u in units.items()})}.\n"
+            f"Build time (a builder of build power P takes build_time / P seconds): "
+            f"{_grouped({n: u.build_time for n, u in units.items()})}.\nBuild power: {power}.\n"
+            f"Storage (metal/energy each finished unit adds to its team's cap on income): {storage}.")
 
 
 # --- level pieces --------------------------------------------------------------------------------
@@ -240,7 +252,7 @@ RULE_API, CALLBACKS, RULE_LIB_DOC = API_DOC, CALLBACK_DOC, RULE_LIB_DOC_TEXT
 # What the rule API cannot do, each with the wording of a component purpose that would need it
 # (None: no wording reliably shows the need); the GDD's rules_known_api check applies the patterns.
 RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
-    ("resources can only be granted: give_resources adds amounts >= 0; nothing takes resources away, sets a "
+    ("resources can only be granted: give_resources adds amounts >= 0 (storage does not cap a grant); nothing takes resources away, sets a "
      "cap or moves them between teams",
      r"\b(take|takes|taking|steal|steals|stealing|remove|removes|drain|drains|subtract|subtracts|deduct|deducts)"
      r"\b[^.;]{0,40}\b(metal|energy|resources?)\b"),
