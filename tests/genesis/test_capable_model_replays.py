@@ -10,7 +10,9 @@ contracts must still let a capable model's answers through, Stage 3 on its first
 files (never the source) and listed every format, name or limit it had to guess; the prompts were
 then fixed for each of them. Its request needs two rules the seed library lacks (the convoy's drive
 and the kill/escape tracker); the reference lost one seed at the first level attempt and the PM's
-level retry (a stronger, closer strike group) passed.
+level retry (a stronger, closer strike group) passed. "bounty" came after the fixes, from the same
+writer on a request it had not seen: one new rule (the bounty tracker); the analyst failed the first
+GDD (resource management was not decisive) and the PM's GDD retry passed.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "capable_model"
 CASES = [
     pytest.param("last_stand", True, id="last-stand"),
     pytest.param("convoy", True, id="convoy", marks=pytest.mark.slow),
+    pytest.param("bounty", True, id="bounty", marks=pytest.mark.slow),
     pytest.param("assassinate", True, id="assassinate", marks=pytest.mark.slow),
     pytest.param("outposts", False, id="outposts", marks=pytest.mark.slow),
 ]

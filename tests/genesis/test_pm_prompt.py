@@ -15,7 +15,8 @@ EVIDENCE = [{"id": "hold", "text": "hold the zone", "testable": True, "on": "ref
              "passed": False, "detail": "seed 0: rule_log events with name=zone_held: count >= 1: observed 0 "
                                         "(zone_captured at 31.0 s, zone_lost at 44.5 s)",
              "per_run": [{"seed": 0, "passed": False}, {"seed": 1, "passed": False}]}]
-RUNS = [{"policy": "reference", "seed": 0, "winners": [1], "ended_by": "rule", "duration": 212.4, "error": None}]
+RUNS = [{"policy": "reference", "seed": 0, "winners": [1], "ended_by": "rule", "duration": 212.4, "error": None,
+         "units_lost": {"0": 7, "1": 12}}]
 
 
 def _prompt() -> str:
@@ -31,7 +32,7 @@ def test_the_pm_sees_every_visual_problem_and_the_evidence_numbers():
     prompt = _prompt()
     assert all(p in prompt for p in PROBLEMS)
     assert "observed 0" in prompt and "zone_lost at 44.5 s" in prompt
-    assert "reference/0: winners [1], rule at 212.4 s" in prompt
+    assert 'reference/0: winners [1], rule at 212.4 s, units lost per team {"0": 7, "1": 12}' in prompt
 
 
 def test_the_pm_is_told_what_each_stage_can_change():
