@@ -233,6 +233,8 @@ def expectation_grammar() -> str:
     for kind, fields in EVENT_FIELDS.items():
         note = EVENT_FIELD_NOTES.get(kind)
         lines.append(f"    {kind}: {', '.join(fields)}" + (f" ({note})" if note else ""))
+    lines.append("  `where` compares numbers by value (400 matches 400.0); a Lua boolean logged in fields matches the JSON "
+                 "boolean (true matches true).")
     lines.append("  Spawn and death events carry no tag: select tagged units with a `state` expectation or a rule_log.")
     lines.append("  Order events are the orders of the team under test (its policy) only: orders given by a rule's "
                  "order() or by an AI controller leave no order event (show their effect with `state` positions).")
