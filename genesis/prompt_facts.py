@@ -138,13 +138,30 @@ def footprints() -> str:
 
 
 def map_names() -> str:
-    """Each built-in map's name, size and terrain shares, without the spawn list or sketch."""
-    return "Built-in maps (sizes in tiles; distances everywhere are in tiles, times in game seconds): " + "; ".join(
-        line[2:].split("; spawns:")[0] for line in map_catalog().splitlines() if line.startswith("- "))
+    """Each built-in map's name, size, terrain shares and named spawn points, without the sketch."""
+    return ("Built-in maps (sizes in tiles, x grows right, y grows down; distances everywhere are in tiles, times in "
+            "game seconds):\n" + "\n".join(line for line in map_catalog().splitlines() if line.startswith("- ")))
+
+
+def _grouped(values: dict[str, float]) -> str:
+    by_value: dict[float, list[str]] = {}
+    for name, value in sorted(values.items()):
+        by_value.setdefault(value, []).append(name)
+    return "; ".join(f"{v:g}: {', '.join(names)}" for v, names in sorted(by_value.items()))
 
 
 def unit_roster() -> str:
-    return roster_table(load_catalog())
+    """The roster table plus what balancing needs beside it: sight, build times, build power, storage."""
+    units = load_catalog().units
+    power = ", ".join(f"{n} {u.build_power:g}" for n, u in sorted(units.items()) if u.build_power)
+    storage = ", ".join(f"{n} {u.storage_metal:g}/{u.storage_energy:g}" for n, u in sorted(units.items())
+                        if u.storage_metal or u.storage_energy)
+    return (roster_table(load_catalog())
+            + "Sight radius (tiles; what a unit sees under fog, and how far it acquires enemies on attack-move or "
+            f"patrol): {_grouped({n: u.sight for n, u in units.items()})}.\n"
+            f"Build time (a builder of build power P takes build_time / P seconds): "
+            f"{_grouped({n: u.build_time for n, u in units.items()})}.\nBuild power: {power}.\n"
+            f"Storage (metal/energy each finished unit adds to its team's cap on income): {storage}.")
 
 
 # --- level pieces --------------------------------------------------------------------------------
@@ -157,8 +174,12 @@ def controllers() -> str:
         rest = model_fields_text(model, skip=("type", "behaviour"))
         lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
                      + (f". {_doc(model)}" if _doc(model) else ""))
-    lines.append(f"A target is a point {{x, y}} or a selector {{{model_fields_text(TargetSelector)}}}.")
+    lines.append(f"A target is a point {{x, y}} or {target_selector()}.")
     return "\n".join(lines)
+
+
+def target_selector() -> str:
+    return f"a selector {{{model_fields_text(TargetSelector)}}} ({_doc(TargetSelector)})"
 
 
 def conditions() -> str:
@@ -166,6 +187,7 @@ def conditions() -> str:
     for model in _union_members(Condition):
         lines.append(f"- {{kind: {model.model_fields['kind'].default!r}, {model_fields_text(model, skip=('kind',))}}}: "
                      f"{_doc(model)}")
+    lines.append(f"A TargetSelector is {target_selector()}.")
     return "\n".join(lines)
 
 
@@ -211,7 +233,12 @@ def expectation_grammar() -> str:
     for kind, fields in EVENT_FIELDS.items():
         note = EVENT_FIELD_NOTES.get(kind)
         lines.append(f"    {kind}: {', '.join(fields)}" + (f" ({note})" if note else ""))
+    lines.append("  `where` compares numbers by value (400 matches 400.0); a Lua boolean logged in fields matches the JSON "
+                 "boolean (true matches true).")
     lines.append("  Spawn and death events carry no tag: select tagged units with a `state` expectation or a rule_log.")
+    lines.append("  Order events are the orders of the team under test (its policy) only: orders given by a rule's "
+                 "order() or by an AI controller leave no order event (show their effect with `state` positions).")
+    lines.append("  A run stopped by a test's `until` ends with an end event whose ended_by is 'until', and no winners.")
     lines.append(f"- {{result: {{...}}}}: the run's outcome; keys: {model_fields_text(ResultSpec)}.")
     lines.append(f"- {{state: {{...}}}}: {_doc(StateSpec)} Keys: {model_fields_text(StateSpec)}. "
                  "Use it to show a mechanic really happened (resources moved, units spawned or destroyed, "
@@ -227,19 +254,21 @@ RULE_API, CALLBACKS, RULE_LIB_DOC = API_DOC, CALLBACK_DOC, RULE_LIB_DOC_TEXT
 # What the rule API cannot do, each with the wording of a component purpose that would need it
 # (None: no wording reliably shows the need); the GDD's rules_known_api check applies the patterns.
 RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
-    ("resources can only be granted: give_resources adds amounts >= 0; nothing takes resources away, sets a "
+    ("resources can only be granted: give_resources adds amounts >= 0 (storage does not cap a grant); nothing takes resources away, sets a "
      "cap or moves them between teams",
      r"\b(take|takes|taking|steal|steals|stealing|remove|removes|drain|drains|subtract|subtracts|deduct|deducts)"
      r"\b[^.;]{0,40}\b(metal|energy|resources?)\b"),
     ("rules share no state: each script runs in its own sandbox; two components cannot read each other's "
      "variables (put logic that needs shared state in one component)", None),
+    ("areas are circles: on_area_entered watches a circle; a line or a map edge is watched by polling unit "
+     "positions from units() in an every() callback", None),
     ("mark() only draws a labelled point marker (no areas, zones or lines); it leaves no trace event", None),
     ("win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
      "lose(team) eliminates `team` and its allies (lose events) and, once a single alliance is left, ends the "
      "game with that alliance as winners (win events for them); nothing happens after the game has ended", None),
     ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team)", None),
     ("units are created only by spawn() (or the level / production); a rule cannot change a unit's type, "
-     "hp, owner or speed, nor the terrain",
+     "hp, owner or speed, nor remove a unit (units leave only by dying), nor change the terrain",
      r"\b(convert|converts|transfer|transfers|change|changes|switch|switches)\b[^.;]{0,30}"
      r"\b(owner|ownership|allegiance)\b|\b(heal|heals|repair|repairs)\b[^.;]{0,30}\bunits?\b"),
     ("a game ended by a rule has ended_by 'rule'; by a declarative condition 'condition'; by the time limit "
@@ -258,11 +287,11 @@ def impossible_demands(purpose: str) -> list[str]:
 
 
 def rule_api_compact() -> str:
-    """The rule API the developer gets, one line a function (signature and first clause), plus its limits:
+    """The rule API the developer gets, one line a function, without the rule library, plus its limits:
     what a designer can ask a new rule component to do."""
-    calls = "; ".join(text.split(":", 1)[0].split(" -> ")[0] for text in RULE_API.values())
-    hooks = "; ".join(c.split(":", 1)[0] for c in CALLBACKS)
-    return (f"Rule scripts (Lua, written by the developer) can react to {hooks} and call: {calls}.\n"
+    hooks = "\n".join(f"- {c}" for c in CALLBACKS)
+    calls = "\n".join(f"- {text}" for text in RULE_API.values())
+    return (f"Rule scripts (Lua, written by the developer) define callbacks:\n{hooks}\nand call:\n{calls}\n"
             + rule_api_limits())
 
 
@@ -272,6 +301,7 @@ def rule_api() -> str:
     lines.append("Functions (the only ones; os, io, load, require, debug, package, string.dump, collectgarbage and "
                  "math.random do not exist; a runtime error ends the run with ended_by=error):")
     lines += [f"- {text}" for text in RULE_API.values()]
+    lines.append("param() returns the value in its JSON shape: a list is a 1-based Lua sequence, an object a table.")
     lines.append(f"Rule library, predefined table lib: {RULE_LIB_DOC}.")
     lines.append(rule_api_limits())
     return "\n".join(lines)

@@ -61,6 +61,8 @@ class SimRun:
                "losers": self.losers, "reason": self.reason, "ended_by": self.ended_by,
                "duration": round(self.duration, 1), "trace_hash": self.trace_hash, "error": self.error,
                "wall_s": round(self.wall_s, 2), "mobility": self.mobility, "cached": self.cached}
+        if self.team_stats:
+            out["units_lost"] = {team: int(stats.get("units_lost", 0)) for team, stats in self.team_stats.items()}
         if self.decided:
             out["decided"] = self.decided
         if self.replay_prefix_hash:

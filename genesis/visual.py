@@ -71,6 +71,8 @@ def review_context(frames: list[ReviewFrame], replay: Replay | None) -> dict:
     ctx = {"frames": [{"n": i + 1, "time": _clock(f.t), "caption": f.caption or "regular interval"}
                       for i, f in enumerate(frames)], "legend": GLYPH_LEGEND, "min_frames": MIN_FRAMES}
     if replay is not None:
+        if frames and frames[0].map_box:
+            ctx["map"] = {"width": replay.width, "height": replay.height, "box": list(frames[0].map_box)}
         ctx.update(end_reason=replay.end.reason or replay.end.ended_by, ended_by=replay.end.ended_by,
                    duration=_clock(replay.end.duration), winners=replay.end.winners, losers=replay.end.losers,
                    teams=[{"id": t.id, "name": t.name, "color": t.color, "role": "player" if t.player else "other"}

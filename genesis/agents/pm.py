@@ -13,8 +13,8 @@ STAGE_SCOPE = {
     "gdd": "the design: map, teams and army composition, controllers, rule components and their params, "
            "conditions, requirements and their expectations, reference strategy and strategy_params",
     "rules": "the Lua rule scripts, their declared params and tests; the GDD stays as it is",
-    "level": "the level assembled from the GDD and rules: unit placement, counts, rule params, switches, "
-             "conditions and metadata.reference; it cannot rewrite rule scripts",
+    "level": "the level assembled from the GDD and rules: unit placement, counts (they may differ from the GDD's), "
+             "rule params, switches, conditions and metadata.reference; it cannot rewrite rule scripts",
 }
 EVIDENCE_DETAIL_CHARS = 400
 RETRO_FAILURES = 50   # the most recent failed verdicts the retrospective reads
@@ -32,9 +32,10 @@ class PM(Agent):
 
     def gate(self, stage: str, verdict: Verdict, history: list[dict], attempts: int, budget: int,
              total: int, total_budget: int, signatures: list[str], evidence: list[dict] | None = None,
-             runs: list[dict] | None = None) -> MetaFeedback:
+             runs: list[dict] | None = None, query: str = "", summary: str = "") -> MetaFeedback:
+        """`query` and `summary`: the request and the brief's summary, so guidance can name the design."""
         return self.ask("pm.meta_feedback", MetaFeedback, stage=stage, inputs={
-            "stage": stage, "verdict": verdict.model_dump(mode="json"), "history": history[-8:],
+            "stage": stage, "query": query, "summary": summary, "verdict": verdict.model_dump(mode="json"), "history": history[-8:],
             "signatures": signatures, "evidence": evidence_digest(evidence or []), "runs": runs or [],
             "scope": STAGE_SCOPE,
             "attempts": attempts, "budget": budget, "total_iterations": total, "total_budget": total_budget})

@@ -79,14 +79,16 @@ CHECK_TEXT: dict[tuple[str, str], str] = {
 
 
 def registry_facts() -> dict[str, Any]:
-    """What a retrospective may propose, per stage: registered checks with what each catches and
-    its tunable thresholds, and whether a model judges criteria there."""
+    """What a retrospective may propose, per stage: registered checks with what each catches, its
+    tunable thresholds and, for a check no initial rubric runs, the criterion text it would get; and
+    whether a model judges criteria there."""
     catches: dict[tuple[str, str], list[str]] = {}
     for detail, checks in CATCHES.items():
         for key in checks:
             catches.setdefault(key, []).append(detail)
     return {stage: {"judged_criteria_allowed": stage in JUDGED_STAGES,
-                    "checks": {name: {"catches": catches.get((stage, name), []),
+                    "checks": {name: {**({"text": CHECK_TEXT[(stage, name)]} if (stage, name) in CHECK_TEXT else {}),
+                                      "catches": catches.get((stage, name), []),
                                       "thresholds": {p: {"default": t.default, "stricter": t.tighter, "limit": t.limit}
                                                      for p, t in THRESHOLDS.get((stage, name), {}).items()}}
                                for name in sorted(fns)}}

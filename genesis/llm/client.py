@@ -472,7 +472,9 @@ class LLMClient:
     def backend_name(self, role: str) -> str:
         """What answers `role`: the configured backend, or in a replay the recorded one."""
         if self._replay is not None:
-            return f"replay of {self._replay.backends.get(role, 'a transcript')}"
+            # A role with no recorded call was offline: the only role whose offline form makes no
+            # call is the visual review, and a model reviewer is called on every level attempt.
+            return f"replay of {self._replay.backends.get(role, 'offline')}"
         return self.config.backend_name(role)
 
     def _complete_from_replay(self, base: dict[str, Any], output_model: type[T]) -> T:

@@ -351,7 +351,9 @@ class Nodes:
                 mf = self.ctx.pm.gate(stage, verdict, state.get("decisions", []), attempts, STAGE_BUDGET, total,
                                       TOTAL_BUDGET, entry["signatures"] if entry else [],
                                       evidence=state.get("evidence") if stage == "level" else None,
-                                      runs=state.get("runs") if stage == "level" else None)
+                                      runs=state.get("runs") if stage == "level" else None,
+                                      query=state.get("query", ""),
+                                      summary=state["brief"].summary if state.get("brief") else "")
             except ModelCallError as exc:
                 return {"status": "failed", "stop_reason": f"PM failed at {stage}: {exc}", "route": "finalize"}
             mf, override = bound_decision(stage, verdict, mf, attempts=attempts, stage_budget=STAGE_BUDGET,

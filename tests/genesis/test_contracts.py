@@ -55,7 +55,7 @@ CONTRACT = {
     ("gdd", "start_pathability"): ("designer.write_gdd", ["path away from its", "spawn"]),
     ("gdd", "balance_preview"): ("designer.write_gdd", ["WIN every validation seed", "strategy_params"]),
     ("level", "objectives_reachable"): ("designer.write_gdd", ["enemy objective", "ground the player's units can reach"]),
-    ("level", "degenerate_difficulty"): ("designer.write_gdd", ["without losses in under 10% of the time limit"]),
+    ("level", "degenerate_difficulty"): ("designer.write_gdd", ["without losing a single unit in under 10% of the time limit"]),
     ("level", "waves_reach_player"): ("designer.write_gdd", ["Every enemy wave a rule spawns must reach and fight"]),
     ("level", "rules_fire"): ("designer.write_gdd", ["every rule must fire in the validation runs"]),
     ("level", "requirement_evidence_present"): ("designer.write_gdd", ["UNVERIFIED"]),

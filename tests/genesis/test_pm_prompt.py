@@ -2,6 +2,8 @@
 requirement evidence with its observed numbers, the runs' outcomes, and what each stage can change."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from genesis.agents.base import PROMPTS
 from genesis.agents.pm import STAGE_SCOPE, evidence_digest
 from genesis.llm import render
@@ -13,7 +15,8 @@ EVIDENCE = [{"id": "hold", "text": "hold the zone", "testable": True, "on": "ref
              "passed": False, "detail": "seed 0: rule_log events with name=zone_held: count >= 1: observed 0 "
                                         "(zone_captured at 31.0 s, zone_lost at 44.5 s)",
              "per_run": [{"seed": 0, "passed": False}, {"seed": 1, "passed": False}]}]
-RUNS = [{"policy": "reference", "seed": 0, "winners": [1], "ended_by": "rule", "duration": 212.4, "error": None}]
+RUNS = [{"policy": "reference", "seed": 0, "winners": [1], "ended_by": "rule", "duration": 212.4, "error": None,
+         "units_lost": {"0": 7, "1": 12}}]
 
 
 def _prompt() -> str:
@@ -21,18 +24,20 @@ def _prompt() -> str:
                       criteria=[CriterionResult(id="requirement_evidence", passed=False, reason="hold: failed")])
     return render(PROMPTS / "pm_meta_feedback.j2", stage="level", verdict=verdict.model_dump(mode="json"), history=[],
                   signatures=[], evidence=evidence_digest(EVIDENCE), runs=RUNS, scope=STAGE_SCOPE, attempts=1,
-                  budget=3, total_iterations=5, total_budget=8, facts=FACTS)
+                  budget=3, total_iterations=5, total_budget=8, facts=FACTS, query="hold the hill for 2 minutes",
+                  summary="the player holds a hill zone")
 
 
 def test_the_pm_sees_every_visual_problem_and_the_evidence_numbers():
     prompt = _prompt()
     assert all(p in prompt for p in PROBLEMS)
     assert "observed 0" in prompt and "zone_lost at 44.5 s" in prompt
-    assert "reference/0: winners [1], rule at 212.4 s" in prompt
+    assert 'reference/0: winners [1], rule at 212.4 s, units lost per team {"0": 7, "1": 12}' in prompt
 
 
 def test_the_pm_is_told_what_each_stage_can_change():
     prompt = _prompt()
+    assert '"hold the hill for 2 minutes"' in prompt and "the player holds a hill zone" in prompt
     for stage, scope in STAGE_SCOPE.items():
         assert f"- {stage}: {scope}" in prompt
     assert "army composition" in STAGE_SCOPE["gdd"] and "unit placement" in STAGE_SCOPE["level"]
@@ -44,8 +49,6 @@ def test_evidence_digest_caps_each_detail():
 
 
 def test_the_visual_reviewer_judges_the_levels_own_description(tmp_path):
-    from types import SimpleNamespace
-
     from genesis.models import VisualVerdict
     from genesis.offline.brief_writer import write_brief
     from genesis.offline.concepts import read
@@ -65,3 +68,15 @@ def test_the_visual_reviewer_judges_the_levels_own_description(tmp_path):
     state = {"query": "q", "level": {"description": "the level after a retry changed the design"}}
     Nodes(ctx)._visual(state, gdd, None)
     assert seen["description"] == "the level after a retry changed the design" != gdd.agent_description
+
+
+def test_the_visual_reviewer_is_told_the_map_geometry_and_that_outcomes_are_not_its_call():
+    from genesis.visual import ReviewFrame, review_context
+
+    replay = SimpleNamespace(width=96, height=64, end=SimpleNamespace(reason="r", ended_by="rule", duration=40.0,
+                                                                       winners=[1], losers=[0]), teams=[])
+    frames = [ReviewFrame("f.png", 0.0, "", ["regular"], (0, 30, 640, 457))]
+    context = review_context(frames, replay)
+    prompt = render(PROMPTS / "analyst_visual_review.j2", query="q", description="d", n_frames=1, **context)
+    assert "[0, 30, 640, 457]" in prompt and "96x64 tiles" in prompt
+    assert "no reason for playable=false" in prompt

@@ -144,4 +144,5 @@ def test_the_brief_prompt_lists_competencies_archetypes_and_what_the_simulator_o
                     archetypes=list(ARCHETYPES), competencies=list(typing.get_args(Competency)), facts=FACTS)
     assert all(c in prompt for c in typing.get_args(Competency))
     assert ", ".join(ARCHETYPES) in prompt
-    assert FACTS.rule_api_compact in prompt and FACTS.map_names in prompt and FACTS.unit_names in prompt
+    assert FACTS.rule_api_compact in prompt and FACTS.map_names in prompt and FACTS.roster in prompt
+    assert FACTS.strategies in prompt and "TargetSelector is a selector" in prompt
