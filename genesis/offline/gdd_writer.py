@@ -5,7 +5,7 @@ import math
 
 from engine.catalog import load_catalog
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
-from genesis.offline import composed_designs
+from genesis.offline import composed_designs, wave_growth
 from genesis.offline import geometry as G
 from genesis.offline.composed_designs import Site
 
@@ -261,7 +261,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     # before a defence waiting at home arrives), and under air attack they stand inside the anti-air's
     # reach from home: bombers outrun any escort, so AA must already stand where they strike
     fragile = _fragile(c.objective_type or "metal_storage")
-    reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air else 0.45
+    # the last of growing waves destroys an objective far from home before the defence arrives
+    growing = bool(c.escalating or c.growth_factor)
+    reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air or growing else 0.45
     radius = AIR_COVER_RADIUS if c.air else COMPACT_RADIUS
     for i in range(n_obj):
         front = front_xy[distinct[i % len(distinct)]]
@@ -277,28 +279,34 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     camp = G.lerp(base, front_xy[0], -0.3) if bridge else base
     # where the defence waits between attacks: a spot its units can reach (the base may be walled in)
     home = G.passable_near(m, *camp, [], 0.0, main_region_only=True) if safe else camp
-    army = _spread(m, _defense_army(c), camp, taken, safe)
+    strength = _strength(guidance)
+    times = _wave_schedule(c, len(fronts))
+    defence = _defense_army(c)
+    if growing:
+        explicit = bool(c.wave_times or (c.directions and c.direction_times))
+        # stated times decide how many waves come; else the stated count
+        count = max(2, len(times) if explicit else (c.waves or max(3, len(distinct))))
+        factor = max(1.0, c.growth_factor or 1.0)
+        base_size, step = wave_growth.base_and_growth(factor, strength)
+        # the defence is sized from the waves it must beat, the largest last
+        scale = wave_growth.army_scale({g.type: g.count for g in defence}, _main_type(c),
+                                       wave_growth.sizes(base_size, step, factor, count))
+        defence = [g.model_copy(update={"count": math.ceil(g.count * scale - 1e-9)}) for g in defence]
+    army = _spread(m, defence, camp, taken, safe)
     if c.fog and not c.scouting:
         # early warning under fog: without it a defence sees raiders only once they hit an objective
         x, y = G.passable_near(m, base[0], base[1] - 3, taken, 3.0, safe)
         army.append(UnitPlacement(type="radar_tower", x=round(x, 1), y=round(y, 1)))
-    strength = _strength(guidance)
-    times = _wave_schedule(c, len(fronts))
     air_at = times[-1] if len(times) > 1 else 120      # an air assault comes last
     attack_times = times    # when each wave of the ground attack comes, for the named sides' evidence
     comps: list[RuleComponent] = []
     expects: Expects = {}
     wave_ids = []
     ground_spawns = _expect_spawns()
-    if c.escalating or c.growth_factor:
-        explicit = bool(c.wave_times or (c.directions and c.direction_times))
-        # stated times decide how many waves come; else the stated count
-        count = max(2, len(times) if explicit else (c.waves or max(3, len(distinct))))
+    if growing:
         wave_times = times[:count] if len(times) >= count else []
-        factor = max(1.0, c.growth_factor or 1.0)
         params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60, "count": count,
-                  "base_size": _scaled(3, strength, 2) if factor < 2 else _scaled(2, strength, 1),
-                  "growth": 2 if factor < 2 else 1,
+                  "base_size": base_size, "growth": step,
                   "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG}
         if factor > 1:
             params["factor"] = factor
@@ -485,16 +493,31 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     raid_from = G.pick_fronts(m, home, 2)
     strength = _strength(guidance)
     deadline = c.deadline or c.time_limit
+    goal = {"team": PLAYER, "units": c.target_composition, "deadline": deadline}
+    # a timed enemy attack is part of the race: the win waits until the last one has come and been
+    # beaten, so it threatens what the player builds instead of landing after the game is over
+    attacked = bool(c.wave_times) and not c.probe_then_main
+    if attacked:
+        goal.update(win_from=max(c.wave_times), beat_tag=composed_designs.ATTACK_TAG, beat_team=ENEMY)
     comps = [RuleComponent(
-        id="production_goal", purpose="own the target composition before the deadline", kind="termination",
+        id="production_goal", purpose="own the target composition before the deadline"
+        + (" and beat the timed enemy attacks with it" if attacked else ""), kind="termination",
         library_rule="production_goal", requirement_ids=["production_win", "deadline_loss", "deadline"],
-        params={"team": PLAYER, "units": c.target_composition, "deadline": deadline})]
+        params=goal)]
     met = _deadline_expects(deadline, "deadline passed")
+    if attacked:
+        # the goal is met by the deadline; the win itself comes once the attack is beaten
+        met["reference"] = [{"result": {"winners_include": PLAYER}},
+                            {"event": "rule_log", "where": {"rule": "production_goal", "name": "goal_met"},
+                             "before": deadline, "min": 1}]
     expects: Expects = {"production_win": [{"result": {"winners_include": PLAYER}}], "deadline_loss": met["idle"],
                         "deadline": met}
+    if attacked:
+        expects["production_win"].append({"event": "rule_log", "where": {"rule": "production_goal",
+                                                                         "name": "threat_cleared"}, "min": 1})
     start = [UnitPlacement(type="commander", tag="home"), UnitPlacement(type="constructor_bot")]
     raid_text = ""
-    if c.raids:
+    if c.raids and not (attacked and not c.wave_interval):
         by_commander = "commander" in c.unit_kinds
         raider = "commander" if by_commander else ("raider_bot" if "raider" in c.unit_kinds else "light_bot")
         size = 1 if by_commander else _scaled(2, strength, 2)
@@ -533,6 +556,9 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
     desc = (f"Produce {comp} within {deadline / 60:g} minutes, the sooner the better. Build metal extractors on "
             "deposits and solar collectors, then the right factory." + raid_text
+            + (f" The enemy attacks your base at {', '.join(f'{t / 60:g}' for t in sorted(c.wave_times))} minutes "
+               "whether you are ready or not: you win once you own them and the last attack is beaten."
+               if attacked else "")
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=True,
