@@ -138,9 +138,16 @@ def _probe_main(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[
     factor = c.main_factor or DEFAULT_MAIN_FACTOR
     probe = _size(2, site.strength)
     main = min(200, math.ceil(probe * factor - 1e-9))   # at least factor x the probe, in whole units
-    recipe = {"steps": [{"when": {"on": "time", "at": times},
-                         "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": probe},
-                                   "at": site.fronts[0], "growth": main / probe}, _attack(site)]}]}
+    if len(site.fronts) > 1 and site.fronts[1] != site.fronts[0]:
+        # two named sides: the probe comes from the first, the main attack from the second
+        recipe = {"steps": [{"when": {"on": "time", "at": [t]},
+                             "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": n}, "at": front},
+                                      _attack(site)]}
+                            for t, n, front in zip(times, (probe, main), site.fronts)]}
+    else:
+        recipe = {"steps": [{"when": {"on": "time", "at": times},
+                             "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": probe},
+                                       "at": site.fronts[0], "growth": main / probe}, _attack(site)]}]}
     comp = _component("probe_main", f"a probe of {probe} at {times[0]:g} s, then a main attack of {main} ({factor:g} "
                       f"times as big) at {times[1]:g} s; logs group_spawned and attack_ordered", recipe, ["probe_main"])
     expects = [_spawns_at(times[0], site.enemy, min=probe, max=probe),

@@ -398,10 +398,16 @@ def _waves(r: Reading) -> None:
     # double / triple in their common misspellings too ("dubble", "duble", "doubel", "tripple")
     m = re.search(r"\b(" + _DOUBLE + r"|twice (?:as (?:big|large|strong)|the size)|" + _TRIPLE + r"|"
                   + _NUM + r" times (?:as (?:big|large|strong|many)|the size|bigger|larger|stronger))", text)
-    probe = re.search(r"\b(?:probe[sd]?|probing|feints?|small (?:first )?(?:attack|force|party|wave|scouting party)|"
-                      r"test(?:ing)? attack|feels? you out)\b", text)
-    main = re.search(r"\b(?:main|full|real|big|major|whole)\s+(?:\w+\s+)?(?:attack|assault|force|army|push|wave|thrust|"
-                     r"strike|body|offensive)\b", text)
+    # a small first attack by the enemy: a probe, feint, scouting or recon party, vanguard, test attack
+    probe = re.search(r"\b(?:probe[sd]?|probing|feints?|feinting|scouts|vanguard|advance (?:guard|party)|"
+                      r"(?:scouting|scout|recon|reconnaissance) (?:party|parties|force|group|team|wave|run|attack|"
+                      r"raid|units?)|recon|reconnaissance|"
+                      r"(?:small|light|weak|token|minor) (?:first )?(?:attack|force|party|wave|group|raid|strike|push|"
+                      r"detachment|scouting party)|test(?:ing)? (?:attack|wave|push)|feels? you out)\b", text)
+    # then the enemy's real one: "the main attack", "its full army", "the real assault", "in full force"
+    main = re.search(r"\b(?:main|full|real|true|actual|big|major|whole|serious|proper)\s+(?:\w+\s+)?(?:attack|assault|"
+                     r"force|army|push|wave|thrust|strike|body|offensive|invasion|onslaught)\b|"
+                     r"\bin (?:full )?force\b", text)
     if probe and main and probe.start() < main.start():
         c.probe_then_main = True
         c.waves = c.waves or 2

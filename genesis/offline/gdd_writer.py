@@ -193,7 +193,10 @@ def _wave_schedule(c: Concepts, n_fronts: int) -> list[float]:
     minute from 0:45 (one per front at least)."""
     if c.directions and len(c.direction_times) == len(c.directions):
         return list(c.direction_times)
-    return list(c.wave_times) or [round(45 + i * 60) for i in range(c.waves or n_fronts)]
+    n = c.waves or n_fronts
+    # closer together when that many waves would not all come before the game ends
+    step = max(20.0, min(60.0, ((c.time_limit or 300.0) - 45 - 30) / max(1, n - 1)))
+    return list(c.wave_times) or [round(45 + i * step) for i in range(n)]
 
 
 def _spawn_gap(times: list[float]) -> float:
@@ -330,7 +333,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         attack_times = sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(composed_designs.PROBE_TIMES)
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY})
         if sides:
-            sides = [sides[0]] * len(attack_times)
+            # two named sides: the probe comes from the first, the main attack from the second
+            sides = [sides[min(i, len(sides) - 1)] for i in range(len(attack_times))]
     elif c.scouting:
         comps.append(RuleComponent(
             id="unscouted_side_attack", purpose="the attack comes from a side the player did not scout",
@@ -402,7 +406,12 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         library_rule="survive_timer_win", requirement_ids=["survive_win"],
         params={"team": PLAYER, "time": c.time_limit}))
     # the scouting rule draws among unscouted sides, so one side may serve every attack
-    n_dirs = 1 if c.scouting or c.probe_then_main else min(len(distinct), len(times)) if not c.escalating else len(distinct)
+    if c.scouting:
+        n_dirs = 1
+    elif c.probe_then_main:
+        n_dirs = len(set(sides[:2])) or 1
+    else:
+        n_dirs = min(len(distinct), len(times)) if not c.escalating else len(distinct)
     min_sectors = 2 if c.random_side and not c.scouting else max(1, n_dirs)
     expects["fronts"] = [_expect_spawns(distinct_sectors={"min": min_sectors, "center": list(base)})]
     if c.staggered or len(set(times)) > 1:
