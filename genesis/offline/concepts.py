@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from engine.catalog import load_catalog
 from genesis.models import Concepts
+from genesis.offline import spelling
 from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
@@ -133,7 +134,7 @@ def is_english(text: str) -> bool:
 
 
 def read(query: str) -> Reading:
-    text, offsets = normalise(query)
+    text, offsets = spelling.correct(*normalise(query))
     c = Concepts()
     r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 

@@ -251,7 +251,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     else:
         # bombers fly 4.5 tiles a second: from a spawn close to home one strikes before the anti-air
         # at home can down it, so air attacks come from far spawns when the map has them
-        fronts = G.pick_fronts(m, base, c.fronts or 2, min_dist=AIR_FRONT_DIST if c.air else 0.0)
+        # at a far spawn too, growing waves: a big last wave spawned near an objective destroys it
+        # before any defence can get there
+        fronts = G.pick_fronts(m, base, c.fronts or 2, min_dist=AIR_FRONT_DIST
+                               if c.air or c.escalating or c.growth_factor else 0.0)
     sp = G.spawns(m)
     front_xy = [sp[f] if isinstance(f, str) else (f[0], f[1]) for f in fronts]
     distinct = [i for i in range(len(fronts)) if front_xy[i] not in front_xy[:i]]   # each front once
