@@ -19,6 +19,7 @@ COMPETENCY = {
     "capture": "spatial_temporal_reasoning",
 }
 
+ATTACKED_RACE_TIME_LIMIT = 900.0    # a production race under timed enemy attacks, when no duration is given
 DEFAULT_TIME_LIMIT = {"defense": 300.0, "raids": 420.0, "production": 600.0, "ffa": 240.0, "teams": 300.0,
                       "siege": 480.0, "capture": 300.0}
 
@@ -142,12 +143,19 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     if c.time_limit is None and arch == "capture" and c.hold_time:
         c.time_limit = max(DEFAULT_TIME_LIMIT[arch], c.hold_time + 180)
         assumptions.append(f"no duration given: {_fmt(c.time_limit)} (time to take the zone and hold it)")
+    raced = arch == "production" and bool(c.wave_times) and not c.probe_then_main   # a race under timed attacks
+    if c.time_limit is None and raced:
+        c.time_limit = ATTACKED_RACE_TIME_LIMIT
+        assumptions.append(f"no duration given: {_fmt(c.time_limit)} (the timed attacks cost the economy time)")
     if c.time_limit is None:
         c.time_limit = DEFAULT_TIME_LIMIT[arch]
         assumptions.append(f"no duration given: {_fmt(c.time_limit)}")
     if c.time_limit < 60:
         unsupported.append(f"a {c.time_limit:.0f}-second game is too short to play; raised to 1:00")
         c.time_limit = 60.0
+    if c.fog is None and raced:
+        c.fog = False
+        assumptions.append("fog of war off: the base's guard must see a timed attack coming")
     if c.fog is None:
         c.fog = arch in ("production", "siege", "raids") or c.scouting
         assumptions.append(f"fog of war {'on' if c.fog else 'off'} (the reference mini-game default)")
@@ -260,6 +268,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                 reqs.append(Requirement(id="random_timing", text="raids come at unpredictable times", testable=False))
             if not (timed and not c.wave_interval):
                 assumptions.append("a guard of assault bots, sized to beat one raid party, protects the base")
+        if timed:
+            assumptions.append("a guard of assault bots, an even match for one attack, protects the base")
         reqs.append(Requirement(id="production_win", text=f"producing {comp} wins"))
         reqs.append(Requirement(id="deadline_loss", text="missing the deadline loses", on="idle"))
     elif arch == "ffa":

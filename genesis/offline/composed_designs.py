@@ -60,12 +60,17 @@ def _spawns_at(t: float, team: int, **extra) -> dict:
             **extra}
 
 
+def attack_size(strength: float) -> int:
+    """Light bots in each timed enemy attack of a production race."""
+    return _size(3, strength)
+
+
 def _enemy_attack(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
     times = sorted(c.wave_times)
     # half a second early: when a stated time is also the race's deadline, the attack is on the map
     # before the deadline ends the game in the same instant
     spawn_times = [max(0.0, t - EARLY) for t in times]
-    units = {"light_bot": _size(3, site.strength)}
+    units = {"light_bot": attack_size(site.strength)}
     # one step for every time: the shape (and so the composed rule) is the same however many attacks;
     # the units are tagged so the race's goal can wait until they are beaten
     steps = [{"when": {"on": "time", "at": spawn_times},

@@ -554,11 +554,18 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         raid_text = (f" {'The enemy commander' if by_commander else 'Enemy raiders'} will raid your extractors"
                      + (" at unpredictable times" if c.random_timing else f" every {interval / 60:g} minutes")
                      + f"; {guard} assault bots guard your base.")
+    if attacked and not any(u.type == "assault_bot" for u in start):
+        # an attack can come long before a slow target is out (heavy tanks need a tech chain): a guard
+        # that is an even match for one attack keeps the builders alive while it still costs the economy
+        start.append(UnitPlacement(type="assault_bot", count=_guard_against(
+            {"light_bot": composed_designs.attack_size(strength)}, margin=1.0)))
     placed = _spread(m, start, home, [])
     placed, protect, protect_expects = _protect(c, placed, home, m, [(u.x, u.y) for u in placed])
     comps += protect
     expects.update(protect_expects)
-    comps = _composed(c, Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag=None, strength=strength),
+    # timed attacks go for the commander (attack-moving through whatever stands in the way)
+    comps = _composed(c, Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag="home",
+                              strength=strength),
                       comps, expects)
     teams = [
         TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=600, energy=1500,
@@ -569,7 +576,8 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     desc = (f"Produce {comp} within {deadline / 60:g} minutes, the sooner the better. Build metal extractors on "
             "deposits and solar collectors, then the right factory." + raid_text
             + (f" The enemy attacks your base at {', '.join(f'{t / 60:g}' for t in sorted(c.wave_times))} minutes "
-               "whether you are ready or not: you win once you own them and the last attack is beaten."
+               "whether you are ready or not: you win once you own them and the last attack is beaten. A few "
+               "assault bots guard your base."
                if attacked else "")
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
