@@ -267,9 +267,11 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             if c.random_timing:
                 reqs.append(Requirement(id="random_timing", text="raids come at unpredictable times", testable=False))
             if not (timed and not c.wave_interval):
-                assumptions.append("a guard of assault bots, sized to beat one raid party, protects the base")
+                assumptions.append("a guard, sized to beat one raid party and of no type the race asks for, "
+                                   "protects the base")
         if timed:
-            assumptions.append("a guard of assault bots, an even match for one attack, protects the base")
+            assumptions.append("a guard, an even match for one attack and of no type the race asks for, protects the "
+                               "base")
         reqs.append(Requirement(id="production_win", text=f"producing {comp} wins"))
         reqs.append(Requirement(id="deadline_loss", text="missing the deadline loses", on="idle"))
     elif arch == "ffa":

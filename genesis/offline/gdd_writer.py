@@ -493,6 +493,7 @@ def _guard_against(raid: dict[str, int], margin: float, unit_type: str = "assaul
     return n
 
 
+GUARD_TYPES = ("assault_bot", "light_tank", "rocket_bot")   # a production race's guard, first not asked for
 RAID_INTERVAL = 150.0   # production games: seconds between raids when the request names no interval
 
 
@@ -528,6 +529,8 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         expects["production_win"].append({"event": "rule_log", "where": {"rule": "production_goal",
                                                                          "name": "threat_cleared"}, "min": 1})
     start = [UnitPlacement(type="commander", tag="home"), UnitPlacement(type="constructor_bot")]
+    # a guard is never of a type the race asks for: it would count towards the goal
+    guard_type = next(t for t in GUARD_TYPES if t not in c.target_composition)
     raid_text = ""
     if c.raids and not (attacked and not c.wave_interval):
         by_commander = "commander" in c.unit_kinds
@@ -549,16 +552,16 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             expects["raider"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "commander"},
                                   "min": 1}]
         # a guard that beats one raid party with a margin, so raids cost time but can be held
-        guard = _guard_against({raider: size}, margin=2.0 / strength)
-        start.append(UnitPlacement(type="assault_bot", count=guard))
+        guard = _guard_against({raider: size}, margin=2.0 / strength, unit_type=guard_type)
+        start.append(UnitPlacement(type=guard_type, count=guard))
         raid_text = (f" {'The enemy commander' if by_commander else 'Enemy raiders'} will raid your extractors"
                      + (" at unpredictable times" if c.random_timing else f" every {interval / 60:g} minutes")
-                     + f"; {guard} assault bots guard your base.")
-    if attacked and not any(u.type == "assault_bot" for u in start):
+                     + f"; {guard} {guard_type.replace('_', ' ')}s guard your base.")
+    if attacked and not any(u.type == guard_type for u in start):
         # an attack can come long before a slow target is out (heavy tanks need a tech chain): a guard
         # that is an even match for one attack keeps the builders alive while it still costs the economy
-        start.append(UnitPlacement(type="assault_bot", count=_guard_against(
-            {"light_bot": composed_designs.attack_size(strength)}, margin=1.0)))
+        start.append(UnitPlacement(type=guard_type, count=_guard_against(
+            {"light_bot": composed_designs.attack_size(strength)}, margin=1.0, unit_type=guard_type)))
     placed = _spread(m, start, home, [])
     placed, protect, protect_expects = _protect(c, placed, home, m, [(u.x, u.y) for u in placed])
     comps += protect
@@ -577,7 +580,7 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             "deposits and solar collectors, then the right factory." + raid_text
             + (f" The enemy attacks your base at {', '.join(f'{t / 60:g}' for t in sorted(c.wave_times))} minutes "
                "whether you are ready or not: you win once you own them and the last attack is beaten. A few "
-               "assault bots guard your base."
+               f"{guard_type.replace('_', ' ')}s guard your base."
                if attacked else "")
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
