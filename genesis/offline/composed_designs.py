@@ -143,7 +143,7 @@ def _probe_main(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[
     factor = c.main_factor or DEFAULT_MAIN_FACTOR
     probe = _size(2, site.strength)
     main = min(200, math.ceil(probe * factor - 1e-9))   # at least factor x the probe, in whole units
-    if len(site.fronts) > 1 and site.fronts[1] != site.fronts[0]:
+    if len(set(c.directions[:2])) == 2 and len(site.fronts) > 1:
         # two named sides: the probe comes from the first, the main attack from the second
         recipe = {"steps": [{"when": {"on": "time", "at": [t]},
                              "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": n}, "at": front},
