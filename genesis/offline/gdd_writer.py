@@ -644,7 +644,14 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit + 30, requirements=_requirements(brief, expects), conditions=ranking,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               strategy_params={"engage_at": c.time_limit * 0.5, "target": [m.width / 2, m.height / 2]})
+               strategy_params={"engage_at": c.time_limit * _engage_share(c), "target": [m.width / 2, m.height / 2]})
+
+
+def _engage_share(c: Concepts) -> float:
+    """When the reference joins a free-for-all, as a share of the game. Waiting while the others wear
+    each other down wins most rankings; but ranked by damage dealt among few teams, the AI teams that
+    hunt from the start pile up damage a late player cannot catch up with."""
+    return 0.25 if c.ranking == "damage_dealt" and c.teams * max(1, c.team_size) <= 4 else 0.5
 
 
 ZONE_RADIUS = 5.0

@@ -146,3 +146,13 @@ def test_common_typos_are_repaired_towards_known_words():
 def test_a_typod_free_for_all_keeps_its_team_count():
     brief = _brief("free-for-al betwen three armys, ranked by damage dealt after 3 minutes")
     assert brief.concepts.archetype == "ffa" and brief.concepts.teams == 3 and not brief.unsupported
+
+
+# ---- free-for-all ranked by damage dealt ----------------------------------------------------------------
+def test_a_small_free_for_all_ranked_by_damage_dealt_is_joined_early():
+    few = design(_brief("free-for-all between four armies, ranked by damage dealt after 3 minutes"))
+    assert few.strategy_params["engage_at"] == 45
+    many = design(_brief("Six teams, each on its own, battle for 4 minutes and are ranked by damage dealt"))
+    assert many.strategy_params["engage_at"] == 120
+    kills = design(_brief("four armies free-for-all ranked by kills after 3 minutes"))
+    assert kills.strategy_params["engage_at"] == 90
