@@ -461,6 +461,12 @@ def _time_phrases(text: str) -> list[tuple[int, int, float]]:
               for m in re.finditer(r"\b(?:at|around)\s+" + _CLOCK, text)]
     found += [(m.start(), m.end(), _seconds(m.group(1), m.group(2)))
               for m in re.finditer(r"\bat\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b", text)]
+    # when an attack comes, not how long the game lasts: "the enemy attacks in 3 minutes", "an attack
+    # comes after 4 minutes"
+    found += [(m.start(1), m.end(), _seconds(m.group(2), m.group(3)))
+              for m in re.finditer(r"\b(?:attacks?|attacking|assaults?|strikes?|raids?|hits|waves?|push(?:es)?|"
+                                   r"arrives?|comes?|lands?)\s+(?:[\w']+\s+){0,2}?((?:in|after)\s+)" + _NUM + r"\s*"
+                                   + _WORD_UNIT, text)]
     # a list goes on from a named moment: "at 3:00 and 6:00", "at minute 2, 4 and 6"
     follow = re.compile(r"(?:,\s*|\s+and\s+|,\s+and\s+)(?:again\s+)?(?:at\s+)?(?:(" + r"\d{1,2}):([0-5]\d)\b|"
                         + _NUM + r"\s*" + _UNIT + r"|(\d+)(?=\s*(?:,|and\b|then\b|[.;]|$)))")
@@ -493,8 +499,9 @@ def _times(r: Reading) -> None:
         r.hit(m, "interval")
     candidates: list[tuple[re.Match, float]] = []
     limit = None
-    lm = re.search(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?" + _NUM + r"\s*"
-                   + _UNIT, text)
+    lm = next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
+                                      + _NUM + r"\s*" + _UNIT, text)
+               if not any(a <= m.start() < b for a, b, _ in r.moments)), None)
     if lm:
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
@@ -512,6 +519,8 @@ def _times(r: Reading) -> None:
         # a bare duration ("..., 4 minutes, ...") that is no wave time ("at 2 minutes") or interval ("every")
         for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
             before = text[:m.start()].split()[-1:] or [""]
+            if any(a <= m.start() < b for a, b, _ in r.moments):
+                continue
             if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
                                  "the", "around", "about", "have", "hold", "it", "for"):
                 lm, limit = m, _seconds(m.group(1), m.group(2))

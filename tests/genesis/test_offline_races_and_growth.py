@@ -156,3 +156,16 @@ def test_a_small_free_for_all_ranked_by_damage_dealt_is_joined_early():
     assert many.strategy_params["engage_at"] == 120
     kills = design(_brief("four armies free-for-all ranked by kills after 3 minutes"))
     assert kills.strategy_params["engage_at"] == 90
+
+
+@pytest.mark.parametrize("query, at", [("Produce 3 light tanks; an enemy attack comes after 4 minutes", 240),
+                                       ("build 5 assault bots, the enemy attacks in 3 minutes", 180)])
+def test_when_an_attack_comes_is_its_time_not_the_game_length(query, at):
+    brief = _brief(query)
+    assert brief.concepts.wave_times == [at] and brief.concepts.time_limit == 900
+    assert "enemy_attack" in {r.id for r in brief.requirements}
+
+
+def test_a_duration_with_in_or_after_is_still_the_game_length_without_an_attack():
+    assert _brief("survive for 5 minutes while the enemy attacks in 2 minutes").concepts.time_limit == 300
+    assert _brief("hold out for 3 minutes").concepts.time_limit == 180
