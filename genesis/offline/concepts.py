@@ -392,13 +392,16 @@ def _waves(r: Reading) -> None:
               "bigger than the previous", "stronger than the last", "stronger each", "progressively",
               "gets bigger", "get bigger", "get larger", "gets larger", "getting bigger", "getting larger",
               "getting stronger", "keep growing", "bigger and bigger", "larger and larger", "stronger and stronger",
-              "ramping up", "ramp up", "doubling", "double in size", "doubles", "tripling", "triples"):
+              "ramping up", "ramp up", "grow", "doubling", "double in size", "doubles", "tripling", "triples"):
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             c.escalating = True
             r.hit(m, "escalating")
     # double / triple in their common misspellings too ("dubble", "duble", "doubel", "tripple")
     m = re.search(r"\b(" + _DOUBLE + r"|twice (?:as (?:big|large|strong)|the size)|" + _TRIPLE + r"|"
-                  + _NUM + r" times (?:as (?:big|large|strong|many)|the size|bigger|larger|stronger))", text)
+                  + _NUM + r"\s*(?:times|x|\u00d7) (?:as (?:big|large|strong|many)|the size|bigger|larger|stronger))", text)
+    # "grow by 50% each time": a factor of 1.5
+    pct = re.search(r"\b(?:grows?|grow(?:ing)?|increases?|increasing|bigger|larger|stronger)\s+(?:by\s+)?"
+                    r"(\d+(?:\.\d+)?)\s*(?:%|percent)", text)
     # a small first attack by the enemy: a probe, feint, scouting or recon party, vanguard, test attack
     probe = re.search(r"\b(?:probe[sd]?|probing|feints?|feinting|scouts|vanguard|advance (?:guard|party)|"
                       r"(?:scouting|scout|recon|reconnaissance) (?:party|parties|force|group|team|wave|run|attack|"
@@ -426,6 +429,13 @@ def _waves(r: Reading) -> None:
             c.growth_factor = factor
             c.escalating = True
             r.hit(m, "escalating")
+    elif pct and not c.probe_then_main:
+        c.growth_factor = 1 + float(pct.group(1)) / 100
+        c.escalating = True
+        r.hit(pct, "escalating")
+    for m in re.finditer(r"\beach(?:\s+(?:one|wave|attack|time|of them))?\s+(?:is\s+)?(?:bigger|larger|stronger)\b", text):
+        c.escalating = True
+        r.hit(m, "escalating")
     for m in re.finditer(r"\b(?:from|on)\s+(?:all|every)\s+(?:sides|side|directions|direction)\b", text):
         c.fronts = c.fronts or 4
         r.hit(m, "fronts", note="\"all sides\" read as 4 directions")

@@ -166,6 +166,14 @@ def test_when_an_attack_comes_is_its_time_not_the_game_length(query, at):
     assert "enemy_attack" in {r.id for r in brief.requirements}
 
 
-def test_a_duration_with_in_or_after_is_still_the_game_length_without_an_attack():
+def test_the_game_length_stays_where_a_duration_is_named_beside_an_attack_time():
     assert _brief("survive for 5 minutes while the enemy attacks in 2 minutes").concepts.time_limit == 300
     assert _brief("hold out for 3 minutes").concepts.time_limit == 180
+
+
+@pytest.mark.parametrize("query, factor", [("every wave is 3x the size of the previous one, four waves", 3.0),
+                                           ("waves grow by 50% each time", 1.5),
+                                           ("wave after wave, each one bigger", None)])
+def test_growth_in_other_words(query, factor):
+    brief = _brief(query)
+    assert brief.concepts.escalating and brief.concepts.growth_factor == factor and not brief.unsupported
