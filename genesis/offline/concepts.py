@@ -406,8 +406,8 @@ def _waves(r: Reading) -> None:
     probe = re.search(r"\b(?:probe[sd]?|probing|feints?|feinting|scouts|vanguard|advance (?:guard|party)|"
                       r"(?:scouting|scout|recon|reconnaissance) (?:party|parties|force|group|team|wave|run|attack|"
                       r"raid|units?)|recon|reconnaissance|"
-                      r"(?:small|light|weak|token|minor) (?:first )?(?:attack|force|party|wave|group|raid|strike|push|"
-                      r"detachment|scouting party)|test(?:ing)? (?:attack|wave|push)|feels? you out)\b", text)
+                      r"(?:small|light|weak|token|minor) (?:[\w-]+ )?(?:attack|force|party|wave|group|raid|strike|push|"
+                      r"detachment)|test(?:ing)? (?:attack|wave|push)|feels? you out)\b", text)
     # then the enemy's real one: "the main attack", "its full army", "the real assault", "in full force"
     main = re.search(r"\b(?:main|full|real|true|actual|big|major|whole|serious|proper)\s+(?:\w+\s+)?(?:attack|assault|"
                      r"force|army|push|wave|thrust|strike|body|offensive|invasion|onslaught)\b|"

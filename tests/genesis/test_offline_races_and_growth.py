@@ -114,6 +114,7 @@ def test_a_growth_no_fair_defence_can_meet_is_cut_and_reported():
     ("a recon group pokes at your lines, and then the enemy comes in force, three times as many", 3),
     ("a feint, then the true offensive", None),
     ("their vanguard tests the walls before the full army arrives", None),
+    ("a small raiding party first, and later the main body of the army", None),
 ])
 def test_probe_then_main_in_other_words(query, factor):
     c = _brief(query).concepts
