@@ -493,7 +493,7 @@ def _guard_against(raid: dict[str, int], margin: float, unit_type: str = "assaul
     return n
 
 
-GUARD_TYPES = ("assault_bot", "light_tank", "rocket_bot")   # a production race's guard, first not asked for
+GUARD_TYPES = ("assault_bot", "light_tank", "rocket_bot", "light_bot")   # a race's guard: the first not asked for
 RAID_INTERVAL = 150.0   # production games: seconds between raids when the request names no interval
 
 
@@ -530,9 +530,10 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                                                          "name": "threat_cleared"}, "min": 1})
     start = [UnitPlacement(type="commander", tag="home"), UnitPlacement(type="constructor_bot")]
     # a guard is never of a type the race asks for: it would count towards the goal
-    guard_type = next(t for t in GUARD_TYPES if t not in c.target_composition)
+    guard_type = next((t for t in GUARD_TYPES if t not in c.target_composition), GUARD_TYPES[0])
     raid_text = ""
-    if c.raids and not (attacked and not c.wave_interval):
+    timed_raids = attacked and not c.wave_interval     # "raids hit you at 3:00 and 6:00": the timed attacks
+    if c.raids and not timed_raids:
         by_commander = "commander" in c.unit_kinds
         raider = "commander" if by_commander else ("raider_bot" if "raider" in c.unit_kinds else "light_bot")
         size = 1 if by_commander else _scaled(2, strength, 2)
