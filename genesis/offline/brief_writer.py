@@ -1,10 +1,12 @@
 """Stage 1 offline: concepts -> a structured scenario brief."""
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from genesis.models import Brief, Clarification, Concepts, Requirement
 from genesis.offline.clauses import account, unsupported_lines
+from genesis.offline import wave_growth
 from genesis.offline.concepts import _NUM, Reading, number
 
 COMPETENCY = {
@@ -17,6 +19,7 @@ COMPETENCY = {
     "capture": "spatial_temporal_reasoning",
 }
 
+ATTACKED_RACE_TIME_LIMIT = 900.0    # a production race under timed enemy attacks, when no duration is given
 DEFAULT_TIME_LIMIT = {"defense": 300.0, "raids": 420.0, "production": 600.0, "ffa": 240.0, "teams": 300.0,
                       "siege": 480.0, "capture": 300.0}
 
@@ -140,12 +143,19 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     if c.time_limit is None and arch == "capture" and c.hold_time:
         c.time_limit = max(DEFAULT_TIME_LIMIT[arch], c.hold_time + 180)
         assumptions.append(f"no duration given: {_fmt(c.time_limit)} (time to take the zone and hold it)")
+    raced = arch == "production" and bool(c.wave_times) and not c.probe_then_main   # a race under timed attacks
+    if c.time_limit is None and raced:
+        c.time_limit = ATTACKED_RACE_TIME_LIMIT
+        assumptions.append(f"no duration given: {_fmt(c.time_limit)} (the timed attacks cost the economy time)")
     if c.time_limit is None:
         c.time_limit = DEFAULT_TIME_LIMIT[arch]
         assumptions.append(f"no duration given: {_fmt(c.time_limit)}")
     if c.time_limit < 60:
         unsupported.append(f"a {c.time_limit:.0f}-second game is too short to play; raised to 1:00")
         c.time_limit = 60.0
+    if c.fog is None and raced:
+        c.fog = False
+        assumptions.append("fog of war off: the base's guard must see a timed attack coming")
     if c.fog is None:
         c.fog = arch in ("production", "siege", "raids") or c.scouting
         assumptions.append(f"fog of war {'on' if c.fog else 'off'} (the reference mini-game default)")
@@ -168,6 +178,15 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         if c.waves is None:
             c.waves = _default_waves(c)
             assumptions.append(f"{c.waves} {'raids' if c.wave_interval else 'waves'}")
+        overgrown = wave_growth.unfair(c) if c.escalating else ""
+        if overgrown:
+            # the growth is kept and the count cut: the clause that asked for it is reported
+            c.waves = wave_growth.fair_count(max(1.0, c.growth_factor or 1.0), c.waves)
+            c.wave_times = c.wave_times[:c.waves]
+            unsupported.append(overgrown)
+            reading = dataclasses.replace(reading, hits=[
+                dataclasses.replace(h, problem=overgrown) if h.key in ("escalating", "waves") else h
+                for h in reading.hits])
         if c.objective_type is None and c.protect_unit:
             c.objective_type, c.objectives = c.protect_unit, c.objectives or 1
             assumptions.append(f"the {c.protect_unit.replace('_', ' ')} to keep alive is the objective")
@@ -232,19 +251,27 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="survive_win", text=f"a good defence wins at {_fmt(c.time_limit)}"))
     elif arch == "production":
         comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
-        win.append(f"own {comp}")
+        timed = bool(c.wave_times) and not c.probe_then_main
+        win.append(f"own {comp}" + (" and beat the enemy attack at " + ", ".join(_fmt(t) for t in c.wave_times)
+                                    if timed else ""))
         loss.append(f"the deadline {_fmt(c.time_limit)} passes")
         if c.raids:
             who = "the enemy commander" if "commander" in c.unit_kinds else "enemy raiders"
             enemy.append(f"{who} raid the economy " + ("at unpredictable times" if c.random_timing
-                                                        else "from time to time"))
+                                                        else "at " + ", ".join(_fmt(t) for t in c.wave_times)
+                                                        if timed and not c.wave_interval else "from time to time"))
             reqs.append(Requirement(id="raids", text="enemy raids arrive during the game"))
             if "commander" in c.unit_kinds:
                 reqs.append(Requirement(id="raider", text="the enemy commander leads the raids"))
                 assumptions.append("the enemy commander leads two raids (a fresh raid party each time)")
             if c.random_timing:
                 reqs.append(Requirement(id="random_timing", text="raids come at unpredictable times", testable=False))
-            assumptions.append("a guard of assault bots, sized to beat one raid party, protects the base")
+            if not (timed and not c.wave_interval):
+                assumptions.append("a guard, sized to beat one raid party and of no type the race asks for, "
+                                   "protects the base")
+        if timed:
+            assumptions.append("a guard, an even match for one attack and of no type the race asks for, protects the "
+                               "base")
         reqs.append(Requirement(id="production_win", text=f"producing {comp} wins"))
         reqs.append(Requirement(id="deadline_loss", text="missing the deadline loses", on="idle"))
     elif arch == "ffa":
@@ -348,9 +375,8 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
                                                     "loses"))
     if arch == "production" and c.wave_times:
         reqs.append(Requirement(id="enemy_attack", text="the enemy attacks at "
-                                + ", ".join(_fmt(t) for t in c.wave_times) + " during the production race",
-                                # a reference that finishes the race early ends the game before the attack
-                                on="idle"))
+                                + ", ".join(_fmt(t) for t in c.wave_times) + " during the production race, "
+                                "and the race is won only once the last attack is beaten"))
     if c.raid_target_type and (c.raids or arch == "raids"):
         reqs.append(Requirement(id="raid_target", text=f"raids go for your "
                                                        f"{c.raid_target_type.replace('_', ' ')}s"))

@@ -16,6 +16,7 @@ PROBE_TIMES = (60.0, 180.0)      # probe and main attack when the request does n
 WINDOW = 1.0                     # seconds around a stated time in which its spawns must appear
 EARLY = 0.5                      # seconds before a stated time that a timed attack spawns
 AIR_RAIDER = "bomber"
+ATTACK_TAG = "enemy_attack"      # the timed attack's units: the production race is won once none is left
 
 
 @dataclass
@@ -59,21 +60,33 @@ def _spawns_at(t: float, team: int, **extra) -> dict:
             **extra}
 
 
+def attack_size(strength: float) -> int:
+    """Light bots in each timed enemy attack of a production race."""
+    return _size(3, strength)
+
+
 def _enemy_attack(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
     times = sorted(c.wave_times)
     # half a second early: when a stated time is also the race's deadline, the attack is on the map
     # before the deadline ends the game in the same instant
     spawn_times = [max(0.0, t - EARLY) for t in times]
-    units = {"light_bot": _size(3, site.strength)}
-    # one step for every time: the shape (and so the composed rule) is the same however many attacks
+    units = {"light_bot": attack_size(site.strength)}
+    # one step for every time: the shape (and so the composed rule) is the same however many attacks;
+    # the units are tagged so the race's goal can wait until they are beaten
     steps = [{"when": {"on": "time", "at": spawn_times},
-              "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": site.fronts[0]}, _attack(site)]}]
+              "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": site.fronts[0], "tag": ATTACK_TAG},
+                       _attack(site)]}]
+    # raids the request times ("raids hit you at 3:00 and 6:00") are these attacks, not periodic raids
+    served = ["enemy_attack"] + (["raids"] if c.raids and not c.wave_interval else [])
     comp = _component("enemy_attack", f"timed enemy attacks at {', '.join(f'{t:g}' for t in times)} s on the "
                       "player's base during the production race; logs group_spawned and attack_ordered",
-                      {"steps": steps}, ["enemy_attack"])
+                      {"steps": steps}, served)
     expects = [_spawns_at(t, site.enemy, min=units["light_bot"]) for t in times]
     expects.append({"event": "rule_log", "where": {"name": "attack_ordered", "fields.ok": True}, "min": len(times)})
-    return comp, {"enemy_attack": expects}
+    found = {"enemy_attack": expects}
+    if "raids" in served:
+        found["raids"] = [{"event": "spawn", "where": {"source": "rule", "team": site.enemy}, "min": 1}]
+    return comp, found
 
 
 def _raider(c: Concepts) -> str:
@@ -140,9 +153,16 @@ def _probe_main(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[
     factor = c.main_factor or DEFAULT_MAIN_FACTOR
     probe = _size(2, site.strength)
     main = min(200, math.ceil(probe * factor - 1e-9))   # at least factor x the probe, in whole units
-    recipe = {"steps": [{"when": {"on": "time", "at": times},
-                         "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": probe},
-                                   "at": site.fronts[0], "growth": main / probe}, _attack(site)]}]}
+    if len(set(c.directions[:2])) == 2 and len(site.fronts) > 1:
+        # two named sides: the probe comes from the first, the main attack from the second
+        recipe = {"steps": [{"when": {"on": "time", "at": [t]},
+                             "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": n}, "at": front},
+                                      _attack(site)]}
+                            for t, n, front in zip(times, (probe, main), site.fronts)]}
+    else:
+        recipe = {"steps": [{"when": {"on": "time", "at": times},
+                             "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": probe},
+                                       "at": site.fronts[0], "growth": main / probe}, _attack(site)]}]}
     comp = _component("probe_main", f"a probe of {probe} at {times[0]:g} s, then a main attack of {main} ({factor:g} "
                       f"times as big) at {times[1]:g} s; logs group_spawned and attack_ordered", recipe, ["probe_main"])
     expects = [_spawns_at(times[0], site.enemy, min=probe, max=probe),

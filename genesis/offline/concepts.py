@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from engine.catalog import load_catalog
 from genesis.models import Concepts
+from genesis.offline import spelling
 from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
@@ -133,7 +134,7 @@ def is_english(text: str) -> bool:
 
 
 def read(query: str) -> Reading:
-    text, offsets = normalise(query)
+    text, offsets = spelling.correct(*normalise(query))
     c = Concepts()
     r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 
@@ -391,17 +392,26 @@ def _waves(r: Reading) -> None:
               "bigger than the previous", "stronger than the last", "stronger each", "progressively",
               "gets bigger", "get bigger", "get larger", "gets larger", "getting bigger", "getting larger",
               "getting stronger", "keep growing", "bigger and bigger", "larger and larger", "stronger and stronger",
-              "ramping up", "ramp up", "doubling", "double in size", "doubles", "tripling", "triples"):
+              "ramping up", "ramp up", "grow", "doubling", "double in size", "doubles", "tripling", "triples"):
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             c.escalating = True
             r.hit(m, "escalating")
     # double / triple in their common misspellings too ("dubble", "duble", "doubel", "tripple")
     m = re.search(r"\b(" + _DOUBLE + r"|twice (?:as (?:big|large|strong)|the size)|" + _TRIPLE + r"|"
-                  + _NUM + r" times (?:as (?:big|large|strong|many)|the size|bigger|larger|stronger))", text)
-    probe = re.search(r"\b(?:probe[sd]?|probing|feints?|small (?:first )?(?:attack|force|party|wave|scouting party)|"
-                      r"test(?:ing)? attack|feels? you out)\b", text)
-    main = re.search(r"\b(?:main|full|real|big|major|whole)\s+(?:\w+\s+)?(?:attack|assault|force|army|push|wave|thrust|"
-                     r"strike|body|offensive)\b", text)
+                  + _NUM + r"\s*(?:times|x|\u00d7) (?:as (?:big|large|strong|many)|the size|bigger|larger|stronger))", text)
+    # "grow by 50% each time": a factor of 1.5
+    pct = re.search(r"\b(?:grows?|grow(?:ing)?|increases?|increasing|bigger|larger|stronger)\s+(?:by\s+)?"
+                    r"(\d+(?:\.\d+)?)\s*(?:%|percent)", text)
+    # a small first attack by the enemy: a probe, feint, scouting or recon party, vanguard, test attack
+    probe = re.search(r"\b(?:probe[sd]?|probing|feints?|feinting|scouts|vanguard|advance (?:guard|party)|"
+                      r"(?:scouting|scout|recon|reconnaissance) (?:party|parties|force|group|team|wave|run|attack|"
+                      r"raid|units?)|recon|reconnaissance|"
+                      r"(?:small|light|weak|token|minor) (?:[\w-]+ )?(?:attack|force|party|wave|group|raid|strike|push|"
+                      r"detachment)|test(?:ing)? (?:attack|wave|push)|feels? you out)\b", text)
+    # then the enemy's real one: "the main attack", "its full army", "the real assault", "in full force"
+    main = re.search(r"\b(?:main|full|real|true|actual|big|major|whole|serious|proper)\s+(?:\w+\s+)?(?:attack|assault|"
+                     r"force|army|push|wave|thrust|strike|body|offensive|invasion|onslaught)\b|"
+                     r"\bin (?:full )?force\b", text)
     if probe and main and probe.start() < main.start():
         c.probe_then_main = True
         c.waves = c.waves or 2
@@ -419,6 +429,13 @@ def _waves(r: Reading) -> None:
             c.growth_factor = factor
             c.escalating = True
             r.hit(m, "escalating")
+    elif pct and not c.probe_then_main:
+        c.growth_factor = 1 + float(pct.group(1)) / 100
+        c.escalating = True
+        r.hit(pct, "escalating")
+    for m in re.finditer(r"\beach(?:\s+(?:one|wave|attack|time|of them))?\s+(?:is\s+)?(?:bigger|larger|stronger)\b", text):
+        c.escalating = True
+        r.hit(m, "escalating")
     for m in re.finditer(r"\b(?:from|on)\s+(?:all|every)\s+(?:sides|side|directions|direction)\b", text):
         c.fronts = c.fronts or 4
         r.hit(m, "fronts", note="\"all sides\" read as 4 directions")
@@ -454,6 +471,12 @@ def _time_phrases(text: str) -> list[tuple[int, int, float]]:
               for m in re.finditer(r"\b(?:at|around)\s+" + _CLOCK, text)]
     found += [(m.start(), m.end(), _seconds(m.group(1), m.group(2)))
               for m in re.finditer(r"\bat\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b", text)]
+    # when an attack comes, not how long the game lasts: "the enemy attacks in 3 minutes", "an attack
+    # comes after 4 minutes"
+    found += [(m.start(1), m.end(), _seconds(m.group(2), m.group(3)))
+              for m in re.finditer(r"\b(?:attacks?|attacking|assaults?|strikes?|raids?|hits|waves?|push(?:es)?|"
+                                   r"arrives?|comes?|lands?)\s+(?:[\w']+\s+){0,2}?((?:in|after)\s+)" + _NUM + r"\s*"
+                                   + _WORD_UNIT, text)]
     # a list goes on from a named moment: "at 3:00 and 6:00", "at minute 2, 4 and 6"
     follow = re.compile(r"(?:,\s*|\s+and\s+|,\s+and\s+)(?:again\s+)?(?:at\s+)?(?:(" + r"\d{1,2}):([0-5]\d)\b|"
                         + _NUM + r"\s*" + _UNIT + r"|(\d+)(?=\s*(?:,|and\b|then\b|[.;]|$)))")
@@ -486,8 +509,9 @@ def _times(r: Reading) -> None:
         r.hit(m, "interval")
     candidates: list[tuple[re.Match, float]] = []
     limit = None
-    lm = re.search(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?" + _NUM + r"\s*"
-                   + _UNIT, text)
+    lm = next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
+                                      + _NUM + r"\s*" + _UNIT, text)
+               if not any(a <= m.start() < b for a, b, _ in r.moments)), None)
     if lm:
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
@@ -505,6 +529,8 @@ def _times(r: Reading) -> None:
         # a bare duration ("..., 4 minutes, ...") that is no wave time ("at 2 minutes") or interval ("every")
         for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
             before = text[:m.start()].split()[-1:] or [""]
+            if any(a <= m.start() < b for a, b, _ in r.moments):
+                continue
             if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
                                  "the", "around", "about", "have", "hold", "it", "for"):
                 lm, limit = m, _seconds(m.group(1), m.group(2))

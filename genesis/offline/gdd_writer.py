@@ -5,7 +5,7 @@ import math
 
 from engine.catalog import load_catalog
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
-from genesis.offline import composed_designs
+from genesis.offline import composed_designs, wave_growth
 from genesis.offline import geometry as G
 from genesis.offline.composed_designs import Site
 
@@ -193,7 +193,10 @@ def _wave_schedule(c: Concepts, n_fronts: int) -> list[float]:
     minute from 0:45 (one per front at least)."""
     if c.directions and len(c.direction_times) == len(c.directions):
         return list(c.direction_times)
-    return list(c.wave_times) or [round(45 + i * 60) for i in range(c.waves or n_fronts)]
+    n = c.waves or n_fronts
+    # closer together when that many waves would not all come before the game ends
+    step = max(20.0, min(60.0, ((c.time_limit or 300.0) - 45 - 30) / max(1, n - 1)))
+    return list(c.wave_times) or [round(45 + i * step) for i in range(n)]
 
 
 def _spawn_gap(times: list[float]) -> float:
@@ -248,7 +251,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     else:
         # bombers fly 4.5 tiles a second: from a spawn close to home one strikes before the anti-air
         # at home can down it, so air attacks come from far spawns when the map has them
-        fronts = G.pick_fronts(m, base, c.fronts or 2, min_dist=AIR_FRONT_DIST if c.air else 0.0)
+        # at a far spawn too, growing waves: a big last wave spawned near an objective destroys it
+        # before any defence can get there
+        fronts = G.pick_fronts(m, base, c.fronts or 2, min_dist=AIR_FRONT_DIST
+                               if c.air or c.escalating or c.growth_factor else 0.0)
     sp = G.spawns(m)
     front_xy = [sp[f] if isinstance(f, str) else (f[0], f[1]) for f in fronts]
     distinct = [i for i in range(len(fronts)) if front_xy[i] not in front_xy[:i]]   # each front once
@@ -261,7 +267,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     # before a defence waiting at home arrives), and under air attack they stand inside the anti-air's
     # reach from home: bombers outrun any escort, so AA must already stand where they strike
     fragile = _fragile(c.objective_type or "metal_storage")
-    reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air else 0.45
+    # the last of growing waves destroys an objective far from home before the defence arrives
+    growing = bool(c.escalating or c.growth_factor)
+    reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air or growing else 0.45
     radius = AIR_COVER_RADIUS if c.air else COMPACT_RADIUS
     for i in range(n_obj):
         front = front_xy[distinct[i % len(distinct)]]
@@ -277,28 +285,34 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     camp = G.lerp(base, front_xy[0], -0.3) if bridge else base
     # where the defence waits between attacks: a spot its units can reach (the base may be walled in)
     home = G.passable_near(m, *camp, [], 0.0, main_region_only=True) if safe else camp
-    army = _spread(m, _defense_army(c), camp, taken, safe)
+    strength = _strength(guidance)
+    times = _wave_schedule(c, len(fronts))
+    defence = _defense_army(c)
+    if growing:
+        explicit = bool(c.wave_times or (c.directions and c.direction_times))
+        # stated times decide how many waves come; else the stated count
+        count = max(2, len(times) if explicit else (c.waves or max(3, len(distinct))))
+        factor = max(1.0, c.growth_factor or 1.0)
+        base_size, step = wave_growth.base_and_growth(factor, strength)
+        # the defence is sized from the waves it must beat, the largest last
+        scale = wave_growth.army_scale({g.type: g.count for g in defence}, _main_type(c),
+                                       wave_growth.sizes(base_size, step, factor, count))
+        defence = [g.model_copy(update={"count": math.ceil(g.count * scale - 1e-9)}) for g in defence]
+    army = _spread(m, defence, camp, taken, safe)
     if c.fog and not c.scouting:
         # early warning under fog: without it a defence sees raiders only once they hit an objective
         x, y = G.passable_near(m, base[0], base[1] - 3, taken, 3.0, safe)
         army.append(UnitPlacement(type="radar_tower", x=round(x, 1), y=round(y, 1)))
-    strength = _strength(guidance)
-    times = _wave_schedule(c, len(fronts))
     air_at = times[-1] if len(times) > 1 else 120      # an air assault comes last
     attack_times = times    # when each wave of the ground attack comes, for the named sides' evidence
     comps: list[RuleComponent] = []
     expects: Expects = {}
     wave_ids = []
     ground_spawns = _expect_spawns()
-    if c.escalating or c.growth_factor:
-        explicit = bool(c.wave_times or (c.directions and c.direction_times))
-        # stated times decide how many waves come; else the stated count
-        count = max(2, len(times) if explicit else (c.waves or max(3, len(distinct))))
+    if growing:
         wave_times = times[:count] if len(times) >= count else []
-        factor = max(1.0, c.growth_factor or 1.0)
         params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60, "count": count,
-                  "base_size": _scaled(3, strength, 2) if factor < 2 else _scaled(2, strength, 1),
-                  "growth": 2 if factor < 2 else 1,
+                  "base_size": base_size, "growth": step,
                   "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG}
         if factor > 1:
             params["factor"] = factor
@@ -322,7 +336,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         attack_times = sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(composed_designs.PROBE_TIMES)
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY})
         if sides:
-            sides = [sides[0]] * len(attack_times)
+            # two named sides: the probe comes from the first, the main attack from the second
+            sides = [sides[min(i, len(sides) - 1)] for i in range(len(attack_times))]
     elif c.scouting:
         comps.append(RuleComponent(
             id="unscouted_side_attack", purpose="the attack comes from a side the player did not scout",
@@ -398,7 +413,12 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         library_rule="survive_timer_win", requirement_ids=["survive_win"],
         params={"team": PLAYER, "time": c.time_limit}))
     # the scouting rule draws among unscouted sides, so one side may serve every attack
-    n_dirs = 1 if c.scouting or c.probe_then_main else min(len(distinct), len(times)) if not c.escalating else len(distinct)
+    if c.scouting:
+        n_dirs = 1
+    elif c.probe_then_main:
+        n_dirs = len(set(sides[:2])) or 1
+    else:
+        n_dirs = min(len(distinct), len(times)) if not c.escalating else len(distinct)
     min_sectors = 2 if c.random_side and not c.scouting else max(1, n_dirs)
     expects["fronts"] = [_expect_spawns(distinct_sectors={"min": min_sectors, "center": list(base)})]
     if c.staggered or len(set(times)) > 1:
@@ -477,6 +497,7 @@ def _guard_against(raid: dict[str, int], margin: float, unit_type: str = "assaul
     return n
 
 
+GUARD_TYPES = ("assault_bot", "light_tank", "rocket_bot", "light_bot")   # a race's guard: the first not asked for
 RAID_INTERVAL = 150.0   # production games: seconds between raids when the request names no interval
 
 
@@ -489,16 +510,34 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     raid_from = G.pick_fronts(m, home, 2)
     strength = _strength(guidance)
     deadline = c.deadline or c.time_limit
+    goal = {"team": PLAYER, "units": c.target_composition, "deadline": deadline}
+    # a timed enemy attack is part of the race: the win waits until the last one has come and been
+    # beaten, so it threatens what the player builds instead of landing after the game is over
+    attacked = bool(c.wave_times) and not c.probe_then_main
+    if attacked:
+        goal.update(win_from=max(c.wave_times), beat_tag=composed_designs.ATTACK_TAG, beat_team=ENEMY)
     comps = [RuleComponent(
-        id="production_goal", purpose="own the target composition before the deadline", kind="termination",
+        id="production_goal", purpose="own the target composition before the deadline"
+        + (" and beat the timed enemy attacks with it" if attacked else ""), kind="termination",
         library_rule="production_goal", requirement_ids=["production_win", "deadline_loss", "deadline"],
-        params={"team": PLAYER, "units": c.target_composition, "deadline": deadline})]
+        params=goal)]
     met = _deadline_expects(deadline, "deadline passed")
+    if attacked:
+        # the goal is met by the deadline; the win itself comes once the attack is beaten
+        met["reference"] = [{"result": {"winners_include": PLAYER}},
+                            {"event": "rule_log", "where": {"rule": "production_goal", "name": "goal_met"},
+                             "before": deadline, "min": 1}]
     expects: Expects = {"production_win": [{"result": {"winners_include": PLAYER}}], "deadline_loss": met["idle"],
                         "deadline": met}
+    if attacked:
+        expects["production_win"].append({"event": "rule_log", "where": {"rule": "production_goal",
+                                                                         "name": "threat_cleared"}, "min": 1})
     start = [UnitPlacement(type="commander", tag="home"), UnitPlacement(type="constructor_bot")]
+    # a guard is never of a type the race asks for: it would count towards the goal
+    guard_type = next((t for t in GUARD_TYPES if t not in c.target_composition), GUARD_TYPES[0])
     raid_text = ""
-    if c.raids:
+    timed_raids = attacked and not c.wave_interval     # "raids hit you at 3:00 and 6:00": the timed attacks
+    if c.raids and not timed_raids:
         by_commander = "commander" in c.unit_kinds
         raider = "commander" if by_commander else ("raider_bot" if "raider" in c.unit_kinds else "light_bot")
         size = 1 if by_commander else _scaled(2, strength, 2)
@@ -518,16 +557,23 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             expects["raider"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "commander"},
                                   "min": 1}]
         # a guard that beats one raid party with a margin, so raids cost time but can be held
-        guard = _guard_against({raider: size}, margin=2.0 / strength)
-        start.append(UnitPlacement(type="assault_bot", count=guard))
+        guard = _guard_against({raider: size}, margin=2.0 / strength, unit_type=guard_type)
+        start.append(UnitPlacement(type=guard_type, count=guard))
         raid_text = (f" {'The enemy commander' if by_commander else 'Enemy raiders'} will raid your extractors"
                      + (" at unpredictable times" if c.random_timing else f" every {interval / 60:g} minutes")
-                     + f"; {guard} assault bots guard your base.")
+                     + f"; {guard} {guard_type.replace('_', ' ')}s guard your base.")
+    if attacked and not any(u.type == guard_type for u in start):
+        # an attack can come long before a slow target is out (heavy tanks need a tech chain): a guard
+        # that is an even match for one attack keeps the builders alive while it still costs the economy
+        start.append(UnitPlacement(type=guard_type, count=_guard_against(
+            {"light_bot": composed_designs.attack_size(strength)}, margin=1.0, unit_type=guard_type)))
     placed = _spread(m, start, home, [])
     placed, protect, protect_expects = _protect(c, placed, home, m, [(u.x, u.y) for u in placed])
     comps += protect
     expects.update(protect_expects)
-    comps = _composed(c, Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag=None, strength=strength),
+    # timed attacks go for the commander (attack-moving through whatever stands in the way)
+    comps = _composed(c, Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag="home",
+                              strength=strength),
                       comps, expects)
     teams = [
         TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=600, energy=1500,
@@ -537,6 +583,10 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
     desc = (f"Produce {comp} within {deadline / 60:g} minutes, the sooner the better. Build metal extractors on "
             "deposits and solar collectors, then the right factory." + raid_text
+            + (f" The enemy attacks your base at {', '.join(f'{t / 60:g}' for t in sorted(c.wave_times))} minutes "
+               "whether you are ready or not: you win once you own them and the last attack is beaten. A few "
+               f"{guard_type.replace('_', ' ')}s guard your base."
+               if attacked else "")
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=True,
@@ -598,7 +648,7 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit + 30, requirements=_requirements(brief, expects), conditions=ranking,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               strategy_params={"engage_at": 0.0 if plan == "join_at_once" else c.time_limit * 0.5,
+               strategy_params={"engage_at": 0.0 if plan == "join_at_once" else c.time_limit * _engage_share(c),
                                 "target": [m.width / 2, m.height / 2]})
 
 
@@ -623,6 +673,13 @@ def _ffa_prey(side: int, sides: int, plan: str) -> int:
     if plan != "ai_ring":
         return (side + 1) % sides
     return 1 if side == 0 else side % (sides - 1) + 1
+
+
+def _engage_share(c: Concepts) -> float:
+    """When the reference joins a free-for-all, as a share of the game. Waiting while the others wear
+    each other down wins most rankings; but ranked by damage dealt among few teams, the AI teams that
+    hunt from the start pile up damage a late player cannot catch up with."""
+    return 0.25 if c.ranking == "damage_dealt" and c.teams * max(1, c.team_size) <= 4 else 0.5
 
 
 ZONE_RADIUS = 5.0

@@ -2,7 +2,7 @@
 check each scenario folder with the independent checker.
 
     PYTHONPATH=tests/genesis python -m corpus.measure BATCH_DIR [BATCH_DIR ...] [--run] [--workers 2]
-        [--finished-only] [--json OUT]
+        [--finished-only] [--json OUT] [--family F ...] [--ids ID,ID]
 
 Without --run it checks a batch folder that already holds the corpus's scenarios (as written by
 `genesis batch` on the corpus's queries); with --run it generates them there first.
@@ -123,8 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run", action="store_true", help="generate the corpus into BATCH_DIR first")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, help="write the summary here")
+    parser.add_argument("--family", action="append", default=[], help="only the entries of this family (repeatable)")
+    parser.add_argument("--ids", help="only these entry ids, comma-separated")
     args = parser.parse_args(argv)
     entries = load_corpus()
+    if args.family or args.ids:
+        ids = set((args.ids or "").split(","))
+        entries = [e for e in entries if e.family in args.family or e.id in ids]
     if args.run:
         generate(entries, args.batch_dir[0], args.workers)
     try:
