@@ -56,12 +56,36 @@ def _main_type(c: Concepts) -> str:
     return "light_bot"
 
 
-def _defense_army(c: Concepts) -> list[UnitPlacement]:
-    if c.archetype == "raids":
+ARMED_OBJECTIVE_MARGIN = 2.5   # an armed objective left alone faces waves this many times its fighting strength
+
+
+def _armed_objective_scale(c: Concepts) -> float:
+    """How much larger than usual the waves (and the defence) are when the objective fights back (a
+    heavy tank, a commander): left alone it must fall to the waves, or an idle player wins."""
+    cat = load_catalog().units
+    alone = _power({c.objective_type: 1}) if c.objective_type in cat else 0.0
+    scale = 1.0
+    while _power(_wave_units(c, scale)) < ARMED_OBJECTIVE_MARGIN * alone:
+        scale += 0.25
+    return scale
+
+
+def _ground_army(c: Concepts, k: float = 1.0) -> dict[str, int]:
+    if c.archetype == "raids":   # unarmed economy buildings: never grown
         # raiders are fast: only a fast defence reaches the economy in time
-        army = [UnitPlacement(type="light_tank", count=5), UnitPlacement(type="light_bot", count=6)]
-    else:
-        army = [UnitPlacement(type="assault_bot", count=6), UnitPlacement(type="light_bot", count=6)]
+        return {"light_tank": 5, "light_bot": 6}
+    return {"assault_bot": round(6 * k), "light_bot": round(6 * k)}
+
+
+def _defense_army(c: Concepts, wave_scale: float = 1.0) -> list[UnitPlacement]:
+    """The player's army; waves grown against an armed objective (`wave_scale`) grow it too, so the
+    defence keeps the margin it has over ordinary waves."""
+    k = 1.0
+    if wave_scale > 1:
+        margin = _power(_ground_army(c)) / _power(_wave_units(c))
+        while _power(_ground_army(c, k)) < margin * _power(_wave_units(c, wave_scale)):
+            k += 0.25
+    army = [UnitPlacement(type=t, count=n) for t, n in _ground_army(c, k).items()]
     if c.air:
         # first, so the anti-air takes the spot at home, nearest every objective it covers; five of
         # them down a bomber (650 hp) in about 3 s, before its second pass on a building
@@ -277,12 +301,13 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     camp = G.lerp(base, front_xy[0], -0.3) if bridge else base
     # where the defence waits between attacks: a spot its units can reach (the base may be walled in)
     home = G.passable_near(m, *camp, [], 0.0, main_region_only=True) if safe else camp
-    army = _spread(m, _defense_army(c), camp, taken, safe)
+    scale = _armed_objective_scale(c)
+    army = _spread(m, _defense_army(c, scale), camp, taken, safe)
     if c.fog and not c.scouting:
         # early warning under fog: without it a defence sees raiders only once they hit an objective
         x, y = G.passable_near(m, base[0], base[1] - 3, taken, 3.0, safe)
         army.append(UnitPlacement(type="radar_tower", x=round(x, 1), y=round(y, 1)))
-    strength = _strength(guidance)
+    strength = _strength(guidance) * scale
     times = _wave_schedule(c, len(fronts))
     air_at = times[-1] if len(times) > 1 else 120      # an air assault comes last
     attack_times = times    # when each wave of the ground attack comes, for the named sides' evidence
