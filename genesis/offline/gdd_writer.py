@@ -12,9 +12,16 @@ from genesis.offline.composed_designs import Site
 PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
 COMPACT_RADIUS = 12.0   # tiles: how far from home objectives under raids / fog may stand
-AIR_COVER_RADIUS = 4.0  # tiles: objectives under air attack stand this close to home, inside AA range of it
+AIR_COVER_RADIUS = 4.0  # tiles: fragile objectives under air attack stand this close to home, inside AA range of it
 AIR_FRONT_DIST = 30.0   # tiles: air attacks spawn at least this far from home when the map allows
 FRAGILE_HP = 1000.0     # objectives with fewer hit points fall to one wave before the defence arrives
+
+
+def _bombs_to_destroy(unit_type: str) -> int:
+    """Bomber hits that destroy one `unit_type`: a target that takes many stands beyond the reach of
+    anti-air idling at home (it would save it with no player), as the defence has time to come."""
+    cat = load_catalog().units
+    return math.ceil(cat[unit_type].hp / cat["bomber"].weapon.damage) if unit_type in cat else 1
 
 
 def _fragile(unit_type: str) -> bool:
@@ -286,7 +293,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     # reach from home: bombers outrun any escort, so AA must already stand where they strike
     fragile = _fragile(c.objective_type or "metal_storage")
     reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air else 0.45
-    radius = AIR_COVER_RADIUS if c.air else COMPACT_RADIUS
+    radius = AIR_COVER_RADIUS if c.air and _bombs_to_destroy(c.objective_type or "metal_storage") <= 2 else COMPACT_RADIUS
     for i in range(n_obj):
         front = front_xy[distinct[i % len(distinct)]]
         # at a bridge the objective is the bridgehead itself

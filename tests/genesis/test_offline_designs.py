@@ -1,8 +1,11 @@
 """The offline designer honours every concept of the request, and attaches evidence strict enough to
 fail a level that does not: per family, the design has the property, and its expectations pass on
 a run of the level and fail on a hand-made run without the property."""
+import math
+
 import pytest
 
+from engine.catalog import load_catalog
 from engine.expect import evaluate
 from genesis.offline import geometry as G
 from genesis.offline.brief_writer import write_brief
@@ -199,6 +202,20 @@ def test_an_unarmed_objective_keeps_the_usual_waves():
     radar, _ = _wave_and_army(design(write_brief(q := "protect the radar tower against staggered waves", read(q))))
     storage, _ = _wave_and_army(design_for("defend your metal storage against staggered waves", {}))
     assert radar == storage
+
+
+@pytest.mark.parametrize("query, beyond", [
+    ("Every minute, enemy aircraft strike your energy storages", True),
+    ("defend the metal extractors against air raids every ninety seconds", False)])
+def test_a_sturdy_air_raid_target_stands_beyond_the_reach_of_anti_air_idling_at_home(query, beyond):
+    # the failure seen: energy storages beside home, where anti-air that never moves downs each bomber
+    # before its fourth bomb, so an idle player won
+    gdd = design(write_brief(query, read(query)))
+    units = gdd.teams[0].units
+    aa = next(u for u in units if u.type == "aa_vehicle")
+    reach = load_catalog().units["aa_vehicle"].weapon.range
+    far = [math.dist((aa.x, aa.y), (u.x, u.y)) > reach for u in units if u.tag == "objective"]
+    assert far and all(f == beyond for f in far)
 
 
 # --- teams -----------------------------------------------------------------------------------------
