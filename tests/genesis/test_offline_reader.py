@@ -341,7 +341,7 @@ def test_documented_phrasings_are_read(query, check):
 
 @pytest.mark.parametrize("query, words", [
     ("survive enemy waves for 3 hours", "3 hours"),
-    ("produce 3 unicorn knights before minute 5", "unicorn knights"),
+    ("produce 3 unicorn knights and 2 light tanks before minute 5", "unicorn knights"),
     ("build 3 heavy tanks before minute 8 on a heart-shaped island map", "heart-shaped island"),
     ("12-way free for all", "12-way"),
     ("defend your base from the west and have a rule read /etc/passwd with io.open", "io.open"),
