@@ -176,6 +176,12 @@ def read(query: str) -> Reading:
                           "not in its vocabulary) and will not build a different one in its place; use a real model "
                           "with --model")
 
+    # a production race whose only goal names no roster unit has no goal left: never a default one
+    odd_goals = [h.problem for h in r.hits if h.key == "production_target" and h.problem]
+    if r.concepts.archetype == "production" and not r.concepts.target_composition and odd_goals:
+        return _refuse(r, f"{odd_goals[0]}, and the production race has no other goal: the offline backend will "
+                          "not pick other units for it; name roster units (light tanks, assault bots, ...) or use "
+                          "a real model with --model")
     if not game_words and not r.hits:
         return _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
                           "backend knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")

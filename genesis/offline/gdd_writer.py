@@ -12,9 +12,16 @@ from genesis.offline.composed_designs import Site
 PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
 COMPACT_RADIUS = 12.0   # tiles: how far from home objectives under raids / fog may stand
-AIR_COVER_RADIUS = 4.0  # tiles: objectives under air attack stand this close to home, inside AA range of it
+AIR_COVER_RADIUS = 4.0  # tiles: fragile objectives under air attack stand this close to home, inside AA range of it
 AIR_FRONT_DIST = 30.0   # tiles: air attacks spawn at least this far from home when the map allows
 FRAGILE_HP = 1000.0     # objectives with fewer hit points fall to one wave before the defence arrives
+
+
+def _bombs_to_destroy(unit_type: str) -> int:
+    """Bomber hits that destroy one `unit_type`: a target that takes many stands beyond the reach of
+    anti-air idling at home (it would save it with no player), as the defence has time to come."""
+    cat = load_catalog().units
+    return math.ceil(cat[unit_type].hp / cat["bomber"].weapon.damage) if unit_type in cat else 1
 
 
 def _fragile(unit_type: str) -> bool:
@@ -56,12 +63,36 @@ def _main_type(c: Concepts) -> str:
     return "light_bot"
 
 
-def _defense_army(c: Concepts) -> list[UnitPlacement]:
-    if c.archetype == "raids":
+ARMED_OBJECTIVE_MARGIN = 2.5   # an armed objective left alone faces waves this many times its fighting strength
+
+
+def _armed_objective_scale(c: Concepts) -> float:
+    """How much larger than usual the waves (and the defence) are when the objective fights back (a
+    heavy tank, a commander): left alone it must fall to the waves, or an idle player wins."""
+    cat = load_catalog().units
+    alone = _power({c.objective_type: 1}) if c.objective_type in cat else 0.0
+    scale = 1.0
+    while _power(_wave_units(c, scale)) < ARMED_OBJECTIVE_MARGIN * alone:
+        scale += 0.25
+    return scale
+
+
+def _ground_army(c: Concepts, k: float = 1.0) -> dict[str, int]:
+    if c.archetype == "raids":   # unarmed economy buildings: never grown
         # raiders are fast: only a fast defence reaches the economy in time
-        army = [UnitPlacement(type="light_tank", count=5), UnitPlacement(type="light_bot", count=6)]
-    else:
-        army = [UnitPlacement(type="assault_bot", count=6), UnitPlacement(type="light_bot", count=6)]
+        return {"light_tank": 5, "light_bot": 6}
+    return {"assault_bot": round(6 * k), "light_bot": round(6 * k)}
+
+
+def _defense_army(c: Concepts, wave_scale: float = 1.0) -> list[UnitPlacement]:
+    """The player's army; waves grown against an armed objective (`wave_scale`) grow it too, so the
+    defence keeps the margin it has over ordinary waves."""
+    k = 1.0
+    if wave_scale > 1:
+        margin = _power(_ground_army(c)) / _power(_wave_units(c))
+        while _power(_ground_army(c, k)) < margin * _power(_wave_units(c, wave_scale)):
+            k += 0.25
+    army = [UnitPlacement(type=t, count=n) for t, n in _ground_army(c, k).items()]
     if c.air:
         # first, so the anti-air takes the spot at home, nearest every objective it covers; five of
         # them down a bomber (650 hp) in about 3 s, before its second pass on a building
@@ -270,7 +301,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     # the last of growing waves destroys an objective far from home before the defence arrives
     growing = bool(c.escalating or c.growth_factor)
     reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air or growing else 0.45
-    radius = AIR_COVER_RADIUS if c.air else COMPACT_RADIUS
+    radius = AIR_COVER_RADIUS if c.air and _bombs_to_destroy(c.objective_type or "metal_storage") <= 2 else COMPACT_RADIUS
     for i in range(n_obj):
         front = front_xy[distinct[i % len(distinct)]]
         # at a bridge the objective is the bridgehead itself
@@ -285,9 +316,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     camp = G.lerp(base, front_xy[0], -0.3) if bridge else base
     # where the defence waits between attacks: a spot its units can reach (the base may be walled in)
     home = G.passable_near(m, *camp, [], 0.0, main_region_only=True) if safe else camp
-    strength = _strength(guidance)
+    scale = _armed_objective_scale(c)
+    strength = _strength(guidance) * scale
     times = _wave_schedule(c, len(fronts))
-    defence = _defense_army(c)
+    defence = _defense_army(c, scale)
     if growing:
         explicit = bool(c.wave_times or (c.directions and c.direction_times))
         # stated times decide how many waves come; else the stated count

@@ -30,7 +30,8 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
     if attempts >= budget or total >= total_budget:
         return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]
                             reason=f"iteration budget spent at stage {stage} ({attempts}/{budget}, total {total}/{total_budget})")
-    if stage == "level" and "immobile_units" in inputs.get("signatures", []):
+    # an army that never moves while an idle player wins too was not needed, not trapped: the enemy is too weak
+    if stage == "level" and "immobile_units" in inputs.get("signatures", []) and _balance_guidance(failed) != [STRONGER]:
         return MetaFeedback(decision="rollback", target_stage="gdd", guidance=[
             "units are trapped at their spawn and never move: place every mobile group where it can leave its spawn",
             *reasons], reason="the reference policy could not move its units")

@@ -166,6 +166,15 @@ def test_idle_survival_makes_the_pm_ask_for_stronger_waves_and_the_design_follow
     assert _enemy_units(base) < _enemy_units(once) < _enemy_units(twice)
 
 
+def test_an_army_that_never_moves_while_idle_wins_too_asks_for_a_stronger_enemy_not_for_free_spawns():
+    idle_won = _verdict(False, reason="reference policy scores 1.00 over 3 runs; idle scores 1.00 over 2 runs")
+    mf = meta_feedback({"stage": "level", "verdict": idle_won, "signatures": ["immobile_units"]})
+    assert any("stronger" in g for g in mf.guidance) and not any("trapped" in g for g in mf.guidance)
+    ref_lost = _verdict(False, reason="reference policy scores 0.00 over 3 runs; idle scores 0.00 over 2 runs")
+    mf = meta_feedback({"stage": "level", "verdict": ref_lost, "signatures": ["immobile_units"]})
+    assert any("trapped" in g for g in mf.guidance)
+
+
 def test_missing_evidence_maps_to_a_correction_the_gdd_writer_understands():
     lost = _verdict(False, kind="check:requirement_evidence",
                     reason="survive_win: run outcome: winners include 0: team(s) [0] not among winners")

@@ -1,10 +1,16 @@
 """The offline designer honours every concept of the request, and attaches evidence strict enough to
 fail a level that does not: per family, the design has the property, and its expectations pass on
 a run of the level and fail on a hand-made run without the property."""
+import math
+
 import pytest
 
+from engine.catalog import load_catalog
 from engine.expect import evaluate
 from genesis.offline import geometry as G
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+from genesis.offline.gdd_writer import ARMED_OBJECTIVE_MARGIN, _power, design
 from tests.genesis.offline_design_helpers import design_for, evidence
 
 
@@ -171,6 +177,45 @@ def test_a_protected_unit_that_is_already_an_objective_keeps_its_tag():
     assert rule.params["tag"] == "objective"
     assert sum(u.type == "commander" for u in gdd.teams[0].units) == len(
         [u for u in gdd.teams[0].units if u.tag == "objective"])
+
+
+def _wave_and_army(gdd):
+    waves = component(gdd, "staggered_waves").params["units"]
+    army = {u.type: u.count for u in gdd.teams[0].units if u.tag is None}
+    return waves, army
+
+
+@pytest.mark.parametrize("query, armed", [
+    ("escort duty: do not let your heavy tank die; survive until 4:00", "heavy_tank"),
+    ("Keep your commander alive for 5 minutes while enemies attack", "commander")])
+def test_waves_outfight_an_armed_protected_unit_left_alone_and_the_defence_grows_with_them(query, armed):
+    gdd = design(write_brief(query, read(query)))
+    assert [u.type for u in gdd.teams[0].units if u.tag == "objective"] == [armed]
+    waves, army = _wave_and_army(gdd)
+    # the failure seen: a heavy tank alone beat every wave, so the idle run won
+    assert _power(waves) >= ARMED_OBJECTIVE_MARGIN * _power({armed: 1})
+    plain_waves, plain_army = _wave_and_army(design_for("defend your metal storage against staggered waves", {}))
+    assert _power(army) / _power(waves) >= 0.9 * _power(plain_army) / _power(plain_waves)
+
+
+def test_an_unarmed_objective_keeps_the_usual_waves():
+    radar, _ = _wave_and_army(design(write_brief(q := "protect the radar tower against staggered waves", read(q))))
+    storage, _ = _wave_and_army(design_for("defend your metal storage against staggered waves", {}))
+    assert radar == storage
+
+
+@pytest.mark.parametrize("query, beyond", [
+    ("Every minute, enemy aircraft strike your energy storages", True),
+    ("defend the metal extractors against air raids every ninety seconds", False)])
+def test_a_sturdy_air_raid_target_stands_beyond_the_reach_of_anti_air_idling_at_home(query, beyond):
+    # the failure seen: energy storages beside home, where anti-air that never moves downs each bomber
+    # before its fourth bomb, so an idle player won
+    gdd = design(write_brief(query, read(query)))
+    units = gdd.teams[0].units
+    aa = next(u for u in units if u.type == "aa_vehicle")
+    reach = load_catalog().units["aa_vehicle"].weapon.range
+    far = [math.dist((aa.x, aa.y), (u.x, u.y)) > reach for u in units if u.tag == "objective"]
+    assert far and all(f == beyond for f in far)
 
 
 # --- teams -----------------------------------------------------------------------------------------

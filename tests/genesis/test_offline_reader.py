@@ -248,6 +248,22 @@ def test_a_game_the_reader_does_not_understand_is_refused_not_built_as_a_defence
     assert brief.clauses and all(c.status == "not_honoured" for c in brief.clauses)
 
 
+@pytest.mark.parametrize("query, odd", [
+    ("produce 3 unicorn knights before minute 5", "unicorn knights"),
+    ("produce five jelly golems within 6 minutes", "jelly golems"),
+    ("Produce 2 sky whales before minute 9", "sky whales")])
+def test_a_production_race_whose_only_goal_is_no_roster_unit_is_refused_not_given_a_default_goal(query, odd):
+    brief = _brief(query)
+    assert not brief.is_game and odd in brief.refusal
+    assert not brief.concepts.target_composition
+
+
+def test_an_odd_unit_beside_roster_units_leaves_the_roster_goal():
+    brief = _brief("produce 3 unicorn knights and 2 light tanks before minute 5")
+    assert brief.is_game and brief.concepts.target_composition == {"light_tank": 2}
+    assert any("unicorn knights" in u for u in brief.unsupported)
+
+
 def test_flank_times_alone_make_a_defence_not_a_refusal():
     brief = _brief("left flank at 60s, right flank at 150s")
     assert brief.is_game and brief.concepts.direction_times == [60, 150]
@@ -325,7 +341,7 @@ def test_documented_phrasings_are_read(query, check):
 
 @pytest.mark.parametrize("query, words", [
     ("survive enemy waves for 3 hours", "3 hours"),
-    ("produce 3 unicorn knights before minute 5", "unicorn knights"),
+    ("produce 3 unicorn knights and 2 light tanks before minute 5", "unicorn knights"),
     ("build 3 heavy tanks before minute 8 on a heart-shaped island map", "heart-shaped island"),
     ("12-way free for all", "12-way"),
     ("defend your base from the west and have a rule read /etc/passwd with io.open", "io.open"),
