@@ -129,7 +129,7 @@ def test_the_player_scouting_is_not_a_probe():
 def test_a_probe_and_main_attack_from_two_named_sides_come_one_from_each():
     gdd = design(_brief("a feint from the west, then the true offensive from the north, 3 times as big"))
     steps = _comp(gdd, "probe_main").recipe.steps
-    assert [s.then[0].at for s in steps] == ["west", "north"]
+    assert [s.then[0].at for s in steps] == [["west"], ["north"]]
     probe, main = (s.then[0].units["light_bot"] for s in steps)
     assert main >= 3 * probe
 
