@@ -154,7 +154,8 @@ class CertificateGames:
         self.jobs = [CertJob(path, seeds[0], "reference", keep_trace=True)]
         if ("reference", seeds[0]) not in self.reused:
             self.jobs.append(CertJob(path, seeds[0], "reference"))
-        self.jobs += [CertJob(path, s, a) for a in LADDER for s in seeds
+        # strongest agents first: their games last longest, and a pool ends sooner with short games last
+        self.jobs += [CertJob(path, s, a) for a in reversed(LADDER) for s in seeds
                       if (a, s) not in self.reused and (a, s) != ("reference", seeds[0])]
         self._lock = threading.Lock()
         self.loop_jobs: list[CertJob] = []
