@@ -32,7 +32,7 @@ def _figures(query: str, validation: dict, wall: float, cpu: float) -> dict:
     return {"query": query, "playable": validation.get("playable"), "fast_tracked": validation.get("fast_tracked"),
             "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "generation_time_s": validation.get("generation_time_s"),
             "stage_times_s": validation.get("stage_times_s", {}),
-            # setup, the wait for the certificate's last games, the KB commit's and the report's writing
+            # setup and finalize: the wait for the certificate's last games, validation.json, map and report
             "outside_stages_s": round(wall - (validation.get("generation_time_s") or 0.0), 2),
             "simulation_runs": len(validation.get("simulation_runs", [])),
             "simulation_s": round(sim_s, 2), "simulation_share": round(sim_s / wall, 3) if wall else None,
