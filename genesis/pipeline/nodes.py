@@ -9,8 +9,8 @@ from typing import Any
 import yaml
 from langgraph.types import interrupt
 
-from genesis import rubric_store
 from engine.errors import EngineError
+from genesis import rubric_store
 from genesis.certificate import CertificateGames, cached_certificate, certificate_enabled, prior_keys
 from genesis.checks import CheckContext, run_criteria
 from genesis.evidence import requirement_evidence
