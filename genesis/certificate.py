@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from pydantic import BaseModel
 
 from engine.errors import EngineError
 from genesis.fileio import atomic_write_text
-from genesis.simulate import DEFAULT_TIMEOUT_S, run_parallel
+from genesis.simulate import DEFAULT_TIMEOUT_S, SimPool
 from genesis.validation_cache import engine_version, level_fingerprint
 
 SEEDS = (0, 1, 2)
@@ -121,35 +122,103 @@ def _from_prior(summary: dict, team: int) -> CertRun:
                    trace_hash=str(summary.get("trace_hash") or ""), error=summary.get("error"))
 
 
-def certify(level_path: Path, *, seeds: tuple[int, ...] = SEEDS, prior: list[dict] | None = None,
-            workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S) -> Certificate:
-    """Run the ladder, the replay and the open-loop replay on `level_path` and judge the level."""
-    from engine import load_level
-
-    level_path = Path(level_path)
-    level = load_level(level_path)
-    limit = float(level.config.switches.time_limit)
-    team = _agent_teams(level)[0]
-
-    def killed(job: CertJob) -> CertRun:
-        return CertRun(seed=job.seed, agent=job.agent, ok=False, error=f"killed after {timeout_s:.0f} s wall clock")
-
+def _prior_runs(prior: list[dict] | None, seeds: tuple[int, ...], team: int) -> dict[tuple[str, int], CertRun]:
     known: dict[tuple[str, int], CertRun] = {}
     for summary in prior or []:
         if summary.get("policy") in ("reference", "idle") and summary.get("seed") in seeds:
             known.setdefault((summary["policy"], int(summary["seed"])), _from_prior(summary, team))
-    jobs = [CertJob(str(level_path), seeds[0], "reference", keep_trace=True)]
-    if ("reference", seeds[0]) not in known:
-        jobs.append(CertJob(str(level_path), seeds[0], "reference"))
-    jobs += [CertJob(str(level_path), s, a) for a in LADDER for s in seeds
-             if (a, s) not in known and (a, s) != ("reference", seeds[0])]
-    fresh: list[CertRun] = run_parallel(run_cert_job, jobs, workers=workers, timeout_s=timeout_s, on_timeout=killed)
-    taped = fresh[0]
-    replayed = known.get(("reference", seeds[0])) or fresh[1]
-    runs = [r for r in fresh[1:] if r is not replayed] + [r for k, r in known.items() if k != ("reference", seeds[0])]
-    loop_jobs = [CertJob(str(level_path), s, "open_loop", schedule=taped.schedule) for s in seeds]
-    loop_runs: list[CertRun] = run_parallel(run_cert_job, loop_jobs, workers=workers, timeout_s=timeout_s,
-                                            on_timeout=killed)
+    return known
+
+
+def prior_keys(prior: list[dict] | None, seeds: tuple[int, ...] = SEEDS) -> set[tuple[str, int]]:
+    """The (agent, seed) games of `prior` the certificate reuses instead of playing them."""
+    return set(_prior_runs(prior, seeds, 0))
+
+
+class CertificateGames:
+    """The certificate's games of one level, submitted to `pool` when constructed: queued behind the
+    validation runs, they use the workers those leave idle while the pipeline goes on. The
+    open-loop games are submitted as soon as the taped reference game (whose orders they replay)
+    is back. `finish` judges the level from them."""
+
+    def __init__(self, level_path: Path, pool: SimPool, *, seeds: tuple[int, ...] = SEEDS,
+                 reused: set[tuple[str, int]] = frozenset(), timeout_s: float = DEFAULT_TIMEOUT_S):
+        from engine import load_level
+
+        self.level_path, self.pool, self.seeds, self.reused, self.timeout_s = Path(level_path), pool, seeds, set(reused), timeout_s
+        level = load_level(self.level_path)
+        self.fingerprint = level_fingerprint(self.level_path)
+        self.limit = float(level.config.switches.time_limit)
+        self.team = _agent_teams(level)[0]
+        path = str(self.level_path)
+        self.jobs = [CertJob(path, seeds[0], "reference", keep_trace=True)]
+        if ("reference", seeds[0]) not in self.reused:
+            self.jobs.append(CertJob(path, seeds[0], "reference"))
+        # strongest agents first: their games last longest, and a pool ends sooner with short games last
+        self.jobs += [CertJob(path, s, a) for a in reversed(LADDER) for s in seeds
+                      if (a, s) not in self.reused and (a, s) != ("reference", seeds[0])]
+        self._lock = threading.Lock()
+        self.loop_jobs: list[CertJob] = []
+        self._loop_pending: list | None = None
+        self._loop_epoch = 0
+        self.pending = [pool.submit(run_cert_job, self.jobs[0], callback=self._submit_open_loop)]
+        self.epoch = pool.epoch
+        self.pending += [pool.submit(run_cert_job, job) for job in self.jobs[1:]]
+
+    def _submit_open_loop(self, taped: CertRun, reopen: bool = False) -> None:
+        """Runs in the pool's result thread as soon as the taped game is back, and in `finish`, which
+        submits the open-loop games again if they were lost with a closed pool."""
+        with self._lock:
+            if self._loop_pending is not None and self.pool.alive(self._loop_epoch):
+                return
+            self.loop_jobs = [CertJob(str(self.level_path), s, "open_loop", schedule=taped.schedule) for s in self.seeds]
+            try:
+                self._loop_pending = [self.pool.submit(run_cert_job, job, reopen=reopen) for job in self.loop_jobs]
+                self._loop_epoch = self.pool.epoch
+            except ValueError:          # the pool was closed meanwhile: `finish` submits them again
+                self._loop_pending = None
+
+    def covers(self, level_path: Path) -> bool:
+        """Whether `level_path` simulates like the level these games were started for."""
+        try:
+            return level_fingerprint(level_path) == self.fingerprint
+        except EngineError:
+            return False
+
+    def alive(self) -> bool:
+        """False once the pool its games run in was closed (a killed run, or the level was dropped)."""
+        return self.pool.alive(self.epoch)
+
+    def _killed(self, job: CertJob) -> CertRun:
+        return CertRun(seed=job.seed, agent=job.agent, ok=False, error=f"killed after {self.timeout_s:.0f} s wall clock")
+
+    def finish(self, prior: list[dict] | None = None) -> Certificate:
+        """Waits for the games and judges the level; `prior` must hold the games named by `reused`."""
+        known = _prior_runs(prior, self.seeds, self.team)
+        if set(known) != self.reused:
+            raise ValueError("the prior runs are not those the certificate's games were planned with")
+        fresh: list[CertRun] = self.pool.gather(self.jobs, self.pending, timeout_s=self.timeout_s, on_timeout=self._killed)
+        taped = fresh[0]
+        self._submit_open_loop(taped, reopen=True)
+        with self._lock:
+            loop_pending = self._loop_pending
+        loop_runs: list[CertRun] = self.pool.gather(self.loop_jobs, loop_pending or [], timeout_s=self.timeout_s,
+                                                    on_timeout=self._killed)
+        replayed = known.get(("reference", self.seeds[0])) or fresh[1]
+        runs = [r for r in fresh[1:] if r is not replayed] + [r for k, r in known.items() if k != ("reference", self.seeds[0])]
+        return _judge(self.seeds, self.limit, taped, replayed, runs, loop_runs)
+
+
+def certify(level_path: Path, *, seeds: tuple[int, ...] = SEEDS, prior: list[dict] | None = None,
+            workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S) -> Certificate:
+    """Run the ladder, the replay and the open-loop replay on `level_path` and judge the level."""
+    with SimPool(workers) as pool:
+        return CertificateGames(level_path, pool, seeds=seeds, reused=prior_keys(prior, seeds),
+                                timeout_s=timeout_s).finish(prior)
+
+
+def _judge(seeds: tuple[int, ...], limit: float, taped: CertRun, replayed: CertRun, runs: list[CertRun],
+           loop_runs: list[CertRun]) -> Certificate:
     by_agent = {a: sorted((r for r in [taped, *runs] if r.agent == a), key=lambda r: r.seed) for a in LADDER}
     errors = [f"{r.agent} seed {r.seed}: {r.error}" for r in [taped, replayed, *runs, *loop_runs] if not r.ok]
 
@@ -180,24 +249,45 @@ def certify(level_path: Path, *, seeds: tuple[int, ...] = SEEDS, prior: list[dic
                        trivial=trivial, impossible=impossible, flags=flags, errors=errors)
 
 
-def scenario_certificate(out_dir: Path, state: dict[str, Any], cache_dir: Path | None = None) -> dict[str, Any] | None:
-    """The certificate of a playable scenario folder's level (None when there is nothing to certify).
+def certificate_enabled() -> bool:
+    return os.environ.get("GENESIS_CERTIFICATE", "on").lower() not in ("off", "0", "false", "no")
 
-    A certificate is a pure function of the level and the engine, so with `cache_dir` it is kept
-    there under that key: a fast-tracked level that simulates like a certified one reuses it."""
-    level_path = Path(out_dir) / "level.json"
-    if state.get("status") != "playable" or not level_path.is_file():
-        return None
-    if os.environ.get("GENESIS_CERTIFICATE", "on").lower() in ("off", "0", "false", "no"):
-        return {"skipped": "GENESIS_CERTIFICATE=off"}
+
+def cached_certificate(cache_dir: Path | None, level_path: Path) -> Certificate | None:
     cached = _cache_path(cache_dir, level_path)
     if cached is not None and cached.is_file():
         try:
-            return {**Certificate.model_validate_json(cached.read_text()).model_dump(), "cached": True}
+            return Certificate.model_validate_json(cached.read_text())
         except ValueError:          # a torn or foreign file: certify again and overwrite it
             pass
+    return None
+
+
+def scenario_certificate(out_dir: Path, state: dict[str, Any], cache_dir: Path | None = None,
+                         started: CertificateGames | None = None) -> dict[str, Any] | None:
+    """The certificate of a playable scenario folder's level (None when there is nothing to certify).
+
+    A certificate is a pure function of the level and the engine, so with `cache_dir` it is kept
+    there under that key: a fast-tracked level that simulates like a certified one reuses it.
+    `started` are the games already under way for this level (see `CertificateGames`); they are
+    used while their pool is alive, they cover this level and the prior runs are those they were
+    planned with, else the level is certified from scratch."""
+    level_path = Path(out_dir) / "level.json"
+    if state.get("status") != "playable" or not level_path.is_file():
+        return None
+    if not certificate_enabled():
+        return {"skipped": "GENESIS_CERTIFICATE=off"}
+    known = cached_certificate(cache_dir, level_path)
+    if known is not None:
+        return {**known.model_dump(), "cached": True}
     timeout = float((state.get("options") or {}).get("sim_timeout", DEFAULT_TIMEOUT_S))
-    cert = certify(level_path, prior=state.get("runs"), timeout_s=timeout)
+    cert = None
+    if started is not None and started.alive() and started.reused == prior_keys(state.get("runs")) \
+            and started.covers(level_path):
+        cert = started.finish(state.get("runs"))
+    if cert is None:
+        cert = certify(level_path, prior=state.get("runs"), timeout_s=timeout)
+    cached = _cache_path(cache_dir, level_path)
     if cached is not None and not cert.errors:          # errors may come from the machine (a killed run)
         atomic_write_text(cached, cert.model_dump_json())
     return cert.model_dump()

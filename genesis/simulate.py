@@ -236,34 +236,79 @@ def generation_processes(concurrent_generations: int = 1) -> int:
     return max(1, process_budget() // max(1, concurrent_generations))
 
 
-def run_parallel(fn, items: list, *, workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S, on_timeout=None) -> list:
-    """Maps `fn` over `items` in worker processes; an item that overruns `timeout_s` is killed and
-    replaced by `on_timeout(item)`."""
-    if not items:
-        return []
-    ctx = mp.get_context("fork")
-    pool = ctx.Pool(processes=max(1, min(workers, len(items))), maxtasksperchild=4)
-    out = []
-    try:
-        pending = [pool.apply_async(fn, (item,)) for item in items]
+class SimPool:
+    """Worker processes shared by the simulation jobs of one generation: jobs of several stages (the
+    validation runs, then the certificate's games queued behind them) keep `workers` processes busy
+    without a barrier between stages and without exceeding the process budget. A job that overruns
+    its timeout is killed with the whole pool: results still pending from it are lost, which
+    `epoch` tells their owners (a new pool starts on the next submit)."""
+
+    def __init__(self, workers: int):
+        self.workers = max(1, workers)
+        self.epoch = 0
+        self._pool = None
+
+    def submit(self, fn, item, callback=None, reopen: bool = True):
+        """Queues `fn(item)`; a closed pool is started again unless `reopen` is False (then ValueError)."""
+        if self._pool is None:
+            if not reopen:
+                raise ValueError("the simulation pool is closed")
+            self._pool = mp.get_context("fork").Pool(processes=self.workers, maxtasksperchild=4)
+            self.epoch += 1
+        return self._pool.apply_async(fn, (item,), callback=callback)
+
+    def alive(self, epoch: int) -> bool:
+        """Whether jobs submitted during `epoch` can still come back."""
+        return self._pool is not None and self.epoch == epoch
+
+    def gather(self, items: list, pending: list, *, timeout_s: float, on_timeout=None) -> list:
+        """The results of `pending` (submitted for `items`), each waited for at most `timeout_s`."""
+        out, overran = [], False
         for item, res in zip(items, pending):
             try:
                 out.append(res.get(timeout=timeout_s))
             except mp.TimeoutError:
+                overran = True
                 out.append(on_timeout(item) if on_timeout else None)
-    finally:
-        pool.terminate()
-        pool.join()
-    return out
+        if overran:
+            self.close()
+        return out
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def __enter__(self) -> SimPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
-def run_many(jobs: list[SimJob], *, workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S) -> list[SimRun]:
+def run_parallel(fn, items: list, *, workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S, on_timeout=None,
+                 pool: SimPool | None = None) -> list:
+    """Maps `fn` over `items` in worker processes (those of `pool`, else a pool of its own); an item
+    that overruns `timeout_s` is killed and replaced by `on_timeout(item)`."""
+    if not items:
+        return []
+    if pool is not None:
+        return pool.gather(items, [pool.submit(fn, item) for item in items], timeout_s=timeout_s, on_timeout=on_timeout)
+    with SimPool(min(workers, len(items))) as own:
+        return run_parallel(fn, items, timeout_s=timeout_s, on_timeout=on_timeout, pool=own)
+
+
+def killed_run(job: SimJob, timeout_s: float) -> SimRun:
+    return SimRun(seed=job.seed, policy=job.policy, ok=False,
+                  error=f"simulation killed after {timeout_s:.0f} s wall clock", wall_s=timeout_s)
+
+
+def run_many(jobs: list[SimJob], *, workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S,
+             pool: SimPool | None = None) -> list[SimRun]:
     """Runs simulation jobs in worker processes; a job that overruns is killed and reported."""
-    def killed(job: SimJob) -> SimRun:
-        return SimRun(seed=job.seed, policy=job.policy, ok=False,
-                      error=f"simulation killed after {timeout_s:.0f} s wall clock", wall_s=timeout_s)
-
-    return run_parallel(run_job, jobs, workers=workers, timeout_s=timeout_s, on_timeout=killed)
+    return run_parallel(run_job, jobs, workers=workers, timeout_s=timeout_s, pool=pool,
+                        on_timeout=lambda job: killed_run(job, timeout_s))
 
 
 def run_rule_tests_job(rule_dir: str) -> list[dict]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.replay_media import FRAME_INDEX
 from genesis.fileio import atomic_write_bytes
-from genesis.simulate import DEFAULT_TIMEOUT_S, SimJob, SimRun, run_many
+from genesis.simulate import DEFAULT_TIMEOUT_S, SimJob, SimPool, SimRun, killed_run, run_job, run_many
 
 FORMAT = 2
 ENGINE_ROOT = Path(__file__).resolve().parent.parent / "engine"
@@ -135,27 +135,43 @@ class ValidationCache:
         atomic_write_bytes(self._path(key), buf.getvalue())
 
 
+class CachedBatch:
+    """Validation jobs answered from `cache` where it holds them; the others submitted to `pool` at
+    once, so the caller may queue more work behind them before it waits for the results."""
+
+    def __init__(self, jobs: list[SimJob], cache: ValidationCache, pool: SimPool):
+        from engine.errors import EngineError
+
+        prints: dict[str, dict | None] = {}
+        self.keys: list[str | None] = []
+        for job in jobs:
+            if job.level_path not in prints:
+                try:
+                    prints[job.level_path] = level_fingerprint(job.level_path)
+                except EngineError:           # the run reports why the level does not load
+                    prints[job.level_path] = None
+            fp = prints[job.level_path]
+            self.keys.append(job_key(fp, job) if fp is not None else None)
+        self.jobs, self.cache, self.pool = jobs, cache, pool
+        self.runs: list[SimRun | None] = [cache.get(k, j) if k else None for k, j in zip(self.keys, jobs)]
+        self.todo = [i for i, r in enumerate(self.runs) if r is None]
+        self.pending = [pool.submit(run_job, jobs[i]) for i in self.todo]
+
+    def results(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> list[SimRun]:
+        todo_jobs = [self.jobs[i] for i in self.todo]
+        fresh = self.pool.gather(todo_jobs, self.pending, timeout_s=timeout_s,
+                                 on_timeout=lambda job: killed_run(job, timeout_s))
+        for i, run in zip(self.todo, fresh):
+            self.runs[i] = run
+            if self.keys[i]:
+                self.cache.put(self.keys[i], run, self.jobs[i])
+        return list(self.runs)
+
+
 def run_cached(jobs: list[SimJob], cache: ValidationCache | None, *, workers: int,
                timeout_s: float = DEFAULT_TIMEOUT_S) -> list[SimRun]:
     """`run_many`, answering from `cache` what it already holds and storing what it simulates."""
     if cache is None:
         return run_many(jobs, workers=workers, timeout_s=timeout_s)
-    from engine.errors import EngineError
-
-    prints: dict[str, dict | None] = {}
-    keys: list[str | None] = []
-    for job in jobs:
-        if job.level_path not in prints:
-            try:
-                prints[job.level_path] = level_fingerprint(job.level_path)
-            except EngineError:           # the run reports why the level does not load
-                prints[job.level_path] = None
-        fp = prints[job.level_path]
-        keys.append(job_key(fp, job) if fp is not None else None)
-    runs: list[SimRun | None] = [cache.get(k, j) if k else None for k, j in zip(keys, jobs)]
-    todo = [i for i, r in enumerate(runs) if r is None]
-    for i, run in zip(todo, run_many([jobs[i] for i in todo], workers=workers, timeout_s=timeout_s)):
-        runs[i] = run
-        if keys[i]:
-            cache.put(keys[i], run, jobs[i])
-    return runs
+    with SimPool(min(workers, max(1, len(jobs)))) as pool:
+        return CachedBatch(jobs, cache, pool).results(timeout_s)

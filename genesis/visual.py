@@ -86,7 +86,13 @@ def _rgb(hex_color: str) -> np.ndarray:
 
 
 def _mask(img: np.ndarray, color: str, tol: int = 24) -> np.ndarray:
-    return (np.abs(img[..., :3].astype(np.int16) - _rgb(color)).max(axis=-1) <= tol)
+    """Pixels within `tol` of `color` on every channel (compared as bounds: no widened copy of the image)."""
+    rgb = _rgb(color)
+    mask = np.ones(img.shape[:2], dtype=bool)
+    for c in range(3):
+        channel = img[..., c]
+        mask &= (channel >= max(0, int(rgb[c]) - tol)) & (channel <= min(255, int(rgb[c]) + tol))
+    return mask
 
 
 def _map_area(frame: ReviewFrame) -> np.ndarray:
@@ -114,10 +120,8 @@ def review(frames: list[ReviewFrame], team_colors: dict[int, str], player: int =
         problems.append("nothing changes between frames: no unit moves")
     else:
         obs.append(f"frames change over time (max mean pixel change {max(diffs):.2f})")
-    present = {}
-    for team, color in team_colors.items():
-        counts = [int(_mask(im, color).sum()) for im in imgs]
-        present[team] = counts
+    masks = {team: [_mask(im, color) for im in imgs] for team, color in team_colors.items()}
+    present = {team: [int(m.sum()) for m in team_masks] for team, team_masks in masks.items()}
     if sum(present.get(player, [0])[:1]) == 0:
         problems.append("the player's units are not visible in the first frame")
     else:
@@ -129,8 +133,8 @@ def review(frames: list[ReviewFrame], team_colors: dict[int, str], player: int =
         obs.append("enemy units appear in " + str(sum(any(present[t][i] > 0 for t in enemies) for i in range(len(imgs))))
                    + f" of {len(imgs)} frames")
     aligned = True
-    quiet_waves = [f for f, im in zip(frames, imgs) if "wave" in f.kinds and enemies
-                   and not any(_mask(im, team_colors[t]).any() for t in enemies)]
+    quiet_waves = [f for i, f in enumerate(frames) if "wave" in f.kinds and enemies
+                   and not any(present[t][i] for t in enemies)]
     if quiet_waves:
         aligned = False
         problems.append("no enemy unit visible in the frame of " + ", ".join(
@@ -138,9 +142,9 @@ def review(frames: list[ReviewFrame], team_colors: dict[int, str], player: int =
     if fronts and fronts > 1 and enemies:
         h, w = imgs[0].shape[:2]
         sectors = set()
-        for im in imgs:
+        for i in range(len(imgs)):
             for t in enemies:
-                ys, xs = np.nonzero(_mask(im, team_colors[t]))
+                ys, xs = np.nonzero(masks[t][i])
                 for x, y in zip(xs[::25], ys[::25]):
                     ang = math.atan2(y - h / 2, x - w / 2)
                     sectors.add(int(round(ang / (math.pi / 4))) % 8)

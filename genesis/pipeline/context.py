@@ -25,6 +25,30 @@ class RunContext:
         self.pm = PM(self.client)
         self._kb = None
         self._validation_cache = None
+        self._sim_pool = None
+        self.certificate_games = None   # the certificate's games, started behind the validation runs
+
+    def sim_pool(self, workers: int):
+        """The generation's simulation processes, shared by its stages (see genesis.simulate.SimPool)."""
+        from genesis.simulate import SimPool
+
+        if self._sim_pool is None or self._sim_pool.workers != max(1, workers):
+            self.close()
+            self._sim_pool = SimPool(workers)
+        return self._sim_pool
+
+    def drop_certificate_games(self) -> None:
+        """The level they certify is rejected or about to change: stop its games."""
+        if self.certificate_games is not None:
+            self.certificate_games = None
+            if self._sim_pool is not None:
+                self._sim_pool.close()
+
+    def close(self) -> None:
+        self.certificate_games = None
+        if self._sim_pool is not None:
+            self._sim_pool.close()
+            self._sim_pool = None
 
     @property
     def kb(self):

@@ -36,7 +36,8 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "validation_simulations": state.get("simulation", []),
         "requirements": state.get("evidence", []),
         "visual_review": state.get("visual", {}),
-        "certificate": scenario_certificate(ctx.out_dir, state, cache_dir=ctx.validation_cache.root),
+        "certificate": scenario_certificate(ctx.out_dir, state, cache_dir=ctx.validation_cache.root,
+                                            started=ctx.certificate_games),
         "assumptions": state["brief"].assumptions if state.get("brief") else [],
         "unsupported": state["brief"].unsupported if state.get("brief") else [],
         "evolution": state.get("evolution"),
@@ -73,8 +74,7 @@ def write_rule_test_records(out, state: dict) -> None:
 
 def write_outputs(ctx, state: dict) -> dict[str, Any]:
     out = ctx.out_dir
-    record = validation_record(ctx, state)
-    atomic_write_json(out / F.VALIDATION, record)
+    # what does not need the certificate first, while its last games may still run
     write_rule_test_records(out, state)
     (out / MAP_PICTURE).unlink(missing_ok=True)   # a picture of an earlier attempt's level would mislead
     if (out / F.LEVEL).exists():
@@ -82,6 +82,8 @@ def write_outputs(ctx, state: dict) -> dict[str, Any]:
             write_map_picture(out / F.LEVEL, out / MAP_PICTURE)
         except EngineError:   # the level stage's schema criterion already reports why it does not load
             pass
+    record = validation_record(ctx, state)
+    atomic_write_json(out / F.VALIDATION, record)
     write_report(out, map_picture=False)
     log_outcome(ctx, state.get("run_id", ""), run_outcome(state), record["reason"])
     return record

@@ -9,7 +9,9 @@ from typing import Any
 import yaml
 from langgraph.types import interrupt
 
+from engine.errors import EngineError
 from genesis import rubric_store
+from genesis.certificate import CertificateGames, cached_certificate, certificate_enabled, prior_keys
 from genesis.checks import CheckContext, run_criteria
 from genesis.evidence import requirement_evidence
 from genesis import scenario_files as F
@@ -25,8 +27,8 @@ from genesis.pipeline.feedback import run_hints, save_artifacts, verdict_record
 from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
 from genesis.pipeline.rule_keep import NothingToKeep, component_key, keep_or_build, kept_unchanged, verified_rules
 from genesis.pipeline.smoke import smoke_test
-from genesis.simulate import SimJob, SimRun, generation_processes, run_parallel, run_rule_tests_job
-from genesis.validation_cache import run_cached
+from genesis.simulate import DEFAULT_TIMEOUT_S, SimJob, SimRun, generation_processes, run_parallel, run_rule_tests_job
+from genesis.validation_cache import CachedBatch
 
 MAX_RETRY_ERRORS = 20        # check errors shown to a retrying writer
 MAX_ERROR_CHARS = 800
@@ -224,8 +226,7 @@ class Nodes:
             if a.reused_from is None:  # new scripts only: a library rule was verified by its own tests
                 dirs.append(self._rule_test_dir(self.out / F.RULE_TESTS_DIR / f"{a.id}.smoke", a, [smoke_test(gdd, a)]))
                 owners.append(a.id)
-        results = run_parallel(run_rule_tests_job, dirs, timeout_s=120,
-                               workers=int((state.get("options") or {}).get("sim_processes") or generation_processes()),
+        results = run_parallel(run_rule_tests_job, dirs, timeout_s=120, pool=self._pool(state),
                                on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
                                                       "error": "rule tests killed after 120 s"}])
         rule_tests: dict[str, list[dict]] = {a.id: [] for a in arts}
@@ -283,11 +284,11 @@ class Nodes:
             jobs += [SimJob(str(level_path), s, "idle") for s in IDLE_SEEDS]
             # determinism: a second run of the first game's opening must leave the same trace
             jobs.append(SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", prefix_s=prefix_s, prefix_only=True))
-            opts = state["options"]
             cache = self.ctx.validation_cache
             hits, t_sim = cache.stats.hits, time.perf_counter()
-            runs = run_cached(jobs, cache, workers=int(opts.get("sim_processes") or generation_processes()),
-                              timeout_s=float(opts.get("sim_timeout", 180)))
+            batch = CachedBatch(jobs, cache, self._pool(state))
+            self._start_certificate(state, level_path, jobs)
+            runs = batch.results(timeout_s=float(state["options"].get("sim_timeout", 180)))
             sim_record = [{"wall_s": round(time.perf_counter() - t_sim, 3), "runs": len(runs),
                            "cache_hits": cache.stats.hits - hits}]
             replay = runs.pop()
@@ -301,6 +302,8 @@ class Nodes:
             ctx.visual = self._visual(state, gdd, runs[0])
         results = run_criteria("level", rubric.criteria, ctx)
         passed = all(r.passed for r in results if r.mandatory)
+        if not passed:
+            self.ctx.drop_certificate_games()
         visual = ctx.visual
         visual_feedback = [f"visual reviewer ({visual.judged_by}): {p}" for p in visual.problems] if visual else []
         verdict = Verdict(stage="level", passed=passed, criteria=results, feedback=visual_feedback,
@@ -311,6 +314,24 @@ class Nodes:
                 "simulation": sim_record,
                 "evidence": ctx.evidence, "visual": ctx.visual.model_dump(mode="json") if ctx.visual else {},
                 "route": "gate_level", "stage_times": self._timed("level_validate", t0)}
+
+    def _pool(self, state: dict):
+        return self.ctx.sim_pool(int((state.get("options") or {}).get("sim_processes") or generation_processes()))
+
+    def _start_certificate(self, state: dict, level_path: Path, validation_jobs: list[SimJob]) -> None:
+        """Queues the certificate's games behind the validation runs, so they use the workers those
+        leave idle while the pipeline goes on; dropped if the level is rejected. The full games of
+        the validation are the prior runs the certificate reuses."""
+        self.ctx.drop_certificate_games()
+        if not certificate_enabled() or cached_certificate(self.ctx.validation_cache.root, level_path) is not None:
+            return
+        full = [{"policy": j.policy, "seed": j.seed} for j in validation_jobs if not j.prefix_only]
+        try:
+            self.ctx.certificate_games = CertificateGames(
+                level_path, self._pool(state), reused=prior_keys(full),
+                timeout_s=float(state["options"].get("sim_timeout", DEFAULT_TIMEOUT_S)))
+        except EngineError:       # the validation runs report why the level does not load
+            pass
 
     def _save_traces(self, runs: list[SimRun]) -> None:
         for r in runs:
@@ -342,6 +363,12 @@ class Nodes:
     # ---- the PM's gates -----------------------------------------------------------------------
     def gate(self, stage: str):
         def node(state: dict) -> dict:
+            update = decide(state)
+            if stage == "level" and update.get("route") != "evolve":   # the level will not be kept as it is
+                self.ctx.drop_certificate_games()
+            return update
+
+        def decide(state: dict) -> dict:
             verdict: Verdict = state["verdicts"][stage]
             attempts = state.get("attempts", {}).get(stage, 0) + 1
             total = state.get("iterations", 0) + 1

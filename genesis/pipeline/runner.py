@@ -196,6 +196,7 @@ def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | No
             return _infra_outcome(ctx, run_id)
         return _finish(graph, config, ctx, run_id)
     finally:
+        ctx.close()
         conn.close()
 
 
@@ -248,4 +249,5 @@ def resume(run_id_or_dir: str, *, answers: list[str] | None = None, progress: Ca
             return _infra_outcome(ctx, meta["run_id"])
         return _finish(graph, config, ctx, meta["run_id"])
     finally:
+        ctx.close()
         conn.close()

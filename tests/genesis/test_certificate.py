@@ -106,6 +106,12 @@ def test_the_report_shows_the_certificate(tmp_path):
 def test_a_generated_scenario_carries_its_certificate(tmp_path, seed_dirs, monkeypatch):
     from genesis.pipeline.runner import start
 
+    import genesis.certificate as certificate
+
+    def from_scratch(*a, **kw):
+        raise AssertionError("the certificate's games should have started behind the validation runs")
+
+    monkeypatch.setattr(certificate, "certify", from_scratch)
     monkeypatch.setenv("GENESIS_CERTIFICATE", "on")
     kb, rubrics = seed_dirs
     out = start("defend two fronts with staggered waves", out=tmp_path / "a", kb_root=kb, rubrics_root=rubrics)
@@ -147,3 +153,56 @@ def test_a_certificate_is_kept_per_level_and_engine(tmp_path, monkeypatch):
     (folder / "level.json").write_text(json.dumps(level))
     scenario_certificate(folder, state, cache_dir=tmp_path / "cache")
     assert len(made) == 2
+
+
+def _trivial_level(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return _level(folder, [{"type": "light_tank", "at": "west", "count": 6, "spread": 2.0}],
+                  [{"type": "light_bot", "x": 14.5, "y": 24.5, "tag": "target"}])
+
+
+def test_games_started_early_judge_like_a_certificate_made_at_the_end(tmp_path, monkeypatch):
+    import genesis.certificate as certificate
+    from genesis.simulate import SimPool
+
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "on")
+    path = _trivial_level(tmp_path / "a")
+    prior = [{"seed": 0, "policy": "reference", "ok": True, "winners": [0], "duration": 5.0, "trace_hash": "f" * 64}]
+    expected = certify(path, prior=prior)
+    from_scratch = []
+    monkeypatch.setattr(certificate, "certify", lambda *a, **kw: from_scratch.append(a) or expected)
+    with SimPool(2) as pool:
+        games = certificate.CertificateGames(path, pool, reused={("reference", 0)})
+        assert [(j.agent, j.seed) for j in games.jobs].count(("reference", 0)) == 1   # the prior one is reused
+        cert = scenario_certificate(path.parent, {"status": "playable", "runs": prior}, started=games)
+    assert not from_scratch
+    assert cert == expected.model_dump() and cert["checks"]["replay"]["passed"] is False
+
+
+def test_started_games_are_not_used_for_another_level_other_prior_runs_or_a_closed_pool(tmp_path, monkeypatch):
+    import genesis.certificate as certificate
+    from genesis.simulate import SimPool
+
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "on")
+    path = _trivial_level(tmp_path / "a")
+    from_scratch = []
+    made = certificate.Certificate(valid=True, seeds=[0, 1, 2], replay_hash="h", checks={}, ladder={"idle": 0.0},
+                                   trivial=False, impossible=False, flags=[], errors=[])
+    monkeypatch.setattr(certificate, "certify", lambda *a, **kw: from_scratch.append(kw.get("prior")) or made)
+    prior = [{"seed": 0, "policy": "reference", "ok": True, "winners": [0], "duration": 5.0, "trace_hash": "f" * 64}]
+    with SimPool(1) as pool:
+        games = certificate.CertificateGames(path, pool)                      # planned without prior runs
+        assert scenario_certificate(path.parent, {"status": "playable", "runs": prior}, started=games)["valid"]
+        assert from_scratch == [prior]
+        games = certificate.CertificateGames(path, pool, reused={("reference", 0)})
+        level = json.loads(path.read_text())
+        level["switches"]["time_limit"] = 200.0                              # the level changed since
+        path.write_text(json.dumps(level))
+        assert not games.covers(path)
+        scenario_certificate(path.parent, {"status": "playable", "runs": prior}, started=games)
+        assert len(from_scratch) == 2
+        games = certificate.CertificateGames(path, pool, reused={("reference", 0)})
+        pool.close()                                                          # its games were killed
+        assert not games.alive()
+        scenario_certificate(path.parent, {"status": "playable", "runs": prior}, started=games)
+        assert len(from_scratch) == 3

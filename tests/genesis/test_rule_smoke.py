@@ -10,6 +10,7 @@ from genesis.offline.concepts import read
 from genesis.offline.gdd_writer import design
 from genesis.pipeline.nodes import Nodes
 from genesis.pipeline.smoke import SMOKE_TEST_NAME
+from genesis.simulate import SimPool
 
 # Reads a field of a unit that is already dead: unit(u.id) is nil in on_unit_destroyed.
 NIL_FIELD_BUG = """
@@ -32,8 +33,9 @@ def test_a_nil_field_bug_its_own_tests_miss_fails_the_smoke_run(tmp_path):
     gdd = design(write_brief(query, read(query), []))
     rule = RuleArtifact(id="casualty_log", source=NIL_FIELD_BUG, params={}, tests=[OWN_TEST],
                         meta={"title": "casualty log", "description": "logs deaths", "params": {}})
-    ctx = SimpleNamespace(out_dir=tmp_path, rubrics_root=None, say=lambda *a: None)
-    update = Nodes(ctx).test_rules({"gdd": gdd, "rules": [rule]})
+    with SimPool(2) as pool:
+        ctx = SimpleNamespace(out_dir=tmp_path, rubrics_root=None, say=lambda *a: None, sim_pool=lambda workers: pool)
+        update = Nodes(ctx).test_rules({"gdd": gdd, "rules": [rule]})
     results = {r["name"]: r for r in update["rule_tests"]["casualty_log"]}
     assert results["logs once armed"]["passed"]
     smoke = results[SMOKE_TEST_NAME]
