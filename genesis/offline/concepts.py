@@ -478,11 +478,11 @@ def _time_phrases(text: str) -> list[tuple[int, int, float]]:
     found += [(m.start(), m.end(), _seconds(m.group(1), m.group(2)))
               for m in re.finditer(r"\bat\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b", text)]
     # when an attack comes, not how long the game lasts: "the enemy attacks in 3 minutes", "an attack
-    # comes after 4 minutes"
+    # comes after 4 minutes"; a unit's name is no attack ("build 6 assault bots in 4 minutes")
     found += [(m.start(1), m.end(), _seconds(m.group(2), m.group(3)))
               for m in re.finditer(r"\b(?:attacks?|attacking|assaults?|strikes?|raids?|hits|waves?|push(?:es)?|"
-                                   r"arrives?|comes?|lands?)\s+(?:[\w']+\s+){0,2}?((?:in|after)\s+)" + _NUM + r"\s*"
-                                   + _WORD_UNIT, text)]
+                                   r"arrives?|comes?|lands?)\b(?!\s+(?:bots?|tanks?|units?|vehicles?|craft)\b)"
+                                   r"\s+(?:[\w']+\s+){0,2}?((?:in|after)\s+)" + _NUM + r"\s*" + _WORD_UNIT, text)]
     # a list goes on from a named moment: "at 3:00 and 6:00", "at minute 2, 4 and 6"
     follow = re.compile(r"(?:,\s*|\s+and\s+|,\s+and\s+)(?:again\s+)?(?:at\s+)?(?:(" + r"\d{1,2}):([0-5]\d)\b|"
                         + _NUM + r"\s*" + _UNIT + r"|(\d+)(?=\s*(?:,|and\b|then\b|[.;]|$)))")

@@ -167,6 +167,14 @@ def test_when_an_attack_comes_is_its_time_not_the_game_length(query, at):
     assert "enemy_attack" in {r.id for r in brief.requirements}
 
 
+@pytest.mark.parametrize("query, limit", [("build 6 assault bots in 4 minutes", 240),
+                                          ("produce 3 heavy assault bots in 5 minutes", 300)])
+def test_a_unit_named_for_an_attack_is_no_attack(query, limit):
+    brief = _brief(query)
+    assert brief.concepts.wave_times == [] and brief.concepts.time_limit == limit
+    assert "enemy_attack" not in {r.id for r in brief.requirements}
+
+
 def test_the_game_length_stays_where_a_duration_is_named_beside_an_attack_time():
     assert _brief("survive for 5 minutes while the enemy attacks in 2 minutes").concepts.time_limit == 300
     assert _brief("hold out for 3 minutes").concepts.time_limit == 180
