@@ -5,7 +5,7 @@ import math
 
 from engine.catalog import load_catalog
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
-from genesis.offline import composed_designs, wave_growth
+from genesis.offline import composed_designs, economy, wave_growth
 from genesis.offline import geometry as G
 from genesis.offline.composed_designs import Site
 
@@ -607,14 +607,16 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     comps = _composed(c, Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag="home",
                               strength=strength),
                       comps, expects)
+    metal, energy = economy.starting_resources(c.target_composition, [u.type for u in start], strength)
     teams = [
-        TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=600, energy=1500,
+        TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=metal, energy=energy,
                  units=placed),
         TeamPlan(id=ENEMY, name="Raiders", role="enemy", controller={"type": "ai", "behaviour": "idle"}),
     ]
     comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
-    desc = (f"Produce {comp} within {deadline / 60:g} minutes, the sooner the better. Build metal extractors on "
-            "deposits and solar collectors, then the right factory." + raid_text
+    desc = (f"Produce {comp} within {deadline / 60:g} minutes, the sooner the better. You start with {metal:g} metal "
+            f"and {energy:g} energy: build metal extractors on deposits and solar collectors, then the right factory."
+            + raid_text
             + (f" The enemy attacks your base at {', '.join(f'{t / 60:g}' for t in sorted(c.wave_times))} minutes "
                "whether you are ready or not: you win once you own them and the last attack is beaten. A few "
                f"{guard_type.replace('_', ' ')}s guard your base."

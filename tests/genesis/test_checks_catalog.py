@@ -130,7 +130,13 @@ def test_requirement_evidence_present_fails_a_requirement_without_evidence():
 def test_balance_preview_plays_the_designed_level_before_any_rule_is_built(seed_dirs):
     kb, _ = seed_dirs
     b = brief("survive three waves from two directions, each larger than the last")
-    ok, why = balance_preview(CheckContext(gdd=gdd_writer.design(b, []), kb_root=kb))
-    assert not ok and "reference policy won 0/3" in why and "make the enemy weaker" in why
-    ok, why = balance_preview(CheckContext(gdd=gdd_writer.design(b, ["make the enemy weaker"]), kb_root=kb))
+    gdd = gdd_writer.design(b, [])
+    ok, why = balance_preview(CheckContext(gdd=gdd, kb_root=kb))
     assert ok and "3/3" in why
+    # the same design with the defence cut to one light bot: the waves win every seed
+    player = gdd.teams[0]
+    kept = [u for u in player.units if u.tag] + [u.model_copy(update={"type": "light_bot", "count": 1, "tag": None})
+                                                 for u in player.units if not u.tag][:1]
+    weak = gdd.model_copy(update={"teams": [player.model_copy(update={"units": kept}), *gdd.teams[1:]]})
+    ok, why = balance_preview(CheckContext(gdd=weak, kb_root=kb))
+    assert not ok and "reference policy won 0/3" in why and "make the enemy weaker" in why

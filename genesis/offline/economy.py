@@ -1,0 +1,49 @@
+"""A production race's starting economy, sized from what the goal costs: the goal units and the factories
+and constructors on the way to them. With the same 600 metal for two light tanks and for three heavy
+tanks (an advanced plant and a constructor first), the second race was lost before its deadline."""
+from __future__ import annotations
+
+from collections import deque
+
+from engine.catalog import load_catalog
+
+DEFAULT_METAL, DEFAULT_ENERGY = 600.0, 1500.0
+METAL_SHARE, ENERGY_SHARE = 0.75, 0.4     # of the goal's cost, at the start: the rest comes from the economy
+
+
+def build_chain(target: str, start: list[str]) -> tuple[str, ...] | None:
+    """The units built on the way to `target` from the `start` units, on the path cheapest in metal
+    (without `target` itself); None when nothing there can lead to it."""
+    units = load_catalog().units
+    best = {s: (0.0, ()) for s in start}
+    queue = deque(start)
+    while queue:
+        u = queue.popleft()
+        cost, path = best[u]
+        for b in units[u].builds:
+            c = cost + units[b].cost_metal
+            if b not in best or c < best[b][0]:
+                best[b] = (c, path + (b,))
+                queue.append(b)
+    if target not in best:
+        return None
+    return best[target][1][:-1]
+
+
+def goal_cost(composition: dict[str, int], start: list[str]) -> tuple[float, float]:
+    """Metal and energy for the composition and, once each, every unit on the way to its types."""
+    units = load_catalog().units
+    on_the_way = {u for t in composition for u in (build_chain(t, start) or ())}
+    metal = sum(units[t].cost_metal * n for t, n in composition.items()) + sum(units[u].cost_metal for u in on_the_way)
+    energy = (sum(units[t].cost_energy * n for t, n in composition.items())
+              + sum(units[u].cost_energy for u in on_the_way))
+    return metal, energy
+
+
+def starting_resources(composition: dict[str, int], start: list[str], strength: float = 1.0) -> tuple[float, float]:
+    """The race's starting metal and energy: a share of the goal's cost, never below the defaults; a weaker
+    enemy asked for (strength < 1) after a lost race also means a richer start."""
+    metal, energy = goal_cost(composition, start)
+    boost = 1.0 / min(1.0, strength)
+    return (round(max(DEFAULT_METAL, METAL_SHARE * metal) * boost, -1),
+            round(max(DEFAULT_ENERGY, ENERGY_SHARE * energy) * boost, -1))
