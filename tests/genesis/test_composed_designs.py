@@ -39,17 +39,22 @@ def test_each_family_is_recognised_from_its_concepts():
     assert "air" not in components(GROUND_RAIDS, CORRIDOR)[1]
 
 
+def _run_generated_tests(tmp_path, cid: str, draft):
+    """The composed rule's own generated tests, run on its rule folder."""
+    folder = tmp_path / cid
+    folder.mkdir()
+    (folder / "rule.lua").write_text(draft.source)
+    (folder / "meta.yaml").write_text(yaml.safe_dump({**draft.meta.model_dump(mode="json"), "id": cid}))
+    (folder / "test.yaml").write_text(yaml.safe_dump({"tests": [t.file_form() for t in draft.tests]}))
+    return run_rule_tests(folder)
+
+
 @pytest.mark.parametrize("concepts, site", [(PRODUCTION, FIELD), (AIR_RAIDS, CORRIDOR), (GROUND_RAIDS, CORRIDOR),
                                             (PROBE, CORRIDOR), (RANDOM_RAIDS, CROSS)])
 def test_the_family_composes_into_a_rule_whose_tests_pass(tmp_path, concepts, site):
     [comp], _ = components(concepts, site)
     draft = developer_brain.write_rule(comp, None, site.map_ref)
-    folder = tmp_path / comp.id
-    folder.mkdir()
-    (folder / "rule.lua").write_text(draft.source)
-    (folder / "meta.yaml").write_text(yaml.safe_dump({**draft.meta.model_dump(mode="json"), "id": comp.id}))
-    (folder / "test.yaml").write_text(yaml.safe_dump({"tests": [t.file_form() for t in draft.tests]}))
-    results = run_rule_tests(folder)
+    results = _run_generated_tests(tmp_path, comp.id, draft)
     assert results and all(r.passed for r in results), [r.details for r in results if not r.passed]
 
 
@@ -121,12 +126,7 @@ def test_the_air_raid_recipe_composes_into_a_rule_whose_tests_pass(tmp_path):
                                                          "count": 2, "target_tag": "objective"})
     [comp] = as_recipes([lib])
     draft = developer_brain.write_rule(comp, None, {"name": "crossroads"})
-    folder = tmp_path / comp.id
-    folder.mkdir()
-    (folder / "rule.lua").write_text(draft.source)
-    (folder / "meta.yaml").write_text(yaml.safe_dump({**draft.meta.model_dump(mode="json"), "id": comp.id}))
-    (folder / "test.yaml").write_text(yaml.safe_dump({"tests": [t.file_form() for t in draft.tests]}))
-    results = run_rule_tests(folder)
+    results = _run_generated_tests(tmp_path, comp.id, draft)
     assert len(results) == 2 and all(r.passed for r in results), [r.details for r in results if not r.passed]
 
 

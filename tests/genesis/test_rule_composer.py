@@ -111,21 +111,15 @@ def test_places_are_taken_in_turn_or_drawn_with_the_seeded_random(tmp_path):
     assert no_repeat[0] != [1, 2, 3, 4] * 3 and len(set(no_repeat[0])) > 2    # drawn, not taken in turn
 
 
-def test_a_draw_that_repeats_fails_the_generated_no_repeat_test(tmp_path):
-    recipe = RuleRecipe.model_validate(RECIPES["random_side_raids"])
-    draft = compose("repeats", recipe, "raids from a random side, never the same twice")
-    stuck = draft.source.replace("if slot >= last_slot[prefix] then slot = slot + 1 end", "slot = last_slot[prefix]")
+@pytest.mark.parametrize("recipe_id, original, broken", [
+    ("random_side_raids", "if slot >= last_slot[prefix] then slot = slot + 1 end", "slot = last_slot[prefix]"),
+    ("fronts_in_turn", "slot = (k - 1) % n + 1", "slot = 1")])
+def test_a_pick_broken_in_the_lua_fails_its_generated_test(tmp_path, recipe_id, original, broken):
+    """A draw that repeats the previous side, or a cycle that keeps to one place."""
+    draft = compose(recipe_id, RuleRecipe.model_validate(RECIPES[recipe_id]), "spawns that change place")
+    stuck = draft.source.replace(original, broken)
     assert stuck != draft.source
-    results = run_rule_tests(_folder(tmp_path, "repeats", draft, stuck))
-    assert [r.passed for r in results] == [False, True]
-
-
-def test_a_cycle_that_keeps_to_one_place_fails_its_generated_test(tmp_path):
-    recipe = RuleRecipe.model_validate(RECIPES["fronts_in_turn"])
-    draft = compose("one_front", recipe, "each front at its own time")
-    stuck = draft.source.replace("slot = (k - 1) % n + 1", "slot = 1")
-    assert stuck != draft.source
-    results = run_rule_tests(_folder(tmp_path, "one_front", draft, stuck))
+    results = run_rule_tests(_folder(tmp_path, recipe_id, draft, stuck))
     assert [r.passed for r in results] == [False, True]
 
 
