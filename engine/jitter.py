@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from engine.level import Level, Placement
+from engine.seeding import SeededStreams
 from engine.world import Terrain
 
 JITTER_STREAM = 104729          # keeps this generator apart from the simulation's own
 
 
-def jittered_placements(level: Level, seed: int, terrain: Terrain) -> list[Placement]:
+def jittered_placements(level: Level, streams: SeededStreams, terrain: Terrain) -> list[Placement]:
     amount = float(level.config.switches.spawn_jitter)
     if amount <= 0:
         return list(level.placements)
-    rng = np.random.default_rng([int(seed), JITTER_STREAM])
+    rng = streams.generator(JITTER_STREAM)
     units = level.catalog.units
     out = []
     for p in level.placements:

@@ -131,7 +131,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def write_gif(replay: Replay, path: str | Path, width: int = 480, max_bytes: int = GIF_MAX_BYTES) -> Path:
+def gif_bytes(replay: Replay, width: int = 480, max_bytes: int = GIF_MAX_BYTES) -> bytes:
     """The replay GIF, dense around events; narrower and then sparser until it fits max_bytes."""
     cursor = ReplayCursor(replay)
     times = gif_times(replay)
@@ -147,7 +147,12 @@ def write_gif(replay: Replay, path: str | Path, width: int = 480, max_bytes: int
         save_gif(frames, buf, durations_ms=[350 if t in dense else 600 for t in times])
         if buf.tell() <= max_bytes:
             break
+    return buf.getvalue()
+
+
+def write_gif(replay: Replay, path: str | Path, width: int = 480, max_bytes: int = GIF_MAX_BYTES) -> Path:
+    """`gif_bytes` written atomically to `path`."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out, buf.getvalue())
+    _write_atomic(out, gif_bytes(replay, width, max_bytes))
     return out

@@ -24,6 +24,7 @@ class RunResult:
     trace_hash: str = ""
     trace_path: str | None = None
     seed: int = 0
+    seed_independent: bool = False    # no seeded draw and only deterministic policies: every seed plays this game
 
     def to_dict(self, with_trace: bool = True) -> dict[str, Any]:
         data = asdict(self)

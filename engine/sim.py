@@ -17,6 +17,7 @@ from engine.ai import make_behaviour
 from engine.conditions import Conditions, Verdict
 from engine.errors import RuleScriptError
 from engine.jitter import jittered_placements
+from engine.seeding import SeededStreams, policy_uses_seed
 from engine.level import Level
 from engine.result import RunResult
 from engine.rules.api import RuleRuntime
@@ -70,7 +71,7 @@ class Simulation:
         self.level = level
         self.config = cfg = level.config
         self.seed = int(seed)
-        self.rng = np.random.default_rng(self.seed)
+        self.streams = SeededStreams(self.seed)
         self.tick = 0
         self.done = False
         self.result: RunResult | None = None
@@ -115,7 +116,7 @@ class Simulation:
         self.rules = RuleRuntime(self)
         self._started = False
 
-        for p in jittered_placements(level, self.seed, self.world.terrain):
+        for p in jittered_placements(level, self.streams, self.world.terrain):
             self.spawn(p.type, p.team, p.x, p.y, source="start", tag=p.tag)
         self._update_fog()
         try:
@@ -364,7 +365,7 @@ class Simulation:
         self.result = RunResult(
             winners=list(winners), losers=list(losers), reason=reason, duration=round(now, 4), ended_by=ended_by,
             error=error, ranks=ranks, team_stats=team_stats, trace=self.trace.events, trace_hash=self.trace.hash(),
-            seed=self.seed,
+            seed=self.seed, seed_independent=not self.streams.drawn() and not any(map(policy_uses_seed, self.policies.values())),
         )
 
 

@@ -35,6 +35,8 @@ def _figures(query: str, validation: dict, wall: float, cpu: float) -> dict:
             # setup and finalize: the wait for the certificate's last games, validation.json, map and report
             "outside_stages_s": round(wall - (validation.get("generation_time_s") or 0.0), 2),
             "simulation_runs": len(validation.get("simulation_runs", [])),
+            # later seeds that copied seed 0's game instead of playing it (it drew nothing from its seed)
+            "seed_copies": sum("same_as_seed" in r for r in validation.get("simulation_runs", [])),
             "simulation_s": round(sim_s, 2), "simulation_share": round(sim_s / wall, 3) if wall else None,
             "validation_cache_hits": sum(s.get("cache_hits", 0) for s in sims),
             "validation_runs": sum(s.get("runs", 0) for s in sims)}

@@ -18,6 +18,7 @@ are hostile, so every run goes through a worker process with a hard wall-clock k
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -30,7 +31,7 @@ from pydantic import BaseModel
 
 from engine.errors import EngineError
 from genesis.fileio import atomic_write_text
-from genesis.simulate import DEFAULT_TIMEOUT_S, SimPool
+from genesis.simulate import DEFAULT_TIMEOUT_S, SimPool, seed_leaders
 from genesis.validation_cache import engine_version, level_fingerprint
 
 SEEDS = (0, 1, 2)
@@ -58,6 +59,8 @@ class CertRun:
     trace_hash: str = ""
     error: str | None = None
     schedule: list[dict] = field(default_factory=list)
+    seed_independent: bool = False
+    same_as_seed: int | None = None      # a copy of this seed's game, which drew nothing from its seed
 
 
 def _agent_teams(level) -> list[int]:
@@ -86,7 +89,8 @@ def run_cert_job(job: CertJob) -> CertRun:
         return CertRun(seed=job.seed, agent=job.agent, ok=result.ended_by != "error", won=first in result.winners,
                        duration=float(result.duration),
                        units_lost=int(result.team_stats.get(first, {}).get("units_lost", 0)),
-                       trace_hash=result.trace_hash, error=result.error, schedule=schedule)
+                       trace_hash=result.trace_hash, error=result.error, schedule=schedule,
+                       seed_independent=result.seed_independent)
     except Exception as exc:  # a broken level is a finding of the certificate, not a crash
         return CertRun(seed=job.seed, agent=job.agent, ok=False, error=f"{type(exc).__name__}: {exc}")
 
@@ -106,6 +110,8 @@ class Certificate(BaseModel):
     impossible: bool
     flags: list[str]
     errors: list[str]
+    # games not played because the same agent's game on another seed drew nothing from its seed
+    copied_seeds: list[str] = []
 
 
 def _rate(runs: list[CertRun]) -> float:
@@ -119,7 +125,31 @@ def _wins(runs: list[CertRun]) -> str:
 def _from_prior(summary: dict, team: int) -> CertRun:
     return CertRun(seed=int(summary["seed"]), agent=str(summary["policy"]), ok=bool(summary.get("ok")),
                    won=team in (summary.get("winners") or []), duration=float(summary.get("duration") or 0.0),
-                   trace_hash=str(summary.get("trace_hash") or ""), error=summary.get("error"))
+                   trace_hash=str(summary.get("trace_hash") or ""), error=summary.get("error"),
+                   same_as_seed=summary.get("same_as_seed"))
+
+
+def _shared_key(job: CertJob):
+    """Games of a deterministic agent share a seed's game; the taped game and random agents never do."""
+    return None if job.keep_trace or job.agent == "random" else job.agent
+
+
+def _settle(pool: SimPool, jobs: list[CertJob], runs: list[CertRun | None], leaders: dict[int, int],
+            timeout_s: float, on_timeout) -> list[CertRun]:
+    """`runs` with each follower of `leaders` a copy of its leader's game when that drew nothing from
+    its seed, else played now."""
+    later = []
+    for i, lead in sorted(leaders.items()):
+        leader = runs[lead]
+        if leader is not None and leader.ok and leader.seed_independent:
+            runs[i] = dataclasses.replace(leader, seed=jobs[i].seed, schedule=[], same_as_seed=leader.seed)
+        else:
+            later.append(i)
+    played = pool.gather([jobs[i] for i in later], [pool.submit(run_cert_job, jobs[i]) for i in later],
+                         timeout_s=timeout_s, on_timeout=on_timeout)
+    for i, run in zip(later, played):
+        runs[i] = run
+    return runs
 
 
 def _prior_runs(prior: list[dict] | None, seeds: tuple[int, ...], team: int) -> dict[tuple[str, int], CertRun]:
@@ -157,13 +187,16 @@ class CertificateGames:
         # strongest agents first: their games last longest, and a pool ends sooner with short games last
         self.jobs += [CertJob(path, s, a) for a in reversed(LADDER) for s in seeds
                       if (a, s) not in self.reused and (a, s) != ("reference", seeds[0])]
+        self.leaders = seed_leaders(self.jobs, _shared_key)
         self._lock = threading.Lock()
         self.loop_jobs: list[CertJob] = []
+        self.loop_leaders: dict[int, int] = {}
         self._loop_pending: list | None = None
         self._loop_epoch = 0
+        self.todo = [i for i in range(len(self.jobs)) if i not in self.leaders]
         self.pending = [pool.submit(run_cert_job, self.jobs[0], callback=self._submit_open_loop)]
         self.epoch = pool.epoch
-        self.pending += [pool.submit(run_cert_job, job) for job in self.jobs[1:]]
+        self.pending += [pool.submit(run_cert_job, self.jobs[i]) for i in self.todo[1:]]
 
     def _submit_open_loop(self, taped: CertRun, reopen: bool = False) -> None:
         """Runs in the pool's result thread as soon as the taped game is back, and in `finish`, which
@@ -172,8 +205,10 @@ class CertificateGames:
             if self._loop_pending is not None and self.pool.alive(self._loop_epoch):
                 return
             self.loop_jobs = [CertJob(str(self.level_path), s, "open_loop", schedule=taped.schedule) for s in self.seeds]
+            self.loop_leaders = seed_leaders(self.loop_jobs, _shared_key)
             try:
-                self._loop_pending = [self.pool.submit(run_cert_job, job, reopen=reopen) for job in self.loop_jobs]
+                self._loop_pending = [self.pool.submit(run_cert_job, job, reopen=reopen)
+                                      for i, job in enumerate(self.loop_jobs) if i not in self.loop_leaders]
                 self._loop_epoch = self.pool.epoch
             except ValueError:          # the pool was closed meanwhile: `finish` submits them again
                 self._loop_pending = None
@@ -192,18 +227,27 @@ class CertificateGames:
     def _killed(self, job: CertJob) -> CertRun:
         return CertRun(seed=job.seed, agent=job.agent, ok=False, error=f"killed after {self.timeout_s:.0f} s wall clock")
 
+    def _played(self, jobs: list[CertJob], todo: list[int], pending: list, leaders: dict[int, int]) -> list[CertRun]:
+        """The games of `jobs`: those of `todo` (submitted as `pending`) gathered, the others settled by
+        their leaders."""
+        runs: list[CertRun | None] = [None] * len(jobs)
+        gathered = self.pool.gather([jobs[i] for i in todo], pending, timeout_s=self.timeout_s, on_timeout=self._killed)
+        for i, run in zip(todo, gathered):
+            runs[i] = run
+        return _settle(self.pool, jobs, runs, leaders, self.timeout_s, self._killed)
+
     def finish(self, prior: list[dict] | None = None) -> Certificate:
         """Waits for the games and judges the level; `prior` must hold the games named by `reused`."""
         known = _prior_runs(prior, self.seeds, self.team)
         if set(known) != self.reused:
             raise ValueError("the prior runs are not those the certificate's games were planned with")
-        fresh: list[CertRun] = self.pool.gather(self.jobs, self.pending, timeout_s=self.timeout_s, on_timeout=self._killed)
+        fresh = self._played(self.jobs, self.todo, self.pending, self.leaders)
         taped = fresh[0]
         self._submit_open_loop(taped, reopen=True)
         with self._lock:
             loop_pending = self._loop_pending
-        loop_runs: list[CertRun] = self.pool.gather(self.loop_jobs, loop_pending or [], timeout_s=self.timeout_s,
-                                                    on_timeout=self._killed)
+        loop_todo = [i for i in range(len(self.loop_jobs)) if i not in self.loop_leaders]
+        loop_runs = self._played(self.loop_jobs, loop_todo, loop_pending or [], self.loop_leaders)
         replayed = known.get(("reference", self.seeds[0])) or fresh[1]
         runs = [r for r in fresh[1:] if r is not replayed] + [r for k, r in known.items() if k != ("reference", self.seeds[0])]
         return _judge(self.seeds, self.limit, taped, replayed, runs, loop_runs)
@@ -223,6 +267,13 @@ def _judge(seeds: tuple[int, ...], limit: float, taped: CertRun, replayed: CertR
     errors = [f"{r.agent} seed {r.seed}: {r.error}" for r in [taped, replayed, *runs, *loop_runs] if not r.ok]
 
     ref, idle = by_agent["reference"], by_agent["idle"]
+    copies: dict[tuple[str, int], list[int]] = {}
+    for r in sorted([*runs, *loop_runs], key=lambda r: (r.agent, r.seed)):
+        if r.same_as_seed is not None:
+            copies.setdefault((r.agent, r.same_as_seed), []).append(r.seed)
+    copied = [f"{agent} seed{'s' * (len(later) > 1)} {', '.join(map(str, later))}: the game of seed {first} "
+              "(it drew nothing from its seed)" for (agent, first), later in sorted(copies.items())]
+    unvaried = len(loop_runs) > 1 and all(r.same_as_seed is not None for r in loop_runs[1:])
     checks = {
         "replay": Check(passed=taped.ok and taped.trace_hash == replayed.trace_hash,
                         detail=f"reference seed {seeds[0]} twice: {taped.trace_hash[:12]} / {replayed.trace_hash[:12]}"),
@@ -230,7 +281,8 @@ def _judge(seeds: tuple[int, ...], limit: float, taped: CertRun, replayed: CertR
         "idle_loses": Check(passed=not any(r.won for r in idle), detail=f"idle won {_wins(idle)}"),
         "open_loop": Check(passed=bool(loop_runs) and not all(r.won for r in loop_runs),
                            detail=f"the reference's seed-{seeds[0]} orders ({len(taped.schedule)}) replayed blind "
-                                  f"won {_wins(loop_runs)}"),
+                                  f"won {_wins(loop_runs)}"
+                                  + ("; the level plays the same game on every seed" if unvaried else "")),
     }
     ladder = {a: _rate(by_agent[a]) for a in LADDER}
     flags = []
@@ -246,7 +298,7 @@ def _judge(seeds: tuple[int, ...], limit: float, taped: CertRun, replayed: CertR
     trivial = any(f.startswith("trivial") for f in flags)
     valid = all(c.passed for c in checks.values()) and not flags and not errors
     return Certificate(valid=valid, seeds=list(seeds), replay_hash=taped.trace_hash, checks=checks, ladder=ladder,
-                       trivial=trivial, impossible=impossible, flags=flags, errors=errors)
+                       trivial=trivial, impossible=impossible, flags=flags, errors=errors, copied_seeds=copied)
 
 
 def certificate_enabled() -> bool:

@@ -40,7 +40,8 @@ def requirement_evidence(requirements: list[Requirement], runs: list[SimRun], ma
     if times and level_path is not None:
         for run in runs:
             if run.ok and (run.policy, run.seed) not in states:
-                states[(run.policy, run.seed)] = state_samples(level_path, run, times)
+                copied = states.get((run.policy, run.same_as_seed)) if run.same_as_seed is not None else None
+                states[(run.policy, run.seed)] = copied if copied is not None else state_samples(level_path, run, times)
     for req in requirements:
         entry: dict[str, Any] = {"id": req.id, "text": req.text, "testable": req.testable, "on": req.on}
         pool = [r for r in runs if r.policy == req.on and r.ok]

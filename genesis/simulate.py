@@ -55,6 +55,8 @@ class SimRun:
     replay_prefix_hash: str = ""   # the same prefix of a second, independent run (determinism)
     decided: str = ""              # why the run stopped before the game's own end, if it did
     cached: bool = False           # reused from the validation cache instead of simulated
+    seed_independent: bool = False  # drew nothing from its seed: every seed plays this same game
+    same_as_seed: int | None = None  # a copy of this seed's run, which was seed independent (not simulated)
 
     def summary(self) -> dict[str, Any]:
         out = {"seed": self.seed, "policy": self.policy, "ok": self.ok, "winners": self.winners,
@@ -65,6 +67,10 @@ class SimRun:
             out["units_lost"] = {team: int(stats.get("units_lost", 0)) for team, stats in self.team_stats.items()}
         if self.decided:
             out["decided"] = self.decided
+        if self.same_as_seed is not None:
+            out["same_as_seed"] = self.same_as_seed
+        elif self.seed_independent:
+            out["seed_independent"] = True
         if self.replay_prefix_hash:
             out["determinism"] = {"replayed_until_s": round(self.prefix_t, 2), "prefix_hash": self.prefix_hash,
                                   "replay_prefix_hash": self.replay_prefix_hash}
@@ -77,6 +83,44 @@ class SimRun:
     def from_json(cls, data: dict[str, Any]) -> SimRun:
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def seed_copy(run: SimRun, seed: int) -> SimRun:
+    """The run `seed` gives when `run` drew nothing from its seed: the same game, not simulated again
+    (without `run`'s media and determinism prefix, which belong to the game actually played)."""
+    return dataclasses.replace(run, seed=seed, wall_s=0.0, frames=[], prefix_t=0.0, prefix_hash="",
+                               replay_prefix_hash="", cached=False, seed_independent=True, same_as_seed=run.seed)
+
+
+def seed_leaders(jobs: list, key) -> dict[int, int]:
+    """For jobs of one level: each job -> the first earlier job with the same `key(job)` (what besides the
+    seed decides the game; None: never shared) and another seed, whose game it copies if that game
+    draws nothing from its seed. Empty when the level is expected to draw seeded numbers anyway (spawn
+    jitter, waves choosing targets) or does not load."""
+    from engine import load_level
+    from engine.errors import EngineError
+    from engine.seeding import expected_seed_draws
+
+    try:
+        if not jobs or expected_seed_draws(load_level(jobs[0].level_path)):
+            return {}
+    except EngineError:
+        return {}
+    first: dict = {}
+    leaders = {}
+    for i, job in enumerate(jobs):
+        k = key(job)
+        if k is None:
+            continue
+        lead = first.setdefault(k, i)
+        if lead != i and jobs[lead].seed != job.seed:
+            leaders[i] = lead
+    return leaders
+
+
+def full_game_key(job: SimJob):
+    """Validation jobs share a seed's game by policy; a determinism replay never does."""
+    return None if job.prefix_only else job.policy
 
 
 def _agent_teams(level) -> list[int]:
@@ -148,7 +192,7 @@ def run_job(job: SimJob) -> SimRun:
                      duration=float(d.get("duration", 0.0)), trace_hash=str(d.get("trace_hash", "")),
                      error=d.get("error"), wall_s=time.perf_counter() - t0, events=list(result.trace),
                      team_stats={str(k): v for k, v in (d.get("team_stats") or {}).items()}, mobility=moved,
-                     frames=frames, prefix_t=prefix_t, prefix_hash=prefix_hash)
+                     frames=frames, prefix_t=prefix_t, prefix_hash=prefix_hash, seed_independent=result.seed_independent)
         if why:
             # the other teams' game is unfinished: nobody has won yet
             run.winners, run.losers, run.ended_by, run.decided = [], sorted(sim.eliminated), "decided", why

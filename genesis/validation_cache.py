@@ -20,7 +20,8 @@ from typing import Any
 
 from engine.replay_media import FRAME_INDEX
 from genesis.fileio import atomic_write_bytes
-from genesis.simulate import DEFAULT_TIMEOUT_S, SimJob, SimPool, SimRun, killed_run, run_job, run_many
+from genesis.simulate import (DEFAULT_TIMEOUT_S, SimJob, SimPool, SimRun, full_game_key, killed_run, run_job, run_many,
+                              seed_copy, seed_leaders)
 
 FORMAT = 2
 ENGINE_ROOT = Path(__file__).resolve().parent.parent / "engine"
@@ -85,6 +86,40 @@ class ValidationCache:
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.zip"
 
+    def _gif_path(self, replay: bytes) -> Path:
+        key = hashlib.sha256(engine_version().encode() + b"\0" + replay).hexdigest()
+        return self.root / "gifs" / f"{key}.gif"
+
+    def gif(self, replay: bytes) -> bytes | None:
+        """The GIF drawn from a replay document with these bytes by this engine, if one was kept."""
+        try:
+            return self._gif_path(replay).read_bytes()
+        except OSError:
+            return None
+
+    def put_gif(self, replay: bytes, gif: bytes) -> None:
+        atomic_write_bytes(self._gif_path(replay), gif)
+
+    def _rule_tests_path(self, rule_dir: str | Path) -> Path:
+        h = hashlib.sha256(engine_version().encode())
+        for path in sorted(p for p in Path(rule_dir).iterdir() if p.is_file()):
+            h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
+        return self.root / "rule-tests" / f"{h.hexdigest()}.json"
+
+    def rule_tests(self, rule_dir: str | Path) -> list[dict] | None:
+        """The results of a rule folder's tests (script, meta and tests byte for byte) under this engine."""
+        try:
+            results = json.loads(self._rule_tests_path(rule_dir).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return results if isinstance(results, list) else None
+
+    def put_rule_tests(self, rule_dir: str | Path, results: list[dict]) -> None:
+        """Keep results that came from running the tests: not a killed or crashed harness (the machine's doing)."""
+        if any(r.get("name") == "(all)" for r in results):
+            return
+        atomic_write_bytes(self._rule_tests_path(rule_dir), json.dumps(results).encode("utf-8"))
+
     def get(self, key: str, job: SimJob) -> SimRun | None:
         """The stored run for `key` with its frames and GIF restored where `job` wants them, or None."""
         path = self._path(key)
@@ -137,9 +172,11 @@ class ValidationCache:
 
 class CachedBatch:
     """Validation jobs answered from `cache` where it holds them; the others submitted to `pool` at
-    once, so the caller may queue more work behind them before it waits for the results."""
+    once, so the caller may queue more work behind them before it waits for the results. A job of
+    `leaders` (job index -> leader index, see `genesis.simulate.seed_leaders`) waits for its leader
+    and copies its game when that drew nothing from its seed, else it is simulated then."""
 
-    def __init__(self, jobs: list[SimJob], cache: ValidationCache, pool: SimPool):
+    def __init__(self, jobs: list[SimJob], cache: ValidationCache, pool: SimPool, leaders: dict[int, int] | None = None):
         from engine.errors import EngineError
 
         prints: dict[str, dict | None] = {}
@@ -152,26 +189,39 @@ class CachedBatch:
                     prints[job.level_path] = None
             fp = prints[job.level_path]
             self.keys.append(job_key(fp, job) if fp is not None else None)
-        self.jobs, self.cache, self.pool = jobs, cache, pool
+        self.jobs, self.cache, self.pool, self.leaders = jobs, cache, pool, dict(leaders or {})
         self.runs: list[SimRun | None] = [cache.get(k, j) if k else None for k, j in zip(self.keys, jobs)]
-        self.todo = [i for i, r in enumerate(self.runs) if r is None]
+        self.todo = [i for i, r in enumerate(self.runs) if r is None and i not in self.leaders]
         self.pending = [pool.submit(run_job, jobs[i]) for i in self.todo]
 
-    def results(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> list[SimRun]:
-        todo_jobs = [self.jobs[i] for i in self.todo]
-        fresh = self.pool.gather(todo_jobs, self.pending, timeout_s=timeout_s,
+    def _simulate(self, todo: list[int], pending: list, timeout_s: float) -> None:
+        fresh = self.pool.gather([self.jobs[i] for i in todo], pending, timeout_s=timeout_s,
                                  on_timeout=lambda job: killed_run(job, timeout_s))
-        for i, run in zip(self.todo, fresh):
+        for i, run in zip(todo, fresh):
             self.runs[i] = run
             if self.keys[i]:
                 self.cache.put(self.keys[i], run, self.jobs[i])
+
+    def results(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> list[SimRun]:
+        self._simulate(self.todo, self.pending, timeout_s)
+        later = []
+        for i, lead in sorted(self.leaders.items()):
+            leader = self.runs[lead]
+            if self.runs[i] is not None:
+                continue
+            if leader is not None and leader.ok and leader.seed_independent:
+                self.runs[i] = seed_copy(leader, self.jobs[i].seed)
+            else:
+                later.append(i)
+        self._simulate(later, [self.pool.submit(run_job, self.jobs[i]) for i in later], timeout_s)
         return list(self.runs)
 
 
 def run_cached(jobs: list[SimJob], cache: ValidationCache | None, *, workers: int,
                timeout_s: float = DEFAULT_TIMEOUT_S) -> list[SimRun]:
-    """`run_many`, answering from `cache` what it already holds and storing what it simulates."""
+    """`run_many`, answering from `cache` what it already holds and storing what it simulates; a later
+    seed of a policy copies the first seed's game when that drew nothing from its seed."""
     if cache is None:
         return run_many(jobs, workers=workers, timeout_s=timeout_s)
     with SimPool(min(workers, max(1, len(jobs)))) as pool:
-        return CachedBatch(jobs, cache, pool).results(timeout_s)
+        return CachedBatch(jobs, cache, pool, seed_leaders(jobs, full_game_key)).results(timeout_s)

@@ -21,6 +21,7 @@ class Policy:
 
     name = "base"
     call_interval = FSM_PERIOD
+    uses_seed = False               # built-in policies other than random are deterministic whatever the seed
 
     def __init__(self, team: int = 0, seed: int = 0, decision_interval: float = 1.0):
         self.team = team

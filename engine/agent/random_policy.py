@@ -11,6 +11,7 @@ class RandomPolicy(Policy):
     """Random but valid actions (seeded): moves, squad commands, production, extractors."""
 
     name = "random"
+    uses_seed = True
 
     def __init__(self, team: int = 0, seed: int = 0, decision_interval: float = 1.0, actions_per_decision: int = 2):
         super().__init__(team, seed, decision_interval)

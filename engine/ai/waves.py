@@ -52,7 +52,7 @@ class Waves:
     def _chosen(self, sim, group: np.ndarray) -> np.ndarray:
         """Units of the hostile team this wave goes for (empty when no hostile team is left)."""
         if self.rng is None:
-            self.rng = np.random.default_rng([sim.seed, self.team, TARGET_STREAM])
+            self.rng = sim.streams.generator(self.team, TARGET_STREAM)
         w = sim.world
         hostile = enemies(sim, self.team)
         teams = sorted({int(t) for t in w.team[hostile].tolist()})

@@ -175,7 +175,7 @@ class RuleRuntime:
 
         level = self.sim.level
         for k, ref in enumerate(level.config.rules):
-            rule = Rule(ref.id, dict(ref.params), rng=np.random.default_rng([self.sim.seed, k, 7919]))
+            rule = Rule(ref.id, dict(ref.params), rng=self.sim.streams.generator(k, 7919))
             self.rules.append(rule)
             self.pending.append(0)
             rule.sandbox = LuaSandbox(ref.id, level.rule_sources[ref.id], self._api(rule, k), prelude=RULE_LIB)

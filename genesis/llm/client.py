@@ -14,6 +14,7 @@ hold a per-model slot (`max_concurrency`). Every attempt is counted in `usage` a
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import io
 import itertools
@@ -279,6 +280,13 @@ def excerpt(text: str, limit: int) -> str:
     return f"{text[:head]}\n[... {len(text) - head - tail:,} characters cut ...]\n{text[len(text) - tail:]}"
 
 
+@functools.cache
+def _schema_json(model: type[BaseModel]) -> str:
+    """The JSON schema of a model, generated once per process (pydantic rebuilds it on every call,
+    a large share of a call for the documents that embed a level)."""
+    return json.dumps(model.model_json_schema())
+
+
 def _inputs_hash(inputs: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -307,7 +315,7 @@ class LLMClient:
         if self._replay is not None:
             return self._complete_from_replay(base, output_model)
 
-        schema = output_model.model_json_schema()
+        schema = json.loads(_schema_json(output_model))
         request_messages = self._build_messages(prompt, schema, images)
         messages = request_messages
         attempts = cfg.max_retries + 1

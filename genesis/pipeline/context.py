@@ -27,6 +27,7 @@ class RunContext:
         self._validation_cache = None
         self._sim_pool = None
         self.certificate_games = None   # the certificate's games, started behind the validation runs
+        self.replay_gif = None          # the report's GIF of the accepted level, drawn by a worker
 
     def sim_pool(self, workers: int):
         """The generation's simulation processes, shared by its stages (see genesis.simulate.SimPool)."""
@@ -45,7 +46,7 @@ class RunContext:
                 self._sim_pool.close()
 
     def close(self) -> None:
-        self.certificate_games = None
+        self.certificate_games = self.replay_gif = None
         if self._sim_pool is not None:
             self._sim_pool.close()
             self._sim_pool = None

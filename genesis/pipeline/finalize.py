@@ -82,6 +82,8 @@ def write_outputs(ctx, state: dict) -> dict[str, Any]:
             write_map_picture(out / F.LEVEL, out / MAP_PICTURE)
         except EngineError:   # the level stage's schema criterion already reports why it does not load
             pass
+    if ctx.replay_gif is not None and state.get("status") == "playable":
+        ctx.replay_gif.write(out / F.REPLAY_GIF, timeout_s=float((state.get("options") or {}).get("sim_timeout", 120)))
     record = validation_record(ctx, state)
     atomic_write_json(out / F.VALIDATION, record)
     write_report(out, map_picture=False)

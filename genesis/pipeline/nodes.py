@@ -27,7 +27,10 @@ from genesis.pipeline.feedback import run_hints, save_artifacts, verdict_record
 from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
 from genesis.pipeline.rule_keep import NothingToKeep, component_key, keep_or_build, kept_unchanged, verified_rules
 from genesis.pipeline.smoke import smoke_test
-from genesis.simulate import DEFAULT_TIMEOUT_S, SimJob, SimRun, generation_processes, run_parallel, run_rule_tests_job
+from genesis.simulate import (DEFAULT_TIMEOUT_S, SimJob, SimRun, full_game_key, generation_processes, run_parallel,
+                              run_rule_tests_job, seed_leaders)
+from genesis.replay_gif import ReplayGif
+from genesis.report.replay_widget import REPLAY_FILE
 from genesis.validation_cache import CachedBatch
 
 MAX_RETRY_ERRORS = 20        # check errors shown to a retrying writer
@@ -226,9 +229,15 @@ class Nodes:
             if a.reused_from is None:  # new scripts only: a library rule was verified by its own tests
                 dirs.append(self._rule_test_dir(self.out / F.RULE_TESTS_DIR / f"{a.id}.smoke", a, [smoke_test(gdd, a)]))
                 owners.append(a.id)
-        results = run_parallel(run_rule_tests_job, dirs, timeout_s=120, pool=self._pool(state),
-                               on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
-                                                      "error": "rule tests killed after 120 s"}])
+        cache = self.ctx.validation_cache
+        results = [cache.rule_tests(d) for d in dirs]
+        todo = [i for i, r in enumerate(results) if r is None]
+        fresh = run_parallel(run_rule_tests_job, [dirs[i] for i in todo], timeout_s=120, pool=self._pool(state),
+                             on_timeout=lambda d: [{"name": "(all)", "passed": False, "details": [],
+                                                    "error": "rule tests killed after 120 s"}])
+        for i, result in zip(todo, fresh):
+            results[i] = result
+            cache.put_rule_tests(dirs[i], result)
         rule_tests: dict[str, list[dict]] = {a.id: [] for a in arts}
         for owner, result in zip(owners, results):
             rule_tests[owner] += result
@@ -276,17 +285,18 @@ class Nodes:
             frames_dir = self.out / "frames"
             for old in frames_dir.glob("*.png") if frames_dir.exists() else []:
                 old.unlink()
+            (self.out / F.REPLAY_GIF).unlink(missing_ok=True)
+            self.ctx.replay_gif = None
             prefix_s = min(DETERMINISM_PREFIX_S, gdd.time_limit)
             jobs = [SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", frames_dir=str(frames_dir),
-                           gif_path=str(self.out / "replay.gif"), replay_path=str(self.out / "replay.json"),
-                           prefix_s=prefix_s)]
+                           replay_path=str(self.out / REPLAY_FILE), prefix_s=prefix_s)]
             jobs += [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS[1:]]
             jobs += [SimJob(str(level_path), s, "idle") for s in IDLE_SEEDS]
             # determinism: a second run of the first game's opening must leave the same trace
             jobs.append(SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", prefix_s=prefix_s, prefix_only=True))
             cache = self.ctx.validation_cache
             hits, t_sim = cache.stats.hits, time.perf_counter()
-            batch = CachedBatch(jobs, cache, self._pool(state))
+            batch = CachedBatch(jobs, cache, self._pool(state), seed_leaders(jobs, full_game_key))
             self._start_certificate(state, level_path, jobs)
             runs = batch.results(timeout_s=float(state["options"].get("sim_timeout", 180)))
             sim_record = [{"wall_s": round(time.perf_counter() - t_sim, 3), "runs": len(runs),
@@ -304,6 +314,8 @@ class Nodes:
         passed = all(r.passed for r in results if r.mandatory)
         if not passed:
             self.ctx.drop_certificate_games()
+        elif (self.out / REPLAY_FILE).is_file():
+            self.ctx.replay_gif = ReplayGif(self.out / REPLAY_FILE, self._pool(state), self.ctx.validation_cache)
         visual = ctx.visual
         visual_feedback = [f"visual reviewer ({visual.judged_by}): {p}" for p in visual.problems] if visual else []
         verdict = Verdict(stage="level", passed=passed, criteria=results, feedback=visual_feedback,
@@ -340,7 +352,7 @@ class Nodes:
                 atomic_write_text(self.out / "runs" / f"{r.policy}_seed{r.seed}.jsonl", lines + "\n")
 
     def _visual(self, state: dict, gdd: GDD, run: SimRun) -> VisualVerdict:
-        from genesis.report.replay_widget import REPLAY_FILE, read_replay
+        from genesis.report.replay_widget import read_replay
         from genesis.visual import review, review_context, review_frames
 
         frames = review_frames(self.out / "frames")

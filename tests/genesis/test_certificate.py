@@ -206,3 +206,16 @@ def test_started_games_are_not_used_for_another_level_other_prior_runs_or_a_clos
         assert not games.alive()
         scenario_certificate(path.parent, {"status": "playable", "runs": prior}, started=games)
         assert len(from_scratch) == 3
+
+
+def test_a_level_that_plays_one_game_on_every_seed_says_so_and_plays_it_once(tmp_path):
+    path = _level(tmp_path, [{"type": "light_tank", "at": "west", "count": 6, "spread": 2.0}],
+                  [{"type": "light_bot", "x": 14.5, "y": 24.5, "tag": "target"}])
+    cert = certify(path)
+    assert any(c.startswith("rush seeds 1, 2: the game of seed 0") for c in cert.copied_seeds)
+    assert any(c.startswith("open_loop seeds 1, 2") for c in cert.copied_seeds)
+    assert not any(c.startswith("random") for c in cert.copied_seeds)      # a random agent draws every game
+    assert "the same game on every seed" in cert.checks["open_loop"].detail
+    jittered = certify(_level(tmp_path, [{"type": "light_tank", "at": "west", "count": 6, "spread": 2.0}],
+                              [{"type": "light_bot", "x": 14.5, "y": 24.5, "tag": "target"}], jitter=2.0))
+    assert jittered.copied_seeds == [] and "same game" not in jittered.checks["open_loop"].detail

@@ -255,7 +255,8 @@ def test_finalize_writes_test_records_map_and_report(tmp_path):
     client = SimpleNamespace(usage=usage, config=SimpleNamespace(backend_name=lambda role: "offline"),
                              backend_name=lambda role: "offline")
     ctx = SimpleNamespace(client=client, out_dir=folder, rubrics_root=seed_rubrics(),
-                          validation_cache=SimpleNamespace(root=tmp_path / "cache"), certificate_games=None)
+                          validation_cache=SimpleNamespace(root=tmp_path / "cache"), certificate_games=None,
+                          replay_gif=None)
     state = {"status": "failed", "stop_reason": "stopped at stage level: budget", "query": QUERY, "run_id": "r1",
              "rules": [RuleArtifact.model_validate(rule)], "rule_tests": {"staggered_waves": _test_results(rule)}}
     record = write_outputs(ctx, state)

@@ -144,3 +144,63 @@ def test_generations_share_one_process_budget():
     assert process_budget() >= 1
     assert generation_processes(1) == process_budget()
     assert generation_processes(process_budget() * 4) == 1
+
+
+def _seed_jobs(path: Path) -> list[SimJob]:
+    return [SimJob(str(path), s, "reference") for s in (0, 1, 2)] + [SimJob(str(path), s, "idle") for s in (0, 1)]
+
+
+def test_later_seeds_copy_a_game_that_drew_nothing_from_its_seed_and_the_copies_are_true(tmp_path):
+    path = _level(tmp_path)
+    runs = vc.run_cached(_seed_jobs(path), vc.ValidationCache(tmp_path / "cache"), workers=1)
+    assert [r.same_as_seed for r in runs] == [None, 0, 0, None, 0]
+    assert runs[0].seed_independent and runs[1].wall_s == 0.0 and [r.seed for r in runs] == [0, 1, 2, 0, 1]
+    for copy in (runs[2], runs[4]):             # what simulating that seed really gives
+        played = run_job(SimJob(str(path), copy.seed, copy.policy))
+        assert (played.trace_hash, played.winners, played.duration) == (copy.trace_hash, copy.winners, copy.duration)
+    assert runs[1].summary()["same_as_seed"] == 0
+
+
+def test_later_seeds_are_simulated_when_the_first_drew_from_its_seed(tmp_path):
+    path = _level(tmp_path, rule_source="function on_start()\n  spawn(1, 'light_bot', 26.5, 16.5, random_int(1, 6))\nend\n")
+    runs = vc.run_cached(_seed_jobs(path), vc.ValidationCache(tmp_path / "cache"), workers=1)
+    assert all(r.same_as_seed is None and not r.seed_independent and r.ok for r in runs)
+    assert len({r.trace_hash for r in runs[:3]}) > 1
+
+
+def test_the_replay_gif_is_drawn_by_a_worker_kept_by_the_replays_bytes_and_drawn_here_without_a_pool(tmp_path):
+    from genesis.replay_gif import ReplayGif
+    from genesis.simulate import SimPool
+
+    path = _level(tmp_path)
+    replay = tmp_path / "replay.json"
+    assert run_job(SimJob(str(path), 0, "idle", replay_path=str(replay))).ok
+    cache = vc.ValidationCache(tmp_path / "cache")
+    with SimPool(1) as pool:
+        drawn = ReplayGif(replay, pool, cache)
+        assert drawn.pending is not None
+        drawn.write(tmp_path / "a.gif", timeout_s=60)
+        again = ReplayGif(replay, pool, cache)
+        assert again.pending is None                   # kept: the same replay, the same engine
+        again.write(tmp_path / "b.gif", timeout_s=60)
+        lost = ReplayGif(tmp_path / "replay.json", pool, vc.ValidationCache(tmp_path / "other"))
+        pool.close()                                   # its worker is gone: drawn in this process
+        lost.write(tmp_path / "c.gif", timeout_s=60)
+    gifs = [(tmp_path / n).read_bytes() for n in ("a.gif", "b.gif", "c.gif")]
+    assert gifs[0][:6] == b"GIF89a" and gifs[0] == gifs[1] == gifs[2]
+
+
+def test_rule_test_results_are_kept_by_the_folders_bytes_and_a_killed_harness_is_not(tmp_path):
+    folder = tmp_path / "rule"
+    folder.mkdir()
+    (folder / "rule.lua").write_text("function on_start() end\n")
+    (folder / "test.yaml").write_text("tests: []\n")
+    cache = vc.ValidationCache(tmp_path / "cache")
+    assert cache.rule_tests(folder) is None
+    results = [{"name": "t", "passed": False, "details": ["no wave came"], "error": None}]
+    cache.put_rule_tests(folder, results)
+    assert cache.rule_tests(folder) == results
+    (folder / "rule.lua").write_text("function on_start() end\n-- changed\n")
+    assert cache.rule_tests(folder) is None
+    cache.put_rule_tests(folder, [{"name": "(all)", "passed": False, "details": [], "error": "killed after 120 s"}])
+    assert cache.rule_tests(folder) is None
