@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from engine.errors import LevelError, format_validation_error
 from engine.schema.catalog import Catalog, Category, UnitType
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same documents
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same documents
 
 DEFAULT_CATALOG_PATH = Path(__file__).parent / "data" / "units.yaml"
 CATEGORY_ORDER: tuple[Category, ...] = ("commander", "bot", "vehicle", "air", "defense", "economy", "factory")
@@ -43,7 +43,7 @@ def _parse_catalog_file(path: Path) -> Catalog:
     except OSError as err:
         raise LevelError(f"{path}: cannot read unit catalog ({err.strerror})") from err
     try:
-        data = yaml.load(text, Loader=_YAML_LOADER)
+        data = yaml.load(text, Loader=YAML_LOADER)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)

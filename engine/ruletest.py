@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from engine.catalog import YAML_LOADER
 from engine.errors import EngineError, LevelError, clean_text
 from engine.expect import ExpectationResult, as_run_view, evaluate, run_sampled, state_times, validate
 from engine.jsonfile import MAX_DEPTH, check_depth, read_text
@@ -100,7 +101,7 @@ def _load_yaml(path: Path) -> object:
         text = read_text(path, path.name, MAX_TEST_FILE_BYTES)
         if _bracket_depth(text) > 2 * MAX_DEPTH:  # PyYAML recurses per level: refuse before parsing
             raise ValueError(f"{path}: nested deeper than {2 * MAX_DEPTH} levels")
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=YAML_LOADER)
         check_depth(data, str(path))
     except EngineError as err:
         raise ValueError(str(err)) from None

@@ -15,6 +15,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same documents
+
+
+def parse_yaml(text: str) -> Any:
+    """A YAML document read safely (raises yaml.YAMLError like yaml.safe_load)."""
+    return yaml.load(text, Loader=_YAML_LOADER)
+
 
 def read_json_object(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The JSON object stored at `path`, or None when it is missing, unreadable, torn or not an object."""

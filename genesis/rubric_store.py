@@ -18,7 +18,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from genesis.fileio import FileLock, atomic_write_text
+from genesis.fileio import FileLock, atomic_write_text, parse_yaml
 
 STAGES = ("gdd", "rules", "level")
 Stage = Literal["gdd", "rules", "level"]
@@ -125,7 +125,7 @@ def _path(root: Path, stage: str, version: int | None = None) -> Path:
 
 def _parse(path: Path) -> Rubric:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = parse_yaml(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RubricError(f"{path}: no such rubric file") from None
     except (OSError, yaml.YAMLError) as err:

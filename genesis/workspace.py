@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from genesis.fileio import FileLock, atomic_write_json, atomic_write_text
+from genesis.fileio import FileLock, atomic_write_json, atomic_write_text, parse_yaml
 
 ENV_VAR = "GENESIS_WORKSPACE"
 MARKER = "genesis.yaml"
@@ -143,7 +143,7 @@ def setting(key: str, env: Mapping[str, str] | None = None) -> str | None:
         return env[SETTINGS[key]]
     try:
         path = find_config_file(env, Path.cwd())
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) if path else None
+        raw = parse_yaml(path.read_text(encoding="utf-8")) if path else None
     except (ConfigError, OSError, yaml.YAMLError) as exc:
         raise WorkspaceError(f"cannot read the setting {key}: {exc}") from exc
     value = raw.get(key) if isinstance(raw, dict) else None

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from genesis.fileio import parse_yaml
 from genesis.workspace import KB_COPY_IGNORE, KB_SOURCE_DIRS, RUBRIC_FILES, seed_kb, seed_rubrics
 
 KB_META = {"gdds": None, "lessons": None, "rules": "meta.yaml", "levels": "meta.yaml"}
@@ -24,7 +25,7 @@ def _committed_by_a_run(entry: Path, collection: str) -> bool:
     if not meta.is_file():
         return False
     try:
-        data = yaml.safe_load(meta.read_text(encoding="utf-8"))   # JSON is YAML too
+        data = parse_yaml(meta.read_text(encoding="utf-8"))   # JSON is YAML too
     except (OSError, yaml.YAMLError):
         return True   # unreadable: not something the package ships
     provenance = data.get("provenance") if isinstance(data, dict) else None

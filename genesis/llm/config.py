@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from genesis.fileio import parse_yaml
 
 AGENT_ROLES = ("pm", "designer", "developer", "analyst")
 ROLES = (*AGENT_ROLES, "vlm")
@@ -143,7 +144,7 @@ def _error_text(err: ValidationError, prefix: str = "") -> str:
 
 def _read_file_layer(path: Path) -> dict[str, dict[str, Any]]:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = parse_yaml(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(raw, dict):

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from genesis import rubric_store
+from genesis.fileio import parse_yaml
 from genesis.kb.store import Bundle, GddRecord, LevelSource, RuleSource
 from genesis.llm.client import ModelCallError, ModelUnavailableError
 from genesis.kb.library import signature
@@ -69,7 +70,7 @@ def min_recurrence(options: dict[str, Any]) -> int:
     from genesis import workspace
 
     try:
-        raw = yaml.safe_load(workspace.current().config_file.read_text(encoding="utf-8")) or {}
+        raw = parse_yaml(workspace.current().config_file.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError, workspace.WorkspaceError):
         raw = {}
     value = raw.get("min_recurrence") if isinstance(raw, dict) else None

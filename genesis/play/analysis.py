@@ -19,8 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import yaml
 
+from genesis.fileio import parse_yaml
 from genesis.play.episode import Episode
 
 COMPETENCY_METRICS = {
@@ -44,7 +44,7 @@ def competency_of(level_path: Path, metadata: dict) -> str | None:
     folder = Path(level_path).parent
     candidates = []
     if (folder / "meta.yaml").is_file():
-        candidates.append((yaml.safe_load((folder / "meta.yaml").read_text(encoding="utf-8")) or {}).get("competency"))
+        candidates.append((parse_yaml((folder / "meta.yaml").read_text(encoding="utf-8")) or {}).get("competency"))
     if (folder / "gdd.json").is_file():
         candidates.append(json.loads((folder / "gdd.json").read_text(encoding="utf-8")).get("competency"))
     candidates.append(metadata.get("competency"))
