@@ -19,6 +19,9 @@ from engine.sim import TICK_HZ
 from engine.snapshot import CATEGORIES
 
 DEFAULT_TIMEOUT_S = 120.0
+# the validation games of a level: the reference policy must win every seed, idle must lose
+REFERENCE_SEEDS = (0, 1, 2)
+IDLE_SEEDS = (0, 1)
 
 
 @dataclass

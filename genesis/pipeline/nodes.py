@@ -27,8 +27,8 @@ from genesis.pipeline.feedback import run_hints, save_artifacts, verdict_record
 from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
 from genesis.pipeline.rule_keep import NothingToKeep, component_key, keep_or_build, kept_unchanged, verified_rules
 from genesis.pipeline.smoke import smoke_test
-from genesis.simulate import (DEFAULT_TIMEOUT_S, SimJob, SimRun, full_game_key, generation_processes, run_parallel,
-                              run_rule_tests_job, seed_leaders)
+from genesis.simulate import (DEFAULT_TIMEOUT_S, IDLE_SEEDS, REFERENCE_SEEDS, SimJob, SimRun, full_game_key,
+                              generation_processes, run_parallel, run_rule_tests_job, seed_leaders)
 from genesis.replay_gif import ReplayGif
 from genesis.report.replay_widget import REPLAY_FILE
 from genesis.validation_cache import CachedBatch
@@ -38,8 +38,6 @@ MAX_ERROR_CHARS = 800
 MAX_PREVIOUS_CHARS = 24000   # the rejected artifact shown back to its writer
 STAGE_BUDGET = 3
 TOTAL_BUDGET = 8
-REFERENCE_SEEDS = (0, 1, 2)
-IDLE_SEEDS = (0, 1)
 DETERMINISM_PREFIX_S = 60.0   # game seconds of the first reference game replayed
 MAX_QUESTION_ROUNDS = 3  # interactive Stage 1: first questions, then re-asks of answers that cannot be used
 

@@ -23,8 +23,6 @@ from genesis.pipeline.feedback import FeedbackRecord
 # A judged criterion is replayed by the analyst: (criterion, brief, gdd) -> passed.
 Judge = Callable[[Any, Brief | None, GDD], bool]
 EVIDENCE_CHECKS = frozenset({"requirement_evidence", "requirement_evidence_present"})  # read a GDD's requirements
-REFERENCE_SEEDS = (0, 1, 2)
-IDLE_SEEDS = (0, 1)
 
 
 @dataclass
@@ -62,7 +60,7 @@ def _run_one(stage: str, criterion, ctx: CheckContext, judge: Judge | None) -> t
 
 
 def _simulate(level_path: Path, kb_root: Path) -> list:
-    from genesis.simulate import SimJob, generation_processes
+    from genesis.simulate import IDLE_SEEDS, REFERENCE_SEEDS, SimJob, generation_processes
     from genesis.validation_cache import ValidationCache, cache_root, run_cached
 
     jobs = [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS]
