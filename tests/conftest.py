@@ -23,3 +23,16 @@ def throwaway_workspace(tmp_path_factory):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shipped_seed_untouched():
+    """No test may write into the shipped seed (the source tree's kb/ and rubrics/, ignored files included)."""
+    from genesis.workspace import seed_kb, seed_rubrics
+    from tests.genesis.pipeline_fixtures import tree_hash
+
+    roots = (seed_kb(), seed_rubrics())
+    before = [tree_hash(r) for r in roots]
+    yield
+    changed = [str(r) for r, h in zip(roots, before) if tree_hash(r) != h]
+    assert not changed, f"the test session wrote into the shipped seed: {changed}"

@@ -254,7 +254,8 @@ def test_finalize_writes_test_records_map_and_report(tmp_path):
     usage = SimpleNamespace(by_stage=lambda: {}, total=lambda: {"calls": 0})
     client = SimpleNamespace(usage=usage, config=SimpleNamespace(backend_name=lambda role: "offline"),
                              backend_name=lambda role: "offline")
-    ctx = SimpleNamespace(client=client, out_dir=folder, rubrics_root=seed_rubrics(),
+    rubrics = shutil.copytree(seed_rubrics(), tmp_path / "rubrics")     # the run logs its outcome there
+    ctx = SimpleNamespace(client=client, out_dir=folder, rubrics_root=rubrics,
                           validation_cache=SimpleNamespace(root=tmp_path / "cache"), certificate_games=None,
                           replay_gif=None)
     state = {"status": "failed", "stop_reason": "stopped at stage level: budget", "query": QUERY, "run_id": "r1",
