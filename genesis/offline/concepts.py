@@ -524,6 +524,10 @@ def _times(r: Reading) -> None:
     if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")", text)):
         limit = number(lm.group(1)) * 60 if lm.group(1) else int(lm.group(2)) * 60 + int(lm.group(3))
         candidates.append((lm, limit))
+    if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b",
+                                          text)):
+        limit = _seconds(lm.group(1), lm.group(2))
+        candidates.append((lm, limit))
     lm2 = re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|game|match|"
                     r"battle|long|mission|scenario|round)\b", text) \
         or re.search(r"\b(?:limit|deadline|timer)\s+(?:of\s+)?" + _NUM + r"\s*" + _UNIT, text)

@@ -45,6 +45,8 @@ FAMILIES = {
         ("a five-way free-for-all ranked by hp left",
          lambda c: c.archetype == "ffa" and c.teams == 5 and c.ranking == "hp_remaining", {"ranking"}),
         ("1v1v1v1 until one side is left", lambda c: c.archetype == "ffa" and c.teams == 4, {"ffa_no_allies"}),
+        ("four armies, no alliances, fight until the 5 minute mark",
+         lambda c: c.archetype == "ffa" and c.teams == 4 and c.time_limit == 300, {"team_count"}),
     ],
     "named sides": [
         ("waves hit you from the north-west and then from the south-east",
