@@ -49,6 +49,11 @@ class Movement:
         self._rank = np.zeros(0, dtype=np.int64)
         self._hi = np.array([self.w - 0.01, self.h - 0.01])          # the largest x, y a unit may reach
         self._last_cell = np.array([self.w - 1, self.h - 1])
+        # (x, y) tile -> flat index, by one integer dot product: on the map, on the separation grid
+        self._flat = np.array([1, self.w], dtype=np.int64)
+        self._flat_sep = np.array([1, self.w + 1], dtype=np.int64)
+        self._field_at_key: tuple | None = None
+        self._field_at = np.zeros(0, dtype=np.int64)
 
     def _refresh_mobile(self) -> None:
         """Living units that can move (all, and ground only): these change only on spawn / death."""
@@ -73,7 +78,7 @@ class Movement:
         w = self.world
         self._refresh_mobile()
         idx = self._mobile
-        idx = idx[w.order[idx] != NONE]
+        idx = idx[w.order[idx].astype(bool)]      # order != NONE (NONE is 0): a cast beats an int8 compare
         arrived: list[int] = []
         if idx.size or chase.size:
             if stop.size or chase.size:
@@ -89,7 +94,7 @@ class Movement:
             arrived = self._follow_orders(idx, dt)
             if chase.size:
                 self._chase(chase, dt)
-        if separate:
+        if separate and self._mobile_ground.size > 1:
             for shift in (0.0, 0.5):
                 self._separate(shift)
         return arrived
@@ -100,12 +105,12 @@ class Movement:
         if not idx.size:
             return []
         # builders walking to a site stop at reach distance; construction handles the rest
-        order, dest = w.order[idx], w.dest[idx]
+        order, dest = w.order[idx], w.dest.take(idx, axis=0)
         key = idx.tobytes() + order.tobytes() + dest.tobytes()
         if key != self._plan_key:
             self._plan_key, self._plan = key, self._route_plan(idx, order, dest, dt)
-        keys, inv, arrive_r, ground, present, step_max = self._plan
-        p = w.pos[idx]
+        keys, inv, arrive_r, ground, present, step_max, flat = self._plan
+        p = w.pos.take(idx, axis=0)
         d = dest - p
         dist = np.hypot(d[:, 0], d[:, 1])
         done = dist <= arrive_r
@@ -123,21 +128,25 @@ class Movement:
             idx, p, d, dist, inv, step_max = idx[keep], p[keep], d[keep], dist[keep], inv[keep], step_max[keep]
             if ground is not None:
                 ground = ground[keep]
-            present = None
+            present = flat = None
         if not idx.size:
             return arrived
         dist = np.maximum(dist, 1e-9)
-        u = d / dist[:, None]                    # straight-line direction (air, last tile)
-        if ground is None or np.count_nonzero(ground):
-            g = ground.nonzero()[0] if ground is not None else None
-            self._steer(keys, inv if g is None else inv[g], present, u, p, g)
+        if ground is None and flat is not None:
+            u = self._steer_all(keys, inv, present, d, dist, p)
+        else:
+            u = d / dist[:, None]                    # straight-line direction (air, last tile)
+            if ground is None or np.count_nonzero(ground):
+                g = ground.nonzero()[0] if ground is not None else None
+                self._steer(keys, inv if g is None else inv[g], present, u, p, g)
         step = np.minimum(step_max, dist)
-        self._move(idx, u * step[:, None], p, ground)
+        self._move(idx, u * step[:, None], p, ground, flat)
         return arrived
 
     def _route_plan(self, idx: np.ndarray, order: np.ndarray, dest: np.ndarray, dt: float) -> tuple:
         """What stays fixed while the same units keep the same orders: destination groups, arrival
-        radii, which units walk, the destination groups present among them, the longest step."""
+        radii, which units walk, the destination groups present among them, the longest step, and
+        where the units' x, y lie in the flat position array."""
         w = self.world
         # groups going to one point settle in a blob instead of fighting over the exact spot
         cell = dest.astype(np.int64)
@@ -147,7 +156,36 @@ class Movement:
         ground = ~w.is_air[idx] if self._any_air else None
         ginv = inv if ground is None else inv[ground]
         present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
-        return keys, inv, arrive_r, ground, present, w.speed[idx] * dt
+        flat = (2 * idx[:, None] + np.arange(2)).ravel()
+        return keys, inv, arrive_r, ground, present, w.speed[idx] * dt, flat
+
+    def _steer_all(self, keys: np.ndarray, inv: np.ndarray, present: list[int], d: np.ndarray, dist: np.ndarray,
+                   p: np.ndarray) -> np.ndarray:
+        """`_steer` for the usual case, every mover on foot: each unit's direction along its group's
+        flow field, or the straight line `d / dist` where the field has none (float32 directions
+        scale to the same float64 steps as their float64 copies did)."""
+        slots = self._slots_for(keys, present)
+        if slots is None:
+            u = d / dist[:, None]
+            self._steer(keys, inv, present, u, p, None)
+            return u
+        cache = self.cache
+        if self._field_at_key is None or self._field_at_key[0] is not slots or self._field_at_key[1] is not inv:
+            h, w = cache.stack.shape[1:3]
+            self._field_at_key = (slots, inv)
+            self._field_at = slots[inv] * (h * w)
+        cell = p.astype(np.int64)
+        if not self._inside:   # inside the bounds, truncation already lands on the map
+            cell = np.minimum(np.maximum(cell, 0), self._last_cell)
+        at = cell.dot(self._flat)
+        at += self._field_at
+        has = cache.has_flat[at]
+        f = cache.flat.take(at, axis=0)
+        if np.count_nonzero(has) == has.size:
+            return f
+        u = d / dist[:, None]
+        np.copyto(u, f, where=has[:, None])
+        return u
 
     def _steer(self, keys: np.ndarray, ginv: np.ndarray, present: list[int] | None, u: np.ndarray, p: np.ndarray,
                g: np.ndarray | None) -> None:
@@ -210,20 +248,23 @@ class Movement:
         idx = idx[w.speed[idx] > 0]
         if not idx.size:
             return
-        p = w.pos[idx]
-        d = w.pos[w.target[idx]] - p
+        p = w.pos.take(idx, axis=0)
+        d = w.pos.take(w.target[idx], axis=0) - p
         dist = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)
         step = w.speed[idx] * dt
-        self._move(idx, d / dist[:, None] * step[:, None], p, ~w.is_air[idx])
+        self._move(idx, d / dist[:, None] * step[:, None], p, ~w.is_air[idx] if self._any_air else None)
 
-    def _move(self, idx: np.ndarray, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None) -> None:
+    def _move(self, idx: np.ndarray, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None,
+              flat: np.ndarray | None = None) -> None:
         """Apply displacement `m` (n, 2) to units at `p0` (n, 2), sliding along walls for ground
-        units (`ground`: mask over idx, None when all of them are)."""
+        units (`ground`: mask over idx, None when all of them are). `flat`: where the units' x, y
+        lie in the flattened position array, when known."""
         w = self.world
-        p = np.minimum(np.maximum(p0 + m, 0.01), self._hi)
+        p = p0 + m
+        np.maximum(p, 0.01, out=p)
+        np.minimum(p, self._hi, out=p)
         passable = w.terrain.passable
-        cell = p.astype(np.int64)
-        ok = passable[cell[:, 1], cell[:, 0]]
+        ok = passable.reshape(-1)[p.astype(np.int64).dot(self._flat)]
         if np.count_nonzero(ok) < ok.size:
             # blocked: ground units stepping off an open tile (one standing on a blocked tile, e.g.
             # where a building went up, may walk off it; aircraft fly anywhere)
@@ -240,7 +281,10 @@ class Movement:
                 oy = passable[ny.astype(np.int64), x0.astype(np.int64)]
                 p[bad, 0] = np.where(ox, nx, x0)
                 p[bad, 1] = np.where(ox, y0, np.where(oy, ny, y0))
-        w.pos[idx] = p
+        if flat is None:
+            w.pos[idx] = p
+        else:
+            w.pos.reshape(-1)[flat] = p.reshape(-1)
 
     # --- separation -------------------------------------------------------------------------------
     def _separate(self, shift: float) -> None:

@@ -138,7 +138,8 @@ class FlowFieldCache:
 
     The direction grids of the cached fields are also kept in one stacked array (slot, y, x, axis), a
     slot per field, so a tick gathers the step of every unit, whatever its destination, with one
-    fancy index.
+    fancy index; `has` says where a field has a direction at all (`flat` / `has_flat` are the same
+    arrays with slot, y and x as one index, which a flat gather reads several times faster).
     """
 
     def __init__(self, capacity: int = 64):
@@ -147,6 +148,9 @@ class FlowFieldCache:
         self._slot_of: dict[tuple, int] = {}
         self._free: list[int] = []
         self.stack = np.zeros((0, 0, 0, 2), dtype=np.float32)
+        self.has = np.zeros((0, 0, 0), dtype=bool)
+        self.flat = self.stack.reshape(-1, 2)
+        self.has_flat = self.has.reshape(-1)
         self.computed = 0
 
     def get(self, passable: np.ndarray, version: int, gx: int, gy: int) -> FlowField:
@@ -166,7 +170,7 @@ class FlowFieldCache:
             return key
         if self.stack.shape[1:3] != passable.shape:  # a new map: start over
             self.clear()
-            self.stack = np.zeros((0, *passable.shape, 2), dtype=np.float32)
+            self._resize(0, passable.shape)
         field = compute_flow_field(passable, gx, gy)
         self.computed += 1
         self._fields[key] = field
@@ -181,12 +185,24 @@ class FlowFieldCache:
         if not self._free:  # grow by doubling: small games never pay for the full capacity
             n = self.stack.shape[0]
             grown = min(max(8, 2 * n), self.capacity)
-            self.stack = np.concatenate([self.stack, np.zeros((grown - n, *shape, 2), dtype=np.float32)])
+            self._resize(grown, shape)
             self._free = list(range(grown - 1, n - 1, -1))
         slot = self._free.pop()
         self.stack[slot, :, :, 0] = field.dir_x
         self.stack[slot, :, :, 1] = field.dir_y
+        np.not_equal(field.dir_x, 0, out=self.has[slot])
+        self.has[slot] |= field.dir_y != 0
         self._slot_of[key] = slot
+
+    def _resize(self, slots: int, shape: tuple[int, int]) -> None:
+        """`slots` slots of `shape`, keeping the fields of the slots that stay."""
+        n = min(slots, self.stack.shape[0]) if self.stack.shape[1:3] == shape else 0
+        stack = np.zeros((slots, *shape, 2), dtype=np.float32)
+        has = np.zeros((slots, *shape), dtype=bool)
+        if n:
+            stack[:n], has[:n] = self.stack[:n], self.has[:n]
+        self.stack, self.has = stack, has
+        self.flat, self.has_flat = stack.reshape(-1, 2), has.reshape(-1)
 
     def clear(self) -> None:
         self._fields.clear()
