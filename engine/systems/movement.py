@@ -12,6 +12,7 @@ from engine.systems.pathfinding import FlowFieldCache
 from engine.world import BUILD, FIGHT, MOVE, MOVE_FORCE, NONE, PATROL, World
 
 _GOLDEN = 2.399963  # radians; spreads the push direction of exactly overlapping units
+_XY = np.arange(2)
 
 
 def group_ints(values: np.ndarray):
@@ -37,6 +38,7 @@ class Movement:
         self._settled: dict[float, tuple] = {}   # grid -> (ids, positions, terrain version) its pass left unchanged
         self._mobile_version = -1
         self._mobile = self._mobile_ground = np.zeros(0, dtype=np.int64)
+        self._ground_flat = np.zeros((0, 2), dtype=np.int64)
         self._any_air = False
         self._inside = False
         self._busy = np.zeros(0, dtype=bool)
@@ -63,6 +65,7 @@ class Movement:
             self._mobile = idx[w.speed[idx] > 0]
             self._mobile_ground = self._mobile[~w.is_air[self._mobile]]
             self._any_air = self._mobile_ground.size < self._mobile.size
+            self._ground_flat = 2 * self._mobile_ground[:, None] + _XY    # their x, y in the flat position array
             # positions change only by spawning and by _move, which keeps units inside these bounds
             x, y = w.x[self._mobile], w.y[self._mobile]
             self._inside = not x.size or bool(x.min() >= 0.01 and x.max() <= self.w - 0.01
@@ -95,8 +98,9 @@ class Movement:
             if chase.size:
                 self._chase(chase, dt)
         if separate and self._mobile_ground.size > 1:
+            p = None
             for shift in (0.0, 0.5):
-                self._separate(shift)
+                p = self._separate(shift, p)
         return arrived
 
     # --- path following ---------------------------------------------------------------------------
@@ -156,7 +160,7 @@ class Movement:
         ground = ~w.is_air[idx] if self._any_air else None
         ginv = inv if ground is None else inv[ground]
         present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
-        flat = (2 * idx[:, None] + np.arange(2)).ravel()
+        flat = (2 * idx[:, None] + _XY).ravel()
         return keys, inv, arrive_r, ground, present, w.speed[idx] * dt, flat
 
     def _steer_all(self, keys: np.ndarray, inv: np.ndarray, present: list[int], d: np.ndarray, dist: np.ndarray,
@@ -287,36 +291,35 @@ class Movement:
             w.pos.reshape(-1)[flat] = p.reshape(-1)
 
     # --- separation -------------------------------------------------------------------------------
-    def _separate(self, shift: float) -> None:
-        """Push apart mobile ground units sharing a cell of the grid offset by `shift` tiles."""
+    def _separate(self, shift: float, p: np.ndarray | None) -> np.ndarray:
+        """Push apart mobile ground units sharing a cell of the grid offset by `shift` tiles. `p`:
+        their positions if known; returns their positions after the pass."""
         w = self.world
-        self._refresh_mobile()
         idx = self._mobile_ground
         n = idx.size
-        if n < 2:
-            return
-        p = w.pos[idx]
+        if p is None:
+            p = w.pos.take(idx, axis=0)
         # a pass is a pure function of these; when the last pass left them as it found them, so would this one
         state = (idx.tobytes(), p.tobytes(), w.terrain.version)
         if state == self._settled.get(shift):
-            return
+            return p
         if self._gain.size <= n:
             # the push gain of a unit whose cell holds c units: crowded cells push harder
             self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * n + 2) - 1.0, 0.0))
         cell = (p + shift if shift else p).astype(np.int64)
-        rep = self._cell_rep(cell[:, 1] * (self.w + 1) + cell[:, 0])
+        rep = self._cell_rep(cell.dot(self._flat_sep))
         c = np.bincount(rep, minlength=n)[rep]
         sel = (c > 1).nonzero()[0]
         if not sel.size:           # no two units share a cell
             self._settled[shift] = state
-            return
-        # sums per cell accumulate in unit order, whichever unit represents the cell
-        sums = np.empty((n, 2))
-        sums[:, 0] = np.bincount(rep, weights=p[:, 0], minlength=n)
-        sums[:, 1] = np.bincount(rep, weights=p[:, 1], minlength=n)
+            return p
+        # x and y sums per cell in one count (x at 2 * cell, y at 2 * cell + 1); each sum
+        # accumulates in unit order, whichever unit represents the cell
+        rep2 = rep[:, None] * 2 + _XY
+        sums = np.bincount(rep2.reshape(-1), weights=p.reshape(-1), minlength=2 * n).reshape(n, 2)
         cs = c[sel]
-        ps = p[sel]
-        others = (sums[rep[sel]] - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
+        ps = p.take(sel, axis=0)
+        others = (sums.take(rep[sel], axis=0) - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
         dxy = ps - others
         d = np.hypot(dxy[:, 0], dxy[:, 1])
         ids = idx[sel]
@@ -331,13 +334,14 @@ class Movement:
         push = np.minimum(np.maximum(want - d, 0.0), 0.1)
         if not np.count_nonzero(push) and self._inside:
             self._settled[shift] = state      # a zero push of a unit inside the bounds moves nothing
-            return
-        self._move(ids, dxy / norm[:, None] * push[:, None], ps, None)
-        after = (idx.tobytes(), w.pos[idx].tobytes(), w.terrain.version)
-        if after == state:
+            return p
+        self._move(ids, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
+        after = w.pos.take(idx, axis=0)
+        if (idx.tobytes(), after.tobytes(), w.terrain.version) == state:
             self._settled[shift] = state
         else:
             self._settled.pop(shift, None)
+        return after
 
     def _cell_rep(self, cells: np.ndarray) -> np.ndarray:
         """For each unit, the position of one unit of its cell (the same for the whole cell). A
