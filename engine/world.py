@@ -177,7 +177,7 @@ class World:
               complete: bool = True) -> int:
         t = self.types
         ti = t.index[type_name]
-        if self.count >= self.capacity:
+        if self.count + 1 >= self.capacity:   # the last slot stays empty: index -1 (no target) reads a dead unit
             self._grow(self.capacity * 2)
         i = self.count
         self.count += 1

@@ -96,8 +96,7 @@ class Combat:
         if sh.size:
             alive = w.alive[sh]
             tgt = w.target[sh]
-            valid = alive & (tgt >= 0)
-            valid[valid] &= w.alive[tgt[valid]]
+            valid = alive & w.alive[tgt]          # no target (-1) reads the world's last slot, never a unit
             if np.count_nonzero(valid) < valid.size:
                 dead_tgt = sh[alive & ~valid]
                 w.target[dead_tgt] = -1

@@ -168,15 +168,18 @@ class Movement:
         """`_steer` for the usual case, every mover on foot: each unit's direction along its group's
         flow field, or the straight line `d / dist` where the field has none (float32 directions
         scale to the same float64 steps as their float64 copies did)."""
-        slots = self._slots_for(keys, present)
-        if slots is None:
-            u = d / dist[:, None]
-            self._steer(keys, inv, present, u, p, None)
-            return u
         cache = self.cache
-        if self._field_at_key is None or self._field_at_key[0] is not slots or self._field_at_key[1] is not inv:
+        # the slots follow from the plan, the terrain and the fields computed so far
+        memo = (self._plan, self.world.terrain.version, cache.computed)
+        known = self._field_at_key
+        if known is None or known[0] is not memo[0] or known[1:] != memo[1:]:
+            slots = self._slots_for(keys, present)
+            if slots is None:
+                u = d / dist[:, None]
+                self._steer(keys, inv, present, u, p, None)
+                return u
             h, w = cache.stack.shape[1:3]
-            self._field_at_key = (slots, inv)
+            self._field_at_key = memo
             self._field_at = slots[inv] * (h * w)
         cell = p.astype(np.int64)
         if not self._inside:   # inside the bounds, truncation already lands on the map
