@@ -56,30 +56,21 @@ class Combat:
             return
         cand = idx
         c_team = w.team[cand]
-        c_pos = w.pos.take(cand, axis=0)
+        if vision is not None:
+            tile = w.pos.take(cand, axis=0).astype(np.int64)
         teams = w.team[armed]
         for team in sorted(set(teams.tolist())):
             a = armed[teams == team]
-            chase = chases(w.order[a]) & ~w.hold[a]
-            reach = np.where(chase, np.maximum(w.w_range[a], w.sight[a]), w.w_range[a])
             enemy = self.hostile[team, c_team]
-            if np.count_nonzero(enemy):
-                # only enemies inside the shooters' bounding box widened by the longest reach
-                # (plus a tile for rounding) can be picked: the others need no visibility test
-                ax, ay = w.x[a], w.y[a]
-                margin = reach.max() + w.size[cand[enemy]].max() + 1.0
-                ex, ey = c_pos[:, 0], c_pos[:, 1]
-                enemy &= ex >= ax.min() - margin
-                enemy &= ex <= ax.max() + margin
-                enemy &= ey >= ay.min() - margin
-                enemy &= ey <= ay.max() + margin
             e = cand[enemy]
             if vision is not None and e.size:
-                at = c_pos[enemy].astype(np.int64)
+                at = tile[enemy]
                 e = e[vision.sees_tiles(team, at[:, 0], at[:, 1])]
             if not e.size:
                 w.target[a] = -1
                 continue
+            chase = chases(w.order[a]) & ~w.hold[a]
+            reach = np.where(chase, np.maximum(w.w_range[a], w.sight[a]), w.w_range[a])
             pick = _nearest_dense if a.size * e.size <= DENSE_PAIRS else _nearest_bucketed
             w.target[a] = pick(w, a, reach, e)
         self.shooters = sh = armed[w.target[armed] >= 0]
