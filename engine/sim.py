@@ -239,7 +239,7 @@ class Simulation:
             self._update_fog()
             self.combat.retarget(self.vision if self.fog else None)
         dead = self.combat.fire(DT, self._dmg_dealt, self._dmg_received)
-        self.movement.step(DT, self.combat.chasing, self.combat.standing, separate=tick % 2 == 0)
+        self.movement.step(DT, self.combat.chasing, self.combat.engaged, separate=tick % 2 == 0)
         if tick % 6 == 0:
             jobs = self.construction.jobs()
             if self.production_enabled:

@@ -39,8 +39,8 @@ class Combat:
         self.hostile = hostile            # (16, 16) bool: team a may shoot team b
         self.shooters = np.zeros(0, dtype=np.int64)
         self._reach2 = np.zeros(0)        # per shooter: (weapon range + its target's size) squared
-        self.chasing = np.zeros(0, dtype=np.int64)
-        self.standing = np.zeros(0, dtype=np.int64)
+        self.chasing = np.zeros(0, dtype=np.int64)     # shooters closing in on their target
+        self.engaged = np.zeros(0, dtype=np.int64)     # shooters that stop to shoot or chase (movement leaves them)
 
     # --- acquisition ------------------------------------------------------------------------------
     def retarget(self, vision: Vision | None) -> None:
@@ -95,7 +95,7 @@ class Combat:
                 self.shooters = sh
                 self._reach2 = self._reach2[valid]
         if not sh.size:
-            self.chasing = self.standing = sh
+            self.chasing = self.engaged = sh
             return sh
         left = cd[sh] - dt
         cd[sh] = left
@@ -104,7 +104,7 @@ class Combat:
         d2 = d[:, 0] + d[:, 1]
         in_range = d2 <= self._reach2
         chase_mode = chases(w.order[sh]) & ~w.hold[sh]
-        self.standing = sh[in_range & chase_mode]
+        self.engaged = sh[chase_mode]
         self.chasing = sh[~in_range & chase_mode]
         fire = in_range & (left <= 0)
         if not np.count_nonzero(fire):

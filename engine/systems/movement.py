@@ -72,9 +72,10 @@ class Movement:
                                                and y.min() >= 0.01 and y.max() <= self.h - 0.01)
             self._mobile_version = w.version
 
-    def step(self, dt: float, chase: np.ndarray, stop: np.ndarray, separate: bool) -> list[int]:
-        """Advance one tick. `chase` / `stop`: unit ids combat wants chasing / standing; `separate`:
-        push crowded units apart, on two grids offset by half a tile, one after the other.
+    def step(self, dt: float, chase: np.ndarray, engaged: np.ndarray, separate: bool) -> list[int]:
+        """Advance one tick. `chase`: unit ids combat wants chasing; `engaged`: the units combat
+        moves or holds (standing to shoot, or chasing); `separate`: push crowded units apart, on
+        two grids offset by half a tile, one after the other.
 
         Returns the ids that arrived at a move / fight destination this tick (their order ends).
         """
@@ -84,16 +85,14 @@ class Movement:
         idx = idx[w.order[idx].astype(bool)]      # order != NONE (NONE is 0): a cast beats an int8 compare
         arrived: list[int] = []
         if idx.size or chase.size:
-            if stop.size or chase.size:
+            if engaged.size:
                 # a reused mask, not np.isin: isin costs ~100 us a call on these small arrays
                 if self._busy.size < w.count:
                     self._busy = np.zeros(w.capacity, dtype=bool)
                 busy = self._busy
-                busy[stop] = True
-                busy[chase] = True
+                busy[engaged] = True
                 idx = idx[~busy[idx]]
-                busy[stop] = False
-                busy[chase] = False
+                busy[engaged] = False
             arrived = self._follow_orders(idx, dt)
             if chase.size:
                 self._chase(chase, dt)
