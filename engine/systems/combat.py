@@ -165,8 +165,10 @@ def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) ->
     target when that one is in reach (nothing valid is nearer); when not even the largest enemy
     could be in reach at that distance, nothing is. Only the shooters left undecided (a nearer
     small enemy just out of reach, a farther large one perhaps in it) get the full pair test."""
-    dx = w.x[a].astype(np.float32)[:, None] - w.x[e].astype(np.float32)
-    dy = w.y[a].astype(np.float32)[:, None] - w.y[e].astype(np.float32)
+    pa = w.pos.take(a, axis=0).astype(np.float32)
+    pe = w.pos.take(e, axis=0).astype(np.float32)
+    dx = pa[:, 0, None] - pe[:, 0]
+    dy = pa[:, 1, None] - pe[:, 1]
     dx *= dx
     dy *= dy
     dx += dy
@@ -176,7 +178,8 @@ def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) ->
     n_air = int(np.count_nonzero(air))
     if n_air == 0 or n_air == e.size:      # one kind of enemy: a shooter hits all of them or none
         hits = (w.hits_air if n_air else w.hits_ground)[a]
-        d2[~hits] = np.inf
+        if np.count_nonzero(hits) < hits.size:
+            d2[~hits] = np.inf
     else:
         d2[~np.where(air, w.hits_air[a][:, None], w.hits_ground[a][:, None])] = np.inf
     minr = w.w_min_range[a]
