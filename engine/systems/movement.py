@@ -275,18 +275,22 @@ class Movement:
             # blocked: ground units stepping off an open tile (one standing on a blocked tile, e.g.
             # where a building went up, may walk off it; aircraft fly anywhere)
             bad = (~ok).nonzero()[0]
-            here = p0[bad].astype(np.int64)
-            stuck = passable[here[:, 1], here[:, 0]]
+            pf = passable.reshape(-1)
+            c0 = p0.take(bad, axis=0).astype(np.int64)
+            stuck = pf[c0.dot(self._flat)]
             if ground is not None:
                 stuck &= ground[bad]
-            bad = bad[stuck]
+            if np.count_nonzero(stuck) < stuck.size:
+                bad, c0 = bad[stuck], c0[stuck]
             if bad.size:
                 # try x only, then y only, else stay
-                x0, y0, nx, ny = p0[bad, 0], p0[bad, 1], p[bad, 0], p[bad, 1]
-                ox = passable[y0.astype(np.int64), nx.astype(np.int64)]
-                oy = passable[ny.astype(np.int64), x0.astype(np.int64)]
-                p[bad, 0] = np.where(ox, nx, x0)
-                p[bad, 1] = np.where(ox, y0, np.where(oy, ny, y0))
+                q0, q = p0.take(bad, axis=0), p.take(bad, axis=0)
+                c1 = q.astype(np.int64)
+                ox = pf[c0[:, 1] * self.w + c1[:, 0]]
+                oy = pf[c1[:, 1] * self.w + c0[:, 0]]
+                q[:, 0] = np.where(ox, q[:, 0], q0[:, 0])
+                q[:, 1] = np.where(ox, q0[:, 1], np.where(oy, q[:, 1], q0[:, 1]))
+                p[bad] = q
         if flat is None:
             w.pos[idx] = p
         else:
