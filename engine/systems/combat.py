@@ -165,10 +165,8 @@ def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) ->
     target when that one is in reach (nothing valid is nearer); when not even the largest enemy
     could be in reach at that distance, nothing is. Only the shooters left undecided (a nearer
     small enemy just out of reach, a farther large one perhaps in it) get the full pair test."""
-    pa = w.pos.take(a, axis=0).astype(np.float32)
-    pe = w.pos.take(e, axis=0).astype(np.float32)
-    dx = pa[:, 0, None] - pe[:, 0]
-    dy = pa[:, 1, None] - pe[:, 1]
+    dx = w.x[a].astype(np.float32)[:, None] - w.x[e].astype(np.float32)
+    dy = w.y[a].astype(np.float32)[:, None] - w.y[e].astype(np.float32)
     dx *= dx
     dy *= dy
     dx += dy
