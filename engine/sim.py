@@ -16,6 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 from engine.ai import make_behaviour
 from engine.conditions import Conditions, Verdict
 from engine.errors import RuleScriptError
+from engine.heap import keep_temporaries_on_heap
 from engine.jitter import jittered_placements
 from engine.level import Level
 from engine.result import RunResult
@@ -67,6 +68,7 @@ class TeamView:
 
 class Simulation:
     def __init__(self, level: Level, seed: int = 0, policies: Mapping[int, Any] | None = None):
+        keep_temporaries_on_heap()
         self.level = level
         self.config = cfg = level.config
         self.seed = int(seed)
