@@ -2,8 +2,8 @@
 
 Per-unit A* in Python costs ~40 ms a path; a flow field over the whole 128x128 grid costs a few
 milliseconds in NumPy and serves any number of units, so groups share one. The wave is a bucketed
-Dijkstra with integer step costs (orthogonal 2, diagonal 3 ~ 1 : 1.5) processed one cost bucket
-at a time over a padded flat grid, so each bucket is a handful of whole-array NumPy operations.
+Dijkstra with integer step costs (orthogonal 2, diagonal 3 ~ 1 : 1.5) processed two distances
+at a time over a padded flat grid, so each pass is a handful of whole-array NumPy operations.
 Diagonal steps may not cut a blocked corner.
 """
 from __future__ import annotations
@@ -63,35 +63,30 @@ def compute_flow_field(passable: np.ndarray, gx: int, gy: int) -> FlowField:
 
     goal = (gy + 1) * pw + (gx + 1)
     dist[goal] = 0
-    buckets: dict[int, list[np.ndarray]] = {0: [np.array([goal], dtype=np.int64)]}
+    pool = np.array([goal], dtype=np.int64)
     if not flat_open[goal]:
-        _seed_rim(open_, gx, gy, dist, buckets)
+        pool = np.concatenate([pool, _seed_rim(open_, gx, gy, dist)])
     costs = np.array([c for _, _, c in _STEPS], dtype=np.int32)
 
-    def settled(at: int) -> np.ndarray | None:
-        parts = buckets.pop(at, None)
-        if parts is None:
-            return None
-        cells = parts[0] if len(parts) == 1 else np.concatenate(parts)
-        return cells[dist[cells] == at]  # drop cells improved since they were queued
-
     # Every step costs at least ORTH = 2, so cells at d + 1 cannot be reached from cells at d:
-    # both distances are final together and are expanded in one pass, cheapest results first.
+    # both distances are final together and are expanded in one pass. `pool` holds the cells whose
+    # distance was lowered and that wait to be expanded (a cell lowered twice is there twice).
     d = 0
-    while buckets:
-        cells = [c for c in (settled(d), settled(d + 1)) if c is not None and c.size]
-        if cells:
-            # a cell may be queued more than once (several neighbours reached it in one step)
-            cells = unique_cells(cells[0] if len(cells) == 1 else np.concatenate(cells))
+    while pool.size:
+        due = dist[pool] - d <= 1      # nothing in the pool is nearer than d: that was expanded
+        cells = pool[due]
+        pool = pool[~due]
+        if cells.size:
+            cells = unique_cells(cells)
             ok = step_ok[cells]
             nb = (cells[:, None] + offs)[ok]
             reach = (dist[cells][:, None] + costs)[ok]
-            for v in range(d + ORTH, d + 1 + DIAG + 1):
-                new = nb[reach == v]
-                new = new[dist[new] > v]
-                if new.size:
-                    dist[new] = v
-                    buckets.setdefault(v, []).append(new)
+            lower = reach < dist[nb]
+            if np.count_nonzero(lower):
+                nb = nb[lower]
+                # a cell reached from several expanded cells keeps the cheapest
+                np.minimum.at(dist, nb, reach[lower])
+                pool = np.concatenate([pool, nb])
         d += 2
 
     grid = dist.reshape(h + 2, pw)
@@ -114,10 +109,11 @@ def compute_flow_field(passable: np.ndarray, gx: int, gy: int) -> FlowField:
     return FlowField((gx, gy), grid[1:-1, 1:-1].copy(), dir_x, dir_y)
 
 
-def _seed_rim(open_: np.ndarray, gx: int, gy: int, dist: np.ndarray, buckets: dict) -> None:
+def _seed_rim(open_: np.ndarray, gx: int, gy: int, dist: np.ndarray) -> np.ndarray:
     """A blocked goal (e.g. a building several tiles wide) is reached from its rim: the open cells of
-    the nearest ring around it that has any are seeded with their octile distance to the goal.
-    Without this, a goal whose neighbours are all blocked too would be unreachable from everywhere."""
+    the nearest ring around it that has any are seeded with their octile distance to the goal
+    (returned, their distances set). Without this, a goal whose neighbours are all blocked too
+    would be unreachable from everywhere."""
     hp, pw = open_.shape
     for r in range(1, MAX_RIM):
         y0, y1 = max(gy + 1 - r, 1), min(gy + 1 + r, hp - 2)
@@ -129,9 +125,8 @@ def _seed_rim(open_: np.ndarray, gx: int, gy: int, dist: np.ndarray, buckets: di
             cost = (ORTH * np.maximum(ady, adx) + (DIAG - ORTH) * np.minimum(ady, adx)).astype(np.int32)
             cells = (ys[ring] * pw + xs[ring]).astype(np.int64)
             dist[cells] = cost
-            for c in np.unique(cost).tolist():
-                buckets.setdefault(int(c), []).append(cells[cost == c])
-            return
+            return cells
+    return np.zeros(0, dtype=np.int64)
 
 
 # Fields are a pure function of the passability grid and the goal, so a process keeps the last few
