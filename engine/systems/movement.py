@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.systems.pathfinding import FlowFieldCache
-from engine.world import BUILD, FIGHT, MOVE, MOVE_FORCE, NONE, PATROL, World
+from engine.world import BUILD, FIGHT, MOVE, MOVE_FORCE, NONE, PATROL, World, flat_index
 
 _GOLDEN = 2.399963  # radians; spreads the push direction of exactly overlapping units
 _XY = np.arange(2)
@@ -51,9 +51,6 @@ class Movement:
         self._rank = np.zeros(0, dtype=np.int64)
         self._hi = np.array([self.w - 0.01, self.h - 0.01])          # the largest x, y a unit may reach
         self._last_cell = np.array([self.w - 1, self.h - 1])
-        # (x, y) tile -> flat index, by one integer dot product: on the map, on the separation grid
-        self._flat = np.array([1, self.w], dtype=np.int64)
-        self._flat_sep = np.array([1, self.w + 1], dtype=np.int64)
         self._field_at_key: tuple | None = None
         self._field_at = np.zeros(0, dtype=np.int64)
 
@@ -183,7 +180,7 @@ class Movement:
         cell = p.astype(np.int64)
         if not self._inside:   # inside the bounds, truncation already lands on the map
             cell = np.minimum(np.maximum(cell, 0), self._last_cell)
-        at = cell.dot(self._flat)
+        at = flat_index(cell, self.w)
         at += self._field_at
         has = cache.has_flat[at]
         f = cache.flat.take(at, axis=0)
@@ -270,14 +267,14 @@ class Movement:
         np.maximum(p, 0.01, out=p)
         np.minimum(p, self._hi, out=p)
         passable = w.terrain.passable
-        ok = passable.reshape(-1)[p.astype(np.int64).dot(self._flat)]
+        ok = passable.reshape(-1)[flat_index(p.astype(np.int64), self.w)]
         if np.count_nonzero(ok) < ok.size:
             # blocked: ground units stepping off an open tile (one standing on a blocked tile, e.g.
             # where a building went up, may walk off it; aircraft fly anywhere)
             bad = (~ok).nonzero()[0]
             pf = passable.reshape(-1)
             c0 = p0.take(bad, axis=0).astype(np.int64)
-            stuck = pf[c0.dot(self._flat)]
+            stuck = pf[flat_index(c0, self.w)]
             if ground is not None:
                 stuck &= ground[bad]
             if np.count_nonzero(stuck) < stuck.size:
@@ -313,16 +310,16 @@ class Movement:
             # the push gain of a unit whose cell holds c units: crowded cells push harder
             self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * n + 2) - 1.0, 0.0))
         cell = (p + shift if shift else p).astype(np.int64)
-        rep = self._cell_rep(cell.dot(self._flat_sep))
+        rep = self._cell_rep(flat_index(cell, self.w + 1))
         c = np.bincount(rep, minlength=n)[rep]
         sel = (c > 1).nonzero()[0]
         if not sel.size:           # no two units share a cell
             self._settled[shift] = state
             return p
-        # x and y sums per cell in one count (x at 2 * cell, y at 2 * cell + 1); each sum
-        # accumulates in unit order, whichever unit represents the cell
-        rep2 = rep[:, None] * 2 + _XY
-        sums = np.bincount(rep2.reshape(-1), weights=p.reshape(-1), minlength=2 * n).reshape(n, 2)
+        # sums per cell accumulate in unit order, whichever unit represents the cell
+        sums = np.empty((n, 2))
+        sums[:, 0] = np.bincount(rep, weights=p[:, 0], minlength=n)
+        sums[:, 1] = np.bincount(rep, weights=p[:, 1], minlength=n)
         cs = c[sel]
         ps = p.take(sel, axis=0)
         others = (sums.take(rep[sel], axis=0) - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units

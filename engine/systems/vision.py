@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.world import World
+from engine.world import World, flat_index
 
 
 @lru_cache(maxsize=64)
@@ -75,7 +75,6 @@ class Vision:
         self._grids: dict[int, np.ndarray] = {}     # stamped grid of each team with its allies
         self._keys: dict[int, bytes] = {}           # the units and tiles each team's discs come from
         self._key = b""                             # the same for every team at once
-        self._flat = np.array([1, self.w], dtype=np.int64)
         self._alliances = {team: [team, *(a for a in sorted(allies.get(team, ())) if a != team and a in self._discs)]
                            for team in teams}
 
@@ -84,7 +83,7 @@ class Vision:
         w = self.world
         idx = w.alive_idx
         idx = idx[w.progress[idx] >= 1.0]
-        cells = w.pos.take(idx, axis=0).astype(np.int64).dot(self._flat)
+        cells = flat_index(w.pos.take(idx, axis=0).astype(np.int64), self.w)
         key = idx.tobytes() + cells.tobytes()
         if key == self._key:        # no unit finished, died or changed tile: every team keeps its discs
             return
