@@ -106,8 +106,11 @@ class SquadManager:
         """Advance every squad's FSM. `enemy_ids`: enemy units this team can currently see."""
         self.prune(sim)
         w = sim.world
+        quiet = not enemy_ids.size
         for name in sorted(self.squads):
             squad = self.squads[name]
+            if quiet and squad.state == IDLE and squad.mode != "move_force":
+                continue        # no contact to make and no trip to finish
             ids = np.array(squad.units, dtype=np.int64)
             if squad.mode == "move_force":
                 if self._arrived(w, squad, ids):
@@ -152,8 +155,10 @@ class SquadManager:
     @staticmethod
     def _contact(w, ids: np.ndarray, enemy_ids: np.ndarray) -> tuple[float, float] | None:
         """Position of the nearest enemy within weapon range + margin of any member, else None."""
+        if not enemy_ids.size:
+            return None
         armed = ids[w.armed[ids]]
-        if not armed.size or not enemy_ids.size:
+        if not armed.size:
             return None
         dx = w.x[armed][:, None] - w.x[enemy_ids][None, :]
         dy = w.y[armed][:, None] - w.y[enemy_ids][None, :]
