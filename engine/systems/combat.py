@@ -56,14 +56,15 @@ class Combat:
             return
         cand = idx
         c_team = w.team[cand]
-        if vision is not None:
-            tile = w.pos.take(cand, axis=0).astype(np.int64)
+        tile = None             # the candidates' tiles, read once an armed team has enemies to see
         teams = w.team[armed]
         for team in sorted(set(teams.tolist())):
             a = armed[teams == team]
             enemy = self.hostile[team, c_team]
             e = cand[enemy]
             if vision is not None and e.size:
+                if tile is None:
+                    tile = w.pos.take(cand, axis=0).astype(np.int64)
                 at = tile[enemy]
                 e = e[vision.sees_tiles(team, at[:, 0], at[:, 1])]
             if not e.size:

@@ -36,6 +36,8 @@ class Movement:
         terrain = world.terrain
         self.w, self.h = terrain.width, terrain.height
         self._settled: dict[float, tuple] = {}   # grid -> (ids, positions, terrain version) its pass left unchanged
+        self._settled_at: dict[float, tuple] = {}    # grid -> (world version, terrain version, moves) when it was
+        self._moves = 0                          # calls of _move: with spawns, the only writes to positions
         self._mobile_version = -1
         self._mobile = self._mobile_ground = np.zeros(0, dtype=np.int64)
         self._ground_flat = np.zeros((0, 2), dtype=np.int64)
@@ -263,6 +265,7 @@ class Movement:
         units (`ground`: mask over idx, None when all of them are). `flat`: where the units' x, y
         lie in the flattened position array, when known."""
         w = self.world
+        self._moves += 1
         p = p0 + m
         np.maximum(p, 0.01, out=p)
         np.minimum(p, self._hi, out=p)
@@ -294,17 +297,21 @@ class Movement:
             w.pos.reshape(-1)[flat] = p.reshape(-1)
 
     # --- separation -------------------------------------------------------------------------------
-    def _separate(self, shift: float, p: np.ndarray | None) -> np.ndarray:
+    def _separate(self, shift: float, p: np.ndarray | None) -> np.ndarray | None:
         """Push apart mobile ground units sharing a cell of the grid offset by `shift` tiles. `p`:
-        their positions if known; returns their positions after the pass."""
+        their positions if known; returns their positions after the pass (None if not read)."""
         w = self.world
         idx = self._mobile_ground
         n = idx.size
+        now = (w.version, w.terrain.version, self._moves)
+        if self._settled_at.get(shift) == now:
+            return p            # nothing spawned, died or moved since this grid's pass found them settled
         if p is None:
             p = w.pos.take(idx, axis=0)
         # a pass is a pure function of these; when the last pass left them as it found them, so would this one
         state = (idx.tobytes(), p.tobytes(), w.terrain.version)
         if state == self._settled.get(shift):
+            self._settled_at[shift] = now
             return p
         if self._gain.size <= n:
             # the push gain of a unit whose cell holds c units: crowded cells push harder
@@ -314,7 +321,7 @@ class Movement:
         c = np.bincount(rep, minlength=n)[rep]
         sel = (c > 1).nonzero()[0]
         if not sel.size:           # no two units share a cell
-            self._settled[shift] = state
+            self._settled[shift], self._settled_at[shift] = state, now
             return p
         # sums per cell accumulate in unit order, whichever unit represents the cell
         sums = np.empty((n, 2))
@@ -336,12 +343,12 @@ class Movement:
         want = w.size[ids] * self._gain[cs]
         push = np.minimum(np.maximum(want - d, 0.0), 0.1)
         if not np.count_nonzero(push) and self._inside:
-            self._settled[shift] = state      # a zero push of a unit inside the bounds moves nothing
+            self._settled[shift], self._settled_at[shift] = state, now   # a zero push inside the bounds moves nothing
             return p
         self._move(ids, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
         after = w.pos.take(idx, axis=0)
         if (idx.tobytes(), after.tobytes(), w.terrain.version) == state:
-            self._settled[shift] = state
+            self._settled[shift], self._settled_at[shift] = state, (w.version, w.terrain.version, self._moves)
         else:
             self._settled.pop(shift, None)
         return after
