@@ -15,7 +15,7 @@ import numpy as np
 from engine.level import load_level
 from engine.schema.level import MapGenParams
 from engine.sim import Simulation
-from engine.systems.pathfinding import compute_flow_field
+from engine.systems.pathfinding import clear_shared, compute_flow_field
 
 MAP = MapGenParams(width=128, height=128, seed=7, cliff_density=0.10, water_density=0.05, deposits=12,
                    symmetry="mirror_x")
@@ -75,6 +75,7 @@ def _measure(units_per_side: int, game_seconds: float, per_anchor: int = 10) -> 
         # the 5000-unit run is beyond what a level may start with: this level is the bench's own
         level = load_level(bench_level(units_per_side, per_anchor=per_anchor), base_dir=tmp,
                            max_start_units=2 * units_per_side)
+    clear_shared()      # every size computes its own flow fields, as a run in a fresh process does
     sim = Simulation(level, seed=0)
     ticks = int(game_seconds * 30)
     unit_ticks = 0
@@ -157,6 +158,7 @@ def melee_level(per_side: int = 100) -> dict:
 
 def melee_figures(per_side: int = 100) -> dict:
     """Game seconds simulated per wall / CPU second while the melee is fought to its end."""
+    clear_shared()
     sim = Simulation(load_level(melee_level(per_side)), seed=0)
     start, cpu = time.perf_counter(), time.process_time()
     result = sim.run()

@@ -16,6 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 from engine.ai import make_behaviour
 from engine.conditions import Conditions, Verdict
 from engine.errors import RuleScriptError
+from engine.heap import keep_temporaries_on_heap
 from engine.jitter import jittered_placements
 from engine.seeding import SeededStreams, policy_uses_seed
 from engine.level import Level
@@ -68,6 +69,7 @@ class TeamView:
 
 class Simulation:
     def __init__(self, level: Level, seed: int = 0, policies: Mapping[int, Any] | None = None):
+        keep_temporaries_on_heap()
         self.level = level
         self.config = cfg = level.config
         self.seed = int(seed)
@@ -240,7 +242,7 @@ class Simulation:
             self._update_fog()
             self.combat.retarget(self.vision if self.fog else None)
         dead = self.combat.fire(DT, self._dmg_dealt, self._dmg_received)
-        self.movement.step(DT, self.combat.chasing, self.combat.standing, separate=tick % 2 == 0)
+        self.movement.step(DT, self.combat.chasing, self.combat.engaged, separate=tick % 2 == 0)
         if tick % 6 == 0:
             jobs = self.construction.jobs()
             if self.production_enabled:

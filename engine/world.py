@@ -9,6 +9,7 @@ as column views: movement updates both coordinates with one NumPy call instead o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -22,6 +23,21 @@ NONE, MOVE, MOVE_FORCE, FIGHT, PATROL, BUILD = range(6)
 ORDER_NAMES = {"stop": NONE, "move": MOVE, "move_force": MOVE_FORCE, "fight": FIGHT, "patrol": PATROL, "build": BUILD}
 ORDER_LABELS = {v: k for k, v in ORDER_NAMES.items()}
 ORDER_LABELS[NONE] = "idle"
+
+
+_DOT_ROWS = 128   # up to this many cells an integer dot product is cheapest; beyond, NumPy's int matmul is not
+
+
+@lru_cache(maxsize=16)
+def _row_major(width: int) -> np.ndarray:
+    return np.array([1, width], dtype=np.int64)
+
+
+def flat_index(cells: np.ndarray, width: int) -> np.ndarray:
+    """Row-major index y * width + x of each (x, y) row of the int64 array `cells`."""
+    if cells.shape[0] <= _DOT_ROWS:
+        return cells.dot(_row_major(width))
+    return cells[:, 1] * width + cells[:, 0]
 
 
 def footprint_radius(size: float) -> int:
@@ -177,7 +193,7 @@ class World:
               complete: bool = True) -> int:
         t = self.types
         ti = t.index[type_name]
-        if self.count >= self.capacity:
+        if self.count + 1 >= self.capacity:   # the last slot stays empty: index -1 (no target) reads a dead unit
             self._grow(self.capacity * 2)
         i = self.count
         self.count += 1

@@ -49,11 +49,13 @@ class SquadManager:
         self.team = team
         self.squads: dict[str, Squad] = {}
         self.log: list[dict] = []           # engagements: {"t", "squad", "event": engaged|disengaged, "x", "y"}
+        self._pruned: tuple | None = None   # (world, its version) at the last prune, until a unit joins
 
     # --- membership --------------------------------------------------------------------------------
     def assign(self, name: str, unit_ids: list[int]) -> Squad:
         """Put units into squad `name` (created if new), taking them out of any other squad."""
         wanted = set(int(u) for u in unit_ids)
+        self._pruned = None
         for squad in self.squads.values():
             squad.units = [u for u in squad.units if u not in wanted]
         squad = self.squads.setdefault(name, Squad(name))
@@ -69,6 +71,9 @@ class SquadManager:
     def prune(self, sim) -> None:
         """Drop dead units; a squad that lost every unit is removed."""
         w = sim.world
+        if self._pruned is not None and self._pruned[0] is w and self._pruned[1] == w.version:
+            return      # no unit died or joined since the last prune (a unit never changes team)
+        self._pruned = (w, w.version)
         for name in list(self.squads):
             squad = self.squads[name]
             squad.units = [u for u in squad.units if w.is_alive(u) and int(w.team[u]) == self.team]
@@ -101,8 +106,11 @@ class SquadManager:
         """Advance every squad's FSM. `enemy_ids`: enemy units this team can currently see."""
         self.prune(sim)
         w = sim.world
+        quiet = not enemy_ids.size
         for name in sorted(self.squads):
             squad = self.squads[name]
+            if quiet and squad.state == IDLE and squad.mode != "move_force":
+                continue        # no contact to make and no trip to finish
             ids = np.array(squad.units, dtype=np.int64)
             if squad.mode == "move_force":
                 if self._arrived(w, squad, ids):
@@ -147,8 +155,10 @@ class SquadManager:
     @staticmethod
     def _contact(w, ids: np.ndarray, enemy_ids: np.ndarray) -> tuple[float, float] | None:
         """Position of the nearest enemy within weapon range + margin of any member, else None."""
+        if not enemy_ids.size:
+            return None
         armed = ids[w.armed[ids]]
-        if not armed.size or not enemy_ids.size:
+        if not armed.size:
             return None
         dx = w.x[armed][:, None] - w.x[enemy_ids][None, :]
         dy = w.y[armed][:, None] - w.y[enemy_ids][None, :]

@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine.systems.pathfinding import FlowFieldCache
-from engine.world import BUILD, FIGHT, MOVE, MOVE_FORCE, NONE, PATROL, World
+from engine.world import BUILD, FIGHT, MOVE, MOVE_FORCE, NONE, PATROL, World, flat_index
 
 _GOLDEN = 2.399963  # radians; spreads the push direction of exactly overlapping units
+_XY = np.arange(2)
 
 
 def group_ints(values: np.ndarray):
@@ -35,8 +36,11 @@ class Movement:
         terrain = world.terrain
         self.w, self.h = terrain.width, terrain.height
         self._settled: dict[float, tuple] = {}   # grid -> (ids, positions, terrain version) its pass left unchanged
+        self._settled_at: dict[float, tuple] = {}    # grid -> (world version, terrain version, moves) when it was
+        self._moves = 0                          # calls of _move: with spawns, the only writes to positions
         self._mobile_version = -1
         self._mobile = self._mobile_ground = np.zeros(0, dtype=np.int64)
+        self._ground_flat = np.zeros((0, 2), dtype=np.int64)
         self._any_air = False
         self._inside = False
         self._busy = np.zeros(0, dtype=bool)
@@ -49,6 +53,8 @@ class Movement:
         self._rank = np.zeros(0, dtype=np.int64)
         self._hi = np.array([self.w - 0.01, self.h - 0.01])          # the largest x, y a unit may reach
         self._last_cell = np.array([self.w - 1, self.h - 1])
+        self._field_at_key: tuple | None = None
+        self._field_at = np.zeros(0, dtype=np.int64)
 
     def _refresh_mobile(self) -> None:
         """Living units that can move (all, and ground only): these change only on spawn / death."""
@@ -58,40 +64,41 @@ class Movement:
             self._mobile = idx[w.speed[idx] > 0]
             self._mobile_ground = self._mobile[~w.is_air[self._mobile]]
             self._any_air = self._mobile_ground.size < self._mobile.size
+            self._ground_flat = 2 * self._mobile_ground[:, None] + _XY    # their x, y in the flat position array
             # positions change only by spawning and by _move, which keeps units inside these bounds
             x, y = w.x[self._mobile], w.y[self._mobile]
             self._inside = not x.size or bool(x.min() >= 0.01 and x.max() <= self.w - 0.01
                                                and y.min() >= 0.01 and y.max() <= self.h - 0.01)
             self._mobile_version = w.version
 
-    def step(self, dt: float, chase: np.ndarray, stop: np.ndarray, separate: bool) -> list[int]:
-        """Advance one tick. `chase` / `stop`: unit ids combat wants chasing / standing; `separate`:
-        push crowded units apart, on two grids offset by half a tile, one after the other.
+    def step(self, dt: float, chase: np.ndarray, engaged: np.ndarray, separate: bool) -> list[int]:
+        """Advance one tick. `chase`: unit ids combat wants chasing; `engaged`: the units combat
+        moves or holds (standing to shoot, or chasing); `separate`: push crowded units apart, on
+        two grids offset by half a tile, one after the other.
 
         Returns the ids that arrived at a move / fight destination this tick (their order ends).
         """
         w = self.world
         self._refresh_mobile()
         idx = self._mobile
-        idx = idx[w.order[idx] != NONE]
+        idx = idx[w.order[idx].astype(bool)]      # order != NONE (NONE is 0): a cast beats an int8 compare
         arrived: list[int] = []
         if idx.size or chase.size:
-            if stop.size or chase.size:
+            if engaged.size:
                 # a reused mask, not np.isin: isin costs ~100 us a call on these small arrays
                 if self._busy.size < w.count:
                     self._busy = np.zeros(w.capacity, dtype=bool)
                 busy = self._busy
-                busy[stop] = True
-                busy[chase] = True
+                busy[engaged] = True
                 idx = idx[~busy[idx]]
-                busy[stop] = False
-                busy[chase] = False
+                busy[engaged] = False
             arrived = self._follow_orders(idx, dt)
             if chase.size:
                 self._chase(chase, dt)
-        if separate:
+        if separate and self._mobile_ground.size > 1:
+            p = None
             for shift in (0.0, 0.5):
-                self._separate(shift)
+                p = self._separate(shift, p)
         return arrived
 
     # --- path following ---------------------------------------------------------------------------
@@ -100,12 +107,12 @@ class Movement:
         if not idx.size:
             return []
         # builders walking to a site stop at reach distance; construction handles the rest
-        order, dest = w.order[idx], w.dest[idx]
+        order, dest = w.order[idx], w.dest.take(idx, axis=0)
         key = idx.tobytes() + order.tobytes() + dest.tobytes()
         if key != self._plan_key:
             self._plan_key, self._plan = key, self._route_plan(idx, order, dest, dt)
-        keys, inv, arrive_r, ground, present, step_max = self._plan
-        p = w.pos[idx]
+        keys, inv, arrive_r, ground, present, step_max, flat = self._plan
+        p = w.pos.take(idx, axis=0)
         d = dest - p
         dist = np.hypot(d[:, 0], d[:, 1])
         done = dist <= arrive_r
@@ -123,21 +130,25 @@ class Movement:
             idx, p, d, dist, inv, step_max = idx[keep], p[keep], d[keep], dist[keep], inv[keep], step_max[keep]
             if ground is not None:
                 ground = ground[keep]
-            present = None
+            present = flat = None
         if not idx.size:
             return arrived
         dist = np.maximum(dist, 1e-9)
-        u = d / dist[:, None]                    # straight-line direction (air, last tile)
-        if ground is None or np.count_nonzero(ground):
-            g = ground.nonzero()[0] if ground is not None else None
-            self._steer(keys, inv if g is None else inv[g], present, u, p, g)
+        if ground is None and flat is not None:
+            u = self._steer_all(keys, inv, present, d, dist, p)
+        else:
+            u = d / dist[:, None]                    # straight-line direction (air, last tile)
+            if ground is None or np.count_nonzero(ground):
+                g = ground.nonzero()[0] if ground is not None else None
+                self._steer(keys, inv if g is None else inv[g], present, u, p, g)
         step = np.minimum(step_max, dist)
-        self._move(idx, u * step[:, None], p, ground)
+        self._move(idx, u * step[:, None], p, ground, flat)
         return arrived
 
     def _route_plan(self, idx: np.ndarray, order: np.ndarray, dest: np.ndarray, dt: float) -> tuple:
         """What stays fixed while the same units keep the same orders: destination groups, arrival
-        radii, which units walk, the destination groups present among them, the longest step."""
+        radii, which units walk, the destination groups present among them, the longest step, and
+        where the units' x, y lie in the flat position array."""
         w = self.world
         # groups going to one point settle in a blob instead of fighting over the exact spot
         cell = dest.astype(np.int64)
@@ -147,7 +158,39 @@ class Movement:
         ground = ~w.is_air[idx] if self._any_air else None
         ginv = inv if ground is None else inv[ground]
         present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
-        return keys, inv, arrive_r, ground, present, w.speed[idx] * dt
+        flat = (2 * idx[:, None] + _XY).ravel()
+        return keys, inv, arrive_r, ground, present, w.speed[idx] * dt, flat
+
+    def _steer_all(self, keys: np.ndarray, inv: np.ndarray, present: list[int], d: np.ndarray, dist: np.ndarray,
+                   p: np.ndarray) -> np.ndarray:
+        """`_steer` for the usual case, every mover on foot: each unit's direction along its group's
+        flow field, or the straight line `d / dist` where the field has none (float32 directions
+        scale to the same float64 steps as their float64 copies did)."""
+        cache = self.cache
+        # the slots follow from the plan, the terrain and the fields computed so far
+        memo = (self._plan, self.world.terrain.version, cache.computed)
+        known = self._field_at_key
+        if known is None or known[0] is not memo[0] or known[1:] != memo[1:]:
+            slots = self._slots_for(keys, present)
+            if slots is None:
+                u = d / dist[:, None]
+                self._steer(keys, inv, present, u, p, None)
+                return u
+            h, w = cache.stack.shape[1:3]
+            self._field_at_key = memo
+            self._field_at = slots[inv] * (h * w)
+        cell = p.astype(np.int64)
+        if not self._inside:   # inside the bounds, truncation already lands on the map
+            cell = np.minimum(np.maximum(cell, 0), self._last_cell)
+        at = flat_index(cell, self.w)
+        at += self._field_at
+        has = cache.has_flat[at]
+        f = cache.flat.take(at, axis=0)
+        if np.count_nonzero(has) == has.size:
+            return f
+        u = d / dist[:, None]
+        np.copyto(u, f, where=has[:, None])
+        return u
 
     def _steer(self, keys: np.ndarray, ginv: np.ndarray, present: list[int] | None, u: np.ndarray, p: np.ndarray,
                g: np.ndarray | None) -> None:
@@ -210,69 +253,83 @@ class Movement:
         idx = idx[w.speed[idx] > 0]
         if not idx.size:
             return
-        p = w.pos[idx]
-        d = w.pos[w.target[idx]] - p
+        p = w.pos.take(idx, axis=0)
+        d = w.pos.take(w.target[idx], axis=0) - p
         dist = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)
         step = w.speed[idx] * dt
-        self._move(idx, d / dist[:, None] * step[:, None], p, ~w.is_air[idx])
+        self._move(idx, d / dist[:, None] * step[:, None], p, ~w.is_air[idx] if self._any_air else None)
 
-    def _move(self, idx: np.ndarray, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None) -> None:
+    def _move(self, idx: np.ndarray, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None,
+              flat: np.ndarray | None = None) -> None:
         """Apply displacement `m` (n, 2) to units at `p0` (n, 2), sliding along walls for ground
-        units (`ground`: mask over idx, None when all of them are)."""
+        units (`ground`: mask over idx, None when all of them are). `flat`: where the units' x, y
+        lie in the flattened position array, when known."""
         w = self.world
-        p = np.minimum(np.maximum(p0 + m, 0.01), self._hi)
+        self._moves += 1
+        p = p0 + m
+        np.maximum(p, 0.01, out=p)
+        np.minimum(p, self._hi, out=p)
         passable = w.terrain.passable
-        cell = p.astype(np.int64)
-        ok = passable[cell[:, 1], cell[:, 0]]
+        ok = passable.reshape(-1)[flat_index(p.astype(np.int64), self.w)]
         if np.count_nonzero(ok) < ok.size:
             # blocked: ground units stepping off an open tile (one standing on a blocked tile, e.g.
             # where a building went up, may walk off it; aircraft fly anywhere)
             bad = (~ok).nonzero()[0]
-            here = p0[bad].astype(np.int64)
-            stuck = passable[here[:, 1], here[:, 0]]
+            pf = passable.reshape(-1)
+            c0 = p0.take(bad, axis=0).astype(np.int64)
+            stuck = pf[flat_index(c0, self.w)]
             if ground is not None:
                 stuck &= ground[bad]
-            bad = bad[stuck]
+            if np.count_nonzero(stuck) < stuck.size:
+                bad, c0 = bad[stuck], c0[stuck]
             if bad.size:
                 # try x only, then y only, else stay
-                x0, y0, nx, ny = p0[bad, 0], p0[bad, 1], p[bad, 0], p[bad, 1]
-                ox = passable[y0.astype(np.int64), nx.astype(np.int64)]
-                oy = passable[ny.astype(np.int64), x0.astype(np.int64)]
-                p[bad, 0] = np.where(ox, nx, x0)
-                p[bad, 1] = np.where(ox, y0, np.where(oy, ny, y0))
-        w.pos[idx] = p
+                q0, q = p0.take(bad, axis=0), p.take(bad, axis=0)
+                c1 = q.astype(np.int64)
+                ox = pf[c0[:, 1] * self.w + c1[:, 0]]
+                oy = pf[c1[:, 1] * self.w + c0[:, 0]]
+                q[:, 0] = np.where(ox, q[:, 0], q0[:, 0])
+                q[:, 1] = np.where(ox, q0[:, 1], np.where(oy, q[:, 1], q0[:, 1]))
+                p[bad] = q
+        if flat is None:
+            w.pos[idx] = p
+        else:
+            w.pos.reshape(-1)[flat] = p.reshape(-1)
 
     # --- separation -------------------------------------------------------------------------------
-    def _separate(self, shift: float) -> None:
-        """Push apart mobile ground units sharing a cell of the grid offset by `shift` tiles."""
+    def _separate(self, shift: float, p: np.ndarray | None) -> np.ndarray | None:
+        """Push apart mobile ground units sharing a cell of the grid offset by `shift` tiles. `p`:
+        their positions if known; returns their positions after the pass (None if not read)."""
         w = self.world
-        self._refresh_mobile()
         idx = self._mobile_ground
         n = idx.size
-        if n < 2:
-            return
-        p = w.pos[idx]
+        now = (w.version, w.terrain.version, self._moves)
+        if self._settled_at.get(shift) == now:
+            return p            # nothing spawned, died or moved since this grid's pass found them settled
+        if p is None:
+            p = w.pos.take(idx, axis=0)
         # a pass is a pure function of these; when the last pass left them as it found them, so would this one
         state = (idx.tobytes(), p.tobytes(), w.terrain.version)
         if state == self._settled.get(shift):
-            return
+            self._settled_at[shift] = now
+            return p
         if self._gain.size <= n:
             # the push gain of a unit whose cell holds c units: crowded cells push harder
             self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * n + 2) - 1.0, 0.0))
         cell = (p + shift if shift else p).astype(np.int64)
-        rep = self._cell_rep(cell[:, 1] * (self.w + 1) + cell[:, 0])
+        rep = self._cell_rep(flat_index(cell, self.w + 1))
         c = np.bincount(rep, minlength=n)[rep]
         sel = (c > 1).nonzero()[0]
         if not sel.size:           # no two units share a cell
-            self._settled[shift] = state
-            return
+            self._settled[shift], self._settled_at[shift] = state, now
+            return p
         # sums per cell accumulate in unit order, whichever unit represents the cell
         sums = np.empty((n, 2))
         sums[:, 0] = np.bincount(rep, weights=p[:, 0], minlength=n)
         sums[:, 1] = np.bincount(rep, weights=p[:, 1], minlength=n)
         cs = c[sel]
-        ps = p[sel]
-        others = (sums[rep[sel]] - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
+        ps = p.take(sel, axis=0)
+        others = (sums.take(rep[sel], axis=0) - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
         dxy = ps - others
         d = np.hypot(dxy[:, 0], dxy[:, 1])
         ids = idx[sel]
@@ -286,14 +343,15 @@ class Movement:
         want = w.size[ids] * self._gain[cs]
         push = np.minimum(np.maximum(want - d, 0.0), 0.1)
         if not np.count_nonzero(push) and self._inside:
-            self._settled[shift] = state      # a zero push of a unit inside the bounds moves nothing
-            return
-        self._move(ids, dxy / norm[:, None] * push[:, None], ps, None)
-        after = (idx.tobytes(), w.pos[idx].tobytes(), w.terrain.version)
-        if after == state:
-            self._settled[shift] = state
+            self._settled[shift], self._settled_at[shift] = state, now   # a zero push inside the bounds moves nothing
+            return p
+        self._move(ids, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
+        after = w.pos.take(idx, axis=0)
+        if (idx.tobytes(), after.tobytes(), w.terrain.version) == state:
+            self._settled[shift], self._settled_at[shift] = state, (w.version, w.terrain.version, self._moves)
         else:
             self._settled.pop(shift, None)
+        return after
 
     def _cell_rep(self, cells: np.ndarray) -> np.ndarray:
         """For each unit, the position of one unit of its cell (the same for the whole cell). A

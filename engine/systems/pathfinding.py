@@ -2,12 +2,13 @@
 
 Per-unit A* in Python costs ~40 ms a path; a flow field over the whole 128x128 grid costs a few
 milliseconds in NumPy and serves any number of units, so groups share one. The wave is a bucketed
-Dijkstra with integer step costs (orthogonal 2, diagonal 3 ~ 1 : 1.5) processed one cost bucket
-at a time over a padded flat grid, so each bucket is a handful of whole-array NumPy operations.
+Dijkstra with integer step costs (orthogonal 2, diagonal 3 ~ 1 : 1.5) processed two distances
+at a time over a padded flat grid, so each pass is a handful of whole-array NumPy operations.
 Diagonal steps may not cut a blocked corner.
 """
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 
 import numpy as np
@@ -62,35 +63,30 @@ def compute_flow_field(passable: np.ndarray, gx: int, gy: int) -> FlowField:
 
     goal = (gy + 1) * pw + (gx + 1)
     dist[goal] = 0
-    buckets: dict[int, list[np.ndarray]] = {0: [np.array([goal], dtype=np.int64)]}
+    pool = np.array([goal], dtype=np.int64)
     if not flat_open[goal]:
-        _seed_rim(open_, gx, gy, dist, buckets)
+        pool = np.concatenate([pool, _seed_rim(open_, gx, gy, dist)])
     costs = np.array([c for _, _, c in _STEPS], dtype=np.int32)
 
-    def settled(at: int) -> np.ndarray | None:
-        parts = buckets.pop(at, None)
-        if parts is None:
-            return None
-        cells = parts[0] if len(parts) == 1 else np.concatenate(parts)
-        return cells[dist[cells] == at]  # drop cells improved since they were queued
-
     # Every step costs at least ORTH = 2, so cells at d + 1 cannot be reached from cells at d:
-    # both distances are final together and are expanded in one pass, cheapest results first.
+    # both distances are final together and are expanded in one pass. `pool` holds the cells whose
+    # distance was lowered and that wait to be expanded (a cell lowered twice is there twice).
     d = 0
-    while buckets:
-        cells = [c for c in (settled(d), settled(d + 1)) if c is not None and c.size]
-        if cells:
-            # a cell may be queued more than once (several neighbours reached it in one step)
-            cells = unique_cells(cells[0] if len(cells) == 1 else np.concatenate(cells))
+    while pool.size:
+        due = dist[pool] - d <= 1      # nothing in the pool is nearer than d: that was expanded
+        cells = pool[due]
+        pool = pool[~due]
+        if cells.size:
+            cells = unique_cells(cells)
             ok = step_ok[cells]
             nb = (cells[:, None] + offs)[ok]
             reach = (dist[cells][:, None] + costs)[ok]
-            for v in range(d + ORTH, d + 1 + DIAG + 1):
-                new = nb[reach == v]
-                new = new[dist[new] > v]
-                if new.size:
-                    dist[new] = v
-                    buckets.setdefault(v, []).append(new)
+            lower = reach < dist[nb]
+            if np.count_nonzero(lower):
+                nb = nb[lower]
+                # a cell reached from several expanded cells keeps the cheapest
+                np.minimum.at(dist, nb, reach[lower])
+                pool = np.concatenate([pool, nb])
         d += 2
 
     grid = dist.reshape(h + 2, pw)
@@ -113,10 +109,11 @@ def compute_flow_field(passable: np.ndarray, gx: int, gy: int) -> FlowField:
     return FlowField((gx, gy), grid[1:-1, 1:-1].copy(), dir_x, dir_y)
 
 
-def _seed_rim(open_: np.ndarray, gx: int, gy: int, dist: np.ndarray, buckets: dict) -> None:
+def _seed_rim(open_: np.ndarray, gx: int, gy: int, dist: np.ndarray) -> np.ndarray:
     """A blocked goal (e.g. a building several tiles wide) is reached from its rim: the open cells of
-    the nearest ring around it that has any are seeded with their octile distance to the goal.
-    Without this, a goal whose neighbours are all blocked too would be unreachable from everywhere."""
+    the nearest ring around it that has any are seeded with their octile distance to the goal
+    (returned, their distances set). Without this, a goal whose neighbours are all blocked too
+    would be unreachable from everywhere."""
     hp, pw = open_.shape
     for r in range(1, MAX_RIM):
         y0, y1 = max(gy + 1 - r, 1), min(gy + 1 + r, hp - 2)
@@ -128,9 +125,38 @@ def _seed_rim(open_: np.ndarray, gx: int, gy: int, dist: np.ndarray, buckets: di
             cost = (ORTH * np.maximum(ady, adx) + (DIAG - ORTH) * np.minimum(ady, adx)).astype(np.int32)
             cells = (ys[ring] * pw + xs[ring]).astype(np.int64)
             dist[cells] = cost
-            for c in np.unique(cost).tolist():
-                buckets.setdefault(int(c), []).append(cells[cost == c])
-            return
+            return cells
+    return np.zeros(0, dtype=np.int64)
+
+
+# Fields are a pure function of the passability grid and the goal, so a process keeps the last few
+# across simulations: the validation games of one level (seeds, agents, the determinism replay)
+# head for the same goals over the same grid. Read-only once made.
+SHARED_CAPACITY = 64
+_SHARED: OrderedDict[tuple, FlowField] = OrderedDict()
+
+
+def shared_flow_field(passable: np.ndarray, digest: bytes, gx: int, gy: int) -> FlowField:
+    """`compute_flow_field(passable, gx, gy)`, reused when this process made it before; `digest`
+    names the grid (see `grid_digest`)."""
+    key = (digest, passable.shape, gx, gy)
+    field = _SHARED.get(key)
+    if field is None:
+        field = _SHARED[key] = compute_flow_field(passable, gx, gy)
+        if len(_SHARED) > SHARED_CAPACITY:
+            _SHARED.popitem(last=False)
+    else:
+        _SHARED.move_to_end(key)
+    return field
+
+
+def clear_shared() -> None:
+    """Forget the process's shared fields (a benchmark measures each run from a cold start)."""
+    _SHARED.clear()
+
+
+def grid_digest(passable: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(passable).tobytes(), digest_size=16).digest()
 
 
 class FlowFieldCache:
@@ -138,7 +164,8 @@ class FlowFieldCache:
 
     The direction grids of the cached fields are also kept in one stacked array (slot, y, x, axis), a
     slot per field, so a tick gathers the step of every unit, whatever its destination, with one
-    fancy index.
+    fancy index; `has` says where a field has a direction at all (`flat` / `has_flat` are the same
+    arrays with slot, y and x as one index, which a flat gather reads several times faster).
     """
 
     def __init__(self, capacity: int = 64):
@@ -147,7 +174,11 @@ class FlowFieldCache:
         self._slot_of: dict[tuple, int] = {}
         self._free: list[int] = []
         self.stack = np.zeros((0, 0, 0, 2), dtype=np.float32)
-        self.computed = 0
+        self.has = np.zeros((0, 0, 0), dtype=bool)
+        self.flat = self.stack.reshape(-1, 2)
+        self.has_flat = self.has.reshape(-1)
+        self.computed = 0                 # fields added so far (computed or shared)
+        self._digest: tuple[int, bytes] | None = None   # (passability version, its grid digest)
 
     def get(self, passable: np.ndarray, version: int, gx: int, gy: int) -> FlowField:
         key = self._touch(passable, version, gx, gy)
@@ -166,8 +197,10 @@ class FlowFieldCache:
             return key
         if self.stack.shape[1:3] != passable.shape:  # a new map: start over
             self.clear()
-            self.stack = np.zeros((0, *passable.shape, 2), dtype=np.float32)
-        field = compute_flow_field(passable, gx, gy)
+            self._resize(0, passable.shape)
+        if self._digest is None or self._digest[0] != version:
+            self._digest = (version, grid_digest(passable))
+        field = shared_flow_field(passable, self._digest[1], gx, gy)
         self.computed += 1
         self._fields[key] = field
         if len(self._fields) > self.capacity:
@@ -181,12 +214,24 @@ class FlowFieldCache:
         if not self._free:  # grow by doubling: small games never pay for the full capacity
             n = self.stack.shape[0]
             grown = min(max(8, 2 * n), self.capacity)
-            self.stack = np.concatenate([self.stack, np.zeros((grown - n, *shape, 2), dtype=np.float32)])
+            self._resize(grown, shape)
             self._free = list(range(grown - 1, n - 1, -1))
         slot = self._free.pop()
         self.stack[slot, :, :, 0] = field.dir_x
         self.stack[slot, :, :, 1] = field.dir_y
+        np.not_equal(field.dir_x, 0, out=self.has[slot])
+        self.has[slot] |= field.dir_y != 0
         self._slot_of[key] = slot
+
+    def _resize(self, slots: int, shape: tuple[int, int]) -> None:
+        """`slots` slots of `shape`, keeping the fields of the slots that stay."""
+        n = min(slots, self.stack.shape[0]) if self.stack.shape[1:3] == shape else 0
+        stack = np.zeros((slots, *shape, 2), dtype=np.float32)
+        has = np.zeros((slots, *shape), dtype=bool)
+        if n:
+            stack[:n], has[:n] = self.stack[:n], self.has[:n]
+        self.stack, self.has = stack, has
+        self.flat, self.has_flat = stack.reshape(-1, 2), has.reshape(-1)
 
     def clear(self) -> None:
         self._fields.clear()

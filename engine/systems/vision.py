@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.world import World
+from engine.world import World, flat_index
 
 
 @lru_cache(maxsize=64)
@@ -74,14 +74,21 @@ class Vision:
         self._own: dict[int, np.ndarray] = {}       # stamped grid of each team's own discs
         self._grids: dict[int, np.ndarray] = {}     # stamped grid of each team with its allies
         self._keys: dict[int, bytes] = {}           # the units and tiles each team's discs come from
+        self._key = b""                             # the same for every team at once
+        self._alliances = {team: [team, *(a for a in sorted(allies.get(team, ())) if a != team and a in self._discs)]
+                           for team in teams}
 
     def update(self) -> None:
         """Record the sight discs of every team's finished units where they stand now."""
         w = self.world
         idx = w.alive_idx
         idx = idx[w.progress[idx] >= 1.0]
+        cells = flat_index(w.pos.take(idx, axis=0).astype(np.int64), self.w)
+        key = idx.tobytes() + cells.tobytes()
+        if key == self._key:        # no unit finished, died or changed tile: every team keeps its discs
+            return
+        self._key = key
         teams = w.team[idx]
-        cells = w.y[idx].astype(np.int64) * self.w + w.x[idx].astype(np.int64)
         changed = False
         for team in self.teams:
             sel = teams == team
@@ -138,7 +145,7 @@ class Vision:
         return self.grids[team][ty, tx]
 
     def _alliance(self, team: int) -> list[int]:
-        return [team, *(a for a in self.allies.get(team, ()) if a != team and a in self._discs)]
+        return self._alliances.get(team) or [team]
 
     def _own_grid(self, team: int) -> np.ndarray:
         if team not in self._own:

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from engine import Simulation, load_level
+from engine.systems import pathfinding
 from engine.systems.pathfinding import FlowFieldCache, compute_flow_field
 
 
@@ -91,6 +92,37 @@ def test_cache_reuses_fields_per_goal_and_version():
     c.get(p, 1, 3, 3)
     c.get(p, 0, 4, 4)
     assert c.computed == 3 and len(c._fields) == 2
+
+
+def test_simulations_of_one_process_share_fields_per_grid_and_goal():
+    pathfinding.clear_shared()
+    p = np.ones((16, 16), dtype=bool)
+    a = FlowFieldCache().get(p, 0, 3, 3)
+    assert FlowFieldCache().get(p, 5, 3, 3) is a           # another simulation, the same grid: reused
+    walled = p.copy()
+    walled[:12, 8] = False
+    b = FlowFieldCache().get(walled, 0, 3, 3)            # another grid, same goal and version: its own field
+    assert b is not a and np.array_equal(b.dist, compute_flow_field(walled, 3, 3).dist)
+    assert not np.array_equal(b.dist, a.dist)
+
+
+def test_a_run_with_shared_fields_matches_a_cold_one(arena, h):
+    rows = h.open_rows()
+    for y in range(4, 28):
+        rows[y] = rows[y][:16] + "#" + rows[y][17:]
+    h.write_map(arena, rows)
+    level = load_level(h.level_dict([h.team(0, [{"type": "light_bot", "x": 5, "y": 16, "count": 6}])]), base_dir=arena)
+
+    def run() -> tuple[str, bytes]:
+        sim = Simulation(level)
+        sim.issue(0, {"kind": "move", "units": list(range(6)), "x": 27, "y": 16})
+        sim.step(30 * 20)
+        return sim.trace.hash(), sim.world.pos[:6].tobytes()
+
+    pathfinding.clear_shared()
+    cold = run()
+    assert len(pathfinding._SHARED) >= 1
+    assert run() == cold
 
 
 def test_ground_unit_walks_around_cliff_and_never_enters_it(tmp_path, h):
