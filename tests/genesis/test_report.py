@@ -205,6 +205,19 @@ def test_playable_report_has_green_banner_and_fast_track_info(tmp_path):
     assert "Failing criteria" not in html
 
 
+def test_runs_copied_from_another_seed_or_the_cache_say_so(tmp_path):
+    folder = make_scenario(tmp_path / "ok", playable=True)
+    v = json.loads((folder / "validation.json").read_text())
+    base = {"policy": "reference", "ok": True, "winners": [0], "losers": [1], "reason": "won", "ended_by": "rule",
+            "duration": 300.0, "trace_hash": "ab" * 32}
+    v["simulation_runs"] = [{**base, "seed": 0, "wall_s": 1.2, "cached": False, "seed_independent": True},
+                            {**base, "seed": 1, "wall_s": 0.0, "cached": False, "same_as_seed": 0},
+                            {**base, "seed": 2, "wall_s": 0.3, "cached": True}]
+    (folder / "validation.json").write_text(json.dumps(v))
+    runs = write_report(folder).read_text().split('id="runs"')[1].split("</section>")[0]
+    assert "1.2 s" in runs and runs.count("copy of seed 0") == 1 and runs.count(">cached<") == 1
+
+
 def test_report_of_a_run_stopped_before_any_artefact(tmp_path):
     (tmp_path / "validation.json").write_text(json.dumps(
         {"playable": False, "status": "refused", "reason": "not a game request: bake a cake", "query": "bake a cake"}))
