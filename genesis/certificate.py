@@ -1,7 +1,8 @@
 """Validity certificate of a scenario: evidence that it measures play, not luck or a fixed script.
 
 Checks, over the validation seeds:
-- replay: the reference run of the first seed, replayed, gives the same trace hash (determinism);
+- replay: the reference run of the first seed, replayed, gives the same trace (determinism): the
+  validation's replay of its opening when that game is reused, else a whole second game;
 - reference_wins: the scripted reference policy wins every seed;
 - idle_loses: an agent that gives no orders wins no seed;
 - open_loop: the reference's first-seed orders replayed by game time, blind to what happens
@@ -70,7 +71,7 @@ def _agent_teams(level) -> list[int]:
 def run_cert_job(job: CertJob) -> CertRun:
     """Runs in the worker process: one seeded game with one agent in every agent seat."""
     from engine import Simulation, load_level
-    from engine.agent.open_loop import OpenLoopPolicy, RushPolicy, order_schedule
+    from engine.agent.open_loop import OpenLoopPolicy, RushPolicy
     from engine.agent.policies import make_policy
 
     try:
@@ -85,7 +86,7 @@ def run_cert_job(job: CertJob) -> CertRun:
             policies = {t: make_policy(job.agent, team=t, seed=job.seed) for t in teams}
         result = Simulation(level, seed=job.seed, policies=policies).run()
         first = teams[0]
-        schedule = [{**s, "team": t} for t in teams for s in order_schedule(result.trace, t)] if job.keep_trace else []
+        schedule = schedule_of(result.trace, teams) if job.keep_trace else []
         return CertRun(seed=job.seed, agent=job.agent, ok=result.ended_by != "error", won=first in result.winners,
                        duration=float(result.duration),
                        units_lost=int(result.team_stats.get(first, {}).get("units_lost", 0)),
@@ -125,8 +126,28 @@ def _wins(runs: list[CertRun]) -> str:
 def _from_prior(summary: dict, team: int) -> CertRun:
     return CertRun(seed=int(summary["seed"]), agent=str(summary["policy"]), ok=bool(summary.get("ok")),
                    won=team in (summary.get("winners") or []), duration=float(summary.get("duration") or 0.0),
+                   units_lost=int((summary.get("units_lost") or {}).get(str(team), 0)),
                    trace_hash=str(summary.get("trace_hash") or ""), error=summary.get("error"),
                    same_as_seed=summary.get("same_as_seed"))
+
+
+def _prefix_replay(summary: dict | None) -> Check | None:
+    """The replay check from a validation game whose opening was replayed in another process, or None
+    when the game was not replayed."""
+    replay = (summary or {}).get("determinism") or {}
+    if not replay.get("prefix_hash") or not replay.get("replay_prefix_hash"):
+        return None
+    same = replay["prefix_hash"] == replay["replay_prefix_hash"]
+    return Check(passed=same, detail=f"reference seed {summary['seed']}: its first {replay.get('replayed_until_s', 0):g} s "
+                                     f"replayed in another process left {'the same' if same else 'a different'} trace and "
+                                     f"unit states ({replay['prefix_hash'][:12]} / {replay['replay_prefix_hash'][:12]})")
+
+
+def schedule_of(trace: list[dict], teams: list[int]) -> list[dict]:
+    """Every agent team's orders in a game's trace, by game time (what the open-loop games replay)."""
+    from engine.agent.open_loop import order_schedule
+
+    return [{**s, "team": t} for t in teams for s in order_schedule(trace, t)]
 
 
 def _shared_key(job: CertJob):
@@ -168,8 +189,10 @@ def prior_keys(prior: list[dict] | None, seeds: tuple[int, ...] = SEEDS) -> set[
 class CertificateGames:
     """The certificate's games of one level, submitted to `pool` when constructed: queued behind the
     validation runs, they use the workers those leave idle while the pipeline goes on. The
-    open-loop games are submitted as soon as the taped reference game (whose orders they replay)
-    is back. `finish` judges the level from them."""
+    open-loop games replay the seed-0 reference game's orders: when that game is one of the reused
+    validation games, `tape` hands over its trace (and its determinism replay stands for the replay
+    check); otherwise the certificate plays a taped reference game of its own. They are submitted
+    as soon as the orders are known. `finish` judges the level from them."""
 
     def __init__(self, level_path: Path, pool: SimPool, *, seeds: tuple[int, ...] = SEEDS,
                  reused: set[tuple[str, int]] = frozenset(), timeout_s: float = DEFAULT_TIMEOUT_S):
@@ -179,10 +202,13 @@ class CertificateGames:
         level = load_level(self.level_path)
         self.fingerprint = level_fingerprint(self.level_path)
         self.limit = float(level.config.switches.time_limit)
-        self.team = _agent_teams(level)[0]
+        self.teams = _agent_teams(level)
+        self.team = self.teams[0]
         path = str(self.level_path)
-        self.jobs = [CertJob(path, seeds[0], "reference", keep_trace=True)]
-        if ("reference", seeds[0]) not in self.reused:
+        # the reused seed-0 reference game is taped by its caller (`tape`); else this plays its own
+        self.tapes_own = ("reference", seeds[0]) not in self.reused
+        self.jobs = [CertJob(path, seeds[0], "reference", keep_trace=True)] if self.tapes_own else []
+        if self.tapes_own:
             self.jobs.append(CertJob(path, seeds[0], "reference"))
         # strongest agents first: their games last longest, and a pool ends sooner with short games last
         self.jobs += [CertJob(path, s, a) for a in reversed(LADDER) for s in seeds
@@ -193,15 +219,25 @@ class CertificateGames:
         self.loop_leaders: dict[int, int] = {}
         self._loop_pending: list | None = None
         self._loop_epoch = 0
+        self.taped: CertRun | None = None       # the seed-0 reference game whose orders the open loop replays
         self.todo = [i for i in range(len(self.jobs)) if i not in self.leaders]
-        self.pending = [pool.submit(run_cert_job, self.jobs[0], callback=self._submit_open_loop)]
+        self.pending = []
+        for i in self.todo:
+            own_tape = self.tapes_own and i == 0
+            self.pending.append(pool.submit(run_cert_job, self.jobs[i], callback=self._submit_open_loop if own_tape else None))
         self.epoch = pool.epoch
-        self.pending += [pool.submit(run_cert_job, self.jobs[i]) for i in self.todo[1:]]
+
+    def tape(self, trace: list[dict]) -> None:
+        """The trace of the reused seed-0 reference game: its orders start the open-loop games."""
+        if not self.tapes_own:
+            self._submit_open_loop(CertRun(seed=self.seeds[0], agent="reference", ok=True,
+                                           schedule=schedule_of(trace, self.teams)))
 
     def _submit_open_loop(self, taped: CertRun, reopen: bool = False) -> None:
-        """Runs in the pool's result thread as soon as the taped game is back, and in `finish`, which
-        submits the open-loop games again if they were lost with a closed pool."""
+        """Runs in the pool's result thread as soon as the taped game is back (or from `tape`), and in
+        `finish`, which submits the open-loop games again if they were lost with a closed pool."""
         with self._lock:
+            self.taped = self.taped or taped
             if self._loop_pending is not None and self.pool.alive(self._loop_epoch):
                 return
             self.loop_jobs = [CertJob(str(self.level_path), s, "open_loop", schedule=taped.schedule) for s in self.seeds]
@@ -242,15 +278,32 @@ class CertificateGames:
         if set(known) != self.reused:
             raise ValueError("the prior runs are not those the certificate's games were planned with")
         fresh = self._played(self.jobs, self.todo, self.pending, self.leaders)
-        taped = fresh[0]
+        first = ("reference", self.seeds[0])
+        summary = next((r for r in prior or [] if (r.get("policy"), r.get("seed")) == first), None)
+        replay = None if self.tapes_own else _prefix_replay(summary)
+        if self.tapes_own:
+            taped, replayed = fresh[0], fresh[1]
+        else:
+            replayed = known[first]
+            with self._lock:
+                recorded = self.taped
+            if recorded is None or replay is None:     # never taped, or not replayed: play the game here
+                recorded = self._played([CertJob(str(self.level_path), self.seeds[0], "reference", keep_trace=True)],
+                                        [0], [self.pool.submit(run_cert_job, CertJob(str(self.level_path), self.seeds[0],
+                                                                                     "reference", keep_trace=True))], {})[0]
+                replay = None
+            taped = dataclasses.replace(replayed, schedule=recorded.schedule) if replay is not None else recorded
         self._submit_open_loop(taped, reopen=True)
         with self._lock:
             loop_pending = self._loop_pending
         loop_todo = [i for i in range(len(self.loop_jobs)) if i not in self.loop_leaders]
         loop_runs = self._played(self.loop_jobs, loop_todo, loop_pending or [], self.loop_leaders)
-        replayed = known.get(("reference", self.seeds[0])) or fresh[1]
-        runs = [r for r in fresh[1:] if r is not replayed] + [r for k, r in known.items() if k != ("reference", self.seeds[0])]
-        return _judge(self.seeds, self.limit, taped, replayed, runs, loop_runs)
+        if replay is None:
+            replay = Check(passed=taped.ok and taped.trace_hash == replayed.trace_hash,
+                           detail=f"reference seed {self.seeds[0]} twice: {taped.trace_hash[:12]} / {replayed.trace_hash[:12]}")
+        own = fresh[2:] if self.tapes_own else fresh
+        runs = own + [r for k, r in known.items() if k != first]
+        return _judge(self.seeds, self.limit, taped, replayed, replay, runs, loop_runs)
 
 
 def certify(level_path: Path, *, seeds: tuple[int, ...] = SEEDS, prior: list[dict] | None = None,
@@ -261,10 +314,11 @@ def certify(level_path: Path, *, seeds: tuple[int, ...] = SEEDS, prior: list[dic
                                 timeout_s=timeout_s).finish(prior)
 
 
-def _judge(seeds: tuple[int, ...], limit: float, taped: CertRun, replayed: CertRun, runs: list[CertRun],
+def _judge(seeds: tuple[int, ...], limit: float, taped: CertRun, replayed: CertRun, replay: Check, runs: list[CertRun],
            loop_runs: list[CertRun]) -> Certificate:
     by_agent = {a: sorted((r for r in [taped, *runs] if r.agent == a), key=lambda r: r.seed) for a in LADDER}
-    errors = [f"{r.agent} seed {r.seed}: {r.error}" for r in [taped, replayed, *runs, *loop_runs] if not r.ok]
+    errors = list(dict.fromkeys(f"{r.agent} seed {r.seed}: {r.error}" for r in [taped, replayed, *runs, *loop_runs]
+                                if not r.ok))
 
     ref, idle = by_agent["reference"], by_agent["idle"]
     copies: dict[tuple[str, int], list[int]] = {}
@@ -275,8 +329,7 @@ def _judge(seeds: tuple[int, ...], limit: float, taped: CertRun, replayed: CertR
               "(it drew nothing from its seed)" for (agent, first), later in sorted(copies.items())]
     unvaried = len(loop_runs) > 1 and all(r.same_as_seed is not None for r in loop_runs[1:])
     checks = {
-        "replay": Check(passed=taped.ok and taped.trace_hash == replayed.trace_hash,
-                        detail=f"reference seed {seeds[0]} twice: {taped.trace_hash[:12]} / {replayed.trace_hash[:12]}"),
+        "replay": replay,
         "reference_wins": Check(passed=all(r.won for r in ref), detail=f"reference won {_wins(ref)}"),
         "idle_loses": Check(passed=not any(r.won for r in idle), detail=f"idle won {_wins(idle)}"),
         "open_loop": Check(passed=bool(loop_runs) and not all(r.won for r in loop_runs),

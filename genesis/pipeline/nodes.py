@@ -297,6 +297,8 @@ class Nodes:
             batch = CachedBatch(jobs, cache, self._pool(state), seed_leaders(jobs, full_game_key))
             self._start_certificate(state, level_path, jobs)
             runs = batch.results(timeout_s=float(state["options"].get("sim_timeout", 180)))
+            if self.ctx.certificate_games is not None and runs[0].ok:
+                self.ctx.certificate_games.tape(runs[0].events)
             sim_record = [{"wall_s": round(time.perf_counter() - t_sim, 3), "runs": len(runs),
                            "cache_hits": cache.stats.hits - hits}]
             replay = runs.pop()

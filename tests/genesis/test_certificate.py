@@ -173,7 +173,9 @@ def test_games_started_early_judge_like_a_certificate_made_at_the_end(tmp_path, 
     monkeypatch.setattr(certificate, "certify", lambda *a, **kw: from_scratch.append(a) or expected)
     with SimPool(2) as pool:
         games = certificate.CertificateGames(path, pool, reused={("reference", 0)})
-        assert [(j.agent, j.seed) for j in games.jobs].count(("reference", 0)) == 1   # the prior one is reused
+        # the prior seed-0 game is reused: none is queued, its caller tapes it (here it does not, and the
+        # prior has no determinism replay, so `finish` plays it to tape and replay it)
+        assert ("reference", 0) not in [(j.agent, j.seed) for j in games.jobs]
         cert = scenario_certificate(path.parent, {"status": "playable", "runs": prior}, started=games)
     assert not from_scratch
     assert cert == expected.model_dump() and cert["checks"]["replay"]["passed"] is False
@@ -219,3 +221,27 @@ def test_a_level_that_plays_one_game_on_every_seed_says_so_and_plays_it_once(tmp
     jittered = certify(_level(tmp_path, [{"type": "light_tank", "at": "west", "count": 6, "spread": 2.0}],
                               [{"type": "light_bot", "x": 14.5, "y": 24.5, "tag": "target"}], jitter=2.0))
     assert jittered.copied_seeds == [] and "same game" not in jittered.checks["open_loop"].detail
+
+
+def test_a_reused_validation_game_tapes_the_open_loop_and_its_prefix_replay_is_the_replay_check(tmp_path, monkeypatch):
+    import genesis.certificate as certificate
+    from genesis.simulate import SimJob, SimPool, run_job
+
+    path = _trivial_level(tmp_path / "a")
+    played = run_job(SimJob(str(path), 0, "reference", prefix_s=2.0))
+    played.replay_prefix_hash = run_job(SimJob(str(path), 0, "reference", prefix_s=2.0, prefix_only=True)).prefix_hash
+    prior = [played.summary()]
+    with SimPool(2) as pool:
+        games = certificate.CertificateGames(path, pool, reused={("reference", 0)})
+        games.tape(played.events)
+        cert = games.finish(prior)
+    assert "replayed in another process left the same trace" in cert.checks["replay"].detail and cert.checks["replay"].passed
+    scratch = certify(path)
+    assert cert.replay_hash == scratch.replay_hash and cert.ladder == scratch.ladder
+    assert cert.checks["open_loop"].detail.split(";")[0] == scratch.checks["open_loop"].detail.split(";")[0]
+    # a prefix that did not replay the same way fails the check
+    prior[0]["determinism"]["replay_prefix_hash"] = "0" * 64
+    with SimPool(2) as pool:
+        games = certificate.CertificateGames(path, pool, reused={("reference", 0)})
+        games.tape(played.events)
+        assert not games.finish(prior).checks["replay"].passed
