@@ -11,6 +11,7 @@ from genesis.offline.gdd_writer import design
 from genesis.pipeline.nodes import Nodes
 from genesis.pipeline.smoke import SMOKE_TEST_NAME
 from genesis.simulate import SimPool
+from genesis.validation_cache import ValidationCache
 
 # Reads a field of a unit that is already dead: unit(u.id) is nil in on_unit_destroyed.
 NIL_FIELD_BUG = """
@@ -34,7 +35,8 @@ def test_a_nil_field_bug_its_own_tests_miss_fails_the_smoke_run(tmp_path):
     rule = RuleArtifact(id="casualty_log", source=NIL_FIELD_BUG, params={}, tests=[OWN_TEST],
                         meta={"title": "casualty log", "description": "logs deaths", "params": {}})
     with SimPool(2) as pool:
-        ctx = SimpleNamespace(out_dir=tmp_path, rubrics_root=None, say=lambda *a: None, sim_pool=lambda workers: pool)
+        ctx = SimpleNamespace(out_dir=tmp_path, rubrics_root=None, say=lambda *a: None, sim_pool=lambda workers: pool,
+                              validation_cache=ValidationCache(tmp_path / "cache"))
         update = Nodes(ctx).test_rules({"gdd": gdd, "rules": [rule]})
     results = {r["name"]: r for r in update["rule_tests"]["casualty_log"]}
     assert results["logs once armed"]["passed"]
