@@ -207,9 +207,8 @@ class CertificateGames:
         path = str(self.level_path)
         # the reused seed-0 reference game is taped by its caller (`tape`); else this plays its own
         self.tapes_own = ("reference", seeds[0]) not in self.reused
-        self.jobs = [CertJob(path, seeds[0], "reference", keep_trace=True)] if self.tapes_own else []
-        if self.tapes_own:
-            self.jobs.append(CertJob(path, seeds[0], "reference"))
+        self.jobs = [CertJob(path, seeds[0], "reference", keep_trace=True), CertJob(path, seeds[0], "reference")] \
+            if self.tapes_own else []
         # strongest agents first: their games last longest, and a pool ends sooner with short games last
         self.jobs += [CertJob(path, s, a) for a in reversed(LADDER) for s in seeds
                       if (a, s) not in self.reused and (a, s) != ("reference", seeds[0])]
@@ -288,11 +287,10 @@ class CertificateGames:
             with self._lock:
                 recorded = self.taped
             if recorded is None or replay is None:     # never taped, or not replayed: play the game here
-                recorded = self._played([CertJob(str(self.level_path), self.seeds[0], "reference", keep_trace=True)],
-                                        [0], [self.pool.submit(run_cert_job, CertJob(str(self.level_path), self.seeds[0],
-                                                                                     "reference", keep_trace=True))], {})[0]
-                replay = None
-            taped = dataclasses.replace(replayed, schedule=recorded.schedule) if replay is not None else recorded
+                job = CertJob(str(self.level_path), self.seeds[0], "reference", keep_trace=True)
+                taped, replay = self._played([job], [0], [self.pool.submit(run_cert_job, job)], {})[0], None
+            else:
+                taped = dataclasses.replace(replayed, schedule=recorded.schedule)
         self._submit_open_loop(taped, reopen=True)
         with self._lock:
             loop_pending = self._loop_pending
