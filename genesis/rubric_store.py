@@ -18,7 +18,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from genesis.fileio import FileLock, atomic_write_text, parse_yaml
+from genesis.fileio import FileLock, atomic_write_text, dump_yaml, parse_yaml
 
 STAGES = ("gdd", "rules", "level")
 Stage = Literal["gdd", "rules", "level"]
@@ -145,7 +145,7 @@ def dump(rubric: Rubric) -> str:
         for key in ("params", "evidence"):
             if key in entry and not entry[key]:
                 del entry[key]
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    return dump_yaml(data, sort_keys=False, allow_unicode=True, width=100)
 
 
 def _lock(root: Path) -> FileLock:

@@ -44,7 +44,7 @@ from typing import Any, Protocol
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from genesis.fileio import FileLock, atomic_write_json, fsync_dir, parse_yaml
+from genesis.fileio import FileLock, atomic_write_json, dump_yaml, fsync_dir, parse_yaml
 from genesis.kb.common import COLLECTIONS, KBCommitError, KBConflictError, KBError, KBSourceError
 
 
@@ -791,7 +791,7 @@ def _write_json(path: Path, obj: Any) -> None:
 
 def _write_yaml(path: Path, obj: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(obj, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    path.write_text(dump_yaml(obj, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
 def _bundle_items(bundle: Bundle) -> list[tuple[str, str, Any]]:

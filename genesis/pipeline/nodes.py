@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
 from langgraph.types import interrupt
 
 from engine.errors import EngineError
@@ -15,7 +14,7 @@ from genesis.certificate import CertificateGames, cached_certificate, certificat
 from genesis.checks import CheckContext, run_criteria
 from genesis.evidence import requirement_evidence
 from genesis import scenario_files as F
-from genesis.fileio import atomic_write_json, atomic_write_text
+from genesis.fileio import atomic_write_json, atomic_write_text, dump_yaml
 from genesis.llm.client import ModelCallError
 from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, composed_rule, library_rule,
                                 library_summaries, signature, worked_example)
@@ -248,8 +247,8 @@ class Nodes:
 
     def _rule_test_dir(self, folder: Path, rule: RuleArtifact, tests: list[dict]) -> str:
         atomic_write_text(folder / "rule.lua", rule.source)
-        atomic_write_text(folder / "meta.yaml", yaml.safe_dump({**rule.meta, "id": rule.id}, sort_keys=False))
-        atomic_write_text(folder / "test.yaml", yaml.safe_dump({"tests": tests}, sort_keys=False))
+        atomic_write_text(folder / "meta.yaml", dump_yaml({**rule.meta, "id": rule.id}, sort_keys=False))
+        atomic_write_text(folder / "test.yaml", dump_yaml({"tests": tests}, sort_keys=False))
         return str(folder)
 
     # ---- stage 4 ------------------------------------------------------------------------------

@@ -265,3 +265,36 @@ def test_render_missing_variable_fails_loudly(tmp_path):
     (tmp_path / "t.j2").write_text("{{ query }} {{ missing }}", encoding="utf-8")
     with pytest.raises(jinja2.UndefinedError, match="missing"):
         prompts.render(tmp_path / "t.j2", query="q")
+
+
+OFFLINE_CALL_WITHOUT_TOKENIZER = """
+import sys
+import litellm.main
+from genesis.llm import LLMClient, Transcript, load_config, set_offline_brain
+from genesis.llm.offline_provider import DeferredEncoding
+from pydantic import BaseModel
+
+class Brief(BaseModel):
+    title: str
+
+class Brain:
+    def respond(self, skill, inputs, schema):
+        return {"title": "t"}
+
+set_offline_brain(Brain())
+client = LLMClient(load_config({}, env={}, cwd=sys.argv[1]), Transcript(sys.argv[1] + "/t.jsonl"))
+assert client.complete("designer", "clarify", "p", Brief, stage="brief", inputs={}).title == "t"
+enc = litellm.main.encoding
+assert isinstance(enc, DeferredEncoding) and enc.loaded is None, "the offline call loaded the tokenizer"
+assert enc.decode(enc.encode("defend two fronts")) == "defend two fronts" and enc.loaded is not None
+print("ok")
+"""
+
+
+def test_an_offline_call_leaves_litellms_tokenizer_unloaded_until_used(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", OFFLINE_CALL_WITHOUT_TOKENIZER, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
