@@ -288,7 +288,8 @@ class SimPool:
     validation runs, then the certificate's games queued behind them) keep `workers` processes busy
     without a barrier between stages and without exceeding the process budget. A job that overruns
     its timeout is killed with the whole pool: results still pending from it are lost, which
-    `epoch` tells their owners (a new pool starts on the next submit)."""
+    `epoch` tells their owners (a new pool starts on the next submit). Workers live as long as the
+    pool, one generation: replacing them every few jobs cost a fork of the large parent each time."""
 
     def __init__(self, workers: int):
         self.workers = max(1, workers)
@@ -300,7 +301,7 @@ class SimPool:
         if self._pool is None:
             if not reopen:
                 raise ValueError("the simulation pool is closed")
-            self._pool = mp.get_context("fork").Pool(processes=self.workers, maxtasksperchild=4)
+            self._pool = mp.get_context("fork").Pool(processes=self.workers)
             self.epoch += 1
         return self._pool.apply_async(fn, (item,), callback=callback)
 
