@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from engine.errors import EngineError
 from genesis.fileio import atomic_write_text
-from genesis.simulate import DEFAULT_TIMEOUT_S, SimPool, seed_leaders
+from genesis.simulate import DEFAULT_TIMEOUT_S, SimPool, copy_followers, seed_leaders
 from genesis.validation_cache import engine_version, level_fingerprint
 
 SEEDS = (0, 1, 2)
@@ -159,13 +159,8 @@ def _settle(pool: SimPool, jobs: list[CertJob], runs: list[CertRun | None], lead
             timeout_s: float, on_timeout) -> list[CertRun]:
     """`runs` with each follower of `leaders` a copy of its leader's game when that drew nothing from
     its seed, else played now."""
-    later = []
-    for i, lead in sorted(leaders.items()):
-        leader = runs[lead]
-        if leader is not None and leader.ok and leader.seed_independent:
-            runs[i] = dataclasses.replace(leader, seed=jobs[i].seed, schedule=[], same_as_seed=leader.seed)
-        else:
-            later.append(i)
+    later = copy_followers(runs, leaders,
+                           lambda run, i: dataclasses.replace(run, seed=jobs[i].seed, schedule=[], same_as_seed=run.seed))
     played = pool.gather([jobs[i] for i in later], [pool.submit(run_cert_job, jobs[i]) for i in later],
                          timeout_s=timeout_s, on_timeout=on_timeout)
     for i, run in zip(later, played):

@@ -95,6 +95,22 @@ def seed_copy(run: SimRun, seed: int) -> SimRun:
                                replay_prefix_hash="", cached=False, seed_independent=True, same_as_seed=run.seed)
 
 
+def copy_followers(runs: list, leaders: dict[int, int], copy) -> list[int]:
+    """Fills each follower of `leaders` (see `seed_leaders`) still missing from `runs` with
+    `copy(leader_run, follower_index)` when its leader's game drew nothing from its seed; returns
+    the followers whose games must be played."""
+    later = []
+    for i, lead in sorted(leaders.items()):
+        if runs[i] is not None:
+            continue
+        leader = runs[lead]
+        if leader is not None and leader.ok and leader.seed_independent:
+            runs[i] = copy(leader, i)
+        else:
+            later.append(i)
+    return later
+
+
 def seed_leaders(jobs: list, key) -> dict[int, int]:
     """For jobs of one level: each job -> the first earlier job with the same `key(job)` (what besides the
     seed decides the game; None: never shared) and another seed, whose game it copies if that game

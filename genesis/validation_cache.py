@@ -20,8 +20,8 @@ from typing import Any
 
 from engine.replay_media import FRAME_INDEX
 from genesis.fileio import atomic_write_bytes
-from genesis.simulate import (DEFAULT_TIMEOUT_S, SimJob, SimPool, SimRun, full_game_key, killed_run, run_job, run_many,
-                              seed_copy, seed_leaders)
+from genesis.simulate import (DEFAULT_TIMEOUT_S, SimJob, SimPool, SimRun, copy_followers, full_game_key, killed_run,
+                              run_job, run_many, seed_copy, seed_leaders)
 
 FORMAT = 2
 ENGINE_ROOT = Path(__file__).resolve().parent.parent / "engine"
@@ -204,15 +204,7 @@ class CachedBatch:
 
     def results(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> list[SimRun]:
         self._simulate(self.todo, self.pending, timeout_s)
-        later = []
-        for i, lead in sorted(self.leaders.items()):
-            leader = self.runs[lead]
-            if self.runs[i] is not None:
-                continue
-            if leader is not None and leader.ok and leader.seed_independent:
-                self.runs[i] = seed_copy(leader, self.jobs[i].seed)
-            else:
-                later.append(i)
+        later = copy_followers(self.runs, self.leaders, lambda run, i: seed_copy(run, self.jobs[i].seed))
         self._simulate(later, [self.pool.submit(run_job, self.jobs[i]) for i in later], timeout_s)
         return list(self.runs)
 
