@@ -4,7 +4,9 @@ Runs against a throwaway copy of the seed KB and rubrics so the real ones are ne
 validation cache beside that copy starts empty, so the cold run simulates everything). Reports wall
 and CPU time (this process plus its simulation workers), time per stage, the share spent in
 validation simulations, validation cache hits and the fast-tracked / cold ratio, and whether each
-of the `TARGETS` is met.
+of the `TARGETS` is met. A shared machine scatters single runs, so the bench makes several rounds,
+each in a fresh process on a fresh copy (a process that already generated once would have its
+imports and caches warm), lists every round's times and judges the median round.
 """
 from __future__ import annotations
 
@@ -54,7 +56,8 @@ def targets_met(figures: dict) -> dict[str, bool]:
             "fast_to_cold_cpu": figures["fast_to_cold_cpu"] <= TARGETS["fast_to_cold_max"]}
 
 
-def run_bench(progress: Callable | None = None) -> dict:
+def bench_round(progress: Callable | None = None) -> dict:
+    """One round in this process: a cold generation of COLD_QUERY, then the fast-tracked SIMILAR_QUERY."""
     from genesis.pipeline.runner import start
 
     with tempfile.TemporaryDirectory(prefix="genesis-bench-") as tmp:
@@ -63,8 +66,7 @@ def run_bench(progress: Callable | None = None) -> dict:
         from genesis.kb.store import KnowledgeBase
 
         KnowledgeBase(kb).rebuild()
-        index_s = time.perf_counter() - t0
-        figures: dict = {"kb_index_build_s": round(index_s, 2)}
+        figures: dict = {"kb_index_build_s": round(time.perf_counter() - t0, 2)}
         for label, query in (("cold", COLD_QUERY), ("fast_track", SIMILAR_QUERY)):
             t, cpu = time.perf_counter(), _cpu_s()
             outcome = start(query, out=Path(tmp) / label, kb_root=kb, rubrics_root=rubrics, progress=progress,
@@ -73,10 +75,39 @@ def run_bench(progress: Callable | None = None) -> dict:
         cold, fast = figures["cold"], figures["fast_track"]
         figures["fast_to_cold_wall"] = round(fast["wall_s"] / cold["wall_s"], 3)
         figures["fast_to_cold_cpu"] = round(fast["cpu_s"] / cold["cpu_s"], 3)
-        figures["targets"] = TARGETS
-        figures["targets_met"] = targets_met(figures)
-        figures["kb_open"] = kb_open_bench()
         return figures
+
+
+_ROUND = "import json; from genesis.bench import bench_round; print(json.dumps(bench_round()))"
+
+
+def median_round(rounds: list[dict]) -> dict:
+    """The round whose cold wall time is the median (the lower middle one of an even count)."""
+    ranked = sorted(rounds, key=lambda r: r["cold"]["wall_s"])
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def run_bench(progress: Callable | None = None, rounds: int = 3) -> dict:
+    """`rounds` rounds, each in a fresh process: the median round's figures, every round's times,
+    the targets judged on the median round, and the KB open time."""
+    import json
+    import subprocess
+    import sys
+
+    done = []
+    for n in range(max(1, rounds)):
+        if progress:
+            progress("bench", f"round {n + 1} of {rounds}: a cold generation, then a fast-tracked one")
+        out = subprocess.run([sys.executable, "-c", _ROUND], check=True, capture_output=True, text=True).stdout
+        done.append(json.loads(out.strip().splitlines()[-1]))
+    figures = dict(median_round(done))
+    figures["rounds"] = [{"cold_wall_s": r["cold"]["wall_s"], "cold_cpu_s": r["cold"]["cpu_s"],
+                          "fast_track_wall_s": r["fast_track"]["wall_s"], "fast_track_cpu_s": r["fast_track"]["cpu_s"]}
+                         for r in done]
+    figures["targets"] = TARGETS
+    figures["targets_met"] = targets_met(figures)
+    figures["kb_open"] = kb_open_bench()
+    return figures
 
 
 KB_OPEN_SCENARIOS = 10_000

@@ -19,3 +19,12 @@ def test_each_target_is_judged_against_the_measured_figures():
     slow = targets_met(_figures(7.5, 2.0, 14.0, 1.4))
     assert slow == {"cold": False, "fast_track": True, "fast_to_cold": False, "fast_to_cold_cpu": True}
     assert not targets_met(_figures(4.0, 11.0, 8.0, 9.0))["fast_track"]
+
+
+def test_the_median_round_is_judged_and_an_even_count_takes_the_lower_middle():
+    from genesis.bench import median_round
+
+    rounds = [_figures(w, 0.5, 8.0, 0.5) for w in (6.1, 4.2, 9.8)]
+    assert median_round(rounds)["cold"]["wall_s"] == 6.1
+    assert median_round(rounds[:2])["cold"]["wall_s"] == 4.2
+    assert median_round(rounds[1:2]) is rounds[1]
