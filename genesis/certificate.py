@@ -128,7 +128,7 @@ def _from_prior(summary: dict, team: int) -> CertRun:
                    won=team in (summary.get("winners") or []), duration=float(summary.get("duration") or 0.0),
                    units_lost=int((summary.get("units_lost") or {}).get(str(team), 0)),
                    trace_hash=str(summary.get("trace_hash") or ""), error=summary.get("error"),
-                   same_as_seed=summary.get("same_as_seed"))
+                   seed_independent=bool(summary.get("seed_independent")), same_as_seed=summary.get("same_as_seed"))
 
 
 def _prefix_replay(summary: dict | None) -> Check | None:
@@ -200,13 +200,16 @@ class CertificateGames:
         self.teams = _agent_teams(level)
         self.team = self.teams[0]
         path = str(self.level_path)
+        # the reused games come first, never played here: a later seed of theirs may copy them
+        self.prior = [CertJob(path, s, a) for a, s in sorted(self.reused)]
         # the reused seed-0 reference game is taped by its caller (`tape`); else this plays its own
         self.tapes_own = ("reference", seeds[0]) not in self.reused
-        self.jobs = [CertJob(path, seeds[0], "reference", keep_trace=True), CertJob(path, seeds[0], "reference")] \
+        own = [CertJob(path, seeds[0], "reference", keep_trace=True), CertJob(path, seeds[0], "reference")] \
             if self.tapes_own else []
         # strongest agents first: their games last longest, and a pool ends sooner with short games last
-        self.jobs += [CertJob(path, s, a) for a in reversed(LADDER) for s in seeds
-                      if (a, s) not in self.reused and (a, s) != ("reference", seeds[0])]
+        own += [CertJob(path, s, a) for a in reversed(LADDER) for s in seeds
+                if (a, s) not in self.reused and (a, s) != ("reference", seeds[0])]
+        self.jobs = self.prior + own
         self.leaders = seed_leaders(self.jobs, _shared_key)
         self._lock = threading.Lock()
         self.loop_jobs: list[CertJob] = []
@@ -214,10 +217,10 @@ class CertificateGames:
         self._loop_pending: list | None = None
         self._loop_epoch = 0
         self.taped: CertRun | None = None       # the seed-0 reference game whose orders the open loop replays
-        self.todo = [i for i in range(len(self.jobs)) if i not in self.leaders]
+        self.todo = [i for i in range(len(self.prior), len(self.jobs)) if i not in self.leaders]
         self.pending = []
         for i in self.todo:
-            own_tape = self.tapes_own and i == 0
+            own_tape = self.tapes_own and i == len(self.prior)
             self.pending.append(pool.submit(run_cert_job, self.jobs[i], callback=self._submit_open_loop if own_tape else None))
         self.epoch = pool.epoch
 
@@ -257,10 +260,11 @@ class CertificateGames:
     def _killed(self, job: CertJob) -> CertRun:
         return CertRun(seed=job.seed, agent=job.agent, ok=False, error=f"killed after {self.timeout_s:.0f} s wall clock")
 
-    def _played(self, jobs: list[CertJob], todo: list[int], pending: list, leaders: dict[int, int]) -> list[CertRun]:
-        """The games of `jobs`: those of `todo` (submitted as `pending`) gathered, the others settled by
-        their leaders."""
-        runs: list[CertRun | None] = [None] * len(jobs)
+    def _played(self, jobs: list[CertJob], todo: list[int], pending: list, leaders: dict[int, int],
+                known: list[CertRun] = ()) -> list[CertRun]:
+        """The games of `jobs`: the first ones `known`, those of `todo` (submitted as `pending`)
+        gathered, the others settled by their leaders."""
+        runs: list[CertRun | None] = [*known] + [None] * (len(jobs) - len(known))
         gathered = self.pool.gather([jobs[i] for i in todo], pending, timeout_s=self.timeout_s, on_timeout=self._killed)
         for i, run in zip(todo, gathered):
             runs[i] = run
@@ -271,7 +275,8 @@ class CertificateGames:
         known = _prior_runs(prior, self.seeds, self.team)
         if set(known) != self.reused:
             raise ValueError("the prior runs are not those the certificate's games were planned with")
-        fresh = self._played(self.jobs, self.todo, self.pending, self.leaders)
+        fresh = self._played(self.jobs, self.todo, self.pending, self.leaders,
+                             [known[(job.agent, job.seed)] for job in self.prior])[len(self.prior):]
         first = ("reference", self.seeds[0])
         summary = next((r for r in prior or [] if (r.get("policy"), r.get("seed")) == first), None)
         replay = None if self.tapes_own else _prefix_replay(summary)

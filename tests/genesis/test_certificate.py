@@ -175,7 +175,7 @@ def test_games_started_early_judge_like_a_certificate_made_at_the_end(tmp_path, 
         games = certificate.CertificateGames(path, pool, reused={("reference", 0)})
         # the prior seed-0 game is reused: none is queued, its caller tapes it (here it does not, and the
         # prior has no determinism replay, so `finish` plays it to tape and replay it)
-        assert ("reference", 0) not in [(j.agent, j.seed) for j in games.jobs]
+        assert ("reference", 0) not in [(games.jobs[i].agent, games.jobs[i].seed) for i in games.todo]
         cert = scenario_certificate(path.parent, {"status": "playable", "runs": prior}, started=games)
     assert not from_scratch
     assert cert == expected.model_dump() and cert["checks"]["replay"]["passed"] is False
@@ -245,3 +245,23 @@ def test_a_reused_validation_game_tapes_the_open_loop_and_its_prefix_replay_is_t
         games = certificate.CertificateGames(path, pool, reused={("reference", 0)})
         games.tape(played.events)
         assert not games.finish(prior).checks["replay"].passed
+
+
+def test_a_later_seed_of_a_reused_validation_game_copies_it_only_when_that_game_drew_nothing(tmp_path):
+    import genesis.certificate as certificate
+    from genesis.simulate import SimPool
+
+    path = _level(tmp_path, [{"type": "light_tank", "at": "west", "count": 6, "spread": 2.0}],
+                  [{"type": "light_bot", "x": 14.5, "y": 24.5, "tag": "target"}])
+    idle = [certificate.run_cert_job(certificate.CertJob(str(path), s, "idle")) for s in (0, 1)]
+    assert all(r.ok and r.seed_independent for r in idle)
+    for drew in (False, True):
+        prior = [{"seed": r.seed, "policy": "idle", "ok": True, "winners": [0] if r.won else [], "duration": r.duration,
+                  "trace_hash": r.trace_hash, "seed_independent": not drew} for r in idle]
+        with SimPool(2) as pool:
+            games = certificate.CertificateGames(path, pool, reused={("idle", 0), ("idle", 1)})
+            assert ("idle", 2) not in [(games.jobs[i].agent, games.jobs[i].seed) for i in games.todo]
+            cert = games.finish(prior)
+        copied = [c for c in cert.copied_seeds if c.startswith("idle")]
+        assert copied == ([] if drew else ["idle seed 2: the game of seed 0 (it drew nothing from its seed)"])
+        assert cert.checks["idle_loses"].detail == "idle won 0/3 seeds"
