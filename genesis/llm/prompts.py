@@ -7,13 +7,15 @@ from typing import Any
 
 import jinja2
 
+from genesis.templating import template_environment
+
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "agents" / "prompts"
 
 
 @lru_cache(maxsize=None)
 def _environment(root: str) -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(root),
+    return template_environment(
+        root,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,  # prompts are plain text, not HTML

@@ -17,6 +17,7 @@ from engine.catalog import load_catalog
 from genesis.models import ParamDecl, RuleDraft, RuleMetaDraft, RuleTest
 from genesis.offline import geometry as G
 from genesis.rule_recipe import RuleRecipe, Step, part_prefix, recipe_parts, recipe_params
+from genesis.templating import template_environment
 
 TEMPLATES = Path(__file__).parent / "lua"
 DEFAULT_MAP = {"name": "open_field"}
@@ -34,8 +35,8 @@ LOG_EVENTS = ("step_fired {step, index, trigger, t}", "group_spawned / reinforce
               "game_ended {step, index, result, team}", "message_sent {step, index, team}",
               "mark_placed {step, index, x, y}", "step_skipped {step, index, action, why}")
 
-_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
-                          trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+_ENV = template_environment(TEMPLATES, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                            keep_trailing_newline=True)
 
 
 class RecipeError(ValueError):

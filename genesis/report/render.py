@@ -20,6 +20,7 @@ from genesis.fileio import atomic_write_text
 from genesis.report.map_picture import write_map_picture
 from genesis.report.replay_widget import widget_inputs
 from genesis.report.scenario import MAP_PICTURE, Scenario, load_scenario
+from genesis.templating import template_environment
 
 HERE = Path(__file__).parent
 ROLES = ("pm", "designer", "developer", "analyst", "vlm")
@@ -82,8 +83,7 @@ def _clock(seconds: float) -> str:
 
 def _environment() -> jinja2.Environment:
     # lenient undefined: folders of failed or older runs lack keys, and the page shows what there is
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True)
+    env = template_environment(HERE, autoescape=True, trim_blocks=True, lstrip_blocks=True)
     markdown = MarkdownIt("commonmark", {"html": False})   # raw HTML in a model's GDD stays text
     env.filters.update(markdown=lambda text: Markup(markdown.render(text or "")), compact=_compact, clock=_clock,
                        outcome=_outcome)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jinja2
 from markupsafe import Markup
 from pydantic import ValidationError
 
 from engine.replay import Replay
 from genesis.fileio import atomic_write_text
+from genesis.templating import template_environment
 
 HERE = Path(__file__).parent
 REPLAY_FILE = "replay.json"
@@ -33,7 +33,7 @@ def widget_inputs(replay: Replay) -> dict[str, Markup]:
 
 
 def render_replay_page(replay: Replay, heading: str) -> str:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    env = template_environment(HERE, autoescape=True, trim_blocks=True, lstrip_blocks=True)
     return env.get_template("replay_page.html.j2").render(heading=heading, end=replay.end, **widget_inputs(replay))
 
 

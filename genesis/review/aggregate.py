@@ -15,6 +15,7 @@ import jinja2
 from markupsafe import Markup
 
 from genesis.review.results import Judgement, ResultsError, ReviewResults, read_results
+from genesis.templating import template_environment
 
 HERE = Path(__file__).parent
 REVIEWS_DIR = "reviews"
@@ -110,6 +111,6 @@ def find_reviews(experiment_dir: Path) -> tuple[list[ReviewView], list[str]]:
 def preference_section(experiment_dir: Path) -> Markup:
     """The Human Preference section of experiment.html (says so when no review exists yet)."""
     views, problems = find_reviews(experiment_dir)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
+    env = template_environment(HERE, autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+                               lstrip_blocks=True)
     return Markup(env.get_template("preference.html.j2").render(reviews=views, problems=problems))

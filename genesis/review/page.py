@@ -11,6 +11,7 @@ from genesis.fileio import atomic_write_text
 from genesis.review.media import Media, media_for
 from genesis.review.pairs import Entry, Pair, Review
 from genesis.review.results import ResultsError, ReviewResults, read_results, write_results
+from genesis.templating import template_environment
 
 HERE = Path(__file__).parent
 PAGE_NAME = "review.html"
@@ -63,8 +64,8 @@ def _views(review: Review, cache: Path) -> list[PairView]:
 def render_page(review: Review, results: ReviewResults, views: list[PairView], blind: bool = False) -> str:
     """`blind` keeps which folder or configuration is A and which is B out of the page's text (its data still
     names them, for the saved results)."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
+    env = template_environment(HERE, autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+                               lstrip_blocks=True)
     data = results.model_dump_json().replace("<", "\\u003c")   # no string can close the script element
     return env.get_template("review.html.j2").render(
         a=review.a, b=review.b, pairs=views, blind=blind, unpaired=review.unpaired or {"a": [], "b": []},
