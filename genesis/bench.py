@@ -78,6 +78,10 @@ def bench_round(progress: Callable | None = None) -> dict:
         return figures
 
 
+class BenchError(RuntimeError):
+    """A bench round did not finish; the message ends with the tail of its error output."""
+
+
 _ROUND = "import json; from genesis.bench import bench_round; print(json.dumps(bench_round()))"
 
 
@@ -98,8 +102,10 @@ def run_bench(progress: Callable | None = None, rounds: int = 3) -> dict:
     for n in range(max(1, rounds)):
         if progress:
             progress("bench", f"round {n + 1} of {rounds}: a cold generation, then a fast-tracked one")
-        out = subprocess.run([sys.executable, "-c", _ROUND], check=True, capture_output=True, text=True).stdout
-        done.append(json.loads(out.strip().splitlines()[-1]))
+        ran = subprocess.run([sys.executable, "-c", _ROUND], capture_output=True, text=True)
+        if ran.returncode != 0:
+            raise BenchError(f"bench round {n + 1} failed (exit {ran.returncode}): {ran.stderr.strip()[-1500:]}")
+        done.append(json.loads(ran.stdout.strip().splitlines()[-1]))
     figures = dict(median_round(done))
     figures["rounds"] = [{"cold_wall_s": r["cold"]["wall_s"], "cold_cpu_s": r["cold"]["cpu_s"],
                           "fast_track_wall_s": r["fast_track"]["wall_s"], "fast_track_cpu_s": r["fast_track"]["cpu_s"]}

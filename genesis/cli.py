@@ -167,9 +167,13 @@ def bench(as_json: bool = typer.Option(False, "--json", help="print only the JSO
           rounds: int = typer.Option(3, "--rounds", min=1, max=20,
                                      help="rounds, each in a fresh process; the median round is judged")) -> None:
     """Benchmark generation with the offline backend: cold KB, then a fast-tracked query."""
-    from genesis.bench import run_bench
+    from genesis.bench import BenchError, run_bench
 
-    figures = run_bench(progress=None if as_json else _progress, rounds=rounds)
+    try:
+        figures = run_bench(progress=None if as_json else _progress, rounds=rounds)
+    except BenchError as exc:
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(EXIT_INFRA)
     print(json.dumps(figures, indent=None if as_json else 2))
 
 

@@ -28,3 +28,16 @@ def test_the_median_round_is_judged_and_an_even_count_takes_the_lower_middle():
     assert median_round(rounds)["cold"]["wall_s"] == 6.1
     assert median_round(rounds[:2])["cold"]["wall_s"] == 4.2
     assert median_round(rounds[1:2]) is rounds[1]
+
+
+def test_a_failed_round_is_a_clear_error_with_its_output(monkeypatch):
+    import subprocess
+
+    import pytest
+
+    from genesis import bench
+
+    failed = subprocess.CompletedProcess([], 1, stdout="", stderr="Traceback ...\nOSError: disk full")
+    monkeypatch.setattr(subprocess, "run", lambda *a, **kw: failed)
+    with pytest.raises(bench.BenchError, match=r"(?s)round 1 failed \(exit 1\): Traceback .*disk full"):
+        bench.run_bench(rounds=2)
