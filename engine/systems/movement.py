@@ -55,6 +55,7 @@ class Movement:
         self._last_cell = np.array([self.w - 1, self.h - 1])
         self._field_at_key: tuple | None = None
         self._field_at = np.zeros(0, dtype=np.int64)
+        self._fields_open = False                # no field of `_field_at` leads onto a blocked goal
 
     def _refresh_mobile(self) -> None:
         """Living units that can move (all, and ground only): these change only on spawn / death."""
@@ -111,7 +112,7 @@ class Movement:
         key = idx.tobytes() + order.tobytes() + dest.tobytes()
         if key != self._plan_key:
             self._plan_key, self._plan = key, self._route_plan(idx, order, dest, dt)
-        keys, inv, arrive_r, ground, present, step_max, flat = self._plan
+        keys, inv, arrive_r, ground, present, step_max, flat, stops_short, short_steps = self._plan
         p = w.pos.take(idx, axis=0)
         d = dest - p
         dist = np.hypot(d[:, 0], d[:, 1])
@@ -133,22 +134,33 @@ class Movement:
             present = flat = None
         if not idx.size:
             return arrived
-        dist = np.maximum(dist, 1e-9)
+        if stops_short:        # a builder's site (arrival radius 0): a unit may stand on the point itself
+            dist = np.maximum(dist, 1e-9)
         if ground is None and flat is not None:
-            u = self._steer_all(keys, inv, present, d, dist, p)
+            u, on_field = self._steer_all(keys, inv, present, d, dist, p)
         else:
+            on_field = False
             u = d / dist[:, None]                    # straight-line direction (air, last tile)
             if ground is None or np.count_nonzero(ground):
                 g = ground.nonzero()[0] if ground is not None else None
                 self._steer(keys, inv if g is None else inv[g], present, u, p, g)
         step = np.minimum(step_max, dist)
-        self._move(idx, u * step[:, None], p, ground, flat)
+        if on_field and short_steps and self._inside and self._fields_open:
+            # each unit steps less than a tile toward a neighbour cell its field leads to, all open
+            # and on the map (as are the cells a diagonal step passes): nothing to clamp or check
+            p += u * step[:, None]
+            w.pos.reshape(-1)[flat] = p.reshape(-1)
+            self._moves += 1
+        else:
+            self._move(idx, u * step[:, None], p, ground, flat)
         return arrived
 
     def _route_plan(self, idx: np.ndarray, order: np.ndarray, dest: np.ndarray, dt: float) -> tuple:
         """What stays fixed while the same units keep the same orders: destination groups, arrival
-        radii, which units walk, the destination groups present among them, the longest step, and
-        where the units' x, y lie in the flat position array."""
+        radii, which units walk, the destination groups present among them, each unit's step, where
+        the units' x, y lie in the flat position array, whether a unit may get as near as 1e-9 to
+        its point without arriving, and whether every step is shorter than a tile less the margin
+        kept to the map's edge."""
         w = self.world
         # groups going to one point settle in a blob instead of fighting over the exact spot
         cell = dest.astype(np.int64)
@@ -159,13 +171,16 @@ class Movement:
         ginv = inv if ground is None else inv[ground]
         present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
         flat = (2 * idx[:, None] + _XY).ravel()
-        return keys, inv, arrive_r, ground, present, w.speed[idx] * dt, flat
+        step_max = w.speed[idx] * dt
+        return (keys, inv, arrive_r, ground, present, step_max, flat, bool(np.count_nonzero(arrive_r < 1e-9)),
+                bool(step_max.max() < 0.99))
 
     def _steer_all(self, keys: np.ndarray, inv: np.ndarray, present: list[int], d: np.ndarray, dist: np.ndarray,
-                   p: np.ndarray) -> np.ndarray:
+                   p: np.ndarray) -> tuple[np.ndarray, bool]:
         """`_steer` for the usual case, every mover on foot: each unit's direction along its group's
         flow field, or the straight line `d / dist` where the field has none (float32 directions
-        scale to the same float64 steps as their float64 copies did)."""
+        scale to the same float64 steps as their float64 copies did). Also says whether every unit
+        found a field direction."""
         cache = self.cache
         # the slots follow from the plan, the terrain and the fields computed so far
         memo = (self._plan, self.world.terrain.version, cache.computed)
@@ -175,10 +190,13 @@ class Movement:
             if slots is None:
                 u = d / dist[:, None]
                 self._steer(keys, inv, present, u, p, None)
-                return u
+                return u, False
             h, w = cache.stack.shape[1:3]
             self._field_at_key = memo
             self._field_at = slots[inv] * (h * w)
+            # a blocked goal (a building) is the one blocked cell a field leads onto
+            passable = self.world.terrain.passable
+            self._fields_open = all(passable[int(keys[k]) // self.w, int(keys[k]) % self.w] for k in present)
         cell = p.astype(np.int64)
         if not self._inside:   # inside the bounds, truncation already lands on the map
             cell = np.minimum(np.maximum(cell, 0), self._last_cell)
@@ -187,10 +205,10 @@ class Movement:
         has = cache.has_flat[at]
         f = cache.flat.take(at, axis=0)
         if np.count_nonzero(has) == has.size:
-            return f
+            return f, True
         u = d / dist[:, None]
         np.copyto(u, f, where=has[:, None])
-        return u
+        return u, False
 
     def _steer(self, keys: np.ndarray, ginv: np.ndarray, present: list[int] | None, u: np.ndarray, p: np.ndarray,
                g: np.ndarray | None) -> None:
