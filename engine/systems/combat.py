@@ -64,7 +64,7 @@ class Combat:
             e = cand[enemy]
             if vision is not None and e.size:
                 if tile is None:
-                    tile = w.pos.take(cand, axis=0).astype(np.int64)
+                    tile = w.pos.take(cand, axis=0).astype(np.int32)   # as int32 as the discs it meets
                 at = tile[enemy]
                 e = e[vision.sees_tiles(team, at[:, 0], at[:, 1])]
             if not e.size:

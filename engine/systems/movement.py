@@ -44,8 +44,10 @@ class Movement:
         self._any_air = False
         self._inside = False
         self._busy = np.zeros(0, dtype=bool)
-        self._plan_key: bytes | None = None    # the units and orders `_plan` was made for
-        self._plan: tuple = ()
+        self._movers_key: bytes | None = None    # the units and orders `_movers_plan` was made for
+        self._movers_plan: tuple = ()
+        self._free_key: bytes | None = None      # which of them combat leaves alone, for `_plan`
+        self._plan: tuple | None = None
         self._slots_key: tuple | None = None
         self._slots = np.zeros(0, dtype=np.int64)
         self._gain = np.zeros(0)
@@ -80,20 +82,22 @@ class Movement:
         Returns the ids that arrived at a move / fight destination this tick (their order ends).
         """
         w = self.world
-        self._refresh_mobile()
+        if self._mobile_version != w.version:
+            self._refresh_mobile()
         idx = self._mobile
         idx = idx[w.order[idx].astype(bool)]      # order != NONE (NONE is 0): a cast beats an int8 compare
         arrived: list[int] = []
         if idx.size or chase.size:
-            if engaged.size:
+            free = None
+            if engaged.size and idx.size:
                 # a reused mask, not np.isin: isin costs ~100 us a call on these small arrays
                 if self._busy.size < w.count:
                     self._busy = np.zeros(w.capacity, dtype=bool)
                 busy = self._busy
                 busy[engaged] = True
-                idx = idx[~busy[idx]]
+                free = ~busy[idx]
                 busy[engaged] = False
-            arrived = self._follow_orders(idx, dt)
+            arrived = self._follow_orders(idx, free, dt)
             if chase.size:
                 self._chase(chase, dt)
         if separate and self._mobile_ground.size > 1:
@@ -103,15 +107,26 @@ class Movement:
         return arrived
 
     # --- path following ---------------------------------------------------------------------------
-    def _follow_orders(self, idx: np.ndarray, dt: float) -> list[int]:
+    def _follow_orders(self, movers: np.ndarray, free: np.ndarray | None, dt: float) -> list[int]:
+        """Move the units with an order (`movers`) that combat leaves to it (`free`: mask over
+        `movers`, None for all) one step toward their destination."""
         w = self.world
-        if not idx.size:
+        if not movers.size:
             return []
         # builders walking to a site stop at reach distance; construction handles the rest
-        order, dest = w.order[idx], w.dest.take(idx, axis=0)
-        key = idx.tobytes() + order.tobytes() + dest.tobytes()
-        if key != self._plan_key:
-            self._plan_key, self._plan = key, self._route_plan(idx, order, dest, dt)
+        order, dest = w.order[movers], w.dest.take(movers, axis=0)
+        key = movers.tobytes() + order.tobytes() + dest.tobytes()
+        if key != self._movers_key:
+            self._movers_key, self._movers_plan = key, self._route_plan(movers, order, dest, dt)
+            self._plan = None
+        free_key = None if free is None else free.tobytes()
+        if self._plan is None or free_key != self._free_key:
+            self._free_key, self._plan = free_key, self._subset_plan(movers, free)
+        idx = movers
+        if free is not None:
+            idx, dest = movers[free], dest[free]
+        if not idx.size:
+            return []
         keys, inv, arrive_r, ground, present, step_max, flat, stops_short, short_steps = self._plan
         p = w.pos.take(idx, axis=0)
         d = dest - p
@@ -156,24 +171,33 @@ class Movement:
         return arrived
 
     def _route_plan(self, idx: np.ndarray, order: np.ndarray, dest: np.ndarray, dt: float) -> tuple:
-        """What stays fixed while the same units keep the same orders: destination groups, arrival
+        """What stays fixed while the same units keep the same orders: their destination groups,
+        whether each is a builder, each unit's step, and where its x, y lie in the flat position
+        array."""
+        w = self.world
+        cell = dest.astype(np.int64)
+        keys, inv, _ = group_ints(cell[:, 1] * self.w + cell[:, 0])
+        return keys, inv, order == BUILD, w.speed[idx] * dt, (2 * idx[:, None] + _XY)
+
+    def _subset_plan(self, movers: np.ndarray, free: np.ndarray | None) -> tuple:
+        """The route plan of the movers combat leaves alone (`free`): destination groups, arrival
         radii, which units walk, the destination groups present among them, each unit's step, where
         the units' x, y lie in the flat position array, whether a unit may get as near as 1e-9 to
         its point without arriving, and whether every step is shorter than a tile less the margin
         kept to the map's edge."""
         w = self.world
+        keys, inv, builds, step_max, xy = self._movers_plan
+        idx = movers
+        if free is not None:
+            idx, inv, builds, step_max, xy = movers[free], inv[free], builds[free], step_max[free], xy[free]
         # groups going to one point settle in a blob instead of fighting over the exact spot
-        cell = dest.astype(np.int64)
-        keys, inv, counts = group_ints(cell[:, 1] * self.w + cell[:, 0])
-        arrive_r = np.where(order == BUILD, 0.0, 0.5 + 0.45 * np.sqrt(counts[inv]))
+        counts = np.bincount(inv, minlength=keys.size)
+        arrive_r = np.where(builds, 0.0, 0.5 + 0.45 * np.sqrt(counts[inv]))
         # the usual case has no aircraft: then every mover is a ground unit and needs no mask
         ground = ~w.is_air[idx] if self._any_air else None
-        ginv = inv if ground is None else inv[ground]
-        present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
-        flat = (2 * idx[:, None] + _XY).ravel()
-        step_max = w.speed[idx] * dt
-        return (keys, inv, arrive_r, ground, present, step_max, flat, bool(np.count_nonzero(arrive_r < 1e-9)),
-                bool(step_max.max() < 0.99))
+        present = (counts if ground is None else np.bincount(inv[ground], minlength=keys.size)).nonzero()[0].tolist()
+        return (keys, inv, arrive_r, ground, present, step_max, xy.ravel(), bool(np.count_nonzero(arrive_r < 1e-9)),
+                bool(step_max.size and step_max.max() < 0.99))
 
     def _steer_all(self, keys: np.ndarray, inv: np.ndarray, present: list[int], d: np.ndarray, dist: np.ndarray,
                    p: np.ndarray) -> tuple[np.ndarray, bool]:
