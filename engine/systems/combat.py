@@ -41,6 +41,10 @@ class Combat:
         self._reach2 = np.zeros(0)        # per shooter: (weapon range + its target's size) squared
         self.chasing = np.zeros(0, dtype=np.int64)     # shooters closing in on their target
         self.engaged = np.zeros(0, dtype=np.int64)     # shooters that stop to shoot or chase (movement leaves them)
+        self._mode_key: tuple | None = None     # (shooters, their orders, hold flags) the next two are for
+        self._chase_mode = np.zeros(0, dtype=bool)
+        self._engaged = self.engaged
+        self._checked: tuple | None = None   # (world version, shooters, targets) when all of them were alive
 
     # --- acquisition ------------------------------------------------------------------------------
     def retarget(self, vision: Vision | None) -> None:
@@ -86,15 +90,20 @@ class Combat:
         cd = w.cooldown
         sh = self.shooters
         if sh.size:
-            alive = w.alive[sh]
             tgt = w.target[sh]
-            valid = alive & w.alive[tgt]          # no target (-1) reads the world's last slot, never a unit
-            if np.count_nonzero(valid) < valid.size:
-                dead_tgt = sh[alive & ~valid]
-                w.target[dead_tgt] = -1
-                sh, tgt = sh[valid], tgt[valid]
-                self.shooters = sh
-                self._reach2 = self._reach2[valid]
+            # with no spawn or death since the last check, shooters aiming at the same targets are all valid
+            checked = (w.version, sh.tobytes(), tgt.tobytes())
+            if checked != self._checked:
+                alive = w.alive[sh]
+                valid = alive & w.alive[tgt]          # no target (-1) reads the world's last slot, never a unit
+                if np.count_nonzero(valid) < valid.size:
+                    dead_tgt = sh[alive & ~valid]
+                    w.target[dead_tgt] = -1
+                    sh, tgt = sh[valid], tgt[valid]
+                    self.shooters = sh
+                    self._reach2 = self._reach2[valid]
+                    checked = (w.version, sh.tobytes(), tgt.tobytes())
+                self._checked = checked
         if not sh.size:
             self.chasing = self.engaged = sh
             return sh
@@ -104,8 +113,14 @@ class Combat:
         d *= d
         d2 = d[:, 0] + d[:, 1]
         in_range = d2 <= self._reach2
-        chase_mode = chases(w.order[sh]) & ~w.hold[sh]
-        self.engaged = sh[chase_mode]
+        order, hold = w.order[sh], w.hold[sh]
+        mode_key = (sh.tobytes(), order.tobytes(), hold.tobytes())
+        if mode_key != self._mode_key:      # orders change far less often than every tick
+            self._mode_key = mode_key
+            self._chase_mode = chases(order) & ~hold
+            self._engaged = sh[self._chase_mode]
+        chase_mode = self._chase_mode
+        self.engaged = self._engaged
         self.chasing = sh[~in_range & chase_mode]
         fire = in_range & (left <= 0)
         if not np.count_nonzero(fire):
