@@ -181,13 +181,13 @@ def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) ->
     target when that one is in reach (nothing valid is nearer); when not even the largest enemy
     could be in reach at that distance, nothing is. Only the shooters left undecided (a nearer
     small enemy just out of reach, a farther large one perhaps in it) get the full pair test."""
-    dx = w.x[a].astype(np.float32)[:, None] - w.x[e].astype(np.float32)
-    dy = w.y[a].astype(np.float32)[:, None] - w.y[e].astype(np.float32)
-    dx *= dx
+    pa = w.pos.take(a, axis=0).astype(np.float32)
+    pe = w.pos.take(e, axis=0).astype(np.float32).T
+    d2 = pa[:, :1] - pe[0]
+    dy = pa[:, 1:] - pe[1]
+    d2 *= d2
     dy *= dy
-    dx += dy
-    d2 = dx
-    rows = np.arange(a.size)
+    d2 += dy
     air = w.is_air[e]
     n_air = int(np.count_nonzero(air))
     if n_air == 0 or n_air == e.size:      # one kind of enemy: a shooter hits all of them or none
@@ -197,16 +197,14 @@ def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) ->
     else:
         d2[~np.where(air, w.hits_air[a][:, None], w.hits_ground[a][:, None])] = np.inf
     minr = w.w_min_range[a]
-    near = minr > 0
-    if np.count_nonzero(near):
-        sub = d2[near]
-        sub[sub < (minr[near] * minr[near]).astype(np.float32)[:, None]] = np.inf
-        d2[near] = sub
-    best = np.argmin(d2, axis=1)
-    m = d2[rows, best]
-    lim = reach + w.size[e[best]]
+    if np.count_nonzero(minr):              # closer than its minimum range (0 for most: no pair is)
+        d2[d2 < (minr * minr).astype(np.float32)[:, None]] = np.inf
+    best = d2.argmin(axis=1)
+    m = d2.min(axis=1)
+    target = e[best]
+    lim = reach + w.size[target]
     found = m <= (lim * lim).astype(np.float32)
-    out = np.where(found, e[best], -1)
+    out = np.where(found, target, -1)
     far = reach + w.size[e].max()
     open_ = ~found & (m <= (far * far).astype(np.float32))
     if np.count_nonzero(open_):
