@@ -41,6 +41,7 @@ class Movement:
         self._mobile_version = -1
         self._mobile = self._mobile_ground = np.zeros(0, dtype=np.int64)
         self._ground_flat = np.zeros((0, 2), dtype=np.int64)
+        self._ground_size = np.zeros(0)
         self._any_air = False
         self._inside = False
         self._busy = np.zeros(0, dtype=bool)
@@ -68,6 +69,7 @@ class Movement:
             self._mobile_ground = self._mobile[~w.is_air[self._mobile]]
             self._any_air = self._mobile_ground.size < self._mobile.size
             self._ground_flat = 2 * self._mobile_ground[:, None] + _XY    # their x, y in the flat position array
+            self._ground_size = w.size[self._mobile_ground]
             # positions change only by spawning and by _move, which keeps units inside these bounds
             x, y = w.x[self._mobile], w.y[self._mobile]
             self._inside = not x.size or bool(x.min() >= 0.01 and x.max() <= self.w - 0.01
@@ -292,20 +294,23 @@ class Movement:
     def _chase(self, idx: np.ndarray, dt: float) -> None:
         """Close in on the current target in a straight line (targets are within sight)."""
         w = self.world
-        idx = idx[w.speed[idx] > 0]
-        if not idx.size:
-            return
+        speed = w.speed[idx]
+        mobile = speed > 0
+        if np.count_nonzero(mobile) < idx.size:
+            idx, speed = idx[mobile], speed[mobile]
+            if not idx.size:
+                return
         p = w.pos.take(idx, axis=0)
         d = w.pos.take(w.target[idx], axis=0) - p
         dist = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)
-        step = w.speed[idx] * dt
+        step = speed * dt
         self._move(idx, d / dist[:, None] * step[:, None], p, ~w.is_air[idx] if self._any_air else None)
 
-    def _move(self, idx: np.ndarray, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None,
+    def _move(self, idx: np.ndarray | None, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None,
               flat: np.ndarray | None = None) -> None:
         """Apply displacement `m` (n, 2) to units at `p0` (n, 2), sliding along walls for ground
         units (`ground`: mask over idx, None when all of them are). `flat`: where the units' x, y
-        lie in the flattened position array, when known."""
+        lie in the flattened position array, when known (then `idx` is not read)."""
         w = self.world
         self._moves += 1
         p = p0 + m
@@ -374,20 +379,19 @@ class Movement:
         others = (sums.take(rep[sel], axis=0) - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
         dxy = ps - others
         d = np.hypot(dxy[:, 0], dxy[:, 1])
-        ids = idx[sel]
         same = d < 1e-6
         if np.count_nonzero(same):
-            ang = ids[same] * _GOLDEN
+            ang = idx[sel[same]] * _GOLDEN
             dxy[same, 0], dxy[same, 1] = np.cos(ang), np.sin(ang)
             norm = np.where(same, 1.0, np.maximum(d, 1e-6))
         else:
             norm = d
-        want = w.size[ids] * self._gain[cs]
+        want = self._ground_size.take(sel) * self._gain.take(cs)
         push = np.minimum(np.maximum(want - d, 0.0), 0.1)
         if not np.count_nonzero(push) and self._inside:
             self._settled[shift], self._settled_at[shift] = state, now   # a zero push inside the bounds moves nothing
             return p
-        self._move(ids, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
+        self._move(None, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
         after = w.pos.take(idx, axis=0)
         if (idx.tobytes(), after.tobytes(), w.terrain.version) == state:
             self._settled[shift], self._settled_at[shift] = state, (w.version, w.terrain.version, self._moves)
