@@ -179,7 +179,10 @@ class Movement:
         w = self.world
         cell = dest.astype(np.int64)
         keys, inv, _ = group_ints(cell[:, 1] * self.w + cell[:, 0])
-        return keys, inv, order == BUILD, w.speed[idx] * dt, (2 * idx[:, None] + _XY)
+        builds, step_max = order == BUILD, w.speed[idx] * dt
+        # with no builder every arrival radius is at least 0.5; steps shorter than this are short for any subset
+        return (keys, inv, builds, step_max, (2 * idx[:, None] + _XY), bool(np.count_nonzero(builds)),
+                bool(step_max.size and step_max.max() < 0.99))
 
     def _subset_plan(self, movers: np.ndarray, free: np.ndarray | None) -> tuple:
         """The route plan of the movers combat leaves alone (`free`): destination groups, arrival
@@ -188,7 +191,7 @@ class Movement:
         its point without arriving, and whether every step is shorter than a tile less the margin
         kept to the map's edge."""
         w = self.world
-        keys, inv, builds, step_max, xy = self._movers_plan
+        keys, inv, builds, step_max, xy, any_builder, short_steps = self._movers_plan
         idx = movers
         if free is not None:
             idx, inv, builds, step_max, xy = movers[free], inv[free], builds[free], step_max[free], xy[free]
@@ -198,8 +201,8 @@ class Movement:
         # the usual case has no aircraft: then every mover is a ground unit and needs no mask
         ground = ~w.is_air[idx] if self._any_air else None
         present = (counts if ground is None else np.bincount(inv[ground], minlength=keys.size)).nonzero()[0].tolist()
-        return (keys, inv, arrive_r, ground, present, step_max, xy.ravel(), bool(np.count_nonzero(arrive_r < 1e-9)),
-                bool(step_max.size and step_max.max() < 0.99))
+        return (keys, inv, arrive_r, ground, present, step_max, xy.ravel(),
+                any_builder and bool(np.count_nonzero(arrive_r < 1e-9)), short_steps)
 
     def _steer_all(self, keys: np.ndarray, inv: np.ndarray, present: list[int], d: np.ndarray, dist: np.ndarray,
                    p: np.ndarray) -> tuple[np.ndarray, bool]:
