@@ -49,6 +49,9 @@ class Movement:
         self._movers_plan: tuple = ()
         self._free_key: bytes | None = None      # which of them combat leaves alone, for `_plan`
         self._plan: tuple | None = None
+        # (plan, slack left, most a unit moves in a tick): while the slack lasts no unit of that plan
+        # can reach its arrival radius, nor come nearer its point than one step
+        self._far: tuple = (None, 0.0, 0.0)
         self._slots_key: tuple | None = None
         self._slots = np.zeros(0, dtype=np.int64)
         self._gain = np.zeros(0)
@@ -129,39 +132,58 @@ class Movement:
             idx, dest = movers[free], dest[free]
         if not idx.size:
             return []
-        keys, inv, arrive_r, ground, present, step_max, flat, stops_short, short_steps = self._plan
+        keys, inv, arrive_r, ground, present, step_max, flat, stops_short, short_steps, clear = self._plan
         p = w.pos.take(idx, axis=0)
-        d = dest - p
-        dist = np.hypot(d[:, 0], d[:, 1])
-        done = dist <= arrive_r
         arrived: list[int] = []
-        if np.count_nonzero(done):
-            arrived = idx[done].tolist()
-            for i in arrived:
-                if w.order[i] == PATROL:
-                    # turn around: swap destination and origin
-                    w.dest_x[i], w.home_x[i] = w.home_x[i], w.dest_x[i]
-                    w.dest_y[i], w.home_y[i] = w.home_y[i], w.dest_y[i]
-                elif w.order[i] in (MOVE, MOVE_FORCE, FIGHT):
-                    w.order[i] = NONE
-            keep = ~done
-            idx, p, d, dist, inv, step_max = idx[keep], p[keep], d[keep], dist[keep], inv[keep], step_max[keep]
-            if ground is not None:
-                ground = ground[keep]
-            present = flat = None
-        if not idx.size:
-            return arrived
-        if stops_short:        # a builder's site (arrival radius 0): a unit may stand on the point itself
-            dist = np.maximum(dist, 1e-9)
+        plan, budget, reach = self._far
+        if plan is self._plan and budget > 0:
+            # still farther from its point than its arrival radius and its step, every unit walks on
+            self._far = (plan, budget - reach, reach)
+            step = step_max
+
+            def straight() -> np.ndarray:
+                off = dest - p
+                length = np.hypot(off[:, 0], off[:, 1])
+                return off / (np.maximum(length, 1e-9) if stops_short else length)[:, None]
+        else:
+            d = dest - p
+            dist = np.hypot(d[:, 0], d[:, 1])
+            done = dist <= arrive_r
+            if np.count_nonzero(done):
+                arrived = idx[done].tolist()
+                for i in arrived:
+                    if w.order[i] == PATROL:
+                        # turn around: swap destination and origin
+                        w.dest_x[i], w.home_x[i] = w.home_x[i], w.dest_x[i]
+                        w.dest_y[i], w.home_y[i] = w.home_y[i], w.dest_y[i]
+                    elif w.order[i] in (MOVE, MOVE_FORCE, FIGHT):
+                        w.order[i] = NONE
+                keep = ~done
+                idx, p, d, dist, inv, step_max = idx[keep], p[keep], d[keep], dist[keep], inv[keep], step_max[keep]
+                if ground is not None:
+                    ground = ground[keep]
+                present = flat = None
+            if not idx.size:
+                return arrived
+            if stops_short:        # a builder's site (arrival radius 0): a unit may stand on the point itself
+                dist = np.maximum(dist, 1e-9)
+            step = np.minimum(step_max, dist)
+            if not arrived:
+                # between two reads a unit moves at most its step and two pushes apart (0.1 tile each):
+                # while its slack outlasts that, no unit arrives and every step is the full one
+                reach = float(step_max.max()) + 0.2 + 1e-6
+                self._far = (self._plan, float((dist - clear).min()) - reach, reach)
+
+            def straight() -> np.ndarray:
+                return d / dist[:, None]
         if ground is None and flat is not None:
-            u, on_field = self._steer_all(keys, inv, present, d, dist, p)
+            u, on_field = self._steer_all(keys, inv, present, straight, p)
         else:
             on_field = False
-            u = d / dist[:, None]                    # straight-line direction (air, last tile)
+            u = straight()                    # straight-line direction (air, last tile)
             if ground is None or np.count_nonzero(ground):
                 g = ground.nonzero()[0] if ground is not None else None
                 self._steer(keys, inv if g is None else inv[g], present, u, p, g)
-        step = np.minimum(step_max, dist)
         if on_field and short_steps and self._inside and self._fields_open:
             # each unit steps less than a tile toward a neighbour cell its field leads to, all open
             # and on the map (as are the cells a diagonal step passes): nothing to clamp or check
@@ -188,8 +210,9 @@ class Movement:
         """The route plan of the movers combat leaves alone (`free`): destination groups, arrival
         radii, which units walk, the destination groups present among them, each unit's step, where
         the units' x, y lie in the flat position array, whether a unit may get as near as 1e-9 to
-        its point without arriving, and whether every step is shorter than a tile less the margin
-        kept to the map's edge."""
+        its point without arriving, whether every step is shorter than a tile less the margin
+        kept to the map's edge, and how far each unit must be from its point to take a full step
+        without arriving."""
         w = self.world
         keys, inv, builds, step_max, xy, any_builder, short_steps = self._movers_plan
         idx = movers
@@ -202,12 +225,12 @@ class Movement:
         ground = ~w.is_air[idx] if self._any_air else None
         present = (counts if ground is None else np.bincount(inv[ground], minlength=keys.size)).nonzero()[0].tolist()
         return (keys, inv, arrive_r, ground, present, step_max, xy.ravel(),
-                any_builder and bool(np.count_nonzero(arrive_r < 1e-9)), short_steps)
+                any_builder and bool(np.count_nonzero(arrive_r < 1e-9)), short_steps, np.maximum(arrive_r, step_max))
 
-    def _steer_all(self, keys: np.ndarray, inv: np.ndarray, present: list[int], d: np.ndarray, dist: np.ndarray,
-                   p: np.ndarray) -> tuple[np.ndarray, bool]:
+    def _steer_all(self, keys: np.ndarray, inv: np.ndarray, present: list[int], straight, p: np.ndarray
+                   ) -> tuple[np.ndarray, bool]:
         """`_steer` for the usual case, every mover on foot: each unit's direction along its group's
-        flow field, or the straight line `d / dist` where the field has none (float32 directions
+        flow field, or the straight line (`straight()`) where the field has none (float32 directions
         scale to the same float64 steps as their float64 copies did). Also says whether every unit
         found a field direction."""
         cache = self.cache
@@ -217,7 +240,7 @@ class Movement:
         if known is None or known[0] is not memo[0] or known[1:] != memo[1:]:
             slots = self._slots_for(keys, present)
             if slots is None:
-                u = d / dist[:, None]
+                u = straight()
                 self._steer(keys, inv, present, u, p, None)
                 return u, False
             h, w = cache.stack.shape[1:3]
@@ -235,7 +258,7 @@ class Movement:
         f = cache.flat.take(at, axis=0)
         if np.count_nonzero(has) == has.size:
             return f, True
-        u = d / dist[:, None]
+        u = straight()
         np.copyto(u, f, where=has[:, None])
         return u, False
 
