@@ -127,9 +127,7 @@ class Movement:
         free_key = None if free is None else free.tobytes()
         if self._plan is None or free_key != self._free_key:
             self._free_key, self._plan = free_key, self._subset_plan(movers, free)
-        idx = movers
-        if free is not None:
-            idx, dest = movers[free], dest[free]
+        idx = movers if free is None else movers[free]
         if not idx.size:
             return []
         keys, inv, arrive_r, ground, present, step_max, flat, stops_short, short_steps, clear = self._plan
@@ -142,11 +140,11 @@ class Movement:
             step = step_max
 
             def straight() -> np.ndarray:
-                off = dest - p
+                off = (dest if free is None else dest[free]) - p
                 length = np.hypot(off[:, 0], off[:, 1])
                 return off / (np.maximum(length, 1e-9) if stops_short else length)[:, None]
         else:
-            d = dest - p
+            d = (dest if free is None else dest[free]) - p
             dist = np.hypot(d[:, 0], d[:, 1])
             done = dist <= arrive_r
             if np.count_nonzero(done):
@@ -382,8 +380,8 @@ class Movement:
         if p is None:
             p = w.pos.take(idx, axis=0)
         # a pass is a pure function of these; when the last pass left them as it found them, so would this one
-        state = (idx.tobytes(), p.tobytes(), w.terrain.version)
-        if state == self._settled.get(shift):
+        settled = self._settled.get(shift)
+        if settled is not None and settled == (idx.tobytes(), p.tobytes(), w.terrain.version):
             self._settled_at[shift] = now
             return p
         if self._gain.size <= n:
@@ -394,7 +392,7 @@ class Movement:
         c = np.bincount(rep, minlength=n)[rep]
         sel = (c > 1).nonzero()[0]
         if not sel.size:           # no two units share a cell
-            self._settled[shift], self._settled_at[shift] = state, now
+            self._settled[shift], self._settled_at[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version), now
             return p
         # sums per cell accumulate in unit order, whichever unit represents the cell
         sums = np.empty((n, 2))
@@ -414,13 +412,14 @@ class Movement:
             norm = d
         want = self._ground_size.take(sel) * self._gain.take(cs)
         push = np.minimum(np.maximum(want - d, 0.0), 0.1)
-        if not np.count_nonzero(push) and self._inside:
-            self._settled[shift], self._settled_at[shift] = state, now   # a zero push inside the bounds moves nothing
+        if not np.count_nonzero(push) and self._inside:   # a zero push inside the bounds moves nothing
+            self._settled[shift], self._settled_at[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version), now
             return p
         self._move(None, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
         after = w.pos.take(idx, axis=0)
-        if (idx.tobytes(), after.tobytes(), w.terrain.version) == state:
-            self._settled[shift], self._settled_at[shift] = state, (w.version, w.terrain.version, self._moves)
+        if after.tobytes() == p.tobytes():
+            self._settled[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version)
+            self._settled_at[shift] = (w.version, w.terrain.version, self._moves)
         else:
             self._settled.pop(shift, None)
         return after
