@@ -175,8 +175,10 @@ def shared_flow_field(passable: np.ndarray, digest: bytes, gx: int, gy: int) -> 
 
 
 def clear_shared() -> None:
-    """Forget the process's shared fields (a benchmark measures each run from a cold start)."""
+    """Forget the process's shared fields and neighbour tables (a benchmark measures each run from a
+    cold start)."""
     _SHARED.clear()
+    _TABLES.clear()
 
 
 def grid_digest(passable: np.ndarray) -> bytes:
