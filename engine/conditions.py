@@ -51,6 +51,8 @@ class Conditions:
         self.states = [_State() for _ in conditions]
         self.eliminated_at: dict[int, float] = {}   # team -> time its last unit died (survival metric)
         self.initial_alliances = len({t.allies for t in teams.values()})
+        self._present_version = -1
+        self._present: dict[bool, set[int]] = {}
 
     def _match(self, sel: TargetSelector) -> np.ndarray:
         return self.world.select(team=sel.team, tag=sel.tag, type_name=sel.type)
@@ -123,13 +125,21 @@ class Conditions:
         counts = np.bincount(w.type[idx], minlength=len(names))
         return {names[i]: int(c) for i, c in enumerate(counts) if c}
 
-    def _alliances_with_units(self, mobile_only: bool) -> set[frozenset[int]]:
+    def _present_teams(self, mobile_only: bool) -> set[int]:
+        """Teams with a living unit (a mobile one with `mobile_only`): kept until a spawn or death."""
         w = self.world
-        idx = w.alive_idx
-        if mobile_only:
-            idx = idx[w.speed[idx] > 0]
-        present = set(w.team[idx].tolist())
-        return {self.teams[t].allies for t in present if t in self.teams}
+        if self._present_version != w.version:
+            self._present_version, self._present = w.version, {}
+        teams = self._present.get(mobile_only)
+        if teams is None:
+            idx = w.alive_idx
+            if mobile_only:
+                idx = idx[w.speed[idx] > 0]
+            teams = self._present[mobile_only] = set(w.team[idx].tolist())
+        return teams
+
+    def _alliances_with_units(self, mobile_only: bool) -> set[frozenset[int]]:
+        return {self.teams[t].allies for t in self._present_teams(mobile_only) if t in self.teams}
 
     def _last_survivor(self, cond: LastSurvivor) -> Verdict | None:
         if self.initial_alliances < 2:
@@ -145,7 +155,7 @@ class Conditions:
         return None
 
     def _track_eliminations(self, now: float) -> None:
-        present = set(self.world.team[self.world.alive_idx].tolist())
+        present = self._present_teams(False)
         for t in self.teams:
             if t not in present and t not in self.eliminated_at:
                 self.eliminated_at[t] = now

@@ -235,6 +235,8 @@ class RuleRuntime:
 
     # --- the API a script sees ---------------------------------------------------------------------
     def _api(self, rule: Rule, k: int) -> dict[str, Any]:
+        from engine.rules.sandbox import FlatRecords
+
         sim = self.sim
         w = sim.world
         types = w.types
@@ -288,7 +290,7 @@ class RuleRuntime:
                            tag=None if filt.get("tag") is None else _text(filt["tag"], "tag"),
                            type_name=None if filt.get("type") is None else unit_type(filt["type"]),
                            category=category)
-            return w.unit_dicts(ids)
+            return FlatRecords(w.unit_dicts(ids))
 
         def unit(uid):
             uid = _int(uid, "id")

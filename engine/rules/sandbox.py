@@ -42,6 +42,13 @@ DEFAULT_OUTPUT_FUNCTIONS = ("log", "message", "mark", "print")
 OVERLOADED = "machine overloaded: wall-clock backstop ({:g} s) hit before any instruction or CPU limit"
 
 _SCALARS = frozenset((type(None), bool, int, float, str))
+
+
+class FlatRecords(list):
+    """A list of flat records (str keys, scalar values) built by the engine, such as unit tables:
+    passed to Lua as the same tables, charged the same, without checking each value."""
+
+
 _monotonic = time.monotonic
 _cpu_time = time.thread_time
 _LuaTable = type(lua54.LuaRuntime().table())
@@ -705,6 +712,9 @@ class LuaSandbox:
         if depth > MAX_CONVERT_DEPTH:
             raise ValueError("value nested too deeply to pass to Lua")
         self._converted += len(value) if hasattr(value, "__len__") else 1
+        if cls is FlatRecords and depth < MAX_CONVERT_DEPTH:    # the engine's own flat records: nothing to inspect
+            self._converted += sum(map(len, value))
+            return self._table_from([self._table_from(r) for r in value])
         if cls is dict and all(k.__class__ is str and v.__class__ in _SCALARS for k, v in value.items()):
             return self._table_from(value)     # a flat record (a unit, a team's resources): nothing to convert
         if isinstance(value, Mapping):

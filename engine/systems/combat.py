@@ -41,6 +41,10 @@ class Combat:
         self._reach2 = np.zeros(0)        # per shooter: (weapon range + its target's size) squared
         self.chasing = np.zeros(0, dtype=np.int64)     # shooters closing in on their target
         self.engaged = np.zeros(0, dtype=np.int64)     # shooters that stop to shoot or chase (movement leaves them)
+        self._mode_key: tuple | None = None     # (shooters, their orders, hold flags) the next two are for
+        self._chase_mode = np.zeros(0, dtype=bool)
+        self._engaged = self.engaged
+        self._checked: tuple | None = None   # (world version, shooters, targets) when all of them were alive
 
     # --- acquisition ------------------------------------------------------------------------------
     def retarget(self, vision: Vision | None) -> None:
@@ -64,7 +68,7 @@ class Combat:
             e = cand[enemy]
             if vision is not None and e.size:
                 if tile is None:
-                    tile = w.pos.take(cand, axis=0).astype(np.int64)
+                    tile = w.pos.take(cand, axis=0).astype(np.int32)   # as int32 as the discs it meets
                 at = tile[enemy]
                 e = e[vision.sees_tiles(team, at[:, 0], at[:, 1])]
             if not e.size:
@@ -86,15 +90,20 @@ class Combat:
         cd = w.cooldown
         sh = self.shooters
         if sh.size:
-            alive = w.alive[sh]
             tgt = w.target[sh]
-            valid = alive & w.alive[tgt]          # no target (-1) reads the world's last slot, never a unit
-            if np.count_nonzero(valid) < valid.size:
-                dead_tgt = sh[alive & ~valid]
-                w.target[dead_tgt] = -1
-                sh, tgt = sh[valid], tgt[valid]
-                self.shooters = sh
-                self._reach2 = self._reach2[valid]
+            # with no spawn or death since the last check, shooters aiming at the same targets are all valid
+            checked = (w.version, sh.tobytes(), tgt.tobytes())
+            if checked != self._checked:
+                alive = w.alive[sh]
+                valid = alive & w.alive[tgt]          # no target (-1) reads the world's last slot, never a unit
+                if np.count_nonzero(valid) < valid.size:
+                    dead_tgt = sh[alive & ~valid]
+                    w.target[dead_tgt] = -1
+                    sh, tgt = sh[valid], tgt[valid]
+                    self.shooters = sh
+                    self._reach2 = self._reach2[valid]
+                    checked = (w.version, sh.tobytes(), tgt.tobytes())
+                self._checked = checked
         if not sh.size:
             self.chasing = self.engaged = sh
             return sh
@@ -104,8 +113,14 @@ class Combat:
         d *= d
         d2 = d[:, 0] + d[:, 1]
         in_range = d2 <= self._reach2
-        chase_mode = chases(w.order[sh]) & ~w.hold[sh]
-        self.engaged = sh[chase_mode]
+        order, hold = w.order[sh], w.hold[sh]
+        mode_key = (sh.tobytes(), order.tobytes(), hold.tobytes())
+        if mode_key != self._mode_key:      # orders change far less often than every tick
+            self._mode_key = mode_key
+            self._chase_mode = chases(order) & ~hold
+            self._engaged = sh[self._chase_mode]
+        chase_mode = self._chase_mode
+        self.engaged = self._engaged
         self.chasing = sh[~in_range & chase_mode]
         fire = in_range & (left <= 0)
         if not np.count_nonzero(fire):
@@ -166,13 +181,13 @@ def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) ->
     target when that one is in reach (nothing valid is nearer); when not even the largest enemy
     could be in reach at that distance, nothing is. Only the shooters left undecided (a nearer
     small enemy just out of reach, a farther large one perhaps in it) get the full pair test."""
-    dx = w.x[a].astype(np.float32)[:, None] - w.x[e].astype(np.float32)
-    dy = w.y[a].astype(np.float32)[:, None] - w.y[e].astype(np.float32)
-    dx *= dx
+    pa = w.pos.take(a, axis=0).astype(np.float32)
+    pe = w.pos.take(e, axis=0).astype(np.float32).T
+    d2 = pa[:, :1] - pe[0]
+    dy = pa[:, 1:] - pe[1]
+    d2 *= d2
     dy *= dy
-    dx += dy
-    d2 = dx
-    rows = np.arange(a.size)
+    d2 += dy
     air = w.is_air[e]
     n_air = int(np.count_nonzero(air))
     if n_air == 0 or n_air == e.size:      # one kind of enemy: a shooter hits all of them or none
@@ -182,16 +197,14 @@ def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) ->
     else:
         d2[~np.where(air, w.hits_air[a][:, None], w.hits_ground[a][:, None])] = np.inf
     minr = w.w_min_range[a]
-    near = minr > 0
-    if np.count_nonzero(near):
-        sub = d2[near]
-        sub[sub < (minr[near] * minr[near]).astype(np.float32)[:, None]] = np.inf
-        d2[near] = sub
-    best = np.argmin(d2, axis=1)
-    m = d2[rows, best]
-    lim = reach + w.size[e[best]]
+    if np.count_nonzero(minr):              # closer than its minimum range (0 for most: no pair is)
+        d2[d2 < (minr * minr).astype(np.float32)[:, None]] = np.inf
+    best = d2.argmin(axis=1)
+    m = d2.min(axis=1)
+    target = e[best]
+    lim = reach + w.size[target]
     found = m <= (lim * lim).astype(np.float32)
-    out = np.where(found, e[best], -1)
+    out = np.where(found, target, -1)
     far = reach + w.size[e].max()
     open_ = ~found & (m <= (far * far).astype(np.float32))
     if np.count_nonzero(open_):

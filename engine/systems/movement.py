@@ -41,11 +41,17 @@ class Movement:
         self._mobile_version = -1
         self._mobile = self._mobile_ground = np.zeros(0, dtype=np.int64)
         self._ground_flat = np.zeros((0, 2), dtype=np.int64)
+        self._ground_size = np.zeros(0)
         self._any_air = False
         self._inside = False
         self._busy = np.zeros(0, dtype=bool)
-        self._plan_key: bytes | None = None    # the units and orders `_plan` was made for
-        self._plan: tuple = ()
+        self._movers_key: bytes | None = None    # the units and orders `_movers_plan` was made for
+        self._movers_plan: tuple = ()
+        self._free_key: bytes | None = None      # which of them combat leaves alone, for `_plan`
+        self._plan: tuple | None = None
+        # (plan, slack left, most a unit moves in a tick): while the slack lasts no unit of that plan
+        # can reach its arrival radius, nor come nearer its point than one step
+        self._far: tuple = (None, 0.0, 0.0)
         self._slots_key: tuple | None = None
         self._slots = np.zeros(0, dtype=np.int64)
         self._gain = np.zeros(0)
@@ -55,6 +61,7 @@ class Movement:
         self._last_cell = np.array([self.w - 1, self.h - 1])
         self._field_at_key: tuple | None = None
         self._field_at = np.zeros(0, dtype=np.int64)
+        self._fields_open = False                # no field of `_field_at` leads onto a blocked goal
 
     def _refresh_mobile(self) -> None:
         """Living units that can move (all, and ground only): these change only on spawn / death."""
@@ -65,6 +72,7 @@ class Movement:
             self._mobile_ground = self._mobile[~w.is_air[self._mobile]]
             self._any_air = self._mobile_ground.size < self._mobile.size
             self._ground_flat = 2 * self._mobile_ground[:, None] + _XY    # their x, y in the flat position array
+            self._ground_size = w.size[self._mobile_ground]
             # positions change only by spawning and by _move, which keeps units inside these bounds
             x, y = w.x[self._mobile], w.y[self._mobile]
             self._inside = not x.size or bool(x.min() >= 0.01 and x.max() <= self.w - 0.01
@@ -79,20 +87,22 @@ class Movement:
         Returns the ids that arrived at a move / fight destination this tick (their order ends).
         """
         w = self.world
-        self._refresh_mobile()
+        if self._mobile_version != w.version:
+            self._refresh_mobile()
         idx = self._mobile
         idx = idx[w.order[idx].astype(bool)]      # order != NONE (NONE is 0): a cast beats an int8 compare
         arrived: list[int] = []
         if idx.size or chase.size:
-            if engaged.size:
+            free = None
+            if engaged.size and idx.size:
                 # a reused mask, not np.isin: isin costs ~100 us a call on these small arrays
                 if self._busy.size < w.count:
                     self._busy = np.zeros(w.capacity, dtype=bool)
                 busy = self._busy
                 busy[engaged] = True
-                idx = idx[~busy[idx]]
+                free = ~busy[idx]
                 busy[engaged] = False
-            arrived = self._follow_orders(idx, dt)
+            arrived = self._follow_orders(idx, free, dt)
             if chase.size:
                 self._chase(chase, dt)
         if separate and self._mobile_ground.size > 1:
@@ -102,70 +112,125 @@ class Movement:
         return arrived
 
     # --- path following ---------------------------------------------------------------------------
-    def _follow_orders(self, idx: np.ndarray, dt: float) -> list[int]:
+    def _follow_orders(self, movers: np.ndarray, free: np.ndarray | None, dt: float) -> list[int]:
+        """Move the units with an order (`movers`) that combat leaves to it (`free`: mask over
+        `movers`, None for all) one step toward their destination."""
         w = self.world
-        if not idx.size:
+        if not movers.size:
             return []
         # builders walking to a site stop at reach distance; construction handles the rest
-        order, dest = w.order[idx], w.dest.take(idx, axis=0)
-        key = idx.tobytes() + order.tobytes() + dest.tobytes()
-        if key != self._plan_key:
-            self._plan_key, self._plan = key, self._route_plan(idx, order, dest, dt)
-        keys, inv, arrive_r, ground, present, step_max, flat = self._plan
-        p = w.pos.take(idx, axis=0)
-        d = dest - p
-        dist = np.hypot(d[:, 0], d[:, 1])
-        done = dist <= arrive_r
-        arrived: list[int] = []
-        if np.count_nonzero(done):
-            arrived = idx[done].tolist()
-            for i in arrived:
-                if w.order[i] == PATROL:
-                    # turn around: swap destination and origin
-                    w.dest_x[i], w.home_x[i] = w.home_x[i], w.dest_x[i]
-                    w.dest_y[i], w.home_y[i] = w.home_y[i], w.dest_y[i]
-                elif w.order[i] in (MOVE, MOVE_FORCE, FIGHT):
-                    w.order[i] = NONE
-            keep = ~done
-            idx, p, d, dist, inv, step_max = idx[keep], p[keep], d[keep], dist[keep], inv[keep], step_max[keep]
-            if ground is not None:
-                ground = ground[keep]
-            present = flat = None
+        order, dest = w.order[movers], w.dest.take(movers, axis=0)
+        key = movers.tobytes() + order.tobytes() + dest.tobytes()
+        if key != self._movers_key:
+            self._movers_key, self._movers_plan = key, self._route_plan(movers, order, dest, dt)
+            self._plan = None
+        free_key = None if free is None else free.tobytes()
+        if self._plan is None or free_key != self._free_key:
+            self._free_key, self._plan = free_key, self._subset_plan(movers, free)
+        idx = movers if free is None else movers[free]
         if not idx.size:
-            return arrived
-        dist = np.maximum(dist, 1e-9)
-        if ground is None and flat is not None:
-            u = self._steer_all(keys, inv, present, d, dist, p)
+            return []
+        keys, inv, arrive_r, ground, present, step_max, flat, stops_short, short_steps, clear = self._plan
+        p = w.pos.take(idx, axis=0)
+        arrived: list[int] = []
+        plan, budget, reach = self._far
+        if plan is self._plan and budget > 0:
+            # still farther from its point than its arrival radius and its step, every unit walks on
+            self._far = (plan, budget - reach, reach)
+            step = step_max
+
+            def straight() -> np.ndarray:
+                off = (dest if free is None else dest[free]) - p
+                length = np.hypot(off[:, 0], off[:, 1])
+                return off / (np.maximum(length, 1e-9) if stops_short else length)[:, None]
         else:
-            u = d / dist[:, None]                    # straight-line direction (air, last tile)
+            d = (dest if free is None else dest[free]) - p
+            dist = np.hypot(d[:, 0], d[:, 1])
+            done = dist <= arrive_r
+            if np.count_nonzero(done):
+                arrived = idx[done].tolist()
+                for i in arrived:
+                    if w.order[i] == PATROL:
+                        # turn around: swap destination and origin
+                        w.dest_x[i], w.home_x[i] = w.home_x[i], w.dest_x[i]
+                        w.dest_y[i], w.home_y[i] = w.home_y[i], w.dest_y[i]
+                    elif w.order[i] in (MOVE, MOVE_FORCE, FIGHT):
+                        w.order[i] = NONE
+                keep = ~done
+                idx, p, d, dist, inv, step_max = idx[keep], p[keep], d[keep], dist[keep], inv[keep], step_max[keep]
+                if ground is not None:
+                    ground = ground[keep]
+                present = flat = None
+            if not idx.size:
+                return arrived
+            if stops_short:        # a builder's site (arrival radius 0): a unit may stand on the point itself
+                dist = np.maximum(dist, 1e-9)
+            step = np.minimum(step_max, dist)
+            if not arrived:
+                # between two reads a unit moves at most its step and two pushes apart (0.1 tile each):
+                # while its slack outlasts that, no unit arrives and every step is the full one
+                reach = float(step_max.max()) + 0.2 + 1e-6
+                self._far = (self._plan, float((dist - clear).min()) - reach, reach)
+
+            def straight() -> np.ndarray:
+                return d / dist[:, None]
+        if ground is None and flat is not None:
+            u, on_field = self._steer_all(keys, inv, present, straight, p)
+        else:
+            on_field = False
+            u = straight()                    # straight-line direction (air, last tile)
             if ground is None or np.count_nonzero(ground):
                 g = ground.nonzero()[0] if ground is not None else None
                 self._steer(keys, inv if g is None else inv[g], present, u, p, g)
-        step = np.minimum(step_max, dist)
-        self._move(idx, u * step[:, None], p, ground, flat)
+        if on_field and short_steps and self._inside and self._fields_open:
+            # each unit steps less than a tile toward a neighbour cell its field leads to, all open
+            # and on the map (as are the cells a diagonal step passes): nothing to clamp or check
+            p += u * step[:, None]
+            w.pos.reshape(-1)[flat] = p.reshape(-1)
+            self._moves += 1
+        else:
+            self._move(idx, u * step[:, None], p, ground, flat)
         return arrived
 
     def _route_plan(self, idx: np.ndarray, order: np.ndarray, dest: np.ndarray, dt: float) -> tuple:
-        """What stays fixed while the same units keep the same orders: destination groups, arrival
-        radii, which units walk, the destination groups present among them, the longest step, and
-        where the units' x, y lie in the flat position array."""
+        """What stays fixed while the same units keep the same orders: their destination groups,
+        whether each is a builder, each unit's step, and where its x, y lie in the flat position
+        array."""
         w = self.world
-        # groups going to one point settle in a blob instead of fighting over the exact spot
         cell = dest.astype(np.int64)
-        keys, inv, counts = group_ints(cell[:, 1] * self.w + cell[:, 0])
-        arrive_r = np.where(order == BUILD, 0.0, 0.5 + 0.45 * np.sqrt(counts[inv]))
+        keys, inv, _ = group_ints(cell[:, 1] * self.w + cell[:, 0])
+        builds, step_max = order == BUILD, w.speed[idx] * dt
+        # with no builder every arrival radius is at least 0.5; steps shorter than this are short for any subset
+        return (keys, inv, builds, step_max, (2 * idx[:, None] + _XY), bool(np.count_nonzero(builds)),
+                bool(step_max.size and step_max.max() < 0.99))
+
+    def _subset_plan(self, movers: np.ndarray, free: np.ndarray | None) -> tuple:
+        """The route plan of the movers combat leaves alone (`free`): destination groups, arrival
+        radii, which units walk, the destination groups present among them, each unit's step, where
+        the units' x, y lie in the flat position array, whether a unit may get as near as 1e-9 to
+        its point without arriving, whether every step is shorter than a tile less the margin
+        kept to the map's edge, and how far each unit must be from its point to take a full step
+        without arriving."""
+        w = self.world
+        keys, inv, builds, step_max, xy, any_builder, short_steps = self._movers_plan
+        idx = movers
+        if free is not None:
+            idx, inv, builds, step_max, xy = movers[free], inv[free], builds[free], step_max[free], xy[free]
+        # groups going to one point settle in a blob instead of fighting over the exact spot
+        counts = np.bincount(inv, minlength=keys.size)
+        arrive_r = np.where(builds, 0.0, 0.5 + 0.45 * np.sqrt(counts[inv]))
         # the usual case has no aircraft: then every mover is a ground unit and needs no mask
         ground = ~w.is_air[idx] if self._any_air else None
-        ginv = inv if ground is None else inv[ground]
-        present = np.bincount(ginv, minlength=keys.size).nonzero()[0].tolist()
-        flat = (2 * idx[:, None] + _XY).ravel()
-        return keys, inv, arrive_r, ground, present, w.speed[idx] * dt, flat
+        present = (counts if ground is None else np.bincount(inv[ground], minlength=keys.size)).nonzero()[0].tolist()
+        return (keys, inv, arrive_r, ground, present, step_max, xy.ravel(),
+                any_builder and bool(np.count_nonzero(arrive_r < 1e-9)), short_steps, np.maximum(arrive_r, step_max))
 
-    def _steer_all(self, keys: np.ndarray, inv: np.ndarray, present: list[int], d: np.ndarray, dist: np.ndarray,
-                   p: np.ndarray) -> np.ndarray:
+    def _steer_all(self, keys: np.ndarray, inv: np.ndarray, present: list[int], straight, p: np.ndarray
+                   ) -> tuple[np.ndarray, bool]:
         """`_steer` for the usual case, every mover on foot: each unit's direction along its group's
-        flow field, or the straight line `d / dist` where the field has none (float32 directions
-        scale to the same float64 steps as their float64 copies did)."""
+        flow field, or the straight line (`straight()`) where the field has none (float32 directions
+        scale to the same float64 steps as their float64 copies did). Also says whether every unit
+        found a field direction."""
         cache = self.cache
         # the slots follow from the plan, the terrain and the fields computed so far
         memo = (self._plan, self.world.terrain.version, cache.computed)
@@ -173,12 +238,15 @@ class Movement:
         if known is None or known[0] is not memo[0] or known[1:] != memo[1:]:
             slots = self._slots_for(keys, present)
             if slots is None:
-                u = d / dist[:, None]
+                u = straight()
                 self._steer(keys, inv, present, u, p, None)
-                return u
+                return u, False
             h, w = cache.stack.shape[1:3]
             self._field_at_key = memo
             self._field_at = slots[inv] * (h * w)
+            # a blocked goal (a building) is the one blocked cell a field leads onto
+            passable = self.world.terrain.passable
+            self._fields_open = all(passable[int(keys[k]) // self.w, int(keys[k]) % self.w] for k in present)
         cell = p.astype(np.int64)
         if not self._inside:   # inside the bounds, truncation already lands on the map
             cell = np.minimum(np.maximum(cell, 0), self._last_cell)
@@ -187,10 +255,10 @@ class Movement:
         has = cache.has_flat[at]
         f = cache.flat.take(at, axis=0)
         if np.count_nonzero(has) == has.size:
-            return f
-        u = d / dist[:, None]
+            return f, True
+        u = straight()
         np.copyto(u, f, where=has[:, None])
-        return u
+        return u, False
 
     def _steer(self, keys: np.ndarray, ginv: np.ndarray, present: list[int] | None, u: np.ndarray, p: np.ndarray,
                g: np.ndarray | None) -> None:
@@ -250,20 +318,23 @@ class Movement:
     def _chase(self, idx: np.ndarray, dt: float) -> None:
         """Close in on the current target in a straight line (targets are within sight)."""
         w = self.world
-        idx = idx[w.speed[idx] > 0]
-        if not idx.size:
-            return
+        speed = w.speed[idx]
+        mobile = speed > 0
+        if np.count_nonzero(mobile) < idx.size:
+            idx, speed = idx[mobile], speed[mobile]
+            if not idx.size:
+                return
         p = w.pos.take(idx, axis=0)
         d = w.pos.take(w.target[idx], axis=0) - p
         dist = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)
-        step = w.speed[idx] * dt
+        step = speed * dt
         self._move(idx, d / dist[:, None] * step[:, None], p, ~w.is_air[idx] if self._any_air else None)
 
-    def _move(self, idx: np.ndarray, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None,
+    def _move(self, idx: np.ndarray | None, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None,
               flat: np.ndarray | None = None) -> None:
         """Apply displacement `m` (n, 2) to units at `p0` (n, 2), sliding along walls for ground
         units (`ground`: mask over idx, None when all of them are). `flat`: where the units' x, y
-        lie in the flattened position array, when known."""
+        lie in the flattened position array, when known (then `idx` is not read)."""
         w = self.world
         self._moves += 1
         p = p0 + m
@@ -309,8 +380,8 @@ class Movement:
         if p is None:
             p = w.pos.take(idx, axis=0)
         # a pass is a pure function of these; when the last pass left them as it found them, so would this one
-        state = (idx.tobytes(), p.tobytes(), w.terrain.version)
-        if state == self._settled.get(shift):
+        settled = self._settled.get(shift)
+        if settled is not None and settled == (idx.tobytes(), p.tobytes(), w.terrain.version):
             self._settled_at[shift] = now
             return p
         if self._gain.size <= n:
@@ -321,7 +392,7 @@ class Movement:
         c = np.bincount(rep, minlength=n)[rep]
         sel = (c > 1).nonzero()[0]
         if not sel.size:           # no two units share a cell
-            self._settled[shift], self._settled_at[shift] = state, now
+            self._settled[shift], self._settled_at[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version), now
             return p
         # sums per cell accumulate in unit order, whichever unit represents the cell
         sums = np.empty((n, 2))
@@ -332,23 +403,23 @@ class Movement:
         others = (sums.take(rep[sel], axis=0) - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
         dxy = ps - others
         d = np.hypot(dxy[:, 0], dxy[:, 1])
-        ids = idx[sel]
         same = d < 1e-6
         if np.count_nonzero(same):
-            ang = ids[same] * _GOLDEN
+            ang = idx[sel[same]] * _GOLDEN
             dxy[same, 0], dxy[same, 1] = np.cos(ang), np.sin(ang)
             norm = np.where(same, 1.0, np.maximum(d, 1e-6))
         else:
             norm = d
-        want = w.size[ids] * self._gain[cs]
+        want = self._ground_size.take(sel) * self._gain.take(cs)
         push = np.minimum(np.maximum(want - d, 0.0), 0.1)
-        if not np.count_nonzero(push) and self._inside:
-            self._settled[shift], self._settled_at[shift] = state, now   # a zero push inside the bounds moves nothing
+        if not np.count_nonzero(push) and self._inside:   # a zero push inside the bounds moves nothing
+            self._settled[shift], self._settled_at[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version), now
             return p
-        self._move(ids, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
+        self._move(None, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
         after = w.pos.take(idx, axis=0)
-        if (idx.tobytes(), after.tobytes(), w.terrain.version) == state:
-            self._settled[shift], self._settled_at[shift] = state, (w.version, w.terrain.version, self._moves)
+        if after.tobytes() == p.tobytes():
+            self._settled[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version)
+            self._settled_at[shift] = (w.version, w.terrain.version, self._moves)
         else:
             self._settled.pop(shift, None)
         return after

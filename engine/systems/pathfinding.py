@@ -1,10 +1,10 @@
 """Shared flow fields: one Dijkstra wave per destination cell, reused by every unit going there.
 
 Per-unit A* in Python costs ~40 ms a path; a flow field over the whole 128x128 grid costs a few
-milliseconds in NumPy and serves any number of units, so groups share one. The wave is a bucketed
-Dijkstra with integer step costs (orthogonal 2, diagonal 3 ~ 1 : 1.5) processed two distances
-at a time over a padded flat grid, so each pass is a handful of whole-array NumPy operations.
-Diagonal steps may not cut a blocked corner.
+milliseconds in NumPy and serves any number of units, so groups share one. The wave is a
+label-correcting search with integer step costs (orthogonal 2, diagonal 3 ~ 1 : 1.5) over a padded
+flat grid: each pass moves the whole front one step with a handful of NumPy operations, reading
+each cell's neighbours from a table made once per grid. Diagonal steps may not cut a blocked corner.
 """
 from __future__ import annotations
 
@@ -22,6 +22,13 @@ _STEPS = [(-1, 0, ORTH), (1, 0, ORTH), (0, -1, ORTH), (0, 1, ORTH),
 
 
 _COUNTER = np.arange(1 << 16, dtype=np.int64)
+_COSTS = np.array([c for _, _, c in _STEPS], dtype=np.int32)
+# a closed padding cell: a step a cell may not take leads there, and its distance (-1 during the
+# search) is never lowered
+_SINK = 0
+# per step direction: none, then the 8 steps in `_STEPS` order (float32, as units read them)
+_DIR_X = np.array([0.0] + [dx * (1.0 if c == ORTH else 0.70710678) for _, dx, c in _STEPS]).astype(np.float32)
+_DIR_Y = np.array([0.0] + [dy * (1.0 if c == ORTH else 0.70710678) for dy, _, c in _STEPS]).astype(np.float32)
 
 
 class FlowField:
@@ -36,25 +43,54 @@ class FlowField:
         self.dir_y = dir_y
 
 
+def _padded(passable: np.ndarray) -> np.ndarray:
+    h, w = passable.shape
+    open_ = np.zeros((h + 2, w + 2), dtype=bool)
+    open_[1:-1, 1:-1] = passable
+    return open_
+
+
+_TABLES: OrderedDict[bytes, np.ndarray] = OrderedDict()     # padded grid -> its neighbour table
+
+
+def _neighbours_of(open_: np.ndarray) -> np.ndarray:
+    """`_neighbours(open_)`, kept for the last few grids: the fields of one map share it."""
+    key = hashlib.blake2b(open_.tobytes(), digest_size=16, person=repr(open_.shape).encode()[:16]).digest()
+    table = _TABLES.get(key)
+    if table is None:
+        table = _TABLES[key] = _neighbours(open_)
+        if len(_TABLES) > 4:
+            _TABLES.popitem(last=False)
+    else:
+        _TABLES.move_to_end(key)
+    return table
+
+
+def _neighbours(open_: np.ndarray) -> np.ndarray:
+    """(cells, 8) flat index of each padded cell's neighbour along each step of `_STEPS`, `_SINK`
+    where the step may not be taken: onto a blocked cell, or diagonally past a blocked corner."""
+    hp, pw = open_.shape
+    h, w = hp - 2, pw - 2
+    ok = np.zeros((hp, pw, len(_STEPS)), dtype=bool)
+    for k, (dy, dx, cost) in enumerate(_STEPS):
+        step = open_[1 + dy:h + 1 + dy, 1 + dx:w + 1 + dx]
+        if cost == DIAG:
+            step = step & open_[1 + dy:h + 1 + dy, 1:w + 1] & open_[1:h + 1, 1 + dx:w + 1 + dx]
+        ok[1:-1, 1:-1, k] = step
+    table = np.arange(hp * pw, dtype=np.int64)[:, None] + np.array([dy * pw + dx for dy, dx, _ in _STEPS])
+    table *= ok.reshape(-1, len(_STEPS))      # _SINK is 0
+    return table
+
+
 def compute_flow_field(passable: np.ndarray, gx: int, gy: int) -> FlowField:
     """Flow field toward cell (gx, gy) over `passable` (H, W bool). The goal is seeded even when blocked."""
     h, w = passable.shape
-    pw = w + 2
-    open_ = np.zeros((h + 2, pw), dtype=bool)
-    open_[1:-1, 1:-1] = passable
-    flat_open = open_.ravel()
-    dist = np.full(flat_open.size, UNREACHED, dtype=np.int32)
-    offs = np.array([dy * pw + dx for dy, dx, _ in _STEPS], dtype=np.int64)
-    # which of the 8 steps each cell may take, worked out once for the whole grid: onto an open
-    # cell, and a diagonal step only where both orthogonal cells it passes are open
-    step_ok = np.zeros((h + 2, pw, len(_STEPS)), dtype=bool)
-    for k, (dy, dx, cost) in enumerate(_STEPS):
-        ok = open_[1 + dy:h + 1 + dy, 1 + dx:w + 1 + dx]
-        if cost == DIAG:
-            ok = ok & open_[1 + dy:h + 1 + dy, 1:w + 1] & open_[1:h + 1, 1 + dx:w + 1 + dx]
-        step_ok[1:-1, 1:-1, k] = ok
-    step_ok = step_ok.reshape(-1, len(_STEPS))
-    slot = np.zeros(flat_open.size, dtype=np.int64)  # scratch for de-duplication
+    open_ = _padded(passable)
+    hp, pw = open_.shape
+    nbr = _neighbours_of(open_)
+    dist = np.full(hp * pw, UNREACHED, dtype=np.int32)
+    dist[_SINK] = -1
+    slot = np.zeros(hp * pw, dtype=np.int64)  # scratch for de-duplication
 
     def unique_cells(cells: np.ndarray) -> np.ndarray:
         ids = _COUNTER[:cells.size] if cells.size <= _COUNTER.size else np.arange(cells.size)
@@ -63,50 +99,38 @@ def compute_flow_field(passable: np.ndarray, gx: int, gy: int) -> FlowField:
 
     goal = (gy + 1) * pw + (gx + 1)
     dist[goal] = 0
-    pool = np.array([goal], dtype=np.int64)
-    if not flat_open[goal]:
-        pool = np.concatenate([pool, _seed_rim(open_, gx, gy, dist)])
-    costs = np.array([c for _, _, c in _STEPS], dtype=np.int32)
+    front = np.array([goal], dtype=np.int64)
+    if not open_[gy + 1, gx + 1]:
+        front = np.concatenate([front, _seed_rim(open_, gx, gy, dist)])
 
-    # Every step costs at least ORTH = 2, so cells at d + 1 cannot be reached from cells at d:
-    # both distances are final together and are expanded in one pass. `pool` holds the cells whose
-    # distance was lowered and that wait to be expanded (a cell lowered twice is there twice).
-    d = 0
-    while pool.size:
-        due = dist[pool] - d <= 1      # nothing in the pool is nearer than d: that was expanded
-        cells = pool[due]
-        pool = pool[~due]
-        if cells.size:
-            cells = unique_cells(cells)
-            ok = step_ok[cells]
-            nb = (cells[:, None] + offs)[ok]
-            reach = (dist[cells][:, None] + costs)[ok]
-            lower = reach < dist[nb]
-            if np.count_nonzero(lower):
-                nb = nb[lower]
-                # a cell reached from several expanded cells keeps the cheapest
-                np.minimum.at(dist, nb, reach[lower])
-                pool = np.concatenate([pool, nb])
-        d += 2
+    # Label-correcting waves: each pass expands every cell lowered by the one before, so a pass moves
+    # the front one step, diagonal or not, and a cell lowered again later is expanded again. The
+    # distances settle where no step lowers any: the shortest path distances, whatever the order
+    # (on open ground the fewest steps are also the cheapest, so little is expanded twice).
+    while front.size:
+        cells = unique_cells(front)
+        nb = nbr.take(cells, axis=0)
+        reach = dist[cells][:, None] + _COSTS
+        lower = reach < dist[nb]
+        front = nb[lower]
+        # a cell reached from several expanded cells keeps the cheapest
+        np.minimum.at(dist, front, reach[lower])
 
-    grid = dist.reshape(h + 2, pw)
-    best = grid[1:-1, 1:-1].astype(np.int64)
-    dir_x = np.zeros((h, w), dtype=np.float32)
-    dir_y = np.zeros((h, w), dtype=np.float32)
-    inner_open = open_[1:-1, 1:-1]
-    for dy, dx, cost in _STEPS:
-        nbd = grid[1 + dy:h + 1 + dy, 1 + dx:w + 1 + dx].astype(np.int64)
-        if cost == DIAG:
-            ok = open_[1 + dy:h + 1 + dy, 1:w + 1] & open_[1:h + 1, 1 + dx:w + 1 + dx]
-            nbd = np.where(ok, nbd, UNREACHED)
+    grid = dist.reshape(hp, pw)
+    grid[0, 0] = UNREACHED
+    # each cell steps to the first of its neighbours (in `_STEPS` order) with the least distance,
+    # when that is less than its own
+    best = grid[1:-1, 1:-1].copy()
+    pick = np.zeros((h, w), dtype=np.intp)
+    for j, (dy, dx, cost) in enumerate(_STEPS):
+        nbd = grid[1 + dy:h + 1 + dy, 1 + dx:w + 1 + dx]
         better = nbd < best
-        best = np.where(better, nbd, best)
-        norm = 1.0 if cost == ORTH else 0.70710678
-        dir_x = np.where(better, np.float32(dx * norm), dir_x)
-        dir_y = np.where(better, np.float32(dy * norm), dir_y)
-    dir_x[~inner_open] = 0.0
-    dir_y[~inner_open] = 0.0
-    return FlowField((gx, gy), grid[1:-1, 1:-1].copy(), dir_x, dir_y)
+        if cost == DIAG:      # past no blocked corner (the cell it steps to may be a blocked goal)
+            better &= open_[1 + dy:h + 1 + dy, 1:w + 1] & open_[1:h + 1, 1 + dx:w + 1 + dx]
+        np.copyto(best, nbd, where=better)
+        pick[better] = j + 1
+    pick[~open_[1:-1, 1:-1]] = 0
+    return FlowField((gx, gy), grid[1:-1, 1:-1].copy(), _DIR_X[pick], _DIR_Y[pick])
 
 
 def _seed_rim(open_: np.ndarray, gx: int, gy: int, dist: np.ndarray) -> np.ndarray:
@@ -151,8 +175,10 @@ def shared_flow_field(passable: np.ndarray, digest: bytes, gx: int, gy: int) -> 
 
 
 def clear_shared() -> None:
-    """Forget the process's shared fields (a benchmark measures each run from a cold start)."""
+    """Forget the process's shared fields and neighbour tables (a benchmark measures each run from a
+    cold start)."""
     _SHARED.clear()
+    _TABLES.clear()
 
 
 def grid_digest(passable: np.ndarray) -> bytes:

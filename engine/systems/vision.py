@@ -69,8 +69,13 @@ class Vision:
         t = world.terrain
         self.w, self.h = t.width, t.height
         empty = np.zeros(0, dtype=np.int64)
-        # per team at the last update: x, y, radius and r * r + r of each disc
-        self._discs: dict[int, tuple] = {team: (empty,) * 4 for team in teams}
+        column = np.zeros((0, 1), dtype=np.int32)
+        # per team at the last update: x, y and radius of each disc, and its x, y and r * r + r as columns
+        self._discs: dict[int, tuple] = {team: (empty,) * 3 + (column,) * 3 for team in teams}
+        self._units_version = -1          # the world version the units below were read at
+        self._all_complete = False
+        self._idx = empty
+        self._team_rows: list[tuple] = []
         self._own: dict[int, np.ndarray] = {}       # stamped grid of each team's own discs
         self._grids: dict[int, np.ndarray] = {}     # stamped grid of each team with its allies
         self._keys: dict[int, bytes] = {}           # the units and tiles each team's discs come from
@@ -78,34 +83,52 @@ class Vision:
         self._alliances = {team: [team, *(a for a in sorted(allies.get(team, ())) if a != team and a in self._discs)]
                            for team in teams}
 
+    def _refresh_units(self) -> None:
+        """Which units see (the finished ones) and, per team, their rows among them and their sight
+        radii: these change only when a unit spawns, dies or finishes."""
+        w = self.world
+        idx = w.alive_idx
+        complete = w.progress[idx] >= 1.0
+        self._all_complete = bool(np.count_nonzero(complete) == idx.size)
+        idx = idx[complete]
+        teams = w.team[idx]
+        radii = np.rint(w.sight[idx]).astype(np.int64) << 24
+        self._idx = idx
+        self._team_rows = []
+        for team in self.teams:
+            rows = (teams == team).nonzero()[0]
+            self._team_rows.append((team, rows, idx[rows].tobytes(), radii[rows]))
+        self._units_version = w.version
+
     def update(self) -> None:
         """Record the sight discs of every team's finished units where they stand now."""
         w = self.world
-        idx = w.alive_idx
-        idx = idx[w.progress[idx] >= 1.0]
+        if self._units_version != w.version or not self._all_complete:
+            self._refresh_units()
+        idx = self._idx
         cells = flat_index(w.pos.take(idx, axis=0).astype(np.int64), self.w)
         key = idx.tobytes() + cells.tobytes()
         if key == self._key:        # no unit finished, died or changed tile: every team keeps its discs
             return
         self._key = key
-        teams = w.team[idx]
         changed = False
-        for team in self.teams:
-            sel = teams == team
-            mine, at = idx[sel], cells[sel]
-            key = mine.tobytes() + at.tobytes()
+        for team, rows, mine, radii in self._team_rows:
+            at = cells.take(rows)
+            key = mine + at.tobytes()
             if key == self._keys.get(team):
                 continue
             changed = True
             self._keys[team] = key
-            radii = np.rint(w.sight[mine]).astype(np.int64)
-            keys = np.sort(radii * (1 << 24) + at)
+            keys = np.sort(radii + at)
             first = np.ones(keys.size, dtype=bool)     # distinct (radius, cell) pairs, like np.unique
             np.not_equal(keys[1:], keys[:-1], out=first[1:])
             keys = keys[first]
             at, radii = keys & ((1 << 24) - 1), keys >> 24
             y, x = np.divmod(at, self.w)
-            self._discs[team] = (x, y, radii, radii * radii + radii)
+            # as int32 columns: the pair tests of `sees_tiles` broadcast them against rows of tiles
+            lim = radii * radii + radii
+            self._discs[team] = (x, y, radii, x.astype(np.int32)[:, None], y.astype(np.int32)[:, None],
+                                 lim.astype(np.int32)[:, None])
             self._own.pop(team, None)
         if changed:
             self._grids.clear()
@@ -133,13 +156,13 @@ class Vision:
             discs = [self._discs[t] for t in self._alliance(team)]
             if sum(d[0].size for d in discs) * tx.size <= PAIR_TESTS:
                 seen = None
-                for x, y, _, lim in discs:
-                    dx = tx - x[:, None]
-                    dy = ty - y[:, None]
+                for _, _, _, x, y, lim in discs:
+                    dx = tx - x
+                    dy = ty - y
                     dx *= dx
                     dy *= dy
                     dx += dy
-                    mine = (dx <= lim[:, None]).any(axis=0)
+                    mine = np.logical_or.reduce(dx <= lim, axis=0)
                     seen = mine if seen is None else seen | mine
                 return seen
         return self.grids[team][ty, tx]
@@ -149,7 +172,7 @@ class Vision:
 
     def _own_grid(self, team: int) -> np.ndarray:
         if team not in self._own:
-            x, y, radii, _ = self._discs[team]
+            x, y, radii = self._discs[team][:3]
             # padded by the widest of these discs, so that none needs clipping
             pad = 1 + int(radii.max(initial=0))
             pw = self.w + 2 * pad

@@ -53,13 +53,26 @@ def _dijkstra(p: np.ndarray, gx: int, gy: int) -> np.ndarray:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_flow_field_distances_are_shortest_paths(seed):
-    """The bucketed wave (two distances a pass) gives every cell its exact shortest distance."""
+    """The label-correcting wave gives every cell its exact shortest distance, and each open cell
+    steps to the first of its neighbours (orthogonal, then diagonal, past no blocked corner) with
+    the least distance below its own."""
     rng = np.random.default_rng(seed)
     p = rng.random((int(rng.integers(12, 40)), int(rng.integers(12, 40)))) > 0.3
     gy, gx = (int(v) for v in np.argwhere(p)[int(rng.integers(np.count_nonzero(p)))])
     f = compute_flow_field(p, gx, gy)
-    assert np.array_equal(f.dist, _dijkstra(p, gx, gy))
+    dist = _dijkstra(p, gx, gy)
+    assert np.array_equal(f.dist, dist)
     assert (f.dist[p] < np.iinfo(np.int32).max).sum() > 10      # a real wave, not a sealed pocket
+    h, w = p.shape
+    for y, x in np.argwhere(p):
+        best, step = dist[y, x], (0, 0)
+        for dy, dx, cost in pathfinding._STEPS:
+            ny, nx = y + dy, x + dx
+            if not (0 <= ny < h and 0 <= nx < w) or (cost == pathfinding.DIAG and not (p[ny, x] and p[y, nx])):
+                continue
+            if dist[ny, nx] < best:
+                best, step = dist[ny, nx], (dx, dy)
+        assert (np.sign(f.dir_x[y, x]), np.sign(f.dir_y[y, x])) == step
 
 
 def test_unreachable_cells_have_no_direction():
@@ -190,3 +203,28 @@ def test_move_kinds_reach_destination(arena, h, kind):
     sim.issue(0, {"kind": kind, "units": [0], "x": 20, "y": 25})
     sim.step(30 * 15)
     assert np.hypot(sim.world.x[0] - 20, sim.world.y[0] - 25) < 1.0
+
+
+def test_unchecked_steps_move_units_as_checked_ones_would(tmp_path, monkeypatch):
+    """Field steps the movement applies without clamping or a passability check (short steps onto
+    open cells) leave every unit where the checked step would have put it."""
+    from engine.bench import RULE, bench_level
+    from engine.systems.movement import Movement
+
+    (tmp_path / "counter.lua").write_text(RULE, encoding="utf-8")
+    level = load_level(bench_level(20), base_dir=tmp_path)
+
+    def run() -> tuple[str, bytes, int]:
+        sim = Simulation(level, seed=0)
+        checked = []
+        move = sim.movement._move
+        sim.movement._move = lambda *a, **k: (checked.append(1), move(*a, **k))[1]
+        sim.step(30 * 25)
+        return sim.trace.hash(), sim.world.pos[:sim.world.count].tobytes(), len(checked)
+
+    fast = run()
+    steer = Movement._steer_all
+    monkeypatch.setattr(Movement, "_steer_all", lambda self, *a: (steer(self, *a)[0], False))
+    slow = run()
+    assert fast[:2] == slow[:2]
+    assert fast[2] < slow[2] - 500          # most field steps took the unchecked path

@@ -527,3 +527,17 @@ def test_table_error_objects_get_the_raising_line():
     with pytest.raises(RuleScriptError) as info:
         sb.call("f")
     assert info.value.line == 3 and "table value" in info.value.message
+
+
+def test_flat_records_reach_lua_as_the_same_tables_for_the_same_charge():
+    from engine.rules.sandbox import FlatRecords
+
+    records = [{"id": i, "type": "light_bot", "x": 1.5 * i, "tag": None, "alive": True} for i in range(5)]
+    box = LuaSandbox("t.lua", "function f(us) local s = 0 for _, u in ipairs(us) do s = s + u.id * u.x end "
+                               "return #us, s, us[2].type, us[3].tag end", {})
+    seen = []
+    for value in (records, FlatRecords(records)):
+        box._converted = 0
+        table = box._to_lua(value)
+        seen.append((box._converted, box.call("f", table)))
+    assert seen[0] == seen[1] and seen[0][0] == 5 + 5 * 5
