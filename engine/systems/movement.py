@@ -55,6 +55,7 @@ class Movement:
         self._slots_key: tuple | None = None
         self._slots = np.zeros(0, dtype=np.int64)
         self._gain = np.zeros(0)
+        self._pair_bins = np.zeros((0, 2), dtype=np.int64)
         self._scratch = np.zeros((self.w + 1) * (self.h + 1), dtype=np.int64)   # one entry per separation cell
         self._rank = np.zeros(0, dtype=np.int64)
         self._hi = np.array([self.w - 0.01, self.h - 0.01])          # the largest x, y a unit may reach
@@ -331,10 +332,11 @@ class Movement:
         self._move(idx, d / dist[:, None] * step[:, None], p, ~w.is_air[idx] if self._any_air else None)
 
     def _move(self, idx: np.ndarray | None, m: np.ndarray, p0: np.ndarray, ground: np.ndarray | None,
-              flat: np.ndarray | None = None) -> None:
+              flat: np.ndarray | None = None) -> np.ndarray:
         """Apply displacement `m` (n, 2) to units at `p0` (n, 2), sliding along walls for ground
         units (`ground`: mask over idx, None when all of them are). `flat`: where the units' x, y
-        lie in the flattened position array, when known (then `idx` is not read)."""
+        lie in the flattened position array, when known (then `idx` is not read). Returns the
+        units' new positions."""
         w = self.world
         self._moves += 1
         p = p0 + m
@@ -366,11 +368,13 @@ class Movement:
             w.pos[idx] = p
         else:
             w.pos.reshape(-1)[flat] = p.reshape(-1)
+        return p
 
     # --- separation -------------------------------------------------------------------------------
     def _separate(self, shift: float, p: np.ndarray | None) -> np.ndarray | None:
         """Push apart mobile ground units sharing a cell of the grid offset by `shift` tiles. `p`:
-        their positions if known; returns their positions after the pass (None if not read)."""
+        their positions if known (updated in place); returns their positions after the pass (None
+        if not read)."""
         w = self.world
         idx = self._mobile_ground
         n = idx.size
@@ -387,20 +391,21 @@ class Movement:
         if self._gain.size <= n:
             # the push gain of a unit whose cell holds c units: crowded cells push harder
             self._gain = 1.0 + 0.6 * np.sqrt(np.maximum(np.arange(2 * n + 2) - 1.0, 0.0))
+            self._pair_bins = 2 * np.arange(2 * n + 2)[:, None] + _XY     # a cell's x-sum and y-sum bins
         cell = (p + shift if shift else p).astype(np.int64)
         rep = self._cell_rep(flat_index(cell, self.w + 1))
-        c = np.bincount(rep, minlength=n)[rep]
+        c = np.bincount(rep, minlength=n).take(rep)
         sel = (c > 1).nonzero()[0]
         if not sel.size:           # no two units share a cell
             self._settled[shift], self._settled_at[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version), now
             return p
-        # sums per cell accumulate in unit order, whichever unit represents the cell
-        sums = np.empty((n, 2))
-        sums[:, 0] = np.bincount(rep, weights=p[:, 0], minlength=n)
-        sums[:, 1] = np.bincount(rep, weights=p[:, 1], minlength=n)
-        cs = c[sel]
+        cs = c.take(sel)
         ps = p.take(sel, axis=0)
-        others = (sums.take(rep[sel], axis=0) - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
+        # x, y sums of the crowded cells in one bincount: only their units add to those bins, in unit
+        # order, whichever unit represents the cell
+        bins = self._pair_bins.take(rep.take(sel), axis=0)
+        sums = np.bincount(bins.ravel(), weights=ps.ravel(), minlength=2 * n)
+        others = (sums.take(bins) - ps) / (cs - 1.0)[:, None]     # centre of the cell's other units
         dxy = ps - others
         d = np.hypot(dxy[:, 0], dxy[:, 1])
         same = d < 1e-6
@@ -415,14 +420,14 @@ class Movement:
         if not np.count_nonzero(push) and self._inside:   # a zero push inside the bounds moves nothing
             self._settled[shift], self._settled_at[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version), now
             return p
-        self._move(None, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
-        after = w.pos.take(idx, axis=0)
-        if after.tobytes() == p.tobytes():
+        q = self._move(None, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
+        if q.tobytes() == ps.tobytes():
             self._settled[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version)
             self._settled_at[shift] = (w.version, w.terrain.version, self._moves)
-        else:
-            self._settled.pop(shift, None)
-        return after
+            return p
+        self._settled.pop(shift, None)
+        p[sel] = q
+        return p
 
     def _cell_rep(self, cells: np.ndarray) -> np.ndarray:
         """For each unit, the position of one unit of its cell (the same for the whole cell). A
