@@ -187,7 +187,7 @@ class Movement:
             # each unit steps less than a tile toward a neighbour cell its field leads to, all open
             # and on the map (as are the cells a diagonal step passes): nothing to clamp or check
             p += u * step[:, None]
-            w.pos.reshape(-1)[flat] = p.reshape(-1)
+            w.pos.put(flat, p)
             self._moves += 1
         else:
             self._move(idx, u * step[:, None], p, ground, flat)
@@ -349,25 +349,27 @@ class Movement:
             # where a building went up, may walk off it; aircraft fly anywhere)
             bad = (~ok).nonzero()[0]
             pf = passable.reshape(-1)
-            c0 = p0.take(bad, axis=0).astype(np.int64)
-            stuck = pf[flat_index(c0, self.w)]
+            q0 = p0.take(bad, axis=0)
+            c0 = q0.astype(np.int64)
+            at0 = flat_index(c0, self.w)
+            stuck = pf[at0]
             if ground is not None:
                 stuck &= ground[bad]
             if np.count_nonzero(stuck) < stuck.size:
-                bad, c0 = bad[stuck], c0[stuck]
+                bad, q0, c0, at0 = bad[stuck], q0[stuck], c0[stuck], at0[stuck]
             if bad.size:
-                # try x only, then y only, else stay
-                q0, q = p0.take(bad, axis=0), p.take(bad, axis=0)
+                # try x only, then y only, else stay: the x-only step's tile is the old row at the
+                # new column, the y-only step's the new row at the old column
+                q = p.take(bad, axis=0)
                 c1 = q.astype(np.int64)
-                ox = pf[c0[:, 1] * self.w + c1[:, 0]]
-                oy = pf[c1[:, 1] * self.w + c0[:, 0]]
-                q[:, 0] = np.where(ox, q[:, 0], q0[:, 0])
-                q[:, 1] = np.where(ox, q0[:, 1], np.where(oy, q[:, 1], q0[:, 1]))
-                p[bad] = q
+                dx = c1[:, 0] - c0[:, 0]
+                ox = pf[at0 + dx]
+                oy = pf[flat_index(c1, self.w) - dx]
+                p[bad] = np.where(np.stack((ox, ~ox & oy), axis=1), q, q0)
         if flat is None:
             w.pos[idx] = p
         else:
-            w.pos.reshape(-1)[flat] = p.reshape(-1)
+            w.pos.put(flat, p)
         return p
 
     # --- separation -------------------------------------------------------------------------------
@@ -420,13 +422,13 @@ class Movement:
         if not np.count_nonzero(push) and self._inside:   # a zero push inside the bounds moves nothing
             self._settled[shift], self._settled_at[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version), now
             return p
-        q = self._move(None, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0).reshape(-1))
+        q = self._move(None, dxy / norm[:, None] * push[:, None], ps, None, self._ground_flat.take(sel, axis=0))
         if q.tobytes() == ps.tobytes():
             self._settled[shift] = (idx.tobytes(), p.tobytes(), w.terrain.version)
             self._settled_at[shift] = (w.version, w.terrain.version, self._moves)
             return p
         self._settled.pop(shift, None)
-        p[sel] = q
+        p.put(self._pair_bins.take(sel, axis=0), q)     # p[sel] = q, as flat indices (the pair bins of unit rows)
         return p
 
     def _cell_rep(self, cells: np.ndarray) -> np.ndarray:
