@@ -228,3 +228,52 @@ def test_unchecked_steps_move_units_as_checked_ones_would(tmp_path, monkeypatch)
     slow = run()
     assert fast[:2] == slow[:2]
     assert fast[2] < slow[2] - 500          # most field steps took the unchecked path
+
+
+def _separation_run(level, skip=None) -> tuple[str, list[bytes], int]:
+    """Trace hash, the positions after every tick, and how many separation passes were skipped.
+    `skip(movement, shift)`, when given, replaces the pass's own skip decision: True skips the pass,
+    False forces it to run in full."""
+    sim = Simulation(level, seed=0)
+    m = sim.movement
+    separate, cell_rep, counts = m._separate, m._cell_rep, {"passes": 0, "full": 0}
+
+    def counted_separate(shift, p):
+        counts["passes"] += 1
+        if skip is None:
+            return separate(shift, p)
+        if skip(m, shift):
+            return p
+        m._settled.pop(shift, None)        # forget what this grid's last pass found
+        m._settled_at.pop(shift, None)
+        return separate(shift, p)
+
+    def counted_cell_rep(cells):
+        counts["full"] += 1
+        return cell_rep(cells)
+
+    m._separate, m._cell_rep = counted_separate, counted_cell_rep
+    positions = []
+    for tick in range(30 * 20):
+        if tick == 30 * 2:     # standing apart, every pass found them settled: walk them to a point where they crowd
+            sim.issue(0, {"kind": "move", "units": list(range(sim.world.count)), "x": 22, "y": 20})
+        sim.step()
+        positions.append(sim.world.pos[:sim.world.count].tobytes())
+    return sim.trace.hash(), positions, counts["passes"] - counts["full"]
+
+
+def test_skipped_separation_passes_leave_the_positions_a_forced_pass_gives(arena, h):
+    """A separation pass the movement skips (its grid found settled with nothing moved since, or
+    the same positions as a pass that pushed nobody) leaves every unit, every tick, exactly where
+    running the pass in full puts it; a skip that ignores later movement does not."""
+    units = ([{"type": "light_bot", "x": 4.5 + 3 * k, "y": 6.5} for k in range(6)]
+             + [{"type": "light_tank", "x": 6.5 + 4 * k, "y": 26.5} for k in range(3)])
+    level = load_level(h.level_dict([h.team(0, units)]), base_dir=arena)
+    skipping = _separation_run(level)
+    forced = _separation_run(level, skip=lambda m, shift: False)
+    assert skipping[2] > 100                      # the passes were skipped, and often
+    assert forced[2] == 0
+    assert skipping[:2] == forced[:2]
+    # a stale skip: once a grid was found settled it is never looked at again
+    stale = _separation_run(level, skip=lambda m, shift: shift in m._settled)
+    assert stale[1] != forced[1]
