@@ -198,9 +198,9 @@ def _nearest_dense(w: World, a: np.ndarray, reach: np.ndarray, e: np.ndarray) ->
         d2[~np.where(air, w.hits_air[a][:, None], w.hits_ground[a][:, None])] = np.inf
     minr = w.w_min_range[a]
     if np.count_nonzero(minr):              # closer than its minimum range (0 for most: no pair is)
-        d2[d2 < (minr * minr).astype(np.float32)[:, None]] = np.inf
+        np.copyto(d2, np.inf, where=d2 < (minr * minr).astype(np.float32)[:, None])
     best = d2.argmin(axis=1)
-    m = d2.min(axis=1)
+    m = d2[np.arange(a.size), best]      # the row minima, read where argmin found them
     target = e[best]
     lim = reach + w.size[target]
     found = m <= (lim * lim).astype(np.float32)
