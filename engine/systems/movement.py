@@ -49,6 +49,7 @@ class Movement:
         self._movers_plan: tuple = ()
         self._free_key: bytes | None = None      # which of them combat leaves alone, for `_plan`
         self._plan: tuple | None = None
+        self._plan_idx = np.zeros(0, dtype=np.int64)     # the movers `_plan` walks
         # (plan, slack left, most a unit moves in a tick): while the slack lasts no unit of that plan
         # can reach its arrival radius, nor come nearer its point than one step
         self._far: tuple = (None, 0.0, 0.0)
@@ -128,7 +129,8 @@ class Movement:
         free_key = None if free is None else free.tobytes()
         if self._plan is None or free_key != self._free_key:
             self._free_key, self._plan = free_key, self._subset_plan(movers, free)
-        idx = movers if free is None else movers[free]
+            self._plan_idx = movers if free is None else movers[free]
+        idx = self._plan_idx
         if not idx.size:
             return []
         keys, inv, arrive_r, ground, present, step_max, flat, stops_short, short_steps, clear = self._plan
