@@ -100,6 +100,9 @@ def test_the_report_shows_the_certificate(tmp_path):
     section = html[html.index('id="certificate"'):]
     assert "blind replay won 2/2 seeds" in section and "trivial: the random agent wins every seed" in section
     assert "random <b>100%</b>" in section
+    glance = html[html.index("At a glance"):html.index('id="certificate"')]
+    assert 'Validity certificate</span>' in glance and "FAIL" in glance and "failing: open_loop" in glance
+    assert "trivial: the random agent wins every seed" in glance
 
 
 @pytest.mark.slow
