@@ -79,6 +79,7 @@ def _report(outcome) -> int:
             console.print(f"   {mark} {escape(e['text'])}: {escape(e['detail'])}")
         for u in v.get("unsupported", []):
             console.print(f"   [yellow]not honoured:[/] {escape(u)}")
+        _print_certificate(v.get("certificate"))
         console.print(f"   report: {outcome.out_dir / 'report.html'}")
         return 0
     if outcome.status == "infra_error":
@@ -88,6 +89,17 @@ def _report(outcome) -> int:
     console.print(f"[bold red]{label}[/] {escape(v.get('reason', ''))}")
     console.print(f"   artifacts kept in {outcome.out_dir}/ (validation.json, report.html)")
     return EXIT_NOT_PLAYABLE
+
+
+def _print_certificate(cert: dict | None) -> None:
+    """One line: the validity certificate's verdict, with each failing check's detail and each flag."""
+    if not cert or cert.get("skipped"):
+        return
+    if cert.get("valid"):
+        console.print("   [green]✓[/] validity certificate: valid")
+        return
+    why = [f"{name}: {c.get('detail', '')}" for name, c in (cert.get("checks") or {}).items() if not c.get("passed")]
+    console.print(f"   [red]✗[/] validity certificate: not valid ({escape('; '.join(why + cert.get('flags', [])))})")
 
 
 def _interactive_loop(outcome, progress):

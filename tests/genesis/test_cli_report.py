@@ -21,3 +21,23 @@ def test_evidence_and_not_honoured_lines_keep_their_brackets(monkeypatch):
     assert code == 0
     assert "sectors ['sw', 'n'] in that order; type=any of ['light_bot']" in text
     assert "[the named sides]" in text and "[bold]not markup[/bold]" in text
+
+
+def _summary(monkeypatch, certificate) -> str:
+    out = io.StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=out, width=300, color_system=None))
+    validation = {"backend": {"designer": "offline"}, "generation_time_s": 1.0, "requirements": [],
+                  "certificate": certificate}
+    assert cli._report(SimpleNamespace(status="playable", validation=validation, out_dir=Path("scn"))) == 0
+    return out.getvalue()
+
+
+def test_the_summary_says_whether_the_validity_certificate_holds_and_why_not(monkeypatch):
+    failed = {"valid": False, "flags": ["trivial: the random agent wins every seed"],
+              "checks": {"replay": {"passed": True, "detail": "same"},
+                         "open_loop": {"passed": False, "detail": "blind replay won 3/3 seeds [same game]"}}}
+    text = _summary(monkeypatch, failed)
+    assert ("validity certificate: not valid (open_loop: blind replay won 3/3 seeds [same game]; "
+            "trivial: the random agent wins every seed)") in text and "replay: same" not in text
+    assert "validity certificate: valid" in _summary(monkeypatch, {"valid": True, "checks": {}, "flags": []})
+    assert "validity certificate" not in _summary(monkeypatch, {"skipped": "GENESIS_CERTIFICATE=off"})
