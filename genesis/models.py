@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.schema.expect import Expectation
 from engine.agent.policies import STRATEGIES
+from engine.agent.scripted import Probe
 from engine.maps import list_maps
 from engine.schema.level import Condition, Controller, LevelConfig, MapRef, RankByScore, StartUnit
 from genesis.offline.vocabulary import UNIT_KIND_TRIGGERS
@@ -197,6 +198,34 @@ class RuleComponent(Doc):
                                                         "offline developer composes its Lua from this")
 
 
+class SeedVariation(Doc):
+    """One thing the seed changes from game to game, so an agent must observe it to win."""
+
+    what: str = Field(max_length=300, description="what changes per seed, e.g. 'which front each wave hits and in "
+                                                  "what order', 'the wave times within +-20 s'")
+    how: str = Field(max_length=200, description="the mechanism that draws it from the seed: a rule param "
+                                                 "('<component id>.<param>', e.g. 'waves.shuffle', 'raids.jitter'), a "
+                                                 "rule's own random()/random_int() draw ('<component id>: random'), "
+                                                 "'switches.spawn_jitter' or '<team>.choose_target'")
+    observe: str = Field(max_length=300, description="what the agent must watch for, and why a fixed plan fails")
+
+
+class Variation(Doc):
+    """What the seed varies (the certificate plays every seed and rejects a level a blind script wins)."""
+
+    varies: list[SeedVariation] = Field(default_factory=list, max_length=8, description=(
+        "every seeded variation of the design; empty only for a fixed drill"))
+    fixed_by: str | None = Field(None, max_length=300, description=(
+        "only when the request itself fixes every event (times, sides, targets): the clause that does, verbatim "
+        "from the request; the certificate then says 'fixed drill: <clause>'. Null otherwise"))
+    probes: list[Probe] = Field(default_factory=list, max_length=4, description=(
+        "cheap exploit plans of this design played blind on every seed (e.g. send everything to one storage, "
+        "route the VIP around the middle, stand still inside the zone); none may win every seed"))
+    knob: str | None = Field(None, max_length=120, description=(
+        "the one balance knob difficulty is tuned with, as '<component id>.<param>' (a number: enemy strength, "
+        "wave size or interval, a deadline), or null"))
+
+
 class GDD(Doc):
     title: str = Field(description="scenario title")
     competency: Competency = Field(description="the strategic competency the scenario measures")
@@ -219,6 +248,9 @@ class GDD(Doc):
     strategy_params: dict[str, Any] = Field(default_factory=dict, description="the strategy's params (see Reference "
                                                                               "strategies); distances in tiles, "
                                                                               "times in game seconds")
+    variation: Variation = Field(default_factory=Variation, description=(
+        "what the seed varies so that the level plays a different game on every seed, what the agent must observe, "
+        "and the exploit probes of this design (see Validity certificate)"))
 
 
 class RuleTest(Doc):

@@ -262,7 +262,9 @@ class Nodes:
         except ModelCallError as exc:
             return {"verdicts": {"level": self._fail_verdict("level", "developer", str(exc), exc.permanent)}, "route": "gate_level"}
         level = config.model_dump(mode="json", exclude_none=True)
-        level.setdefault("metadata", {})["generator"] = {
+        # the certificate reads what the seed varies and the design's exploit probes from the level itself
+        level.setdefault("metadata", {})["variation"] = gdd.variation.model_dump(mode="json")
+        level["metadata"]["generator"] = {
             "query": state["query"], "run_id": state["run_id"],
             "backend": self.ctx.client.backend_name("developer")}
         atomic_write_json(self.out / F.LEVEL, level)
