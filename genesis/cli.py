@@ -26,7 +26,7 @@ app.add_typer(experiment_app, name="experiment")
 app.command("review")(review_command)
 console = Console(stderr=True)
 
-EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 1, 2, 3, 130
+EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_NOT_CERTIFIED, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
 
 @app.callback()
@@ -70,17 +70,24 @@ def _progress(stage: str, message: str) -> None:
 
 def _report(outcome) -> int:
     v = outcome.validation
-    if outcome.status == "playable":
-        console.print(f"[bold green]PLAYABLE[/] {outcome.out_dir}/  (backend: {v['backend']['designer']}, "
-                      f"{v['generation_time_s']} s{', fast-tracked' if v.get('fast_tracked') else ''})")
+    if outcome.status in ("playable", "not_certified"):
+        verdict = v.get("verdict") or "PLAYABLE"
+        colour = "green" if verdict == "CERTIFIED" else "yellow" if verdict.startswith("PLAYABLE") else "red"
+        cert = v.get("certificate") or {}
+        band = f", difficulty {cert['difficulty']}" if cert.get("valid") and cert.get("difficulty") else ""
+        console.print(f"[bold {colour}]{escape(verdict)}[/] {outcome.out_dir}/  (backend: {v['backend']['designer']}, "
+                      f"{v['generation_time_s']} s{', fast-tracked' if v.get('fast_tracked') else ''}{band})")
         for e in v.get("requirements", []):
             mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "·"}[e.get("passed")]
             # details quote lists such as ['sw', 'n'], which rich would read as markup and drop
             console.print(f"   {mark} {escape(e['text'])}: {escape(e['detail'])}")
         for u in v.get("unsupported", []):
             console.print(f"   [yellow]not honoured:[/] {escape(u)}")
-        _print_certificate(v.get("certificate"))
+        _print_certificate(cert)
         console.print(f"   report: {outcome.out_dir / 'report.html'}")
+        if verdict == "NOT CERTIFIED":
+            console.print("   the level plays but is not a valid benchmark task: it was not committed to the knowledge base")
+            return EXIT_NOT_CERTIFIED
         return 0
     if outcome.status == "infra_error":
         console.print(f"[bold yellow]INFRA ERROR[/] {escape(v.get('reason', ''))}")
@@ -92,14 +99,19 @@ def _report(outcome) -> int:
 
 
 def _print_certificate(cert: dict | None) -> None:
-    """One line: the validity certificate's verdict, with each failing check's detail and each flag."""
-    if not cert or cert.get("skipped"):
+    """The validity certificate's verdict: each failing check's detail, each flag, and the levers."""
+    if not cert:
+        return
+    if cert.get("skipped"):
+        console.print(f"   [yellow]·[/] validity certificate skipped ({escape(str(cert['skipped']))})")
         return
     if cert.get("valid"):
-        console.print("   [green]✓[/] validity certificate: valid")
+        console.print("   [green]✓[/] validity certificate: " + escape("; ".join(
+            f"{name}: {c.get('detail', '')}" for name, c in (cert.get("checks") or {}).items())))
         return
-    why = [f"{name}: {c.get('detail', '')}" for name, c in (cert.get("checks") or {}).items() if not c.get("passed")]
-    console.print(f"   [red]✗[/] validity certificate: not valid ({escape('; '.join(why + cert.get('flags', [])))})")
+    from genesis.checks.certificate_checks import certificate_reason
+
+    console.print(f"   [red]✗[/] validity certificate: not valid ({escape(certificate_reason(cert))})")
 
 
 def _interactive_loop(outcome, progress):

@@ -322,6 +322,33 @@ def level_fields() -> str:
             "unknown keys are errors")
 
 
+def validity_certificate() -> str:
+    """What the level gate's certificate plays and requires, and the tools that make seeds matter."""
+    from genesis.certificate import SEEDS
+
+    n = len(SEEDS)
+    return (
+        f"Validity certificate (a level-stage criterion: a level that plays but fails it is NOT CERTIFIED and never "
+        f"reaches the knowledge base). Once the other level checks pass, the level is played on {n} seeds "
+        f"({', '.join(map(str, SEEDS))}) by: the reference strategy (must win every seed); idle (must win none); "
+        "random; rush (every combat unit attack-moves at the nearest visible enemy, else at the hostile start "
+        "positions); turtle (the army holds at its start); each exploit probe of `variation.probes`; and the blind "
+        "replay of the reference's seed-0 orders by game time. It requires: (1) the seed changes the game: the "
+        "reference plays a different game on at least 2 of the later seeds, unless `variation.fixed_by` quotes the "
+        "clause of the request that fixes every event (a fixed drill); (2) no cheap policy (random, rush, turtle, a "
+        "probe) wins every seed; (3) the blind replay wins at most half the seeds.\n"
+        "Tools that make a seed matter: `random()` / `random_int(a, b)` in a rule (seeded: the same seed gives the "
+        "same draws) to pick which front or side an attack hits and in what order, wave times within a window, "
+        "spawn or objective positions among candidates, the composition; `switches.spawn_jitter` (tiles: mobile "
+        "start units shift per seed); a waves AI's `choose_target`. Vary what the request leaves open; where it "
+        "fixes an event, jitter it only within what its requirements allow (widen their expectation windows to "
+        "match). The reference must win by observing: no strategy param may name where or when a hidden enemy "
+        "appears (it would lose the seeds where that differs).\n"
+        "The GDD declares it in `variation` (its schema: `varies`, `fixed_by`, exploit `probes` played blind, the "
+        "balance `knob`); a useful probe is the cheapest plan that exploits the design "
+        "(everything to one objective, the escorted unit around the danger, standing still in the zone).")
+
+
 class Facts:
     """The generated facts, rendered once per process and shared by every prompt."""
 
@@ -388,6 +415,10 @@ class Facts:
     @property
     def level_fields(self) -> str:
         return level_fields()
+
+    @property
+    def certificate(self) -> str:
+        return validity_certificate()
 
 
 FACTS = Facts()

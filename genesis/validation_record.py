@@ -41,7 +41,9 @@ class Decision(BaseModel):
 class ValidationRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    playable: bool
+    playable: bool                  # the level plays (every stage criterion but the certificate passed)
+    certified: bool = False         # ... and its validity certificate holds
+    verdict: str = ""               # CERTIFIED | PLAYABLE (certificate skipped) | NOT CERTIFIED | NOT PLAYABLE | REFUSED
     status: str | None
     reason: str
     query: str | None

@@ -23,3 +23,4 @@ class CheckContext:
     known_rules: set[str] = field(default_factory=set)
     params: dict[str, float] = field(default_factory=dict)   # the running criterion's thresholds
     kb_root: Path | None = None      # where library rules live (a GDD-stage preview runs them)
+    certificate: dict[str, Any] | None = None   # the level's validity certificate (genesis.certificate)

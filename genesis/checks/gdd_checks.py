@@ -111,5 +111,48 @@ def rules_known_api(ctx: CheckContext) -> tuple[bool, str]:
     return True, f"{len(gdd.rule_components)} rule components, each reusable or clearly specified"
 
 
+def _mechanism_problem(gdd, how: str) -> str | None:
+    """Why a variation's `how` names no seeded mechanism of the design, or None when it does."""
+    how = how.strip()
+    components = {c.id: c for c in gdd.rule_components}
+    if how.startswith("switches.spawn_jitter"):
+        return None
+    head, sep, tail = how.partition(":")
+    if sep and tail.strip().startswith("random") and head.strip() in components:
+        return None
+    cid, dot, param = how.partition(".")
+    if dot and cid in components:
+        return None if param.split("=")[0].strip() in components[cid].params else \
+            f"{how!r}: component {cid!r} passes no param {param!r}"
+    teams = {str(t.id): t for t in gdd.teams} | {t.name: t for t in gdd.teams}
+    if dot and param == "choose_target" and cid in teams:
+        return None if getattr(teams[cid].controller, "choose_target", False) else \
+            f"{how!r}: team {cid}'s controller does not set choose_target"
+    return (f"{how!r} names no seeded mechanism of this design (use '<component id>.<param>', "
+            f"'<component id>: random', 'switches.spawn_jitter' or '<team id>.choose_target')")
+
+
+def variation_declared(ctx: CheckContext) -> tuple[bool, str]:
+    """The design says what the seed varies through mechanisms it has, or quotes the request's clause that
+    fixes every event; the certificate then shows on the level whether the seed really matters."""
+    gdd = ctx.gdd
+    if gdd is None:
+        return False, "no GDD"
+    var = gdd.variation
+    if var.fixed_by:
+        query = ctx.brief.query if ctx.brief else ""
+        if " ".join(var.fixed_by.lower().split()) not in " ".join(query.lower().split()):
+            return False, f"variation.fixed_by {var.fixed_by!r} is not a clause of the request: quote it verbatim"
+        return True, f"fixed drill: {var.fixed_by!r}"
+    if not var.varies:
+        return False, ("variation.varies is empty: declare what the seed varies (what the request leaves open: "
+                       "sides, order, timings, positions, composition) and the mechanism that draws it, or quote in "
+                       "variation.fixed_by the request's clause that fixes every event")
+    problems = [p for v in var.varies if (p := _mechanism_problem(gdd, v.how))]
+    if problems:
+        return False, "; ".join(problems)
+    return True, f"{len(var.varies)} seeded variation(s): " + "; ".join(f"{v.what} ({v.how})" for v in var.varies)
+
+
 CHECKS = {"schema": schema, "requirements_covered": requirements_covered, "win_loss_defined": win_loss_defined,
-          "rules_known_api": rules_known_api}
+          "rules_known_api": rules_known_api, "variation_declared": variation_declared}

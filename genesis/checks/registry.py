@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
-from genesis.checks import clause_checks, gdd_checks, level_checks, playability_checks, rule_checks
+from genesis.checks import certificate_checks, clause_checks, gdd_checks, level_checks, playability_checks, rule_checks
 from genesis.checks.context import CheckContext
 from genesis.models import CriterionResult
 
@@ -18,7 +18,7 @@ CHECKS: dict[str, dict[str, Check]] = {
     "brief": clause_checks.CHECKS,
     "gdd": {**gdd_checks.CHECKS, **playability_checks.GDD_CHECKS},
     "rules": rule_checks.CHECKS,
-    "level": {**level_checks.CHECKS, **playability_checks.LEVEL_CHECKS},
+    "level": {**level_checks.CHECKS, **playability_checks.LEVEL_CHECKS, **certificate_checks.CHECKS},
 }
 
 # Only Stage 2 has an analyst review that returns judgements per criterion; a judged criterion

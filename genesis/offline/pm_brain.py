@@ -35,6 +35,8 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
         return MetaFeedback(decision="rollback", target_stage="gdd", guidance=[
             "units are trapped at their spawn and never move: place every mobile group where it can leave its spawn",
             *reasons], reason="the reference policy could not move its units")
+    if stage == "level" and ids == {"certificate"}:
+        return _certificate_decision(failed[0]["reason"])
     if stage == "level":
         guidance = _balance_guidance(failed)
         if not guidance and _repeats_last_failure(stage, failed, inputs.get("history", [])):
@@ -63,6 +65,8 @@ PLAYER_MUST_WIN = ("survive_win", "production_win", "destroy_win", "capture_win"
 IDLE_MUST_LOSE = ("objective_loss", "deadline_loss")
 WEAKER = "enemy too strong for the reference play: make the enemy weaker"
 STRONGER = "an idle player does not lose: make the enemy stronger"
+VARY_MORE = "the seed does not change the game enough (a blind replay of one game wins): vary more per seed"
+CHEAP_WIN = "a cheap policy (rush, turtle, random or a probe) wins every seed: make the cheap plan lose"
 
 
 def _balance_guidance(failed: list[dict[str, Any]]) -> list[str]:
@@ -79,6 +83,21 @@ def _balance_guidance(failed: list[dict[str, Any]]) -> list[str]:
             or unmet & set(IDLE_MUST_LOSE):
         return [STRONGER]
     return []
+
+
+def _certificate_decision(reason: str) -> MetaFeedback:
+    """The level plays but is not certified: the design must change, in the direction the failing
+    certificate checks point (the GDD writer reads these instructions)."""
+    failing = set(re.findall(r"(?:^not certified: |; )(\w+): ", reason))
+    guidance = []
+    if "reference_wins" in failing or "impossible" in reason:
+        guidance.append(WEAKER)
+    if failing & {"seeds_matter", "open_loop"}:
+        guidance.append(VARY_MORE)
+    if "no_cheap_win" in failing or "trivial" in reason:
+        guidance.append(CHEAP_WIN)
+    return MetaFeedback(decision="rollback", target_stage="gdd", reason="the level plays but is not certified: "
+                        "the design must change", guidance=guidance + ["certificate failing: " + ", ".join(sorted(failing))])
 
 
 def _repeats_last_failure(stage: str, failed: list[dict[str, Any]], history: list[dict[str, Any]]) -> bool:

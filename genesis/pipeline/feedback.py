@@ -25,7 +25,7 @@ from genesis.fileio import FileLock, atomic_write_json
 
 FEEDBACK_LOG = "feedback_log.jsonl"
 ARTIFACTS = "feedback_artifacts"
-Outcome = Literal["passed", "failed", "playable", "stopped", "interrupted", "error", "infra_error"]
+Outcome = Literal["passed", "failed", "playable", "not_certified", "stopped", "interrupted", "error", "infra_error"]
 # Signatures read from the runs rather than from one criterion (the reference army never moved,
 # every run hit the time limit); `criterion` names the runs.
 RUNS = "(runs)"

@@ -17,13 +17,31 @@ from genesis.report.map_picture import write_map_picture
 from genesis.report.scenario import MAP_PICTURE, rule_tests_path
 
 
+PLAYS = ("playable", "not_certified")      # statuses of a level that plays
+
+
+def verdict_label(status: str | None, certificate: dict | None) -> str:
+    """The one-phrase verdict a user reads first."""
+    if status in PLAYS:
+        if certificate and certificate.get("skipped"):
+            return "PLAYABLE (certificate skipped)"
+        return "CERTIFIED" if status == "playable" and certificate and certificate.get("valid") else "NOT CERTIFIED"
+    return "REFUSED" if status == "refused" else "NOT PLAYABLE"
+
+
 def validation_record(ctx, state: dict) -> dict[str, Any]:
     """validation.json's content, checked against its model before it is written."""
     usage = ctx.client.usage
+    status = state.get("status")
+    certificate = state.get("certificate") or scenario_certificate(
+        ctx.out_dir, state, cache_dir=ctx.validation_cache.root, started=ctx.certificate_games)
+    verdict = verdict_label(status, certificate)
     return ValidationRecord.model_validate({
-        "playable": state.get("status") == "playable",
-        "status": state.get("status"),
-        "reason": state.get("stop_reason") or ("all stage verdicts passed" if state.get("status") == "playable" else ""),
+        "playable": status in PLAYS,
+        "certified": verdict == "CERTIFIED",
+        "verdict": verdict,
+        "status": status,
+        "reason": state.get("stop_reason") or ("all stage verdicts passed" if status == "playable" else ""),
         "query": state.get("query"),
         "run_id": state.get("run_id"),
         "backend": {role: ctx.client.backend_name(role) for role in ("pm", "designer", "developer", "analyst", "vlm")},
@@ -36,8 +54,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "validation_simulations": state.get("simulation", []),
         "requirements": state.get("evidence", []),
         "visual_review": state.get("visual", {}),
-        "certificate": scenario_certificate(ctx.out_dir, state, cache_dir=ctx.validation_cache.root,
-                                            started=ctx.certificate_games),
+        "certificate": certificate,
         "assumptions": state["brief"].assumptions if state.get("brief") else [],
         "unsupported": state["brief"].unsupported if state.get("brief") else [],
         "evolution": state.get("evolution"),
@@ -82,7 +99,7 @@ def write_outputs(ctx, state: dict) -> dict[str, Any]:
             write_map_picture(out / F.LEVEL, out / MAP_PICTURE)
         except EngineError:   # the level stage's schema criterion already reports why it does not load
             pass
-    if ctx.replay_gif is not None and state.get("status") == "playable":
+    if ctx.replay_gif is not None and state.get("status") in PLAYS:
         ctx.replay_gif.write(out / F.REPLAY_GIF, timeout_s=float((state.get("options") or {}).get("sim_timeout", 120)))
     record = validation_record(ctx, state)
     atomic_write_json(out / F.VALIDATION, record)
@@ -93,6 +110,6 @@ def write_outputs(ctx, state: dict) -> dict[str, Any]:
 
 def run_outcome(state: dict) -> str:
     """How the run ended, as the feedback log names it."""
-    if state.get("status") == "playable":
-        return "playable"
+    if state.get("status") in ("playable", "not_certified"):
+        return state["status"]
     return "stopped" if str(state.get("stop_reason", "")).startswith("stopped at stage") else "failed"

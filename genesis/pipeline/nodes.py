@@ -10,7 +10,7 @@ from langgraph.types import interrupt
 
 from engine.errors import EngineError
 from genesis import rubric_store
-from genesis.certificate import CertificateGames, cached_certificate, certificate_enabled, prior_keys
+from genesis.certificate import CertificateGames, cached_certificate, certificate_enabled, prior_keys, scenario_certificate
 from genesis.checks import CheckContext, run_criteria
 from genesis.evidence import requirement_evidence
 from genesis import scenario_files as F
@@ -38,6 +38,7 @@ MAX_PREVIOUS_CHARS = 24000   # the rejected artifact shown back to its writer
 STAGE_BUDGET = 3
 TOTAL_BUDGET = 8
 DETERMINISM_PREFIX_S = 60.0   # game seconds of the first reference game replayed
+CERTIFICATE_KIND = "check:certificate"
 MAX_QUESTION_ROUNDS = 3  # interactive Stage 1: first questions, then re-asks of answers that cannot be used
 
 
@@ -311,11 +312,18 @@ class Nodes:
             m = load_map(MapRef.model_validate(state["level"]["map"]), self.out)
             ctx.evidence = requirement_evidence(gdd.requirements, runs, (m.width, m.height), level_path)
             ctx.visual = self._visual(state, gdd, runs[0])
-        results = run_criteria("level", rubric.criteria, ctx)
+        gated = [c for c in rubric.criteria if c.kind == CERTIFICATE_KIND]
+        results = run_criteria("level", [c for c in rubric.criteria if c.kind != CERTIFICATE_KIND], ctx)
+        certificate = None
+        plays = all(r.passed for r in results if r.mandatory)
+        if plays:
+            self.ctx.say("level", "certifying: the ladder of cheap policies and the blind replay over every seed")
+            ctx.certificate = certificate = self._certificate(state, runs)
+        results += run_criteria("level", gated, ctx)
         passed = all(r.passed for r in results if r.mandatory)
         if not passed:
             self.ctx.drop_certificate_games()
-        elif (self.out / REPLAY_FILE).is_file():
+        if plays and (self.out / REPLAY_FILE).is_file():
             self.ctx.replay_gif = ReplayGif(self.out / REPLAY_FILE, self._pool(state), self.ctx.validation_cache)
         visual = ctx.visual
         visual_feedback = [f"visual reviewer ({visual.judged_by}): {p}" for p in visual.problems] if visual else []
@@ -323,10 +331,16 @@ class Nodes:
                           judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"),
                           unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
         self._save_traces(runs)
-        return {"verdicts": {"level": verdict}, "runs": [r.summary() for r in runs],
+        return {"verdicts": {"level": verdict}, "runs": [r.summary() for r in runs], "certificate": certificate,
                 "simulation": sim_record,
                 "evidence": ctx.evidence, "visual": ctx.visual.model_dump(mode="json") if ctx.visual else {},
                 "route": "gate_level", "stage_times": self._timed("level_validate", t0)}
+
+    def _certificate(self, state: dict, runs: list[SimRun]) -> dict | None:
+        """The level's certificate, from the games started behind the validation runs (or cached)."""
+        return scenario_certificate(self.out, {"status": "playable", "runs": [r.summary() for r in runs],
+                                               "options": state.get("options") or {}},
+                                    cache_dir=self.ctx.validation_cache.root, started=self.ctx.certificate_games)
 
     def _pool(self, state: dict):
         return self.ctx.sim_pool(int((state.get("options") or {}).get("sim_processes") or generation_processes()))
@@ -405,7 +419,7 @@ class Nodes:
                 update["feedback"] = [entry]
             self.ctx.say(stage, f"PM: {mf.decision} -> {mf.target_stage} ({mf.reason})")
             if mf.decision == "stop":
-                update.update(status="failed", route="finalize",
+                update.update(status=_stopped_status(stage, verdict), route="finalize",
                               stop_reason=f"stopped at stage {stage}: {mf.reason}. Failing: " + "; ".join(mf.guidance)[:800])
                 return update
             target = {"advance": NEXT_STAGE[stage], "retry": stage}.get(mf.decision, mf.target_stage)
@@ -472,3 +486,9 @@ class Nodes:
         status = state.get("status") or "failed"
         write_outputs(self.ctx, {**state, "status": status})
         return {"status": status}
+
+
+def _stopped_status(stage: str, verdict: Verdict) -> str:
+    """`not_certified` when the level plays and only its certificate fails, else `failed`."""
+    failing = {c.kind for c in verdict.criteria if c.mandatory and not c.passed}
+    return "not_certified" if stage == "level" and failing == {CERTIFICATE_KIND} else "failed"

@@ -54,9 +54,10 @@ class PipelineState(TypedDict, total=False):
     runs: list[dict]
     simulation: Annotated[list[dict], operator.add]   # per validation: wall time and cache use of its runs
     evidence: list[dict]
+    certificate: dict | None           # the level's validity certificate, judged at stage 4
     visual: dict
     stage_times: Annotated[dict[str, float], add_times]
     route: str
-    status: str                        # running | playable | failed | refused
+    status: str                        # running | playable | not_certified | failed | refused
     stop_reason: str
     evolution: dict
