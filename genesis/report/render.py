@@ -59,9 +59,16 @@ def _stage_costs(v: dict) -> list[StageCost]:
 
 
 def _verdict_label(v: dict) -> str:
-    if v.get("playable"):
+    if v.get("verdict"):
+        return v["verdict"]
+    if v.get("playable"):      # written before the certificate was a gate
         return "PLAYABLE"
     return "REFUSED" if v.get("status") == "refused" else "NOT PLAYABLE"
+
+
+def _banner(verdict: str) -> str:
+    return "ok" if verdict == "CERTIFIED" else "warn" if verdict.startswith("PLAYABLE") or verdict == "NOT CERTIFIED" \
+        else "bad"
 
 
 def _outcome(run: dict) -> str:
@@ -94,8 +101,11 @@ def render_html(s: Scenario) -> str:
     v = s.validation
     stages = v.get("stages") or {}
     evidence = v.get("requirements") or []
+    verdict = _verdict_label(v)
     return _environment().get_template("report.html.j2").render(
-        s=s, v=v, verdict=_verdict_label(v), **(widget_inputs(s.replay) if s.replay else {}),
+        s=s, v=v, verdict=verdict, banner=_banner(verdict),
+        variation=((s.level or {}).get("metadata") or {}).get("variation") or {},
+        competency=(s.gdd or s.brief or {}).get("competency"), **(widget_inputs(s.replay) if s.replay else {}),
         stages=stages, failing=[(st, c) for st, vd in stages.items() for c in vd.get("criteria", [])
                                 if not c.get("passed") and c.get("mandatory", True)],
         evidence=evidence, evidence_passed=sum(1 for e in evidence if e.get("passed")),
