@@ -38,9 +38,9 @@ def run_command(file: Path, *, workers: int | None, out: Path | None, model_cli:
         return EXIT_INTERRUPTED
     finally:
         view.stop()
-    if all(q.playable for q in summary.queries):
+    if all(q.usable for q in summary.queries):
         return EXIT_OK
-    return EXIT_INFRA if all(q.playable or q.infra_error for q in summary.queries) else EXIT_NOT_PLAYABLE
+    return EXIT_INFRA if all(q.usable or q.infra_error for q in summary.queries) else EXIT_NOT_PLAYABLE
 
 
 def merge_command(folders: list[Path], *, out: Path | None, console: Console) -> int:

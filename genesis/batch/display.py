@@ -39,11 +39,12 @@ class RichBatchView:
 
     def query_finished(self, record: QueryRecord) -> None:
         self.running.discard(record.index)
-        verdict = ("[bold green]PLAYABLE[/]" if record.playable else
-                   "[bold yellow]INFRA ERROR[/]" if record.infra_error else "[bold red]NOT PLAYABLE[/]")
+        label = escape(record.verdict or ("PLAYABLE" if record.playable else "NOT PLAYABLE"))
+        verdict = ("[bold yellow]INFRA ERROR[/]" if record.infra_error else f"[bold green]{label}[/]" if record.usable
+                   else f"[bold yellow]{label}[/]" if record.playable else f"[bold red]{label}[/]")
         took = f"{record.wall_s:.0f} s" if record.wall_s is not None else ""
         extra = ", fast-tracked" if record.fast_tracked else ""
-        reason = "" if record.playable else f" — {escape(record.reason[:160])}"
+        reason = "" if record.usable else f" — {escape(record.reason[:160])}"
         self.progress.console.print(f"  {record.index + 1:>3}. {verdict} {escape(record.query[:70])}  ({took}{extra}){reason}")
         self.progress.advance(self.task)
         self._describe()
@@ -56,7 +57,9 @@ class RichBatchView:
         agg = summary.aggregates()
         rate = f"{100 * agg['playability']:.0f}%" if agg["playability"] is not None else "–"
         mean = f"{agg['mean_generation_time_s']} s" if agg["mean_generation_time_s"] is not None else "–"
-        self.console.print(f"[bold]Playability {rate}[/] ({agg['playable']}/{agg['finished']}), mean generation time {mean}, "
+        certified = f"{100 * agg['certified_rate']:.0f}%" if agg["certified_rate"] is not None else "–"
+        self.console.print(f"[bold]Playability {rate}[/] ({agg['playable']}/{agg['finished']}), [bold]certified "
+                           f"{certified}[/] ({agg['certified']}/{agg['finished']}), mean generation time {mean}, "
                            f"wall time {summary.wall_s} s")
         if agg["infra_errors"]:
             self.console.print(f"   [yellow]{agg['infra_errors']} queries stopped on an unavailable model endpoint[/] "

@@ -19,6 +19,10 @@ class QueryRecord(BaseModel):
     status: str = Field(description="pipeline status (playable, failed, refused, error, infra_error) or "
                                     "invalid_query / crashed")
     playable: bool
+    certified: bool = Field(False, description="playable and its validity certificate holds (a benchmark task)")
+    verdict: str = Field("", description="CERTIFIED, NOT CERTIFIED, PLAYABLE (certificate skipped), NOT PLAYABLE, ...")
+    competency: str | None = None
+    difficulty: str | None = Field(None, description="the certificate's difficulty band")
     reason: str = ""
     generation_time_s: float | None = None
     wall_s: float | None = Field(None, description="worker wall time in this run; None when no worker ran it now "
@@ -38,6 +42,11 @@ class QueryRecord(BaseModel):
     def infra_error(self) -> bool:
         """The model endpoint stayed unavailable: no verdict, not counted in Playability, retried on re-run."""
         return self.status == INFRA_ERROR
+
+    @property
+    def usable(self) -> bool:
+        """A benchmark task: certified, or playable with the certificate switched off (or recorded before it)."""
+        return self.certified or (self.playable and self.verdict in ("", "PLAYABLE (certificate skipped)"))
 
     @property
     def tokens(self) -> int:
@@ -80,6 +89,9 @@ def from_folder(index: int, query: str, slug: str, folder: Path, *, wall_s: floa
         designer = designer.get("backend")
     return QueryRecord(
         index=index, query=query, slug=slug, status=v.get("status") or "unknown", playable=bool(v.get("playable")),
+        certified=bool(v.get("certified")), verdict=str(v.get("verdict") or ""),
+        competency=(read_json_object(folder / "gdd.json") or {}).get("competency"),
+        difficulty=(v.get("certificate") or {}).get("difficulty") if v.get("certified") else None,
         reason=v.get("reason") or "", generation_time_s=v.get("generation_time_s"), wall_s=wall_s, resumed=resumed,
         fast_tracked=bool(v.get("fast_tracked")), stages_retried=stages_retried(v.get("decisions") or []),
         model_calls=int(usage.get("calls", 0)), prompt_tokens=int(usage.get("prompt_tokens", 0)),

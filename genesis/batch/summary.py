@@ -43,10 +43,14 @@ class BatchSummary(BaseModel):
         done = self.queries
         judged = [q for q in done if not q.infra_error]
         playable = [q for q in judged if q.playable]
+        certified = [q for q in judged if q.certified]
         times = [q.generation_time_s for q in playable if q.generation_time_s is not None]
         return {
             "finished": len(judged), "playable": len(playable), "infra_errors": len(done) - len(judged),
             "playability": round(len(playable) / len(judged), 4) if judged else None,
+            "certified": len(certified),
+            "certified_rate": round(len(certified) / len(judged), 4) if judged else None,
+            "by_competency": _by_competency(judged),
             "mean_generation_time_s": round(mean(times), 2) if times else None,
             "generated_now": sum(1 for q in done if q.wall_s is not None),
             "resumed": sum(1 for q in done if q.resumed),
@@ -61,6 +65,17 @@ class BatchSummary(BaseModel):
         for record, q in zip(data["queries"], self.queries):
             record["tokens"] = q.tokens
         return {**data, "aggregate": self.aggregates()}
+
+
+def _by_competency(judged: list[QueryRecord]) -> dict[str, dict[str, int]]:
+    """Per competency: queries, playable and certified (the suite's coverage)."""
+    out: dict[str, dict[str, int]] = {}
+    for q in judged:
+        row = out.setdefault(q.competency or "unknown", {"queries": 0, "playable": 0, "certified": 0})
+        row["queries"] += 1
+        row["playable"] += q.playable
+        row["certified"] += q.certified
+    return dict(sorted(out.items()))
 
 
 def history_path(batch_dir: Path) -> Path:
@@ -92,6 +107,7 @@ def history_record(summary: BatchSummary) -> dict[str, Any]:
     agg = summary.aggregates()
     return {"batch": summary.name, "file": summary.file, "finished": summary.finished,
             "queries": summary.total_queries, "playable": agg["playable"], "playability": agg["playability"],
+            "certified": agg["certified"], "certified_rate": agg["certified_rate"],
             "mean_generation_time_s": agg["mean_generation_time_s"], "generated_now": agg["generated_now"],
             "wall_s": summary.wall_s, "workers": summary.workers, "model": summary.model}
 
