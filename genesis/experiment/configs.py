@@ -57,6 +57,7 @@ class Generation:
     """What a configuration reports about its own run (the validator's verdict is kept apart)."""
     status: str
     claimed_playable: bool
+    certified: bool = False            # the pipeline's validity certificate holds (a benchmark task)
     generation_time_s: float | None    # Stage 1 start -> success; None when the configuration did not succeed
     elapsed_s: float                   # Stage 1 start -> the configuration gave up or succeeded
     calls: int = 0
@@ -95,7 +96,8 @@ def _pipeline(task: Task, frozen: bool) -> Generation:
     # the evolve node starts the moment the Stage 4 gate passes: that is "Stage 4 success"
     success = first_seen.get("evolve") if status == "playable" else None
     usage = (v.get("usage") or {}).get("total") or {}
-    return Generation(status=status, claimed_playable=status == "playable",
+    return Generation(status=status, claimed_playable=status in ("playable", "not_certified"),
+                      certified=bool(v.get("certified")),
                       generation_time_s=round(success - begin, 3) if success else None,
                       elapsed_s=round((success or end) - begin, 3), calls=int(usage.get("calls", 0)),
                       prompt_tokens=int(usage.get("prompt_tokens", 0)),

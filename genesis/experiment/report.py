@@ -14,6 +14,7 @@ from genesis.review.aggregate import preference_section
 TEMPLATE = Path(__file__).with_name("experiment.html.j2")
 CHARTS = (  # (metric per batch, chart title, y label)
     ("playability", "Playability per batch (independent validator)", "fraction playable"),
+    ("certified_rate", "Certified per batch (the pipeline's validity certificate)", "fraction certified"),
     ("mean_generation_time_s", "Mean generation time of successful queries", "seconds"),
     ("calls_per_query", "Model calls per query", "calls"),
     ("fast_track_rate", "Fast-track rate", "fraction fast-tracked"),

@@ -33,6 +33,8 @@ def metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "playable": sum(r["playable"] for r in rows),
         "playability": round(sum(r["playable"] for r in rows) / n, 3),
         "claimed_playable_rate": round(sum(r["claimed_playable"] for r in rows) / n, 3),
+        "certified": sum(bool(r.get("certified")) for r in rows),
+        "certified_rate": round(sum(bool(r.get("certified")) for r in rows) / n, 3),
         "agreement_with_validator": round(sum(r["claimed_playable"] == r["playable"] for r in rows) / n, 3),
         "mean_generation_time_s": _mean([r["generation_time_s"] for r in rows if r["generation_time_s"] is not None]),
         "mean_elapsed_s": _mean([r["elapsed_s"] for r in rows]),
