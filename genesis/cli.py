@@ -142,7 +142,7 @@ def new(
                                                       "proposes a rubric change (default: genesis.yaml's "
                                                       "min_recurrence, else 2)"),
 ) -> None:
-    """Generate a scenario from QUERY and validate it. Exit 0 iff it is playable."""
+    """Generate a scenario from QUERY, validate and certify it. Exit 0 iff it is certified (4: plays, not certified)."""
     from genesis.input_files import InputFileError, check_replay_file
     from genesis.pipeline.runner import start
 
@@ -259,7 +259,7 @@ def batch(
                                         help="run only queries i, i+n, i+2n, ... (0-based; for Slurm arrays) into "
                                              "<batch folder>/shard-i-of-n/; gather with `genesis batch merge`"),
 ) -> None:
-    """Generate a scenario for every query in FILE; re-running skips finished ones. Exit 0 iff all playable.
+    """Generate a scenario for every query in FILE; re-running skips finished ones. Exit 0 iff all certified.
 
     `genesis batch merge DIR...` gathers the shard folders of one batch into one report."""
     from genesis.batch.command import merge_command, run_command

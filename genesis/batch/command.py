@@ -1,4 +1,4 @@
-"""`genesis batch` as an exit code: messages for bad input and Ctrl-C, 0 iff every query is playable."""
+"""`genesis batch` as an exit code: messages for bad input and Ctrl-C, 0 iff every query is certified."""
 from __future__ import annotations
 
 from pathlib import Path
