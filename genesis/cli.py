@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Optional
 
@@ -25,6 +26,12 @@ app.add_typer(rubrics_app, name="rubrics")
 app.add_typer(experiment_app, name="experiment")
 app.command("review")(review_command)
 console = Console(stderr=True)
+
+class Difficulty(str, Enum):
+    easy = "easy"
+    medium = "medium"
+    hard = "hard"
+
 
 EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_NOT_CERTIFIED, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
@@ -137,6 +144,10 @@ def new(
     interactive: bool = typer.Option(False, "--interactive", help="answer clarifying questions in Stage 1"),
     seed: int = typer.Option(0, "--seed"),
     replay: Optional[Path] = typer.Option(None, "--replay", help="re-run from a recorded transcript.jsonl, no model"),
+    difficulty: Optional[Difficulty] = typer.Option(
+        None, "--difficulty", case_sensitive=False,
+        help="the certificate's difficulty band the level must reach (overrides the request's own words): easy "
+             "(a cheap policy wins some seed), medium (none does; the blind replay wins some), hard (neither)"),
     min_recurrence: Optional[int] = typer.Option(None, "--min-recurrence", min=1,
                                                  help="runs that must fail the same way before the retrospective "
                                                       "proposes a rubric change (default: genesis.yaml's "
@@ -152,9 +163,10 @@ def new(
         except InputFileError as exc:
             raise _bad_input(exc)
 
+    options = {k: v for k, v in {"min_recurrence": min_recurrence,
+                                  "difficulty": difficulty.value if difficulty else None}.items() if v}
     _run_to_exit(lambda: start(query, out=out, model_cli=_model_flags(model, vlm_model, api_base), seed=seed,
-                               interactive=interactive, progress=_progress, replay=replay,
-                               options={"min_recurrence": min_recurrence} if min_recurrence else None))
+                               interactive=interactive, progress=_progress, replay=replay, options=options or None))
 
 
 @app.command()

@@ -106,6 +106,9 @@ class Concepts(Doc):
                                                      "(\"before minute 6\", \"within 6 minutes\")")
     raid_target_type: str | None = Field(None, description="unit type from the roster that enemy raids go for "
                                                            "(a building class such as metal_extractor)")
+    difficulty: Literal["easy", "medium", "hard"] | None = Field(None, description=(
+        "the difficulty the request asks for (easy, warm-up: easy; medium, moderate: medium; hard, brutal: hard), "
+        "as a band of the validity certificate's ladder; null when it does not say"))
     protect_unit: str | None = Field(None, description="unit type from the roster of a unit the player must keep "
                                                        "alive (e.g. commander)")
 

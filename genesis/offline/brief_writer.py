@@ -396,6 +396,10 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
     if settings:
         reqs.append(Requirement(id="settings", text="the level is set as asked: " + ", ".join(settings),
                                 testable=False))
+    if c.difficulty:
+        reqs.append(Requirement(id="difficulty", testable=False, text=(
+            f"the scenario is {c.difficulty}: the validity certificate's ladder puts it in the {c.difficulty} band "
+            "(checked by the level gate's difficulty criterion, not by a trace)")))
     return reqs
 
 

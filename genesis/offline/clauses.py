@@ -52,6 +52,7 @@ KEY_IDS: dict[str, list[str]] = {
     "production_target": ["production_win"], "raids": ["raids", "interval", "raid_target", "raid_domain"],
     "raid_target": ["raid_target"], "protect": ["protect_unit"], "teams": ["alliances", "team_count"],
     "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
+    "difficulty": ["difficulty"],
 }
 CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win", "objective_loss"],
             "production": ["production_win"], "ffa": ["team_count", "ranking", "teams"],

@@ -167,6 +167,7 @@ def read(query: str) -> Reading:
     _raids(r)
     _protect(r)
     _deadline_and_hold(r)
+    _difficulty(r)
 
     # the game itself is one the backend has no design for: refuse rather than build another one
     first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(text))
@@ -797,6 +798,30 @@ def _protect(r: Reading) -> None:
         if c.objective_type == c.protect_unit:
             c.objective_type = None
         r.hit(m, "protect")
+
+
+# A difficulty word counts when it qualifies the scenario: before a difficulty noun ("hard mode",
+# "easy version"), as a label ("hard:", "Medium difficulty:"), or a word that only means that ("warm-up").
+_DIFFICULTY_WORDS = {"easy": "easy", "gentle": "easy", "beginner": "easy", "simple": "easy", "medium": "medium",
+                     "moderate": "medium", "intermediate": "medium", "normal": "medium", "hard": "hard",
+                     "brutal": "hard", "tough": "hard", "difficult": "hard", "punishing": "hard",
+                     "nightmare": "hard", "challenging": "hard"}
+_DIFFICULTY = re.compile(
+    r"(?<![\w-])(?:(?P<word>" + "|".join(_DIFFICULTY_WORDS) + r")(?:\s+(?:hard\s+)?(?:difficulty|version|mode|level|"
+    r"setting|variant|one|challenge)\b|\s*:|(?=\s+warm-?up))|(?P<warm>warm-?up)|difficulty\s*[:=]?\s*(?P<after>"
+    + "|".join(_DIFFICULTY_WORDS) + r"))(?![\w-])")
+
+
+def _difficulty(r: Reading) -> None:
+    for m in _DIFFICULTY.finditer(r.text):
+        word = m.group("word") or m.group("after")
+        band = _DIFFICULTY_WORDS[word] if word else "easy"
+        if r.concepts.difficulty not in (None, band):
+            r.hit(m, "difficulty", f"two difficulties asked for ({r.concepts.difficulty} and {band}): kept "
+                                   f"{r.concepts.difficulty}")
+            continue
+        r.concepts.difficulty = band
+        r.hit(m, "difficulty")
 
 
 def _deadline_and_hold(r: Reading) -> None:

@@ -18,7 +18,7 @@ from genesis.fileio import atomic_write_json, atomic_write_text, dump_yaml
 from genesis.llm.client import ModelCallError
 from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, composed_rule, library_rule,
                                 library_summaries, signature, worked_example)
-from genesis.models import GDD, Brief, Clarification, RetryContext, RuleArtifact, Verdict, VisualVerdict
+from genesis.models import GDD, Brief, Clarification, Requirement, RetryContext, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.feedback import append as append_feedback
@@ -86,6 +86,7 @@ class Nodes:
         except ModelCallError as exc:
             return {"status": "failed", "stop_reason": f"stage 1 (brief): {exc}", "route": "finalize",
                     "stage_times": self._timed("brief", t0)}
+        brief = with_difficulty(brief, state["options"].get("difficulty"))
         atomic_write_json(self.out / F.BRIEF, brief.model_dump(mode="json"))
         update: dict[str, Any] = {"brief": brief, "clarifications": [c.model_dump() for c in clar],
                                   "stage_times": self._timed("brief", t0)}
@@ -492,3 +493,17 @@ def _stopped_status(stage: str, verdict: Verdict) -> str:
     """`not_certified` when the level plays and only its certificate fails, else `failed`."""
     failing = {c.kind for c in verdict.criteria if c.mandatory and not c.passed}
     return "not_certified" if stage == "level" and failing == {CERTIFICATE_KIND} else "failed"
+
+
+def with_difficulty(brief: Brief, asked: str | None) -> Brief:
+    """The brief with the difficulty of `--difficulty` (over the request's own words) and its requirement."""
+    if not asked or not brief.is_game:
+        return brief
+    concepts = brief.concepts.model_copy(update={"difficulty": asked})
+    requirements = [r for r in brief.requirements if r.id != "difficulty"] + [Requirement(
+        id="difficulty", testable=False, text=f"the scenario is {asked}: the validity certificate's ladder puts it in "
+                                              f"the {asked} band (checked by the level gate's difficulty criterion)")]
+    note = f"difficulty {asked}: from --difficulty" + (
+        f" (the request asked for {brief.concepts.difficulty})" if brief.concepts.difficulty not in (None, asked) else "")
+    return brief.model_copy(update={"concepts": concepts, "requirements": requirements,
+                                    "assumptions": [*brief.assumptions, note]})
