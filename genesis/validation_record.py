@@ -59,6 +59,7 @@ class ValidationRecord(BaseModel):
     requirements: list[RequirementEvidence]
     visual_review: dict[str, Any]
     certificate: dict[str, Any] | None = None  # the validity certificate (genesis.certificate), or why it was skipped
+    difficulty: dict[str, Any] | None = None   # the band asked for, the band reached and the knob search
     assumptions: list[str]
     unsupported: list[str]
     evolution: dict[str, Any] | None

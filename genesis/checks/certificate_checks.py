@@ -3,6 +3,7 @@ a rush or an unchanging seed lets a cheap policy win measures nothing, so the le
 from __future__ import annotations
 
 from genesis.checks.context import CheckContext
+from genesis.difficulty import difficulty_reason
 
 MAX_DETAIL = 1500
 
@@ -29,4 +30,10 @@ def certificate(ctx: CheckContext) -> tuple[bool, str]:
     return False, "not certified: " + certificate_reason(cert)
 
 
-CHECKS = {"certificate": certificate}
+def difficulty(ctx: CheckContext) -> tuple[bool, str]:
+    if ctx.difficulty and ctx.certificate is None:
+        return False, f"asked for {ctx.difficulty}: no certificate, so no band (the other level criteria failed)"
+    return difficulty_reason(ctx.difficulty, ctx.certificate, ctx.difficulty_search)
+
+
+CHECKS = {"certificate": certificate, "difficulty": difficulty}

@@ -24,3 +24,5 @@ class CheckContext:
     params: dict[str, float] = field(default_factory=dict)   # the running criterion's thresholds
     kb_root: Path | None = None      # where library rules live (a GDD-stage preview runs them)
     certificate: dict[str, Any] | None = None   # the level's validity certificate (genesis.certificate)
+    difficulty: str | None = None               # the band the request or --difficulty asks for
+    difficulty_search: dict[str, Any] | None = None   # the knob search for that band (genesis.difficulty)

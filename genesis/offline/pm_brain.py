@@ -35,8 +35,8 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
         return MetaFeedback(decision="rollback", target_stage="gdd", guidance=[
             "units are trapped at their spawn and never move: place every mobile group where it can leave its spawn",
             *reasons], reason="the reference policy could not move its units")
-    if stage == "level" and ids == {"certificate"}:
-        return _certificate_decision(failed[0]["reason"])
+    if stage == "level" and ids and ids <= {"certificate", "difficulty"}:
+        return _certificate_decision(failed)
     if stage == "level":
         guidance = _balance_guidance(failed)
         if not guidance and _repeats_last_failure(stage, failed, inputs.get("history", [])):
@@ -66,6 +66,8 @@ IDLE_MUST_LOSE = ("objective_loss", "deadline_loss")
 WEAKER = "enemy too strong for the reference play: make the enemy weaker"
 STRONGER = "an idle player does not lose: make the enemy stronger"
 VARY_MORE = "the seed does not change the game enough (a blind replay of one game wins): vary more per seed"
+HARDER = "the level plays below the difficulty band asked: make it harder"
+EASIER = "the level plays above the difficulty band asked: make it easier"
 CHEAP_WIN = "a cheap policy (rush, turtle, random or a probe) wins every seed: make the cheap plan lose"
 
 
@@ -85,9 +87,10 @@ def _balance_guidance(failed: list[dict[str, Any]]) -> list[str]:
     return []
 
 
-def _certificate_decision(reason: str) -> MetaFeedback:
-    """The level plays but is not certified: the design must change, in the direction the failing
-    certificate checks point (the GDD writer reads these instructions)."""
+def _certificate_decision(failed: list[dict[str, Any]]) -> MetaFeedback:
+    """The level plays but is not certified, or not at the difficulty asked: the design must change, in
+    the direction the failing checks point (the GDD writer reads these instructions)."""
+    reason = next((c["reason"] for c in failed if c["id"] == "certificate"), "")
     failing = set(re.findall(r"(?:^not certified: |; )(\w+): ", reason))
     guidance = []
     if "reference_wins" in failing or "impossible" in reason:
@@ -96,8 +99,12 @@ def _certificate_decision(reason: str) -> MetaFeedback:
         guidance.append(VARY_MORE)
     if "no_cheap_win" in failing or "trivial" in reason:
         guidance.append(CHEAP_WIN)
-    return MetaFeedback(decision="rollback", target_stage="gdd", reason="the level plays but is not certified: "
-                        "the design must change", guidance=guidance + ["certificate failing: " + ", ".join(sorted(failing))])
+    band = next((c["reason"] for c in failed if c["id"] == "difficulty"), "")
+    if band:
+        guidance.append(HARDER if "Make the design harder" in band else EASIER)
+    return MetaFeedback(decision="rollback", target_stage="gdd", reason="the level plays but is not certified at the "
+                        "difficulty asked: the design must change",
+                        guidance=guidance + ["failing: " + ", ".join(sorted(failing | ({"difficulty"} if band else set())))])
 
 
 def _repeats_last_failure(stage: str, failed: list[dict[str, Any]], history: list[dict[str, Any]]) -> bool:

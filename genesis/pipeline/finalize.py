@@ -8,6 +8,7 @@ from typing import Any
 from engine.errors import EngineError
 from genesis import scenario_files as F
 from genesis.certificate import scenario_certificate
+from genesis.difficulty import band_of
 from genesis.fileio import atomic_write_json
 from genesis.pipeline.evolution import rubric_versions
 from genesis.pipeline.feedback import log_outcome
@@ -27,6 +28,16 @@ def verdict_label(status: str | None, certificate: dict | None) -> str:
             return "PLAYABLE (certificate skipped)"
         return "CERTIFIED" if status == "playable" and certificate and certificate.get("valid") else "NOT CERTIFIED"
     return "REFUSED" if status == "refused" else "NOT PLAYABLE"
+
+
+def difficulty_record(state: dict, certificate: dict | None) -> dict[str, Any] | None:
+    """The band asked for (request words or --difficulty), the certificate's band and the knob search."""
+    brief = state.get("brief")
+    asked = (state.get("options") or {}).get("difficulty") or (brief.concepts.difficulty if brief else None)
+    band = band_of(certificate)
+    if not asked and band is None:
+        return None
+    return {"asked": asked, "band": band, "search": state.get("difficulty_search")}
 
 
 def validation_record(ctx, state: dict) -> dict[str, Any]:
@@ -55,6 +66,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "requirements": state.get("evidence", []),
         "visual_review": state.get("visual", {}),
         "certificate": certificate,
+        "difficulty": difficulty_record(state, certificate),
         "assumptions": state["brief"].assumptions if state.get("brief") else [],
         "unsupported": state["brief"].unsupported if state.get("brief") else [],
         "evolution": state.get("evolution"),

@@ -20,7 +20,8 @@ ROUTES: dict[str, tuple[str, ...]] = {
     "test_rules": ("gate_rules",),
     "gate_rules": ("assemble_level", "write_rules", "write_gdd", "clarify", "finalize"),
     "assemble_level": ("validate_level", "gate_level"),
-    "validate_level": ("gate_level",),
+    "validate_level": ("gate_level", "tune_difficulty"),
+    "tune_difficulty": ("validate_level",),
     "gate_level": ("evolve", "assemble_level", "write_rules", "write_gdd", "clarify", "finalize"),
     "evolve": ("finalize",),
 }
@@ -50,6 +51,7 @@ def build(ctx: RunContext, checkpointer):
     g.add_node("gate_rules", n.gate("rules"))
     g.add_node("assemble_level", n.assemble_level)
     g.add_node("validate_level", n.validate_level)
+    g.add_node("tune_difficulty", n.tune_difficulty)
     g.add_node("gate_level", n.gate("level"))
     g.add_node("evolve", n.evolve)
     g.add_node("finalize", n.finalize)

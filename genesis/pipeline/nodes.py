@@ -10,7 +10,9 @@ from langgraph.types import interrupt
 
 from engine.errors import EngineError
 from genesis import rubric_store
-from genesis.certificate import CertificateGames, cached_certificate, certificate_enabled, prior_keys, scenario_certificate
+from genesis.certificate import (CertificateGames, cached_certificate, certificate_enabled, certify_cached, prior_keys,
+                                 scenario_certificate)
+from genesis.difficulty import band_of, tunable
 from genesis.checks import CheckContext, run_criteria
 from genesis.evidence import requirement_evidence
 from genesis import scenario_files as F
@@ -39,6 +41,7 @@ STAGE_BUDGET = 3
 TOTAL_BUDGET = 8
 DETERMINISM_PREFIX_S = 60.0   # game seconds of the first reference game replayed
 CERTIFICATE_KIND = "check:certificate"
+CERTIFIED_KINDS = (CERTIFICATE_KIND, "check:difficulty")     # judged on the certificate, once the level plays
 MAX_QUESTION_ROUNDS = 3  # interactive Stage 1: first questions, then re-asks of answers that cannot be used
 
 
@@ -264,13 +267,14 @@ class Nodes:
         except ModelCallError as exc:
             return {"verdicts": {"level": self._fail_verdict("level", "developer", str(exc), exc.permanent)}, "route": "gate_level"}
         level = config.model_dump(mode="json", exclude_none=True)
+        search_reset = {"difficulty_search": None}      # a new level gets its own knob search
         # the certificate reads what the seed varies and the design's exploit probes from the level itself
         level.setdefault("metadata", {})["variation"] = gdd.variation.model_dump(mode="json")
         level["metadata"]["generator"] = {
             "query": state["query"], "run_id": state["run_id"],
             "backend": self.ctx.client.backend_name("developer")}
         atomic_write_json(self.out / F.LEVEL, level)
-        return {"level": level, "route": "validate_level", "stage_times": self._timed("level", t0)}
+        return {"level": level, **search_reset, "route": "validate_level", "stage_times": self._timed("level", t0)}
 
     def validate_level(self, state: dict) -> dict:
         t0 = time.perf_counter()
@@ -313,13 +317,19 @@ class Nodes:
             m = load_map(MapRef.model_validate(state["level"]["map"]), self.out)
             ctx.evidence = requirement_evidence(gdd.requirements, runs, (m.width, m.height), level_path)
             ctx.visual = self._visual(state, gdd, runs[0])
-        gated = [c for c in rubric.criteria if c.kind == CERTIFICATE_KIND]
-        results = run_criteria("level", [c for c in rubric.criteria if c.kind != CERTIFICATE_KIND], ctx)
+        gated = [c for c in rubric.criteria if c.kind in CERTIFIED_KINDS]
+        results = run_criteria("level", [c for c in rubric.criteria if c.kind not in CERTIFIED_KINDS], ctx)
         certificate = None
         plays = all(r.passed for r in results if r.mandatory)
         if plays:
             self.ctx.say("level", "certifying: the ladder of cheap policies and the blind replay over every seed")
             ctx.certificate = certificate = self._certificate(state, runs)
+        ctx.difficulty, ctx.difficulty_search = _asked_difficulty(state), state.get("difficulty_search")
+        if plays and ctx.difficulty and ctx.difficulty_search is None and band_of(certificate) != ctx.difficulty \
+                and tunable(certificate):
+            self._save_traces(runs)
+            return {"runs": [r.summary() for r in runs], "certificate": certificate, "simulation": sim_record,
+                    "route": "tune_difficulty", "stage_times": self._timed("level_validate", t0)}
         results += run_criteria("level", gated, ctx)
         passed = all(r.passed for r in results if r.mandatory)
         if not passed:
@@ -342,6 +352,29 @@ class Nodes:
         return scenario_certificate(self.out, {"status": "playable", "runs": [r.summary() for r in runs],
                                                "options": state.get("options") or {}},
                                     cache_dir=self.ctx.validation_cache.root, started=self.ctx.certificate_games)
+
+    def tune_difficulty(self, state: dict) -> dict:
+        """Scales the design's balance knob until the certificate's band is the one asked for (see
+        genesis.difficulty); a tuned level is validated again from the start, an untuned one goes to the gate
+        with the search on record."""
+        from genesis.difficulty import search
+
+        t0 = time.perf_counter()
+        asked, gdd = _asked_difficulty(state), state["gdd"]
+        self.ctx.say("level", f"tuning {gdd.variation.knob or 'no knob'} for a {asked} level")
+        timeout = float(state["options"].get("sim_timeout", DEFAULT_TIMEOUT_S))
+        pool = self._pool(state)
+
+        def certify_trial(path: Path) -> dict:
+            return certify_cached(path, self.ctx.validation_cache.root, pool, timeout_s=timeout).model_dump()
+
+        record, tuned, _ = search(self.out / F.LEVEL, state.get("certificate"), asked, gdd.variation.knob, certify_trial)
+        update: dict[str, Any] = {"difficulty_search": record.model_dump(mode="json"),
+                                  "stage_times": self._timed("difficulty", t0)}
+        if tuned is None:      # the gate judges the level as it is, with the search on record
+            return {**update, "route": "validate_level"}
+        atomic_write_json(self.out / F.LEVEL, tuned)
+        return {**update, "level": tuned, "route": "validate_level"}
 
     def _pool(self, state: dict):
         return self.ctx.sim_pool(int((state.get("options") or {}).get("sim_processes") or generation_processes()))
@@ -492,7 +525,12 @@ class Nodes:
 def _stopped_status(stage: str, verdict: Verdict) -> str:
     """`not_certified` when the level plays and only its certificate fails, else `failed`."""
     failing = {c.kind for c in verdict.criteria if c.mandatory and not c.passed}
-    return "not_certified" if stage == "level" and failing == {CERTIFICATE_KIND} else "failed"
+    return "not_certified" if stage == "level" and failing and failing <= set(CERTIFIED_KINDS) else "failed"
+
+
+def _asked_difficulty(state: dict) -> str | None:
+    brief = state.get("brief")
+    return (state.get("options") or {}).get("difficulty") or (brief.concepts.difficulty if brief else None)
 
 
 def with_difficulty(brief: Brief, asked: str | None) -> Brief:

@@ -55,6 +55,7 @@ class PipelineState(TypedDict, total=False):
     simulation: Annotated[list[dict], operator.add]   # per validation: wall time and cache use of its runs
     evidence: list[dict]
     certificate: dict | None           # the level's validity certificate, judged at stage 4
+    difficulty_search: dict | None     # the balance knob search for the asked difficulty (genesis.difficulty)
     visual: dict
     stage_times: Annotated[dict[str, float], add_times]
     route: str

@@ -1,0 +1,167 @@
+"""Difficulty on request: the certificate's band, and a search of the design's balance knob for it.
+
+The band comes from the certificate's ladder (easy: a cheap policy wins some seed; medium: none does,
+the blind replay wins some; hard: neither). When a request asks for a band the level misses, the
+design's `variation.knob` ('<rule id>.<param>': an enemy strength, wave size or interval, a
+deadline) is scaled and each trial level certified on every seed: the factor is bracketed by
+doubling away from the level as built, then bisected (geometrically), and the first trial whose
+certificate holds in the asked band wins. Every trial is recorded.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import BaseModel
+
+BANDS = ("easy", "medium", "hard")
+# How hard a certificate's level plays, on one scale: a level a cheap policy wins everywhere is below
+# easy, one the reference cannot win above hard.
+RANK = {"trivial": 0, "easy": 1, "medium": 2, "hard": 3, "impossible": 4}
+MAX_TRIALS = 5
+MIN_FACTOR, MAX_FACTOR = 0.25, 4.0
+# params where a larger value gives the player more time: larger is easier
+EASIER_WHEN_LARGER = ("interval", "delay", "deadline", "time", "first_at", "gap", "hold", "limit")
+
+
+class Trial(BaseModel):
+    factor: float
+    value: Any
+    band: str | None
+    certified: bool
+
+
+class DifficultySearch(BaseModel):
+    asked: str
+    knob: str | None
+    found: bool
+    start_band: str | None
+    value: Any = None                  # the knob's value in the level that shipped
+    trials: list[Trial] = []
+    note: str = ""
+
+
+def band_of(cert: dict | None) -> str | None:
+    """The certificate's band, 'impossible' when the reference loses a seed, 'trivial' when a cheap
+    policy wins every seed; None when the certificate says neither (e.g. it was skipped)."""
+    if not cert or cert.get("skipped"):
+        return None
+    checks = cert.get("checks") or {}
+    if cert.get("impossible") or not (checks.get("reference_wins") or {}).get("passed", True):
+        return "impossible"
+    if cert.get("trivial") or not (checks.get("no_cheap_win") or {}).get("passed", True):
+        return "trivial"
+    return cert.get("difficulty")
+
+
+def tunable(cert: dict | None) -> bool:
+    """A balance knob can move this certificate's band: it failed, if at all, only on who wins."""
+    failing = {name for name, c in ((cert or {}).get("checks") or {}).items() if not c.get("passed")}
+    return bool(cert) and not cert.get("skipped") and failing <= {"reference_wins", "no_cheap_win", "idle_loses"}
+
+
+def knob_param(level: dict, knob: str | None) -> tuple[int, str, Any] | None:
+    """(rule index, param, value) of a numeric knob '<rule id>.<param>' of `level`, or None."""
+    if not knob or "." not in knob:
+        return None
+    rid, param = knob.split(".", 1)
+    for i, rule in enumerate(level.get("rules") or []):
+        if rule.get("id") == rid and _numeric(rule.get("params", {}).get(param)):
+            return i, param, rule["params"][param]
+    return None
+
+
+def _numeric(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    if isinstance(value, dict):
+        return bool(value) and all(_numeric(v) for v in value.values())
+    if isinstance(value, list):
+        return bool(value) and all(_numeric(v) for v in value)
+    return False
+
+
+def scaled(value: Any, factor: float) -> Any:
+    """`value` times `factor`: integers stay integers of at least 1, containers scale every member."""
+    if isinstance(value, dict):
+        return {k: scaled(v, factor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scaled(v, factor) for v in value]
+    if isinstance(value, int):
+        return max(1, round(value * factor))
+    return round(value * factor, 2)
+
+
+def harder_when_larger(param: str) -> bool:
+    return not any(w in param.lower() for w in EASIER_WHEN_LARGER)
+
+
+def search(level_path: Path, cert: dict, asked: str, knob: str | None,
+           certify: Callable[[Path], dict]) -> tuple[DifficultySearch, dict | None, dict | None]:
+    """Tunes `knob` of the level at `level_path` (certified as `cert`) until its band is `asked`.
+    Returns the search, and the tuned level config and its certificate when one was found."""
+    start = band_of(cert)
+    level = json.loads(Path(level_path).read_text())
+    record = DifficultySearch(asked=asked, knob=knob, found=False, start_band=start)
+    found = knob_param(level, knob)
+    if start is None or start not in RANK:
+        record.note = "the certificate gives no band to tune from"
+        return record, None, None
+    if found is None:
+        record.note = (f"the design declares no numeric balance knob ('<rule id>.<param>') to tune; knob: {knob!r}"
+                       if knob else "the design declares no balance knob (variation.knob) to tune")
+        return record, None, None
+    index, param, base = found
+    record.value = base
+    step = 1 if (RANK[start] < RANK[asked]) == harder_when_larger(param) else -1    # log2 of the factor's direction
+    lo, hi = 0.0, None                  # log2 factors: lo on the start's side of the asked band, hi past it
+    trials_left, exponent = MAX_TRIALS, float(step)
+    while trials_left:
+        factor = 2.0 ** exponent
+        if not MIN_FACTOR <= factor <= MAX_FACTOR:
+            break
+        trials_left -= 1
+        trial = json.loads(json.dumps(level))
+        trial["rules"][index]["params"][param] = value = scaled(base, factor)
+        path = Path(level_path).with_name(f"level.difficulty-{len(record.trials) + 1}.json")
+        path.write_text(json.dumps(trial))
+        try:
+            got = certify(path)
+        finally:
+            path.unlink(missing_ok=True)
+        band = band_of(got)
+        record.trials.append(Trial(factor=round(factor, 3), value=value, band=band, certified=bool(got.get("valid"))))
+        if band == asked and got.get("valid"):
+            record.found, record.value = True, value
+            record.note = f"{knob} x{factor:.3g}: {base} -> {value}"
+            return record, trial, got
+        if band is None:
+            break
+        same_side = (RANK[band] < RANK[asked]) == (RANK[start] < RANK[asked])
+        if same_side:
+            lo = exponent
+        else:
+            hi = exponent
+        exponent = exponent + step if hi is None else (lo + hi) / 2
+    record.note = (f"no value of {knob} within x{MIN_FACTOR:g}-x{MAX_FACTOR:g} certified in the {asked} band "
+                   f"after {len(record.trials)} trial(s)")
+    return record, None, None
+
+
+def difficulty_reason(asked: str | None, cert: dict | None, search_record: dict | None) -> tuple[bool, str]:
+    """The difficulty criterion: the band asked for (if any) is the certificate's band."""
+    band = band_of(cert)
+    if not asked:
+        return True, f"no difficulty asked; the level plays {band or 'without a band (no certificate)'}"
+    if band == asked:
+        tuned = (search_record or {}).get("note") if (search_record or {}).get("found") else ""
+        return True, f"{asked} as asked" + (f" (tuned: {tuned})" if tuned else "")
+    why = f"asked for {asked}, the certificate's ladder puts the level at {band or 'no band'}"
+    if search_record:
+        why += f"; knob search: {search_record.get('note')}"
+    way = "harder" if band and RANK.get(band, 0) < RANK[asked] else "easier"
+    return False, f"{why}. Make the design {way} (the enemy, its timings or the deadline), or declare a numeric " \
+                  f"variation.knob the pipeline can tune"
