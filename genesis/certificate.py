@@ -327,6 +327,7 @@ class CertificateGames:
                 job = self.jobs[i]
                 own_tape = self.tapes_own and i == len(self.prior)
                 self.singles[i] = self._start(_Line(job.agent, [job], then=self._taped if own_tape else None))
+        self.todo = list(self.singles)          # the jobs queued at once (the others may copy a leader's game)
         cheap = [(a, None) for a in CHEAP] + [(PROBE + p["name"], p) for p in self.probes]
         self.rungs = {name: self._start(_Line(name, [CertJob(path, s, name, probe=probe) for s in seeds], _first_loss))
                       for name, probe in cheap}
