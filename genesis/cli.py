@@ -95,11 +95,12 @@ def _print_certificate(cert: dict | None) -> None:
     """One line: the validity certificate's verdict, with each failing check's detail and each flag."""
     if not cert or cert.get("skipped"):
         return
+    band = f", difficulty {cert['difficulty']}" if cert.get("difficulty") else ""
     if cert.get("valid"):
-        console.print("   [green]✓[/] validity certificate: valid")
+        console.print(f"   [green]✓[/] validity certificate: valid{band}")
         return
     why = [f"{name}: {c.get('detail', '')}" for name, c in (cert.get("checks") or {}).items() if not c.get("passed")]
-    console.print(f"   [red]✗[/] validity certificate: not valid ({escape('; '.join(why + cert.get('flags', [])))})")
+    console.print(f"   [red]✗[/] validity certificate: not valid ({escape('; '.join(why + cert.get('flags', [])))}){band}")
 
 
 def _interactive_loop(outcome, progress):

@@ -262,12 +262,19 @@ def test_the_report_shows_the_certificate(tmp_path):
     cert = {"valid": False, "seeds": [0, 1], "replay_hash": "ab" * 32, "trivial": True, "impossible": False,
             "checks": {"open_loop": {"passed": False, "detail": "blind replay won 2/2 seeds"}},
             "ladder": {"idle": 0.0, "random": 1.0, "rush": 1.0, "reference": 1.0},
-            "flags": ["trivial: the random agent wins every seed"], "errors": []}
+            "flags": ["trivial: the random agent wins every seed"], "errors": [], "difficulty": "trivial",
+            "rungs": {"rush": {"seeds_played": [0, 1], "seeds_won": [0], "win_duration_s": 12.0, "units_lost": 1.5,
+                               "stopped": "stopped at its first loss (seed 1)"}},
+            "levers": ["make a blind rush lose: stronger defenders"], "games_played": 9, "games_copied": 4,
+            "games_reused": 5, "wall_s": 3.5}
     (tmp_path / "validation.json").write_text(json.dumps({"playable": True, "status": "playable", "certificate": cert}))
     html = write_report(tmp_path, map_picture=False).read_text()
     section = html[html.index('id="certificate"'):]
     assert "blind replay won 2/2 seeds" in section and "trivial: the random agent wins every seed" in section
     assert "random <b>100%</b>" in section
+    assert "Difficulty band: <b>trivial</b>" in section and "9 games played, 4 copied, 5 reused in 3.5 s" in section
+    assert "<li>make a blind rush lose: stronger defenders</li>" in section
+    assert "<td>12 s</td><td>1.5</td>" in section and "stopped at its first loss (seed 1)" in section
     glance = html[html.index("At a glance"):html.index('id="certificate"')]
     assert 'Validity certificate</span>' in glance and "FAIL" in glance and "failing: open_loop" in glance
     assert "trivial: the random agent wins every seed" in glance
