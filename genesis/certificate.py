@@ -319,6 +319,7 @@ class CertificateGames:
         self.jobs = self.prior + own
         # a game may copy another seed's only when the level cannot draw: else it is played at once
         self.leaders = {} if _may_draw(level) else seed_leaders(self.jobs, _shared_key)
+        self.epoch = pool.epoch                 # updated once the games are queued (a closed pool starts anew)
         self.singles: dict[int, _Line] = {}
         self.loop: _Line | None = None          # the blind replay, once the seed-0 orders are known
         self.taped_schedule: list[dict] | None = None
@@ -354,11 +355,16 @@ class CertificateGames:
                 line.runs.append(dataclasses.replace(last, seed=job.seed, schedule=[], same_as_seed=origin, reused=False))
                 continue
             k = len(line.runs)
+            line.pending = None
+            # from a result (reopen False) only into the pool its last game ran in: a pool closed or
+            # started anew since (a killed game, a dropped level) gets the game from `finish`, if at all
+            if not reopen and not self.pool.alive(line.epoch or self.epoch):
+                return
             try:
                 line.pending = self.pool.submit(run_cert_job, job, callback=lambda run, k=k: self._back(line, k, run),
                                                 reopen=reopen)
                 line.epoch = self.pool.epoch
-            except ValueError:          # the pool was closed meanwhile: `finish` submits it again
+            except Exception:           # the pool was closed meanwhile: `finish` submits it again
                 line.pending = None
             return
 

@@ -451,3 +451,38 @@ def test_a_later_seed_of_a_reused_validation_game_copies_it_only_when_that_game_
         assert copied == ([] if drew else ["idle seeds 2, 3, 4: the game of seed 0 (it drew nothing from its seed)"])
         assert cert.checks["idle_loses"].detail == "idle won 0/5 seeds"
         assert cert.games_reused == 2
+
+
+_REAL_RUN = None
+
+
+def _hang_turtle(job):
+    """A worker that hangs on the turtle's games (the pool forks: its children see the patched module)."""
+    import time
+
+    if job.agent == "turtle":
+        time.sleep(120)
+    return _REAL_RUN(job)
+
+
+def test_games_lost_with_a_closed_pool_are_played_again_and_a_hanging_game_is_killed(tmp_path, monkeypatch):
+    import genesis.certificate as certificate
+    from genesis.simulate import SimPool
+
+    path = _spot_level(tmp_path, time_limit=60.0)
+    with SimPool(2) as pool:
+        games = certificate.CertificateGames(path, pool)
+        pool.close()                                    # every queued game is lost: `finish` plays them again
+        cert = games.finish()
+    assert cert.valid and not cert.errors and cert.difficulty == "medium", cert.model_dump()
+
+    global _REAL_RUN
+    _REAL_RUN = certificate.run_cert_job
+    monkeypatch.setattr(certificate, "run_cert_job", _hang_turtle)
+    with SimPool(2) as pool:
+        cert = certificate.CertificateGames(path, pool, timeout_s=3.0).finish()
+    assert cert.errors == ["turtle seed 0: killed after 3 s wall clock without a result"] and not cert.valid
+    assert cert.rungs["turtle"].seeds_played == [0] and cert.rungs["turtle"].seeds_won == []
+    # the games the kill took down with the pool were played again
+    assert cert.rungs["reference"].seeds_won == [0, 1, 2, 3, 4] and cert.rungs["idle"].seeds_played == [0, 1, 2, 3, 4]
+    assert cert.rungs["rush"].seeds_played == [0] and cert.checks["seeds_matter"].passed
