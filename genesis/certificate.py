@@ -583,8 +583,7 @@ def _judge(seeds: tuple[int, ...], limit: float, taped: CertRun, replayed: CertR
     base = ref[0] if ref and ref[0].seed == seeds[0] else None
     varied = [r.seed for r in ref[1:] if base is not None and r.ok and base.ok and r.trace_hash != base.trace_hash]
     if drill:
-        matter = Check(passed=True, detail=f"{drill} (the reference played another game than on seed {seeds[0]} on "
-                                           f"{len(varied)} of the {n - 1} later seeds)")
+        matter = Check(passed=True, detail=drill)
     elif len(varied) >= min(MIN_VARIED_SEEDS, n - 1):
         matter = Check(passed=True, detail=f"the reference played another game than on seed {seeds[0]} on seed"
                                            f"{'s' * (len(varied) > 1)} {', '.join(map(str, varied))}")
@@ -615,7 +614,7 @@ def _judge(seeds: tuple[int, ...], limit: float, taped: CertRun, replayed: CertR
             + (f" ({loop_stopped})" if loop_stopped else "")
             + ("; the level plays the same game on every seed" if unvaried else ""))
     if drill:
-        open_loop = Check(passed=True, detail=f"{drill} ({told})")
+        open_loop = Check(passed=True, detail=drill)
     else:
         open_loop = Check(passed=bool(loop) and loop_wins <= allowed, detail=f"{told}; at most {allowed} allowed")
 
