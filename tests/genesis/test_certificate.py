@@ -46,7 +46,7 @@ function on_start()
   spawn(1, "metal_storage", s[1], s[2], 1, "target")
 end
 """
-# visits every spot in turn: the blind plan that beats a drawn spot when nothing guards the spots
+# visits every spot in turn: a blind plan that finds the target wherever the seed put it (an exploit probe)
 SWEEP = {"name": "sweep", "exploit": "visit every candidate spot in turn",
          "orders": [{"t": 20.0 * i, "kind": "fight", "x": x, "y": y}
                     for i, (x, y) in enumerate([SPOTS[4], SPOTS[1], SPOTS[2], SPOTS[0], SPOTS[3]])]}
