@@ -8,6 +8,10 @@ solved by a script that never looks (the lesson behind SMACv2).
 RushPolicy sends every combat unit (not the commander) straight at the nearest visible enemy, or at
 the hostile teams' start positions when none is visible, and never builds or produces: the
 strongest scheme that needs no planning.
+
+TurtlePolicy is its opposite: every combat unit keeps the post it started at, attack-moves onto a
+visible enemy that comes within GUARD tiles of that post and walks back once none does. It never
+attacks, builds or produces: a level it wins only asks the player to sit still and shoot.
 """
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ from engine.agent.policy import Policy, army_ids, centroid
 
 ORDER_FIELDS = ("kind", "units", "x", "y", "type", "factory", "count")
 RUSH_SQUAD = "rush"
+GUARD = 10.0        # tiles around its post within which a turtle's unit fights
+POST_SLACK = 2.0    # tiles from its post at which a turtle's unit counts as home
 
 
 def order_schedule(trace: list[dict], team: int) -> list[dict]:
@@ -82,3 +88,40 @@ class RushPolicy(Policy):
         self.goal = goal
         actions.append({"action": "squad_move", "squad": RUSH_SQUAD, "x": round(goal[0], 2), "y": round(goal[1], 2)})
         return actions
+
+
+class TurtlePolicy(Policy):
+    name = "turtle"
+
+    def reset(self, sim) -> None:
+        self.posts: dict[int, tuple[float, float]] = {}     # unit -> where it was first seen
+        self.goals: dict[int, tuple[float, float]] = {}     # unit -> where it was last sent
+
+    def decide(self, sim) -> list[dict]:
+        from engine.world import NONE
+
+        w = sim.world
+        army = army_ids(sim, self.team)
+        enemies = visible_enemy_ids(sim, self.team)
+        ex, ey = w.x[enemies], w.y[enemies]
+        sends: dict[tuple[float, float], list[int]] = {}
+        for i in army.tolist():
+            post = self.posts.setdefault(i, (float(w.x[i]), float(w.y[i])))
+            goal = None
+            if enemies.size:
+                d = np.hypot(ex - post[0], ey - post[1])
+                k = int(np.argmin(d))
+                if d[k] <= GUARD:
+                    goal = (round(float(ex[k]), 1), round(float(ey[k]), 1))
+            if goal is None:
+                if np.hypot(w.x[i] - post[0], w.y[i] - post[1]) <= POST_SLACK:
+                    self.goals.pop(i, None)
+                    continue
+                goal = (round(post[0], 1), round(post[1], 1))
+            last = self.goals.get(i)
+            if w.order[i] != NONE and last is not None and np.hypot(goal[0] - last[0], goal[1] - last[1]) < 2.0:
+                continue                # already on its way there
+            self.goals[i] = goal
+            sends.setdefault(goal, []).append(i)
+        return [{"action": "move_units", "units": ids, "x": x, "y": y, "mode": "fight"}
+                for (x, y), ids in sorted(sends.items())]

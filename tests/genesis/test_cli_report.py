@@ -40,4 +40,6 @@ def test_the_summary_says_whether_the_validity_certificate_holds_and_why_not(mon
     assert ("validity certificate: not valid (open_loop: blind replay won 3/3 seeds [same game]; "
             "trivial: the random agent wins every seed)") in text and "replay: same" not in text
     assert "validity certificate: valid" in _summary(monkeypatch, {"valid": True, "checks": {}, "flags": []})
+    assert "validity certificate: valid, difficulty hard" in _summary(
+        monkeypatch, {"valid": True, "checks": {}, "flags": [], "difficulty": "hard"})
     assert "validity certificate" not in _summary(monkeypatch, {"skipped": "GENESIS_CERTIFICATE=off"})
