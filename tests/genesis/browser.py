@@ -21,7 +21,9 @@ class Browser:
         import websocket
 
         self.proc = subprocess.Popen(
+            # current Chromium refuses DevTools websockets from other origins unless allowed
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--remote-debugging-port=0",
+             "--remote-allow-origins=*",
              f"--user-data-dir={profile}", f"--window-size={width},{height}", url],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         port = None

@@ -1,0 +1,96 @@
+"""Difficulty on request: the band read off a certificate, the reader's difficulty words, and the knob
+search (bracket by doubling, then bisect), driven here by a stand-in certificate whose band follows
+the knob's value."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from genesis.difficulty import band_of, difficulty_reason, knob_param, scaled, search, tunable
+from genesis.offline.concepts import read
+
+BASE = {"rules": [{"id": "waves", "script": "rules/waves.lua", "params": {"units": {"light_bot": 4}, "interval": 60}}]}
+
+
+def _cert(band: str, valid: bool = True) -> dict:
+    checks = {"reference_wins": {"passed": band != "impossible"}, "no_cheap_win": {"passed": band != "trivial"},
+              "seeds_matter": {"passed": True}}
+    return {"valid": valid and band in ("easy", "medium", "hard"), "difficulty": band, "checks": checks}
+
+
+def _band_by_size(size: int) -> str:
+    return "trivial" if size <= 2 else "easy" if size <= 5 else "medium" if size <= 9 else "hard" if size <= 14 \
+        else "impossible"
+
+
+def _run(tmp_path, asked: str, knob: str, start: str, band_of_level):
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(BASE))
+    seen = []
+
+    def certify(p):
+        level = json.loads(p.read_text())
+        seen.append(level["rules"][0]["params"])
+        return _cert(band_of_level(level["rules"][0]["params"]))
+
+    record, tuned, cert = search(path, _cert(start), asked, knob, certify)
+    assert not list(tmp_path.glob("level.difficulty-*.json"))       # trial files are removed
+    return record, tuned, cert, seen
+
+
+def test_a_harder_band_scales_the_wave_up_until_it_holds(tmp_path):
+    record, tuned, cert, seen = _run(tmp_path, "hard", "waves.units", "easy",
+                                     lambda p: _band_by_size(p["units"]["light_bot"]))
+    assert record.found and cert["difficulty"] == "hard" and record.start_band == "easy"
+    assert tuned["rules"][0]["params"]["units"]["light_bot"] == record.value["light_bot"]
+    assert 10 <= record.value["light_bot"] <= 14
+    assert [t.band for t in record.trials][-1] == "hard" and len(record.trials) == len(seen) <= 5
+
+
+def test_an_interval_knob_moves_the_other_way(tmp_path):
+    # a shorter interval is harder: from medium to hard the interval must shrink
+    record, tuned, _, _ = _run(tmp_path, "hard", "waves.interval", "medium",
+                               lambda p: "hard" if p["interval"] <= 35 else "medium")
+    assert record.found and tuned["rules"][0]["params"]["interval"] < 60
+
+
+def test_a_search_that_cannot_reach_the_band_says_so_and_changes_nothing(tmp_path):
+    record, tuned, cert, seen = _run(tmp_path, "hard", "waves.units", "easy", lambda p: "easy")
+    assert not record.found and tuned is None and cert is None
+    assert "no value of waves.units" in record.note and len(seen) == 2      # x2, x4, then the bound
+    record, tuned, _, seen = _run(tmp_path, "hard", "waves.nothing", "easy", lambda p: "hard")
+    assert not record.found and seen == [] and "no numeric balance knob" in record.note
+
+
+def test_knob_parsing_and_scaling():
+    assert knob_param(BASE, "waves.units") == (0, "units", {"light_bot": 4})
+    assert knob_param(BASE, "waves.script") is None and knob_param(BASE, "other.units") is None
+    assert knob_param(BASE, None) is None
+    assert scaled({"a": 3, "b": [1, 2.5]}, 2) == {"a": 6, "b": [2, 5.0]}
+    assert scaled(1, 0.25) == 1                     # a count never drops to zero
+
+
+def test_bands_and_the_criterion():
+    assert band_of(_cert("hard")) == "hard" and band_of(_cert("impossible")) == "impossible"
+    assert band_of({"skipped": "off"}) is None and band_of(None) is None
+    assert tunable(_cert("trivial")) and not tunable({"checks": {"seeds_matter": {"passed": False}}})
+    ok, why = difficulty_reason(None, _cert("easy"), None)
+    assert ok and "no difficulty asked" in why
+    ok, why = difficulty_reason("hard", _cert("easy"), {"note": "no value", "found": False})
+    assert not ok and "make the design harder" in why.lower()
+    ok, why = difficulty_reason("easy", _cert("hard"), None)
+    assert not ok and "easier" in why
+    assert difficulty_reason("medium", _cert("medium"), None)[0]
+
+
+@pytest.mark.parametrize("query,band", [
+    ("easy warm-up: survive three small waves of bots from the west", "easy"),
+    ("A brutal hard version of base defence: waves every 45 seconds from all four sides", "hard"),
+    ("three-way brawl, identical starting forces for everyone, easy difficulty", "easy"),
+    ("Medium difficulty: enemies show up sometime between minute 1 and minute 3", "medium"),
+    ("hold the bridge against three waves; the bridge is hard to reach", None),
+    ("defend two fronts with staggered waves", None),
+])
+def test_the_reader_takes_difficulty_words_only_where_they_qualify_the_scenario(query, band):
+    assert read(query).concepts.difficulty == band
