@@ -59,6 +59,8 @@ CATCHES: dict[str, tuple[tuple[str, str], ...]] = {
     "wave_unengaged": (("level", "waves_reach_player"),),
     "rule_silent": (("level", "rules_fire"),),
     "unverified_requirement": (("level", "requirement_evidence_present"),),
+    "unvaried_seeds": (("gdd", "variation_declared"),),
+    "blind_replay_wins": (("gdd", "variation_declared"),),
 }
 
 # The criterion text a newly enabled check gets in a rubric.
@@ -68,6 +70,9 @@ CHECK_TEXT: dict[tuple[str, str], str] = {
     ("gdd", "balance_preview"): "The level the design describes (its library rules with their params, its teams "
                                 "and map) is won by its reference strategy in every validation seed before any rule "
                                 "or level is built.",
+    ("gdd", "variation_declared"): "The GDD's variation says what the seed varies and through which seeded "
+                                   "mechanism of the design, or quotes in fixed_by the request's clause that fixes "
+                                   "every event.",
     ("level", "pathability"): "Every mobile unit has a feasible path away from its spawn.",
     ("level", "objectives_reachable"): "Every enemy objective stands next to ground the player's units can reach.",
     ("level", "degenerate_difficulty"): "The reference policy does not win every seed without losses in a small "

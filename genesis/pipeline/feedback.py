@@ -34,6 +34,10 @@ RUNS = "(runs)"
 DETAIL_CLASSES: tuple[tuple[str, str], ...] = (
     ("no automated check named", "unknown_check"),
     ("check crashed", "check_crashed"),
+    (r"plays the same game on every seed", "unvaried_seeds"),
+    (r"open_loop: ", "blind_replay_wins"),
+    (r"no_cheap_win: ", "cheap_win"),
+    (r"asked for (?:easy|medium|hard), the certificate", "difficulty_missed"),
     (r"can reach only|trapped|cannot leave", "trapped_units"),
     (r"cannot reach|unreachable", "unreachable"),
     (r"overlap", "overlap"),
