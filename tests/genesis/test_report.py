@@ -194,13 +194,15 @@ def test_report_assets_are_local_and_exist(failed_scenario):
         assert (failed_scenario / ref).exists(), ref
 
 
-def test_playable_report_has_green_banner_and_fast_track_info(tmp_path):
+def test_certified_report_has_green_banner_and_fast_track_info(tmp_path):
     folder = make_scenario(tmp_path / "ok", playable=True)
     v = json.loads((folder / "validation.json").read_text())
-    v.update(fast_tracked=True, kb_match={"id": "mfd-three-fronts", "score": 0.87})
+    # a record written before the certificate was a gate says PLAYABLE, on a banner that is not green
+    assert 'class="banner warn"' in write_report(folder).read_text()
+    v.update(fast_tracked=True, kb_match={"id": "mfd-three-fronts", "score": 0.87}, verdict="CERTIFIED", certified=True)
     (folder / "validation.json").write_text(json.dumps(v))
     html = write_report(folder).read_text()
-    assert 'class="banner ok"' in html and ">PLAYABLE<" in html and "NOT PLAYABLE" not in html
+    assert 'class="banner ok"' in html and ">CERTIFIED<" in html and "NOT PLAYABLE" not in html
     assert "mfd-three-fronts" in html and "0.87" in html
     assert "Failing criteria" not in html
 
