@@ -329,3 +329,7 @@ def version() -> None:
 
 def main() -> None:  # pragma: no cover - console entry point
     sys.exit(app())
+
+
+if __name__ == "__main__":      # `python -m genesis.cli`, as `genesis`
+    main()
