@@ -1,18 +1,20 @@
-"""Capable-model transcripts replayed: novel requests that need rules the seed KB lacks.
+"""Capable-model transcripts replayed: novel requests that need rules the seed KB lacks, certified.
 
-Each transcript under tests/data/capable_model/ was produced by a person answering every prompt of
-`genesis new ... --model openai/standin` by hand, from the prompt's text alone (the model stand-in
-server of the project's shared tools), the way a capable model would. Replaying one re-runs the
-whole pipeline (checks, simulations, KB commit) on those answers with no model: the prompts'
-contracts must still let a capable model's answers through, Stage 3 on its first attempt.
+Each transcript under tests/data/capable_model/ was produced by a writer answering every prompt of
+`genesis new ... --model openai/standin --vlm-model openai/standin` by hand, from the prompt's text
+alone (the model stand-in server of the project's shared tools), the way a capable model would, with
+the validity certificate in the level gate. Replaying one re-runs the whole pipeline (checks,
+simulations, the certificate's ladder over five seeds, the KB commit) on those answers with no model:
+the prompts' contracts must still let a capable model's answers through to a CERTIFIED level.
 
-"convoy" was answered the same way by a separate writer session that saw only the stand-in's request
-files (never the source) and listed every format, name or limit it had to guess; the prompts were
-then fixed for each of them. Its request needs two rules the seed library lacks (the convoy's drive
-and the kill/escape tracker); the reference lost one seed at the first level attempt and the PM's
-level retry (a stronger, closer strike group) passed. "bounty" came after the fixes, from the same
-writer on a request it had not seen: one new rule (the bounty tracker); the analyst failed the first
-GDD (resource management was not decisive) and the PM's GDD retry passed.
+Two writers, each on two requests of its own that need new rules: "relic_dig" (a relic hidden at one
+of five dig sites drawn per seed; certified on the first level attempt), "supply_line" (trucks on one
+of three roads at seeded times; the first level failed the certificate because a rush won every seed,
+and the PM's rollback to the GDD added a forward bunker), "depot_hunt" (the real depot among decoys
+at seeded sites; the first level failed the certificate on a rush and a blind sweep probe, the GDD
+rollback strengthened the guards) and "joint_assault" (an allied army at a seeded rally point; a
+level retry added turrets after an idle seed won). The transcripts recorded before the certificate
+entered the loop were retired: their GDDs declare no seeded variation, which the GDD gate now requires.
 """
 from __future__ import annotations
 
@@ -26,29 +28,27 @@ from genesis.pipeline.runner import start
 from tests.genesis.pipeline_fixtures import seed_dirs  # noqa: F401 (fixture)
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "capable_model"
-# (transcript, whether Stage 3 passed on its first attempt when it was recorded: in "outposts" one
-# rule test expected an order event that rule orders do not produce, and the retry fixed it)
+# (transcript, the level attempts it took when it was recorded)
 CASES = [
-    pytest.param("last_stand", True, id="last-stand"),
-    pytest.param("convoy", True, id="convoy", marks=pytest.mark.slow),
-    pytest.param("bounty", True, id="bounty", marks=pytest.mark.slow),
-    pytest.param("assassinate", True, id="assassinate", marks=pytest.mark.slow),
-    pytest.param("outposts", False, id="outposts", marks=pytest.mark.slow),
+    pytest.param("relic_dig", 1, id="relic-dig"),
+    pytest.param("supply_line", 2, id="supply-line", marks=pytest.mark.slow),
+    pytest.param("depot_hunt", 2, id="depot-hunt", marks=pytest.mark.slow),
+    pytest.param("joint_assault", 2, id="joint-assault", marks=pytest.mark.slow),
 ]
 
 
-@pytest.mark.parametrize("name, rules_first_try", CASES)
-def test_a_capable_models_answers_make_a_playable_scenario(name, rules_first_try, tmp_path, seed_dirs, monkeypatch):
+@pytest.mark.parametrize("name, level_attempts", CASES)
+def test_a_capable_models_answers_make_a_certified_scenario(name, level_attempts, tmp_path, seed_dirs, monkeypatch):
     kb, rubrics = seed_dirs
-    monkeypatch.setenv("GENESIS_CERTIFICATE", "off")
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "on")
     transcript = DATA / f"{name}.jsonl"
     query = json.loads((DATA / "queries.json").read_text())[name]
     outcome = start(query, out=tmp_path / name, kb_root=kb, rubrics_root=rubrics, replay=transcript, register=False)
     v = outcome.validation
-    assert v["playable"], v["reason"]
-    rules = [d for d in v["decisions"] if d["stage"] == "rules"]
-    assert rules and (rules[0]["decision"] == "advance") == rules_first_try
-    assert all(d["attempt"] <= 2 for d in v["decisions"])                     # no stage needed a third try
+    assert v["verdict"] == "CERTIFIED" and v["certified"], v["reason"]
+    cert = v["certificate"]
+    assert cert["valid"] and cert["checks"]["seeds_matter"]["passed"] and cert["checks"]["no_cheap_win"]["passed"]
+    assert sum(d["stage"] == "level" for d in v["decisions"]) == level_attempts
     assert v["backend"] and all(b == "replay of openai/standin" for b in v["backend"].values())
     # the new rules the model wrote were verified and committed to the KB
     assert v["evolution"]["committed"]["new_rules"]
