@@ -345,7 +345,10 @@ def validity_certificate() -> str:
         "level sets it); a waves AI's `choose_target`. Vary what the request leaves open; where it "
         "fixes an event, jitter it only within what its requirements allow (widen their expectation windows to "
         "match). The reference must win by observing: no strategy param may name where or when a hidden enemy "
-        "appears (it would lose the seeds where that differs).\n"
+        "appears (it would lose the seeds where that differs), and since the agent under test never sees unit tags, "
+        "a reference that targets a tag marking the one real target among look-alikes knows a hidden answer.\n"
+        "The difficulty band comes from the seeds each policy played: easy (a cheap policy won a seed), medium (none "
+        "did; the blind replay won a seed after seed 0), hard (neither).\n"
         "The GDD declares it in `variation` (its schema: `varies`, `fixed_by`, exploit `probes` played blind, the "
         "balance `knob`); a useful probe is the cheapest plan that exploits the design "
         "(everything to one objective, the escorted unit around the danger, standing still in the zone).")
