@@ -61,6 +61,8 @@ PICKS = {"cycle": "firing k comes from place k (wrapping round): per-front timed
 class AtTimes(_Strict):
     on: Literal["time"] = Field("time", description="fires once at each of the given game seconds")
     at: list[Seconds] = Field(min_length=1, max_length=64, description="game seconds, one firing each")
+    jitter: Seconds | None = Field(None, description="each firing comes up to this many seconds late, drawn with "
+                                                     "the engine's seeded random (null: exactly on time)")
 
 
 class Every(_Strict):
@@ -68,6 +70,9 @@ class Every(_Strict):
     every: float = Field(ge=1, le=MAX_SECONDS, description="seconds between firings")
     first_at: Seconds = Field(description="game second of the first firing")
     count: int | None = Field(None, ge=1, le=256, description="firings at most (null: until the game ends)")
+    jitter: Seconds | None = Field(None, description="each firing comes up to this many seconds after its slot on "
+                                                     "the interval grid, drawn with the engine's seeded random "
+                                                     "(null: exactly on the grid)")
 
 
 class AreaEntered(_Strict):

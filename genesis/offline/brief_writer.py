@@ -167,10 +167,13 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             c.fronts = 1
             assumptions.append("one front: the enemy comes across the river to the bridge you hold")
         if c.fronts is None and c.probe_then_main:
-            c.fronts = 1
-            assumptions.append("one front: the probe and the main attack come from the same side")
+            # the sides are left open: each game draws them, so only watching tells where each attack comes
+            c.fronts = 3
+            assumptions.append("three possible sides: the probe and the main attack each come from one, drawn per "
+                               "game, never the same")
         if c.fronts is None:
-            c.fronts = 3 if c.random_side else 2
+            # raids and scouting draw their sides per game: three give a game enough to vary
+            c.fronts = 3 if c.random_side or c.scouting or arch == "raids" else 2
             assumptions.append(f"no number of directions given: {c.fronts}")
         if c.fronts > 4:
             unsupported.append(f"{c.fronts} fronts requested; maps offer at most 4 approaches")

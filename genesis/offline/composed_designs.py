@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from engine.catalog import load_catalog
 from genesis.models import Concepts, RuleComponent
 from genesis.offline import geometry as G
+from genesis.offline import variation as V
 from genesis.rule_recipe import RuleRecipe, recipe_params
 
 DEFAULT_MAIN_FACTOR = 2.0
@@ -30,6 +31,10 @@ class Site:
     strength: float = 1.0
     player: int = 0
     enemy: int = 1
+    # what the request pins (the seed varies the rest, see genesis/offline/variation.py)
+    times_stated: bool = False      # the attack times are the request's own
+    interval_stated: bool = False   # the raid interval is the request's own
+    sides_named: bool = False       # the request names the sides the attacks come from
 
 
 def _size(n: float, strength: float) -> int:
@@ -71,22 +76,41 @@ def _enemy_attack(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, lis
     # before the deadline ends the game in the same instant
     spawn_times = [max(0.0, t - EARLY) for t in times]
     units = {"light_bot": attack_size(site.strength)}
+    late = attack_jitter(c, site)
     # one step for every time: the shape (and so the composed rule) is the same however many attacks;
-    # the units are tagged so the race's goal can wait until they are beaten
-    steps = [{"when": {"on": "time", "at": spawn_times},
-              "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": site.fronts[0], "tag": ATTACK_TAG},
-                       _attack(site)]}]
+    # the units are tagged so the race's goal can wait until they are beaten; each attack comes from
+    # a drawn side, a few seconds after its time
+    when: dict = {"on": "time", "at": spawn_times}
+    if late:
+        when["jitter"] = late
+    spawn = {"do": "spawn", "team": site.enemy, "units": units, "at": site.fronts[0], "tag": ATTACK_TAG}
+    if len(site.fronts) > 1 and not site.sides_named:
+        spawn.update(at=list(site.fronts[:3]), pick="random")
+    steps = [{"when": when, "then": [spawn, _attack(site)]}]
     # raids the request times ("raids hit you at 3:00 and 6:00") are these attacks, not periodic raids
     served = ["enemy_attack"] + (["raids"] if c.raids and not c.wave_interval else [])
     comp = _component("enemy_attack", f"timed enemy attacks at {', '.join(f'{t:g}' for t in times)} s on the "
                       "player's base during the production race; logs group_spawned and attack_ordered",
                       {"steps": steps}, served)
-    expects = [_spawns_at(t, site.enemy, min=units["light_bot"]) for t in times]
+    expects = [V.late_window(_spawns_at(t, site.enemy, min=units["light_bot"]), late) for t in times]
     expects.append({"event": "rule_log", "where": {"name": "attack_ordered", "fields.ok": True}, "min": len(times)})
     found = {"enemy_attack": expects}
     if "raids" in served:
         found["raids"] = [{"event": "spawn", "where": {"source": "rule", "team": site.enemy}, "min": 1}]
     return comp, found
+
+
+def attack_jitter(c: Concepts, site: Site) -> float:
+    """How late (s) a production race's timed attacks may come: a few seconds (the request states their
+    times), and none past the race's deadline."""
+    times = sorted(c.wave_times)
+    if not times:
+        return 0.0
+    late = V.schedule_jitter(times, True)
+    deadline = c.deadline or c.time_limit
+    if deadline is not None:
+        late = min(late, max(0.0, deadline - times[-1] - 1.0))
+    return float(round(late, 1))
 
 
 def _raider(c: Concepts) -> str:
@@ -106,24 +130,28 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
     raider = _raider(c)
     air = raider == AIR_RAIDER
     units = {raider: _size(1 if air else 2, site.strength)}   # one bomber already destroys a building
-    random_side = c.random_side and len(site.fronts) >= 2
+    # the sides the request leaves open are drawn too: the first raid's side, then never the previous one
+    random_side = (c.random_side or not site.sides_named) and len(site.fronts) >= 2
     fronts = site.fronts if random_side else site.fronts[:2]
+    late = V.interval_jitter(interval, site.interval_stated)
     if random_side:
-        # each raid draws its side with the engine's seeded random, never the previous raid's side
-        steps = [{"when": {"on": "period", "every": interval, "first_at": interval},
+        # each raid draws its side with the engine's seeded random, never the previous raid's side, and
+        # comes up to `late` seconds after its slot
+        steps = [{"when": {"on": "period", "every": interval, "first_at": interval, "jitter": late},
                   "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": fronts,
                             "pick": "random_no_repeat"}, _attack(site, c.raid_target_type, withdraw=True)]}]
     else:
-        # raids alternate between the fronts: each front's step fires every len(fronts) intervals
-        steps = [{"when": {"on": "period", "every": interval * len(fronts), "first_at": interval * (k + 1)},
+        # raids alternate between the named fronts: each front's step fires every len(fronts) intervals
+        steps = [{"when": {"on": "period", "every": interval * len(fronts), "first_at": interval * (k + 1),
+                           "jitter": late},
                   "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": front},
                            _attack(site, c.raid_target_type, withdraw=True)]} for k, front in enumerate(fronts)]
     target = c.raid_target_type or "the player's base"
     # the raids are the design's attacks: a library raid component serving only these requirements is replaced
     served = ["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])
-    comp = _component("composed_raids", f"{'air' if air else 'ground'} raids every {interval:g} s from "
-                      f"{'a random side among ' if random_side else ''}{', '.join(fronts)} against {target}, never "
-                      f"the same side twice in a row; logs group_spawned and attack_ordered",
+    comp = _component("composed_raids", f"{'air' if air else 'ground'} raids every {interval:g} s (each up to "
+                      f"{late:g} s late) from {'a random side among ' if random_side else ''}{', '.join(fronts)} "
+                      f"against {target}, never the same side twice in a row; logs group_spawned and attack_ordered",
                       {"steps": steps}, served)
     catalog = load_catalog().units
     air_types = sorted(n for n, u in catalog.items() if u.category == "air")
@@ -149,25 +177,44 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
 
 
 def _probe_main(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
-    times = sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(PROBE_TIMES)
+    times = probe_times(c)
     factor = c.main_factor or DEFAULT_MAIN_FACTOR
     probe = _size(2, site.strength)
     main = min(200, math.ceil(probe * factor - 1e-9))   # at least factor x the probe, in whole units
+    late = probe_jitter(c, site)
+
+    def when(at: list[float]) -> dict:
+        return {"on": "time", "at": at, **({"jitter": late} if late else {})}
+
     if len(set(c.directions[:2])) == 2 and len(site.fronts) > 1:
         # two named sides: the probe comes from the first, the main attack from the second
-        recipe = {"steps": [{"when": {"on": "time", "at": [t]},
+        recipe = {"steps": [{"when": when([t]),
                              "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": n}, "at": front},
                                       _attack(site)]}
                             for t, n, front in zip(times, (probe, main), site.fronts)]}
     else:
-        recipe = {"steps": [{"when": {"on": "time", "at": times},
-                             "then": [{"do": "spawn", "team": site.enemy, "units": {"light_bot": probe},
-                                       "at": site.fronts[0], "growth": main / probe}, _attack(site)]}]}
+        # one front, or sides the request leaves open: the probe and the main attack each come from a
+        # drawn front, never the same one
+        spawn = {"do": "spawn", "team": site.enemy, "units": {"light_bot": probe}, "at": site.fronts[0],
+                 "growth": main / probe}
+        if len(site.fronts) > 1 and not site.sides_named:
+            spawn.update(at=list(site.fronts), pick="random_no_repeat")
+        recipe = {"steps": [{"when": when(times), "then": [spawn, _attack(site)]}]}
     comp = _component("probe_main", f"a probe of {probe} at {times[0]:g} s, then a main attack of {main} ({factor:g} "
                       f"times as big) at {times[1]:g} s; logs group_spawned and attack_ordered", recipe, ["probe_main"])
-    expects = [_spawns_at(times[0], site.enemy, min=probe, max=probe),
-               _spawns_at(times[1], site.enemy, min=math.ceil(factor * probe - 1e-9))]
+    expects = [V.late_window(_spawns_at(times[0], site.enemy, min=probe, max=probe), late),
+               V.late_window(_spawns_at(times[1], site.enemy, min=math.ceil(factor * probe - 1e-9)), late)]
     return comp, {"probe_main": expects}
+
+
+def probe_times(c: Concepts) -> list[float]:
+    return sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(PROBE_TIMES)
+
+
+def probe_jitter(c: Concepts, site: Site) -> float:
+    """How late (s) the probe and the main attack may come."""
+    stated = site.times_stated and len(c.wave_times) >= 2
+    return V.schedule_jitter(probe_times(c), stated)
 
 
 def _air_strike(comp: RuleComponent) -> RuleComponent:
@@ -175,17 +222,31 @@ def _air_strike(comp: RuleComponent) -> RuleComponent:
     tagged units, and the strike is marked and announced as the library rule does."""
     p = comp.params
     place = p["from"]
-    where = place if isinstance(place, str) else f"{place[0]:g},{place[1]:g}"
+    # a list of places (not one [x, y] point): the strike draws one of them (seeded); the mark and the
+    # message then name no place (they cannot know the draw), the spawn's own mark shows it
+    drawn = isinstance(place, list) and len(place) > 1 and not all(isinstance(v, (int, float)) for v in place)
+    if isinstance(place, list) and len(place) == 1:
+        place = place[0]
+    where = ("one of " + ", ".join(str(v) for v in place)) if drawn else (
+        place if isinstance(place, str) else f"{place[0]:g},{place[1]:g}")
     attack = {"do": "attack", "team": p["team"], "target_team": p.get("target_team", 0)}
     attack.update({k: p[k] for k in ("target_tag", "target_type") if p.get(k)})
-    recipe = {"steps": [{"when": {"on": "time", "at": list(p["times"])}, "then": [
-        {"do": "spawn", "team": p["team"], "units": {p["unit_type"]: p["count"]}, "at": place}, attack,
-        {"do": "mark", "text": "air raid", "at": place},
-        {"do": "message", "text": f"Enemy aircraft inbound from the {where}!"}]}]}
+    when = {"on": "time", "at": list(p["times"])}
+    if p.get("jitter"):
+        when["jitter"] = p["jitter"]
+    spawn = {"do": "spawn", "team": p["team"], "units": {p["unit_type"]: p["count"]}, "at": place}
+    if drawn:
+        spawn["pick"] = "random"
+        then = [spawn, attack, {"do": "message", "text": "Enemy aircraft inbound!"}]
+    else:
+        then = [spawn, attack, {"do": "mark", "text": "air raid", "at": place},
+                {"do": "message", "text": f"Enemy aircraft inbound from the {where}!"}]
+    recipe = {"steps": [{"when": when, "then": then}]}
     times = ", ".join(f"{t:g}" for t in p["times"])
-    return _component(comp.id, f"an air assault: {p['count']} {p['unit_type']} from {where} at {times} s attack "
-                      "the player's objectives; logs group_spawned, attack_ordered, mark_placed and message_sent",
-                      recipe, list(comp.requirement_ids))
+    return _component(comp.id, f"an air assault: {p['count']} {p['unit_type']} from {where} at {times} s"
+                      + (f" (up to {p['jitter']:g} s late)" if p.get("jitter") else "") + " attack the player's "
+                      "objectives; logs group_spawned, attack_ordered" + ("" if drawn else ", mark_placed")
+                      + " and message_sent", recipe, list(comp.requirement_ids))
 
 
 # library rules whose whole behaviour a recipe states: the designer emits the recipe instead, so the

@@ -7,6 +7,7 @@ from engine.catalog import load_catalog
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
 from genesis.offline import composed_designs, economy, wave_growth
 from genesis.offline import geometry as G
+from genesis.offline import variation as V
 from genesis.offline.composed_designs import Site
 
 PLAYER, ENEMY = 0, 1
@@ -319,6 +320,14 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     scale = _armed_objective_scale(c)
     strength = _strength(guidance) * scale
     times = _wave_schedule(c, len(fronts))
+    # what the request pins (the seed varies the rest): stated times come within a few seconds, open
+    # ones within a wider window; which front attacks when is drawn unless the request orders the sides
+    times_clause = V.times_stated(brief)
+    pinned = V.order_fixed(brief)
+    late = 0.0      # how late (s) the attacks may come: set by the attack family below
+    varies: list = []
+    probes: list = []
+    knob: str | None = None
     defence = _defense_army(c, scale)
     if growing:
         explicit = bool(c.wave_times or (c.directions and c.direction_times))
@@ -331,8 +340,11 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                        wave_growth.sizes(base_size, step, factor, count))
         defence = [g.model_copy(update={"count": math.ceil(g.count * scale - 1e-9)}) for g in defence]
     army = _spread(m, defence, camp, taken, safe)
-    if c.fog and not c.scouting:
-        # early warning under fog: without it a defence sees raiders only once they hit an objective
+    if c.fog:
+        # early warning under fog: without it a defence sees raiders only once they hit an objective (an
+        # attacker's reach exceeds a storage's sight: it may even destroy one unseen). Under scouting too:
+        # the attack's side is drawn per game, and the radar near home warns only once it is close; the
+        # scouting zones lie farther out
         x, y = G.passable_near(m, base[0], base[1] - 3, taken, 3.0, safe)
         army.append(UnitPlacement(type="radar_tower", x=round(x, 1), y=round(y, 1)))
     air_at = times[-1] if len(times) > 1 else 120      # an air assault comes last
@@ -345,11 +357,23 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         wave_times = times[:count] if len(times) >= count else []
         params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60, "count": count,
                   "base_size": base_size, "growth": step,
-                  "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG}
+                  "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG, "nearest_target": True}
         if factor > 1:
             params["factor"] = factor
         if wave_times:
             params["times"] = wave_times
+        grown_times = wave_times or [times[0] + 60 * i for i in range(count)]
+        late = V.schedule_jitter(grown_times, bool(times_clause))
+        if late:
+            params["jitter"] = late
+            varies.append(V.vary(f"each wave's time, up to {late:g} s after its slot", "escalating_waves.jitter",
+                                 "the wave as it appears: a defence timed to the schedule is caught moving"))
+        if len(distinct) > 1 and not pinned:
+            params["pick"] = "bag"
+            varies.append(V.vary("which front each wave comes from (every front once per round, in a drawn order), "
+                                 "and so which objective it goes for", "escalating_waves.pick",
+                                 "where each wave appears; a defence parked at one front loses the other objective"))
+        knob = "escalating_waves.base_size"
         comps.append(RuleComponent(
             id="escalating_waves", purpose="waves each larger than the last", kind="spawn",
             library_rule="escalating_waves", requirement_ids=["escalation", "growth", "fronts", "directions",
@@ -374,58 +398,96 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         comps.append(RuleComponent(
             id="unscouted_side_attack", purpose="the attack comes from a side the player did not scout",
             kind="spawn", library_rule="unscouted_side_attack", requirement_ids=["scouting", "fronts"],
-            params={"team": ENEMY, "sides": fronts, "scout_team": PLAYER, "scout_radius": 8,
-                    # scouting a side means going most of the way out to it
-                    "scout_points": [[round(v, 1) for v in G.lerp(base, xy, 0.7)] for xy in front_xy],
-                    "times": times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG}))
+            params={"team": ENEMY, "sides": fronts, "scout_team": PLAYER, "scout_radius": SCOUT_RADIUS,
+                    # scouting a side means going most of the way out to it, beyond what the start units see
+                    "scout_points": _scout_points(base, front_xy, [(u.x, u.y) for u in objectives + army]),
+                    "times": times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG,
+                    # every unscouted side once before any repeats, so one game shows the fronts; a little late
+                    "fresh": True, "jitter": V.schedule_jitter(times, bool(times_clause))}))
+        late = comps[-1].params["jitter"]
+        if late:
+            varies.append(V.vary(f"each attack's time, up to {late:g} s after its slot", "unscouted_side_attack.jitter",
+                                 "the attack as it comes"))
         expects["scouting"] = [{"event": "rule_log", "where": {"name": "attack", "fields.unscouted": True},
                                 "min": 1},
                                {"event": "rule_log", "where": {"name": "scout_zone"}, "min": len(fronts)}]
+        if len(fronts) > 1:
+            varies.append(V.vary("which side each attack comes from: drawn among the sides not scouted yet",
+                                 "unscouted_side_attack: random",
+                                 "scout the approaches (or watch the edges) to learn where the attack comes; a "
+                                 "defence that waits at one side loses the other"))
     elif c.random_side or c.wave_interval:
         interval = c.wave_interval or 60
         raid_target = c.raid_target_type or c.objective_type or "metal_storage"
+        raid_late = V.interval_jitter(interval, bool(V.stated(brief, "interval")))
         comps.append(RuleComponent(
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
             library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target"],
             params={"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": fronts,
                     "size": _scaled(3, strength, 2), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
-                    "avoid_repeat": c.random_side,
+                    "avoid_repeat": c.random_side, "jitter": raid_late,
                     "target_type": raid_target, "target_team": PLAYER}))
+        varies += [V.vary("which side each raid comes from" + (", never the previous raid's" if c.random_side else ""),
+                          "periodic_raids.sides: random", "where each raid appears; the raided objective is the one "
+                          "nearest to it"),
+                   V.vary(f"each raid's time, up to {raid_late:g} s after its slot on the {interval:g} s grid",
+                          "periodic_raids.jitter", "the raid as it comes, not the clock")]
+        knob = "periodic_raids.size"
         expects["interval"] = [_expect_spawns(time_clusters={"min": 2, "gap": interval * 0.6})]
         # the rule logs the type of the unit each raid goes for
         expects["raid_target"] = [{"event": "rule_log", "where": {"name": "raid", "fields.target_type": raid_target},
                                    "min": 1}]
     elif c.staggered or len(set(times)) > 1:
         ground_times = times[:-1] if c.air and len(times) > 1 and not c.direction_times else times
+        params = {"team": ENEMY, "fronts": [fronts[i % len(fronts)] for i in range(len(ground_times))],
+                  "times": ground_times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG,
+                  # each front attacks the objective on its side, not the objectives' centroid
+                  "targets": [_objective_of(front_xy[i % len(fronts)], objectives) for i in range(len(ground_times))]}
+        late = V.schedule_jitter(ground_times, bool(times_clause))
+        shuffled = len(distinct) > 1 and not pinned and len(set(params["fronts"])) > 1
+        if shuffled:
+            params["shuffle"] = True
+            varies.append(V.vary("which front each wave hits, and so the order of the fronts (the times stay)",
+                                 "staggered_waves.shuffle", "where each wave appears; a defence that follows one "
+                                 "game's order meets the next wave at the wrong front"))
+        if late:
+            params["jitter"] = late
+            varies.append(V.vary(f"each wave's time, up to {late:g} s after its slot", "staggered_waves.jitter",
+                                 "the wave as it appears, not the clock"))
         comps.append(RuleComponent(
-            id="staggered_waves", purpose="each front is attacked at its own time", kind="spawn",
+            id="staggered_waves", purpose="each front is attacked at its own time"
+            + (", in a drawn order" if shuffled else ""), kind="spawn",
             library_rule="staggered_waves", requirement_ids=["fronts", "staggered", "wave_times", "directions",
                                                              "front_order", "front_times"],
-            params={"team": ENEMY, "fronts": [fronts[i % len(fronts)] for i in range(len(ground_times))],
-                    "times": ground_times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG,
-                    # each front attacks the objective on its side, not the objectives' centroid
-                    "targets": [_objective_of(front_xy[i % len(fronts)], objectives) for i in range(len(ground_times))]}))
+            params=params))
         wave_ids.append("staggered_waves")
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": sorted(_wave_units(c, strength))})
         attack_times = ground_times
         if sides:
             sides = [sides[i % len(sides)] for i in range(len(ground_times))]
     else:
+        # simultaneous: each direction's wave within a few seconds of the others, in a drawn order
+        late = V.STATED_JITTER if len(distinct) > 1 else V.schedule_jitter(times[:1], bool(times_clause))
         comps.append(RuleComponent(
             id="waves_from_directions", purpose="simultaneous waves from several directions", kind="spawn",
             library_rule="waves_from_directions", requirement_ids=["fronts", "wave_times", "directions"],
             params={"team": ENEMY, "directions": [fronts[i] for i in distinct], "times": times[:1] or [60],
-                    "units": _wave_units(c, 0.8 * strength), "target_tag": OBJECTIVE_TAG}))
+                    "units": _wave_units(c, 0.8 * strength), "target_tag": OBJECTIVE_TAG, "jitter": late}))
+        varies.append(V.vary(f"when each direction's wave comes, up to {late:g} s late, and so which strikes first",
+                             "waves_from_directions.jitter", "which wave reaches an objective first"))
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY,
                                               "type": sorted(_wave_units(c, 0.8 * strength))})
         attack_times = [times[0] if times else 60.0] * len(distinct)
         sides = [sides[i] for i in distinct] if sides else sides
     if c.air:
+        # the bombers come from a drawn far front unless the request names the sides, a little late
+        air_from = fronts[-1] if sides or len(distinct) < 2 else [fronts[i] for i in distinct]
+        air_late = late or V.schedule_jitter([air_at], bool(times_clause))
         comps.append(RuleComponent(
             id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
             requirement_ids=["air", "raid_domain"],
-            params={"team": ENEMY, "times": [air_at], "from": fronts[-1],
+            params={"team": ENEMY, "times": [air_at], "from": air_from, "jitter": air_late,
                     "unit_type": "bomber", "count": _scaled(3, strength, 1), "target_tag": OBJECTIVE_TAG}))
         expects["air"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "bomber"}, "min": 1}]
         # an air raid among ground waves is the request's raid: the bombers evidence its domain, and the
@@ -456,18 +518,52 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if c.staggered or len(set(times)) > 1:
         expects["staggered"] = [_expect_spawns(time_clusters={"min": 2, "gap": 20})]
     if c.wave_times:
-        expects["wave_times"] = [_expect_spawns(after=t - 1, before=t + 5, min=1) for t in c.wave_times]
+        # a wave may come `late` seconds after its time (the seed's jitter)
+        expects["wave_times"] = [V.late_window(_expect_spawns(after=t - 1, before=t + 5, min=1), late)
+                                 for t in c.wave_times]
     expects["objective_loss"] = [{"result": {"losers_include": PLAYER}}]
     expects["survive_win"] = [{"result": {"winners_include": PLAYER}}]
     player_units, protect, protect_expects = _protect(c, objectives + army, home, m, taken)
     comps += protect
     expects.update(protect_expects)
     comps = _composed(c, Site(map_ref=map_ref, base=base, fronts=list(fronts), target_tag=OBJECTIVE_TAG,
-                              strength=strength), comps, expects)
+                              strength=strength, times_stated=bool(times_clause),
+                              interval_stated=bool(V.stated(brief, "interval")), sides_named=bool(sides)),
+                      comps, expects)
+    varies = V.of_components(varies, comps)
+    for comp in comps:
+        varies += V.recipe_varies(comp)
+    ids = {comp.id for comp in comps}
+    if knob and V.component_of(knob) not in ids:
+        knob = None
+    if knob is None and "composed_raids" in ids:
+        knob = "composed_raids.s1_every"       # the raid interval
+    if c.probe_then_main and c.wave_times:
+        # the probe and the main attack may come that late (their recipe's jitter)
+        site_late = composed_designs.probe_jitter(c, Site(map_ref=map_ref, base=base, fronts=list(fronts),
+                                                          target_tag=OBJECTIVE_TAG, times_stated=bool(times_clause)))
+        expects["wave_times"] = [V.late_window(_expect_spawns(after=t - 1, before=t + 5, min=1), site_late)
+                                 for t in c.wave_times]
+    obj_xy = [(o.x, o.y) for o in objectives]
+    radius = V.reaction_radius(obj_xy, [front_xy[i] for i in distinct])
+    probes = []
+    listed = _listed_order_stops(comps, objectives, front_xy, fronts)
+    if listed:
+        probes.append(V.schedule_probe("follow_listed_order", listed, "meet each attack at the objective of the "
+                                       "front the listed order gives it, whatever the game shows"))
+    probes += V.objective_probes(obj_xy, limit=4 - len(probes))
+    enemy_base, base_text = _staging_base(m, obj_xy, home, [front_xy[i] for i in distinct], radius,
+                                          player_units, taken)
+    # the request fixes every event when all the seed varies is how late they come
+    fixed = times_clause if times_clause and all(v.how.endswith("jitter") for v in varies) else None
+    if fixed:
+        fixed = V.stated(brief, "front_order", "front_times", "directions", "wave_times", "probe_main") or fixed
+    variation = V.variation(varies, probes, fixed_by=fixed, knob=knob)
     teams = [
         TeamPlan(id=PLAYER, name="Defenders", role="player", controller={"type": "agent"}, units=player_units,
                  metal=0, energy=0),
-        TeamPlan(id=ENEMY, name="Attackers", role="enemy", controller={"type": "ai", "behaviour": "idle"}),
+        TeamPlan(id=ENEMY, name="Attackers", role="enemy", controller={"type": "ai", "behaviour": "idle"},
+                 units=enemy_base),
     ]
     n = len(objectives)
     obj = (c.objective_type or "metal_storage").replace("_", " ")
@@ -487,14 +583,71 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             + (" from a random side" if c.random_side and not c.scouting else "")
             + ". Move your army to meet each attack."
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else "")
-            + (" A radar tower at home shows enemies approaching through the fog." if c.fog and not c.scouting else ""))
+            + (" A radar tower at home shows enemies approaching through the fog." if c.fog else "")
+            + base_text)
     return GDD(
         title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
         map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
         time_limit=c.time_limit + 30, requirements=_requirements(brief, expects),
         win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="defend",
-        strategy_params={"protect_tag": OBJECTIVE_TAG, "home": list(home)},
+        # the defence meets a wave as soon as it sees it at the front nearest an objective
+        strategy_params={"protect_tag": OBJECTIVE_TAG, "home": list(home), "threat_radius": radius},
+        variation=variation,
     )
+
+
+STAGING_TAG = "staging_base"
+
+
+def _staging_base(m, objectives: list[tuple[float, float]], home: tuple[float, float],
+                  fronts: list[tuple[float, float]], radius: float, player: list[UnitPlacement],
+                  taken: list) -> tuple[list[UnitPlacement], str]:
+    """The enemy's fortified staging base (see genesis/offline/variation.py), far from the defence's
+    business, with turrets that outgun the player's whole army; and what the agent is told of it."""
+    inset = 8.0
+    corners = [(inset, inset), (m.width - inset, inset), (inset, m.height - inset), (m.width - inset, m.height - inset)]
+    site = V.staging_base_site(m.width, m.height, [*G.spawns(m).values(), *corners], objectives, home, fronts, radius)
+    if site is None:
+        return [], ""
+    army: dict[str, int] = {}
+    for u in player:
+        cat = load_catalog().units.get(u.type)
+        if cat is not None and cat.weapon and cat.speed > 0:
+            army[u.type] = army.get(u.type, 0) + u.count
+    n = V.staging_base_turrets(army)
+    turrets = []
+    for _ in range(n):
+        x, y = G.passable_near(m, site[0], site[1], taken, 2.5)
+        taken.append((x, y))
+        turrets.append(UnitPlacement(type=V.BASE_TURRET, x=round(x, 1), y=round(y, 1), tag=STAGING_TAG))
+    side = G.compass_of((m.width / 2, m.height / 2), site) or "far"
+    text = (f" The enemy's fortified staging base ({n} {V.BASE_TURRET.replace('_', ' ')}s) stands in the "
+            f"{SIDE_NAMES.get(side, side)} of the map, away from your objectives: it never attacks, but its turrets "
+            "destroy an army that goes for it.")
+    return turrets, text
+
+
+def _listed_order_stops(comps: list[RuleComponent], objectives: list[UnitPlacement],
+                        front_xy: list[tuple[float, float]], fronts: list) -> list[tuple[float, tuple[float, float]]]:
+    """A blind plan read off the design's listing: each wave met at the objective of the front the
+    listing gives it, at its listed time (what a player who trusts the schedule does)."""
+    by_id = {comp.id: comp for comp in comps}
+    where = {f if isinstance(f, str) else tuple(f): xy for f, xy in zip(fronts, front_xy)}
+
+    def objective_near(front) -> tuple[float, float] | None:
+        xy = where.get(front if isinstance(front, str) else tuple(front))
+        return tuple(_objective_of(xy, objectives)) if xy else None
+
+    if "staggered_waves" in by_id:
+        p = by_id["staggered_waves"].params
+        stops = [(t, objective_near(f)) for t, f in zip(p["times"], p["fronts"])]
+    elif "escalating_waves" in by_id:
+        p = by_id["escalating_waves"].params
+        ts = p.get("times") or [p["first_at"] + p["interval"] * i for i in range(p["count"])]
+        stops = [(t, objective_near(p["from"][i % len(p["from"])])) for i, t in enumerate(ts)]
+    else:
+        return []
+    return [(t, xy) for t, xy in stops if xy is not None]
 
 
 SIDE_NAMES = {"n": "north", "ne": "north-east", "e": "east", "se": "south-east", "s": "south", "sw": "south-west",
@@ -505,6 +658,26 @@ def _sides_text(sides: list[str]) -> str:
     names = [SIDE_NAMES[s] for s in dict.fromkeys(sides)]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] + (
         ", in that order" if len(names) == len(sides) and len(names) > 1 else "")
+
+
+SCOUT_RADIUS = 8.0       # tiles: a unit this close to a side's scout point has scouted it
+
+
+def _scout_points(base: tuple[float, float], fronts: list[tuple[float, float]],
+                  start_units: list[tuple[float, float]]) -> list[list[float]]:
+    """Where scouting each side means going: most of the way out to it (from 0.7 of the way, further
+    out if needed), and never where a start unit already stands in the zone (a side scouted at the
+    start leaves the attack no side to choose from)."""
+    out = []
+    for front in fronts:
+        point = front
+        for k in range(7, 11):
+            xy = G.lerp(base, front, k / 10)
+            if all(math.dist(xy, u) > SCOUT_RADIUS + 1.5 for u in start_units):
+                point = xy
+                break
+        out.append([round(point[0], 1), round(point[1], 1)])
+    return out
 
 
 def _objective_of(front: tuple[float, float], objectives: list[UnitPlacement]) -> list[float]:
@@ -539,15 +712,23 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     sp = G.spawns(m)
     home_name = "sw" if "sw" in sp else G.base_point(m)[0]
     home = sp.get(home_name, (m.width / 2, m.height / 2))
-    raid_from = G.pick_fronts(m, home, 2)
+    # the raids and timed attacks draw their side among three per game
+    raid_from = G.pick_fronts(m, home, 3)
     strength = _strength(guidance)
     deadline = c.deadline or c.time_limit
     goal = {"team": PLAYER, "units": c.target_composition, "deadline": deadline}
     # a timed enemy attack is part of the race: the win waits until the last one has come and been
     # beaten, so it threatens what the player builds instead of landing after the game is over
     attacked = bool(c.wave_times) and not c.probe_then_main
+    site = Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag="home", strength=strength,
+                times_stated=bool(V.times_stated(brief)), interval_stated=bool(V.stated(brief, "interval")),
+                sides_named=bool(c.directions))
+    varies: list = []
+    knob = "production_goal.deadline"
     if attacked:
-        goal.update(win_from=max(c.wave_times), beat_tag=composed_designs.ATTACK_TAG, beat_team=ENEMY)
+        # the win waits until the last attack has come (it may come a little late) and been beaten
+        goal.update(win_from=max(c.wave_times) + composed_designs.attack_jitter(c, site),
+                    beat_tag=composed_designs.ATTACK_TAG, beat_team=ENEMY)
     comps = [RuleComponent(
         id="production_goal", purpose="own the target composition before the deadline"
         + (" and beat the timed enemy attacks with it" if attacked else ""), kind="termination",
@@ -579,6 +760,13 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                   "avoid_repeat": True}
         if c.random_timing:
             params["jitter"] = round(0.8 * interval)   # "at any time": each raid comes up to this much late
+        else:
+            params["jitter"] = V.interval_jitter(interval, site.interval_stated)
+        varies += [V.vary("which side each raid comes from, never the previous raid's", "periodic_raids.sides: random",
+                          "where the raiders appear: the extractor nearest to them is the one they go for"),
+                   V.vary(f"each raid's time, up to {params['jitter']:g} s after its slot on the {interval:g} s grid",
+                          "periodic_raids.jitter", "the raiders as they come; a guard sent by the clock arrives late")]
+        knob = "periodic_raids.size"
         if by_commander:
             params["raids"] = COMMANDER_RAIDS
         comps.append(RuleComponent(
@@ -604,9 +792,12 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     comps += protect
     expects.update(protect_expects)
     # timed attacks go for the commander (attack-moving through whatever stands in the way)
-    comps = _composed(c, Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag="home",
-                              strength=strength),
-                      comps, expects)
+    comps = _composed(c, site, comps, expects)
+    varies = V.of_components(varies, comps)
+    if V.component_of(knob) not in {comp.id for comp in comps}:
+        knob = "production_goal.deadline"
+    for comp_ in comps:
+        varies += V.recipe_varies(comp_)
     metal, energy = economy.starting_resources(c.target_composition, [u.type for u in start], strength)
     teams = [
         TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=metal, energy=energy,
@@ -626,7 +817,8 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=True,
                time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="produce",
-               strategy_params={"target": c.target_composition, "home": list(home)})
+               strategy_params={"target": c.target_composition, "home": list(home)},
+               variation=V.variation(varies, fixed_by=None if varies else V.times_stated(brief), knob=knob))
 
 
 def _mixed_army() -> list[UnitPlacement]:

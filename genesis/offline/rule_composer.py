@@ -57,6 +57,8 @@ def _param_type(value: Any, annotation: Any) -> str:
         return "table"
     if value is None and "int" in str(annotation):
         return "int"
+    if value is None and "float" in str(annotation):
+        return "float"
     return "string"
 
 
@@ -184,6 +186,8 @@ def _trigger_setup(step: Step, i: int, bench: _Bench, params: dict, positive: bo
     A timed step that draws places without repeat fires twice, so the test sees two draws."""
     w, p = step.when, part_prefix(i)
     twice = _draws_without_repeat(step)
+    if getattr(w, "jitter", None):
+        params[p + "jitter"] = 0.0     # a test fixes the firing times (the seeded delay is the engine's draw)
     if w.on == "time":
         times = list(TEST_TIMES[: max(len(w.at), 2 if twice else 1)])
         params[p + "at"] = times

@@ -156,8 +156,9 @@ def test_the_main_attack_is_at_least_factor_times_the_probe_in_whole_units(facto
 
 
 def test_an_attack_timed_at_the_race_deadline_is_on_the_map_before_the_deadline_ends_the_game(tmp_path):
-    race = PRODUCTION.model_copy(update={"wave_times": [240]})
+    race = PRODUCTION.model_copy(update={"wave_times": [240], "deadline": 240})
     [comp], expects = components(race, FIELD)
+    assert not comp.recipe.steps[0].when.jitter          # an attack at the deadline is never drawn late
     draft = developer_brain.write_rule(comp, None, FIELD.map_ref)
     (tmp_path / "attack.lua").write_text(draft.source)
     goal = Path(__file__).parents[2] / "kb" / "rules" / "production_goal" / "rule.lua"

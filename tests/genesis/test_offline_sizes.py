@@ -62,10 +62,15 @@ def test_a_probe_and_main_attack_is_the_only_enemy_attack(query):
     assert spawners == ["probe_main"]
 
 
-def test_a_probe_and_main_attack_with_no_side_named_comes_from_one_side():
+def test_a_probe_and_main_attack_with_no_side_named_come_from_two_drawn_sides():
     b = write_brief("A small probe tests your defences, then the main attack follows",
                     read("A small probe tests your defences, then the main attack follows"))
-    assert b.concepts.fronts == 1
+    assert b.concepts.fronts == 3
+    gdd = gdd_writer.design(b)
+    spawn = next(c for c in gdd.rule_components if c.id == "probe_main").recipe.steps[0].then[0]
+    # each game draws the probe's side and then another one for the main attack
+    assert spawn.pick == "random_no_repeat" and len(set(spawn.at)) == 3
+    assert "probe_main.s1_a1_pick" in {v.how for v in gdd.variation.varies}
 
 
 @pytest.mark.parametrize("query", [

@@ -2,14 +2,17 @@
 -- Each candidate side has a scouting zone (a point and a radius); a unit of `scout_team` entering it
 -- marks that side as scouted. At each attack time a wave spawns at a random side among the unscouted
 -- ones (seeded) and goes for the tagged target nearest to that side; when every side has been scouted it comes from any side, and says so in the log.
+-- With `fresh` the draw prefers the unscouted sides no attack has come from yet; with `jitter` each
+-- attack comes up to that many seconds late (seeded).
 -- Params: team, sides, scout_points, scout_radius, scout_team, times, units, target_tag, target_team,
--- target, tag, announce.
+-- target, tag, announce, fresh, jitter.
 
 -- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
 local point, label, list, composition = lib.point, lib.label, lib.list, lib.composition
 
 local cfg
 local scouted = {}   -- side index -> true once a scout entered its zone
+local attacked = {}  -- side index -> true once an attack came from it
 local launched = 0
 
 local function scouted_names()
@@ -46,7 +49,16 @@ local function attack()
   if not unscouted then
     for i = 1, #cfg.sides do open[i] = i end
   end
-  local side = cfg.sides[open[random_int(1, #open)]]
+  if cfg.fresh then
+    local unused = {}
+    for _, i in ipairs(open) do
+      if not attacked[i] then unused[#unused + 1] = i end
+    end
+    if #unused > 0 then open = unused end
+  end
+  local pick = open[random_int(1, #open)]
+  attacked[pick] = true
+  local side = cfg.sides[pick]
   local x, y = point(side)
   if x == nil then
     log("attack_skipped", {index = launched, from = label(side), why = "unknown side"})
@@ -80,6 +92,8 @@ function on_start()
     target = param("target", nil),
     tag = tostring(param("tag", "attack")),
     announce = param("announce", true) ~= false,
+    fresh = param("fresh", false) == true,
+    jitter = math.max(0, tonumber(param("jitter", 0)) or 0),
   }
   for i, side in ipairs(cfg.sides) do
     local x, y = point(cfg.scout_points[i])
@@ -99,7 +113,12 @@ function on_start()
   end
   for i, t in ipairs(cfg.times) do
     local when = tonumber(t)
-    if when and when >= 0 then at(when, attack) else log("attack_skipped", {index = i, why = "bad time"}) end
+    if when and when >= 0 then
+      if cfg.jitter > 0 then when = when + random() * cfg.jitter end
+      at(when, attack)
+    else
+      log("attack_skipped", {index = i, why = "bad time"})
+    end
   end
   if cfg.announce then
     message("Scout the approaches: the enemy will strike from a side you have not scouted.", cfg.scout_team)
