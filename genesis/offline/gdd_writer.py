@@ -959,79 +959,97 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                strategy_params={"zone": zone_xy, "home": list(start)})
 
 
-def _nearest_enemy_team(i: int, teams: list[tuple[int, list[int], tuple[float, float]]]) -> int:
-    """The enemy team whose start is closest to team i's start: whom its AI attacks first."""
-    _, allies, home = teams[i]
-    foes = [(math.dist(home, pos), t) for t, al, pos in teams if t != i and t not in allies]
-    return min(foes)[1]
-
-
 def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
+    """A size-v-size battle, equal armies, no production. The seed draws a mirrored layout: which half
+    of the map the player's alliance holds, which of its starts is the player's (so where the AI ally
+    stands), and which team of the alliance the enemy sides gang up on."""
+    from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
+
     map_ref = {"name": c.map_hint or "crossroads"}
     m = G.load(map_ref)
     sp = G.spawns(m)
-    west = [s for s in ("nw", "sw", "west") if s in sp]
-    east = [s for s in ("ne", "se", "east") if s in sp]
     size = c.team_size     # the brief keeps it within what the map's corners and sides hold
-    layout = []
-    for i in range(size * 2):
-        side = west if i < size else east
-        ally_ids = list(range(size)) if i < size else list(range(size, 2 * size))
-        layout.append((i, [a for a in ally_ids if a != i], sp[side[(i % size) % len(side)]]))
-    taken: list = []
+    halves = LV.halves(sp, size)
+    if not halves:
+        raise ValueError(f"the map {map_ref['name']!r} has no two opposite halves of {size} starts each")
+    _, ours, theirs = halves[0]
+    origin = sp[ours[0]]
+    army = _spread(m, _mixed_army(), origin, [])
+    layouts = LV.team_layouts(m, size, army, origin)
     teams = []
-    for i, allies, home in layout:
-        # AI sides attack the nearest enemy team and, once it is gone, whatever enemy is nearest
-        ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "waves", "min_group": 1,
-                                                       "target": {"team": _nearest_enemy_team(i, layout)},
-                                                       "first_at": 10, "interval": 10}
+    for i in range(size * 2):
+        ally_ids = list(range(size)) if i < size else list(range(size, 2 * size))
+        # the layout rule sets every AI side's controller at the start; until then they stand idle
+        ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "idle"}
         teams.append(TeamPlan(id=i, name=f"{'Blue' if i < size else 'Red'} {i % size + 1}",
                               role="player" if i == 0 else ("ally" if i < size else "enemy"), controller=ctrl,
-                              allies=allies, units=_spread(m, _mixed_army(), home, taken)))
+                              allies=[a for a in ally_ids if a != i], units=[]))
     metric = c.ranking or "damage_efficiency"
     # the battle ends when one alliance has no mobile units left; if both still stand at the time
     # limit, the side of the best-ranked team wins, so every game has a decision
     conditions = [{"kind": "last_survivor", "mobile_only": True}, {"kind": "rank_by_score", "metric": metric}]
-    expects = {"alliances": [{"event": "spawn", "where": {"source": "start"}, "distinct_sectors": {"min": 2, "center": "map_center"}},
+    at_start = {"event": "spawn", "where": {"source": "rule"}, "before": 0.5}
+    expects = {"alliances": [{**at_start, "distinct_sectors": {"min": 2, "center": "map_center"}},
                              *_team_count_expects(2, size)],
                "team_count": _team_count_expects(2, size),
                "no_production": [{"event": "spawn", "where": {"source": "production"}, "max": 0}],
                "decisive": [{"result": {"ended_by": "condition"}}]}
-    desc = (f"A {size}v{size} battle with fixed forces and no production. Your ally is controlled by the AI and "
-            f"will not communicate. The last alliance with mobile units standing wins; if both still stand after "
-            f"{c.time_limit / 60:g} minutes, the alliance of the team with the best {metric.replace('_', ' ')}"
+    comps = [LV.layout_component(layouts, ["alliances", "team_count"],
+                                 f"mirrored starts of the two alliances and the enemy's focus, one of {len(layouts)} "
+                                 "drawn per seed")]
+    desc = (f"A {size}v{size} battle with fixed, equal forces and no production. Your "
+            f"{'ally is' if size == 2 else 'allies are'} controlled by the AI and will not communicate. Where your "
+            "alliance starts (one half of the map, you at one of its starts) and which of you the enemy sides "
+            "hunt first change from game to game: find your ally and fight together. The last alliance with "
+            f"mobile units standing wins; if both still stand after {c.time_limit / 60:g} minutes, the alliance of "
+            f"the team with the best {metric.replace('_', ' ')}"
             + (" (damage dealt / damage received)" if metric == "damage_efficiency" else "") + " wins.")
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
-               map=map_ref, teams=teams, rule_components=[], fog_of_war=bool(c.fog), production=False,
+               map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit, requirements=_requirements(brief, expects), conditions=conditions,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               strategy_params={"engage_at": 0, "with_allies": True, "home": list(layout[PLAYER][2])})
+               strategy_params={"engage_at": 0, "with_allies": True, "join_allies": True},
+               variation=LV.team_variation((m.width / 2, m.height / 2)))
+
+
+SIEGE_RING = 10          # turrets round the core at enemy strength 1: an army marching in a body breaks one ring
+SIEGE_RING_RADIUS = 2.5
 
 
 def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
+    """Destroy a target inside a fortified base. The target and its turret ring stand at one of the base's
+    candidate sites, drawn per seed: under fog the player scouts the sites, without fog the other sites
+    hold decoy rings a blind sweep must break first."""
+    from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
+
     map_ref = _map_for(c)
     m = G.load(map_ref)
     sp = G.spawns(m)
     fort_name, fort = G.base_point(m)
-    start = G.pick_fronts(m, fort, 1)[0]
+    # the besiegers come from a side, not a corner: no candidate site lies on the way to all the others
+    start = LV.side_start(m, fort) or G.pick_fronts(m, fort, 1)[0]
     artillery = "artillery" in c.unit_kinds
     army = ([UnitPlacement(type="artillery_bot", count=8)] if artillery else
             [UnitPlacement(type="assault_bot", count=8), UnitPlacement(type="artillery_bot", count=4),
              UnitPlacement(type="light_tank", count=4)])
     army = _spread(m, army, sp[start], [])
     target = c.objective_type if c.objective_type in ("metal_storage", "energy_storage", "commander") else "metal_storage"
+    sites = LV.siege_sites(m, fort, ring=SIEGE_RING_RADIUS)
+    fog = bool(c.fog)
+    turrets = max(4, round(SIEGE_RING * _strength(guidance)))
     teams = [
         TeamPlan(id=PLAYER, name="Besiegers", role="player", controller={"type": "agent"}, units=army,
                  metal=300 if c.production else 0, energy=600 if c.production else 0),
-        TeamPlan(id=ENEMY, name="Garrison", role="enemy", controller={"type": "ai", "behaviour": "hold"},
-                 units=[UnitPlacement(type=target, x=fort[0], y=fort[1], tag="target")]),
+        TeamPlan(id=ENEMY, name="Garrison", role="enemy", controller={"type": "ai", "behaviour": "hold"}),
     ]
     comps = [
-        RuleComponent(id="static_fortification", purpose="a turret ring around the target", kind="setup",
-                      library_rule="static_fortification", requirement_ids=["fortification"],
-                      params={"team": ENEMY, "center": [fort[0], fort[1]], "radius": 7,
-                              "turrets": max(2, round(6 * _strength(guidance))),
-                              "turret_type": "light_turret", "walls": 0}),
+        RuleComponent(id="static_fortification", purpose=f"a turret ring round the target at one of {len(sites)} "
+                      "candidate sites of the base, drawn per seed" + ("" if fog else "; decoy rings at the others"),
+                      kind="setup", library_rule="static_fortification", requirement_ids=["fortification"],
+                      params={"team": ENEMY, "center": [fort[0], fort[1]], "radius": SIEGE_RING_RADIUS,
+                              "turrets": turrets, "turret_type": "light_turret", "walls": 0, "sites": sites,
+                              "decoy_turrets": 0 if fog else turrets, "core_type": target,
+                              "core_tag": "target"}),
     ]
     deadline = c.deadline or c.time_limit
     met = _deadline_expects(deadline, "did not destroy the target")
@@ -1045,12 +1063,18 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     expects.update(protect_expects)
     teams[PLAYER] = teams[PLAYER].model_copy(update={"units": army})
     desc = (f"Destroy the enemy {target.replace('_', ' ')} inside its fortified base within {deadline / 60:g} "
-            "minutes." + (" Fog of war is on: scout before you commit." if c.fog else "")
+            f"minutes. It stands inside a ring of turrets at one of {len(sites)} marked sites of the base "
+            f"({LV.sites_text(sites)}); which one changes from game to game"
+            + (": fog of war is on, so scout the sites before you commit." if fog else
+               ", and the other sites hold decoy turret rings.")
             + (" Your army is artillery only: outrange the turrets." if artillery else ""))
+    params = {"target_tag": "target", "target": list(fort)}
+    if fog:
+        params["search"] = sites
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
-               map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
+               map=map_ref, teams=teams, rule_components=comps, fog_of_war=fog, production=bool(c.production),
                time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                conditions=[{"kind": "destroy_target", "team": PLAYER, "target": {"tag": "target", "team": ENEMY},
                             "deadline": deadline}],
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="attack",
-               strategy_params={"target_tag": "target", "target": list(fort)})
+               strategy_params=params, variation=LV.siege_variation(sites, fog, fort))

@@ -12,8 +12,9 @@ from engine.agent.reference.strategy import Strategy
 
 class Attack(Strategy):
     """The army attack-moves to the visible enemy unit matching target_tag/target_type/target_team
-    nearest to the army's centroid; while none is visible (fog) it heads for `target`, else for the
-    nearest visible enemy of any kind, else it stays. With attack_at_army it musters at home until
+    nearest to the army's centroid; while none is visible (fog) it checks the `search` points not yet
+    seen, nearest first, then heads for `target`, else for the nearest visible enemy of any kind,
+    else it stays. With attack_at_army it musters at home until
     the army has that many units, then commits for good. It never waits for or escorts own units:
     escorted or protected units are left behind unless they move themselves."""
 
@@ -21,12 +22,16 @@ class Attack(Strategy):
     params = {"target_tag": "tag of the enemy unit(s) to destroy", "target_type": "unit type to destroy",
               "target_team": "team owning the target (default: any hostile team)",
               "target": "[x, y] to attack-move to while no target unit is visible",
+              "search": "list of [x, y] candidate sites where the target may stand (the briefing names them): "
+                        "while it is not in sight, the army goes to the nearest site its team has not seen yet",
               "engage_at": "game second before which the army waits where it is (default 0)",
               "attack_at_army": "army size to muster at home before attacking (default 0: attack at once)"}
 
     def __init__(self, ref):
         super().__init__(ref)
         self.committed = False
+        self.sites = [p for p in (xy(v) for v in self.spec.get("search") or []) if p is not None]
+        self.seen_sites: set[int] = set()
 
     def decide(self, sim) -> list[dict]:
         ref = self.ref
@@ -55,5 +60,29 @@ class Attack(Strategy):
                 c = centroid(w, army) if army.size else ref.home
                 i = int(ids[np.argmin(np.hypot(w.x[ids] - c[0], w.y[ids] - c[1]))])
                 return float(w.x[i]), float(w.y[i])
+        site = self._unseen_site(sim)
+        if site is not None:
+            return site
         # not in sight (fog): head for the point the briefing gives
         return xy(self.spec.get("target"))
+
+    def _unseen_site(self, sim) -> tuple[float, float] | None:
+        """The nearest candidate site the team has not seen yet (None when every one was seen)."""
+        if not self.sites:
+            return None
+        w = sim.world
+        left = [k for k in range(len(self.sites)) if k not in self.seen_sites]
+        if left and sim.fog:
+            tx = np.array([min(max(int(self.sites[k][0]), 0), w.terrain.width - 1) for k in left], dtype=np.int64)
+            ty = np.array([min(max(int(self.sites[k][1]), 0), w.terrain.height - 1) for k in left], dtype=np.int64)
+            seen = sim.vision.sees_tiles(self.ref.team, tx, ty)
+            self.seen_sites.update(k for k, s in zip(left, seen) if s)
+        elif left:
+            self.seen_sites.update(left)
+        left = [k for k in left if k not in self.seen_sites]
+        if not left:
+            return None
+        army = army_ids(sim, self.ref.team)
+        c = centroid(w, army) if army.size else self.ref.home
+        k = min(left, key=lambda k: (np.hypot(self.sites[k][0] - c[0], self.sites[k][1] - c[1]), k))
+        return self.sites[k]

@@ -3,11 +3,14 @@
 -- optional `core_type` structure at the centre tagged `core_tag` (the target to destroy).
 -- Ring positions off the map are skipped and counted in the log; the engine moves positions on
 -- blocked terrain to the nearest free spot.
+-- With `sites` (candidate centres) the fortification and its core go to one site drawn from the
+-- run's seed instead of `center`; every other site gets a decoy ring of `decoy_turrets` turrets, and
+-- every site is marked alike, so which one holds the core must be scouted.
 -- Params: team, center, radius, turrets, turret_type, walls, wall_type, wall_gap, core_type,
--- core_tag, tag, phase.
+-- core_tag, tag, phase, sites, decoy_turrets.
 
 -- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
-local point, label = lib.point, lib.label
+local point, label, list = lib.point, lib.label, lib.list
 
 -- Spawn one unit unless (x, y) is off the map; returns how many were placed (0 or 1).
 local function place(team, kind, x, y, tag)
@@ -34,6 +37,16 @@ function on_start()
     local w, h = map_size()
     cx, cy = w / 2, h / 2
   end
+  local sites = {}
+  for _, p in ipairs(list(param("sites", {}))) do
+    local sx, sy = point(p)
+    if sx ~= nil then sites[#sites + 1] = {sx, sy} end
+  end
+  local site = 0
+  if #sites > 0 then
+    site = math.min(#sites, 1 + math.floor(random() * #sites))
+    cx, cy = sites[site][1], sites[site][2]
+  end
   local radius = math.max(1, tonumber(param("radius", 6)) or 6)
   local n_turrets = math.max(0, math.floor(tonumber(param("turrets", 6)) or 6))
   local n_walls = math.max(0, math.floor(tonumber(param("walls", 0)) or 0))
@@ -48,7 +61,14 @@ function on_start()
   local walls = ring(team, wall_type, n_walls, cx, cy, radius + wall_gap, phase + math.pi / math.max(1, n_walls), tag)
   local core = 0
   if core_type then core = place(team, tostring(core_type), cx, cy, tostring(param("core_tag", "core"))) end
-  mark(cx, cy, "fortress")
+  local n_decoys = math.max(0, math.floor(tonumber(param("decoy_turrets", 0)) or 0))
+  local decoys = 0
+  for k, p in ipairs(sites) do
+    if k ~= site then decoys = decoys + ring(team, turret_type, n_decoys, p[1], p[2], radius, phase, tag) end
+    mark(p[1], p[2], "site " .. k)
+  end
+  if #sites == 0 then mark(cx, cy, "fortress") end
   log("fortification", {team = team, x = cx, y = cy, at_point = label(center or "map centre"), turrets = turrets,
-                        walls = walls, core = core, skipped = (n_turrets - turrets) + (n_walls - walls)})
+                        walls = walls, core = core, skipped = (n_turrets - turrets) + (n_walls - walls),
+                        site = site, sites = #sites, decoys = decoys})
 end
