@@ -111,24 +111,27 @@ def rules_known_api(ctx: CheckContext) -> tuple[bool, str]:
     return True, f"{len(gdd.rule_components)} rule components, each reusable or clearly specified"
 
 
+_MECHANISM = re.compile(r"\s*([\w-]+)\s*(?:\.\s*([\w-]+))?\s*(?:[:=(]\s*(\w+))?")
+
+
 def _mechanism_problem(gdd, how: str) -> str | None:
-    """Why a variation's `how` names no seeded mechanism of the design, or None when it does."""
-    how = how.strip()
+    """Why a variation's `how` names no seeded mechanism of the design, or None when it does. It starts
+    with '<component id>.<param>', '<component id>: random', 'switches.spawn_jitter' or '<team>.choose_target'
+    (anything after, such as '= 3' or ': drawn per raid', is the writer's note)."""
+    m = _MECHANISM.match(how)
+    head, param, note = (m.group(1), m.group(2), m.group(3)) if m else ("", None, None)
     components = {c.id: c for c in gdd.rule_components}
-    if how.startswith("switches.spawn_jitter"):
-        return None
-    head, sep, tail = how.partition(":")
-    if sep and tail.strip().startswith("random") and head.strip() in components:
-        return None
-    cid, dot, param = how.partition(".")
-    if dot and cid in components:
-        return None if param.split("=")[0].strip() in components[cid].params else \
-            f"{how!r}: component {cid!r} passes no param {param!r}"
     teams = {str(t.id): t for t in gdd.teams} | {t.name: t for t in gdd.teams}
-    if dot and param == "choose_target" and cid in teams:
-        return None if getattr(teams[cid].controller, "choose_target", False) else \
-            f"{how!r}: team {cid}'s controller does not set choose_target"
-    return (f"{how!r} names no seeded mechanism of this design (use '<component id>.<param>', "
+    if head == "switches" and param == "spawn_jitter":
+        return None
+    if head in components and (param is None and note and note.startswith("random")):
+        return None
+    if head in components and param:
+        return None if param in components[head].params else f"{how!r}: component {head!r} passes no param {param!r}"
+    if head in teams and param == "choose_target":
+        return None if getattr(teams[head].controller, "choose_target", False) else \
+            f"{how!r}: team {head}'s controller does not set choose_target"
+    return (f"{how!r} names no seeded mechanism of this design (start it with '<component id>.<param>', "
             f"'<component id>: random', 'switches.spawn_jitter' or '<team id>.choose_target')")
 
 

@@ -57,7 +57,6 @@ class Generation:
     """What a configuration reports about its own run (the validator's verdict is kept apart)."""
     status: str
     claimed_playable: bool
-    certified: bool = False            # the pipeline's validity certificate holds (a benchmark task)
     generation_time_s: float | None    # Stage 1 start -> success; None when the configuration did not succeed
     elapsed_s: float                   # Stage 1 start -> the configuration gave up or succeeded
     calls: int = 0
@@ -69,6 +68,7 @@ class Generation:
     error: str | None = None
     failed_verdicts: dict[str, int] = field(default_factory=dict)   # pipeline: failed stage verdicts per stage
     level_validations: int = 0        # pipeline: Stage 4 verdicts (each one simulates the level)
+    certified: bool = False            # the pipeline's validity certificate holds (a benchmark task)
 
 
 def _pipeline(task: Task, frozen: bool) -> Generation:

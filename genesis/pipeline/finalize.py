@@ -40,6 +40,16 @@ def difficulty_record(state: dict, certificate: dict | None) -> dict[str, Any] |
     return {"asked": asked, "band": band, "search": state.get("difficulty_search")}
 
 
+def _missed_difficulty(state: dict, certificate: dict | None) -> list[str]:
+    """A difficulty asked for and not reached is a clause not honoured, said so, never silently replaced."""
+    record = difficulty_record(state, certificate)
+    if not record or not record["asked"] or record["band"] in (None, record["asked"]):
+        return []
+    search = record.get("search") or {}
+    return [f"difficulty {record['asked']}: not reached; the certificate's ladder puts the level at {record['band']}"
+            + (f" ({search['note']})" if search.get("note") else "")]
+
+
 def validation_record(ctx, state: dict) -> dict[str, Any]:
     """validation.json's content, checked against its model before it is written."""
     usage = ctx.client.usage
@@ -68,7 +78,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "certificate": certificate,
         "difficulty": difficulty_record(state, certificate),
         "assumptions": state["brief"].assumptions if state.get("brief") else [],
-        "unsupported": state["brief"].unsupported if state.get("brief") else [],
+        "unsupported": (state["brief"].unsupported if state.get("brief") else []) + _missed_difficulty(state, certificate),
         "evolution": state.get("evolution"),
         "stage_times_s": state.get("stage_times", {}),
         "generation_time_s": round(sum((state.get("stage_times") or {}).values()), 2),

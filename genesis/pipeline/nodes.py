@@ -453,7 +453,7 @@ class Nodes:
                 update["feedback"] = [entry]
             self.ctx.say(stage, f"PM: {mf.decision} -> {mf.target_stage} ({mf.reason})")
             if mf.decision == "stop":
-                update.update(status=_stopped_status(stage, verdict), route="finalize",
+                update.update(status=_stopped_status(stage, verdict, state), route="finalize",
                               stop_reason=f"stopped at stage {stage}: {mf.reason}. Failing: " + "; ".join(mf.guidance)[:800])
                 return update
             target = {"advance": NEXT_STAGE[stage], "retry": stage}.get(mf.decision, mf.target_stage)
@@ -522,10 +522,13 @@ class Nodes:
         return {"status": status}
 
 
-def _stopped_status(stage: str, verdict: Verdict) -> str:
-    """`not_certified` when the level plays and only its certificate fails, else `failed`."""
+def _stopped_status(stage: str, verdict: Verdict, state: dict) -> str:
+    """`not_certified` when the level plays and only its certificate fails (at the level gate, or at an
+    earlier gate after a rollback from a level that played but was not certified), else `failed`."""
     failing = {c.kind for c in verdict.criteria if c.mandatory and not c.passed}
-    return "not_certified" if stage == "level" and failing and failing <= set(CERTIFIED_KINDS) else "failed"
+    if stage == "level":
+        return "not_certified" if failing and failing <= set(CERTIFIED_KINDS) else "failed"
+    return "not_certified" if state.get("certificate") and (state.get("verdicts") or {}).get("level") else "failed"
 
 
 def _asked_difficulty(state: dict) -> str | None:
