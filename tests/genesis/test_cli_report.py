@@ -42,4 +42,5 @@ def test_the_summary_says_whether_the_validity_certificate_holds_and_why_not(mon
     assert "validity certificate: valid" in _summary(monkeypatch, {"valid": True, "checks": {}, "flags": []})
     assert "validity certificate: valid, difficulty hard" in _summary(
         monkeypatch, {"valid": True, "checks": {}, "flags": [], "difficulty": "hard"})
-    assert "validity certificate" not in _summary(monkeypatch, {"skipped": "GENESIS_CERTIFICATE=off"})
+    assert "validity certificate skipped (GENESIS_CERTIFICATE=off)" in _summary(
+        monkeypatch, {"skipped": "GENESIS_CERTIFICATE=off"})
