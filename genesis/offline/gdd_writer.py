@@ -836,6 +836,11 @@ def _team_count_expects(sides: int, size: int) -> list[dict]:
 
 
 def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
+    """Equal sides round the map, no alliances between sides, ranked at the time limit. The seed draws
+    a layout: which start the player's side holds (the sides keep their ring order) and which rival
+    side hunts it, early or later; the other AI sides hunt round the table."""
+    from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
+
     map_ref = _map_for(c)
     m = G.load(map_ref)
     sp = G.spawns(m)
@@ -845,94 +850,98 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         raise ValueError(f"a free-for-all of {c.teams} sides of {size} needs {n} starts; maps have {MAX_STARTS}")
     starts = G.ring_starts(m, n)
     plan = _ffa_plan(c, guidance)
-    taken: list = []
+    origin = sp[starts[0]]
+    army = _spread(m, _mixed_army(), origin, [])
+    layouts = LV.ffa_layouts(m, starts, size, army, origin, lambda side, hunter: LV.ffa_prey(side, hunter, c.teams))
     teams = []
-    for i, start in enumerate(starts):
+    for i in range(n):
         side = i // size
-        prey = _ffa_prey(side, c.teams, plan) * size
-        ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "waves", "min_group": 1,
-                                                       "target": {"team": prey},
-                                                       "first_at": 15 + 5 * i, "interval": 10}
+        # the layout rule sets every AI side's controller at the start; until then they stand idle
+        ctrl = {"type": "agent"} if i == PLAYER else {"type": "ai", "behaviour": "idle"}
         mates = [side * size + k for k in range(size) if side * size + k != i]
-        teams.append(TeamPlan(id=i, name=f"Team {start.upper()}", role="player" if i == PLAYER else
-                              ("ally" if side == 0 else "enemy"), controller=ctrl, allies=mates,
-                              units=_spread(m, _mixed_army(), sp[start], taken)))
-    comps: list[RuleComponent] = []
+        teams.append(TeamPlan(id=i, name=f"Side {side + 1}" + (f" ({i % size + 1})" if size > 1 else ""),
+                              role="player" if i == PLAYER else ("ally" if side == 0 else "enemy"), controller=ctrl,
+                              allies=mates, units=[]))
+    comps = [LV.layout_component(layouts, ["teams", "team_count"],
+                                 f"the sides' starts round the map and which rival hunts the player, one of "
+                                 f"{len(layouts)} drawn per seed")]
     ranking = [{"kind": "rank_by_score", "metric": c.ranking or "damage_efficiency", "time": c.time_limit}]
     counted = _team_count_expects(c.teams, size)
     expects: Expects = {
-        "teams": [{"event": "spawn", "where": {"source": "start"}, "distinct_sectors": {"min": n, "center": "map_center"}}],
+        "teams": [{"event": "spawn", "where": {"source": "rule"}, "before": 0.5,
+                   "distinct_sectors": {"min": n, "center": "map_center"}}],
         "ranking": [{"result": {"ended_by": "condition", "duration_min": c.time_limit - 1}}],
         "team_count": counted,
         # no side is allied with another: every alliance is one side's own players
         "ffa_no_allies": counted}
     who = f"{c.teams} teams" if size == 1 else f"{c.teams} sides of {size} allied teams"
-    desc = (f"Free-for-all between {who} with equal forces and no alliances between sides. After "
+    desc = (f"Free-for-all between {who} with equal forces and no alliances between sides. Which start your side "
+            "holds and which rival comes for you first change from game to game. After "
             f"{c.time_limit / 60:g} minutes teams are ranked by {(c.ranking or 'damage efficiency').replace('_', ' ')}"
             "; rank first to win.")
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit + 30, requirements=_requirements(brief, expects), conditions=ranking,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               strategy_params={"engage_at": 0.0 if plan == "join_at_once" else c.time_limit * _engage_share(c),
-                                "target": [m.width / 2, m.height / 2]})
+               strategy_params={"engage_at": round(c.time_limit * FFA_ENGAGE_SHARE[plan], 1)},
+               variation=LV.ffa_variation((m.width / 2, m.height / 2)))
 
 
-# How the AI sides of a free-for-all hunt, and when the reference joins, tried in this order: whether the
-# reference can rank first depends on the team count, the time and the metric in ways no formula
-# predicts, so each call for a weaker enemy (the reference did not rank first) moves to the next plan.
-# The armies stay equal in every plan: the request asked for a fair free-for-all.
-FFA_PLANS = ("ring", "ai_ring", "join_at_once")
+# When the reference joins a free-for-all, as a share of the game, tried in this order: it beats off the
+# rival that hunts it at home, then strikes the survivors the others have worn down. Whether it ranks
+# first depends on the team count, the time and the metric in ways no formula predicts, so each call
+# for a weaker enemy (the reference did not rank first) moves to the next plan. The armies stay equal
+# in every plan: the request asked for a fair free-for-all.
+FFA_ENGAGE_SHARE = {"late": 2 / 3, "midway": 0.5, "join_at_once": 0.0}
+FFA_PLANS = tuple(FFA_ENGAGE_SHARE)
 
 
 def _ffa_plan(c: Concepts, guidance: list[str]) -> str:
-    plans = [p for p in FFA_PLANS if p != "ai_ring" or c.teams >= 3]
     corrections = sum("weaker" in g or "easier" in g for g in guidance)
-    return plans[min(corrections, len(plans) - 1)]
-
-
-def _ffa_prey(side: int, sides: int, plan: str) -> int:
-    """The side an AI side hunts. "ring": the next side round the table (the last hunts the player's), so
-    every side is under pressure and sitting still is no safe way to rank first. "ai_ring": the AI sides
-    hunt one another round the table and the player's side hunts the first of them, so the player picks
-    the moment to join a fight already under way."""
-    if plan != "ai_ring":
-        return (side + 1) % sides
-    return 1 if side == 0 else side % (sides - 1) + 1
-
-
-def _engage_share(c: Concepts) -> float:
-    """When the reference joins a free-for-all, as a share of the game. Waiting while the others wear
-    each other down wins most rankings; but ranked by damage dealt among few teams, the AI teams that
-    hunt from the start pile up damage a late player cannot catch up with."""
-    return 0.25 if c.ranking == "damage_dealt" and c.teams * max(1, c.team_size) <= 4 else 0.5
+    return FFA_PLANS[min(corrections, len(FFA_PLANS) - 1)]
 
 
 ZONE_RADIUS = 5.0
 DEFAULT_HOLD = 60.0     # seconds to hold a zone when the request names no hold time
+RELIEF_SIZE = 3         # light bots per relief column at enemy strength 1 (five retake the zone from the army)
 
 
 def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
-    """Take the zone at the map centre from its garrison and hold it, uncontested, for the hold time."""
-    map_ref = {"name": c.map_hint or "open_field"}
+    """Take a zone from its garrison and hold it, uncontested, for the hold time. When the request says
+    where the zone is (the centre, a hill...) it is there; else it is one of several garrisoned outposts,
+    drawn per seed and marked and announced at the start."""
+    from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
+
+    fixed = LV.zone_fixed(brief.query)
+    map_ref = {"name": c.map_hint or ("open_field" if fixed else "crossroads")}
     m = G.load(map_ref)
     sp = G.spawns(m)
-    _, zone = G.base_point(m)
-    start = sp.get("south") or sp[G.pick_fronts(m, zone, 1)[0]]
+    _, centre = G.base_point(m)
+    start = sp.get("south") or sp[G.pick_fronts(m, centre, 1)[0]]
+    zones = [] if fixed else LV.capture_zones(m, start, centre)
+    zone = centre if fixed else tuple(zones[0])
     hold = c.hold_time or DEFAULT_HOLD
     deadline = c.deadline or c.time_limit
     strength = _strength(guidance)
     taken: list = []
     army = _spread(m, _mixed_army(), start, taken)
     army, protect, protect_expects = _protect(c, army, start, m, taken)
-    garrison = _spread(m, [UnitPlacement(type="light_bot", count=_scaled(3, strength, 1))], zone, [])
+    garrison = []
+    for post in ([zone] if fixed else [tuple(z) for z in zones]):
+        garrison += _spread(m, [UnitPlacement(type="light_bot", count=_scaled(3, strength, 1))], post, [])
     zone_xy = [round(zone[0], 1), round(zone[1], 1)]
+    params = {"team": PLAYER, "zone": zone_xy, "radius": ZONE_RADIUS, "hold_seconds": hold, "deadline": deadline}
+    if zones:
+        params["zones"] = zones
     comps = [RuleComponent(
-        id="capture_and_hold", purpose=f"hold the zone for {hold:g} s without a break to win; lose at the deadline",
+        id="capture_and_hold", purpose=f"hold the zone for {hold:g} s without a break to win; lose at the deadline"
+        + ("" if fixed else f"; the zone is one of {len(zones)} outposts, drawn per seed"),
         kind="objective", library_rule="capture_and_hold",
-        requirement_ids=["capture_win", "hold_zone", "deadline"],
-        params={"team": PLAYER, "zone": zone_xy, "radius": ZONE_RADIUS, "hold_seconds": hold, "deadline": deadline})]
+        requirement_ids=["capture_win", "hold_zone", "deadline"], params=params)]
     comps += protect
+    if fixed:
+        # the request fixes the zone: the seed varies the relief columns that try to retake it
+        comps.append(LV.relief_component(m, start, _scaled(RELIEF_SIZE, strength, 1)))
     met = _deadline_expects(deadline, "did not hold the zone in time")
     expects: Expects = {
         "capture_win": [{"result": {"winners_include": PLAYER, "reason_contains": "held the zone"}}],
@@ -948,15 +957,21 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         TeamPlan(id=ENEMY, name="Garrison", role="enemy", controller={"type": "ai", "behaviour": "hold"},
                  units=garrison),
     ]
-    desc = (f"Take the marked zone at the map centre from its garrison and hold it for {hold:g} seconds without a "
-            f"break: some of your units inside and no enemy inside. If you have not held it by {deadline / 60:g} "
-            "minutes, you lose."
+    relief = (" Small relief columns of the garrison come to retake it, from a side and at a time that change from "
+              "game to game." if fixed else "")
+    where = ("at the map centre" if fixed else
+             f"at one of {len(zones)} garrisoned outposts ({LV.sites_text(zones)}): which one changes from game to "
+             "game and is marked and announced at the start")
+    desc = (f"Take the marked zone {where} and hold it for {hold:g} seconds without a break: some of your units "
+            f"inside and no enemy inside. If you have not held it by {deadline / 60:g} minutes, you lose." + relief
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
+    # with candidate zones the reference reads which one is marked, as a player does
+    strategy = {"zones": zones, "home": list(start)} if zones else {"zone": zone_xy, "home": list(start)}
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
                time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="hold_zone",
-               strategy_params={"zone": zone_xy, "home": list(start)})
+               strategy_params=strategy, variation=LV.capture_variation(zones) if zones else LV.relief_variation(zone_xy))
 
 
 def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:

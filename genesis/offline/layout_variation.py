@@ -144,12 +144,14 @@ def halves(sp: dict[str, tuple[float, float]], size: int) -> list[tuple[str, lis
 
 TEAM_ENEMY_FIRST_AT = 10.0     # the enemy sides strike at once ...
 TEAM_ALLY_FIRST_AT = 20.0      # ... the AI ally holds a little longer, so a player who joins it fights beside it
+GANG = 2                       # enemy sides that gang up on the hunted team (all of them in a 2v2)
 
 
 def team_layouts(m, size: int, army: list[UnitPlacement], origin: tuple[float, float]) -> list[dict]:
     """Every mirrored start of a size-v-size battle: our alliance on one half of the map (the player at
-    any of its starts), theirs on the opposite half, and which team of ours the enemy sides gang up on.
-    The AI ally attacks the enemy side nearest to it; the player must join it where it stands."""
+    any of its starts), theirs on the opposite half, and which team of ours the enemy sides gang up on
+    (the two nearest to it; a third goes for its own nearest). Each AI ally attacks the enemy side
+    nearest to it; the player must join an ally where it stands."""
     sp = G.spawns(m)
     layouts = []
     for half, ours, theirs in halves(sp, size):
@@ -157,16 +159,24 @@ def team_layouts(m, size: int, army: list[UnitPlacement], origin: tuple[float, f
             order = [ours[me]] + [s for k, s in enumerate(ours) if k != me]     # team 0 first, then its allies
             pos = {i: sp[s] for i, s in enumerate(order)}
             pos.update({size + j: sp[s] for j, s in enumerate(theirs)})
-            for focus in range(size):          # the team of ours the enemy sides all hunt
+            # whom the enemy gangs up on: any team of a pair; in a 3v3 the player's (two enemy sides on
+            # one ally of three is a fight no joining wins on every map)
+            for focus in range(size if size <= 2 else 1):
+                strike = TEAM_ENEMY_FIRST_AT
                 units, ctrls = [], []
                 for t in range(2 * size):
                     units += army_entries(t, moved(army, origin, pos[t], m))
+                # the two enemy sides nearest to the hunted team gang up on it; any other goes for its nearest
+                gang = sorted(range(size, 2 * size), key=lambda e: (math.dist(pos[e], pos[focus]), e))[:GANG]
                 for t in range(1, 2 * size):
                     if t < size:
                         foe = min(range(size, 2 * size), key=lambda f: (math.dist(pos[t], pos[f]), f))
                         ctrls.append({"team": t, "controller": waves(foe, TEAM_ALLY_FIRST_AT)})
+                    elif t in gang:
+                        ctrls.append({"team": t, "controller": waves(focus, strike)})
                     else:
-                        ctrls.append({"team": t, "controller": waves(focus, TEAM_ENEMY_FIRST_AT)})
+                        foe = min(range(size), key=lambda f: (math.dist(pos[t], pos[f]), f))
+                        ctrls.append({"team": t, "controller": waves(foe, strike)})
                 who = "you" if focus == 0 else f"ally {focus}"
                 layouts.append({"name": f"{half} half, you at {order[0]}, enemies hunt {who}",
                                 "units": units, "controllers": ctrls})
@@ -190,54 +200,52 @@ def _to_centre(centre: tuple[float, float]) -> Probe:
 
 
 # --- free-for-all ---------------------------------------------------------------------------------
-FFA_AGGRESSOR_TIMES = (15.0, 45.0)   # the aggressive rival strikes early or a little later
-FFA_OTHERS_FIRST_AT = 20.0
+FFA_FIRST_AT, FFA_STAGGER = 15.0, 5.0   # team t's first wave comes at 15 + 5 t s: the fights start one by one
 
 
 def ffa_layouts(m, starts: list[str], size: int, army: list[UnitPlacement], origin: tuple[float, float],
                 prey_of) -> list[dict]:
     """Every rotation of the starts (the player's side at any start, the others in the same ring order)
-    times which rival side hunts the player's side (and when): the other AI sides hunt round the ring
-    as `prey_of(side)` says."""
+    times which rival side hunts the player's side; the other AI sides hunt as `prey_of(side, hunter)`
+    says. Team t's first wave comes at 15 + 5 t s, so the fights start one by one. With more than four
+    sides the player keeps its start (the starts of a large ring are not alike) and only a neighbour
+    round the table hunts it (one from across the map walks through the others' fights)."""
     sp = G.spawns(m)
     sides = len(starts) // size
     layouts = []
-    for rot in range(sides):
+    for rot in range(sides if sides <= 4 else 1):
         pos = {i: sp[starts[(i + rot * size) % len(starts)]] for i in range(len(starts))}
-        for hunter in range(1, sides):
-            for first_at in FFA_AGGRESSOR_TIMES:
-                units, ctrls = [], []
-                for t in range(len(starts)):
-                    units += army_entries(t, moved(army, origin, pos[t], m))
-                for t in range(1, len(starts)):
-                    side = t // size
-                    if side == 0:
-                        ctrls.append({"team": t, "controller": waves(prey_of(side, hunter) * size, FFA_OTHERS_FIRST_AT)})
-                    elif side == hunter:
-                        ctrls.append({"team": t, "controller": waves(0, first_at)})
-                    else:
-                        ctrls.append({"team": t, "controller": waves(prey_of(side, hunter) * size, FFA_OTHERS_FIRST_AT)})
-                layouts.append({"name": f"you at {starts[rot * size % len(starts)]}, side {hunter} hunts you from "
-                                        f"{first_at:g} s", "units": units, "controllers": ctrls})
+        for hunter in (range(1, sides) if sides <= 4 else (1, sides - 1)):
+            units, ctrls = [], []
+            for t in range(len(starts)):
+                units += army_entries(t, moved(army, origin, pos[t], m))
+            for t in range(1, len(starts)):
+                ctrls.append({"team": t, "controller": waves(prey_of(t // size, hunter) * size,
+                                                             FFA_FIRST_AT + FFA_STAGGER * t)})
+            layouts.append({"name": f"you at {starts[rot * size % len(starts)]}, side {hunter} hunts you",
+                            "units": units, "controllers": ctrls})
     return layouts
 
 
 def ffa_prey(side: int, hunter: int, sides: int) -> int:
-    """Whom a side that is not the aggressor hunts: the next side round the table other than the
-    player's and its own (the aggressor included, so no side is left alone)."""
+    """Whom a side hunts: the hunter hunts the player's side (0); every other side the next side round
+    the table that is neither the player's nor its own (the hunter included, so it is caught between
+    its prey and its pursuer and no side is left alone)."""
+    if side == hunter:
+        return 0
     k = side
     for _ in range(sides):
         k = (k + 1) % sides
         if k not in (0, side):
             return k
-    return 0
+    return hunter
 
 
 def ffa_variation(centre: tuple[float, float]) -> Variation:
     return Variation(varies=[
         SeedVariation(what="which start your side holds (the sides keep their ring order round the map)",
                       how="layout: random", observe="read where you and each rival stand before moving"),
-        SeedVariation(what="which rival side hunts yours, and whether it strikes early or later",
+        SeedVariation(what="which rival side hunts yours",
                       how="layout: random",
                       observe="watch which rival comes for you: beat it off at home, then strike the weakened "
                               "survivors; a rush into the nearest rival is caught from behind on most seeds")],
@@ -245,7 +253,7 @@ def ffa_variation(centre: tuple[float, float]) -> Variation:
 
 
 # --- capture and hold -----------------------------------------------------------------------------
-FIXED_ZONE = re.compile(r"\b(?:middle|centre|center|central|hill|high ground|plaza|crossroads?|bridge|ford)\b", re.I)
+FIXED_ZONE = re.compile(r"\b(?:middle|centre|center|central|plaza|crossroads?|bridge|ford)\b", re.I)
 
 
 def zone_fixed(query: str) -> bool:
@@ -253,14 +261,14 @@ def zone_fixed(query: str) -> bool:
     return bool(FIXED_ZONE.search(query or ""))
 
 
-def capture_zones(m, start: tuple[float, float], centre: tuple[float, float], n: int = 3) -> list[list[float]]:
-    """Candidate zones the request leaves open: outposts across the map from the player's start, spread
-    round the centre, each equally far from the start (no candidate is closer to walk to)."""
-    ang0 = math.atan2(centre[1] - start[1], centre[0] - start[0])
-    reach = 0.22 * min(m.width, m.height)
+def capture_zones(m, start: tuple[float, float], centre: tuple[float, float], n: int = 4) -> list[list[float]]:
+    """Candidate zones the request leaves open: `n` outposts evenly round the map centre, turned so that
+    none lies on the straight road from the player's start to the centre."""
+    ang0 = math.atan2(start[1] - centre[1], start[0] - centre[0]) + math.pi / n
+    reach = 0.25 * min(m.width, m.height)
     zones: list[list[float]] = []
     for k in range(n):
-        a = ang0 + (k - (n - 1) / 2) * (math.pi / 2.2)
+        a = ang0 + 2 * math.pi * k / n
         x, y = G.passable_near(m, centre[0] + reach * math.cos(a), centre[1] + reach * math.sin(a),
                                [tuple(z) for z in zones], clearance=reach * 0.8, main_region_only=True)
         zones.append([round(x, 1), round(y, 1)])
@@ -275,3 +283,29 @@ def capture_variation(zones: list[list[float]]) -> Variation:
                 "fixed outpost is the wrong one on most seeds")],
         probes=[Probe(name=f"all_to_outpost_{k + 1}", exploit=f"attack-move everything to outpost {k + 1} and stay",
                       orders=[ScriptedOrder(t=0, kind="fight", x=x, y=y)]) for k, (x, y) in enumerate(zones)])
+
+
+RELIEF_INTERVAL, RELIEF_FIRST_AT, RELIEF_JITTER = 45.0, 50.0, 30.0
+
+
+def relief_component(m, start: tuple[float, float], size: int) -> RuleComponent:
+    """Relief columns of the garrison (library rule `periodic_raids`) from a seeded side other than the
+    player's, each up to RELIEF_JITTER s late, never twice in a row from the same side."""
+    sp = G.spawns(m)
+    sides = [s for s in ("north", "east", "west", "south", "nw", "ne", "sw", "se")
+             if s in sp and math.dist(sp[s], start) > 0.4 * min(m.width, m.height)]
+    return RuleComponent(id="relief", purpose="relief columns from a random side at a random time try to retake the "
+                         "zone", kind="spawn", library_rule="periodic_raids", requirement_ids=[],
+                         params={"team": 1, "interval": RELIEF_INTERVAL, "first_at": RELIEF_FIRST_AT, "sides": sides,
+                                 "size": size, "unit_type": "light_bot", "target_type": "light_tank", "target_team": 0,
+                                 "jitter": RELIEF_JITTER, "avoid_repeat": True})
+
+
+def relief_variation(zone: list[float]) -> Variation:
+    return Variation(varies=[
+        SeedVariation(what="from which side each relief column comes to retake the zone", how="relief: random",
+                      observe="see each column coming and keep it out of the zone"),
+        SeedVariation(what="when each relief column comes, up to 30 s late", how="relief.jitter",
+                      observe="the hold is safe only once the last column is beaten")],
+        probes=[Probe(name="all_to_zone", exploit="attack-move everything into the zone at once and stay",
+                      orders=[ScriptedOrder(t=0, kind="fight", x=zone[0], y=zone[1])])])

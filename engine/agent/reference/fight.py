@@ -1,6 +1,6 @@
 """fight: wait until `engage_at`, then attack the nearest enemy group (with the allies). With
-`join_allies` the army first closes up with the allied army (when farther than `join_radius`),
-so both hit the same enemy group instead of being beaten one at a time."""
+`join_allies` the army first closes up with the nearest allied team's army (when farther than
+`join_radius`), so both hit the same enemy group instead of being beaten one at a time."""
 from __future__ import annotations
 
 import math
@@ -14,7 +14,7 @@ from engine.agent.reference.strategy import Strategy
 class Fight(Strategy):
     """Until engage_at the army waits at home; then it attack-moves to the visible enemy nearest to
     its army (and its allies' army, preferring damaged ones), chasing anywhere; with join_allies it
-    first closes up with the allied army while that is farther than join_radius. With no visible
+    first closes up with the nearest allied team's army while that is farther than join_radius. With no visible
     enemy it stays put."""
 
     name = "fight"
@@ -34,7 +34,7 @@ class Fight(Strategy):
         return ref.send(sim, target) if target is not None else []
 
     def _ally_rally(self, sim) -> tuple[float, float] | None:
-        """The allied army's centre while it is farther than join_radius from ours, else None."""
+        """The nearest allied team's army centre while it is farther than join_radius from ours, else None."""
         ref = self.ref
         w = sim.world
         idx = w.alive_idx
@@ -43,5 +43,8 @@ class Fight(Strategy):
         army = army_ids(sim, ref.team)
         if not ally_army.size or not army.size:
             return None
-        ours, theirs = centroid(w, army), centroid(w, ally_army)
+        ours = centroid(w, army)
+        # the nearest allied team's army: the centroid of allies spread over the map is empty ground
+        armies = [ally_army[w.team[ally_army] == t] for t in allies]
+        theirs = min((centroid(w, a) for a in armies if a.size), key=lambda c: (math.dist(ours, c), c))
         return theirs if math.dist(ours, theirs) > float(self.spec.get("join_radius", 10.0)) else None

@@ -1,19 +1,41 @@
 """hold_zone: move to a zone and hold it, fighting on contact."""
 from __future__ import annotations
 
+import math
+
 from engine.agent.reference.infer import xy
 from engine.agent.reference.strategy import Strategy
+
+ZONE_MARKER = "capture zone"      # the label capture rules mark their zone with
 
 
 class HoldZone(Strategy):
     """The army attack-moves to the zone point (fighting enemies it sees on the way) and, once there,
     stays: it gets no further orders, so it shoots only what comes within weapon range and never
-    chases out of the zone. No param sets a radius: the army clumps around the point."""
+    chases out of the zone. No param sets a radius: the army clumps around the point. With `zones`
+    (candidate zones, one of which the game marks as the capture zone at the start) it holds the
+    candidate nearest to the map marker labelled 'capture zone'."""
 
     name = "hold_zone"
     params = {"zone": "[x, y] (or {x, y}) of the zone to take and hold; default: `target`, else home",
-              "target": "fallback for zone"}
+              "target": "fallback for zone",
+              "zones": "list of candidate [x, y] zones the briefing names: the army holds the one the game marks "
+                       "(map marker 'capture zone'), else `zone`"}
+
+    def __init__(self, ref):
+        super().__init__(ref)
+        self.candidates = [p for p in (xy(v) for v in self.spec.get("zones") or []) if p is not None]
+        self.marked: tuple[float, float] | None = None
 
     def decide(self, sim) -> list[dict]:
-        zone = xy(self.spec.get("zone")) or xy(self.spec.get("target")) or self.ref.home
+        zone = self._marked(sim) or xy(self.spec.get("zone")) or xy(self.spec.get("target")) or self.ref.home
         return self.ref.send(sim, zone)
+
+    def _marked(self, sim) -> tuple[float, float] | None:
+        """The candidate zone the game marked (public on the map), once it is marked."""
+        if self.marked is None and self.candidates:
+            marks = [(m.x, m.y) for m in sim.markers if ZONE_MARKER in m.label]
+            if marks:
+                mx, my = marks[0]
+                self.marked = min(self.candidates, key=lambda c: (math.dist(c, (mx, my)), c))
+        return self.marked

@@ -1,10 +1,12 @@
 -- capture_and_hold: `team` wins once it has held the zone (circle of `radius` around `zone`) for
 -- `hold_seconds` without interruption: at least one of its units inside and no enemy unit inside.
 -- Allies (`allies`) count as neither. With `deadline`, the team loses if it has not won by then.
--- Params: team, zone, radius, hold_seconds, allies, deadline, check_every, announce.
+-- With `zones` (candidate zones) the zone is one of them drawn from the run's seed instead of `zone`;
+-- it is marked and announced (with its position) like a fixed zone.
+-- Params: team, zone, radius, hold_seconds, allies, deadline, check_every, announce, zones.
 
 -- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
-local point, label = lib.point, lib.label
+local point, label, list = lib.point, lib.label, lib.list
 
 local cfg
 local held_since = nil
@@ -45,6 +47,16 @@ function on_start()
   local w, h = map_size()
   local zone = param("zone", nil)
   local x, y = point(zone)
+  local candidates = {}
+  for _, p in ipairs(list(param("zones", {}))) do
+    if point(p) ~= nil then candidates[#candidates + 1] = p end
+  end
+  local drawn = 0
+  if #candidates > 0 then
+    drawn = math.min(#candidates, 1 + math.floor(random() * #candidates))
+    zone = candidates[drawn]
+    x, y = point(zone)
+  end
   local allies = {}
   local ally_list = param("allies", {})
   if type(ally_list) == "table" then
@@ -59,9 +71,12 @@ function on_start()
     announce = param("announce", true) ~= false,
   }
   mark(cfg.x, cfg.y, "capture zone")
-  log("zone", {team = cfg.team, x = cfg.x, y = cfg.y, radius = cfg.radius, hold_seconds = cfg.hold, at_point = label(zone or "map centre")})
+  log("zone", {team = cfg.team, x = cfg.x, y = cfg.y, radius = cfg.radius, hold_seconds = cfg.hold, at_point = label(zone or "map centre"),
+               candidate = drawn, candidates = #candidates})
   if cfg.announce then
-    message("Capture the zone and hold it for " .. math.floor(cfg.hold) .. " seconds.", cfg.team)
+    local where = ""
+    if #candidates > 0 then where = " at (" .. math.floor(cfg.x) .. ", " .. math.floor(cfg.y) .. ")" end
+    message("Capture the zone" .. where .. " and hold it for " .. math.floor(cfg.hold) .. " seconds.", cfg.team)
   end
   every(math.max(0.5, tonumber(param("check_every", 1)) or 1), check)
   local deadline = tonumber(param("deadline", 0)) or 0
