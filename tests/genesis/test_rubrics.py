@@ -34,11 +34,12 @@ def test_shipped_rubrics_use_the_checker_names():
     rubrics = rubric_store.load_all(REPO_RUBRICS)
     kinds = {stage: [c.kind for c in r.criteria] for stage, r in rubrics.items()}
     assert kinds["gdd"] == ["check:schema", "check:requirements_covered", "check:win_loss_defined",
-                            "check:rules_known_api", "judged", "judged"]
+                            "check:rules_known_api", "check:variation_declared", "judged", "judged"]
     assert kinds["rules"] == ["check:lua_compiles", "check:lua_api_only", "check:rule_tests_pass", "check:params_declared"]
     assert kinds["level"] == ["check:schema", "check:placement", "check:terminates", "check:outcome_discrimination",
                               "check:reference_wins",
-                              "check:determinism", "check:requirement_evidence", "check:visual"]
+                              "check:determinism", "check:requirement_evidence", "check:visual", "check:certificate",
+                              "check:difficulty"]
     # the retrospective is meant to discover pathability (paper's R4 example)
     assert rubrics["level"].version == 1 and rubrics["level"].criterion("pathability") is None
     assert rubrics["gdd"].criterion("competency_clear").check_name is None
