@@ -184,7 +184,7 @@ def test_experiment_gives_every_configuration_its_own_fresh_copy(tmp_path):
     json_path, html_path = write_outputs(record, tmp_path / "exp")
     assert json.loads(json_path.read_text())["configs"]["agent_se"]["overall"]["n"] == 4
     html = html_path.read_text()
-    assert html.count("<svg") == 5 and "Agent w/o SE" in html and "E2E w/ verify" in html
+    assert html.count("<svg") == 6 and "Agent w/o SE" in html and "E2E w/ verify" in html
     table = (tmp_path / "exp" / "experiment.md").read_text()
     assert "| B2 raids & production | Agent w/ SE | 1/2 |" in table and "| all | E2E | 2/4 |" in table
 
@@ -206,7 +206,7 @@ def test_tiny_real_experiment(tmp_path):
     assert no_se["batches"][-1]["kb_designs"] == 0                    # frozen: nothing committed
     committed = sum(r["claimed_playable"] for r in saved["results"] if r["config"] == "agent_se")
     assert se["batches"][-1]["kb_designs"] == committed
-    assert (out / "experiment.html").read_text().count("<svg") == 5
+    assert (out / "experiment.html").read_text().count("<svg") == 6
 
 
 def test_cli_rejects_a_bad_query_file(tmp_path):

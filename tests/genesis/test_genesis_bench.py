@@ -9,14 +9,14 @@ def _figures(cold_s: float, fast_s: float, cold_cpu: float, fast_cpu: float) -> 
             "fast_to_cold_wall": round(fast_s / cold_s, 3), "fast_to_cold_cpu": round(fast_cpu / cold_cpu, 3)}
 
 
-def test_the_targets_are_cold_generation_in_5_s_and_a_fast_track_at_most_a_fifth_of_it():
-    assert TARGETS["cold_max_s"] == 5.0 and TARGETS["fast_to_cold_max"] == 0.2
+def test_the_targets_are_a_certified_cold_generation_in_10_s_and_a_fast_track_at_most_a_fifth_of_it():
+    assert TARGETS["cold_max_s"] == 10.0 and TARGETS["fast_to_cold_max"] == 0.2
 
 
 def test_each_target_is_judged_against_the_measured_figures():
     assert targets_met(_figures(4.9, 0.9, 8.0, 1.2)) == {"cold": True, "fast_track": True, "fast_to_cold": True,
                                                          "fast_to_cold_cpu": True}
-    slow = targets_met(_figures(7.5, 2.0, 14.0, 1.4))
+    slow = targets_met(_figures(12.5, 3.0, 14.0, 1.4))
     assert slow == {"cold": False, "fast_track": True, "fast_to_cold": False, "fast_to_cold_cpu": True}
     assert not targets_met(_figures(4.0, 11.0, 8.0, 9.0))["fast_track"]
 

@@ -246,8 +246,12 @@ def test_a_team_battle_always_ends_with_a_winning_alliance():
     assert kinds == ["last_survivor", "rank_by_score"]
     allies = {t.id: set(t.allies) for t in gdd.teams}
     assert allies == {0: {1}, 1: {0}, 2: {3}, 3: {2}}
-    for t in gdd.teams[1:]:
-        assert t.controller.target.team not in allies[t.id] | {t.id}   # AI sides attack an enemy team
+    # the seeded layout hands each AI side its controller: every one attacks an enemy team
+    layouts = _rule(gdd, "seeded_layout").params["layouts"]
+    assert len(layouts) > 1
+    for layout in layouts:
+        for c in layout["controllers"]:
+            assert c["controller"]["target"]["team"] not in allies[c["team"]] | {c["team"]}
     assert any("time limit" in a or "undecided" in a for a in brief.assumptions)
 
 
