@@ -200,14 +200,14 @@ def _to_centre(centre: tuple[float, float]) -> Probe:
 
 
 # --- free-for-all ---------------------------------------------------------------------------------
-FFA_FIRST_AT, FFA_STAGGER = 15.0, 5.0   # team t's first wave comes at 15 + 5 t s: the fights start one by one
+FFA_HUNT_AT, FFA_OTHERS_AT = 15.0, 20.0   # the hunter strikes first, the others a little later
 
 
 def ffa_layouts(m, starts: list[str], size: int, army: list[UnitPlacement], origin: tuple[float, float],
                 prey_of) -> list[dict]:
     """Every rotation of the starts (the player's side at any start, the others in the same ring order)
     times which rival side hunts the player's side; the other AI sides hunt as `prey_of(side, hunter)`
-    says. Team t's first wave comes at 15 + 5 t s, so the fights start one by one. With more than four
+    says; the hunter strikes first. With more than four
     sides the player keeps its start (the starts of a large ring are not alike) and only a neighbour
     round the table hunts it (one from across the map walks through the others' fights)."""
     sp = G.spawns(m)
@@ -220,8 +220,8 @@ def ffa_layouts(m, starts: list[str], size: int, army: list[UnitPlacement], orig
             for t in range(len(starts)):
                 units += army_entries(t, moved(army, origin, pos[t], m))
             for t in range(1, len(starts)):
-                ctrls.append({"team": t, "controller": waves(prey_of(t // size, hunter) * size,
-                                                             FFA_FIRST_AT + FFA_STAGGER * t)})
+                when = FFA_HUNT_AT if t // size == hunter else FFA_OTHERS_AT
+                ctrls.append({"team": t, "controller": waves(prey_of(t // size, hunter) * size, when)})
             layouts.append({"name": f"you at {starts[rot * size % len(starts)]}, side {hunter} hunts you",
                             "units": units, "controllers": ctrls})
     return layouts

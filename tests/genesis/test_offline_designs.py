@@ -225,8 +225,10 @@ def test_a_free_for_all_has_n_teams_and_no_alliances(teams):
                      {"team_count": f"exactly {teams} teams", "ffa_no_allies": "no alliances"}, teams=teams)
     assert len(gdd.teams) == teams and all(not t.allies for t in gdd.teams)
     m = G.load(gdd.map.model_dump(exclude_none=True))
-    homes = {G.compass_of((m.width / 2, m.height / 2), (t.units[0].x, t.units[0].y)) for t in gdd.teams}
-    assert len(homes) == teams              # each team starts on its own compass side of the map
+    # the seeded layouts place the armies: in each, every team starts on its own compass side of the map
+    for layout in component(gdd, "seeded_layout").params["layouts"]:
+        homes = {G.compass_of((m.width / 2, m.height / 2), (u["x"], u["y"])) for u in layout["units"]}
+        assert len(homes) == teams, layout["name"]
     [counted] = by_id(gdd)["team_count"].expect
     assert counted.state.teams_min == counted.state.teams_max == teams and counted.state.alliance_size == 1
 
