@@ -13,6 +13,7 @@ from genesis.offline.composed_designs import Site
 PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
 COMPACT_RADIUS = 12.0   # tiles: how far from home objectives under raids / fog may stand
+RAID_RADIUS = 9.0       # tiles: how far from home the economy raided through the fog stands
 AIR_COVER_RADIUS = 4.0  # tiles: fragile objectives under air attack stand this close to home, inside AA range of it
 AIR_FRONT_DIST = 30.0   # tiles: air attacks spawn at least this far from home when the map allows
 FRAGILE_HP = 1000.0     # objectives with fewer hit points fall to one wave before the defence arrives
@@ -303,13 +304,19 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     growing = bool(c.escalating or c.growth_factor)
     reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air or growing else 0.45
     radius = AIR_COVER_RADIUS if c.air and _bombs_to_destroy(c.objective_type or "metal_storage") <= 2 else COMPACT_RADIUS
+    if c.archetype == "raids" and c.fog and radius > RAID_RADIUS:
+        # fast raiders seen through the fog only near home, from any of the drawn sides: the economy they go for
+        # stands close enough for the defence at home to reach it before a fragile building falls
+        radius = RAID_RADIUS
     for i in range(n_obj):
         front = front_xy[distinct[i % len(distinct)]]
         # at a bridge the objective is the bridgehead itself
         t = 0.0 if bridge else (reach if i < len(distinct) else 0.15)
         if reach < 0.45:
             t = min(t, radius / max(1.0, math.dist(base, front)))
-        x, y = G.passable_near(m, *G.lerp(base, front, t), taken, 3.0, safe)
+        # on open ground (not in a cliff's lee): every side's attack can reach the objective it goes for
+        x, y = (G.passable_near(m, *G.lerp(base, front, t), taken, 3.0, safe) if bridge else
+                V.open_ground_near(m, *G.lerp(base, front, t), taken, 3.0))
         taken.append((x, y))
         objectives.append(UnitPlacement(type=c.objective_type or "metal_storage", x=round(x, 1), y=round(y, 1),
                                         tag=OBJECTIVE_TAG))
@@ -417,13 +424,19 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                  "scout the approaches (or watch the edges) to learn where the attack comes; a "
                                  "defence that waits at one side loses the other"))
     elif c.random_side or c.wave_interval:
-        interval = c.wave_interval or 60
+        # waves from a random side at the request's interval, else at the schedule's times (the first at the
+        # first time, then a step apart)
+        scheduled = not c.wave_interval and len(c.wave_times) > 1
+        interval = c.wave_interval or (round(times[1] - times[0], 1) if scheduled else 60)
+        first_at = times[0] if scheduled else min(interval, 120.0)
         raid_target = c.raid_target_type or c.objective_type or "metal_storage"
-        raid_late = V.interval_jitter(interval, bool(V.stated(brief, "interval")))
+        raid_late = (V.schedule_jitter(times, bool(times_clause)) if scheduled
+                     else V.interval_jitter(interval, bool(V.stated(brief, "interval"))))
+        late = raid_late
         comps.append(RuleComponent(
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
             library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target"],
-            params={"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": fronts,
+            params={"team": ENEMY, "interval": interval, "first_at": first_at, "sides": fronts,
                     "size": _scaled(3, strength, 2), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
                     "avoid_repeat": c.random_side, "jitter": raid_late,
@@ -523,6 +536,16 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                  for t in c.wave_times]
     expects["objective_loss"] = [{"result": {"losers_include": PLAYER}}]
     expects["survive_win"] = [{"result": {"winners_include": PLAYER}}]
+    if c.raid_target_type and "raid_target" not in expects and c.raid_target_type == (c.objective_type or
+                                                                                       "metal_storage"):
+        # the attacks go for the objectives, which are the raid target: an air strike logs the type it goes
+        # for; waves log the point they go for, an objective's
+        expects["raid_target"] = ([{"event": "rule_log", "where": {"name": "attack_ordered",
+                                                                   "fields.target": c.raid_target_type}, "min": 1}]
+                                  if c.air else
+                                  [{"event": "rule_log", "where": {"name": "wave",
+                                                                   "fields.tx": sorted({o.x for o in objectives})},
+                                    "min": 1}])
     player_units, protect, protect_expects = _protect(c, objectives + army, home, m, taken)
     comps += protect
     expects.update(protect_expects)
@@ -704,6 +727,7 @@ def _guard_against(raid: dict[str, int], margin: float, unit_type: str = "assaul
 
 GUARD_TYPES = ("assault_bot", "light_tank", "rocket_bot", "light_bot")   # a race's guard: the first not asked for
 RAID_INTERVAL = 150.0   # production games: seconds between raids when the request names no interval
+RAIDED_RACE_MIN = 240.0  # a race under raids at least this long starts leaner (see economy.starting_resources)
 
 
 def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
@@ -754,10 +778,14 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         by_commander = "commander" in c.unit_kinds
         raider = "commander" if by_commander else ("raider_bot" if "raider" in c.unit_kinds else "light_bot")
         size = 1 if by_commander else _scaled(2, strength, 2)
-        interval = c.wave_interval or RAID_INTERVAL
+        # raids come during the build-up of the race, not after it is won: five intervals fit before the deadline
+        interval = c.wave_interval or float(min(RAID_INTERVAL, round(deadline / 5)))
+        raid_target = c.raid_target_type or "metal_extractor"
+        # a party left alone goes on from one extractor to the next: only a guard that meets it (where and
+        # when it comes) saves the economy
         params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": raid_from,
-                  "size": size, "unit_type": raider, "target_type": "metal_extractor", "target_team": PLAYER,
-                  "avoid_repeat": True}
+                  "size": size, "unit_type": raider, "target_type": raid_target, "target_team": PLAYER,
+                  "avoid_repeat": True, "chase": True}
         if c.random_timing:
             params["jitter"] = round(0.8 * interval)   # "at any time": each raid comes up to this much late
         else:
@@ -773,6 +801,9 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             id="periodic_raids", purpose="enemy raids harass the economy", kind="spawn", library_rule="periodic_raids",
             requirement_ids=["raids"], params=params))
         expects["raids"] = [_expect_spawns(min=1)]
+        # the rule logs the type of the unit each raid goes for
+        expects["raid_target"] = [{"event": "rule_log", "where": {"name": "raid", "fields.target_type": raid_target},
+                                   "min": 1}]
         if by_commander:
             expects["raider"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "commander"},
                                   "min": 1}]
@@ -798,7 +829,10 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         knob = "production_goal.deadline"
     for comp_ in comps:
         varies += V.recipe_varies(comp_)
-    metal, energy = economy.starting_resources(c.target_composition, [u.type for u in start], strength)
+    # under raids the extractors matter (a leaner start); a short race keeps its full start: it has no time to
+    # make up for a raid
+    raided = deadline >= RAIDED_RACE_MIN and any(comp_.id in ("periodic_raids", "composed_raids") for comp_ in comps)
+    metal, energy = economy.starting_resources(c.target_composition, [u.type for u in start], strength, raided)
     teams = [
         TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=metal, energy=energy,
                  units=placed),
