@@ -304,7 +304,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     growing = bool(c.escalating or c.growth_factor)
     reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air or growing else 0.45
     radius = AIR_COVER_RADIUS if c.air and _bombs_to_destroy(c.objective_type or "metal_storage") <= 2 else COMPACT_RADIUS
-    if c.archetype == "raids" and c.fog and radius > RAID_RADIUS:
+    if c.archetype == "raids" and c.fog and not c.air and radius > RAID_RADIUS:
         # fast raiders seen through the fog only near home, from any of the drawn sides: the economy they go for
         # stands close enough for the defence at home to reach it before a fragile building falls
         radius = RAID_RADIUS
