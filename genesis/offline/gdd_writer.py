@@ -607,7 +607,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             + ". Move your army to meet each attack."
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else "")
             + (" A radar tower at home shows enemies approaching through the fog." if c.fog else "")
-            + base_text)
+            + V.told(variation) + base_text)
     return GDD(
         title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
         map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
@@ -727,7 +727,6 @@ def _guard_against(raid: dict[str, int], margin: float, unit_type: str = "assaul
 
 GUARD_TYPES = ("assault_bot", "light_tank", "rocket_bot", "light_bot")   # a race's guard: the first not asked for
 RAID_INTERVAL = 150.0   # production games: seconds between raids when the request names no interval
-RAIDED_RACE_MIN = 240.0  # a race under raids at least this long starts leaner (see economy.starting_resources)
 
 
 def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
@@ -745,8 +744,9 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     # beaten, so it threatens what the player builds instead of landing after the game is over
     attacked = bool(c.wave_times) and not c.probe_then_main
     site = Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag="home", strength=strength,
-                times_stated=bool(V.times_stated(brief)), interval_stated=bool(V.stated(brief, "interval")),
-                sides_named=bool(c.directions))
+                times_stated=bool(V.times_stated(brief)),
+                # a race's raid interval comes only from the request (no requirement of its own checks it)
+                interval_stated=bool(c.wave_interval or V.stated(brief, "interval")), sides_named=bool(c.directions))
     varies: list = []
     knob = "production_goal.deadline"
     if attacked:
@@ -829,10 +829,10 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         knob = "production_goal.deadline"
     for comp_ in comps:
         varies += V.recipe_varies(comp_)
-    # under raids the extractors matter (a leaner start); a short race keeps its full start: it has no time to
-    # make up for a raid
-    raided = deadline >= RAIDED_RACE_MIN and any(comp_.id in ("periodic_raids", "composed_raids") for comp_ in comps)
-    metal, energy = economy.starting_resources(c.target_composition, [u.type for u in start], strength, raided)
+    # under raids the extractors matter: a leaner start (see economy.starting_resources)
+    raided = any(comp_.id in ("periodic_raids", "composed_raids") for comp_ in comps)
+    metal, energy = economy.starting_resources(c.target_composition, [u.type for u in start], strength, raided,
+                                               deadline)
     teams = [
         TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=metal, energy=energy,
                  units=placed),
@@ -847,12 +847,14 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                f"{guard_type.replace('_', ' ')}s guard your base."
                if attacked else "")
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
+    variation = V.variation(varies, fixed_by=None if varies else V.times_stated(brief), knob=knob)
+    desc += V.told(variation)
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=True,
                time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="produce",
                strategy_params={"target": c.target_composition, "home": list(home)},
-               variation=V.variation(varies, fixed_by=None if varies else V.times_stated(brief), knob=knob))
+               variation=variation)
 
 
 def _mixed_army() -> list[UnitPlacement]:

@@ -262,3 +262,15 @@ def open_ground_near(m, x: float, y: float, taken: list[tuple[float, float]], cl
     if not np.isfinite(d[i]):
         return G.passable_near(m, x, y, taken, clearance, main_region_only)
     return float(cx[i]), float(cy[i])
+
+
+def told(var: Variation) -> str:
+    """What the agent is told of the variation (never the draws themselves): that the sides and the
+    times change from game to game, so it must watch for each attack."""
+    if var.fixed_by or not var.varies:
+        return ""
+    sides = any(not v.how.endswith("jitter") for v in var.varies)
+    times = any(v.how.endswith("jitter") for v in var.varies)
+    what = ("Which side each attack comes from, and its exact time, change" if sides and times else
+            "Which side each attack comes from changes" if sides else "The exact time of each attack changes")
+    return f" {what} from game to game: watch for them."
