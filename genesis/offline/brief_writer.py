@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from engine.catalog import load_catalog
 from genesis.models import Brief, Clarification, Concepts, Requirement
 from genesis.offline.clauses import account, unsupported_lines
 from genesis.offline import wave_growth
@@ -172,8 +173,9 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             assumptions.append("three possible sides: the probe and the main attack each come from one, drawn per "
                                "game, never the same")
         if c.fronts is None:
-            # raids and scouting draw their sides per game: three give a game enough to vary
-            c.fronts = 3 if c.random_side or c.scouting or arch == "raids" else 2
+            # raids and scouting draw their sides per game: three give a game enough to vary (air raids on
+            # what a bomb or two destroys keep two: their anti-air cover at home is laid out for two fronts)
+            c.fronts = 3 if c.random_side or c.scouting or (arch == "raids" and not _bomb_fragile(c)) else 2
             assumptions.append(f"no number of directions given: {c.fronts}")
         if c.fronts > 4:
             unsupported.append(f"{c.fronts} fronts requested; maps offer at most 4 approaches")
@@ -409,6 +411,14 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
 MAX_TEAM_SIZE = 3       # a side of the team-battle map has three start corners
 SCOUTING_TIME = 120.0   # seconds the player gets to scout before the first attack
 RAID_FIRST_AT = 120.0   # the first raid comes after one interval, at most after this long
+
+
+def _bomb_fragile(c: Concepts) -> bool:
+    """Air raids on objectives that one or two bomber hits destroy."""
+    from genesis.offline.gdd_writer import _bombs_to_destroy
+
+    target = c.objective_type or c.raid_target_type or "metal_storage"
+    return c.air and target in load_catalog().units and _bombs_to_destroy(target) <= 2
 
 
 def _default_waves(c: Concepts) -> int:

@@ -134,18 +134,23 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
     random_side = (c.random_side or not site.sides_named) and len(site.fronts) >= 2
     fronts = site.fronts if random_side else site.fronts[:2]
     late = V.interval_jitter(interval, site.interval_stated)
+    # a raid on a defence goes home once its victim falls; one on a production race's economy goes on to
+    # the next building until it is beaten (left alone, it razes the economy)
+    withdraw = c.archetype != "production"
+    # a race is won long before a defence ends: its first raid comes half an interval in, during the build-up
+    first = interval if withdraw else round(interval / 2, 1)
     if random_side:
         # each raid draws its side with the engine's seeded random, never the previous raid's side, and
         # comes up to `late` seconds after its slot
-        steps = [{"when": {"on": "period", "every": interval, "first_at": interval, "jitter": late},
+        steps = [{"when": {"on": "period", "every": interval, "first_at": first, "jitter": late},
                   "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": fronts,
-                            "pick": "random_no_repeat"}, _attack(site, c.raid_target_type, withdraw=True)]}]
+                            "pick": "random_no_repeat"}, _attack(site, c.raid_target_type, withdraw=withdraw)]}]
     else:
         # raids alternate between the named fronts: each front's step fires every len(fronts) intervals
-        steps = [{"when": {"on": "period", "every": interval * len(fronts), "first_at": interval * (k + 1),
+        steps = [{"when": {"on": "period", "every": interval * len(fronts), "first_at": first + interval * k,
                            "jitter": late},
                   "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": front},
-                           _attack(site, c.raid_target_type, withdraw=True)]} for k, front in enumerate(fronts)]
+                           _attack(site, c.raid_target_type, withdraw=withdraw)]} for k, front in enumerate(fronts)]
     target = c.raid_target_type or "the player's base"
     # the raids are the design's attacks: a library raid component serving only these requirements is replaced
     served = ["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])

@@ -40,10 +40,21 @@ def goal_cost(composition: dict[str, int], start: list[str]) -> tuple[float, flo
     return metal, energy
 
 
-def starting_resources(composition: dict[str, int], start: list[str], strength: float = 1.0) -> tuple[float, float]:
+# a race under raids: the extractors the raids go for matter, the more so in a long race (time to build them)
+RAIDED_METAL_SHARE, SHORT_RAIDED_METAL_SHARE, RAIDED_METAL_FLOOR = 0.45, 0.6, 360.0
+SHORT_RACE = 240.0      # seconds: a race shorter than this under raids keeps more of its start
+
+
+def starting_resources(composition: dict[str, int], start: list[str], strength: float = 1.0,
+                       raided: bool = False, deadline: float | None = None) -> tuple[float, float]:
     """The race's starting metal and energy: a share of the goal's cost, never below the defaults; a weaker
-    enemy asked for (strength < 1) after a lost race also means a richer start."""
+    enemy asked for (strength < 1) after a lost race also means a richer start. Under raids (`raided`) the
+    start holds less metal: the rest comes from the extractors, so raids left alone cost the race (a short
+    race, before `SHORT_RACE`, keeps more: it has little time to build extractors)."""
     metal, energy = goal_cost(composition, start)
     boost = 1.0 / min(1.0, strength)
-    return (round(max(DEFAULT_METAL, METAL_SHARE * metal) * boost, -1),
+    short = deadline is not None and deadline < SHORT_RACE
+    share, floor = ((SHORT_RAIDED_METAL_SHARE if short else RAIDED_METAL_SHARE, RAIDED_METAL_FLOOR) if raided
+                    else (METAL_SHARE, DEFAULT_METAL))
+    return (round(max(floor, share * metal) * boost, -1),
             round(max(DEFAULT_ENERGY, ENERGY_SHARE * energy) * boost, -1))

@@ -13,6 +13,7 @@ from genesis.offline.composed_designs import Site
 PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
 COMPACT_RADIUS = 12.0   # tiles: how far from home objectives under raids / fog may stand
+RAID_RADIUS = 9.0       # tiles: how far from home the economy raided through the fog stands
 AIR_COVER_RADIUS = 4.0  # tiles: fragile objectives under air attack stand this close to home, inside AA range of it
 AIR_FRONT_DIST = 30.0   # tiles: air attacks spawn at least this far from home when the map allows
 FRAGILE_HP = 1000.0     # objectives with fewer hit points fall to one wave before the defence arrives
@@ -303,13 +304,19 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     growing = bool(c.escalating or c.growth_factor)
     reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air or growing else 0.45
     radius = AIR_COVER_RADIUS if c.air and _bombs_to_destroy(c.objective_type or "metal_storage") <= 2 else COMPACT_RADIUS
+    if c.archetype == "raids" and c.fog and not c.air and radius > RAID_RADIUS:
+        # fast raiders seen through the fog only near home, from any of the drawn sides: the economy they go for
+        # stands close enough for the defence at home to reach it before a fragile building falls
+        radius = RAID_RADIUS
     for i in range(n_obj):
         front = front_xy[distinct[i % len(distinct)]]
         # at a bridge the objective is the bridgehead itself
         t = 0.0 if bridge else (reach if i < len(distinct) else 0.15)
         if reach < 0.45:
             t = min(t, radius / max(1.0, math.dist(base, front)))
-        x, y = G.passable_near(m, *G.lerp(base, front, t), taken, 3.0, safe)
+        # on open ground (not in a cliff's lee): every side's attack can reach the objective it goes for
+        x, y = (G.passable_near(m, *G.lerp(base, front, t), taken, 3.0, safe) if bridge else
+                V.open_ground_near(m, *G.lerp(base, front, t), taken, 3.0))
         taken.append((x, y))
         objectives.append(UnitPlacement(type=c.objective_type or "metal_storage", x=round(x, 1), y=round(y, 1),
                                         tag=OBJECTIVE_TAG))
@@ -417,13 +424,19 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                  "scout the approaches (or watch the edges) to learn where the attack comes; a "
                                  "defence that waits at one side loses the other"))
     elif c.random_side or c.wave_interval:
-        interval = c.wave_interval or 60
+        # waves from a random side at the request's interval, else at the schedule's times (the first at the
+        # first time, then a step apart)
+        scheduled = not c.wave_interval and len(c.wave_times) > 1
+        interval = c.wave_interval or (round(times[1] - times[0], 1) if scheduled else 60)
+        first_at = times[0] if scheduled else min(interval, 120.0)
         raid_target = c.raid_target_type or c.objective_type or "metal_storage"
-        raid_late = V.interval_jitter(interval, bool(V.stated(brief, "interval")))
+        raid_late = (V.schedule_jitter(times, bool(times_clause)) if scheduled
+                     else V.interval_jitter(interval, bool(V.stated(brief, "interval"))))
+        late = raid_late
         comps.append(RuleComponent(
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
             library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target"],
-            params={"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": fronts,
+            params={"team": ENEMY, "interval": interval, "first_at": first_at, "sides": fronts,
                     "size": _scaled(3, strength, 2), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
                     "avoid_repeat": c.random_side, "jitter": raid_late,
@@ -523,6 +536,16 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                  for t in c.wave_times]
     expects["objective_loss"] = [{"result": {"losers_include": PLAYER}}]
     expects["survive_win"] = [{"result": {"winners_include": PLAYER}}]
+    if c.raid_target_type and "raid_target" not in expects and c.raid_target_type == (c.objective_type or
+                                                                                       "metal_storage"):
+        # the attacks go for the objectives, which are the raid target: an air strike logs the type it goes
+        # for; waves log the point they go for, an objective's
+        expects["raid_target"] = ([{"event": "rule_log", "where": {"name": "attack_ordered",
+                                                                   "fields.target": c.raid_target_type}, "min": 1}]
+                                  if c.air else
+                                  [{"event": "rule_log", "where": {"name": "wave",
+                                                                   "fields.tx": sorted({o.x for o in objectives})},
+                                    "min": 1}])
     player_units, protect, protect_expects = _protect(c, objectives + army, home, m, taken)
     comps += protect
     expects.update(protect_expects)
@@ -584,7 +607,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             + ". Move your army to meet each attack."
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else "")
             + (" A radar tower at home shows enemies approaching through the fog." if c.fog else "")
-            + base_text)
+            + V.told(variation) + base_text)
     return GDD(
         title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
         map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
@@ -721,8 +744,9 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     # beaten, so it threatens what the player builds instead of landing after the game is over
     attacked = bool(c.wave_times) and not c.probe_then_main
     site = Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag="home", strength=strength,
-                times_stated=bool(V.times_stated(brief)), interval_stated=bool(V.stated(brief, "interval")),
-                sides_named=bool(c.directions))
+                times_stated=bool(V.times_stated(brief)),
+                # a race's raid interval comes only from the request (no requirement of its own checks it)
+                interval_stated=bool(c.wave_interval or V.stated(brief, "interval")), sides_named=bool(c.directions))
     varies: list = []
     knob = "production_goal.deadline"
     if attacked:
@@ -754,10 +778,14 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         by_commander = "commander" in c.unit_kinds
         raider = "commander" if by_commander else ("raider_bot" if "raider" in c.unit_kinds else "light_bot")
         size = 1 if by_commander else _scaled(2, strength, 2)
-        interval = c.wave_interval or RAID_INTERVAL
+        # raids come during the build-up of the race, not after it is won: five intervals fit before the deadline
+        interval = c.wave_interval or float(min(RAID_INTERVAL, round(deadline / 5)))
+        raid_target = c.raid_target_type or "metal_extractor"
+        # a party left alone goes on from one extractor to the next: only a guard that meets it (where and
+        # when it comes) saves the economy
         params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 120.0), "sides": raid_from,
-                  "size": size, "unit_type": raider, "target_type": "metal_extractor", "target_team": PLAYER,
-                  "avoid_repeat": True}
+                  "size": size, "unit_type": raider, "target_type": raid_target, "target_team": PLAYER,
+                  "avoid_repeat": True, "chase": True}
         if c.random_timing:
             params["jitter"] = round(0.8 * interval)   # "at any time": each raid comes up to this much late
         else:
@@ -773,6 +801,9 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             id="periodic_raids", purpose="enemy raids harass the economy", kind="spawn", library_rule="periodic_raids",
             requirement_ids=["raids"], params=params))
         expects["raids"] = [_expect_spawns(min=1)]
+        # the rule logs the type of the unit each raid goes for
+        expects["raid_target"] = [{"event": "rule_log", "where": {"name": "raid", "fields.target_type": raid_target},
+                                   "min": 1}]
         if by_commander:
             expects["raider"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "commander"},
                                   "min": 1}]
@@ -798,7 +829,10 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         knob = "production_goal.deadline"
     for comp_ in comps:
         varies += V.recipe_varies(comp_)
-    metal, energy = economy.starting_resources(c.target_composition, [u.type for u in start], strength)
+    # under raids the extractors matter: a leaner start (see economy.starting_resources)
+    raided = any(comp_.id in ("periodic_raids", "composed_raids") for comp_ in comps)
+    metal, energy = economy.starting_resources(c.target_composition, [u.type for u in start], strength, raided,
+                                               deadline)
     teams = [
         TeamPlan(id=PLAYER, name="Builder", role="player", controller={"type": "agent"}, metal=metal, energy=energy,
                  units=placed),
@@ -813,12 +847,14 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                f"{guard_type.replace('_', ' ')}s guard your base."
                if attacked else "")
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
+    variation = V.variation(varies, fixed_by=None if varies else V.times_stated(brief), knob=knob)
+    desc += V.told(variation)
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=True,
                time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="produce",
                strategy_params={"target": c.target_composition, "home": list(home)},
-               variation=V.variation(varies, fixed_by=None if varies else V.times_stated(brief), knob=knob))
+               variation=variation)
 
 
 def _mixed_army() -> list[UnitPlacement]:

@@ -224,3 +224,53 @@ def of_components(varies: list[SeedVariation], comps) -> list[SeedVariation]:
     component, and its own draws are declared instead)."""
     ids = {c.id for c in comps}
     return [v for v in varies if component_of(v.how) in ids or not component_of(v.how)]
+
+
+def open_ground_near(m, x: float, y: float, taken: list[tuple[float, float]], clearance: float = 3.0,
+                     margin: int = 3, main_region_only: bool = True) -> tuple[float, float]:
+    """The nearest tile centre to (x, y) with open ground all around it (no cliff or water within `margin`
+    tiles) that keeps `clearance` from every taken point: an objective there can be reached, and attacked,
+    from every side, so where an attack hits is decided by its side, not by a cliff lip that shelters the
+    objective from one approach. Falls back to the nearest ground tile."""
+    import numpy as np
+
+    from engine.maps import label_regions, terrain_array
+    from engine.snapshot import BRIDGE, GROUND
+    from genesis.offline import geometry as G
+
+    terrain = terrain_array(m)
+    ok = (terrain == GROUND) | (terrain == BRIDGE)
+    if main_region_only:
+        labels, n = label_regions(ok)
+        if n:
+            ok = labels == int(np.argmax(np.bincount(labels.ravel())[1:]) + 1)
+    h, w = ok.shape
+    padded = np.zeros((h + 2 * margin, w + 2 * margin), dtype=bool)
+    padded[margin:margin + h, margin:margin + w] = ok
+    open_ = np.ones_like(ok)
+    for dy in range(-margin, margin + 1):
+        for dx in range(-margin, margin + 1):
+            open_ &= padded[margin + dy:margin + dy + h, margin + dx:margin + dx + w]
+    ys, xs = np.nonzero(open_)
+    if not len(xs):
+        return G.passable_near(m, x, y, taken, clearance, main_region_only)
+    cx, cy = xs + 0.5, ys + 0.5
+    d = (cx - x) ** 2 + (cy - y) ** 2
+    for tx, ty in taken:
+        d = np.where((cx - tx) ** 2 + (cy - ty) ** 2 < clearance ** 2, np.inf, d)
+    i = int(np.argmin(d))
+    if not np.isfinite(d[i]):
+        return G.passable_near(m, x, y, taken, clearance, main_region_only)
+    return float(cx[i]), float(cy[i])
+
+
+def told(var: Variation) -> str:
+    """What the agent is told of the variation (never the draws themselves): that the sides and the
+    times change from game to game, so it must watch for each attack."""
+    if var.fixed_by or not var.varies:
+        return ""
+    sides = any(not v.how.endswith("jitter") for v in var.varies)
+    times = any(v.how.endswith("jitter") for v in var.varies)
+    what = ("Which side each attack comes from, and its exact time, change" if sides and times else
+            "Which side each attack comes from changes" if sides else "The exact time of each attack changes")
+    return f" {what} from game to game: watch for them."

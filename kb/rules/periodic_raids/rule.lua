@@ -2,7 +2,9 @@
 -- attack-moves to the nearest unit of `target_type` owned by `target_team` (e.g. metal_extractor),
 -- falling back to any unit of that team, then to `target` / the map centre.
 -- With `avoid_repeat` a raid never comes from the side of the previous one; with `jitter` each raid
--- comes up to that many seconds late (seeded), so raids are not predictable to the second.
+-- comes up to that many seconds late (seeded), so raids are not predictable to the second. With `chase`
+-- a raid party that destroyed its victim goes on to the next unit of `target_type` nearest to it, until
+-- the party is beaten or no such unit is left (a raid left alone razes the whole economy).
 -- Params: team, interval, first_at, sides, size, unit_type, target_type, target_team, target, raids, tag,
 -- announce, avoid_repeat, jitter.
 
@@ -22,6 +24,7 @@ end
 local cfg
 local launched = 0
 local last_side = nil
+local parties = {}   -- with chase: {ids = {...}, victim = id} of each raid party still alive
 
 -- Index of the side this raid comes from: random, and not the previous one when asked.
 local function pick_side()
@@ -56,10 +59,41 @@ local function raid()
   end
   local ids = spawn(cfg.team, cfg.unit_type, x, y, cfg.size, cfg.tag)
   if #ids > 0 then order(ids, "fight", tx, ty) end
+  if cfg.chase and #ids > 0 then parties[#parties + 1] = {ids = ids, victim = victim and victim.id or -1} end
   mark(x, y, "raid " .. launched)
   log("raid", {index = launched, from = label(side), at = time(), count = #ids, x = x, y = y,
                target_type = victim and victim.type or "point", target_id = victim and victim.id or -1})
   if cfg.announce then message("Raiders spotted to the " .. label(side) .. "!") end
+end
+
+-- With chase: every 2 s each raid party whose victim is gone goes for the next one nearest to it.
+local function chase()
+  local alive_parties = {}
+  for _, party in ipairs(parties) do
+    local living, lead = {}, nil
+    for _, id in ipairs(party.ids) do
+      local u = unit(id)
+      if u ~= nil then
+        living[#living + 1] = id
+        lead = lead or u
+      end
+    end
+    if #living > 0 then
+      party.ids = living
+      alive_parties[#alive_parties + 1] = party
+      if party.victim < 0 or unit(party.victim) == nil then
+        local nxt = nearest(units(cfg.target_team, {type = cfg.target_type}), lead.x, lead.y)
+        if nxt ~= nil then
+          party.victim = nxt.id
+          order(living, "fight", nxt.x, nxt.y)
+          log("raid_chase", {count = #living, target_type = nxt.type, target_id = nxt.id, at = time()})
+        else
+          party.victim = -1
+        end
+      end
+    end
+  end
+  parties = alive_parties
 end
 
 function on_start()
@@ -77,7 +111,9 @@ function on_start()
     announce = param("announce", true) ~= false,
     avoid_repeat = param("avoid_repeat", false) == true,
     jitter = math.max(0, tonumber(param("jitter", 0)) or 0),
+    chase = param("chase", false) == true,
   }
+  if cfg.chase then every(2, chase) end
   if #cfg.sides == 0 then cfg.sides = {"north"} end
   local first_at = math.max(0, tonumber(param("first_at", cfg.interval)) or cfg.interval)
   if cfg.jitter > 0 then
