@@ -150,13 +150,15 @@ def test_a_typod_free_for_all_keeps_its_team_count():
 
 
 # ---- free-for-all ranked by damage dealt ----------------------------------------------------------------
-def test_a_small_free_for_all_ranked_by_damage_dealt_is_joined_early():
+def test_a_free_for_all_is_joined_once_the_hunting_rival_is_beaten_off_whatever_the_metric():
+    """One seeded rival hunts the player from the start: the reference beats it off at home and joins
+    the others' fights two thirds of the way in, ranked by damage dealt, kills or efficiency alike."""
     few = design(_brief("free-for-all between four armies, ranked by damage dealt after 3 minutes"))
-    assert few.strategy_params["engage_at"] == 45
+    assert few.strategy_params["engage_at"] == 120
     many = design(_brief("Six teams, each on its own, battle for 4 minutes and are ranked by damage dealt"))
-    assert many.strategy_params["engage_at"] == 120
+    assert many.strategy_params["engage_at"] == 160
     kills = design(_brief("four armies free-for-all ranked by kills after 3 minutes"))
-    assert kills.strategy_params["engage_at"] == 90
+    assert kills.strategy_params["engage_at"] == 120
 
 
 @pytest.mark.parametrize("query, at", [("Produce 3 light tanks; an enemy attack comes after 4 minutes", 240),
