@@ -228,17 +228,19 @@ def ffa_layouts(m, starts: list[str], size: int, army: list[UnitPlacement], orig
 
 
 def ffa_prey(side: int, hunter: int, sides: int) -> int:
-    """Whom a side hunts: the hunter hunts the player's side (0); every other side the next side round
-    the table that is neither the player's nor its own (the hunter included, so it is caught between
-    its prey and its pursuer and no side is left alone)."""
+    """Whom a side hunts. The hunter hunts the player's side (0); the other AI sides form one chain of
+    hunts that starts at the player's neighbour that is not the hunter (the one side nobody hunts: the
+    reference strikes its nearest rival when it joins) and ends at the hunter, so every other side is
+    caught between its prey and its pursuer. The player's own allies (a side of several teams) go for
+    the hunter."""
     if side == hunter:
         return 0
-    k = side
-    for _ in range(sides):
-        k = (k + 1) % sides
-        if k not in (0, side):
-            return k
-    return hunter
+    if side == 0:
+        return hunter
+    free = 1 if hunter != 1 else sides - 1
+    chain = [free] + [k for k in range(free + 1, free + sides) if k % sides not in (0, free, hunter)]
+    chain = [k % sides for k in chain] + [hunter]
+    return chain[chain.index(side) + 1]
 
 
 def ffa_variation(centre: tuple[float, float]) -> Variation:
@@ -261,6 +263,9 @@ def zone_fixed(query: str) -> bool:
     return bool(FIXED_ZONE.search(query or ""))
 
 
+OUTPOST_CLEARANCE = 3.5      # tiles of open ground round an outpost
+
+
 def capture_zones(m, start: tuple[float, float], centre: tuple[float, float], n: int = 4) -> list[list[float]]:
     """Candidate zones the request leaves open: `n` outposts evenly round the map centre, turned so that
     none lies on the straight road from the player's start to the centre."""
@@ -269,8 +274,8 @@ def capture_zones(m, start: tuple[float, float], centre: tuple[float, float], n:
     zones: list[list[float]] = []
     for k in range(n):
         a = ang0 + 2 * math.pi * k / n
-        x, y = G.passable_near(m, centre[0] + reach * math.cos(a), centre[1] + reach * math.sin(a),
-                               [tuple(z) for z in zones], clearance=reach * 0.8, main_region_only=True)
+        # open ground round each outpost: its garrison stands in a ring there
+        x, y = open_spot(m, centre[0] + reach * math.cos(a), centre[1] + reach * math.sin(a), OUTPOST_CLEARANCE)
         zones.append([round(x, 1), round(y, 1)])
     return zones
 
@@ -285,7 +290,7 @@ def capture_variation(zones: list[list[float]]) -> Variation:
                       orders=[ScriptedOrder(t=0, kind="fight", x=x, y=y)]) for k, (x, y) in enumerate(zones)])
 
 
-RELIEF_INTERVAL, RELIEF_FIRST_AT, RELIEF_JITTER = 45.0, 50.0, 30.0
+RELIEF_INTERVAL, RELIEF_FIRST_AT, RELIEF_JITTER = 60.0, 50.0, 30.0
 
 
 def relief_component(m, start: tuple[float, float], size: int) -> RuleComponent:
