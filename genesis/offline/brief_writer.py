@@ -423,10 +423,11 @@ def _bomb_fragile(c: Concepts) -> bool:
 
 def _default_waves(c: Concepts) -> int:
     """How many attacks a request that gives no count gets: enough to fill the game."""
+    if c.escalating:
+        # "each wave bigger than the last" needs a few waves, whatever first time the request states
+        return max(3, len(c.wave_times))
     if c.wave_times:
         return len(c.wave_times)
-    if c.escalating:
-        return 3
     if c.wave_interval:
         first = min(c.wave_interval, RAID_FIRST_AT)
         return max(1, int((c.time_limit - first) // c.wave_interval) + 1)

@@ -625,10 +625,28 @@ def _directions(r: Reading) -> None:
                 seen.append(n)
         c.directions = seen                             # type: ignore[assignment]
     c.fronts = len(set(c.directions))
-    if len(c.directions) > 1 and (c.direction_times or c.staggered
-                                  or re.search(r"\b(?:then|in turn|in that order|first|followed by|after that|"
-                                               r"finally|one after)\b", text)):
+    if len(c.directions) > 1 and (c.direction_times or _sides_ordered(text, named)):
         r.hit((named[0][0], named[-1][1]), "front_order")
+
+
+# A list of sides states their order only with an order word between two sides ("west, then east"), "first"
+# just before the first side or just after it ("first from the west", "the west first"), or an order phrase
+# closing the list ("... and east in that order"). "From the north and east, first wave at 30 s" names the
+# sides, not their order: the seed may draw it.
+_ORDER_BETWEEN = re.compile(r"\b(?:then|followed by|after that|afterwards|later|finally|next|second)\b")
+_FIRST_BEFORE = re.compile(r"\bfirst\b(?:\W+\w+){0,3}\W*$")
+_FIRST_AFTER = re.compile(r"^\W*first\b")
+_ORDER_CLOSING = re.compile(r"^[^.;]{0,20}?\b(?:in (?:that|this|the given) order|in turn|one after (?:the other|another)"
+                            r"|in sequence)\b")
+
+
+def _sides_ordered(text: str, named: list[tuple[int, int, str]]) -> bool:
+    first_start, first_end = named[0][0], named[0][1]
+    last_end = named[-1][1]
+    return bool(_ORDER_BETWEEN.search(text, first_end, named[-1][0])
+                or _FIRST_BEFORE.search(text[max(0, first_start - 40):first_start])
+                or _FIRST_AFTER.match(text[first_end:first_end + 10])
+                or _ORDER_CLOSING.match(text[last_end:last_end + 50]))
 
 
 def _units_and_switches(r: Reading) -> None:

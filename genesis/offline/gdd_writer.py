@@ -338,8 +338,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     defence = _defense_army(c, scale)
     if growing:
         explicit = bool(c.wave_times or (c.directions and c.direction_times))
-        # stated times decide how many waves come; else the stated count
-        count = max(2, len(times) if explicit else (c.waves or max(3, len(distinct))))
+        # stated times decide how many waves come, unless they state only the first of more waves
+        count = max(2, len(times) if explicit and len(times) >= (c.waves or 0)
+                    else (c.waves or max(3, len(distinct))))
         factor = max(1.0, c.growth_factor or 1.0)
         base_size, step = wave_growth.base_and_growth(factor, strength)
         # the defence is sized from the waves it must beat, the largest last
@@ -362,14 +363,16 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     ground_spawns = _expect_spawns()
     if growing:
         wave_times = times[:count] if len(times) >= count else []
-        params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": 60, "count": count,
+        # unlisted waves spread over the game, the last a minute before its end
+        interval = float(max(40, min(90, round((c.time_limit - 60 - times[0]) / max(1, count - 1)))))
+        params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": interval, "count": count,
                   "base_size": base_size, "growth": step,
                   "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG, "nearest_target": True}
         if factor > 1:
             params["factor"] = factor
         if wave_times:
             params["times"] = wave_times
-        grown_times = wave_times or [times[0] + 60 * i for i in range(count)]
+        grown_times = wave_times or [times[0] + interval * i for i in range(count)]
         late = V.schedule_jitter(grown_times, bool(times_clause))
         if late:
             params["jitter"] = late
@@ -387,7 +390,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                                               "front_order", "front_times"],
             params=params))
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": _main_type(c)})
-        attack_times = wave_times or [times[0] + 60 * i for i in range(count)]
+        attack_times = wave_times or [times[0] + interval * i for i in range(count)]
         grow = {"gap": _spawn_gap(attack_times), "min_buckets": count}
         expects["escalation"] = [{**ground_spawns, "increasing": grow}]
         expects["growth"] = [{**ground_spawns, "increasing": {**grow, **({"factor": factor} if factor > 1 else {})}}]
