@@ -20,7 +20,7 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
     attempts = int(inputs.get("attempts", 1))
     budget = int(inputs.get("budget", 3))
     total = int(inputs.get("total_iterations", attempts))
-    total_budget = int(inputs.get("total_budget", 8))
+    total_budget = int(inputs.get("total_budget", 11))
     if verdict["passed"]:
         nxt = STAGE_ORDER[STAGE_ORDER.index(stage) + 1] if stage != "level" else "done"
         return MetaFeedback(decision="advance", target_stage=nxt, reason=f"{stage} passed its rubric")  # type: ignore[arg-type]

@@ -95,7 +95,7 @@ UNIT_SYNONYMS = {
     "mine": "metal_extractor", "solar": "solar_collector", "solar panel": "solar_collector",
     "solars": "solar_collector", "radar": "radar_tower", "fusion": "fusion_reactor", "turret": "light_turret",
     "storage": "metal_storage", "factory": "bot_lab", "factories": "bot_lab", "plane": "fighter",
-    "gunship": "bomber", "infantry": "assault_bot",
+    "gunship": "bomber", "infantry": "assault_bot", "bot": "light_bot", "bots": "light_bot",
 }
 
 # Goals the offline backend has no design for: a clause asking for one is reported, and a request whose
