@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import math
+import re
 
 from engine.catalog import load_catalog
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
-from genesis.offline import composed_designs, economy, wave_growth
+from genesis.offline import composed_designs, economy, pm_brain, wave_growth
 from genesis.offline import geometry as G
 from genesis.offline import variation as V
 from genesis.offline.composed_designs import Site
@@ -210,10 +211,14 @@ def _scaled(n: float, strength: float, least: int = 1) -> int:
 
 
 def _strength(guidance: list[str]) -> float:
-    """Enemy strength factor: every PM call for a stronger (weaker) enemy adds 50 % (removes 25 %)."""
+    """Enemy strength factor: every PM call for a stronger (weaker) enemy adds 50 % (removes 25 %). A
+    certificate that a cheap policy or the blind replay passes adds 25 %: a plan that does not watch
+    the game wins only while the enemy leaves room for mistakes, and the reference, which reacts, keeps
+    its win (the certificate checks that it does)."""
     up = sum("stronger" in g or "harder" in g for g in guidance)
+    unwatched = sum(g in (pm_brain.CHEAP_WIN, pm_brain.VARY_MORE) for g in guidance)
     down = sum("weaker" in g or "easier" in g for g in guidance)
-    return max(0.25, 1.0 + 0.5 * up - 0.25 * down)
+    return max(0.25, 1.0 + 0.5 * up + 0.25 * unwatched - 0.25 * down)
 
 
 def _trapped(guidance: list[str]) -> bool:
@@ -1029,7 +1034,12 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     _, ours, theirs = halves[0]
     origin = sp[ours[0]]
     army = _spread(m, _mixed_army(), origin, [])
-    layouts = LV.team_layouts(m, size, army, origin)
+    # a request for equal forces keeps them equal; otherwise a stronger enemy is the lever against a plan
+    # that wins without watching the game
+    equal = bool(re.search(r"\b(?:equal|same|identical|matching|mirror\w*)\b", brief.query.lower()))
+    strength = 1.0 if equal else _strength(guidance)
+    enemy = _spread(m, [g.model_copy(update={"count": _scaled(g.count, strength)}) for g in _mixed_army()], origin, [])
+    layouts = LV.team_layouts(m, size, army, origin, enemy_army=enemy)
     teams = []
     for i in range(size * 2):
         ally_ids = list(range(size)) if i < size else list(range(size, 2 * size))
@@ -1051,7 +1061,10 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     comps = [LV.layout_component(layouts, ["alliances", "team_count"],
                                  f"mirrored starts of the two alliances and the enemy's focus, one of {len(layouts)} "
                                  "drawn per seed")]
-    desc = (f"A {size}v{size} battle with fixed, equal forces and no production. Your "
+    forces = ("equal forces" if strength == 1 else
+              f"forces, each enemy side's about {round(100 * abs(strength - 1)):d}% "
+              f"{'larger' if strength > 1 else 'smaller'} than yours")
+    desc = (f"A {size}v{size} battle with fixed {forces} and no production. Your "
             f"{'ally is' if size == 2 else 'allies are'} controlled by the AI and will not communicate. Where your "
             "alliance starts (one half of the map, you at one of its starts) and which of you the enemy sides "
             "hunt first change from game to game: find your ally and fight together. The last alliance with "

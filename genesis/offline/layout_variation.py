@@ -147,11 +147,13 @@ TEAM_ALLY_FIRST_AT = 20.0      # ... the AI ally holds a little longer, so a pla
 GANG = 2                       # enemy sides that gang up on the hunted team (all of them in a 2v2)
 
 
-def team_layouts(m, size: int, army: list[UnitPlacement], origin: tuple[float, float]) -> list[dict]:
+def team_layouts(m, size: int, army: list[UnitPlacement], origin: tuple[float, float],
+                 enemy_army: list[UnitPlacement] | None = None) -> list[dict]:
     """Every mirrored start of a size-v-size battle: our alliance on one half of the map (the player at
     any of its starts), theirs on the opposite half, and which team of ours the enemy sides gang up on
     (the two nearest to it; a third goes for its own nearest). Each AI ally attacks the enemy side
-    nearest to it; the player must join an ally where it stands."""
+    nearest to it; the player must join an ally where it stands. `enemy_army` (default `army`) is each
+    enemy side's army: stronger when the design must make an unwatched plan lose."""
     sp = G.spawns(m)
     layouts = []
     for half, ours, theirs in halves(sp, size):
@@ -165,7 +167,8 @@ def team_layouts(m, size: int, army: list[UnitPlacement], origin: tuple[float, f
                 strike = TEAM_ENEMY_FIRST_AT
                 units, ctrls = [], []
                 for t in range(2 * size):
-                    units += army_entries(t, moved(army, origin, pos[t], m))
+                    own = army if t < size or enemy_army is None else enemy_army
+                    units += army_entries(t, moved(own, origin, pos[t], m))
                 # the two enemy sides nearest to the hunted team gang up on it; any other goes for its nearest
                 gang = sorted(range(size, 2 * size), key=lambda e: (math.dist(pos[e], pos[focus]), e))[:GANG]
                 for t in range(1, 2 * size):

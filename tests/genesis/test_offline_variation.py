@@ -141,3 +141,20 @@ def test_a_fixed_capture_zone_stays_put_and_relief_columns_vary_instead():
     assert "zones" not in comps["capture_and_hold"].params and comps["capture_and_hold"].params["zone"] == [24.5, 24.5]
     relief = comps["relief"].params
     assert relief["jitter"] > 0 and relief["avoid_repeat"] and len(relief["sides"]) >= 3
+
+
+def _enemy_units(gdd) -> int:
+    layout = next(c for c in gdd.rule_components if c.library_rule == "seeded_layout")
+    first = layout.params["layouts"][0]["units"]
+    return sum(u["count"] for u in first if u["team"] >= 2)
+
+
+def test_a_cheap_win_makes_the_team_battles_enemy_stronger_unless_the_request_asks_for_equal_forces():
+    from genesis.offline.pm_brain import CHEAP_WIN, VARY_MORE
+    plain = write_brief(REQUESTS["teams_3v3"], read(REQUESTS["teams_3v3"]))
+    base, harder = design(plain), design(plain, [CHEAP_WIN, VARY_MORE])
+    assert _enemy_units(harder) > _enemy_units(base)
+    assert "larger than yours" in harder.agent_description and "equal forces" in base.agent_description
+    equal = "a 2v2 team battle with equal forces for 4 minutes"
+    brief = write_brief(equal, read(equal))
+    assert _enemy_units(design(brief, [CHEAP_WIN])) == _enemy_units(design(brief))
