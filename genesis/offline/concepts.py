@@ -242,7 +242,11 @@ def _refuse(r: Reading, why: str) -> Reading:
 
 _SIEGE = re.compile(r"\b(?:destroy|knock out|take out|raze|demolish|wreck|flatten)\s+(?:the|their|an?|that)\s+(?:enemy\s+)?"
                     r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
-                    r"bunker|position|stronghold|fort|plant|lab)\b")
+                    r"bunker|position|stronghold|fort|plant|lab)\b"
+                    # the target named first, the verb after it: "the enemy base could be anywhere, find it and
+                    # destroy it"
+                    r"|\b(?:the|their|an?)\s+enemy\s+(?:base|fortress|hq|headquarters|stronghold|fort|bunker)\b"
+                    r"[^.;]{0,80}?\b(?:destroy|knock out|take out|raze|demolish|wreck|flatten)\s+(?:it|them)\b")
 _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer)\s+(?:the\s+)?(?:middle|centre|center|"
                       r"zone|hill|point|plaza|objective area|high ground)\b")
 
@@ -686,11 +690,14 @@ def _units_and_switches(r: Reading) -> None:
         c.production = True
         if (m := _find(text, "production")):
             r.hit(m, "production_switch")
-    if (m := re.search(r"fog of war (?:on|enabled)|with fog(?: of war)?|fog on", text)):
-        c.fog = True
-        r.hit(m, "fog")
-    elif (m := re.search(r"fog of war off|no fog(?: of war)?|without fog(?: of war)?|fog off", text)):
+    # any fog the request names is on ("full fog of war", "through the fog"), unless it turns it off
+    if (m := re.search(r"fog of war (?:off|disabled)|\bno fog(?: of war)?|without (?:the )?fog(?: of war)?|fog off|"
+                       r"fog (?:is )?disabled", text)):
         c.fog = False
+        r.hit(m, "fog")
+    elif (m := re.search(r"\b(?:(?:full|total|heavy|thick|with|under|in|through)\s+(?:the\s+)?)?fog(?: of war)?"
+                         r"(?:\s+(?:on|enabled))?", text)):
+        c.fog = True
         r.hit(m, "fog")
     for phrase, name in V.MAP_HINTS.items():
         if (m := _find(text, phrase)):
