@@ -17,7 +17,8 @@ class Attack(Strategy):
     then heads for `target`, else for the nearest visible enemy of any kind (with a scout role: or
     remembered), else it stays. With attack_at_army it musters at home until
     the army has that many units, then commits for good. It never waits for or escorts own units:
-    escorted or protected units are left behind unless they move themselves."""
+    escorted or protected units are left behind unless they move themselves (see the escort
+    role)."""
 
     name = "attack"
     params = {"target_tag": "tag of the enemy unit(s) to destroy", "target_type": "unit type to destroy",

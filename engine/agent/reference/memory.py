@@ -31,9 +31,10 @@ class EnemyMemory:
         w = sim.world
         visible = visible_enemy_ids(sim, self.team)
         now = float(sim.time)
-        for i in visible.tolist():
+        in_sight = set(visible.tolist())
+        for i in in_sight:
             self.seen[i] = Sighting(float(w.x[i]), float(w.y[i]), now)
-        gone = [i for i in self.seen if i not in set(visible.tolist())]
+        gone = [i for i in self.seen if i not in in_sight]
         if gone and sim.fog:
             tx = np.array([min(max(int(self.seen[i].x), 0), w.terrain.width - 1) for i in gone], dtype=np.int64)
             ty = np.array([min(max(int(self.seen[i].y), 0), w.terrain.height - 1) for i in gone], dtype=np.int64)

@@ -38,13 +38,14 @@ assert tuple(STRATEGY_CLASSES) == STRATEGIES
 class ReferencePolicy(Policy):
     """Scripted, competent play of one strategy (metadata.reference = {"strategy": name, plus that
     strategy's params as sibling keys}). It commands its army: every finished, armed, mobile unit
-    of its team except the commander, including units a rule spawns for it later. Units without a
-    weapon and the commander are never moved (builders get build orders only under `produce`;
-    factories produce under `produce` and with `reinforce`). The army moves as one squad with
-    attack-move (it fights enemies it meets on the way, then goes on). It only reacts to enemies it
-    can see: under fog of war, enemies outside its units' sight do not exist for it. Allied teams'
-    units are never ordered; protected units are only defended, never moved. `home` is where it
-    gathers."""
+    of its team except the commander and the units given a role, including units a rule spawns for
+    it later. Units without a weapon and the commander are never moved unless a role names them
+    (builders get build orders only under `produce`; factories produce under `produce` and with
+    `reinforce`). The army moves as one squad with attack-move (it fights enemies it meets on the
+    way, then goes on). It only reacts to enemies it can see: under fog of war, enemies outside its
+    units' sight do not exist for it (with a scout role, also those it saw before, at their last
+    seen spot). Allied teams' units are never ordered; protected units are only defended, never
+    moved (unless a role names them). `home` is where it gathers."""
 
     # params every strategy reads (the policy owns them)
     SHARED_PARAMS = {"home": "[x, y] the army gathers at (default: the centroid of its army at the start)",

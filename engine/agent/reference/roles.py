@@ -17,6 +17,7 @@ RETREAT_MARGIN = 4.0     # tiles beyond an enemy's weapon range at which a role 
 RETREAT_STEP = 10.0      # tiles a unit backs off per order
 CALM_AFTER_RETREAT = 5.0  # seconds a unit that backed off stays put (no creeping back into range)
 REORDER = 2.0            # a goal this far from the last one ordered is ordered again
+LEAD = 3.0               # tiles escort guards walk ahead of the escorted unit
 ESCORT_SQUAD = "escort"
 
 
@@ -36,7 +37,15 @@ def threats(sim, unit: int, enemies: np.ndarray) -> np.ndarray:
 
 
 class Role:
+    """The docstring of each role is what the prompts tell a designer (`describe`), so it must say
+    what the code does; {margin}, {calm} and {lead} stand for the constants of this module."""
+
     name = "base"
+
+    @classmethod
+    def describe(cls) -> dict[str, str]:
+        doc = " ".join((cls.__doc__ or "").split())
+        return {"name": cls.name, "behaviour": doc.format(margin=RETREAT_MARGIN, calm=CALM_AFTER_RETREAT, lead=LEAD)}
 
     def __init__(self, ref, spec: RoleSpec, units: list[int]):
         self.ref = ref
@@ -76,7 +85,8 @@ class Role:
         self.goals.pop(unit, None)
         return [{"action": "stop_units", "units": [unit]}]
 
-    def back_off(self, sim, unit: int, enemies: np.ndarray, toward: tuple[float, float] | None = None) -> list[dict] | None:
+    def back_off(self, sim, unit: int, enemies: np.ndarray,
+                 toward: tuple[float, float] | None = None) -> list[dict] | None:
         """Orders that take `unit` away from the threats it sees (None when it sees none): straight
         away from them, bent toward `toward` (default home) when that lies away from them too."""
         w = sim.world
@@ -105,12 +115,12 @@ class Role:
 class Scout(Role):
     """A scout looks at its `waypoints` in order, then at the parts of the map its team has not seen
     yet, nearest first (the map in cells as wide as its sight; a cell counts as seen once its centre
-    was in its team's sight; one it cannot reach in time is given up). It skips spots within weapon
-    range of armed enemies seen there, moves without chasing anything, and backs off from any visible
-    enemy that could hit it once within that enemy's weapon range + 4 tiles. Everything its team
-    sees goes into the reference's memory of enemies (last seen spots), which the army acts on: it
-    goes for a remembered target or enemy when none is in sight. With nothing left to look at, the
-    scout returns home."""
+    was in its team's sight; one it cannot reach in time is given up). It moves without chasing
+    anything, skips spots within weapon range + {margin:g} tiles of armed enemies seen there, and backs
+    off from any visible enemy that could hit it once within that enemy's weapon range + {margin:g}
+    tiles. Everything its team sees goes into the reference's memory of enemies (last seen spots),
+    which the army acts on: it goes for a remembered target or enemy when none is in sight. With
+    nothing left to look at, the scout returns home."""
 
     name = "scout"
 
@@ -129,7 +139,6 @@ class Scout(Role):
         self.target: dict[int, tuple[int, float]] = {}   # unit -> (cell index or -1 - waypoint, give-up time)
 
     def decide(self, sim, enemies: np.ndarray) -> list[dict]:
-        w = sim.world
         self._look(sim)
         actions: list[dict] = []
         for u in self.alive(sim):
@@ -229,8 +238,8 @@ class HoldBack(Role):
     """The unit stays at `at`, else `behind` tiles behind the army's centre on the side away from the
     nearest enemy the reference sees or remembers (toward home while it knows none; at home without
     an army). It is never sent into a fight: it moves without chasing anything and backs off from any
-    visible enemy that could hit it once within that enemy's weapon range + 4 tiles, then stays put
-    for a few seconds."""
+    visible enemy that could hit it once within that enemy's weapon range + {margin:g} tiles, then
+    stays put for {calm:g} s."""
 
     name = "hold_back"
 
@@ -265,15 +274,14 @@ class HoldBack(Role):
 
 class Escort(Role):
     """The escorted unit goes to `to` with its guards (`guards` army units, nearest first; default the
-    whole army) as their own squad. The guards attack-move a few tiles ahead of it toward `to`,
+    whole army) as their own squad. The guards attack-move {lead:g} tiles ahead of it toward `to`,
     fighting what they meet, and go for any visible enemy within twice `radius` of it; the escorted
     unit moves only while half its guards are within `radius` of it and they are not fighting, and
-    backs off toward them from any visible enemy that could hit it once within that enemy's weapon range + 4 tiles.
-    At `to` it stays and the guards stay around it. When the escorted units are dead the guards
-    rejoin the army."""
+    backs off toward them from any visible enemy that could hit it once within that enemy's weapon
+    range + {margin:g} tiles. At `to` it stays and the guards stay around it. When the escorted units
+    are dead the guards rejoin the army."""
 
     name = "escort"
-    LEAD = 3.0           # tiles the guards walk ahead of the escorted unit
 
     def __init__(self, ref, spec: RoleSpec, units: list[int], guards: list[int]):
         super().__init__(ref, spec, units)
@@ -326,7 +334,7 @@ class Escort(Role):
         if goal is None:
             to = self.spec.to
             dist = math.dist(p, to)
-            step = min(self.LEAD, dist)
+            step = min(LEAD, dist)
             goal = (p[0] + (to[0] - p[0]) / dist * step, p[1] + (to[1] - p[1]) / dist * step) if dist > 1e-6 else p
         squad = self.ref.iface.squads.squads.get(ESCORT_SQUAD)
         goal = sim.free_spot(goal[0], goal[1], False)
