@@ -13,8 +13,9 @@ Point = tuple[float, float]
 
 
 class RoleSpec(Strict):
-    """One role for the own units matching `tag` / `type` (the lowest ids first, `count` of them);
-    they leave the army and its strategy for good."""
+    """One role for the own mobile units matching `tag` / `type` (the lowest ids first, `count` of
+    them, none another role took): they leave the army and its strategy for good (an escort's guards
+    rejoin the army once the escorted units are dead). A role that matches no unit does nothing."""
 
     role: Literal[ROLE_NAMES] = Field(description="scout | hold_back | escort (see Unit roles)")
     tag: str | None = Field(None, description="tag of the own unit(s) taking the role")

@@ -155,6 +155,23 @@ def test_escorted_unit_waits_for_far_guards(tmp_path, h):
     assert w.x[convoy] > 12                                             # they came, it goes
 
 
+def test_roles_take_their_units_first_and_guards_come_from_the_rest_of_the_army(tmp_path, h):
+    roles = [{"role": "escort", "tag": "convoy", "to": list(DEST), "guards": 4},
+             {"role": "hold_back", "tag": "vip"}, {"role": "scout", "type": "scout"}]
+    sim = game(tmp_path, h,
+               [{"type": "light_tank", "x": 8.5, "y": 28.5, "count": 6, "spread": 2},
+                {"type": "scout", "x": 8.5, "y": 36.5, "tag": "vip"},
+                {"type": "scout", "x": 9.5, "y": 37.5},
+                {"type": "constructor_vehicle", "x": 6.5, "y": 32.5, "tag": "convoy"}],
+               [{"type": "light_bot", "x": 56.5, "y": 56.5}], {"strategy": "defend", "roles": roles})
+    sim.step(1)
+    ref = sim.policies[0]
+    escort, held, scout = ref.roles
+    assert held.units == [6] and scout.units == [7] and escort.units == [8]
+    assert len(escort.guards) == 4 and set(escort.guards) < set(range(6))
+    assert sorted(ref.army(sim).tolist()) == sorted(set(range(6)) - set(escort.guards))
+
+
 # --- the data ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("roles, needle", [
     ([{"role": "escort", "tag": "convoy"}], "needs `to`"),

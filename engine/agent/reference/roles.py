@@ -201,37 +201,42 @@ class Scout(Role):
         choice = None
         for j, p in enumerate(self.waypoints):
             if p is not None:
-                if self._unsafe(danger, p[0], p[1]):
+                if self._unsafe(danger, np.array([p[0]]), np.array([p[1]]))[0]:
                     self.waypoints[j] = None
                     continue
                 choice = -1 - j
                 break
         if choice is None:
-            taken = {k for v, (k, _) in self.target.items() if v != u}
-            left = [int(k) for k in (~self.seen).nonzero()[0] if int(k) not in taken]
-            safe = [k for k in left if not self._unsafe(danger, float(self.cx[k]), float(self.cy[k]))]
-            for k in set(left) - set(safe):
-                self.seen[k] = True     # an armed enemy stands there: the team knows what it needs
-            if not safe:
+            taken = [k for v, (k, _) in self.target.items() if v != u]
+            left = (~self.seen).nonzero()[0]
+            left = left[~np.isin(left, taken)]
+            unsafe = self._unsafe(danger, self.cx[left], self.cy[left])
+            self.seen[left[unsafe]] = True     # an armed enemy stands there: the team knows what it needs
+            safe = left[~unsafe]
+            if not safe.size:
                 return None
-            choice = min(safe, key=lambda k: (math.hypot(self.cx[k] - px, self.cy[k] - py), k))
+            # nearest first (argmin keeps the lowest index among equals)
+            choice = int(safe[np.argmin(np.hypot(self.cx[safe] - px, self.cy[safe] - py))])
         gx, gy = self._spot(choice)
         speed = max(float(w.speed[u]), 0.1)
         self.target[u] = (choice, float(sim.time) + 1.5 * math.hypot(gx - px, gy - py) / speed + 15.0)
         return choice
 
-    def _danger(self, sim, u: int) -> list[tuple[float, float, float]]:
-        """(x, y, radius) around every remembered enemy that could hit `u`."""
+    def _danger(self, sim, u: int) -> np.ndarray:
+        """Rows (x, y, radius) around every remembered enemy that could hit `u`."""
         w = sim.world
         ids = self.ref.memory.ids()
-        if not ids.size:
-            return []
-        ids = ids[can_hit(w, ids, u)]
-        return [(*self.ref.memory.where(int(i)), float(w.w_range[i]) + RETREAT_MARGIN) for i in ids.tolist()]
+        ids = ids[can_hit(w, ids, u)] if ids.size else ids
+        return np.array([(*self.ref.memory.where(int(i)), float(w.w_range[i]) + RETREAT_MARGIN) for i in ids.tolist()],
+                        dtype=float).reshape(-1, 3)
 
     @staticmethod
-    def _unsafe(danger, x: float, y: float) -> bool:
-        return any(math.hypot(x - dx, y - dy) < r for dx, dy, r in danger)
+    def _unsafe(danger: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Mask over the points (x, y): inside some danger disc."""
+        if not danger.size or not x.size:
+            return np.zeros(x.size, dtype=bool)
+        d = np.hypot(x[:, None] - danger[None, :, 0], y[:, None] - danger[None, :, 1])
+        return (d < danger[None, :, 2]).any(axis=1)
 
 
 class HoldBack(Role):
@@ -353,16 +358,18 @@ ROLE_CLASSES = {c.name: c for c in (Scout, HoldBack, Escort)}
 
 
 def build_roles(ref, sim, specs: list[RoleSpec]) -> list[Role]:
-    """Give each role its units: matching own units not taken yet, lowest ids first; an escort's
-    guards are the army units nearest to the escorted unit."""
+    """Give each role its units: matching own mobile units not taken by an earlier role, lowest ids
+    first; then each escort its guards, the army units (no role's) nearest to the escorted unit."""
     w = sim.world
     taken: set[int] = set()
-    roles: list[Role] = []
+    chosen: list[list[int]] = []
     for spec in specs:
-        ids = [int(i) for i in w.select(team=ref.team, tag=spec.tag, type_name=spec.type) if int(i) not in taken
-               and w.speed[i] > 0]
-        units = sorted(ids)[:spec.count]
+        ids = w.select(team=ref.team, tag=spec.tag, type_name=spec.type)
+        units = sorted(int(i) for i in ids if int(i) not in taken and w.speed[i] > 0)[:spec.count]
         taken.update(units)
+        chosen.append(units)
+    roles: list[Role] = []
+    for spec, units in zip(specs, chosen):
         if spec.role == "scout":
             roles.append(Scout(ref, spec, units, sim))
         elif spec.role == "hold_back":
