@@ -17,7 +17,7 @@ class RoleSpec(Strict):
     them, none another role took): they leave the army and its strategy for good (an escort's guards
     rejoin the army once the escorted units are dead). A role that matches no unit does nothing."""
 
-    role: Literal[ROLE_NAMES] = Field(description="scout | hold_back | escort (see Unit roles)")
+    role: Literal[ROLE_NAMES] = Field(description="what the units do (each role is described below)")
     tag: str | None = Field(None, description="tag of the own unit(s) taking the role")
     type: str | None = Field(None, description="unit type of the own unit(s) taking the role")
     count: int = Field(1, ge=1, le=8, description="how many matching units take it")

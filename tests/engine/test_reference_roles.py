@@ -172,6 +172,22 @@ def test_roles_take_their_units_first_and_guards_come_from_the_rest_of_the_army(
     assert sorted(ref.army(sim).tolist()) == sorted(set(range(6)) - set(escort.guards))
 
 
+def test_produce_never_takes_a_builder_a_role_owns(tmp_path, h):
+    def builds_by_convoy(roles):
+        reference = {"strategy": "produce", "target": {"light_bot": 2}, "roles": roles}
+        sim = game(tmp_path, h,
+                   [{"type": "light_tank", "x": 8.5, "y": 28.5, "count": 2},
+                    {"type": "constructor_vehicle", "x": 6.5, "y": 32.5, "tag": "convoy"}],
+                   [{"type": "light_bot", "x": 56.5, "y": 56.5}], reference, fog=False)
+        convoy = tagged(sim, "convoy")
+        sim.run(until=20)
+        return [e for e in sim.trace.events if e["event"] == "order" and e.get("kind") == "build"
+                and e.get("units") == [convoy]]
+
+    assert builds_by_convoy([])          # the builder the role below takes is otherwise put to work
+    assert not builds_by_convoy([{"role": "escort", "tag": "convoy", "to": list(DEST)}])
+
+
 # --- the data ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("roles, needle", [
     ([{"role": "escort", "tag": "convoy"}], "needs `to`"),
