@@ -178,8 +178,7 @@ class ReferencePolicy(Policy):
         i = int(enemies[int(np.argmin(score))])
         return float(w.x[i]), float(w.y[i])
 
-    def known_enemy_near(self, sim, p: tuple[float, float], ids: np.ndarray | None = None
-                         ) -> tuple[float, float] | None:
+    def known_enemy_near(self, p: tuple[float, float], ids: np.ndarray | None = None) -> tuple[float, float] | None:
         """Where the enemy (of `ids`, default any) nearest to `p` is (in sight) or was last seen."""
         known = self.memory.ids()
         if ids is not None:
@@ -198,4 +197,4 @@ class ReferencePolicy(Policy):
         if p is None:
             army = self.army(sim)
             p = centroid(sim.world, army) if army.size else self.home
-        return self.known_enemy_near(sim, p, ids)
+        return self.known_enemy_near(p, ids)

@@ -265,7 +265,7 @@ class HoldBack(Role):
         if not army.size:
             return ref.home
         cx, cy = centroid(w, army)
-        enemy = ref.known_enemy_near(sim, (cx, cy))
+        enemy = ref.known_enemy_near((cx, cy))
         if enemy is not None:
             dx, dy = cx - enemy[0], cy - enemy[1]
         else:
