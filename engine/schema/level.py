@@ -278,7 +278,20 @@ class LevelConfig(Strict):
         reference = self.metadata.get("reference")
         if isinstance(reference, dict):
             try:
-                parse_roles(reference.get("roles"))
+                roles = parse_roles(reference.get("roles"))
             except ValueError as exc:
                 raise ValueError(f"metadata.reference.roles: {exc}") from exc
+            self._roles_have_units(roles)
         return self
+
+    def _roles_have_units(self, roles) -> None:
+        """Roles are given at the start, to the player's start units: a role naming none would
+        silently do nothing."""
+        player = next((t for t in self.teams if t.id == 0), None)
+        if player is None:
+            return
+        for i, role in enumerate(roles):
+            if not any((role.tag is None or u.tag == role.tag) and (role.type is None or u.type == role.type)
+                       for u in player.units):
+                raise ValueError(f"metadata.reference.roles.{i}: no start unit of team 0 has "
+                                 + " and ".join(f"{k} {v!r}" for k, v in (("tag", role.tag), ("type", role.type)) if v))

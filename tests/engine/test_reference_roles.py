@@ -195,9 +195,12 @@ def test_produce_never_takes_a_builder_a_role_owns(tmp_path, h):
     ([{"role": "spy", "tag": "x"}], "role"),
     ([{"role": "scout", "tag": "x", "speed": 3}], "speed"),
     ({"role": "scout", "tag": "x"}, "a list"),
+    ([{"role": "scout", "tag": "eye"}, {"role": "hold_back", "tag": "vip", "type": "scout"}],
+     "roles.1: no start unit of team 0 has tag 'vip' and type 'scout'"),
 ])
 def test_bad_roles_are_rejected_with_their_place(h, roles, needle):
-    cfg = h.level_dict([h.team(0, [])])
+    cfg = h.level_dict([h.team(0, [{"type": "scout", "x": 2.5, "y": 2.5, "tag": "eye"},
+                                   {"type": "light_bot", "x": 4.5, "y": 2.5, "tag": "vip"}])])
     cfg["metadata"] = {"reference": {"strategy": "attack", "roles": roles}}
     with pytest.raises(ValidationError) as err:
         LevelConfig.model_validate(cfg)
