@@ -10,6 +10,7 @@ from engine.agent.policies import STRATEGIES
 from engine.agent.scripted import Probe
 from engine.maps import list_maps
 from engine.schema.level import Condition, Controller, LevelConfig, MapRef, RankByScore, StartUnit
+from engine.schema.roles import parse_roles
 from genesis.offline.vocabulary import UNIT_KIND_TRIGGERS
 from genesis.rule_recipe import RuleRecipe
 
@@ -249,11 +250,20 @@ class GDD(Doc):
     reference_strategy: Strategy = Field(description="the scripted strategy that plays team 0 in validation (see "
                                                      "Reference strategies); it must win every seed")
     strategy_params: dict[str, Any] = Field(default_factory=dict, description="the strategy's params (see Reference "
-                                                                              "strategies); distances in tiles, "
+                                                                              "strategies) and optional `roles` (see "
+                                                                              "Unit roles); distances in tiles, "
                                                                               "times in game seconds")
     variation: Variation = Field(default_factory=Variation, description=(
         "what the seed varies so that the level plays a different game on every seed, what the agent must observe, "
         "and the exploit probes of this design (see Validity certificate)"))
+
+    @model_validator(mode="after")
+    def _roles_valid(self) -> GDD:
+        try:
+            parse_roles(self.strategy_params.get("roles"))
+        except ValueError as exc:
+            raise ValueError(f"strategy_params.roles: {exc}") from exc
+        return self
 
 
 class RuleTest(Doc):

@@ -24,6 +24,7 @@ from engine.rules.api import API_DOC, CALLBACK_DOC, RULE_LIB_DOC as RULE_LIB_DOC
 from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
     ResultSpec, SectorSpec, StateSpec
 from engine.schema.level import Condition, Controller, MapRef, StartUnit, Switches, TargetSelector
+from engine.schema.roles import RoleSpec
 
 
 # --- models as text ------------------------------------------------------------------------------
@@ -208,6 +209,11 @@ def reference_strategies() -> str:
     for s in policies.describe_strategies():
         params = "; ".join(f"{k}: {v}" for k, v in s["params"].items())
         lines.append(f"- {s['name']}: {s['behaviour']} strategy_params (all optional): {params}.")
+    lines.append("Unit roles (strategy_params `roles`, a list, with any strategy; use them when the request turns on "
+                 f"one unit's job, e.g. scouting, keeping a VIP back, escorting): each is {{{model_fields_text(RoleSpec)}}}. "
+                 f"{_doc(RoleSpec)}")
+    for r in policies.describe_roles():
+        lines.append(f"- role {r['name']}: {r['behaviour']}")
     lines.append(f"The idle player (the comparison run): {' '.join((policies.IdlePolicy.__doc__ or '').split())}")
     return "\n".join(lines)
 

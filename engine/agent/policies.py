@@ -11,11 +11,12 @@ from engine.agent.policy import IdlePolicy, Policy
 from engine.agent.random_policy import RandomPolicy
 from engine.agent.reference import STRATEGIES, ReferencePolicy, infer_strategy
 from engine.agent.reference.policy import STRATEGY_CLASSES
+from engine.agent.reference.roles import ROLE_CLASSES
 
 POLICIES: dict[str, type[Policy]] = {"idle": IdlePolicy, "random": RandomPolicy, "reference": ReferencePolicy}
 
 __all__ = ["POLICIES", "STRATEGIES", "IdlePolicy", "Policy", "RandomPolicy", "ReferencePolicy", "describe_reference",
-           "describe_strategies", "infer_strategy", "make_policy"]
+           "describe_roles", "describe_strategies", "infer_strategy", "make_policy"]
 
 
 def make_policy(name: str, **params: Any) -> Policy:
@@ -35,6 +36,11 @@ def describe_strategies() -> list[dict[str, Any]]:
         d["params"] = {**d["params"], **ReferencePolicy.SHARED_PARAMS}
         out.append(d)
     return out
+
+
+def describe_roles() -> list[dict[str, str]]:
+    """Each unit role a reference spec may give chosen units: name and behaviour (its class docstring)."""
+    return [cls.describe() for cls in ROLE_CLASSES.values()]
 
 
 def describe_reference() -> str:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field, model_validator
 
 from engine.schema.base import Strict
+from engine.schema.roles import parse_roles
 
 
 # --- map -----------------------------------------------------------------------------------------
@@ -255,7 +256,7 @@ class LevelConfig(Strict):
                                                                           "engine checks")
     metadata: dict[str, Any] = Field(default_factory=dict, description=(
         "free-form provenance, ignored by the simulation; `reference` = {\"strategy\": name, plus that strategy's "
-        "params as sibling keys} is what the scripted reference policy plays"))
+        "params as sibling keys, and optional `roles`} is what the scripted reference policy plays"))
 
     @model_validator(mode="after")
     def _consistent(self) -> LevelConfig:
@@ -274,4 +275,23 @@ class LevelConfig(Strict):
         rule_ids = [r.id for r in self.rules]
         if len(set(rule_ids)) != len(rule_ids):
             raise ValueError(f"rules: duplicate rule ids {rule_ids}")
+        reference = self.metadata.get("reference")
+        if isinstance(reference, dict):
+            try:
+                roles = parse_roles(reference.get("roles"))
+            except ValueError as exc:
+                raise ValueError(f"metadata.reference.roles: {exc}") from exc
+            self._roles_have_units(roles)
         return self
+
+    def _roles_have_units(self, roles) -> None:
+        """Roles are given at the start, to the player's start units: a role naming none would
+        silently do nothing."""
+        player = next((t for t in self.teams if t.id == 0), None)
+        if player is None:
+            return
+        for i, role in enumerate(roles):
+            if not any((role.tag is None or u.tag == role.tag) and (role.type is None or u.type == role.type)
+                       for u in player.units):
+                raise ValueError(f"metadata.reference.roles.{i}: no start unit of team 0 has "
+                                 + " and ".join(f"{k} {v!r}" for k, v in (("tag", role.tag), ("type", role.type)) if v))

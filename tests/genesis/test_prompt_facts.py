@@ -146,3 +146,25 @@ def test_the_brief_prompt_lists_competencies_archetypes_and_what_the_simulator_o
     assert ", ".join(ARCHETYPES) in prompt
     assert FACTS.rule_api_compact in prompt and FACTS.map_names in prompt and FACTS.roster in prompt
     assert FACTS.strategies in prompt and "TargetSelector is a selector" in prompt
+
+
+def test_the_designer_reads_every_unit_role_and_its_fields():
+    from engine.schema.roles import RoleSpec
+
+    text = FACTS.strategies
+    for role in policies.describe_roles():
+        assert f"- role {role['name']}: {role['behaviour']}" in text
+        assert "{" not in role["behaviour"]            # the module's constants were filled in
+    for field in RoleSpec.model_fields:
+        assert f"{field}: " in text
+
+
+def test_a_gdd_with_a_malformed_role_is_rejected(gdd):
+    from pydantic import ValidationError
+
+    data = gdd.model_dump()
+    data["strategy_params"] = {**data["strategy_params"], "roles": [{"role": "escort", "tag": "convoy"}]}
+    with pytest.raises(ValidationError, match="strategy_params.roles"):
+        type(gdd).model_validate(data)
+    data["strategy_params"]["roles"] = [{"role": "escort", "tag": "convoy", "to": [10, 12]}]
+    assert type(gdd).model_validate(data).strategy_params["roles"][0]["to"] == [10, 12]

@@ -5,18 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from engine.agent.observation import visible_enemy_ids
-from engine.agent.policy import army_ids, centroid
+from engine.agent.policy import centroid
 from engine.agent.reference.infer import xy
 from engine.agent.reference.strategy import Strategy
 
 
 class Attack(Strategy):
     """The army attack-moves to the visible enemy unit matching target_tag/target_type/target_team
-    nearest to the army's centroid; while none is visible (fog) it checks the `search` points not yet
-    seen, nearest first, then heads for `target`, else for the nearest visible enemy of any kind,
-    else it stays. With attack_at_army it musters at home until
+    nearest to the army's centroid; while none is visible (fog) it goes for the last seen spot of such
+    a target (only with a scout role), else checks the `search` points not yet seen, nearest first,
+    then heads for `target`, else for the nearest visible enemy of any kind (with a scout role: or
+    remembered), else it stays. With attack_at_army it musters at home until
     the army has that many units, then commits for good. It never waits for or escorts own units:
-    escorted or protected units are left behind unless they move themselves."""
+    escorted or protected units are left behind unless they move themselves (see the escort
+    role)."""
 
     name = "attack"
     params = {"target_tag": "tag of the enemy unit(s) to destroy", "target_type": "unit type to destroy",
@@ -38,7 +40,7 @@ class Attack(Strategy):
         actions = ref.reinforce(sim)
         if sim.time < float(self.spec.get("engage_at", 0.0)):
             return actions
-        if not self.committed and army_ids(sim, ref.team).size < int(self.spec.get("attack_at_army", 0)):
+        if not self.committed and ref.army(sim).size < int(self.spec.get("attack_at_army", 0)):
             return actions + ref.send(sim, ref.home)
         self.committed = True
         target = self._target_point(sim)
@@ -56,10 +58,22 @@ class Attack(Strategy):
             ids = visible_enemy_ids(sim, ref.team)
             ids = ids[np.isin(ids, w.select(team=tteam, tag=tag, type_name=ttype))]
             if ids.size:
-                army = army_ids(sim, ref.team)
+                army = ref.army(sim)
                 c = centroid(w, army) if army.size else ref.home
                 i = int(ids[np.argmin(np.hypot(w.x[ids] - c[0], w.y[ids] - c[1]))])
                 return float(w.x[i]), float(w.y[i])
+            # a target the scout saw: its static tag / type / team tell it apart, its life is not read
+            known = ref.memory.ids()
+            match = np.ones(known.size, dtype=bool)
+            if tag:
+                match &= np.array([w.tags[i] == tag for i in known.tolist()], dtype=bool)
+            if ttype:
+                match &= np.array([w.type_name(i) == ttype for i in known.tolist()], dtype=bool)
+            if tteam is not None:
+                match &= w.team[known] == int(tteam)
+            seen = ref.remembered_enemy_near(sim, None, known[match])
+            if seen is not None:
+                return seen
         site = self._unseen_site(sim)
         if site is not None:
             return site
@@ -82,7 +96,7 @@ class Attack(Strategy):
         left = [k for k in left if k not in self.seen_sites]
         if not left:
             return None
-        army = army_ids(sim, self.ref.team)
+        army = self.ref.army(sim)
         c = centroid(w, army) if army.size else self.ref.home
         k = min(left, key=lambda k: (np.hypot(self.sites[k][0] - c[0], self.sites[k][1] - c[1]), k))
         return self.sites[k]

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from engine.agent.policy import army_ids, centroid
+from engine.agent.policy import centroid
 from engine.agent.reference.strategy import Strategy
 
 
@@ -15,7 +15,8 @@ class Fight(Strategy):
     """Until engage_at the army waits at home; then it attack-moves to the visible enemy nearest to
     its army (and its allies' army, preferring damaged ones), chasing anywhere; with join_allies it
     first closes up with the nearest allied team's army while that is farther than join_radius. With no visible
-    enemy it stays put."""
+    enemy it stays put (with a scout role: it goes to the last seen spot of the remembered enemy
+    nearest to it)."""
 
     name = "fight"
     params = {"engage_at": "game second before which the army waits at home (default 0)",
@@ -40,7 +41,7 @@ class Fight(Strategy):
         idx = w.alive_idx
         allies = [t for t in sim.teams[ref.team].allies if t != ref.team]
         ally_army = idx[np.isin(w.team[idx], allies) & w.armed[idx] & (w.speed[idx] > 0)]
-        army = army_ids(sim, ref.team)
+        army = ref.army(sim)
         if not ally_army.size or not army.size:
             return None
         ours = centroid(w, army)

@@ -7,8 +7,9 @@ from its conditions and rules (`infer.py`):
   attack     army (and reinforcements) attack-moves onto a target unit / point
   fight      wait until `engage_at`, then attack the nearest enemy group (with the allies)
   hold_zone  move to a zone and hold it, fighting on contact
-The policy owns what the strategies share: the army squad, sending it, reinforcements and the
-choice of the enemy group to hit next.
+The policy owns what the strategies share: the army squad, sending it, reinforcements, the
+choice of the enemy group to hit next, the memory of enemies seen (`memory.py`) and the unit roles
+(`roles.py`: scout, hold_back, escort), whose units leave the army.
 """
 from __future__ import annotations
 
@@ -24,7 +25,10 @@ from engine.agent.reference.defend import Defend
 from engine.agent.reference.fight import Fight
 from engine.agent.reference.hold_zone import HoldZone
 from engine.agent.reference.infer import STRATEGIES, infer_strategy, xy
+from engine.agent.reference.memory import EnemyMemory
 from engine.agent.reference.produce import Produce
+from engine.agent.reference.roles import Scout, build_roles
+from engine.schema.roles import parse_roles
 
 ARMY_SQUAD = "army"
 STRATEGY_CLASSES = {s.name: s for s in (Defend, Produce, Attack, Fight, HoldZone)}
@@ -34,19 +38,22 @@ assert tuple(STRATEGY_CLASSES) == STRATEGIES
 class ReferencePolicy(Policy):
     """Scripted, competent play of one strategy (metadata.reference = {"strategy": name, plus that
     strategy's params as sibling keys}). It commands its army: every finished, armed, mobile unit
-    of its team except the commander, including units a rule spawns for it later. Units without a
-    weapon and the commander are never moved (builders get build orders only under `produce`;
-    factories produce under `produce` and with `reinforce`). The army moves as one squad with
-    attack-move (it fights enemies it meets on the way, then goes on). It only reacts to enemies it
-    can see: under fog of war, enemies outside its units' sight do not exist for it. Allied teams'
-    units are never ordered; protected units are only defended, never moved. `home` is where it
-    gathers."""
+    of its team except the commander and the units given a role, including units a rule spawns for
+    it later. Units without a weapon and the commander are never moved unless a role names them
+    (builders get build orders only under `produce`; factories produce under `produce` and with
+    `reinforce`). The army moves as one squad with attack-move (it fights enemies it meets on the
+    way, then goes on). It only reacts to enemies it can see: under fog of war, enemies outside its
+    units' sight do not exist for it (with a scout role, also those it saw before, at their last
+    seen spot). Allied teams' units are never ordered; protected units are only defended, never
+    moved (unless a role names them). `home` is where it gathers."""
 
     # params every strategy reads (the policy owns them)
     SHARED_PARAMS = {"home": "[x, y] the army gathers at (default: the centroid of its army at the start)",
                      "reinforce": "unit type or list of types its idle factories keep producing (round robin; "
                                   "needs production)",
-                     "with_allies": "bool (default true): aim at the enemy nearest to own and allied armies together"}
+                     "with_allies": "bool (default true): aim at the enemy nearest to own and allied armies together",
+                     "roles": "list of unit roles (see Unit roles): chosen units scout, hold back or are escorted "
+                              "instead of joining the army"}
 
     name = "reference"
 
@@ -62,7 +69,14 @@ class ReferencePolicy(Policy):
         self.spec = spec
         self.strategy_name = spec.get("strategy", "defend")
         w = sim.world
-        army = army_ids(sim, self.team)
+        self.memory = EnemyMemory(self.team)
+        self.taken: set[int] = set()
+        self.roles = build_roles(self, sim, parse_roles(spec.get("roles")))
+        # the army acts on remembered enemies only when a scout feeds the memory: the strategies
+        # without one keep reacting to what is in sight now
+        self.acts_on_memory = any(isinstance(r, Scout) for r in self.roles)
+        self._update_taken()
+        army = self.army(sim)
         mine = w.select(team=self.team)
         start = army if army.size else mine
         self.home = xy(spec.get("home")) or (centroid(w, start) if start.size else (w.terrain.width / 2, w.terrain.height / 2))
@@ -70,13 +84,29 @@ class ReferencePolicy(Policy):
         self.strategy = STRATEGY_CLASSES[self.strategy_name](self)
 
     def decide(self, sim) -> list[dict]:
-        return self._enlist(sim) + self.strategy.decide(sim)
+        actions: list[dict] = []
+        if self.roles:      # a level without roles pays nothing for them
+            enemies = self.memory.update(sim)
+            for role in self.roles:
+                actions += role.decide(sim, enemies)
+            self._update_taken()
+        return actions + self._enlist(sim) + self.strategy.decide(sim)
+
+    def _update_taken(self) -> None:
+        self.taken = {u for role in self.roles for u in role.owned()}
+
+    def army(self, sim) -> np.ndarray:
+        """The army: finished, armed, mobile units except the commander and the units with a role."""
+        ids = army_ids(sim, self.team)
+        if not self.taken:
+            return ids
+        return ids[~np.isin(ids, list(self.taken))]
 
     # --- army bookkeeping --------------------------------------------------------------------------
     def _enlist(self, sim) -> list[dict]:
         """New combat units join the army squad (squads keep their orders)."""
         squads = self.iface.squads
-        army = army_ids(sim, self.team)
+        army = self.army(sim)
         have = set(squads.squads[ARMY_SQUAD].units) if ARMY_SQUAD in squads.squads else set()
         new = [int(i) for i in army if int(i) not in have]
         if not new:
@@ -127,12 +157,13 @@ class ReferencePolicy(Policy):
         return out
 
     def nearest_enemy(self, sim) -> tuple[float, float] | None:
-        """The visible enemy nearest to the army (and allies): the group to hit next."""
+        """The visible enemy nearest to the army (and allies): the group to hit next; with a scout,
+        when none is in sight, the remembered one nearest to the army."""
         w = sim.world
         enemies = visible_enemy_ids(sim, self.team)
         if not enemies.size:
-            return None
-        army = army_ids(sim, self.team)
+            return self.remembered_enemy_near(sim, None)
+        army = self.army(sim)
         friends = army
         if self.spec.get("with_allies", True):
             idx = w.alive_idx
@@ -146,3 +177,24 @@ class ReferencePolicy(Policy):
         score = d - 5.0 * (1.0 - w.hp[enemies] / w.max_hp[enemies])
         i = int(enemies[int(np.argmin(score))])
         return float(w.x[i]), float(w.y[i])
+
+    def known_enemy_near(self, p: tuple[float, float], ids: np.ndarray | None = None) -> tuple[float, float] | None:
+        """Where the enemy (of `ids`, default any) nearest to `p` is (in sight) or was last seen."""
+        known = self.memory.ids()
+        if ids is not None:
+            known = known[np.isin(known, ids)]
+        if not known.size:
+            return None
+        spots = np.array([self.memory.where(int(i)) for i in known])
+        k = int(np.argmin(np.hypot(spots[:, 0] - p[0], spots[:, 1] - p[1])))
+        return float(spots[k, 0]), float(spots[k, 1])
+
+    def remembered_enemy_near(self, sim, p: tuple[float, float] | None, ids: np.ndarray | None = None
+                              ) -> tuple[float, float] | None:
+        """With a scout: `known_enemy_near` (`p` defaults to the army's centre), else None."""
+        if not self.acts_on_memory:
+            return None
+        if p is None:
+            army = self.army(sim)
+            p = centroid(sim.world, army) if army.size else self.home
+        return self.known_enemy_near(p, ids)

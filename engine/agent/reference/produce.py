@@ -118,10 +118,13 @@ class Produce(Strategy):
         return chain
 
     def _idle_builders(self, sim) -> list[int]:
-        """Own mobile builders not currently building (the commander included)."""
+        """Own mobile builders not currently building (the commander included), but for those a
+        role owns."""
         w = sim.world
         out = []
         for i in w.select(team=self.ref.team).tolist():
+            if i in self.ref.taken:
+                continue
             if w.speed[i] > 0 and w.types.builds[int(w.type[i])] and w.progress[i] >= 1 and w.order[i] != BUILD:
                 out.append(i)
         return out

@@ -1,0 +1,208 @@
+"""Unit roles of the reference policy: a scout finds a base under fog for the army, a VIP held back
+survives untouched while the army fights, an escorted unit reaches its point. Each game is also
+played without the role (or with the unit alone) to show the role is what wins it."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from engine import Simulation, load_level
+from engine.agent import make_policy
+from engine.schema.level import LevelConfig
+from engine.sim import TICK_HZ
+
+SIZE = 64
+
+
+def game(arena_dir, h, units0, units1, reference, *, controller1=None, conditions=(), fog=True, time_limit=300,
+         policy="reference"):
+    h.write_map(arena_dir, h.open_rows(SIZE, SIZE))
+    cfg = h.level_dict([h.team(0, units0), h.team(1, units1, controller=controller1 or {"type": "none"})],
+                       conditions=list(conditions), switches={"fog_of_war": fog, "time_limit": time_limit})
+    cfg["metadata"] = {"reference": reference}
+    level = load_level(cfg, base_dir=arena_dir)
+    return Simulation(level, seed=0, policies={0: make_policy(policy, team=0)})
+
+
+def tagged(sim, tag: str) -> int:
+    w = sim.world
+    return next(i for i in range(w.count) if w.tags[i] == tag)
+
+
+# --- scout ---------------------------------------------------------------------------------------
+def scout_game(tmp_path, h, base, roles):
+    bx, by = base
+    reference = {"strategy": "attack", "target_tag": "core", "target_team": 1}
+    if roles:
+        reference["roles"] = roles
+    return game(tmp_path, h,
+                [{"type": "light_tank", "x": 8.5, "y": 32.5, "count": 6, "spread": 2},
+                 {"type": "scout", "x": 8.5, "y": 38.5, "tag": "eye"}],
+                [{"type": "metal_storage", "x": bx, "y": by, "tag": "core"},
+                 {"type": "light_turret", "x": bx - 2, "y": by + 3}],
+                reference, conditions=[{"kind": "destroy_target", "team": 0, "target": {"team": 1, "tag": "core"}}])
+
+
+@pytest.mark.parametrize("base", [(54.5, 10.5), (30.5, 56.5)])
+def test_scout_finds_the_base_under_fog_and_the_army_destroys_it(tmp_path, h, base):
+    sim = scout_game(tmp_path, h, base, [{"role": "scout", "tag": "eye"}])
+    result = sim.run()
+    assert result.winners == [0], result.reason
+    eye = tagged(sim, "eye")
+    assert sim.world.is_alive(eye) and sim.world.hp[eye] == sim.world.max_hp[eye]   # it never fought
+    # without the role nobody looks: the army never learns where the base is
+    blind = scout_game(tmp_path, h, base, None).run()
+    assert 0 not in blind.winners and blind.ended_by == "time_limit"
+
+
+def test_scout_looks_at_its_waypoints_in_order_first(tmp_path, h):
+    waypoints = [[56.0, 58.0], [8.0, 6.0]]       # far apart: neither is seen on the way to the other
+    sim = scout_game(tmp_path, h, (54.5, 10.5), [{"role": "scout", "tag": "eye", "waypoints": waypoints}])
+    eye = tagged(sim, "eye")
+    sim.run(until=30)
+    goals = [[e["x"], e["y"]] for e in sim.trace.events if e["event"] == "order" and e.get("units") == [eye]]
+    assert goals[:2] == waypoints, goals
+
+
+# --- hold back -----------------------------------------------------------------------------------
+def vip_game(tmp_path, h, roles, controller1):
+    reference = {"strategy": "fight"}
+    if roles:
+        reference["roles"] = roles
+    return game(tmp_path, h,
+                [{"type": "light_tank", "x": 14.5, "y": 32.5, "count": 6, "spread": 2},
+                 {"type": "scout", "x": 16.5, "y": 37.5, "tag": "vip"}],
+                [{"type": "light_bot", "x": 50.5, "y": 30.5, "count": 10, "spread": 2},
+                 {"type": "raider_bot", "x": 40.5, "y": 56.5, "count": 2, "spread": 1}],
+                reference, controller1=controller1, fog=False,
+                conditions=[{"kind": "protect_target", "team": 0, "target": {"team": 0, "tag": "vip"}},
+                            {"kind": "last_survivor", "mobile_only": True}])
+
+
+WAVES = {"type": "ai", "behaviour": "waves", "target": {"team": 0}, "first_at": 0, "interval": 20}
+
+
+@pytest.mark.parametrize("controller1", [None, WAVES], ids=["enemy_waits", "enemy_attacks"])
+def test_vip_held_back_stays_out_of_range_while_the_army_fights(tmp_path, h, controller1):
+    sim = vip_game(tmp_path, h, [{"role": "hold_back", "tag": "vip"}], controller1)
+    w = sim.world
+    vip = tagged(sim, "vip")
+    closest = math.inf        # the VIP's least distance to an enemy beyond that enemy's weapon range
+    while not sim.done:
+        sim.step(15)
+        enemies = w.alive_idx[w.team[w.alive_idx] == 1]
+        if enemies.size and w.is_alive(vip):
+            gap = np.hypot(w.x[enemies] - w.x[vip], w.y[enemies] - w.y[vip]) - w.w_range[enemies]
+            closest = min(closest, float(gap.min()))
+    assert sim.result.winners == [0], sim.result.reason
+    assert w.hp[vip] == w.max_hp[vip] and closest > 0
+    # without the role the fast VIP runs ahead with the army and is shot
+    old = vip_game(tmp_path, h, None, controller1)
+    result = old.run()
+    assert not old.world.is_alive(vip) and 0 in result.losers
+
+
+# --- escort --------------------------------------------------------------------------------------
+DEST = (56.5, 32.5)
+
+
+def escort_game(tmp_path, h, roles, army_at=(8.5, 28.5), policy="reference"):
+    reference = {"strategy": "defend"}
+    if roles:
+        reference["roles"] = roles
+    ax, ay = army_at
+    return game(tmp_path, h,
+                [{"type": "light_tank", "x": ax, "y": ay, "count": 6, "spread": 2},
+                 {"type": "constructor_vehicle", "x": 6.5, "y": 32.5, "tag": "convoy"}],
+                [{"type": "light_bot", "x": 32.5, "y": 26.5, "count": 6, "spread": 2}],
+                reference, controller1={"type": "ai", "behaviour": "defend", "center": {"x": 32.5, "y": 30.5},
+                                        "radius": 10},
+                conditions=[{"kind": "protect_target", "team": 0, "target": {"team": 0, "tag": "convoy"}}],
+                policy=policy)
+
+
+def test_escorted_unit_reaches_its_point_untouched_through_an_ambush(tmp_path, h):
+    roles = [{"role": "escort", "tag": "convoy", "to": list(DEST)}]
+    sim = escort_game(tmp_path, h, roles)
+    w = sim.world
+    convoy = tagged(sim, "convoy")
+    sim.run(until=200)
+    assert w.is_alive(convoy) and w.hp[convoy] == w.max_hp[convoy]
+    assert math.dist((w.x[convoy], w.y[convoy]), DEST) < 2.0
+    assert not (w.team[w.alive_idx] == 1).any()          # the guards cleared the ambush
+    # alone, the same unit driving to the same point dies in the ambush
+    alone = escort_game(tmp_path, h, None, policy="idle")
+    alone.step(1)
+    assert alone.issue(0, {"kind": "move", "units": [convoy], "x": DEST[0], "y": DEST[1]})[0]
+    alone.run(until=200)
+    assert not alone.world.is_alive(convoy) and 0 in alone.result.losers
+    # without the role the reference never moves it
+    old = escort_game(tmp_path, h, None)
+    old.run(until=200)
+    assert math.dist((old.world.x[convoy], old.world.y[convoy]), (6.5, 32.5)) < 1.0
+
+
+def test_escorted_unit_waits_for_far_guards(tmp_path, h):
+    sim = escort_game(tmp_path, h, [{"role": "escort", "tag": "convoy", "to": list(DEST)}], army_at=(8.5, 56.5))
+    w = sim.world
+    convoy = tagged(sim, "convoy")
+    sim.step(4 * TICK_HZ)
+    assert math.dist((w.x[convoy], w.y[convoy]), (6.5, 32.5)) < 1.0       # the guards are still ~20 tiles off
+    sim.step(36 * TICK_HZ)
+    assert w.x[convoy] > 12                                             # they came, it goes
+
+
+def test_roles_take_their_units_first_and_guards_come_from_the_rest_of_the_army(tmp_path, h):
+    roles = [{"role": "escort", "tag": "convoy", "to": list(DEST), "guards": 4},
+             {"role": "hold_back", "tag": "vip"}, {"role": "scout", "type": "scout"}]
+    sim = game(tmp_path, h,
+               [{"type": "light_tank", "x": 8.5, "y": 28.5, "count": 6, "spread": 2},
+                {"type": "scout", "x": 8.5, "y": 36.5, "tag": "vip"},
+                {"type": "scout", "x": 9.5, "y": 37.5},
+                {"type": "constructor_vehicle", "x": 6.5, "y": 32.5, "tag": "convoy"}],
+               [{"type": "light_bot", "x": 56.5, "y": 56.5}], {"strategy": "defend", "roles": roles})
+    sim.step(1)
+    ref = sim.policies[0]
+    escort, held, scout = ref.roles
+    assert held.units == [6] and scout.units == [7] and escort.units == [8]
+    assert len(escort.guards) == 4 and set(escort.guards) < set(range(6))
+    assert sorted(ref.army(sim).tolist()) == sorted(set(range(6)) - set(escort.guards))
+
+
+def test_produce_never_takes_a_builder_a_role_owns(tmp_path, h):
+    def builds_by_convoy(roles):
+        reference = {"strategy": "produce", "target": {"light_bot": 2}, "roles": roles}
+        sim = game(tmp_path, h,
+                   [{"type": "light_tank", "x": 8.5, "y": 28.5, "count": 2},
+                    {"type": "constructor_vehicle", "x": 6.5, "y": 32.5, "tag": "convoy"}],
+                   [{"type": "light_bot", "x": 56.5, "y": 56.5}], reference, fog=False)
+        convoy = tagged(sim, "convoy")
+        sim.run(until=20)
+        return [e for e in sim.trace.events if e["event"] == "order" and e.get("kind") == "build"
+                and e.get("units") == [convoy]]
+
+    assert builds_by_convoy([])          # the builder the role below takes is otherwise put to work
+    assert not builds_by_convoy([{"role": "escort", "tag": "convoy", "to": list(DEST)}])
+
+
+# --- the data ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("roles, needle", [
+    ([{"role": "escort", "tag": "convoy"}], "needs `to`"),
+    ([{"role": "scout"}], "by `tag` or `type`"),
+    ([{"role": "spy", "tag": "x"}], "role"),
+    ([{"role": "scout", "tag": "x", "speed": 3}], "speed"),
+    ({"role": "scout", "tag": "x"}, "a list"),
+    ([{"role": "scout", "tag": "eye"}, {"role": "hold_back", "tag": "vip", "type": "scout"}],
+     "roles.1: no start unit of team 0 has tag 'vip' and type 'scout'"),
+])
+def test_bad_roles_are_rejected_with_their_place(h, roles, needle):
+    cfg = h.level_dict([h.team(0, [{"type": "scout", "x": 2.5, "y": 2.5, "tag": "eye"},
+                                   {"type": "light_bot", "x": 4.5, "y": 2.5, "tag": "vip"}])])
+    cfg["metadata"] = {"reference": {"strategy": "attack", "roles": roles}}
+    with pytest.raises(ValidationError) as err:
+        LevelConfig.model_validate(cfg)
+    assert "metadata.reference.roles" in str(err.value) and needle in str(err.value)
+
