@@ -75,6 +75,9 @@ class Concepts(Doc):
     escalating: bool = Field(False, description="each wave is larger than the last")
     random_side: bool = Field(False, description="attacks come from a side chosen at random")
     random_timing: bool = Field(False, description="attacks come at unpredictable times")
+    attack_window: list[float] = Field(default_factory=list, max_length=2,
+                                       description="[earliest, latest] game seconds of an attack the request "
+                                                   "leaves to chance (\"sometime between minute 1 and 3\")")
     air: bool = Field(False, description="the request involves aircraft")
     ground: bool = Field(True, description="the request involves ground units")
     unit_kinds: list[str] = Field(default_factory=list, description="kinds of units the request names, from: "

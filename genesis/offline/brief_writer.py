@@ -205,7 +205,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             c.wave_times = _schedule(c)
             assumptions.append(("staggered " if c.staggered else "") + "wave times "
                                + ", ".join(_fmt(t) for t in c.wave_times)
-                               + (" (after time to scout)" if c.scouting else " (spread over the game)"))
+                               + (" (the first at the start of the window the request gives)" if c.attack_window
+                                  else " (after time to scout)" if c.scouting else " (spread over the game)"))
     if arch == "teams":
         if c.team_size < 2:
             c.team_size = 2
@@ -246,6 +247,10 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             reqs.append(Requirement(id="staggered", text="waves arrive at staggered times"))
         if c.wave_times:
             reqs.append(Requirement(id="wave_times", text="waves at " + ", ".join(_fmt(t) for t in c.wave_times)))
+        if c.attack_window:
+            lo, hi = c.attack_window
+            reqs.append(Requirement(id="attack_window", text=f"the first attack comes at a time drawn between "
+                                                             f"{_fmt(lo)} and {_fmt(hi)}"))
         if c.escalating:
             reqs.append(Requirement(id="escalation", text="each wave is larger than the last"))
         if c.air:
@@ -439,10 +444,11 @@ def _default_waves(c: Concepts) -> int:
 
 def _schedule(c: Concepts) -> list[float]:
     """Attack times for `c.waves` waves spread over the game (after a scouting phase when scouting)."""
-    if c.scouting:
-        return [SCOUTING_TIME + 120 * i for i in range(c.waves)]
-    step = max(30.0, min(120.0, (c.time_limit - 60) / max(1, c.waves)))
-    return [round(30 + i * step) for i in range(c.waves)]
+    # an attack window the request gives starts the schedule (the seed draws how late in it the attack comes)
+    start = c.attack_window[0] if c.attack_window else (SCOUTING_TIME if c.scouting else 30)
+    step = 120.0 if c.scouting else max(30.0, min(120.0, (c.time_limit - 60) / max(1, c.waves)))
+    times = [round(start + i * step) for i in range(c.waves)]
+    return [t for t in times if t < c.time_limit - 20] or times[:1]
 
 
 def reading_title(query: str) -> str:

@@ -458,6 +458,13 @@ def _waves(r: Reading) -> None:
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             c.random_side = True
             r.hit(m, "random_side")
+    # "from a direction the player doesn't know in advance", "from an unpredictable side"
+    for m in re.finditer(r"\b(?:directions?|sides?)\s+(?:that\s+|which\s+)?(?:the\s+player|you|they|players?|the\s+agent)"
+                         r"\s+(?:does|do|did|can|could|will)\s*(?:n't|not)\s+(?:know|predict|see coming|guess)|"
+                         r"\b(?:unpredictable|unannounced|secret|hidden|surprise|random(?:ly chosen)?)\s+"
+                         r"(?:directions?|sides?)\b", text):
+        c.random_side = True
+        r.hit(m, "random_side")
     if c.random_side and c.fronts == 1:
         c.fronts = None     # "from a random direction" is one of several, not a single front
     # the player scouting ("scout the map", "the side you did not scout"), not a scout unit ("the enemy scouts")
@@ -508,10 +515,40 @@ def _time_phrases(text: str) -> list[tuple[int, int, float]]:
     return sorted(set(found + more))
 
 
+_CHANCE = r"\b(?:some ?time|at some (?:point|moment)|at any (?:time|point|moment)|at a random (?:time|moment)|randomly)"
+_WINDOW_FIRST = re.compile(_CHANCE + r"\s+(?:in|during|within)\s+the\s+first\s+" + _NUM + r"\s*" + _WORD_UNIT)
+_WINDOW_BETWEEN = re.compile(_CHANCE + r"\s+between\s+(?:minute\s+)?" + _NUM + r"(?:\s*" + _UNIT + r")?\s+and\s+"
+                             r"(minute\s+)?" + _NUM + r"(?:\s*" + _UNIT + r")?")
+FIRST_ATTACK_EARLIEST = 30.0    # "sometime in the first 3 minutes": not in the first seconds, before any move
+
+
+def _attack_window(r: Reading) -> tuple[int, int] | None:
+    """"An attack comes sometime between minute 1 and 3" / "sometime in the first three minutes": the seed
+    draws the attack's time in that window. Returns the phrase's span (no game length is read there)."""
+    text, c = r.text, r.concepts
+    if (m := _WINDOW_BETWEEN.search(text)):
+        unit = m.group(5) or m.group(3) or ("minutes" if "minute" in m.group(0) else "seconds")
+        lo, hi = _seconds(m.group(1), m.group(2) or unit), _seconds(m.group(4), unit)
+    elif (m := _WINDOW_FIRST.search(text)):
+        hi = _seconds(m.group(1), m.group(2))
+        lo = min(FIRST_ATTACK_EARLIEST, hi / 4)
+    else:
+        return None
+    if not 0 <= lo < hi:
+        return None
+    c.attack_window = [float(lo), float(hi)]
+    c.random_timing = True
+    r.hit(m, "attack_window")
+    return m.start(), m.end()
+
+
 def _times(r: Reading) -> None:
     """Times: wave times, intervals, game length."""
     text, c = r.text, r.concepts
+    window = _attack_window(r)
     r.moments = _time_phrases(text)
+    if window:
+        r.moments = [t for t in r.moments if not window[0] <= t[0] < window[1]]
     if (m := re.search(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
         r.hit(m, "interval")
@@ -522,7 +559,8 @@ def _times(r: Reading) -> None:
     limit = None
     lm = next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
                                       + _NUM + r"\s*" + _UNIT, text)
-               if not any(a <= m.start() < b for a, b, _ in r.moments)), None)
+               if not any(a <= m.start() < b for a, b, _ in r.moments)
+               and not (window and window[0] <= m.start() < window[1])), None)
     if lm:
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
@@ -544,7 +582,7 @@ def _times(r: Reading) -> None:
         # a bare duration ("..., 4 minutes, ...") that is no wave time ("at 2 minutes") or interval ("every")
         for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
             before = text[:m.start()].split()[-1:] or [""]
-            if any(a <= m.start() < b for a, b, _ in r.moments):
+            if any(a <= m.start() < b for a, b, _ in r.moments) or (window and window[0] <= m.start() < window[1]):
                 continue
             if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
                                  "the", "around", "about", "have", "hold", "it", "for"):

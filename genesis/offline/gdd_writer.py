@@ -337,6 +337,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     times_clause = V.times_stated(brief)
     pinned = V.order_fixed(brief)
     late = 0.0      # how late (s) the attacks may come: set by the attack family below
+    # "sometime between minute 1 and 3": each attack comes up to the window's width late (the first within it)
+    window_late = float(c.attack_window[1] - c.attack_window[0]) if c.attack_window else 0.0
     varies: list = []
     probes: list = []
     knob: str | None = None
@@ -365,6 +367,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     comps: list[RuleComponent] = []
     expects: Expects = {}
     wave_ids = []
+    if c.attack_window:
+        expects["attack_window"] = [_expect_spawns(after=c.attack_window[0] - 1, before=c.attack_window[1] + 1, min=1),
+                                    _expect_spawns(before=c.attack_window[0] - 1, max=0)]
     ground_spawns = _expect_spawns()
     if growing:
         wave_times = times[:count] if len(times) >= count else []
@@ -378,7 +383,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         if wave_times:
             params["times"] = wave_times
         grown_times = wave_times or [times[0] + interval * i for i in range(count)]
-        late = V.schedule_jitter(grown_times, bool(times_clause))
+        late = window_late or V.schedule_jitter(grown_times, bool(times_clause))
         if late:
             params["jitter"] = late
             varies.append(V.vary(f"each wave's time, up to {late:g} s after its slot", "escalating_waves.jitter",
@@ -392,7 +397,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         comps.append(RuleComponent(
             id="escalating_waves", purpose="waves each larger than the last", kind="spawn",
             library_rule="escalating_waves", requirement_ids=["escalation", "growth", "fronts", "directions",
-                                                              "front_order", "front_times"],
+                                                              "front_order", "front_times", "attack_window"],
             params=params))
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": _main_type(c)})
         attack_times = wave_times or [times[0] + interval * i for i in range(count)]
@@ -412,13 +417,13 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     elif c.scouting:
         comps.append(RuleComponent(
             id="unscouted_side_attack", purpose="the attack comes from a side the player did not scout",
-            kind="spawn", library_rule="unscouted_side_attack", requirement_ids=["scouting", "fronts"],
+            kind="spawn", library_rule="unscouted_side_attack", requirement_ids=["scouting", "fronts", "attack_window"],
             params={"team": ENEMY, "sides": fronts, "scout_team": PLAYER, "scout_radius": SCOUT_RADIUS,
                     # scouting a side means going most of the way out to it, beyond what the start units see
                     "scout_points": _scout_points(base, front_xy, [(u.x, u.y) for u in objectives + army]),
                     "times": times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG,
                     # every unscouted side once before any repeats, so one game shows the fronts; a little late
-                    "fresh": True, "jitter": V.schedule_jitter(times, bool(times_clause))}))
+                    "fresh": True, "jitter": window_late or V.schedule_jitter(times, bool(times_clause))}))
         late = comps[-1].params["jitter"]
         if late:
             varies.append(V.vary(f"each attack's time, up to {late:g} s after its slot", "unscouted_side_attack.jitter",
@@ -436,14 +441,14 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # first time, then a step apart)
         scheduled = not c.wave_interval and len(c.wave_times) > 1
         interval = c.wave_interval or (round(times[1] - times[0], 1) if scheduled else 60)
-        first_at = times[0] if scheduled else min(interval, 120.0)
+        first_at = times[0] if scheduled or c.attack_window else min(interval, 120.0)
         raid_target = c.raid_target_type or c.objective_type or "metal_storage"
-        raid_late = (V.schedule_jitter(times, bool(times_clause)) if scheduled
-                     else V.interval_jitter(interval, bool(V.stated(brief, "interval"))))
+        raid_late = window_late or (V.schedule_jitter(times, bool(times_clause)) if scheduled
+                                    else V.interval_jitter(interval, bool(V.stated(brief, "interval"))))
         late = raid_late
         comps.append(RuleComponent(
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
-            library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target"],
+            library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target", "attack_window"],
             params={"team": ENEMY, "interval": interval, "first_at": first_at, "sides": fronts,
                     "size": _scaled(3, strength, 2), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
@@ -465,7 +470,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                   "times": ground_times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG,
                   # each front attacks the objective on its side, not the objectives' centroid
                   "targets": [_objective_of(front_xy[i % len(fronts)], objectives) for i in range(len(ground_times))]}
-        late = V.schedule_jitter(ground_times, bool(times_clause))
+        late = window_late or V.schedule_jitter(ground_times, bool(times_clause))
         shuffled = len(distinct) > 1 and not pinned and len(set(params["fronts"])) > 1
         if shuffled:
             params["shuffle"] = True
@@ -480,7 +485,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             id="staggered_waves", purpose="each front is attacked at its own time"
             + (", in a drawn order" if shuffled else ""), kind="spawn",
             library_rule="staggered_waves", requirement_ids=["fronts", "staggered", "wave_times", "directions",
-                                                             "front_order", "front_times"],
+                                                             "front_order", "front_times", "attack_window"],
             params=params))
         wave_ids.append("staggered_waves")
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": sorted(_wave_units(c, strength))})
@@ -489,10 +494,11 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             sides = [sides[i % len(sides)] for i in range(len(ground_times))]
     else:
         # simultaneous: each direction's wave within a few seconds of the others, in a drawn order
-        late = V.STATED_JITTER if len(distinct) > 1 else V.schedule_jitter(times[:1], bool(times_clause))
+        late = window_late or (V.STATED_JITTER if len(distinct) > 1 else V.schedule_jitter(times[:1], bool(times_clause)))
         comps.append(RuleComponent(
             id="waves_from_directions", purpose="simultaneous waves from several directions", kind="spawn",
-            library_rule="waves_from_directions", requirement_ids=["fronts", "wave_times", "directions"],
+            library_rule="waves_from_directions", requirement_ids=["fronts", "wave_times", "directions",
+                                                                   "attack_window"],
             params={"team": ENEMY, "directions": [fronts[i] for i in distinct], "times": times[:1] or [60],
                     "units": _wave_units(c, 0.8 * strength), "target_tag": OBJECTIVE_TAG, "jitter": late}))
         varies.append(V.vary(f"when each direction's wave comes, up to {late:g} s late, and so which strikes first",

@@ -103,6 +103,18 @@ FAMILIES = {
         ("progressively larger attacks over 6 minutes", lambda c: c.escalating and c.time_limit == 360,
          {"escalation"}),
     ],
+    "attack windows and unknown sides": [
+        ("an attack comes sometime in the first three minutes; survive until the 4 minute mark",
+         lambda c: c.attack_window == [30, 180] and c.time_limit == 240 and c.random_timing, {"attack_window"}),
+        ("enemies show up sometime between minute 1 and minute 3 from whichever side, survive five minutes",
+         lambda c: c.attack_window == [60, 180] and c.random_side and c.time_limit == 300, {"attack_window"}),
+        ("the assault lands at some point between 45 and 150 seconds; hold for 4 minutes",
+         lambda c: c.attack_window == [45, 150] and c.time_limit == 240, {"attack_window"}),
+        ("raiders arrive from a direction the player doesn't know in advance; protect the storage",
+         lambda c: c.random_side and (c.fronts or 0) != 1, {"fronts"}),
+        ("tank waves from the north and east, first wave at 30 seconds, each bigger than the last",
+         lambda c: c.directions == ["n", "e"] and c.wave_times == [30], {"directions", "escalation"}),
+    ],
     "probe then main": [
         ("first a probing attack, then the main assault", lambda c: c.probe_then_main and c.waves == 2,
          {"probe_main"}),
@@ -374,3 +386,14 @@ def test_the_clarify_prompt_states_the_clause_contract_a_model_is_held_to():
                                    "enemy scouts will harass your extractors every minute"])
 def test_an_enemy_scout_is_not_the_player_scouting(query):
     assert not read(query).concepts.scouting
+
+
+@pytest.mark.parametrize("query, ordered", [
+    ("tank waves coming from the north and east, first wave at 30 seconds", False),
+    ("staggered waves from the west and east", False),
+    ("enemies come first from the west, later from the east", True),
+    ("attacks from the north, then the east", True),
+    ("waves from the north, east and west in that order", True),
+])
+def test_a_list_of_sides_states_an_order_only_with_order_words_around_it(query, ordered):
+    assert ("front_order" in {r.id for r in _brief(query).requirements}) == ordered

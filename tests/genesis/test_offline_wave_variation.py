@@ -259,3 +259,19 @@ def test_a_composed_timed_step_with_jitter_fires_a_seeded_amount_late(tmp_path):
     exact = _rule_level(tmp_path, draft.source, {**draft.params, "s1_jitter": 0},
                         [{"type": "commander", "at": "center"}], 60)
     assert {tuple(t for _, t in _logged(exact, s, "step_fired")) for s in range(3)} == {(10.0, 40.0)}
+
+
+@pytest.mark.parametrize("query", [
+    "An attack comes sometime in the first three minutes from an unknown direction; survive until the 4 minute mark",
+    "enemies show up sometime between minute 1 and minute 3 from whichever side; survive five minutes",
+])
+def test_an_attack_window_starts_the_schedule_and_its_width_is_how_late_the_seed_may_make_it(query):
+    brief = write_brief(query, read(query))
+    lo, hi = brief.concepts.attack_window
+    gdd = design(brief)
+    spawner = next(c for c in gdd.rule_components if c.kind == "spawn")
+    first = spawner.params.get("first_at", (spawner.params.get("times") or [None])[0])
+    assert first == lo and spawner.params["jitter"] == hi - lo
+    window = next(r for r in gdd.requirements if r.id == "attack_window")
+    assert {e.after for e in window.expect} >= {lo - 1} and any(e.max == 0 for e in window.expect)
+    assert any(v.how.endswith("jitter") for v in gdd.variation.varies)
