@@ -69,6 +69,7 @@ class Generation:
     failed_verdicts: dict[str, int] = field(default_factory=dict)   # pipeline: failed stage verdicts per stage
     level_validations: int = 0        # pipeline: Stage 4 verdicts (each one simulates the level)
     certified: bool = False            # the pipeline's validity certificate holds (a benchmark task)
+    certificate_failures: int = 0      # pipeline: Stage 4 verdicts whose certificate criterion failed
 
 
 def _pipeline(task: Task, frozen: bool) -> Generation:
@@ -105,7 +106,8 @@ def _pipeline(task: Task, frozen: bool) -> Generation:
                       fast_tracked=bool(v.get("fast_tracked")), iterations=len(v.get("decisions") or []) or 1,
                       rubric_versions=v.get("rubric_versions"), error=error or (v.get("reason") if status != "playable" else None),
                       failed_verdicts=dict(Counter(r.stage for r in verdicts if r.outcome == "failed")),
-                      level_validations=sum(r.stage == "level" for r in verdicts))
+                      level_validations=sum(r.stage == "level" for r in verdicts),
+                      certificate_failures=sum(r.stage == "level" and "certificate" in r.failed for r in verdicts))
 
 
 def _verdicts(rubrics_root: Path, run_id: str | None) -> list:

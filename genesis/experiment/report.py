@@ -68,20 +68,52 @@ def learning_table(record: dict[str, Any]) -> str:
     agents = [c for c in record["configs"].values() if c["batches"] and c["batches"][0].get("rubric_versions")]
     if not agents:
         return ""
-    lines = ["| batch | configuration | playable | failed at Stage 2 | failed at Stage 4 | Stage 4 validations | "
-             "PM decisions per query | rubric versions after |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| batch | configuration | playable | certified | failed at Stage 2 | failed at Stage 4 | certificate "
+             "failures | Stage 4 validations | reused designs | PM decisions per query | rubric versions after |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for b, batch in enumerate(record["stream"]):
         for c in agents:
             m = c["batches"][b]
             rv = " ".join(f"{s} v{v}" for s, v in m["rubric_versions"].items())
             lines.append(f"| B{b + 1} {batch['theme']} | {c['label']} | {m['playable']}/{m['n']} | "
-                         f"{m.get('failed_gdd', 0)} | {m.get('failed_level', 0)} | {m.get('level_validations', 0)} | "
-                         f"{m['mean_iterations']:.1f} | {rv} |")
+                         f"{m.get('certified', 0)}/{m['n']} | {m.get('failed_gdd', 0)} | {m.get('failed_level', 0)} | "
+                         f"{m.get('certificate_failures', 0)} | {m.get('level_validations', 0)} | "
+                         f"{m.get('fast_track_rate', 0):.0%} | {m['mean_iterations']:.1f} | {rv} |")
     learned = [f"- {c['label']}: {ch['stage']} v{ch['version']} ({', '.join(ch['changes'])}): {ch['rationale']}"
                + (f" Evidence: {'; '.join(ch['evidence'])}." if ch.get("evidence") else "")
                for c in agents for ch in c.get("rubric_changes", [])]
     return ("\n".join(lines) + "\n\nRubric updates learned:\n\n" + ("\n".join(learned) if learned else "- none")
-            + "\n")
+            + "\n\nFrom certificate failures:\n\n" + "\n".join(_certificate_learning(record, agents)) + "\n")
+
+
+# the retrospective's catalog answers these feedback classes with the GDD's variation_declared criterion
+CERTIFICATE_CLASSES = ("unvaried_seeds", "blind_replay_wins", "cheap_win", "difficulty_missed", "variation_declared")
+
+
+def _certificate_learning(record: dict[str, Any], agents: list[dict[str, Any]]) -> list[str]:
+    """Per configuration with rubrics: the certificate failures per batch, the rubric updates that came from
+    them, and the certified rate before and after, or plainly that nothing was learned from them."""
+    out = []
+    for c in agents:
+        fails = [m.get("certificate_failures", 0) for m in c["batches"]]
+        rates = [m.get("certified_rate", 0.0) for m in c["batches"]]
+        updates = [ch for ch in c.get("rubric_changes", [])
+                   if any(k in " ".join([ch.get("rationale", "")] + list(ch.get("evidence") or []) + list(ch["changes"]))
+                          for k in CERTIFICATE_CLASSES)]
+        reuse = [m.get("fast_track_rate", 0.0) for m in c["batches"]]
+        trend = " → ".join(f"{r:.0%}" for r in rates)
+        if not sum(fails):
+            out.append(f"- {c['label']}: no certificate failure at Stage 4 in any batch (certified {trend}): "
+                       "nothing to learn from")
+        elif updates:
+            out.append(f"- {c['label']}: {sum(fails)} certificate failures ({', '.join(map(str, fails))} per batch) led "
+                       f"to {len(updates)} rubric update(s) ({'; '.join(ch['stage'] + ' v' + str(ch['version']) for ch in updates)}); "
+                       f"certified {trend}, designs reused {' → '.join(f'{r:.0%}' for r in reuse)}")
+        else:
+            out.append(f"- {c['label']}: {sum(fails)} certificate failures ({', '.join(map(str, fails))} per batch) and "
+                       f"no rubric update from them: it learned nothing from certificate failures (certified {trend}, "
+                       f"designs reused {' → '.join(f'{r:.0%}' for r in reuse)})")
+    return out
 
 
 def write_outputs(record: dict[str, Any], out: Path) -> tuple[Path, Path]:

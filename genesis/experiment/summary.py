@@ -46,6 +46,7 @@ def metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "failed_gdd": sum((r.get("failed_verdicts") or {}).get("gdd", 0) for r in rows),
         "failed_level": sum((r.get("failed_verdicts") or {}).get("level", 0) for r in rows),
         "level_validations": sum(r.get("level_validations", 0) for r in rows),
+        "certificate_failures": sum(r.get("certificate_failures", 0) for r in rows),
         "generation_cpu_s": round(sum(r["generation_cpu_s"] for r in rows), 1),
         "validation_cpu_s": round(sum(r["validation_cpu_s"] for r in rows), 1),
     }
