@@ -31,10 +31,13 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
         return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]
                             reason=f"iteration budget spent at stage {stage} ({attempts}/{budget}, total {total}/{total_budget})")
     # an army that never moves while an idle player wins too was not needed, not trapped: the enemy is too weak
-    if stage == "level" and "immobile_units" in inputs.get("signatures", []) and _balance_guidance(failed) != [STRONGER]:
-        return MetaFeedback(decision="rollback", target_stage="gdd", guidance=[
-            "units are trapped at their spawn and never move: place every mobile group where it can leave its spawn",
-            *reasons], reason="the reference policy could not move its units")
+    # once placed where every group can leave, an army that still stays put holds by plan (a ranked
+    # free-for-all's pocket): the failing criteria decide, not another identical placement
+    placed_free = any(g.startswith(TRAPPED) for d in inputs.get("history", []) for g in d.get("guidance", []))
+    if stage == "level" and "immobile_units" in inputs.get("signatures", []) and not placed_free \
+            and _balance_guidance(failed) != [STRONGER]:
+        return MetaFeedback(decision="rollback", target_stage="gdd", guidance=[TRAPPED, *reasons],
+                            reason="the reference policy could not move its units")
     if stage == "level" and ids and ids <= {"certificate", "difficulty"}:
         return _certificate_decision(failed)
     if stage == "level":
@@ -60,6 +63,7 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
     return MetaFeedback(decision="retry", target_stage=stage, guidance=reasons, reason=f"fix the {stage}")  # type: ignore[arg-type]
 
 
+TRAPPED = "units are trapped at their spawn and never move: place every mobile group where it can leave its spawn"
 # Requirements whose evidence shows the player side winning too rarely / the idle side not losing.
 PLAYER_MUST_WIN = ("survive_win", "production_win", "destroy_win", "capture_win")
 IDLE_MUST_LOSE = ("objective_loss", "deadline_loss")
