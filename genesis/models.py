@@ -254,6 +254,10 @@ class GDD(Doc):
     variation: Variation = Field(default_factory=Variation, description=(
         "what the seed varies so that the level plays a different game on every seed, what the agent must observe, "
         "and the exploit probes of this design (see Validity certificate)"))
+    assumptions: list[str] = Field(default_factory=list, description=(
+        "the assumptions this design rests on, in full: the brief's, restated with this design's own values "
+        "(map, positions, time limit, armies) where it departs from them, and any it adds; the scenario's "
+        "records show this list instead of the brief's"))
 
 
 class RuleTest(Doc):

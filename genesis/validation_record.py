@@ -38,6 +38,21 @@ class Decision(BaseModel):
     override: str | None = None
 
 
+class ShippedDesign(BaseModel):
+    """The design as the shipped level.json plays it (genesis.pipeline.shipped)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    map: str
+    time_limit: float | None
+    fog_of_war: bool | None
+    production: bool | None
+    agent_description: str
+    forces: dict[str, str]           # "team <id> <name>" -> its start units
+    level_changes: list[str] = Field(default_factory=list)   # where the level departs from the last GDD
+
+
 class ValidationRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -60,7 +75,8 @@ class ValidationRecord(BaseModel):
     visual_review: dict[str, Any]
     certificate: dict[str, Any] | None = None  # the validity certificate (genesis.certificate), or why it was skipped
     difficulty: dict[str, Any] | None = None   # the band asked for, the band reached and the knob search
-    assumptions: list[str]
+    assumptions: list[str]          # of the design on record: the last GDD's own, else the brief's
+    design: ShippedDesign | None = None   # the last GDD as the last level plays it (None before a level)
     unsupported: list[str]
     evolution: dict[str, Any] | None
     stage_times_s: dict[str, float]
