@@ -38,6 +38,20 @@ class Decision(BaseModel):
     override: str | None = None
 
 
+class ClauseRecord(BaseModel):
+    """One clause of the request: honoured, partly honoured, assumed or not honoured, with the evidence
+    the validation runs gave its requirements."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    status: Literal["honoured", "partial", "assumed", "not_honoured"]
+    requirement_ids: list[str] = Field(default_factory=list)
+    built: str = ""
+    why: str = ""
+    evidence: dict[str, str] = Field(default_factory=dict)   # requirement id -> verified | failed | unverified | ...
+
+
 class ShippedDesign(BaseModel):
     """The design as the shipped level.json plays it (genesis.pipeline.shipped)."""
 
@@ -78,6 +92,7 @@ class ValidationRecord(BaseModel):
     assumptions: list[str]          # of the design on record: the last GDD's own, else the brief's
     design: ShippedDesign | None = None   # the last GDD as the last level plays it (None before a level)
     unsupported: list[str]
+    clauses: list[ClauseRecord] = Field(default_factory=list)
     evolution: dict[str, Any] | None
     stage_times_s: dict[str, float]
     generation_time_s: float

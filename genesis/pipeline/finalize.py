@@ -61,6 +61,15 @@ def shipped_design(state: dict) -> dict[str, Any] | None:
             "level_changes": level_changes(gdd, level) if gdd else []}
 
 
+def clause_records(state: dict) -> list[dict[str, Any]]:
+    """The brief's clauses, each with the evidence status of the requirements that check it."""
+    brief = state.get("brief")
+    status = {e["id"]: e["status"] for e in state.get("evidence") or []}
+    return [{**c.model_dump(include={"text", "status", "requirement_ids", "built", "why"}),
+             "evidence": {rid: status[rid] for rid in c.requirement_ids if rid in status}}
+            for c in (brief.clauses if brief else [])]
+
+
 def write_design_files(out, state: dict) -> None:
     """gdd.json and gdd.md of the last GDD, gdd.md with where the shipped level departs from it."""
     gdd, level = state.get("gdd"), state.get("level")
@@ -100,6 +109,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "assumptions": design_assumptions(state.get("brief"), state.get("gdd")),
         "design": shipped_design(state),
         "unsupported": (state["brief"].unsupported if state.get("brief") else []) + _missed_difficulty(state, certificate),
+        "clauses": clause_records(state),
         "evolution": state.get("evolution"),
         "stage_times_s": state.get("stage_times", {}),
         "generation_time_s": round(sum((state.get("stage_times") or {}).values()), 2),
