@@ -5,6 +5,7 @@ after its GDD (an army made stronger, a time limit extended); the brief keeps it
 scenario's records (gdd.md, validation.json, the report) are written from what this module returns."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from genesis.level_assembly import assemble_level
@@ -19,18 +20,33 @@ def design_assumptions(brief: Brief | None, gdd: GDD | None) -> list[str]:
     return list(brief.assumptions) if brief is not None else []
 
 
+def _group_text(u: dict[str, Any]) -> str:
+    where = f" at {u['at']}" if u.get("at") else (
+        f" at ({u['x']:g}, {u['y']:g})" if u.get("x") is not None and u.get("y") is not None else "")
+    return f"{u.get('count', 1)}x {u.get('type')}{where}" + (f" [{u['tag']}]" if u.get("tag") else "")
+
+
 def _units_text(units: list[dict[str, Any]]) -> str:
-    parts = []
-    for u in units:
-        where = f" at {u['at']}" if u.get("at") else (
-            f" at ({u['x']:g}, {u['y']:g})" if u.get("x") is not None and u.get("y") is not None else "")
-        parts.append(f"{u.get('count', 1)}x {u.get('type')}{where}" + (f" [{u['tag']}]" if u.get("tag") else ""))
-    return ", ".join(parts) or "none at start"
+    return ", ".join(_group_text(u) for u in units) or "none at start"
+
+
+def _units_change(planned: list[dict[str, Any]], shipped: list[dict[str, Any]]) -> str:
+    """The start groups the level adds to and drops from the GDD's ('' when it keeps them all)."""
+    before, after = Counter(map(_group_text, planned)), Counter(map(_group_text, shipped))
+    added, dropped = list((after - before).elements()), list((before - after).elements())
+    return "; ".join(filter(None, [f"the level adds {', '.join(added)}" if added else "",
+                                   f"the level drops {', '.join(dropped)}" if dropped else ""]))
 
 
 def _resources_text(team: dict[str, Any]) -> str:
     r = team.get("resources") or {}
     return f"{r.get('metal', 0):g} metal, {r.get('energy', 0):g} energy"
+
+
+def _switch_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return f"{value:g} s" if isinstance(value, (int, float)) else plain(value)
 
 
 def shipped_facts(level: dict[str, Any]) -> dict[str, Any]:
@@ -56,16 +72,17 @@ def level_changes(gdd: GDD, level: dict[str, Any]) -> list[str]:
     switches = level.get("switches") or {}
     for key, value in planned["switches"].items():
         if key in switches and switches[key] != value:
-            out.append(f"{key.replace('_', ' ')}: {plain(value)} in the GDD, {plain(switches[key])} in the level")
+            out.append(f"{key.replace('_', ' ')}: {_switch_text(value)} in the GDD, {_switch_text(switches[key])} "
+                       f"in the level")
     teams = {t.get("id"): t for t in level.get("teams") or []}
     for t in planned["teams"]:
         shipped = teams.pop(t["id"], None)
         if shipped is None:
             out.append(f"team {t['id']} {t['name']}: in the GDD, not in the level")
             continue
-        if _units_text(t["units"]) != _units_text(shipped.get("units") or []):
-            out.append(f"team {t['id']} start units: {_units_text(t['units'])} in the GDD, "
-                       f"{_units_text(shipped.get('units') or [])} in the level")
+        change = _units_change(t["units"], shipped.get("units") or [])
+        if change:
+            out.append(f"team {t['id']} start units: {change}")
         if _resources_text(t) != _resources_text(shipped):
             out.append(f"team {t['id']} resources: {_resources_text(t)} in the GDD, {_resources_text(shipped)} "
                        f"in the level")

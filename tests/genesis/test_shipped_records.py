@@ -78,13 +78,16 @@ def test_where_the_level_departs_from_its_gdd_the_records_say_so():
     level["switches"]["time_limit"] = 420.0
     level["teams"][1]["units"].append({"type": "light_turret", "x": 80.5, "y": 8.5, "count": 3})
     changes = level_changes(gdd, level)
-    assert changes[0] == "time limit: 330 in the GDD, 420 in the level"
-    assert changes[1].startswith("team 1 start units:") and changes[1].endswith("3x light_turret at (80.5, 8.5) in the level")
+    assert changes[0] == "time limit: 330 s in the GDD, 420 s in the level"
+    assert changes[1] == "team 1 start units: the level adds 3x light_turret at (80.5, 8.5)"
     md = gdd_markdown(gdd, changes)
-    assert "## As shipped" in md and "420 in the level" in md
+    assert "## As shipped" in md and "420 s in the level" in md
     record = shipped_design({"gdd": gdd, "level": level})
     assert record["time_limit"] == 420.0 and record["level_changes"] == changes
     assert "3x light_turret" in record["forces"][f"team 1 {gdd.teams[1].name}"]
+    level["teams"][1]["units"].pop(0)
+    assert level_changes(gdd, level)[1].startswith("team 1 start units: the level adds 3x light_turret at "
+                                                   "(80.5, 8.5); the level drops 1x heavy_turret at")
 
 
 def test_the_assumptions_on_record_are_the_gdds_own_else_the_briefs():
