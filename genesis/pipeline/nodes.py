@@ -478,8 +478,8 @@ class Nodes:
         where = "" if stage == target else f"[stage {stage}] "
         errors = [f"{where}{c.id}: {c.reason}"[:MAX_ERROR_CHARS] for c in verdict.criteria if not c.passed]
         feedback = list(verdict.feedback)  # the analyst's (GDD) or the visual reviewer's (level) words
-        return RetryContext(previous=previous_text(target, state.get(target), state.get("rules")), errors=errors[:MAX_RETRY_ERRORS],
-                            judge_feedback=list(dict.fromkeys(feedback))[:MAX_RETRY_ERRORS])
+        return RetryContext(previous=previous_text(target, state.get(target), state.get("rules")),
+                            errors=errors[:MAX_RETRY_ERRORS], judge_feedback=list(dict.fromkeys(feedback))[:MAX_RETRY_ERRORS])
 
     def _retry(self, state: dict, stage: str) -> RetryContext | None:
         return (state.get("retry") or {}).get(stage)
