@@ -123,12 +123,15 @@ class ClauseAccount(Doc):
     text: str = Field(description="the clause, verbatim from the request")
     start: int = Field(ge=0, description="character offset of the clause in the request")
     end: int = Field(ge=0, description="character offset just past the clause")
-    status: Literal["honoured", "assumed", "not_honoured"] = Field(
-        description="honoured: built and checked by the requirements listed; assumed: filled with a stated "
-                    "default; not_honoured: cannot be built (say why)")
+    status: Literal["honoured", "partial", "assumed", "not_honoured"] = Field(
+        description="honoured: built and checked by the requirements listed; partial: part built and checked by "
+                    "the requirements listed, the rest not built (say which in `built` and `why`); assumed: filled "
+                    "with a stated default; not_honoured: cannot be built (say why)")
     requirement_ids: list[str] = Field(default_factory=list, description="ids of the brief requirements that "
-                                       "check this clause (at least one when honoured)")
-    why: str = Field("", description="for assumed: the default and why; for not_honoured: why it cannot be built")
+                                       "check this clause (at least one when honoured or partial)")
+    built: str = Field("", description="for partial: the part of the clause that was built")
+    why: str = Field("", description="for assumed: the default and why; for partial: the part not built and why; "
+                                     "for not_honoured: why it cannot be built")
 
 
 class Clarification(Doc):
@@ -155,7 +158,7 @@ class Brief(Doc):
                                                                      "and why")
     clarifications: list[Clarification] = Field(default_factory=list, description="questions asked to the user and their answers")
     clauses: list[ClauseAccount] = Field(default_factory=list, description="the request split into clauses, in "
-                                         "order and covering all of it, each honoured, assumed or not honoured")
+                                         "order and covering all of it, each honoured, partial, assumed or not honoured")
     is_game: bool = Field(True, description="false when the request is not an RTS game request")
     refusal: str | None = Field(None, description="why no scenario can be made, when is_game is false")
 
@@ -259,6 +262,10 @@ class GDD(Doc):
     variation: Variation = Field(default_factory=Variation, description=(
         "what the seed varies so that the level plays a different game on every seed, what the agent must observe, "
         "and the exploit probes of this design (see Validity certificate)"))
+    assumptions: list[str] = Field(default_factory=list, description=(
+        "the assumptions this design rests on, in full: the brief's, restated with this design's own values "
+        "(map, positions, time limit, armies) where it departs from them, and any it adds; the scenario's "
+        "records show this list instead of the brief's"))
 
     @model_validator(mode="after")
     def _roles_valid(self) -> GDD:

@@ -7,7 +7,6 @@ from its source, so a prompt never states a format the checks do not apply, nor 
 from __future__ import annotations
 
 import json
-import re
 import types
 import typing
 from functools import lru_cache
@@ -258,7 +257,8 @@ RULE_API, CALLBACKS, RULE_LIB_DOC = API_DOC, CALLBACK_DOC, RULE_LIB_DOC_TEXT
 
 
 # What the rule API cannot do, each with the wording of a component purpose that would need it
-# (None: no wording reliably shows the need); the GDD's rules_known_api check applies the patterns.
+# (None: no wording reliably shows the need); the GDD's rules_known_api check applies the patterns to
+# what a purpose claims, not to what it denies (genesis.checks.api_claims).
 RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
     ("resources can only be granted: give_resources adds amounts >= 0 (storage does not cap a grant); nothing takes resources away, sets a "
      "cap or moves them between teams",
@@ -284,12 +284,6 @@ RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
 
 def rule_api_limits() -> str:
     return "What rules cannot do:\n" + "\n".join(f"- {limit}" for limit, _ in RULE_API_LIMITS)
-
-
-def impossible_demands(purpose: str) -> list[str]:
-    """The rule API limits a component purpose runs into, by the wording that shows the need."""
-    return [limit.split(":")[0] for limit, pattern in RULE_API_LIMITS
-            if pattern and re.search(pattern, purpose, re.I)]
 
 
 def rule_api_compact() -> str:

@@ -24,12 +24,12 @@ OPEN_INTERVAL_SHARE = 0.35     # an interval the designer chose
 
 
 def stated(brief: Brief, *ids: str) -> str | None:
-    """The request's own words (its honoured clauses, in order) that ask for any of the requirements
+    """The request's own words (its honoured or partial clauses, in order) that ask for any of the requirements
     `ids`, or None when no clause does (the value is the designer's assumption)."""
     runs: list[str] = []
     last = None
     for k, cl in enumerate(brief.clauses):
-        if cl.status != "honoured" or not set(cl.requirement_ids) & set(ids):
+        if cl.status not in ("honoured", "partial") or not set(cl.requirement_ids) & set(ids):
             continue
         if last is not None and last == k - 1:
             runs[-1] += cl.text          # clauses cover the request in order: neighbours join verbatim

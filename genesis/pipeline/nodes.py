@@ -25,6 +25,7 @@ from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.feedback import append as append_feedback
 from genesis.pipeline.feedback import run_hints, save_artifacts, verdict_record
+from genesis.pipeline.previous import previous_text
 from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
 from genesis.pipeline.rule_keep import NothingToKeep, component_key, keep_or_build, kept_unchanged, verified_rules
 from genesis.pipeline.smoke import smoke_test
@@ -36,7 +37,6 @@ from genesis.validation_cache import CachedBatch
 
 MAX_RETRY_ERRORS = 20        # check errors shown to a retrying writer
 MAX_ERROR_CHARS = 800
-MAX_PREVIOUS_CHARS = 24000   # the rejected artifact shown back to its writer
 STAGE_BUDGET = 3
 TOTAL_BUDGET = 11   # three full gdd-rules-level passes and two retries: a certificate failure rolls back to the design
 DETERMINISM_PREFIX_S = 60.0   # game seconds of the first reference game replayed
@@ -478,17 +478,8 @@ class Nodes:
         where = "" if stage == target else f"[stage {stage}] "
         errors = [f"{where}{c.id}: {c.reason}"[:MAX_ERROR_CHARS] for c in verdict.criteria if not c.passed]
         feedback = list(verdict.feedback)  # the analyst's (GDD) or the visual reviewer's (level) words
-        previous = state.get(target)
-        if target == "rules" and previous:  # as the developer wrote them: library rules by reference
-            previous = [{"id": r.id, "reuse": r.reused_from, "params": r.params} if r.reused_from else
-                        r.model_dump(mode="json", include={"id", "params", "source", "meta", "tests"}) for r in previous]
-        elif target in ("brief", "gdd") and previous:
-            previous = previous.model_dump(mode="json")
-        text = json.dumps(previous, sort_keys=False) if previous else ""
-        if len(text) > MAX_PREVIOUS_CHARS:
-            text = text[:MAX_PREVIOUS_CHARS] + f" ... [cut: {len(text) - MAX_PREVIOUS_CHARS} more characters]"
-        return RetryContext(previous=text, errors=errors[:MAX_RETRY_ERRORS],
-                            judge_feedback=list(dict.fromkeys(feedback))[:MAX_RETRY_ERRORS])
+        return RetryContext(previous=previous_text(target, state.get(target), state.get("rules")),
+                            errors=errors[:MAX_RETRY_ERRORS], judge_feedback=list(dict.fromkeys(feedback))[:MAX_RETRY_ERRORS])
 
     def _retry(self, state: dict, stage: str) -> RetryContext | None:
         return (state.get("retry") or {}).get(stage)

@@ -90,6 +90,10 @@ def test_gdd_schema_check_names_overlapping_units(gdd):
     ("Every 30 s, drains the player's energy by 50.", "resources can only be granted"),
     ("When a unit enters the zone, the structure changes owner to that unit's team.", "units are created only"),
     ("A medic tent heals units nearby every 5 s.", "units are created only"),
+    # a real claim next to a denial, or after a condition, still fires
+    ("It never grants metal but takes 30 metal from the player each minute.", "resources can only be granted"),
+    ("The rule does not spawn units; it deducts 10 energy per raid.", "resources can only be granted"),
+    ("Raiders with no escort steal metal from the nearest storage.", "resources can only be granted"),
 ])
 def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd, purpose, needs):
     from genesis.checks.gdd_checks import rules_known_api
@@ -99,6 +103,24 @@ def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd,
     bad.rule_components.append(RuleComponent(id="wish", purpose=purpose, kind="economy"))
     ok, why = rules_known_api(CheckContext(gdd=bad, known_rules={c.library_rule for c in gdd.rule_components}))
     assert not ok and "'wish'" in why and needs in why
+
+
+@pytest.mark.parametrize("purpose", [
+    "Gives the player 50 metal every minute; it never takes resources from the player.",
+    "The raid party attacks storages but does not steal metal (the API cannot take resources away).",
+    "Income only: nothing drains energy, and no rule removes metal.",
+    "Spawns a convoy each minute instead of taking metal from the player.",
+    "The captured outpost keeps its owner: the rule does not change ownership and never heals units.",
+    "Grants 20 energy per kill; taking resources away is impossible in the rule API, so the penalty is a delay.",
+])
+def test_rules_known_api_does_not_fire_on_a_purpose_that_denies_the_capability(gdd, purpose):
+    from genesis.checks.gdd_checks import rules_known_api
+    from genesis.models import RuleComponent
+
+    good = gdd.model_copy(deep=True)
+    good.rule_components.append(RuleComponent(id="honest", purpose=purpose, kind="economy"))
+    ok, why = rules_known_api(CheckContext(gdd=good, known_rules={c.library_rule for c in gdd.rule_components}))
+    assert ok, why
 
 
 def test_rules_known_api_accepts_what_the_api_can_do(gdd):
