@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from engine.snapshot import CATEGORIES, Marker, Snapshot
 
 QUANT = 4                # positions are stored in quarter tiles
+SETUP_S = 1.0            # rule spawns before this set the start up (a drawn layout), not a wave
 WAVE_GAP_S = 5.0         # rule spawns of one team closer than this belong to one wave
 CONTACT_GAP_S = 15.0     # a contact after this long without one starts a new engagement
 CONTACT_SLACK = 0.5      # tiles beyond weapon range that still count as contact
@@ -237,7 +238,8 @@ def derive_events(replay: Replay, trace: list[dict], contacts: list[tuple[float,
     waves: dict[int, list[list[dict]]] = {}
     for ev in trace:
         kind = ev.get("event")
-        if kind == "spawn" and ev.get("source") == "rule":
+        # a rule's spawns in the first second set the start up (a drawn layout): no wave comes then
+        if kind == "spawn" and ev.get("source") == "rule" and ev["t"] >= SETUP_S:
             groups = waves.setdefault(int(ev.get("team", -1)), [])
             if groups and ev["t"] - groups[-1][-1]["t"] <= WAVE_GAP_S:
                 groups[-1].append(ev)

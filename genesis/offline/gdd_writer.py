@@ -861,14 +861,39 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                f"{guard_type.replace('_', ' ')}s guard your base."
                if attacked else "")
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
+    strategy = {"target": c.target_composition, "home": list(home)}
+    if not varies:
+        # nothing attacks the race: the seed draws the start corner instead, so a build order memorised
+        # for one corner (its coordinates) builds nothing useful from another
+        comps, varies = _drawn_start_corner(m, home, placed, comps)
+        teams[0] = teams[0].model_copy(update={"units": []})
+        del strategy["home"]          # the reference builds round its own start, wherever it is
+        desc += " Your start corner changes from game to game."
     variation = V.variation(varies, fixed_by=None if varies else V.times_stated(brief), knob=knob)
     desc += V.told(variation)
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=True,
                time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="produce",
-               strategy_params={"target": c.target_composition, "home": list(home)},
-               variation=variation)
+               strategy_params=strategy, variation=variation)
+
+
+CORNERS = ("sw", "ne", "nw", "se")
+
+
+def _drawn_start_corner(m, home: tuple[float, float], placed: list[UnitPlacement],
+                        comps: list[RuleComponent]) -> tuple[list[RuleComponent], list]:
+    """The player's start units set up at one of the map's corner spawns, drawn per seed (a seeded layout)."""
+    from genesis.offline import layout_variation as LV   # the families' own module
+
+    sp = G.spawns(m)
+    corners = [sp[n] for n in CORNERS if n in sp] or [home]
+    layouts = [{"name": f"start at {n}", "units": LV.army_entries(PLAYER, LV.moved(placed, home, xy, m))}
+               for n, xy in zip([n for n in CORNERS if n in sp] or ["home"], corners)]
+    comp = LV.layout_component(layouts, [], f"the start corner, one of {len(layouts)} drawn per seed")
+    varies = [V.vary("which corner of the map the player starts in (its deposits are the nearby ones)",
+                     "layout: random", "where your units stand at the start: build round them")]
+    return [comp, *comps], varies
 
 
 def _mixed_army() -> list[UnitPlacement]:
