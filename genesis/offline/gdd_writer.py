@@ -784,6 +784,9 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         expects["production_win"].append({"event": "rule_log", "where": {"rule": "production_goal",
                                                                          "name": "threat_cleared"}, "min": 1})
     start = [UnitPlacement(type="commander", tag="home"), UnitPlacement(type="constructor_bot")]
+    # a goal one factory could not turn out in time starts with enough factories (each placed on its own)
+    prebuilt = economy.prebuilt_factories(c.target_composition, [u.type for u in start], deadline)
+    start += [UnitPlacement(type=f) for f, k in prebuilt.items() for _ in range(k)]
     # a guard is never of a type the race asks for: it would count towards the goal
     guard_type = next((t for t in GUARD_TYPES if t not in c.target_composition), GUARD_TYPES[0])
     raid_text = ""
@@ -853,8 +856,11 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         TeamPlan(id=ENEMY, name="Raiders", role="enemy", controller={"type": "ai", "behaviour": "idle"}),
     ]
     comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
+    factories = ", ".join(f"{k} {f.replace('_', ' ')}{'s' if k > 1 else ''}" for f, k in prebuilt.items())
     desc = (f"Produce {comp} within {deadline / 60:g} minutes, the sooner the better. You start with {metal:g} metal "
-            f"and {energy:g} energy: build metal extractors on deposits and solar collectors, then the right factory."
+            f"and {energy:g} energy" + (f" and {factories} (one factory alone could not build them in time)"
+                                        if factories else "")
+            + ": build metal extractors on deposits and solar collectors, then the right factory."
             + raid_text
             + (f" The enemy attacks your base at {', '.join(f'{t / 60:g}' for t in sorted(c.wave_times))} minutes "
                "whether you are ready or not: you win once you own them and the last attack is beaten. A few "

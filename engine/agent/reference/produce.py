@@ -51,8 +51,11 @@ class Produce(Strategy):
                 if step == kind:
                     factories = self._complete_of(sim, chain[step_i - 1]) if step_i else []
                     if need > 0 and factories:
-                        f = min(factories, key=lambda i: len(sim.production.queue_of(i)))
-                        actions.append({"action": "produce", "factory": f, "unit_type": kind, "count": need})
+                        # spread over the factories, shortest queue first: one queue would build them in turn
+                        by_queue = sorted(factories, key=lambda i: (len(sim.production.queue_of(i)), i))
+                        for k, f in enumerate(by_queue[:need]):
+                            share = need // len(by_queue[:need]) + (k < need % len(by_queue[:need]))
+                            actions.append({"action": "produce", "factory": f, "unit_type": kind, "count": share})
                     break
                 if self._complete_of(sim, step):
                     continue
