@@ -267,7 +267,9 @@ class RuleTest(Doc):
     until: float | None = Field(None, gt=0, description="stop after this many game seconds (default: the level's "
                                                         "end)")
     policies: dict[int, Literal["idle", "random", "reference"]] | None = Field(
-        None, description="policy per agent-controlled team; agent teams default to idle")
+        None, description="policy per agent-controlled team, keyed by team id as a JSON object key (a string): "
+                          "{\"0\": \"reference\"}; \"reference\" plays the test level's metadata.reference; agent "
+                          "teams without an entry stay idle")
     expect: list[Expectation] = Field(min_length=1, description="what the run must show (trace events, outcome, "
                                                                 "engine state)")
 
