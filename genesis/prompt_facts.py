@@ -10,6 +10,9 @@ import json
 import re
 import types
 import typing
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
@@ -47,8 +50,26 @@ def _type_text(annotation: Any) -> str:
     return getattr(annotation, "__name__", str(annotation).replace("typing.", ""))
 
 
+_DESCRIBED: ContextVar[set[str] | None] = ContextVar("described_models", default=None)
+
+
+@contextmanager
+def recording_described() -> Iterator[set[str]]:
+    """The names of the models whose fields the facts rendered inside the block list (the prompt's
+    copy of the output schema leaves their descriptions out: each fact once)."""
+    seen: set[str] = set()
+    token = _DESCRIBED.set(seen)
+    try:
+        yield seen
+    finally:
+        _DESCRIBED.reset(token)
+
+
 def model_fields_text(model: type[BaseModel], skip: tuple[str, ...] = ()) -> str:
     """`name: type = default (description)` for each field of a model."""
+    seen = _DESCRIBED.get()
+    if seen is not None and not skip:
+        seen.add(model.__name__)
     parts = []
     for name, field in model.model_fields.items():
         if name in skip:
@@ -87,7 +108,26 @@ MAP_PREAMBLE = ("Built-in maps (use {\"name\": ...}; x grows right, y grows down
 @lru_cache(maxsize=None)
 def map_entry(name: str) -> str:
     """One built-in map: size, terrain shares, spawn points, metal deposits and its terrain sketch."""
-    m = load_map(MapRef(name=name))
+    return _map_text(name, load_map(MapRef(name=name)))
+
+
+def map_of(ref: dict | None) -> str:
+    """The map a design names ({"name"} or {"generate"}), as `map_entry` describes a built-in one."""
+    ref = {k: v for k, v in (ref or {}).items() if v is not None}
+    if "name" in ref and ref["name"] in list_maps():
+        return map_entry(ref["name"])
+    try:
+        return _map_text("the procedural map " + json.dumps(ref.get("generate") or {}), load_map(MapRef(**ref)))
+    except Exception as exc:  # a design's map that does not load: say so, the schema check names it too
+        return f"- the design's map {json.dumps(ref)} does not load: {exc}"
+
+
+def map_sizes() -> str:
+    """Each built-in map's name and size, one line."""
+    return "; ".join(f"{name} {m.width}x{m.height}" for name, m in ((n, load_map(MapRef(name=n))) for n in list_maps()))
+
+
+def _map_text(name: str, m) -> str:
     tiles = m.width * m.height
     share = {label: sum(r.count(ch) for r in m.rows) / tiles for ch, label in
              (("~", "water"), ("#", "cliff"), ("=", "bridge"))}
@@ -100,10 +140,26 @@ def map_entry(name: str) -> str:
                       terrain_sketch(m)])
 
 
-@lru_cache(maxsize=1)
-def map_catalog() -> str:
-    """Every built-in map (see `map_entry`) and the procedural map's parameters."""
-    return "\n".join([MAP_PREAMBLE, *(map_entry(name) for name in list_maps()), procedural_map()])
+def map_catalog(deposits: bool = True) -> str:
+    """Every built-in map (see `map_entry`; without its deposit line unless `deposits`) and the procedural
+    map's parameters."""
+    entries = [map_entry(name) if deposits else "\n".join(line for line in map_entry(name).splitlines()
+                                                          if "metal deposits (" not in line)
+               for name in list_maps()]
+    return "\n".join([MAP_PREAMBLE, *entries, procedural_map()])
+
+
+def maps_for(brief: dict | str) -> str:
+    """The maps for a design: in full (spawns, deposits, terrain sketch) those the brief names, every other
+    built-in map on one line (size and spawns); all in full when the brief names none."""
+    text = (brief if isinstance(brief, str) else json.dumps(brief)).lower()
+    named = [n for n in list_maps() if n in text or n.replace("_", " ") in text]
+    if not named:
+        return map_catalog()
+    others = [line for name in list_maps() if name not in named for line in map_entry(name).splitlines()[:1]]
+    return "\n".join([MAP_PREAMBLE, *(map_entry(name) for name in named),
+                      "Other built-in maps (terrain not shown: the brief did not pick them):", *others,
+                      procedural_map()])
 
 
 def procedural_map() -> str:
@@ -161,8 +217,8 @@ def terrain_sketch(m) -> str:
               f"marked blocked if any of its tiles is; "
               + ("a passage narrower than a cell can show as blocked; " if closed else
                  "every passage between open areas shows; ")
-              + f"letters are spawns: {', '.join(keys)}):")
-    return "\n".join([legend] + ["  " + "".join(r) for r in grid])
+              + f"letters are spawns: {', '.join(keys)}; a row stops at its last non-open cell):")
+    return "\n".join([legend] + ["  " + "".join(r).rstrip(".") for r in grid])
 
 
 def footprints() -> str:
@@ -228,6 +284,22 @@ def controllers() -> str:
     return "\n".join(lines)
 
 
+def controllers_menu() -> str:
+    """Each controller by its tag and meaning, without its fields (what a brief can count on)."""
+    lines = ["Controllers (who commands a team):"]
+    for model in _union_members(Controller):
+        keys = [k for k in ("type", "behaviour") if k in model.model_fields]
+        tag = "/".join(str(model.model_fields[k].default) for k in keys)
+        lines.append(f"- {tag}: {model.model_fields[keys[-1]].description}" + (f". {_doc(model)}" if _doc(model) else ""))
+    return "\n".join(lines)
+
+
+def conditions_menu() -> str:
+    """Each declarative condition by its kind and meaning, without its fields."""
+    return "Declarative win/loss conditions: " + "; ".join(
+        f"{model.model_fields['kind'].default}: {_doc(model).rstrip('.')}" for model in _union_members(Condition)) + "."
+
+
 def target_selector() -> str:
     return f"a selector {{{model_fields_text(TargetSelector)}}} ({_doc(TargetSelector)})"
 
@@ -255,11 +327,29 @@ def reference_strategies() -> str:
     lines = ["Reference strategies (the scripted reference policy plays the GDD's reference_strategy with its "
              "strategy_params; validation requires it to WIN every seed and to beat an idle player). "
              + policies.describe_reference()]
+    shared = policies.ReferencePolicy.SHARED_PARAMS
     for s in policies.describe_strategies():
-        params = "; ".join(f"{k}: {v}" for k, v in s["params"].items())
+        params = "; ".join(f"{k}: {v}" for k, v in s["params"].items() if k not in shared)
         lines.append(f"- {s['name']}: {s['behaviour']} strategy_params (all optional): {params}.")
+    lines.append("Every strategy also reads these strategy_params (all optional): "
+                 + "; ".join(f"{k}: {v}" for k, v in shared.items()) + ".")
     lines.append(f"The idle player (the comparison run): {' '.join((policies.IdlePolicy.__doc__ or '').split())}")
     return "\n".join(lines)
+
+
+def strategy_menu() -> str:
+    """The reference strategies by name and behaviour, without their params (what a brief can count on)."""
+    lines = ["Reference strategies (the GDD picks one; the scripted reference policy plays it and must WIN every "
+             "validation seed; the GDD sets its params): " + policies.describe_reference()]
+    lines += [f"- {s['name']}: {s['behaviour']}" for s in policies.describe_strategies()]
+    return "\n".join(lines)
+
+
+def strategy(name: str) -> str:
+    """One reference strategy with its params, and what every strategy shares (a level's reference)."""
+    lines = reference_strategies().splitlines()
+    chosen = [line for line in lines[1:-2] if line.startswith(f"- {name}: ")]
+    return "\n".join([lines[0], *(chosen or lines[1:-2]), *lines[-2:]])
 
 
 def combat() -> str:
@@ -423,8 +513,24 @@ class Facts:
         return map_catalog()
 
     @property
+    def map_terrain(self) -> str:
+        return map_catalog(deposits=False)
+
+    @property
     def map_names(self) -> str:
         return map_names()
+
+    @property
+    def map_sizes(self) -> str:
+        return map_sizes()
+
+    @staticmethod
+    def map_of(ref: dict | None) -> str:
+        return map_of(ref)
+
+    @staticmethod
+    def maps_for(brief: dict | str) -> str:
+        return maps_for(brief)
 
     @property
     def roster(self) -> str:
@@ -443,6 +549,14 @@ class Facts:
         return conditions()
 
     @property
+    def controllers_menu(self) -> str:
+        return controllers_menu()
+
+    @property
+    def conditions_menu(self) -> str:
+        return conditions_menu()
+
+    @property
     def switches(self) -> str:
         return switches()
 
@@ -453,6 +567,14 @@ class Facts:
     @property
     def strategies(self) -> str:
         return reference_strategies()
+
+    @property
+    def strategy_menu(self) -> str:
+        return strategy_menu()
+
+    @staticmethod
+    def strategy(name: str) -> str:
+        return strategy(name)
 
     @property
     def rule_api(self) -> str:

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ValidationError
 from genesis.llm.config import ModelConfig, RoleConfig
 from genesis.llm.limits import SlotWaitTimeout, model_slot, retry_after_seconds
 from genesis.llm.offline_provider import METADATA_KEY, register_offline_provider
+from genesis.llm.schema_text import schema_text
 from genesis.llm.transcript import ReplayIndex, ReplayMismatch, Transcript
 from genesis.llm.usage import Usage
 
@@ -308,7 +309,11 @@ class LLMClient:
 
     # ---- public -------------------------------------------------------------------------
     def complete(self, role: str, skill: str, prompt: str | list[dict[str, Any]], output_model: type[T], *,
-                 stage: str, inputs: dict[str, Any], images: list[bytes | Path] | None = None) -> T:
+                 stage: str, inputs: dict[str, Any], images: list[bytes | Path] | None = None,
+                 described: frozenset[str] = frozenset(), shown: type[BaseModel] | None = None) -> T:
+        """`described`: the models whose fields the prompt itself lists (the prompt's copy of the schema
+        leaves their descriptions out); `shown`: the model whose schema the prompt shows, when the prompt
+        asks only for a part of what `output_model` accepts (the request's schema stays `output_model`'s)."""
         cfg = self.config.for_role(role)
         base = {"call": next(self._call_ids), "role": role, "skill": skill, "stage": stage, "model": cfg.model,
                 "backend": self.backend_name(role), "inputs_sha256": _inputs_hash(inputs)}
@@ -316,7 +321,8 @@ class LLMClient:
             return self._complete_from_replay(base, output_model)
 
         schema = json.loads(_schema_json(output_model))
-        request_messages = self._build_messages(prompt, schema, images)
+        shown_schema = json.loads(_schema_json(shown)) if shown is not None else schema
+        request_messages = self._build_messages(prompt, shown_schema, images, described)
         messages = request_messages
         attempts = cfg.max_retries + 1
         for attempt in range(1, attempts + 1):
@@ -413,10 +419,10 @@ class LLMClient:
     # ---- internals ----------------------------------------------------------------------
     @staticmethod
     def _build_messages(prompt: str | list[dict[str, Any]], schema: dict[str, Any],
-                        images: list[bytes | Path] | None) -> list[dict[str, Any]]:
+                        images: list[bytes | Path] | None, described: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
         messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else [dict(m) for m in prompt]
-        instruction = ("Answer with one JSON object and nothing else. It must validate against this JSON "
-                       f"schema:\n{json.dumps(schema, separators=(',', ':'))}")
+        instruction = ("Answer with one JSON object and nothing else. It must validate against the request's JSON "
+                       f"schema, which reads:\n{schema_text(schema, described)}")
         if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
             messages[0] = {**messages[0], "content": f"{messages[0]['content']}\n\n{instruction}"}
         else:

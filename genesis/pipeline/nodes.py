@@ -201,6 +201,11 @@ class Nodes:
             try:
                 draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd,
                                                       verified=verified.get(comp.id), kept=sorted(kept))
+                if draft.write_new:   # the library rule cannot do it: ask for a new rule, with the rule API
+                    declined = [f"the library rule {lib['id'] if lib else comp.library_rule} cannot do what this "
+                                "component needs (your own judgement): write a new rule"]
+                    draft = self.ctx.developer.write_rule(comp, None, guidance + declined, example, retry, criteria,
+                                                          gdd, verified=verified.get(comp.id), kept=sorted(kept))
                 # the level names the rule by its component id, whatever id the draft gave
                 art = keep_or_build(draft.model_copy(update={"id": comp.id}), verified.get(comp.id), self.ctx.kb)
                 arts.append(art.model_copy(update={"written_for": component_key(comp)}))
