@@ -336,7 +336,7 @@ class LLMClient:
                 latency = (time.perf_counter() - started) * 1000
                 unreadable = _unreadable_response(exc)
                 cause = excerpt(f"malformed response: {_describe(exc)}" if unreadable else _describe(exc), 1_000)
-                self.usage.record_call(stage, ok=False, latency_ms=latency)
+                self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model)
                 final = not (isinstance(exc, litellm.Timeout) or unreadable) or attempt == attempts
                 self._log(record, ok=False, final=final, error=cause,
                           error_type="MalformedResponse" if unreadable else type(exc).__name__, latency_ms=latency)
@@ -360,7 +360,7 @@ class LLMClient:
                 if finish_reason == "length":
                     cause += (f" (the reply was cut off after {tokens['completion_tokens']} tokens: "
                               f"max_tokens={cfg.max_tokens} or the model's context is too small)")
-                self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, **tokens)
+                self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, model=cfg.model, **tokens)
                 final = attempt == attempts
                 self._log(record, ok=False, final=final, response_text=excerpt(text, cfg.max_reply_chars),
                           response_chars=len(text), finish_reason=finish_reason, error=cause,
@@ -374,7 +374,7 @@ class LLMClient:
                                                         "Reply again with only the corrected JSON object."}]
                 continue
 
-            self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, **tokens)
+            self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, model=cfg.model, **tokens)
             self._log(record, ok=True, final=True, response_text=text, finish_reason=finish_reason,
                       output=output.model_dump(mode="json"), latency_ms=latency, cost_usd=cost, **tokens)
             return output
@@ -398,7 +398,7 @@ class LLMClient:
                 if _is_infra(exc):
                     latency = (time.perf_counter() - started) * 1000
                     last = number > cfg.infra_retries or isinstance(exc, SlotWaitTimeout)
-                    self.usage.record_call(stage, ok=False, latency_ms=latency)
+                    self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model)
                     self._log({**record, "try": number}, ok=False, final=last, error=excerpt(_describe(exc), 1_000),
                               error_type=type(exc).__name__, retry_after_s=retry_after_seconds(exc),
                               latency_ms=latency)
