@@ -69,3 +69,14 @@ def test_a_failing_message_lists_every_failing_expectation_and_cuts_none_inside_
     for i in range(4):
         assert why.count(f"(name=wave_{i})") == 2
     assert all(part.endswith("…") or part.endswith(")") for part in why.split("; ")[1:])
+
+
+def test_shorten_cuts_at_a_word_boundary_and_says_so():
+    from genesis.checks.messages import shorten
+
+    text = "0 rule_log events (name=wave_three) between t=0 and t=600"
+    cut = shorten(text, 30)
+    assert len(cut) <= 30 and cut.endswith("…")
+    assert text.startswith(cut[:-2].rstrip())            # a prefix of whole words
+    assert text[len(cut[:-2].rstrip())] == " "
+    assert shorten(text, 500) == text
