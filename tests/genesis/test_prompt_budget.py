@@ -122,3 +122,35 @@ def test_every_agent_prompt_with_a_static_part_sends_it_first_as_the_system_mess
     system, user = sent[0]
     assert system["role"] == "system" and "project manager" in system["content"]
     assert user["role"] == "user" and "Gating the gdd stage" in user["content"]
+
+
+def test_a_declined_library_rule_is_asked_again_as_a_new_rule(tmp_path):
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from genesis.models import RuleComponent
+    from genesis.pipeline.nodes import Nodes
+
+    comp = RuleComponent(id="waves", kind="spawn", purpose="Spawns waves.", library_rule="staggered_waves")
+    new = {"id": "waves", "params": {}, "source": "function on_start() log('w', {}) end",
+           "meta": {"title": "t", "description": "d"},
+           "tests": [{"name": "x", "level": {"name": "n", "description": "d", "map": {"name": "open_field"},
+                                             "teams": [{"id": 0, "name": "p"}]}, "expect": [{"event": "rule_log"}]}]}
+    calls = []
+
+    class Dev:
+        def write_rule(self, comp, lib, guidance, example, retry, criteria, gdd, verified=None, kept=None):
+            calls.append((lib, list(guidance)))
+            return RuleDraft.model_validate({"id": comp.id, "write_new": True} if lib else new)
+
+    entry = SimpleNamespace(id="staggered_waves", data={"meta": {"description": "waves", "params": {}},
+                                                        "lua": "-- lib", "tests": {"tests": []}})
+    kb = SimpleNamespace(get=lambda kind, rid: entry, search=lambda *a, **k: [])
+    ctx = SimpleNamespace(developer=Dev(), kb=kb, say=lambda *a: None, out_dir=tmp_path,
+                          rubrics_root=Path(__file__).resolve().parents[2] / "rubrics")
+    gdd = design(write_brief("defend two fronts against three waves", read("defend two fronts against three waves"),
+                             [])).model_copy(update={"rule_components": [comp]})
+    out = Nodes(ctx).write_rules({"gdd": gdd, "verdicts": {}, "rules": [], "rule_tests": {}})
+    assert [lib is not None for lib, _ in calls] == [True, False]
+    assert any("cannot do what this component needs" in g for g in calls[1][1])
+    assert out["route"] == "test_rules" and out["rules"][0].source == new["source"]
