@@ -46,6 +46,7 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from engine.errors import EngineError
+from genesis.checks.messages import shorten
 from genesis.fileio import atomic_write_text
 from genesis.simulate import DEFAULT_TIMEOUT_S, SimPool, copy_followers, seed_leaders
 from genesis.validation_cache import engine_version, level_fingerprint
@@ -230,7 +231,7 @@ def _variation(level) -> tuple[str | None, list[dict], list[str]]:
         try:
             probe = Probe.model_validate(spec)
         except ValueError as exc:
-            problems.append(f"probe #{i + 1}: not a valid probe ({' '.join(str(exc).split())[:300]})")
+            problems.append(f"probe #{i + 1}: not a valid probe ({shorten(str(exc), 300)})")
             continue
         name, n = probe.name, 2
         while name in names:

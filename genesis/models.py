@@ -287,7 +287,9 @@ class RuleTest(Doc):
     until: float | None = Field(None, gt=0, description="stop after this many game seconds (default: the level's "
                                                         "end)")
     policies: dict[int, Literal["idle", "random", "reference"]] | None = Field(
-        None, description="policy per agent-controlled team; agent teams default to idle")
+        None, description="policy per agent-controlled team, keyed by team id as a JSON object key (a string): "
+                          "{\"0\": \"reference\"}; \"reference\" plays the test level's metadata.reference; agent "
+                          "teams without an entry stay idle")
     expect: list[Expectation] = Field(min_length=1, description="what the run must show (trace events, outcome, "
                                                                 "engine state)")
 
@@ -330,10 +332,17 @@ class RuleDraft(Doc):
     meta: RuleMetaDraft | None = Field(None, description="metadata of a new rule")
     keep: bool = Field(False, description="true: keep the previously verified script shown for this component "
                                           "unchanged, with its tests (give only id, keep and params)")
+    write_new: bool = Field(False, description="true: the library rule offered cannot do what the component needs "
+                                               "(give only id): you are then asked for a new rule, with the rule API")
 
     @model_validator(mode="after")
     def _reuse_or_new(self) -> RuleDraft:
-        if self.keep:
+        if self.write_new:
+            extra = [k for k in ("reuse", "source", "meta") if getattr(self, k)] + \
+                [k for k in ("tests", "keep") if getattr(self, k)]
+            if extra:
+                raise ValueError(f"write_new takes only id; drop {', '.join(extra)}")
+        elif self.keep:
             extra = [k for k in ("reuse", "source", "meta") if getattr(self, k) is not None] + (["tests"] if self.tests else [])
             if extra:
                 raise ValueError(f"a kept rule takes only id, keep and params; drop {', '.join(extra)}")

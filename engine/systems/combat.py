@@ -3,9 +3,16 @@
 Acquisition picks the nearest valid enemy: not allied, of a kind the weapon can hit (ground /
 air), visible to the shooter's team when fog is on, and within the acquisition radius — the weapon
 range, or the sight radius for units on attack-move / patrol, which stop to shoot and chase.
-`move_force` units ignore enemies entirely. Large armies search enemies bucketed on a grid, so the
-cost grows with the units rather than with their square. Damage is reduced by the target's armour;
-splash weapons hurt every non-allied unit around the impact.
+`move_force` units ignore enemies entirely. Damage is reduced by the target's armour;
+splash weapons hurt every non-allied unit around the impact; a weapon with a minimum range cannot hit
+closer targets.
+
+Weapons: a weapon deals its damage per shot once every reload seconds. A unit is ready to fire when
+it appears, so its first shot lands the moment a target is in range, and the cooldown runs down only
+while it has a target: a slow heavy weapon (say 900 damage every 10 s) deals its whole volley at
+first contact, then nothing until it reloads. Weapon range is how far a unit shoots; sight radius is
+how far it sees under fog and how far units on attack-move or patrol pick and chase targets; units
+without such an order engage only within weapon range.
 """
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ from engine.world import FIGHT, MOVE_FORCE, ORDER_NAMES, PATROL, World
 if TYPE_CHECKING:
     from engine.systems.vision import Vision
 
+# Large armies search enemies bucketed on a grid, so the cost grows with the units rather than with their square.
 DENSE_PAIRS = 200_000   # up to this many shooter-enemy pairs, one dense matrix beats bucketing
 BUCKET = 4.0            # tiles per grid cell of the bucketed search
 

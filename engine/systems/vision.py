@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+# What fog of war means for play (the prompts state it).
+VISION_DOC = ("each team sees the tiles within its units' sight radii (discs; terrain never blocks sight); under "
+              "fog a unit targets only enemies its team sees, and scripted players react only to what they see")
+
 import numpy as np
 
 from engine.world import World, flat_index

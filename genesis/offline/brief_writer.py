@@ -335,6 +335,11 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)
     lines = unsupported_lines(clauses)
     unsupported = [u for u in unsupported if not any(u in line for line in lines)] + lines
+    if not c.map_hint:   # a map of its own choice is an assumption, named so the GDD stage sees its terrain
+        from genesis.offline.gdd_writer import map_choice   # here: the GDD writer's modules load only when used
+
+        chosen = map_choice(c, query)
+        assumptions.append(f"map: {chosen['name']}" if "name" in chosen else "map: a generated map")
     return Brief(
         query=query, title=title, competency=COMPETENCY[arch],  # type: ignore[arg-type]
         summary=f"{title}: a {arch} scenario testing {COMPETENCY[arch].replace('_', ' ')}.",

@@ -50,6 +50,22 @@ def _map_for(c: Concepts) -> dict:
     return {"name": "crossroads"}
 
 
+def map_choice(c: Concepts, query: str) -> dict:
+    """The map the offline designer builds on: the brief names it, so the GDD stage knows which terrain counts."""
+    if c.map_hint:
+        return {"name": c.map_hint}
+    if c.archetype in ("defense", "raids") and c.directions:
+        # named sides need a map whose spawns lie on the compass around the base
+        return {"name": "crossroads"}
+    if c.archetype == "capture":
+        from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
+
+        return {"name": "open_field" if LV.zone_fixed(query) else "crossroads"}
+    if c.archetype == "teams":
+        return {"name": "crossroads"}
+    return _map_for(c)
+
+
 def _wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
     if "artillery" in c.unit_kinds and c.archetype != "siege":
         return {"artillery_bot": _scaled(2, strength, 1), "light_bot": _scaled(2, strength, 1)}
@@ -270,10 +286,7 @@ def _direction_expects(sides: list[str], times: list[float], base: tuple[float, 
 
 
 def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
-    map_ref = _map_for(c)
-    if c.directions and not c.map_hint:
-        # named sides need a map whose spawns lie on the compass around the base
-        map_ref = {"name": "crossroads"}
+    map_ref = map_choice(c, brief.query)
     safe = _trapped(guidance)
     m = G.load(map_ref)
     base_name, base = G.base_point(m)
@@ -994,7 +1007,7 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
 
     fixed = LV.zone_fixed(brief.query)
-    map_ref = {"name": c.map_hint or ("open_field" if fixed else "crossroads")}
+    map_ref = map_choice(c, brief.query)
     m = G.load(map_ref)
     sp = G.spawns(m)
     _, centre = G.base_point(m)
@@ -1061,7 +1074,7 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     stands), and which team of the alliance the enemy sides gang up on."""
     from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
 
-    map_ref = {"name": c.map_hint or "crossroads"}
+    map_ref = map_choice(c, brief.query)
     m = G.load(map_ref)
     sp = G.spawns(m)
     size = c.team_size     # the brief keeps it within what the map's corners and sides hold

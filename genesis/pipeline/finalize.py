@@ -113,7 +113,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "evolution": state.get("evolution"),
         "stage_times_s": state.get("stage_times", {}),
         "generation_time_s": round(sum((state.get("stage_times") or {}).values()), 2),
-        "usage": {"by_stage": usage.by_stage(), "total": usage.total()},
+        "usage": usage.record(),
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }).model_dump(mode="json")
 

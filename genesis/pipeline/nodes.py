@@ -14,6 +14,7 @@ from genesis.certificate import (CertificateGames, cached_certificate, certifica
                                  scenario_certificate)
 from genesis.difficulty import band_of, tunable
 from genesis.checks import CheckContext, run_criteria
+from genesis.checks.messages import bounded_join, shorten
 from genesis.evidence import requirement_evidence
 from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json, atomic_write_text, dump_yaml
@@ -201,6 +202,11 @@ class Nodes:
             try:
                 draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd,
                                                       verified=verified.get(comp.id), kept=sorted(kept))
+                if draft.write_new:   # the library rule cannot do it: ask for a new rule, with the rule API
+                    declined = [f"the library rule {lib['id'] if lib else comp.library_rule} cannot do what this "
+                                "component needs (your own judgement): write a new rule"]
+                    draft = self.ctx.developer.write_rule(comp, None, guidance + declined, example, retry, criteria,
+                                                          gdd, verified=verified.get(comp.id), kept=sorted(kept))
                 # the level names the rule by its component id, whatever id the draft gave
                 art = keep_or_build(draft.model_copy(update={"id": comp.id}), verified.get(comp.id), self.ctx.kb)
                 arts.append(art.model_copy(update={"written_for": component_key(comp)}))
@@ -454,7 +460,7 @@ class Nodes:
             self.ctx.say(stage, f"PM: {mf.decision} -> {mf.target_stage} ({mf.reason})")
             if mf.decision == "stop":
                 update.update(status=_stopped_status(stage, verdict, state), route="finalize",
-                              stop_reason=f"stopped at stage {stage}: {mf.reason}. Failing: " + "; ".join(mf.guidance)[:800])
+                              stop_reason=f"stopped at stage {stage}: {mf.reason}. Failing: " + bounded_join(mf.guidance, 800))
                 return update
             target = {"advance": NEXT_STAGE[stage], "retry": stage}.get(mf.decision, mf.target_stage)
             if target == "done":
@@ -488,7 +494,7 @@ class Nodes:
         failed = [c for c in verdict.criteria if not c.passed]
         sigs = [c.kind.split(":")[-1] for c in failed] + run_hints(stage, state.get("runs") or [])
         return {"run_id": state["run_id"], "query": state["query"], "stage": stage,
-                "failed": [f"{c.id}: {c.reason}"[:300] for c in failed], "signatures": sorted(set(sigs)),
+                "failed": [shorten(f"{c.id}: {c.reason}", 300) for c in failed], "signatures": sorted(set(sigs)),
                 "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
     def _log_verdict(self, state: dict, stage: str, verdict: Verdict, iteration: int) -> None:
