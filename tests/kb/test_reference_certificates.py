@@ -1,6 +1,5 @@
 """The five reference mini-games as benchmark tasks: each declares what its seed varies through a
-mechanism the level really has, and the validity certificate holds (@slow: each plays ~20 games).
-FS-T is not certified yet: a turtle that holds its start wins every seed (its meta.yaml says so)."""
+mechanism the level really has, and the validity certificate holds (@slow: each plays ~20 games)."""
 from __future__ import annotations
 
 import pytest
@@ -13,7 +12,6 @@ from genesis.workspace import seed_kb
 
 LEVELS = seed_kb() / "levels"
 GAMES = ("TCP", "MFD", "FS-F", "FS-T", "SP")
-NOT_CERTIFIED = {"FS-T": "a turtle that holds its start wins every seed"}
 
 
 def _mechanism_exists(level, how: str) -> bool:
@@ -46,8 +44,7 @@ def test_each_game_declares_its_seeded_variation(game):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", [pytest.param(g, marks=pytest.mark.xfail(strict=True, reason=NOT_CERTIFIED[g]))
-                                  if g in NOT_CERTIFIED else g for g in GAMES])
+@pytest.mark.parametrize("game", GAMES)
 def test_reference_game_is_certified(game):
     cert = certify(LEVELS / game / "level.json")
     failing = {k: c.detail for k, c in cert.checks.items() if not c.passed}
