@@ -50,3 +50,12 @@ def test_reference_game_is_certified(game):
     failing = {k: c.detail for k, c in cert.checks.items() if not c.passed}
     assert cert.valid, (failing, cert.flags, cert.errors)
     assert cert.rungs["reference"].seeds_won == cert.seeds
+
+
+def test_siege_reference_scouts_only_the_sites_the_briefing_names():
+    """SP's reactor stands at a site drawn per seed: the reference may know the candidate sites the
+    agent is told, never which one holds the reactor."""
+    level = load_level(LEVELS / "SP" / "level.json")
+    sites = next(r for r in level.config.rules if r.id == "static_fortification").params["sites"]
+    assert level.config.metadata["reference"]["search"] == sites and len(sites) == 3
+    assert all(f"({x:g}, {y:g})" in level.config.description for x, y in sites)
