@@ -25,6 +25,26 @@ class Marker:
 
 
 @dataclass(frozen=True)
+class Shape:
+    """An area a rule drew: a circle (half_w == half_h == radius) or an axis-aligned rectangle."""
+    id: int
+    kind: str                        # "circle" | "rect"
+    x: float                         # centre, tiles
+    y: float
+    half_w: float
+    half_h: float
+    label: str = ""
+    color: str = "#ffd700"
+
+    def contains(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Mask over the points (x, y): which lie inside (the border counts as inside)."""
+        dx, dy = x - self.x, y - self.y
+        if self.kind == "circle":
+            return dx * dx + dy * dy <= self.half_w * self.half_w
+        return (np.abs(dx) <= self.half_w) & (np.abs(dy) <= self.half_h)
+
+
+@dataclass(frozen=True)
 class Snapshot:
     time: float                      # game seconds
     terrain: np.ndarray              # (H, W) uint8 terrain codes
@@ -40,6 +60,7 @@ class Snapshot:
     under_construction: np.ndarray   # (N,) bool
     team_colors: dict[int, str]      # team id -> "#rrggbb"
     markers: tuple[Marker, ...] = ()
+    shapes: tuple[Shape, ...] = ()   # rules' areas as they are at `time`
     visible: dict[int, np.ndarray] = field(default_factory=dict)  # team -> (H, W) bool, when fog is on
     title: str = ""
 
