@@ -161,8 +161,8 @@ API_DOC: dict[str, str] = {
                      "when given)",
     "set_controller": "set_controller(team, spec): replaces the team's controller (spec as in Controllers)",
     "win": "win(team, reason): the game ends now; `team` and its allies win, every other team loses",
-    "lose": "lose(team, reason): `team` and its allies are out (lose events); once one alliance is left the game ends "
-            "and it wins (win events)",
+    "lose": "lose(team, reason): `team` and its allies are out (lose events; they are losers of however the game "
+            "ends); once one alliance is left the game ends and it wins (win events)",
     "message": "message(text [, team]): shows a message to every team, or only to `team`",
     "mark": "mark(x, y, label [, color]): a map marker (max 200)",
     "log": "log(name, fields): writes a trace event {event: 'rule_log', rule: <rule id>, name: name, fields: fields} "

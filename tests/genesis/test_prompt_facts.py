@@ -50,7 +50,8 @@ def test_terrain_sketch_marks_every_blocked_tile_and_every_spawn():
 
 
 def test_designer_prompts_state_what_rules_cannot_do():
-    assert "give_resources adds amounts >= 0" in FACTS.rule_api_compact
+    assert "take_resources and transfer_resources remove at most what the team has" in FACTS.rule_api_compact
+    assert "ENVIRONMENT side" in FACTS.rule_api_compact and "damage_area(x, y, radius" in FACTS.rule_api
     assert "rules share no state" in FACTS.rule_api_compact
     assert all(f"{name}(" in FACTS.rule_api_compact for name in RULE_API)
     # the developer gets the same limits, so the two roles cannot be told different things
@@ -86,10 +87,8 @@ def test_gdd_schema_check_names_overlapping_units(gdd):
 
 
 @pytest.mark.parametrize("purpose, needs", [
-    ("Raiders near a storage steal 20 metal per second from the player.", "resources can only be granted"),
-    ("Every 30 s, drains the player's energy by 50.", "resources can only be granted"),
     ("When a unit enters the zone, the structure changes owner to that unit's team.", "units are created only"),
-    ("A medic tent heals units nearby every 5 s.", "units are created only"),
+    ("Captured pylons switch allegiance to the capturer.", "units are created only"),
 ])
 def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd, purpose, needs):
     from genesis.checks.gdd_checks import rules_known_api
@@ -101,13 +100,18 @@ def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd,
     assert not ok and "'wish'" in why and needs in why
 
 
-def test_rules_known_api_accepts_what_the_api_can_do(gdd):
+@pytest.mark.parametrize("purpose", [
+    "Gives the player 50 metal every 30 s and logs rule_log 'income'.",
+    "Raiders near a storage steal 20 metal per second from the player.",
+    "Every 30 s, drains the player's energy by 50.",
+    "A medic tent heals units nearby every 5 s.",
+])
+def test_rules_known_api_accepts_what_the_api_can_do(gdd, purpose):
     from genesis.checks.gdd_checks import rules_known_api
     from genesis.models import RuleComponent
 
     good = gdd.model_copy(deep=True)
-    good.rule_components.append(RuleComponent(
-        id="supply", kind="economy", purpose="Gives the player 50 metal every 30 s and logs rule_log 'income'."))
+    good.rule_components.append(RuleComponent(id="supply", kind="economy", purpose=purpose))
     ok, why = rules_known_api(CheckContext(gdd=good, known_rules={c.library_rule for c in gdd.rule_components}))
     assert ok, why
 
