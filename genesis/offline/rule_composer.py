@@ -28,6 +28,8 @@ TEST_THRESHOLD = 2           # unit-count threshold in a count step's test
 KILL_SECONDS = 120.0         # how long a test waits for a unit to be destroyed
 MOVE_SECONDS = 8.0           # after an attack order, the attackers have left ...
 LEFT_RADIUS = 4.0            # ... this circle (tiles) around where they appeared
+KEEPER = "wall"              # a far unit that keeps a side in a test's game once its other units fall
+KEEPER_CLEARANCE = 12.0      # tiles between a keeper and every other placed unit or place (beyond weapon range)
 END_ACTIONS = ("win", "lose")
 LOG_EVENTS = ("step_fired {step, index, trigger, t}", "group_spawned / reinforced {step, index, team, from, slot (which "
               "of the action's places, from 1), count, units, x, y}", "attack_ordered {step, index, team, count, target_team, "
@@ -139,6 +141,14 @@ class _Bench:
                 unit["tag"] = tag
             self.units.setdefault(team, []).append(unit)
             count -= n
+
+    def keep_in_game(self, teams: set[int]) -> None:
+        """A side with nothing left is out and the game may end with it: a step's test watches the rule,
+        not that ending, so each of these sides gets a wall far from everything else."""
+        for t in sorted(teams):
+            xy = G.passable_near(self.m, 0.0, 0.0, self.taken, clearance=KEEPER_CLEARANCE, main_region_only=True)
+            self.taken.append(xy)
+            self.add(t, KEEPER, 1, xy)
 
     def level(self, teams: set[int], name: str, until: float) -> dict:
         out = []
@@ -298,6 +308,14 @@ def _place_expectations(a, i: int, firings: int, exact: bool) -> list[dict]:
     return out
 
 
+def _counted(step: Step) -> set[int]:
+    """Teams whose every unit a count trigger counts (no type or tag): a keeper would change the count."""
+    w = step.when
+    if w.on in ("count_below", "count_above") and w.type is None and w.tag is None:
+        return {w.team}
+    return set()
+
+
 def _enemy_of(teams: set[int]) -> dict[int, int]:
     return {t: min(o for o in teams | {0, 1} if o != t) for t in teams}
 
@@ -329,6 +347,7 @@ def rule_tests(recipe: RuleRecipe, params: dict[str, Any], map_ref: dict | None 
                 if not ends:
                     expect.append({"result": {"ended_by": ["until", "time_limit"]}})
                 name = f"step {i} ({step.when.on}) does not fire without its trigger"
+            bench.keep_in_game(teams - _counted(step))
             tests.append(RuleTest.model_validate({
                 "name": name, "level": bench.level(teams, f"composed rule test: step {i}", until),
                 "params": case_params, "until": until, "expect": expect}))

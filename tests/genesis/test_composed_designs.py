@@ -11,6 +11,7 @@ from engine.expect import evaluate
 from engine.ruletest import as_run_view, run_rule_tests
 from genesis.models import Concepts, RuleComponent
 from genesis.offline import developer_brain
+from genesis.offline import geometry as G
 from genesis.offline.composed_designs import Site, as_recipes, components
 
 PRODUCTION = Concepts(archetype="production", wave_times=[90, 240], target_composition={"light_tank": 3},
@@ -63,9 +64,11 @@ def _run(tmp_path: Path, concepts: Concepts, site: Site, player_units: list[dict
     [comp], expects = components(concepts, site)
     draft = developer_brain.write_rule(comp, None, site.map_ref)
     (tmp_path / "rule.lua").write_text(draft.source)
+    # a wall in a far corner keeps the player in the game (a side with nothing left is out) to the time limit
+    kx, ky = G.passable_near(G.load(site.map_ref), 0.0, 0.0, [], clearance=0)
     level = {"name": "family", "description": "d", "map": site.map_ref,
              "switches": {"fog_of_war": False, "production": False, "time_limit": until},
-             "teams": [{"id": 0, "name": "p", "units": player_units},
+             "teams": [{"id": 0, "name": "p", "units": [*player_units, {"type": "wall", "x": kx, "y": ky}]},
                        {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"}}],
              "rules": [{"id": comp.id, "script": "rule.lua", "params": {**draft.params, **(override or {})}}]}
     sim = Simulation(load_level(level, base_dir=tmp_path), seed=0)
