@@ -111,7 +111,8 @@ class Simulation:
         self.economy = Economy(self.world, self.teams)
         self.construction = Construction(self.world, self.spawn)
         self.production = Production(self.world, self.spawn, self.free_spot)
-        self.conditions = Conditions(cfg.conditions, self.world, self.teams, self.rule_fed)
+        rule_driven = frozenset(t.id for t in cfg.teams if t.controller.type != "agent") if cfg.rules else frozenset()
+        self.conditions = Conditions(cfg.conditions, self.world, self.teams, self.rule_fed, rule_driven)
         self.behaviours = {t.id: make_behaviour(t.controller, t.id) for t in cfg.teams}
         self.policies = dict(policies or {})
         for team in self.policies:           # a policy replaces the team's built-in AI

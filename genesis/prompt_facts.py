@@ -267,8 +267,9 @@ RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
     ("win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
      "lose(team) puts `team` and its allies out (lose events): they are losers of however the game ends, and once "
      "a single alliance is left the game ends with it as winners (win events); a side that had units and has none "
-     "left is out the same way, unless a rule spawned units for it or the level ranks sides by score; nothing "
-     "happens after the game has ended", None),
+     "left is out the same way, unless something may bring it back (a rule spawned units for it, or it is an AI "
+     "side and the level has rules: call lose() when such a side is beaten) or the level ranks sides by score; "
+     "nothing happens after the game has ended", None),
     ("the ENVIRONMENT side (hazards spawned with spawn(ENVIRONMENT, ...)) never wins, loses or keeps a game going; "
      "it has no resources and no controller", None),
     ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team, nil for "

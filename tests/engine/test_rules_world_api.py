@@ -232,3 +232,15 @@ def test_damage_is_metered_per_unit_converted(arena, h):
     _, res = run_rule(arena, h, src, until=0.2)
     assert res.ended_by == "error" and "instruction budget" in res.error
     assert math.isfinite(res.duration)
+
+
+def test_a_side_with_nothing_left_is_out_unless_rules_may_bring_it_back(arena, h):
+    ai = {"type": "ai", "behaviour": "idle"}
+    teams = [h.team(0, [{"type": "assault_bot", "x": 10, "y": 10}]), h.team(1, [{"type": "scout", "x": 12, "y": 10}], ai)]
+    lv = load_level(h.level_dict(teams), base_dir=arena)
+    res = Simulation(lv, seed=0).run()
+    assert (res.winners, res.losers, res.ended_by) == ([0], [1], "condition") and "nothing left" in res.reason
+    # a rule sends the AI side a second wave later: its empty spell does not end the game
+    src = 'function on_start() at(20, function() spawn(1, "scout", 30, 30) end) end'
+    sim, res = run_rule(arena, h, src, teams=teams, until=25)
+    assert res.ended_by == "until" and not events(res, "lose") and len(sim.world.select(team=1)) == 1
