@@ -385,6 +385,9 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
     if c.raid_target_type and (c.raids or arch == "raids"):
         reqs.append(Requirement(id="raid_target", text=f"raids go for your "
                                                        f"{c.raid_target_type.replace('_', ' ')}s"))
+    if c.theft and c.wave_interval and (c.raids or arch == "raids"):
+        reqs.append(Requirement(id="theft", text=f"each raid steals up to {c.theft:g} metal from you and "
+                                                 "carries it off to the raiders"))
     if (c.raids or arch == "raids") and ("air" in keys or "ground" in keys):
         domain = "aircraft" if c.air and not c.ground else "ground units" if not c.air else "aircraft and ground units"
         reqs.append(Requirement(id="raid_domain", text=f"the raiders are {domain}"))

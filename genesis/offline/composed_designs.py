@@ -151,12 +151,19 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
                            "jitter": late},
                   "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": front},
                            _attack(site, c.raid_target_type, withdraw=withdraw)]} for k, front in enumerate(fronts)]
+    if c.theft:
+        # each raid also carries off part of the player's metal (at most what the player has)
+        for step in steps:
+            step["then"].append({"do": "take", "team": site.player, "metal": c.theft, "to_team": site.enemy})
     target = c.raid_target_type or "the player's base"
     # the raids are the design's attacks: a library raid component serving only these requirements is replaced
-    served = ["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])
+    served = (["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])
+              + (["theft"] if c.theft else []))
     comp = _component("composed_raids", f"{'air' if air else 'ground'} raids every {interval:g} s (each up to "
                       f"{late:g} s late) from {'a random side among ' if random_side else ''}{', '.join(fronts)} "
-                      f"against {target}, never the same side twice in a row; logs group_spawned and attack_ordered",
+                      f"against {target}, never the same side twice in a row"
+                      + (f", each stealing up to {c.theft:g} metal for the raiders" if c.theft else "")
+                      + "; logs group_spawned and attack_ordered" + (" and resources_taken" if c.theft else ""),
                       {"steps": steps}, served)
     catalog = load_catalog().units
     air_types = sorted(n for n, u in catalog.items() if u.category == "air")
@@ -173,6 +180,10 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
                         {"event": "spawn", "where": {**where, "type": not_air if air else air_types}, "max": 0}]}
     if air:
         expects["air"] = expects["raid_domain"]
+    if c.theft:
+        # every raid moves the player's metal to the raiders (nothing when the player has none left)
+        expects["theft"] = [{"event": "resources_transferred", "where": {"from": site.player, "to": site.enemy},
+                             "min": 2}]
     if c.raid_target_type:
         expects["raid_target"] = [
             {"event": "rule_log", "where": {"name": "attack_ordered", "fields.wanted": c.raid_target_type,

@@ -18,6 +18,7 @@ from genesis.offline import vocabulary as V
 _SMALL = {"one": 1, "two": 2, "three": 3, "four": 4}
 _WORD_TEAMS = re.compile(r"\b(one|two|three|four)\s+(?:versus|vs\.?|against)\s+(one|two|three|four)\b")
 _NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
+DEFAULT_THEFT = 50.0     # metal a raid steals when the request says raids steal but not how much
 # double / triple in any form and their common misspellings (dubble, duble, doubel, tripple)
 _DOUBLE = r"d(?:ou|u|o)b{1,2}(?:le[sd]?|ling|el[sd]?)\b"
 _TRIPLE = r"trip{1,2}(?:le[sd]?|ling|el[sd]?)\b"
@@ -761,6 +762,13 @@ def _raids(r: Reading) -> None:
         if named is not None:
             c.raid_target_type = c.objective_type
             r.hit((named.start, named.end), "raid_target")
+    # raids that steal: "raiders steal 80 metal", "each raid loots your resources"
+    theft = re.search(r"\b(?:steal|steals|stealing|loot|loots|looting|plunder|plunders|rob|robs)\b[^.;]{0,40}?"
+                      r"\b(?:metal|resources)\b", text)
+    if theft and c.raids:
+        amount = re.search(_NUM + r"\s+metal\b", theft.group(0))
+        c.theft = number(amount.group(1)) if amount else DEFAULT_THEFT
+        r.hit(theft, "theft")
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
 

@@ -20,6 +20,7 @@ AIR_RAIDS = Concepts(archetype="raids", raids=True, air=True, ground=False, wave
                      raid_target_type="metal_extractor")
 GROUND_RAIDS = Concepts(archetype="raids", raids=True, wave_interval=90, raid_target_type="solar_collector")
 PROBE = Concepts(archetype="defense", probe_then_main=True, main_factor=3)
+THEFT_RAIDS = Concepts(archetype="raids", raids=True, wave_interval=60, raid_target_type="metal_extractor", theft=80)
 RANDOM_RAIDS = Concepts(archetype="raids", raids=True, random_side=True, wave_interval=60,
                         raid_target_type="metal_extractor", unit_kinds=["raider"])
 CORRIDOR = Site({"name": "two_front_corridor"}, (22.5, 32.5), ["front_1", "front_2"], "objective")
@@ -51,7 +52,7 @@ def _run_generated_tests(tmp_path, cid: str, draft):
 
 
 @pytest.mark.parametrize("concepts, site", [(PRODUCTION, FIELD), (AIR_RAIDS, CORRIDOR), (GROUND_RAIDS, CORRIDOR),
-                                            (PROBE, CORRIDOR), (RANDOM_RAIDS, CROSS)])
+                                            (PROBE, CORRIDOR), (RANDOM_RAIDS, CROSS), (THEFT_RAIDS, CORRIDOR)])
 def test_the_family_composes_into_a_rule_whose_tests_pass(tmp_path, concepts, site):
     [comp], _ = components(concepts, site)
     draft = developer_brain.write_rule(comp, None, site.map_ref)
@@ -60,7 +61,7 @@ def test_the_family_composes_into_a_rule_whose_tests_pass(tmp_path, concepts, si
 
 
 def _run(tmp_path: Path, concepts: Concepts, site: Site, player_units: list[dict], until: float,
-         override: dict | None = None):
+         override: dict | None = None, resources: dict | None = None):
     [comp], expects = components(concepts, site)
     draft = developer_brain.write_rule(comp, None, site.map_ref)
     (tmp_path / "rule.lua").write_text(draft.source)
@@ -68,7 +69,8 @@ def _run(tmp_path: Path, concepts: Concepts, site: Site, player_units: list[dict
     kx, ky = G.passable_near(G.load(site.map_ref), 0.0, 0.0, [], clearance=0)
     level = {"name": "family", "description": "d", "map": site.map_ref,
              "switches": {"fog_of_war": False, "production": False, "time_limit": until},
-             "teams": [{"id": 0, "name": "p", "units": [*player_units, {"type": "wall", "x": kx, "y": ky}]},
+             "teams": [{"id": 0, "name": "p", "units": [*player_units, {"type": "wall", "x": kx, "y": ky}],
+                        "resources": resources or {"metal": 0, "energy": 0}},
                        {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"}}],
              "rules": [{"id": comp.id, "script": "rule.lua", "params": {**draft.params, **(override or {})}}]}
     sim = Simulation(load_level(level, base_dir=tmp_path), seed=0)
@@ -177,3 +179,15 @@ def test_an_attack_timed_at_the_race_deadline_is_on_the_map_before_the_deadline_
     result = sim.run()
     assert result.duration == pytest.approx(240, abs=0.1) and result.losers == [0]
     assert _holds(expects["enemy_attack"], as_run_view(result), (sim.level.map.width, sim.level.map.height))
+
+
+def test_raids_that_steal_carry_the_players_metal_off_to_the_raiders(tmp_path):
+    [comp], expects = components(THEFT_RAIDS, CORRIDOR)
+    assert "theft" in comp.requirement_ids and all(s.then[-1].do == "take" for s in comp.recipe.steps)
+    units = [{"type": "metal_extractor", "x": 30.5, "y": 32.5}, {"type": "commander", "at": "base"}]
+    stolen, view, size = _run(tmp_path, THEFT_RAIDS, CORRIDOR, units, 200, resources={"metal": 1000, "energy": 0})
+    assert _holds(expects["theft"], view, size)
+    moved = [e["metal"] for e in view.events if e["event"] == "resources_transferred"]
+    assert len(moved) >= 2 and moved[0] == 80
+    none, view, size = _run(tmp_path, THEFT_RAIDS, CORRIDOR, units, 200, {"disabled_steps": [1, 2]})
+    assert not _holds(none["theft"], view, size)
