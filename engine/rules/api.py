@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 # Lua helpers (`lib.point`, `lib.composition`, ...) defined in every rule's sandbox before its script.
 RULE_LIB = (Path(__file__).parent / "rule_lib.lua").read_text(encoding="utf-8")
-PRELUDE = f"ENVIRONMENT = {ENVIRONMENT}\n" + RULE_LIB
+PRELUDE = f"ENVIRONMENT = {ENVIRONMENT}; " + RULE_LIB     # on the library's first line: its line numbers stay
 MIN_PERIOD = 1.0 / 30
 MAX_TEXT = 500                  # characters of a reason, label, tag or message
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -132,13 +132,13 @@ API_DOC: dict[str, str] = {
     "transfer_resources": "transfer_resources(from, to, metal, energy) -> {metal=, energy=}: moves up to the amounts "
                           "(>= 0) from team `from` to team `to` (at most what `from` has); returns what moved; traced "
                           "as a resources_transferred event",
-    "damage": f"damage(ids, amount) -> {{units=, dealt=, killed={{ids}}}}: takes `amount` hp (0..{MAX_HP_CHANGE:g}, "
+    "damage": f"damage(ids, amount) -> {{units=, dealt=, killed={{ids}}}}: takes `amount` hp (0..{MAX_HP_CHANGE:,.0f}, "
               f"armour ignored) from each living unit of ids (an id or a list of up to {MAX_IDS}; dead ids are "
               "skipped); a unit at 0 hp dies like one killed in combat (death event with killer_team nil, "
               "on_unit_destroyed after the calling callback returns, counts for elimination); traced as rule_damage",
     "damage_area": "damage_area(x, y, radius, amount [, team]) -> {units=, dealt=, killed=}: damage() on every "
                    "living unit inside the circle (only `team`'s when given; ENVIRONMENT is a team here)",
-    "heal": f"heal(ids, amount) -> {{units=, healed=}}: gives `amount` hp (0..{MAX_HP_CHANGE:g}) to each living unit "
+    "heal": f"heal(ids, amount) -> {{units=, healed=}}: gives `amount` hp (0..{MAX_HP_CHANGE:,.0f}) to each living unit "
             "of ids, never above its max hp; traced as rule_heal",
     "heal_area": "heal_area(x, y, radius, amount [, team]) -> {units=, healed=}: heal() on every living unit inside "
                  "the circle (only `team`'s when given)",
