@@ -7,7 +7,7 @@ import pytest
 
 from engine import Simulation, load_level
 from engine.render import render_frame
-from engine.replay import ReplayCursor, ReplayRecorder
+from engine.replay import Replay, ReplayCursor, ReplayRecorder
 from engine.world import ENVIRONMENT
 
 
@@ -154,7 +154,7 @@ def test_areas_are_created_moved_resized_queried_removed_and_drawn(arena, h):
     assert q["a"] == {"id": 2, "shape": "rect", "x": 25, "y": 25, "width": 10, "height": 10, "label": "box",
                       "color": "#ffd700"}
     assert [(s.id, s.x, s.half_w) for s in sim.snapshot().shapes] == [(1, 10, 1)]
-    replay = rec.finish(sim)
+    replay = Replay.model_validate_json(rec.finish(sim).model_dump_json())    # as the report reads it back
     cursor = ReplayCursor(replay)
     early, late = cursor.snapshot(cursor.index_at(1.0)), cursor.snapshot(cursor.index_at(4.5))
     assert [(s.id, s.x, s.half_w) for s in early.shapes] == [(1, 5, 3), (2, 25, 5)]
@@ -198,6 +198,13 @@ def test_the_environment_fights_every_side_and_never_wins_loses_or_keeps_a_game_
     ("resize_area(area_circle(5, 5, 2), 3, 4)", "is a circle"),
     ("move_area(77, 1, 1)", "area 77 does not exist"),
     ("in_area(true, 0)", "area id must be a finite number"),
+    ("set_fire(-1, false)", "unit id must be in [0"),
+    ("area_circle(0/0, 1, 1)", "x must be a finite number"),
+    ("units_in_area(area_circle(5, 5, 2), 9)", "unknown team 9"),
+    ("remove_area(area_circle(5, 5, 2)); area(1)", "area 1 was removed"),
+    ("area_rect(1, 1, 2, 2, string.rep('x', 600))", "label longer than 500"),
+    ("heal({0, {1}}, 5)", "unit id must be a finite number, got a table"),
+    ("set_controller(ENVIRONMENT, {type = 'ai'})", "unknown team 16"),
 ])
 def test_hostile_arguments_get_clear_errors(arena, h, call, message):
     if call.startswith("damage({}"):
