@@ -768,6 +768,10 @@ def _raids(r: Reading) -> None:
     if theft and c.raids:
         amount = re.search(_NUM + r"\s+metal\b", theft.group(0))
         c.theft = number(amount.group(1)) if amount else DEFAULT_THEFT
+        # "steal" alone is a goal the backend cannot build; raiders stealing metal it can
+        for h in r.hits:
+            if h.key == "unsupported_goal" and theft.start() <= h.start < theft.end():
+                h.key, h.problem = "theft", ""
         r.hit(theft, "theft")
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"

@@ -191,3 +191,17 @@ def test_raids_that_steal_carry_the_players_metal_off_to_the_raiders(tmp_path):
     assert len(moved) >= 2 and moved[0] == 80
     none, view, size = _run(tmp_path, THEFT_RAIDS, CORRIDOR, units, 200, {"disabled_steps": [1, 2]})
     assert not _holds(none["theft"], view, size)
+
+
+@pytest.mark.parametrize("query, theft", [
+    ("Defend your base against raids every 90 seconds; the raiders steal 80 metal from you each time.", 80),
+    ("Raiders harass your metal extractors every 60 s and loot your resources. Survive 6 minutes.", 50)])
+def test_a_request_for_raids_that_steal_is_read_and_honoured(query, theft):
+    from genesis.offline.brief_writer import write_brief
+    from genesis.offline.concepts import read
+
+    brief = write_brief(query, read(query))
+    assert brief.concepts.theft == theft and not brief.unsupported
+    assert any(r.id == "theft" for r in brief.requirements)
+    stolen_flag = write_brief("Steal the enemy flag and bring it home.", read("Steal the enemy flag and bring it home."))
+    assert stolen_flag.refusal and "steal" in stolen_flag.refusal
