@@ -18,6 +18,10 @@ WINDOW = 1.0                     # seconds around a stated time in which its spa
 EARLY = 0.5                      # seconds before a stated time that a timed attack spawns
 AIR_RAIDER = "bomber"
 ATTACK_TAG = "enemy_attack"      # the timed attack's units: the production race is won once none is left
+ZONE_EVERY = 30.0                # seconds between two shrinks of a safe zone when the request does not say
+ZONE_END_SHARE = 0.75            # the zone is smallest this far into the game
+ZONE_MIN_RADIUS = 6.0            # tiles: room left for a last fight
+ZONE_DAMAGE = 25.0               # hp every unit outside the zone loses at each shrink
 
 
 @dataclass
@@ -273,6 +277,31 @@ AS_RECIPE = {"air_raid": _air_strike}
 def as_recipes(comps: list[RuleComponent]) -> list[RuleComponent]:
     """`comps` with every library component a recipe expresses exactly replaced by that recipe."""
     return [AS_RECIPE[c.library_rule](c) if c.library_rule in AS_RECIPE else c for c in comps]
+
+
+def safe_zone(c: Concepts, size: tuple[int, int], time_limit: float) -> tuple[RuleComponent, dict[str, list[dict]]]:
+    """A safe zone round the map centre, shrinking every interval from half the map's width to a last
+    fighting ring by ZONE_END_SHARE of the game; every unit outside loses hp at each shrink."""
+    every = c.zone_interval or ZONE_EVERY
+    w, h = size
+    radius = round(min(w, h) / 2, 1)
+    firings = max(2, int(time_limit * ZONE_END_SHARE // every))
+    shrink = round(max(0.0, radius - ZONE_MIN_RADIUS) / (firings - 1), 2)
+    steps = [{"when": {"on": "period", "every": every, "first_at": every, "count": firings},
+              "then": [{"do": "zone", "at": [w / 2, h / 2], "radius": radius, "shrink": shrink,
+                        "min_radius": ZONE_MIN_RADIUS, "damage": ZONE_DAMAGE}]}]
+    comp = _component("safe_zone", f"a safe zone round the map centre shrinks every {every:g} s from radius "
+                      f"{radius:g} to {ZONE_MIN_RADIUS:g}; every unit outside loses {ZONE_DAMAGE:g} hp at each "
+                      "shrink; logs zone_shrunk", {"steps": steps}, ["safe_zone"])
+    shrunk = {"event": "rule_log", "where": {"rule": "safe_zone", "name": "zone_shrunk"}}
+    expects = {"safe_zone": [
+        {**shrunk, "where": {**shrunk["where"], "fields.index": 1}, "values": {"field": "fields.radius", "min": radius,
+                                                                               "max": radius}, "min": 1, "max": 1},
+        {**shrunk, "where": {**shrunk["where"], "fields.index": 2},
+         "values": {"field": "fields.radius", "min": radius - shrink - 0.01, "max": radius - shrink + 0.01},
+         "min": 1, "max": 1},
+        {"event": "rule_damage", "where": {"rule": "safe_zone"}, "min": 1}]}
+    return comp, expects
 
 
 def components(c: Concepts, site: Site) -> tuple[list[RuleComponent], dict[str, list[dict]]]:

@@ -166,6 +166,7 @@ def read(query: str) -> Reading:
     _units_and_switches(r)
     _production_goal(r)
     _raids(r)
+    _safe_zone(r)
     _protect(r)
     _deadline_and_hold(r)
     _difficulty(r)
@@ -775,6 +776,30 @@ def _raids(r: Reading) -> None:
         r.hit(theft, "theft")
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
+
+
+def _safe_zone(r: Reading) -> None:
+    """A shrinking safe zone: "the safe zone shrinks every 30 seconds", "a closing ring hurts units outside"."""
+    text, c = r.text, r.concepts
+    zone = re.search(r"\b(?:safe|shrinking|closing)\s+(?:zone|circle|ring|area)\b|"
+                     r"\b(?:zone|circle|ring)\s+(?:shrinks|closes|contracts)\b", text)
+    if not zone:
+        return
+    c.safe_zone = True
+    r.hit(zone, "safe_zone")
+    every = re.search(r"\b(?:shrinks|closes|contracts)\s+(?:in\s+)?every\s+" + _NUM + r"\s*" + _UNIT, text)
+    if every:
+        c.zone_interval = _seconds(every.group(1), every.group(2))
+        # that "every ..." times the zone, not enemy waves
+        for h in r.hits:
+            if h.key == "interval" and every.start() <= h.start < every.end():
+                h.key = "safe_zone"
+                c.wave_interval = None
+        r.hit(every, "safe_zone")
+    outside = re.search(r"\b(?:units?|anyone|anything|everything|everyone)\s+(?:caught\s+)?outside\b[^.;]{0,40}?"
+                        r"\b(?:damage|damaged|hurt|burn|burns|lose\s+hp|loses\s+hp)\b", text)
+    if outside:
+        r.hit(outside, "safe_zone")
 
 
 def _protect(r: Reading) -> None:

@@ -205,3 +205,36 @@ def test_a_request_for_raids_that_steal_is_read_and_honoured(query, theft):
     assert any(r.id == "theft" for r in brief.requirements)
     stolen_flag = write_brief("Steal the enemy flag and bring it home.", read("Steal the enemy flag and bring it home."))
     assert stolen_flag.refusal and "steal" in stolen_flag.refusal
+
+
+def test_a_free_for_all_in_a_shrinking_safe_zone_is_read_designed_and_evidenced(tmp_path):
+    import json
+
+    from genesis.level_assembly import assemble_level
+    from genesis.offline.brief_writer import write_brief
+    from genesis.offline.concepts import read
+    from genesis.offline.gdd_writer import design
+    from genesis.offline.rule_composer import compose
+    from tests.genesis.offline_design_helpers import KB_RULES, play
+
+    query = "Free-for-all of 4 teams for 4 minutes; the safe zone shrinks every 20 seconds and units outside it burn."
+    brief = write_brief(query, read(query))
+    assert brief.concepts.safe_zone and brief.concepts.zone_interval == 20 and brief.concepts.wave_interval is None
+    assert not brief.unsupported and any(r.id == "safe_zone" for r in brief.requirements)
+    gdd = design(brief)
+    zone = next(c for c in gdd.rule_components if c.id == "safe_zone")
+    assert zone.params["s1_every"] == 20 and zone.params["s1_count"] == 9     # smallest at 3/4 of the game
+    generated = _run_generated_tests(tmp_path, "safe_zone", developer_brain.write_rule(zone, None, gdd.map))
+    assert generated and all(r.passed for r in generated), [r.details for r in generated if not r.passed]
+    (tmp_path / "rules").mkdir()
+    for comp in gdd.rule_components:
+        source = (compose(comp.id, comp.recipe, comp.purpose, map_ref=gdd.map).source if comp.recipe is not None
+                  else (KB_RULES / comp.library_rule / "rule.lua").read_text())
+        (tmp_path / "rules" / f"{comp.id}.lua").write_text(source)
+    level = assemble_level(gdd, [{"id": comp.id, "params": comp.params} for comp in gdd.rule_components])
+    (tmp_path / "level.json").write_text(json.dumps(level))
+    run = play(tmp_path / "level.json", "reference", [])
+    req = next(r for r in gdd.requirements if r.id == "safe_zone")
+    results = evaluate(req.expect, run, map_size=run["map_size"])
+    assert all(r.passed for r in results), [r.detail for r in results]
+    assert run["ended_by"] == "condition" and run["duration"] >= 239       # still ranked at the time limit
