@@ -27,7 +27,7 @@ from typing import BinaryIO
 import numpy as np
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
-from engine.snapshot import BRIDGE, CATEGORIES, CLIFF, GROUND, WATER, Marker, Shape, Snapshot
+from engine.snapshot import BRIDGE, CATEGORIES, CLIFF, ENVIRONMENT, GROUND, WATER, Marker, Shape, Snapshot
 
 TERRAIN_RGB = {GROUND: (92, 116, 64), WATER: (38, 76, 128), CLIFF: (96, 88, 80), BRIDGE: (150, 118, 78)}
 RIM_RGB = {GROUND: (92, 116, 64), WATER: (62, 108, 158), CLIFF: (128, 118, 104), BRIDGE: (168, 136, 92)}
@@ -233,6 +233,10 @@ def _label(img: Image.Image, draw: ImageDraw.ImageDraw, xy: tuple[float, float],
     draw.text(xy, text, font=font, fill=color)
 
 
+def _side(team: int) -> str:
+    return "env" if team == ENVIRONMENT else f"T{team}"
+
+
 def _draw_shapes(img: Image.Image, draw: ImageDraw.ImageDraw, shapes: Iterable[Shape], scale: float,
                  ox: float, oy: float, k: float) -> None:
     """Rules' areas as outlines under the units, each labelled at its top-left corner."""
@@ -289,7 +293,7 @@ def _draw_legend(img: Image.Image, draw: ImageDraw.ImageDraw, snap: Snapshot, ke
     x, y = 6 * k, img.height - 20 * k
     for team in teams:
         n = int(counts[team]) if counts is not None else 0
-        text = f"T{team}: {n}"
+        text = f"{_side(team)}: {n}"
         sw = 9 * k
         right = x + sw + 4 + draw.textlength(text, font=font)
         _panel(img, (int(x - 3), int(y - 3), int(right + 4), int(y + 14 * k)))
@@ -447,7 +451,7 @@ def _legend_band(width: int, k: float, teams: tuple[tuple[int, tuple[int, int, i
     measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
     colors = {team: color for team, color, _ in teams}
     items = [("glyph", category, text) for category, text in LEGEND_GLYPHS]
-    items += [("team", team, f"T{team}: {n} units") for team, _, n in teams]
+    items += [("team", team, f"{_side(team)}: {n} units") for team, _, n in teams]
     placed, x, y = [], 6 * k, 4 * k
     for kind, key, text in items:
         w = 2 * r + 5 + measure.textlength(text, font=font)

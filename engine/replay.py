@@ -15,8 +15,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from engine.snapshot import CATEGORIES, Marker, Shape, Snapshot
-from engine.world import ENVIRONMENT
+from engine.snapshot import CATEGORIES, ENVIRONMENT, Marker, Shape, Snapshot
 
 QUANT = 4                # positions are stored in quarter tiles
 WAVE_GAP_S = 5.0         # rule spawns of one team closer than this belong to one wave

@@ -24,7 +24,7 @@ from engine.level import Level
 from engine.result import RunResult
 from engine.rules.api import RuleRuntime
 from engine.schema.level import Controller
-from engine.snapshot import Marker, Snapshot
+from engine.snapshot import ENVIRONMENT, Marker, Snapshot
 from engine.systems.combat import Combat
 from engine.systems.construction import Construction
 from engine.systems.economy import Economy
@@ -34,7 +34,7 @@ from engine.systems.pathfinding import FlowFieldCache
 from engine.systems.production import Production
 from engine.systems.vision import Vision
 from engine.trace import Trace
-from engine.world import ENVIRONMENT, SIDES, Terrain, TeamState, TypeTable, World
+from engine.world import SIDES, Terrain, TeamState, TypeTable, World
 
 TICK_HZ = 30
 DT = 1.0 / TICK_HZ

@@ -12,6 +12,10 @@ import numpy as np
 # Terrain codes used in `Snapshot.terrain` (and in the engine's terrain grid).
 GROUND, WATER, CLIFF, BRIDGE = 0, 1, 2, 3
 
+# Team ids 0..15 are the level's sides; ENVIRONMENT owns hazards rules create. It is hostile to every
+# side and every side to it, but it is no competitor: it never wins, loses or counts for an ending.
+ENVIRONMENT = 16
+
 # Category codes used in `Snapshot.category`, in this order.
 CATEGORIES = ("commander", "bot", "vehicle", "air", "defense", "economy", "factory")
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from engine.schema import Catalog, MapData
-from engine.snapshot import BRIDGE, CATEGORIES, CLIFF, GROUND, WATER
+from engine.snapshot import BRIDGE, CATEGORIES, CLIFF, ENVIRONMENT, GROUND, WATER
 
 TERRAIN_CODES = {".": GROUND, "M": GROUND, "~": WATER, "#": CLIFF, "=": BRIDGE}
 
@@ -24,10 +24,7 @@ ORDER_NAMES = {"stop": NONE, "move": MOVE, "move_force": MOVE_FORCE, "fight": FI
 ORDER_LABELS = {v: k for k, v in ORDER_NAMES.items()}
 ORDER_LABELS[NONE] = "idle"
 
-# Team ids 0..15 are the level's sides; ENVIRONMENT owns hazards rules create. It is hostile to every
-# side and every side to it, but it is no competitor: it never wins, loses or counts for an ending.
-ENVIRONMENT = 16
-SIDES = 17                  # rows of per-team arrays (the hostility matrix, damage statistics)
+SIDES = ENVIRONMENT + 1     # rows of per-team arrays (the hostility matrix, damage statistics)
 
 
 _DOT_ROWS = 128   # up to this many cells an integer dot product is cheapest; beyond, NumPy's int matmul is not

@@ -20,9 +20,8 @@ from lupa import lua54
 from engine.rules import effects
 from engine.rules.limits import (MAX_AREAS, MAX_COORD, MAX_HP_CHANGE, MAX_IDS, MAX_MARKERS, MAX_RESOURCE_GRANT,
                                  MAX_SHAPES, MAX_SIGHT, MAX_SPAWN_PER_CALL, MAX_SPAWN_PER_RUN, MAX_TIMERS)
-from engine.snapshot import CATEGORIES
+from engine.snapshot import CATEGORIES, ENVIRONMENT
 from engine.systems.orders import KINDS
-from engine.world import ENVIRONMENT
 
 if TYPE_CHECKING:
     from engine.sim import Simulation

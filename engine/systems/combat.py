@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.world import ENVIRONMENT, FIGHT, MOVE_FORCE, ORDER_NAMES, PATROL, World
+from engine.snapshot import ENVIRONMENT
+from engine.world import FIGHT, MOVE_FORCE, ORDER_NAMES, PATROL, World
 
 if TYPE_CHECKING:
     from engine.systems.vision import Vision

@@ -8,7 +8,7 @@ import pytest
 from engine import Simulation, load_level
 from engine.render import render_frame
 from engine.replay import Replay, ReplayCursor, ReplayRecorder
-from engine.world import ENVIRONMENT
+from engine.snapshot import ENVIRONMENT
 
 
 def make_sim(arena, h, source, teams=None, time_limit=60, conditions=None, switches=None):
