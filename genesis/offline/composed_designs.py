@@ -21,7 +21,7 @@ ATTACK_TAG = "enemy_attack"      # the timed attack's units: the production race
 ZONE_EVERY = 30.0                # seconds between two shrinks of a safe zone when the request does not say
 ZONE_END_SHARE = 0.75            # the zone is smallest this far into the game
 ZONE_MIN_RADIUS = 6.0            # tiles: room left for a last fight
-ZONE_DAMAGE = 25.0               # hp every unit outside the zone loses at each shrink
+ZONE_DAMAGE = 15.0               # hp every unit outside the zone loses at each shrink
 
 
 @dataclass
@@ -280,18 +280,19 @@ def as_recipes(comps: list[RuleComponent]) -> list[RuleComponent]:
 
 
 def safe_zone(c: Concepts, size: tuple[int, int], time_limit: float) -> tuple[RuleComponent, dict[str, list[dict]]]:
-    """A safe zone round the map centre, shrinking every interval from half the map's width to a last
-    fighting ring by ZONE_END_SHARE of the game; every unit outside loses hp at each shrink."""
+    """A safe zone round the map centre, shrinking every interval from the whole map (every start is
+    inside at first) to a last fighting ring by ZONE_END_SHARE of the game; every unit outside loses hp
+    at each shrink."""
     every = c.zone_interval or ZONE_EVERY
     w, h = size
-    radius = round(min(w, h) / 2, 1)
+    radius = round(math.hypot(w, h) / 2, 1)
     firings = max(2, int(time_limit * ZONE_END_SHARE // every))
     shrink = round(max(0.0, radius - ZONE_MIN_RADIUS) / (firings - 1), 2)
     steps = [{"when": {"on": "period", "every": every, "first_at": every, "count": firings},
               "then": [{"do": "zone", "at": [w / 2, h / 2], "radius": radius, "shrink": shrink,
                         "min_radius": ZONE_MIN_RADIUS, "damage": ZONE_DAMAGE}]}]
-    comp = _component("safe_zone", f"a safe zone round the map centre shrinks every {every:g} s from radius "
-                      f"{radius:g} to {ZONE_MIN_RADIUS:g}; every unit outside loses {ZONE_DAMAGE:g} hp at each "
+    comp = _component("safe_zone", f"a safe zone round the map centre shrinks every {every:g} s from the whole map (radius "
+                      f"{radius:g}) to {ZONE_MIN_RADIUS:g}; every unit outside loses {ZONE_DAMAGE:g} hp at each "
                       "shrink; logs zone_shrunk", {"steps": steps}, ["safe_zone"])
     shrunk = {"event": "rule_log", "where": {"rule": "safe_zone", "name": "zone_shrunk"}}
     expects = {"safe_zone": [
