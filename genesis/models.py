@@ -108,6 +108,11 @@ class Concepts(Doc):
     hold_time: float | None = Field(None, description="seconds the player must hold the zone without a break")
     deadline: float | None = Field(None, description="game second by which the player must reach the goal "
                                                      "(\"before minute 6\", \"within 6 minutes\")")
+    safe_zone: bool = Field(False, description="a safe zone shrinks over the game and units outside it lose hp")
+    zone_interval: float | None = Field(None, description="seconds between two shrinks of the safe zone, when the "
+                                                          "request says")
+    theft: float | None = Field(None, description="metal each enemy raid steals from the player and carries off, "
+                                                  "when the request says raids steal")
     raid_target_type: str | None = Field(None, description="unit type from the roster that enemy raids go for "
                                                            "(a building class such as metal_extractor)")
     difficulty: Literal["easy", "medium", "hard"] | None = Field(None, description=(

@@ -411,25 +411,33 @@ RULE_API, CALLBACKS, RULE_LIB_DOC = API_DOC, CALLBACK_DOC, RULE_LIB_DOC_TEXT
 # (None: no wording reliably shows the need); the GDD's rules_known_api check applies the patterns to
 # what a purpose claims, not to what it denies (genesis.checks.api_claims).
 RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
-    ("resources can only be granted: give_resources adds amounts >= 0 (storage does not cap a grant); nothing takes resources away, sets a "
-     "cap or moves them between teams",
-     r"\b(take|takes|taking|steal|steals|stealing|remove|removes|drain|drains|subtract|subtracts|deduct|deducts)"
-     r"\b[^.;]{0,40}\b(metal|energy|resources?)\b"),
+    ("resources are only granted, taken and moved: give_resources adds (storage does not cap a grant), "
+     "take_resources and transfer_resources remove at most what the team has; nothing sets a storage cap or an "
+     "income rate", None),
     ("rules share no state: each script runs in its own sandbox; two components cannot read each other's "
      "variables (put logic that needs shared state in one component)", None),
-    ("areas are circles: on_area_entered watches a circle; a line or a map edge is watched by polling unit "
-     "positions from units() in an every() callback", None),
-    ("mark() only draws a labelled point marker (no areas, zones or lines); it leaves no trace event", None),
+    ("on_area_entered watches a fixed circle; a rectangle, a moving or shrinking area, a line or a map edge is "
+     "watched by polling in an every() callback (units_in_area / in_area of an area_circle or area_rect, or unit "
+     "positions from units())", None),
+    ("mark() draws a labelled point marker and area_circle / area_rect an outlined area; neither leaves a trace "
+     "event (log() what an expectation must see)", None),
     ("win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
-     "lose(team) eliminates `team` and its allies (lose events) and, once a single alliance is left, ends the "
-     "game with that alliance as winners (win events for them); nothing happens after the game has ended", None),
-    ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team)", None),
+     "lose(team) puts `team` and its allies out (lose events): they are losers of however the game ends, and once "
+     "a single alliance is left the game ends with it as winners (win events); a side that had units and has none "
+     "left is out the same way, unless something may bring it back (a rule spawned units for it, or it is an AI "
+     "side and the level has rules: call lose() when such a side is beaten) or the level ranks sides by score; "
+     "nothing happens after the game has ended", None),
+    ("the ENVIRONMENT side (hazards spawned with spawn(ENVIRONMENT, ...)) never wins, loses or keeps a game going; "
+     "it has no resources and no controller", None),
+    ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team, nil for "
+     "rule damage)", None),
     ("units are created only by spawn() (or the level / production); a rule cannot change a unit's type, "
-     "hp, owner or speed, nor remove a unit (units leave only by dying), nor change the terrain",
+     "owner, speed, weapon or max hp (damage/heal change hp, set_sight its sight, set_fire whether it may fire), "
+     "nor remove a unit other than by killing it with damage(), nor change the terrain",
      r"\b(convert|converts|transfer|transfers|change|changes|switch|switches)\b[^.;]{0,30}"
-     r"\b(owner|ownership|allegiance)\b|\b(heal|heals|repair|repairs)\b[^.;]{0,30}\bunits?\b"),
-    ("a game ended by a rule has ended_by 'rule'; by a declarative condition 'condition'; by the time limit "
-     "'time_limit'; by a runtime error 'error'", None),
+     r"\b(owner|ownership|allegiance)\b"),
+    ("a game ended by a rule has ended_by 'rule'; by a declarative condition or a side left alone 'condition'; by "
+     "the time limit 'time_limit'; by a runtime error 'error'", None),
 )
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.snapshot import ENVIRONMENT
 from engine.world import FIGHT, MOVE_FORCE, ORDER_NAMES, PATROL, World
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def chases(orders: np.ndarray) -> np.ndarray:
 class Combat:
     def __init__(self, world: World, hostile: np.ndarray):
         self.world = world
-        self.hostile = hostile            # (16, 16) bool: team a may shoot team b
+        self.hostile = hostile            # (SIDES, SIDES) bool: team a may shoot team b
         self.shooters = np.zeros(0, dtype=np.int64)
         self._reach2 = np.zeros(0)        # per shooter: (weapon range + its target's size) squared
         self.chasing = np.zeros(0, dtype=np.int64)     # shooters closing in on their target
@@ -63,6 +64,10 @@ class Combat:
         if np.count_nonzero(acquires) < idx.size:
             w.target[idx[~acquires]] = -1
         armed = idx[w.armed[idx] & (w.progress[idx] >= 1.0) & acquires]
+        if w.fire_banned:                   # units a rule forbade to fire aim at nothing
+            banned = w.no_fire[armed]
+            w.target[armed[banned]] = -1
+            armed = armed[~banned]
         if not armed.size:
             self.shooters, self._reach2 = armed, np.zeros(0)
             return
@@ -74,7 +79,7 @@ class Combat:
             a = armed[teams == team]
             enemy = self.hostile[team, c_team]
             e = cand[enemy]
-            if vision is not None and e.size:
+            if vision is not None and e.size and team != ENVIRONMENT:   # the environment sees the whole map
                 if tile is None:
                     tile = w.pos.take(cand, axis=0).astype(np.int32)   # as int32 as the discs it meets
                 at = tile[enemy]

@@ -104,6 +104,12 @@ class Vision:
             self._team_rows.append((team, rows, idx[rows].tobytes(), radii[rows]))
         self._units_version = w.version
 
+    def sight_changed(self) -> None:
+        """A unit's sight radius changed (a rule set it): every team's discs are read again at the next update."""
+        self._units_version = -1
+        self._key = b""
+        self._keys.clear()
+
     def update(self) -> None:
         """Record the sight discs of every team's finished units where they stand now."""
         w = self.world

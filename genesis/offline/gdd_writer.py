@@ -959,6 +959,10 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     comps = [LV.layout_component(layouts, ["teams", "team_count"],
                                  f"the sides' starts round the map and which rival hunts the player, one of "
                                  f"{len(layouts)} drawn per seed")]
+    zone_expects: Expects = {}
+    if c.safe_zone:
+        zone, zone_expects = composed_designs.safe_zone(c, (m.width, m.height), c.time_limit)
+        comps.append(zone)
     ranking = [{"kind": "rank_by_score", "metric": c.ranking or "damage_efficiency", "time": c.time_limit}]
     counted = _team_count_expects(c.teams, size)
     expects: Expects = {
@@ -967,12 +971,14 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         "ranking": [{"result": {"ended_by": "condition", "duration_min": c.time_limit - 1}}],
         "team_count": counted,
         # no side is allied with another: every alliance is one side's own players
-        "ffa_no_allies": counted}
+        "ffa_no_allies": counted, **zone_expects}
     who = f"{c.teams} teams" if size == 1 else f"{c.teams} sides of {size} allied teams"
     desc = (f"Free-for-all between {who} with equal forces and no alliances between sides. Which start your side "
             "holds and which rival comes for you first change from game to game. After "
             f"{c.time_limit / 60:g} minutes teams are ranked by {(c.ranking or 'damage efficiency').replace('_', ' ')}"
-            "; rank first to win.")
+            "; rank first to win."
+            + (" A safe zone round the map centre shrinks at regular intervals: units outside it lose hp at each "
+               "shrink." if c.safe_zone else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit + 30, requirements=_requirements(brief, expects), conditions=ranking,

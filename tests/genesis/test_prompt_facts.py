@@ -108,7 +108,8 @@ def test_the_produce_strategy_says_how_it_spends_and_expands():
 
 
 def test_designer_prompts_state_what_rules_cannot_do():
-    assert "give_resources adds amounts >= 0" in FACTS.rule_api_compact
+    assert "take_resources and transfer_resources remove at most what the team has" in FACTS.rule_api_compact
+    assert "ENVIRONMENT side" in FACTS.rule_api_compact and "damage_area(x, y, radius" in FACTS.rule_api
     assert "rules share no state" in FACTS.rule_api_compact
     assert all(f"{name}(" in FACTS.rule_api_compact for name in RULE_API)
     # the developer gets the same limits, so the two roles cannot be told different things
@@ -144,14 +145,11 @@ def test_gdd_schema_check_names_overlapping_units(gdd):
 
 
 @pytest.mark.parametrize("purpose, needs", [
-    ("Raiders near a storage steal 20 metal per second from the player.", "resources can only be granted"),
-    ("Every 30 s, drains the player's energy by 50.", "resources can only be granted"),
     ("When a unit enters the zone, the structure changes owner to that unit's team.", "units are created only"),
-    ("A medic tent heals units nearby every 5 s.", "units are created only"),
+    ("Captured pylons switch allegiance to the capturer.", "units are created only"),
     # a real claim next to a denial, or after a condition, still fires
-    ("It never grants metal but takes 30 metal from the player each minute.", "resources can only be granted"),
-    ("The rule does not spawn units; it deducts 10 energy per raid.", "resources can only be granted"),
-    ("Raiders with no escort steal metal from the nearest storage.", "resources can only be granted"),
+    ("It never spawns units but switches the outpost's owner to the attacker.", "units are created only"),
+    ("Outposts with no guard change owner when an enemy stands on them.", "units are created only"),
 ])
 def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd, purpose, needs):
     from genesis.checks.gdd_checks import rules_known_api
@@ -164,12 +162,9 @@ def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd,
 
 
 @pytest.mark.parametrize("purpose", [
-    "Gives the player 50 metal every minute; it never takes resources from the player.",
-    "The raid party attacks storages but does not steal metal (the API cannot take resources away).",
-    "Income only: nothing drains energy, and no rule removes metal.",
-    "Spawns a convoy each minute instead of taking metal from the player.",
-    "The captured outpost keeps its owner: the rule does not change ownership and never heals units.",
-    "Grants 20 energy per kill; taking resources away is impossible in the rule API, so the penalty is a delay.",
+    "The captured outpost keeps its owner: the rule does not change ownership.",
+    "Spawns a relief column at the outpost instead of switching its owner.",
+    "Nothing converts a unit's allegiance; the zone only counts who stands in it.",
 ])
 def test_rules_known_api_does_not_fire_on_a_purpose_that_denies_the_capability(gdd, purpose):
     from genesis.checks.gdd_checks import rules_known_api
@@ -181,13 +176,18 @@ def test_rules_known_api_does_not_fire_on_a_purpose_that_denies_the_capability(g
     assert ok, why
 
 
-def test_rules_known_api_accepts_what_the_api_can_do(gdd):
+@pytest.mark.parametrize("purpose", [
+    "Gives the player 50 metal every 30 s and logs rule_log 'income'.",
+    "Raiders near a storage steal 20 metal per second from the player.",
+    "Every 30 s, drains the player's energy by 50.",
+    "A medic tent heals units nearby every 5 s.",
+])
+def test_rules_known_api_accepts_what_the_api_can_do(gdd, purpose):
     from genesis.checks.gdd_checks import rules_known_api
     from genesis.models import RuleComponent
 
     good = gdd.model_copy(deep=True)
-    good.rule_components.append(RuleComponent(
-        id="supply", kind="economy", purpose="Gives the player 50 metal every 30 s and logs rule_log 'income'."))
+    good.rule_components.append(RuleComponent(id="supply", kind="economy", purpose=purpose))
     ok, why = rules_known_api(CheckContext(gdd=good, known_rules={c.library_rule for c in gdd.rule_components}))
     assert ok, why
 
