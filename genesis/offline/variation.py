@@ -234,16 +234,9 @@ def open_ground_near(m, x: float, y: float, taken: list[tuple[float, float]], cl
     objective from one approach. Falls back to the nearest ground tile."""
     import numpy as np
 
-    from engine.maps import label_regions, terrain_array
-    from engine.snapshot import BRIDGE, GROUND
     from genesis.offline import geometry as G
 
-    terrain = terrain_array(m)
-    ok = (terrain == GROUND) | (terrain == BRIDGE)
-    if main_region_only:
-        labels, n = label_regions(ok)
-        if n:
-            ok = labels == int(np.argmax(np.bincount(labels.ravel())[1:]) + 1)
+    ok = G.walkable(m, main_region_only)
     h, w = ok.shape
     padded = np.zeros((h + 2 * margin, w + 2 * margin), dtype=bool)
     padded[margin:margin + h, margin:margin + w] = ok
