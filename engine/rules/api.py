@@ -134,7 +134,8 @@ API_DOC: dict[str, str] = {
     "damage": f"damage(ids, amount) -> {{units=, dealt=, killed={{ids}}}}: takes `amount` hp (0..{MAX_HP_CHANGE:,.0f}, "
               f"armour ignored) from each living unit of ids (an id or a list of up to {MAX_IDS}; dead ids are "
               "skipped); a unit at 0 hp dies like one killed in combat (death event with killer_team nil, "
-              "on_unit_destroyed after the calling callback returns, counts for elimination); traced as rule_damage",
+              "on_unit_destroyed after the calling callback returns, counts for elimination); not counted in the teams' "
+              "damage statistics (rankings by damage efficiency see only fights); traced as rule_damage",
     "damage_area": "damage_area(x, y, radius, amount [, team]) -> {units=, dealt=, killed=}: damage() on every "
                    "living unit inside the circle (only `team`'s when given; ENVIRONMENT is a team here)",
     "heal": f"heal(ids, amount) -> {{units=, healed=}}: gives `amount` hp (0..{MAX_HP_CHANGE:,.0f}) to each living unit "

@@ -13,14 +13,14 @@ if TYPE_CHECKING:
 
 def damage(sim: Simulation, ids: np.ndarray, amount: float, rule: str, **where: float) -> dict:
     """Take `amount` hp from each living unit of `ids` (armour ignored: nobody fired); those left at
-    0 hp die through the engine's death path, killed by no team."""
+    0 hp die through the engine's death path, killed by no team. The teams' damage statistics (and so
+    rankings by damage efficiency) count only what teams deal each other."""
     w = sim.world
     ids = ids[w.alive[ids]]
     if not ids.size:
         return {"units": 0, "dealt": 0.0, "killed": []}
     dealt = np.minimum(w.hp[ids], amount)
     w.hp[ids] -= dealt
-    np.add.at(sim._dmg_received, w.team[ids], dealt)
     killed = ids[w.hp[ids] <= 0].tolist()
     sim.trace.add(sim.time, "rule_damage", rule=rule, ids=ids.tolist(), amount=amount, dealt=float(dealt.sum()),
                   killed=killed, **where)

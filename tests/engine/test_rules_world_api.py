@@ -251,3 +251,8 @@ def test_a_side_with_nothing_left_is_out_unless_rules_may_bring_it_back(arena, h
     src = 'function on_start() at(20, function() spawn(1, "scout", 30, 30) end) end'
     sim, res = run_rule(arena, h, src, teams=teams, until=25)
     assert res.ended_by == "until" and not events(res, "lose") and len(sim.world.select(team=1)) == 1
+
+
+def test_rule_damage_stays_out_of_the_teams_damage_statistics(arena, h):
+    sim, res = run_rule(arena, h, "function on_start() damage(units(0)[1].id, 50) end", until=1)
+    assert res.team_stats[0]["damage_received"] == 0 and sim.world.hp[0] == 110
