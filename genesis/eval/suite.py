@@ -2,8 +2,6 @@
 batch` writes them), or one scenario folder. With a suite.json manifest, its certified tasks only."""
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +11,7 @@ from engine.errors import EngineError
 from genesis.fileio import read_json_object
 from genesis.play.analysis import competency_of
 from genesis.play.runner import default_team, is_free_for_all
-from genesis.validation_cache import level_fingerprint
+from genesis.validation_cache import level_hash
 
 
 class SuiteError(ValueError):
@@ -24,7 +22,7 @@ class SuiteError(ValueError):
 class Task:
     id: str                     # the scenario folder's name
     level_path: str
-    level_hash: str             # what a game of it depends on besides the engine (see level_hash)
+    level_hash: str             # what a game of it depends on besides the engine (validation_cache.level_hash)
     competency: str | None
     team: int                   # the seat the agent takes: the level's first agent team
     n_teams: int
@@ -35,17 +33,12 @@ class Task:
                 "competency": self.competency, "team": self.team}
 
 
-def level_hash(level_path: str | Path) -> str:
-    """sha256 of the level as the engine loads it (config, map, each rule script; not the generator stamp)."""
-    return hashlib.sha256(json.dumps(level_fingerprint(level_path), sort_keys=True).encode()).hexdigest()
-
-
 def task_folders(folder: Path) -> list[Path]:
     if (folder / "level.json").is_file():
         return [folder]
     manifest = read_json_object(folder / "suite.json")
     if manifest is not None:
-        return [folder / t["id"] for t in manifest.get("tasks") or []]
+        return [folder / t.get("path", t["id"]) for t in manifest.get("tasks") or []]
     return sorted(p for p in folder.iterdir() if (p / "level.json").is_file())
 
 
@@ -66,7 +59,8 @@ def load_suite(folder: Path) -> list[Task]:
         raise SuiteError(f"no such suite or scenario folder: {folder}")
     tasks = [load_task(f) for f in task_folders(folder)]
     if not tasks:
-        raise SuiteError(f"{folder} holds no scenario folder (a folder with level.json) and no suite.json")
+        raise SuiteError(f"{folder} holds no scenario folder (a folder with level.json), or its suite.json "
+                         "lists no certified task")
     ids = [t.id for t in tasks]
     if len(set(ids)) != len(ids):
         raise SuiteError(f"{folder}: task ids (folder names) repeat")

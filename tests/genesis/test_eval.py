@@ -13,7 +13,7 @@ from engine.agent.policy import army_ids, centroid
 from genesis.eval import EvalError, evaluate
 from genesis.eval.runner import versions
 from genesis.eval.stats import kendall_tau_b, wilson
-from genesis.eval.suite import level_hash
+from genesis.validation_cache import level_hash
 from genesis.workspace import seed_kb
 
 TASKS = ("FS-F", "MFD")
