@@ -96,7 +96,7 @@ def build_results(suite: Path, tasks: list[Task], episodes: list[EvalEpisode], p
     episodes = sorted(episodes, key=lambda e: e.key)
     entries = [TaskEntry(**t.summary()) for t in tasks]
     summaries = agent_summaries(tasks, episodes)
-    return EvalResults(**pinned, suite=str(suite), suite_hash=suite_hash(entries), tasks=entries,
+    return EvalResults(**pinned, suite=str(Path(suite).resolve()), suite_hash=suite_hash(entries), tasks=entries,
                        ci_method=CI_METHOD, episodes=[e.record() for e in episodes], agents=summaries,
                        ladder=ladder_report(tasks, summaries))
 

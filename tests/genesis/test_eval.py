@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from browser import AVAILABLE, Browser
 
 from engine.agent import Policy
 from engine.agent.observation import visible_enemy_ids
@@ -130,3 +131,23 @@ def test_wilson_and_kendall():
     assert kendall_tau_b([0, 1, 2], [3, 2, 1]) == -1.0
     assert kendall_tau_b([0, 1], [0.0, 0.0]) is None             # every agent scores the same: no order
     assert kendall_tau_b([0, 1, 2], [0, 0, 1]) == round(2 / 6 ** 0.5, 4)
+
+
+@pytest.mark.skipif(not AVAILABLE, reason="needs chromium (apt-get install chromium) and websocket-client")
+def test_leaderboard_sorts_by_a_clicked_column(suite, tmp_path):
+    out = evaluate(suite, ["reference", "idle"], 1, out=tmp_path / "eval", workers=2)
+    b = Browser(out.leaderboard[0].resolve().as_uri(), tmp_path / "profile", width=1200, height=900)
+    try:
+        first_agent = "document.querySelector('#agents tbody tr td').textContent.trim()"
+        b.wait_for("document.querySelectorAll('#agents tbody tr').length == 2")
+        assert b.eval(first_agent) == "reference"            # ranked by overall win rate
+        b.click("#agents thead th:nth-child(2)")               # Overall: descending first
+        assert b.eval(first_agent) == "reference"
+        b.click("#agents thead th:nth-child(2)")               # again: ascending
+        assert b.eval(first_agent) == "idle"
+        b.click("#tasks thead th:first-child")
+        b.click("#tasks thead th:first-child")                 # task ids ascending
+        assert b.eval("[...document.querySelectorAll('#tasks tbody tr')].map(r => r.cells[0].textContent)") == list(TASKS)
+        b.screenshot(tmp_path / "leaderboard.png")
+    finally:
+        b.close()
