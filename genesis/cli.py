@@ -278,6 +278,9 @@ def eval_(
                            progress=None if as_json else lambda m: console.print(f"[bold cyan]  eval[/] {escape(m)}"))
     except (EvalError, OSError) as exc:
         raise _bad_input(exc)
+    except KeyboardInterrupt:
+        console.print("\n[yellow]interrupted.[/] The finished games are in results.json; the same command resumes.")
+        raise typer.Exit(EXIT_INTERRUPTED)
     print_eval(outcome, as_json)
     raise typer.Exit(1 if outcome.failures else 0)
 
