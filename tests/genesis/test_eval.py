@@ -151,3 +151,16 @@ def test_leaderboard_sorts_by_a_clicked_column(suite, tmp_path):
         b.screenshot(tmp_path / "leaderboard.png")
     finally:
         b.close()
+
+
+def test_cli_json_and_bad_input(suite, tmp_path):
+    from typer.testing import CliRunner
+
+    from genesis.cli import app
+
+    done = CliRunner().invoke(app, ["eval", str(suite), "--agent", "idle", "--seeds", "1", "--out", str(tmp_path),
+                                    "--json"])
+    assert done.exit_code == 0, done.output
+    printed = json.loads(done.stdout)
+    assert printed["played"] == len(TASKS) and printed["agents"]["idle"]["overall"]["episodes"] == len(TASKS)
+    assert CliRunner().invoke(app, ["eval", str(suite), "--agent", "mystery", "--out", str(tmp_path)]).exit_code == 2
