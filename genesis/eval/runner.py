@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from pydantic import ValidationError
+
 from genesis.eval.agents import AgentSpecError, build_policy, resolve_agent
 from genesis.eval.results import EvalEpisode, EvalResults, TaskEntry, suite_hash
 from genesis.eval.suite import SuiteError, Task, load_suite
@@ -87,9 +89,13 @@ def previous_episodes(path: Path, tasks: list[Task], pinned: dict[str, str]) -> 
         raise EvalError(f"{path} holds results of {theirs}, not of this installation {pinned}: "
                         "evaluate into another --out folder (or delete the file)")
     hashes = {t.id: t.level_hash for t in tasks}
-    known = {t["id"]: t["level_hash"] for t in data.get("tasks") or []}
-    return [EvalEpisode(**e) for e in data.get("episodes") or []
-            if hashes.get(e.get("task")) is not None and hashes[e["task"]] == known.get(e["task"])]
+    try:
+        known = {t["id"]: t["level_hash"] for t in data.get("tasks") or []}
+        return [EvalEpisode(**e) for e in data.get("episodes") or []
+                if hashes.get(e.get("task")) is not None and hashes[e["task"]] == known.get(e["task"])]
+    except (KeyError, TypeError, AttributeError, ValidationError) as exc:
+        raise EvalError(f"{path} is not a results file of `genesis eval` ({type(exc).__name__}: {exc}); "
+                        "evaluate into another --out folder (or delete the file)") from None
 
 
 def build_results(suite: Path, tasks: list[Task], episodes: list[EvalEpisode], pinned: dict[str, str]) -> EvalResults:

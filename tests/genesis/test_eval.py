@@ -110,6 +110,10 @@ def test_resume_replays_missing_and_refuses_other_versions(suite, tmp_path):
     out.results_path.write_text(json.dumps(data))
     with pytest.raises(EvalError, match="not of this installation"):
         evaluate(suite, ["idle"], SEEDS, out=tmp_path)
+    data = {**data, **versions(), "episodes": [{"task": "MFD", "agent": "idle"}]}
+    out.results_path.write_text(json.dumps(data))
+    with pytest.raises(EvalError, match="not a results file"):
+        evaluate(suite, ["idle"], SEEDS, out=tmp_path)
 
 
 @pytest.mark.parametrize("spec", ["nobody", "json:loads", "no_such_module_x:Agent", f"{__name__}:Nope"])
