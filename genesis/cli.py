@@ -256,6 +256,35 @@ def play(
     print_outcome(outcome, as_json)
 
 
+@app.command("eval")
+def eval_(
+    suite: Path = typer.Argument(..., help="suite folder (scenario folders with level.json, e.g. a batch folder) "
+                                           "or one scenario folder"),
+    agents: list[str] = typer.Option(..., "--agent", help="idle | random | rush | turtle | reference | module:Class "
+                                                          "(an engine.agent.Policy subclass); repeatable"),
+    seeds: int = typer.Option(3, "--seeds", help="play seeds 0..N-1 of every task"),
+    out: Optional[Path] = typer.Option(None, "--out", help="results folder (default SUITE/eval/); "
+                                                           "a results.json there is resumed"),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="game processes (default: the usable cores)"),
+    as_json: bool = typer.Option(False, "--json", help="print the results file's summaries as JSON"),
+) -> None:
+    """Evaluate agents on a suite: win rate (Wilson 95 % CI), game times, DE, units lost per task, competency
+    and overall; results.json, leaderboard.html and leaderboard.csv. Exit 1 if a game failed."""
+    from genesis.eval import EvalError, evaluate
+    from genesis.eval.table import print_eval
+
+    try:
+        outcome = evaluate(suite, agents, seeds, out=out, workers=workers,
+                           progress=None if as_json else lambda m: console.print(f"[bold cyan]  eval[/] {escape(m)}"))
+    except (EvalError, OSError) as exc:
+        raise _bad_input(exc)
+    except KeyboardInterrupt:
+        console.print("\n[yellow]interrupted.[/] The finished games are in results.json; the same command resumes.")
+        raise typer.Exit(EXIT_INTERRUPTED)
+    print_eval(outcome, as_json)
+    raise typer.Exit(1 if outcome.failures else 0)
+
+
 @app.command()
 def batch(
     file: Path = typer.Argument(..., help="text file with one query per line (# comments and blank lines ignored); "

@@ -64,6 +64,11 @@ def level_fingerprint(level_path: str | Path) -> dict[str, Any]:
             "rules": {rid: hashlib.sha256(src.encode()).hexdigest() for rid, src in sorted(level.rule_sources.items())}}
 
 
+def level_hash(level_path: str | Path) -> str:
+    """sha256 of `level_fingerprint`: one id for the level as every game of it sees it."""
+    return hashlib.sha256(json.dumps(level_fingerprint(level_path), sort_keys=True).encode()).hexdigest()
+
+
 def job_key(fingerprint: dict[str, Any], job: SimJob) -> str:
     spec = {"format": FORMAT, "engine": engine_version(), "level": fingerprint, "seed": job.seed,
             "policy": job.policy, "frames": bool(job.frames_dir), "gif": bool(job.gif_path), "replay": bool(job.replay_path),

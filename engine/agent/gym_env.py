@@ -1,7 +1,7 @@
 """A Gymnasium environment over one level: one team's seat, fixed-size observations and actions.
 
-    import engine.agent.gym_env  # registers "genesis-rts/Level-v0"
-    env = gymnasium.make("genesis-rts/Level-v0", level_path="kb/levels/MFD/level.json")
+    import gymnasium, engine    # `import engine` registers "genesis/Scenario-v0" (engine/envs.py)
+    env = gymnasium.make("genesis/Scenario-v0", level_path="kb/levels/MFD/level.json")
 
 Each `step` is one decision: the action is applied through the agent interface (squads + action
 layer -> the simulator's validated order API), then the game advances `decision_interval` seconds.
@@ -45,7 +45,7 @@ from engine.sim import TICK_HZ, Simulation
 from engine.snapshot import CATEGORIES
 from engine.world import BUILD
 
-ENV_ID = "genesis-rts/Level-v0"
+ENV_ID = "genesis/Scenario-v0"
 UNIT_FEATURES = 8
 COMMANDS = (None, "squad_move", "squad_move_force", "squad_stop")
 MAX_RESOURCE = 1e6        # a finite bound keeps the Box well-formed; stores never get near it
@@ -262,6 +262,3 @@ class RTSEnv(gym.Env):
             info.update(winners=list(res.winners), reason=res.reason, ended_by=res.ended_by)
         return info
 
-
-if ENV_ID not in gym.registry:
-    gym.register(id=ENV_ID, entry_point="engine.agent.gym_env:RTSEnv")

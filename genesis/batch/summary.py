@@ -11,6 +11,7 @@ from markupsafe import Markup
 from pydantic import BaseModel, Field
 
 from genesis.batch.records import QueryRecord
+from genesis.batch.suite_manifest import write_manifest
 from genesis.charts import bar_chart, line_chart
 from genesis.fileio import FileLock, atomic_write_json, atomic_write_text
 
@@ -130,7 +131,9 @@ def _charts(summary: BatchSummary, history: list[dict[str, Any]]) -> dict[str, M
 
 
 def write_summary(summary: BatchSummary, batch_dir: Path) -> None:
+    """batch.json, suite.json (the certified tasks as a benchmark suite) and batch.html."""
     atomic_write_json(batch_dir / "batch.json", summary.to_json())
+    write_manifest(summary, batch_dir)
     history = read_history(history_path(batch_dir))
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     html = env.from_string(TEMPLATE.read_text(encoding="utf-8")).render(

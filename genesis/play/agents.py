@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from engine.agent import AgentInterface, make_policy
 from engine.agent.policies import POLICIES
+from engine.agent.policy import Policy
 
 SCRIPTED = tuple(POLICIES)          # idle, random, reference
 AGENTS = (*SCRIPTED, "llm")
@@ -43,11 +44,13 @@ class Agent(Protocol):
 
 class ScriptedAgent:
     """One of the engine's policies, driven step by step instead of through `Policy.act`, so the
-    harness owns the interface (and records every action the policy takes)."""
+    harness owns the interface (and records every action the policy takes). `policy` seats an
+    already built one (`genesis eval` builds rush, turtle and `module:Class` policies itself)."""
 
-    def __init__(self, name: str, team: int, seed: int, decision_interval: float, **params: Any):
+    def __init__(self, name: str, team: int, seed: int, decision_interval: float, policy: Policy | None = None,
+                 **params: Any):
         self.name = name
-        self.policy = make_policy(name, team=team, seed=seed, decision_interval=decision_interval, **params)
+        self.policy = policy or make_policy(name, team=team, seed=seed, decision_interval=decision_interval, **params)
 
     def start(self, sim, iface: AgentInterface) -> None:
         # the same binding Policy.act performs at the first call of a run

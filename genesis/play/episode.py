@@ -132,15 +132,16 @@ class Episode:
 
 
 def run_episode(level: Level, agent: Agent, *, seed: int, team: int, decision_interval: float,
-                fsm: bool = True) -> Episode:
+                fsm: bool = True, record_replay: bool = True) -> Episode:
     seat = Seat(agent, team, decision_interval, fsm=fsm)
     started = time.perf_counter()
     sim = Simulation(level, seed=seed, policies={team: seat})
-    recorder = ReplayRecorder(sim)
+    recorder = ReplayRecorder(sim) if record_replay else None
     while not sim.done:                 # stepping in chunks runs the same ticks as sim.run()
-        recorder.observe(sim)
+        if recorder:
+            recorder.observe(sim)
         sim.step(15)
     result = sim.run()
     wall = time.perf_counter() - started
     return Episode(seed=seed, team=team, result=result, steps=seat.steps, counts=seat.counts(), wall_s=wall,
-                   usage=agent.usage(), replay=recorder.finish(sim, result))
+                   usage=agent.usage(), replay=recorder.finish(sim, result) if recorder else None)

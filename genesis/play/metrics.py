@@ -9,6 +9,8 @@ Definitions (team = the agent's team; "win" = the team is among RunResult.winner
   Undefined (None, printed "–") when no episode falls on that side.
 - Damage Efficiency (DE): damage dealt / damage received, with received floored at 1 (the engine's
   own ranking uses the same ratio). Aggregate: total dealt / total received over all episodes.
+- Units lost: the team's units destroyed in the episode (the engine's team statistics);
+  aggregate: the mean over episodes.
 - Time to objective: the game time of the team's `win` event in the trace, i.e. the moment its
   objective was completed (for FFA ranking, the moment it was ranked first). Average Time (AT)
   averages it over the successful (won) episodes only; None ("–") when none was won.
@@ -42,6 +44,7 @@ class EpisodeMetrics(BaseModel):
     damage_dealt: float
     damage_received: float
     damage_efficiency: float
+    units_lost: int = 0
     rank: int | None
     rank_score: float | None
     gt_side: str | None = None        # "win" | "loss" | None: which Game Time the episode counts in
@@ -112,7 +115,7 @@ def episode_metrics(ep: Episode, n_teams: int, free_for_all: bool | None = None)
         error=res.error,
         game_time_s=round(res.duration, 2), time_to_objective_s=win_time(res, team),
         damage_dealt=round(dealt, 1), damage_received=round(received, 1),
-        damage_efficiency=damage_efficiency(dealt, received), rank=rank,
+        damage_efficiency=damage_efficiency(dealt, received), units_lost=int(stats.get("units_lost", 0)), rank=rank,
         rank_score=rank_score(rank, n_teams) if ffa else None, gt_side=gt_side(outcome, rank, n_teams, ffa),
         decisions=len(ep.steps), actions_valid=valid, actions_invalid=invalid,
         valid_action_rate=round(valid / (valid + invalid), 4) if valid + invalid else None,
@@ -154,6 +157,7 @@ def aggregate(rows: list[EpisodeMetrics]) -> dict[str, Any]:
         "game_time_win_s": _mean([r.game_time_s for r in rows if r.gt_side == "win"]),
         "game_time_loss_s": _mean([r.game_time_s for r in rows if r.gt_side == "loss"]),
         "damage_efficiency": damage_efficiency(dealt, received) if rows else None,
+        "mean_units_lost": _mean([r.units_lost for r in rows]),
         "avg_time_to_objective_s": _mean([r.time_to_objective_s for r in wins if r.time_to_objective_s is not None]),
         "rank_score": _mean(scores),
         "decisions": sum(r.decisions for r in rows),

@@ -1,6 +1,9 @@
 """The Gymnasium wrapper: spaces pass the checker, seeded runs repeat, actions reach the game."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -115,3 +118,16 @@ def test_render_and_bad_team():
     assert frame.shape == (64, 64, 3) and frame.dtype == np.uint8
     with pytest.raises(ValueError, match="team 9"):
         RTSEnv(MFD, team=9)
+
+
+@pytest.mark.parametrize("imports", ["import gymnasium as gym, engine",
+                                     "import engine, importlib.util; importlib.util.find_spec('gymnasium'); "
+                                     "import gymnasium as gym"])
+def test_registered_on_import_of_engine_in_either_order(imports):
+    """`gymnasium.make("genesis/Scenario-v0")` needs `import engine` only, before or after gymnasium."""
+    code = (f"{imports}\nenv = gym.make('genesis/Scenario-v0', level_path={str(MFD)!r})\n"
+            "obs, _ = env.reset(seed=0)\nprint(type(env.unwrapped).__name__, sorted(obs))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "RTSEnv"

@@ -200,6 +200,12 @@ def test_batch_json_records_every_query_from_its_scenario_folder(first_run):
     assert bad["wall_s"] is None and agg["generated_now"] == 3  # refused before any worker ran it
     assert sorted(r.query for r in events.finished) == sorted([QUERY, QUERY, NOT_A_GAME])
     assert events.ended == ["complete"]
+    suite = json.loads((batch_dir / "suite.json").read_text())
+    assert suite["tasks"] == []                               # the certificate is off: nothing is certified
+    why = {r["index"]: r["why"] for r in suite["rejected"]}
+    assert why[2] == refused["reason"] and "2,000" in why[3]
+    assert all(why[q["index"]] == "playable, but its certificate was not computed (GENESIS_CERTIFICATE=off)"
+               for q in playable)
 
 
 def test_parallel_twins_both_commit_to_the_shared_kb(first_run, seed):
