@@ -139,9 +139,11 @@ def test_script_compiles_in_the_sandbox_and_dry_runs_with_defaults(rule_dir):
     # fire every timer once, later ones after earlier ones, like the engine would
     for _ in range(3):
         pending, stub.timers = sorted(stub.timers, key=lambda t: t[1]), []
-        for _, when, fn in pending:
+        for kind, when, fn in pending:
             stub.now = when
-            box.call(fn)
+            # an area trigger's callback receives the unit that entered
+            box.call(fn, *([{"id": 2, "type": "light_bot", "team": 0, "x": 20.0, "y": 20.0, "hp": 100.0,
+                             "tag": "vip", "category": "combat"}] if kind == "area" else []))
     if box.has("on_unit_destroyed"):
         box.call("on_unit_destroyed", {"id": 1, "type": "metal_storage", "team": 0, "x": 20.0, "y": 20.0,
                                        "hp": 0.0, "tag": "objective", "category": "economy"})
