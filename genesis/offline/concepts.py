@@ -25,7 +25,7 @@ _UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?|s|m|h)\b"
 _WORD_UNIT = r"(hours?|minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
 _CLOCK = r"(\d{1,2}):([0-5]\d)\b"                     # "at 2:30"
 _FFA_MAX = 8
-_GOAL_ARCHETYPES = ("production", "siege", "capture")
+_GOAL_ARCHETYPES = ("production", "siege", "capture", "escort")
 
 
 @dataclass
@@ -166,6 +166,7 @@ def read(query: str) -> Reading:
     _production_goal(r)
     _raids(r)
     _protect(r)
+    _escort(r)
     _deadline_and_hold(r)
     _difficulty(r)
 
@@ -941,3 +942,100 @@ def _deadline_and_hold(r: Reading) -> None:
     elif c.time_limit is None:
         c.time_limit = float(seconds)
         r.hit(dm, "time_limit")
+
+
+_COMPASS = (r"(north[\s-]?east|north[\s-]?west|south[\s-]?east|south[\s-]?west|north|south|east|west|ne|nw|se|sw)"
+            r"(?:ern)?(?:[\s-]+(?:edge|corner|side|end|border|exit|flank|bank))?(?![\w-])")
+_SIDE_OF = {"north": "n", "south": "s", "east": "e", "west": "w", "ne": "ne", "nw": "nw", "se": "se", "sw": "sw"}
+_ESCORT_TO = re.compile(r"\b(?:to|towards?|into|reach(?:es)?|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,4}?(?:in|at|on|of)?\s*"
+                        r"(?:the\s+)?" + _COMPASS)
+_ESCORT_FROM = re.compile(r"\bfrom\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?" + _COMPASS)
+_FAR_SIDE = re.compile(r"\b(?:across|over|through|past)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:bridge|river|map|valley|"
+                       r"pass|canyon|wasteland|enemy territory|no man's land)\b|\b(?:to|on)\s+the\s+(?:other|far)\s+"
+                       r"(?:side|end)\b|\bto\s+safety\b|\b(?:extraction|evac(?:uation)?)\s+(?:point|zone)\b|\bdestination\b")
+
+
+def _compass(word: str) -> str:
+    return _SIDE_OF[re.sub(r"[\s-]", "", word).replace("northeast", "ne").replace("northwest", "nw")
+                    .replace("southeast", "se").replace("southwest", "sw")]
+
+
+def _escort(r: Reading) -> None:
+    """An escort: a unit to bring somewhere alive ("escort my commander to the east edge", "get the
+    commander to the extraction point in the NE corner", "VIP escort", "bring the truck across the bridge").
+    It is the game when the request escorts a unit (not "escort duty"), names a convoy or a VIP, or brings
+    a unit of its own to a place; the unit is the one named (a convoy is trucks: constructor vehicles),
+    else the commander."""
+    text, c = r.text, r.concepts
+    if c.archetype not in ("defense", "raids") and any(h.key == "archetype" for h in r.hits):
+        return
+    own = r"(?:your|the|my|our|a|an)\s+(?:[\w-]+\s+){0,2}?"
+    convoy = "(" + "|".join(re.escape(w) for w in sorted(V.CONVOY_WORDS, key=len, reverse=True)) + r")(?![\w-])"
+    verbs = r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+" + own
+    named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text)
+    going = _ESCORT_TO.search(text) or _FAR_SIDE.search(text)
+    escorting = re.search(r"\bescort(?:ing|ed)?\s+" + own, text)
+    words = [m for w in V.ESCORT_WORDS if (m := _find(text, w))]
+    if not (escorting or words or (named and going and named.start() < going.end())):
+        return
+    c.archetype = "escort"  # type: ignore[assignment]
+    # what read as another game's words says something of the escort: the enemy's attacks are its ambushes,
+    # a unit to keep alive is the escorted one, sides are where the route starts and ends (read below)
+    for h in r.hits:
+        word = text[h.start:h.end]
+        if h.key == "archetype" and re.search(r"attack|assault|wave|raid|strike|push|ambush", word):
+            h.key, c.ambush = "ambush", True
+        elif h.key == "archetype" and re.search(r"surviv|protect|guard|keep alive|defen", word):
+            h.key = "protect"
+        elif h.key == "objective" and word in roster_names():
+            h.key = "escort_unit"
+    r.hits = [h for h in r.hits if h.key not in ("archetype", "directions", "direction_times", "front_order",
+                                                 "objective", "objectives")]
+    c.directions, c.direction_times, c.objective_type, c.objectives = [], [], None, None
+    r.matched.append("archetype escort")
+    for m in [escorting, named, *words]:
+        if m is not None:
+            r.hit(m, "archetype")
+    if named and named.group(1):
+        c.escort_unit = V.CONVOY_UNIT
+    elif named and named.group(2):
+        c.escort_unit = roster_names()[named.group(2)]
+    elif re.search(r"(?<![\w-])" + convoy, text):
+        c.escort_unit = V.CONVOY_UNIT
+    else:
+        c.escort_unit = c.protect_unit or "commander"
+        if not named and c.protect_unit is None:
+            r.assumptions.append("no unit to escort named: the commander")
+    n = re.search(r"\bconvoy\s+of\s+" + _NUM + r"\b|" + _NUM + r"\s+(?:trucks|lorries|wagons|supply wagons)\b", text)
+    if n:
+        wanted = int(number(n.group(1) or n.group(2)))
+        c.escort_count = max(1, min(4, wanted))
+        r.hit(n, "escort_unit", f"a convoy of {wanted} is played as 4" if wanted > 4 else "")
+    if c.protect_unit and c.protect_unit != c.escort_unit:
+        why = (f"an escort keeps the escorted {c.escort_unit.replace('_', ' ')} alive; the "
+               f"{c.protect_unit.replace('_', ' ')} is not part of it")
+        r.unsupported.append(why)
+        for h in r.hits:
+            if h.key == "protect" and c.protect_unit.replace("_", " ") in text[h.start:h.end]:
+                h.problem = why
+    c.protect_unit = c.escort_unit
+    to = _ESCORT_TO.search(text)
+    if to:
+        c.escort_to = _compass(to.group(1))  # type: ignore[assignment]
+        r.hit(to, "destination")
+    start = _ESCORT_FROM.search(text)
+    if start:
+        c.escort_from = _compass(start.group(1))  # type: ignore[assignment]
+        r.hit(start, "escort_start")
+    for m in _FAR_SIDE.finditer(text):
+        r.hit(m, "destination", note="" if to else "read as the far side of the map from the start")
+    for w in V.AMBUSH_WORDS:
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            c.ambush = True
+            r.hit(m, "ambush")
+    # the enemy's attacks on an escort are its ambushes: "enemies attack twice along the road"
+    for h in r.hits:
+        if h.key in ("waves", "staggered", "raids", "escalating", "fronts", "random_side"):
+            c.ambush = True
+            h.key = "ambush"
+    c.raids = False
