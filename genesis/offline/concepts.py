@@ -856,9 +856,8 @@ def _protect(r: Reading) -> None:
                                  r"(?:not die|never die|survive|stay alive|live)\b", text):
             r.hit(again, "protect")
         # "escort duty: do not let your tank die": the escort is the unit kept alive
-        for h in r.hits:
-            if h.key == "unsupported_goal" and "escort" in r.text[h.start:h.end]:
-                h.key, h.problem = "protect", ""
+        for e in re.finditer(r"\bescort\w*", text):
+            r.hit(e, "protect")
         if c.objective_type == c.protect_unit:
             c.objective_type = None
         r.hit(m, "protect")

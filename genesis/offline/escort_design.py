@@ -177,7 +177,8 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     vip = c.escort_unit or "commander"
     count = c.escort_count
     deadline = float(c.deadline or c.time_limit)
-    active = max(1, min(len(SITE_SHARES), c.waves or ACTIVE_AMBUSHES))
+    # a short deadline leaves room for fewer fights: at least half of it is for walking
+    active = max(1, min(len(SITE_SHARES), c.waves or ACTIVE_AMBUSHES, int(deadline / 2 / FIGHT_SECONDS)))
     start, dest = endpoints(m, c)
     start, path = fit_start(m, start, dest, vip, deadline, active)
     sites = ambush_sites(m, path)
