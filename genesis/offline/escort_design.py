@@ -26,15 +26,17 @@ EDGE_MARGIN = 6.0         # tiles between a named edge or corner and the point o
 DEST_RADIUS = 5.0         # tiles: the destination circle the escorted unit must enter
 TRIGGER_RADIUS = 8.0      # tiles from a site at which the escorted unit springs its ambush
 SITE_OFFSET = 5.0         # candidate sites stand this far to either side of the route
-SITE_SHARES = (0.3, 0.5, 0.7)   # where along the route (share of its length) candidate sites stand
+SITE_SHARES = (0.2, 0.45, 0.7)   # where along the route (share of its length) candidate sites stand
 ACTIVE_AMBUSHES = 3       # sites holding an ambush, drawn per seed
 # one ambush outfights the escorted units alone this many times over: an escorted unit that walks on
 # while its guards fight elsewhere (a plan replayed blind) falls before they come back
 AMBUSH_MARGIN = 7.0
 GUARD_MARGIN = 5.5        # the guards outfight one ambush this many times over
 MIN_GUARDS = 3
+GUARD_GROUP = 3           # guards per start group
+MIN_ROUTE = 48.0          # tiles: a shorter route is crossed before an ambush can destroy the escorted unit
 TRAVEL_SLACK = 1.6        # the escort's pace: waiting for guards and fights take this much longer than a walk
-FIGHT_SECONDS = 20.0      # seconds each ambush holds the escort up
+FIGHT_SECONDS = 15.0      # seconds each ambush holds the escort up
 AMBUSH_UNIT = {"light_bot": 4, "assault_bot": 1}
 # few heavy guards, not a crowd: a dense crowd of light units round the escorted unit boxes it in
 GUARD_UNIT = {"heavy_tank": 1}
@@ -156,7 +158,7 @@ def fit_start(m, start: tuple[float, float], dest: tuple[float, float], vip: str
     """The start moved toward the destination until the escort's pace covers the route with time
     to spare for the ambushes (a deadline shorter than the map is wide), and the route from it."""
     speed = load_catalog().units[vip].speed
-    budget = max(20.0, (deadline - FIGHT_SECONDS * ambushes) / TRAVEL_SLACK * speed)
+    budget = max(MIN_ROUTE, (deadline - FIGHT_SECONDS * ambushes) / TRAVEL_SLACK * speed)
     path = route(m, start, dest)
     for _ in range(10):
         if _length(path) <= budget:
@@ -177,8 +179,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     vip = c.escort_unit or "commander"
     count = c.escort_count
     deadline = float(c.deadline or c.time_limit)
-    # a short deadline leaves room for fewer fights: at least half of it is for walking
-    active = max(1, min(len(SITE_SHARES), c.waves or ACTIVE_AMBUSHES, int(deadline / 2 / FIGHT_SECONDS)))
+    active = max(1, min(len(SITE_SHARES), c.waves or ACTIVE_AMBUSHES))
     start, dest = endpoints(m, c)
     start, path = fit_start(m, start, dest, vip, deadline, active)
     sites = ambush_sites(m, path)
@@ -188,8 +189,10 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     units = [UnitPlacement(type=vip, count=count, x=round(start[0], 1), y=round(start[1], 1), tag=VIP_TAG)]
     # the guards stand between the escorted unit and the road ahead
     ahead = G.lerp(start, path[min(len(path) - 1, 6)], 1.0)
-    for k, (t, n) in enumerate(guard_units(ambush).items()):
-        x, y = G.passable_near(m, ahead[0] + (k - 0.5) * 4, ahead[1] + (k - 0.5) * 4, taken, 4.0, True)
+    groups = [(t, min(GUARD_GROUP, n - i)) for t, n in guard_units(ambush).items() for i in range(0, n, GUARD_GROUP)]
+    for k, (t, n) in enumerate(groups):
+        # small groups on spots of their own: a large ring of heavy units overlaps itself
+        x, y = G.passable_near(m, ahead[0] + (k % 2) * 4, ahead[1] + (k // 2) * 4 - 2, taken, 4.5, True)
         taken.append((x, y))
         units.append(UnitPlacement(type=t, count=n, x=round(x, 1), y=round(y, 1)))
     comps = [

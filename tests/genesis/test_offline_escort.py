@@ -106,7 +106,10 @@ def test_the_design_guards_the_unit_on_a_route_with_seeded_ambushes_it_cannot_su
     assert all(min(math.dist(s, p) for p in path) < E.TRIGGER_RADIUS for s in sites)
     # one ambush beats the unit alone; the guards beat one ambush
     one = ambush.params["units"]
-    guards = {u.type: u.count for u in gdd.teams[0].units if u.tag is None}
+    guards: dict[str, int] = {}
+    for u in gdd.teams[0].units:
+        if u.tag is None:
+            guards[u.type] = guards.get(u.type, 0) + u.count
     assert E._power(one) >= E.AMBUSH_MARGIN * E._power({"commander": 1})
     assert E._power(guards) >= E.GUARD_MARGIN * E._power(one)
     role = gdd.strategy_params["roles"][0]
