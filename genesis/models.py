@@ -35,6 +35,7 @@ ARCHETYPES = {
     "capture": "the player takes and holds a zone or point",
     "raids": "small enemy parties harass the player's economy",
     "escort": "the player brings a unit (a VIP, a convoy) to a destination alive, past ambushes on the way",
+    "recon": "the player scouts under fog of war to locate hidden enemy targets in time",
     "other": "none of these (e.g. a rescue or a theft)",
 }
 
@@ -124,6 +125,8 @@ class Concepts(Doc):
     escort_to: Direction | None = Field(None, description="escort: the compass side or corner of the destination, when "
                                                           "the request names it (else the far side of the map)")
     ambush: bool = Field(False, description="escort: the request asks for ambushes or patrols along the route")
+    locate_type: str | None = Field(None, description="recon: unit type from the roster of the enemy targets to locate")
+    locate_count: int | None = Field(None, ge=1, le=8, description="recon: how many targets there are to locate")
 
 
 class ClauseAccount(Doc):

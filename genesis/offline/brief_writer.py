@@ -19,11 +19,13 @@ COMPETENCY = {
     "siege": "adversarial_planning",
     "capture": "spatial_temporal_reasoning",
     "escort": "spatial_temporal_reasoning",
+    "recon": "spatial_temporal_reasoning",
 }
 
 ATTACKED_RACE_TIME_LIMIT = 900.0    # a production race under timed enemy attacks, when no duration is given
 DEFAULT_TIME_LIMIT = {"defense": 300.0, "raids": 420.0, "production": 600.0, "ffa": 240.0, "teams": 300.0,
-                      "siege": 480.0, "capture": 300.0, "escort": 300.0}
+                      "siege": 480.0, "capture": 300.0, "escort": 300.0,
+                      "recon": 180.0}
 
 
 def _fmt(seconds: float) -> str:
@@ -228,6 +230,12 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         c.wave_times, c.wave_interval = [], None
         if not c.ambush:
             assumptions.append("ambushes wait along the route (the request names no threat on the way)")
+    if arch == "recon":
+        c.deadline = c.deadline or c.time_limit
+        c.wave_times, c.wave_interval = [], None
+        if c.locate_count is None:
+            c.locate_count = 4
+        assumptions.append("each target is guarded by a turret that destroys a scout coming within its range")
     if c.wave_times and c.time_limit and max(c.wave_times) >= c.time_limit:
         c.time_limit = max(c.wave_times) + 120
         assumptions.append(f"time limit extended to {_fmt(c.time_limit)} so every wave arrives")
@@ -336,6 +344,14 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                                 + (f", starting from the {_SIDE_NAMES[c.escort_from]}" if c.escort_from else "")))
         reqs.append(Requirement(id="ambush", text="ambushes along the route spring on the escorted unit, at sites "
                                                   "drawn per game"))
+    elif arch == "recon":
+        what = f"{c.locate_count} enemy {c.locate_type.replace('_', ' ')}s"
+        win.append(f"see all {what}")
+        loss.append(f"the deadline {_fmt(c.deadline)} passes before all are found")
+        enemy.append("the targets stand at sites drawn per game, hidden by fog of war, each guarded by a turret")
+        reqs.append(Requirement(id="locate_win", text=f"seeing all {what} wins"))
+        reqs.append(Requirement(id="hidden_targets", text=f"the {what} stand at sites drawn per game, hidden by fog of "
+                                                          "war until seen"))
     reqs += _family_requirements(c, reading)
     if c.protect_unit:
         loss.append(f"your {c.protect_unit.replace('_', ' ')} is destroyed")
@@ -348,6 +364,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         "siege": "you command an assault force against a fortified enemy base",
         "capture": "you and the enemy start with equal forces away from a central zone",
         "escort": "you command a guard force around the unit to escort",
+        "recon": "you command one fast scout under fog of war",
     }[arch]
     if "artillery" in c.unit_kinds and arch == "siege":
         composition = "you command an artillery-only assault force against a turret line"

@@ -53,12 +53,13 @@ KEY_IDS: dict[str, list[str]] = {
     "raid_target": ["raid_target"], "protect": ["protect_unit"], "teams": ["alliances", "team_count"],
     "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
     "difficulty": ["difficulty"], "ambush": ["ambush"], "destination": ["escort_arrival"],
-    "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"],
+    "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"], "recon": ["locate_win", "hidden_targets"],
 }
 CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win", "objective_loss"],
             "production": ["production_win"], "ffa": ["team_count", "ranking", "teams"],
             "teams": ["alliances", "decisive"], "siege": ["destroy_win", "fortification"],
-            "capture": ["capture_win", "hold_zone"], "escort": ["escort_arrival", "protect_unit"]}
+            "capture": ["capture_win", "hold_zone"], "escort": ["escort_arrival", "protect_unit"],
+            "recon": ["locate_win", "hidden_targets"]}
 # Phrases that name something without asking for anything on their own ("the outposts", "the river").
 _WEAK = {"objective", "map", "ground"}
 

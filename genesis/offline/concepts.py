@@ -5,6 +5,7 @@ brief can account for each clause of the request: what was built for it, or why 
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -25,7 +26,7 @@ _UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?|s|m|h)\b"
 _WORD_UNIT = r"(hours?|minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
 _CLOCK = r"(\d{1,2}):([0-5]\d)\b"                     # "at 2:30"
 _FFA_MAX = 8
-_GOAL_ARCHETYPES = ("production", "siege", "capture", "escort")
+_GOAL_ARCHETYPES = ("production", "siege", "capture", "escort", "recon")
 
 
 @dataclass
@@ -167,6 +168,7 @@ def read(query: str) -> Reading:
     _raids(r)
     _protect(r)
     _escort(r)
+    _recon(r)
     _deadline_and_hold(r)
     _difficulty(r)
 
@@ -190,7 +192,7 @@ def read(query: str) -> Reading:
     # the request must say what game it is: a family named, or attacks described; never the default defence
     evidence = {"archetype", "fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe",
                 "objective", "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target",
-                "allied_bases", "ffa_count", "teams", "production_target", "hold_time"}
+                "allied_bases", "ffa_count", "teams", "production_target", "hold_time", "recon"}
     if not any(h.key in evidence for h in r.hits):
         return _refuse(r, "the offline backend does not understand what game this asks for (no scenario family, "
                           "attacks or goal it knows: defend, waves, produce, free-for-all, 2v2, destroy, capture, "
@@ -1038,3 +1040,35 @@ def _escort(r: Reading) -> None:
             c.ambush = True
             h.key = "ambush"
     c.raids = False
+
+
+_LOCATE = re.compile(r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see)\s+(?:all\s+|every\s+|each\s+)?"
+                     r"(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
+
+
+def _recon(r: Reading) -> None:
+    """Reconnaissance: "scout with one fast unit and locate all four enemy extractors within two minutes":
+    targets of the enemy to find (seen once each) under fog of war, before a deadline. The targets are
+    the roster units named after the verb ("all four enemy extractors"); a count of "all" is four."""
+    text, c = r.text, r.concepts
+    if c.archetype not in ("defense", "raids") and any(h.key == "archetype" for h in r.hits):
+        return
+    m = re.search(_LOCATE.pattern + _unit_pattern("any"), text)
+    if m is None:
+        return
+    c.archetype = "recon"  # type: ignore[assignment]
+    r.matched.append("archetype recon")
+    c.locate_type = roster_names()[m.group(2)]
+    c.locate_count = max(1, min(8, int(number(m.group(1))))) if m.group(1) else None
+    if m.group(1) is None:
+        r.assumptions.append("no number of targets given: 4")
+    for h in r.hits:
+        # the scouting words, the targets counted and the enemy's attack words all describe the search
+        if h.key in ("scouting", "objectives", "objective", "archetype", "raids"):
+            h.key = "recon"
+    r.hit(m, "recon")
+    c.scouting, c.raids, c.objective_type, c.objectives = False, False, None, None
+    if c.fog is False:
+        r.hits = [dataclasses.replace(h, problem="a search needs fog of war: the targets are hidden until seen")
+                  if h.key == "fog" else h for h in r.hits]
+    c.fog = True

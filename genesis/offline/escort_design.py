@@ -65,9 +65,10 @@ def ambush_units(vip: str, count: int, strength: float) -> dict[str, int]:
             for t, n in AMBUSH_UNIT.items()}
 
 
-def guard_units(ambush: dict[str, int]) -> dict[str, int]:
-    """The guard army: grown until it outfights one ambush by GUARD_MARGIN (it meets them one by one)."""
-    k = MIN_GUARDS
+def guard_units(ambush: dict[str, int], count: int = 1) -> dict[str, int]:
+    """The guard army: grown until it outfights one ambush by GUARD_MARGIN (it meets them one by one),
+    and a guard more for each further unit of a convoy (an ambush may go for any of them)."""
+    k = MIN_GUARDS + count - 1
     while _power(_times(GUARD_UNIT, k)) < GUARD_MARGIN * _power(ambush):
         k += 1
     return _times(GUARD_UNIT, k)
@@ -189,7 +190,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     units = [UnitPlacement(type=vip, count=count, x=round(start[0], 1), y=round(start[1], 1), tag=VIP_TAG)]
     # the guards stand between the escorted unit and the road ahead
     ahead = G.lerp(start, path[min(len(path) - 1, 6)], 1.0)
-    groups = [(t, min(GUARD_GROUP, n - i)) for t, n in guard_units(ambush).items() for i in range(0, n, GUARD_GROUP)]
+    groups = [(t, min(GUARD_GROUP, n - i)) for t, n in guard_units(ambush, count).items() for i in range(0, n, GUARD_GROUP)]
     for k, (t, n) in enumerate(groups):
         # small groups on spots of their own: a large ring of heavy units overlaps itself
         x, y = G.passable_near(m, ahead[0] + (k % 2) * 4, ahead[1] + (k // 2) * 4 - 2, taken, 4.5, True)

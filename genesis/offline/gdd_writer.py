@@ -125,7 +125,8 @@ def _expect_spawns(**extra) -> dict:
 def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
     c = brief.concepts
     builder = {"defense": _defense, "raids": _defense, "capture": _capture, "production": _production,
-               "ffa": _ffa, "teams": _teams, "siege": _siege, "escort": _escort}.get(c.archetype)
+               "ffa": _ffa, "teams": _teams, "siege": _siege, "escort": _escort,
+               "recon": _recon}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
     gdd = builder(brief, c, guidance or [])
@@ -1158,3 +1159,10 @@ def _escort(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     from genesis.offline import escort_design   # here, not at the top: the family's own module
 
     return escort_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))
+
+
+def _recon(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
+    """Locate hidden targets with a scout under fog (`genesis.offline.recon_design`)."""
+    from genesis.offline import recon_design   # here, not at the top: the family's own module
+
+    return recon_design.design(brief, c, lambda expects: _requirements(brief, expects))
