@@ -1165,4 +1165,4 @@ def _recon(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     """Locate hidden targets with a scout under fog (`genesis.offline.recon_design`)."""
     from genesis.offline import recon_design   # here, not at the top: the family's own module
 
-    return recon_design.design(brief, c, lambda expects: _requirements(brief, expects))
+    return recon_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))

@@ -1,11 +1,11 @@
 """The offline reconnaissance family: locate hidden enemy targets with a scout before a deadline.
 
 Under fog of war the targets (the roster type the request names) stand at some of the map's candidate
-sites, drawn per seed (library rule `seeded_layout`), each beside a turret that destroys a scout
-coming within its range. Seeing every target wins (`locate_targets`, through the rule API's
+sites, drawn per seed (library rule `seeded_layout`), each guarded by bots that hold their post and
+destroy a scout coming within their range. Seeing every target wins (`locate_targets`, through the rule API's
 `visible`); the deadline loses, and so does losing the scout when the request says so. The reference
 plays the `scout` role (`engine.agent.reference.roles`): it looks at the unseen map nearest first and
-keeps out of the range of the turrets it has seen.
+keeps out of the range of the guards it has seen.
 """
 from __future__ import annotations
 
@@ -22,14 +22,23 @@ from genesis.offline import layout_variation as LV
 PLAYER, ENEMY = 0, 1
 SCOUT_TAG, TARGET_TAG = "scout", "target"
 SCOUT_TYPE = "scout"
-GUARD_TYPE = "light_turret"
-GUARD_OFFSET = 2.5        # tiles between a target and its turret (on the side facing the scout's start)
+GUARD_TYPE, GUARDS = "light_bot", 2   # each target's guards: they hold their post and shoot a scout in range
+GUARD_OFFSET = 2.5        # tiles between a target and its guards (on the side facing the scout's start)
 SITE_RINGS = (0.28, 0.4)  # candidate sites stand on two rings round the map centre (share of its width) ...
 SITE_ANGLES = 8           # ... at this many angles each, alternating rings
 MIN_START_DIST = 24.0     # tiles: no site within the scout's first sight
 LAYOUTS = 8               # seeded layouts (which sites hold the targets) drawn from
-MAP_SMALL, MAP_LARGE = "open_field", "crossroads"
-SMALL_MAP_DEADLINE = 100.0  # seconds: a shorter search is played on the small map
+EDGE = 6.5                # tiles from the map's edges of a start without a spawn there
+SEARCH_SHARE = 0.35       # of the deadline, the scout's straight drive across the generated map
+MAP_MIN, MAP_MAX = 56, 96   # tiles: the generated map's side
+
+
+def search_map(deadline: float) -> dict:
+    """An open generated map (no cliffs or water to get stuck on) as wide as the scout drives in a share
+    of the deadline: a search of the whole map fits in it."""
+    side = int(min(MAP_MAX, max(MAP_MIN, SEARCH_SHARE * deadline * load_catalog().units[SCOUT_TYPE].speed)))
+    return {"generate": {"width": side, "height": side, "seed": 11, "cliff_density": 0.0, "water_density": 0.0,
+                         "deposits": 8, "symmetry": "rotational"}}
 
 
 def candidate_sites(m, start: tuple[float, float]) -> list[list[float]]:
@@ -45,9 +54,10 @@ def candidate_sites(m, start: tuple[float, float]) -> list[list[float]]:
     return sites
 
 
-def layouts(m, sites: list[list[float]], n: int, start: tuple[float, float], target: str) -> list[dict]:
+def layouts(m, sites: list[list[float]], n: int, start: tuple[float, float], target: str, guards: int = GUARDS
+            ) -> list[dict]:
     """LAYOUTS distinct choices of `n` sites (a fixed draw: the design is reproducible), each a
-    seeded_layout entry placing a target and its turret at every chosen site."""
+    seeded_layout entry placing a target and its guards at every chosen site."""
     rng = np.random.default_rng(len(sites) * 100 + n)
     chosen: list[tuple[int, ...]] = []
     for _ in range(200):
@@ -65,26 +75,27 @@ def layouts(m, sites: list[list[float]], n: int, start: tuple[float, float], tar
             gx, gy = G.passable_near(m, x + (start[0] - x) / d * GUARD_OFFSET, y + (start[1] - y) / d * GUARD_OFFSET,
                                      [(x, y)], 1.5, True)
             units += [{"team": ENEMY, "type": target, "count": 1, "x": x, "y": y, "tag": TARGET_TAG},
-                      {"team": ENEMY, "type": GUARD_TYPE, "count": 1, "x": round(gx, 1), "y": round(gy, 1)}]
+                      {"team": ENEMY, "type": GUARD_TYPE, "count": guards, "x": round(gx, 1), "y": round(gy, 1)}]
         out.append({"name": "sites " + ", ".join(str(i + 1) for i in pick), "units": units})
     return out
 
 
-def design(brief: Brief, c: Concepts, requirements) -> GDD:
-    """The recon GDD; `requirements(expects)` attaches the evidence to the brief's requirements."""
+def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
+    """The recon GDD; `requirements(expects)` attaches the evidence to the brief's requirements. The
+    enemy strength the PM asks for sets how many guards stand by each target."""
     deadline = float(c.deadline or c.time_limit)
-    map_ref = {"name": c.map_hint or (MAP_SMALL if deadline <= SMALL_MAP_DEADLINE else MAP_LARGE)}
+    map_ref = {"name": c.map_hint} if c.map_hint else search_map(deadline)
     m = G.load(map_ref)
     sp = G.spawns(m)
-    start = sp.get("sw") or (EDGE, m.height - EDGE)
+    start = G.passable_near(m, *(sp.get("sw") or (EDGE, m.height - EDGE)), [], 0.0, True)
     target = c.locate_type or "metal_extractor"
     n = c.locate_count or 4
     sites = candidate_sites(m, start)
     n = min(n, len(sites) - 1)
-    drawn = layouts(m, sites, n, start, target)
+    drawn = layouts(m, sites, n, start, target, max(1, round(GUARDS * strength)))
     units = [UnitPlacement(type=SCOUT_TYPE, x=start[0], y=start[1], tag=SCOUT_TAG)]
     comps = [
-        LV.layout_component(drawn, ["hidden_targets"], f"the {n} targets and their turrets at {n} of {len(sites)} "
+        LV.layout_component(drawn, ["hidden_targets"], f"the {n} targets and their guards at {n} of {len(sites)} "
                             f"candidate sites, one of {len(drawn)} layouts drawn per seed"),
         RuleComponent(id="locate_targets", purpose="seeing every target wins; the deadline loses", kind="objective",
                       library_rule="locate_targets", requirement_ids=["locate_win", "deadline"],
@@ -113,11 +124,11 @@ def design(brief: Brief, c: Concepts, requirements) -> GDD:
                                                          "fields.tag": SCOUT_TAG, "fields.count": 1}, "min": 1, "max": 1}],
     }
     teams = [TeamPlan(id=PLAYER, name="Recon", role="player", controller={"type": "agent"}, units=units),
-             TeamPlan(id=ENEMY, name="Hidden", role="enemy", controller={"type": "none"})]
+             TeamPlan(id=ENEMY, name="Hidden", role="enemy", controller={"type": "ai", "behaviour": "hold"})]
     name = target.replace("_", " ")
     desc = (f"Fog of war is on. With your one fast scout, find all {n} enemy {name}s within {deadline / 60:g} minutes: "
             f"each counts as found once your scout has seen it. They stand at {n} of {len(sites)} possible sites, "
-            "which change from game to game, each beside a turret that destroys a scout coming within its range: "
+            "which change from game to game, each guarded by bots that destroy a scout coming within their range: "
             "look from afar." + (" Losing the scout loses the game." if c.protect_unit else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=True, production=False,
@@ -126,8 +137,6 @@ def design(brief: Brief, c: Concepts, requirements) -> GDD:
                strategy_params={"home": [start[0], start[1]], "roles": [{"role": "scout", "tag": SCOUT_TAG}]},
                variation=variation(m, sites, n, start))
 
-
-EDGE = 6.5
 
 
 def variation(m, sites: list[list[float]], n: int, start: tuple[float, float]) -> Variation:
@@ -147,9 +156,9 @@ def variation(m, sites: list[list[float]], n: int, start: tuple[float, float]) -
     order = sorted(sites_xy, key=lambda s: math.atan2(s[1] - m.height / 2, s[0] - m.width / 2))
     quarter = [(m.width * fx, m.height * fy) for fx, fy in ((0.25, 0.75), (0.25, 0.25), (0.75, 0.25), (0.75, 0.75))]
     return Variation(varies=[SeedVariation(
-        what=f"which {n} of the {len(sites)} candidate sites hold the targets (and their turrets)",
-        how="layout.layouts", observe="search the fog and look at each target from beyond its turret's range; a "
-                                      "fixed route meets a turret where the last game had an empty site")],
+        what=f"which {n} of the {len(sites)} candidate sites hold the targets (and their guards)",
+        how="layout.layouts", observe="search the fog and look at each target from beyond its guards' range; a "
+                                      "fixed route meets guards where the last game had an empty site")],
         probes=[Probe(name="site_tour", exploit="the scout drives past every candidate site in a fixed order",
                       orders=tour(order)),
                 Probe(name="quarter_sweep", exploit="the scout sweeps the four quarters of the map in a fixed order",
