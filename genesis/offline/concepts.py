@@ -977,7 +977,10 @@ def _escort(r: Reading) -> None:
     going = _ESCORT_TO.search(text) or _FAR_SIDE.search(text)
     escorting = re.search(r"\bescort(?:ing|ed)?\s+" + own, text)
     words = [m for w in V.ESCORT_WORDS if (m := _find(text, w))]
-    if not (escorting or words or (named and going and named.start() < going.end())):
+    # a unit brought somewhere names the game only when nothing else does ("take your tanks to the east
+    # edge and defend it" is a defence)
+    other_game = any(h.key == "archetype" for h in r.hits)
+    if not (escorting or words or (named and going and named.start() < going.end() and not other_game)):
         return
     c.archetype = "escort"  # type: ignore[assignment]
     # what read as another game's words says something of the escort: the enemy's attacks are its ambushes,
@@ -1051,7 +1054,8 @@ def _recon(r: Reading) -> None:
     targets of the enemy to find (seen once each) under fog of war, before a deadline. The targets are
     the roster units named after the verb ("all four enemy extractors"); a count of "all" is four."""
     text, c = r.text, r.concepts
-    if c.archetype not in ("defense", "raids") and any(h.key == "archetype" for h in r.hits):
+    # finding something is the game only when nothing else is ("defend your base and find their scouts")
+    if any(h.key == "archetype" for h in r.hits):
         return
     m = re.search(_LOCATE.pattern + _unit_pattern("any"), text)
     if m is None:

@@ -51,7 +51,7 @@ def _power(units: dict[str, int]) -> float:
     return hp * dps
 
 
-def _times(unit: dict[str, int], k: int) -> dict[str, int]:
+def _multiplied(unit: dict[str, int], k: int) -> dict[str, int]:
     return {t: n * k for t, n in unit.items()}
 
 
@@ -59,7 +59,7 @@ def ambush_units(vip: str, count: int, strength: float) -> dict[str, int]:
     """One ambush: at least the base group, grown until it outfights the escorted units alone by
     AMBUSH_MARGIN, then scaled by the enemy strength the PM asked for."""
     k = 1
-    while _power(_times(AMBUSH_UNIT, k)) < AMBUSH_MARGIN * _power({vip: count}):
+    while _power(_multiplied(AMBUSH_UNIT, k)) < AMBUSH_MARGIN * _power({vip: count}):
         k += 1
     return {t: max(1, math.floor(n * k * strength + 1e-9) if strength < 1 else round(n * k * strength))
             for t, n in AMBUSH_UNIT.items()}
@@ -69,9 +69,9 @@ def guard_units(ambush: dict[str, int], count: int = 1) -> dict[str, int]:
     """The guard army: grown until it outfights one ambush by GUARD_MARGIN (it meets them one by one),
     and a guard more for each further unit of a convoy (an ambush may go for any of them)."""
     k = MIN_GUARDS + count - 1
-    while _power(_times(GUARD_UNIT, k)) < GUARD_MARGIN * _power(ambush):
+    while _power(_multiplied(GUARD_UNIT, k)) < GUARD_MARGIN * _power(ambush):
         k += 1
-    return _times(GUARD_UNIT, k)
+    return _multiplied(GUARD_UNIT, k)
 
 
 def edge_point(m, side: str) -> tuple[float, float]:

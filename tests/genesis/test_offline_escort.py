@@ -80,6 +80,7 @@ def test_protecting_another_unit_than_the_escorted_one_is_not_claimed():
     "escort duty: do not let your heavy tank die; survive until 4:00",
     "defend two fronts with staggered waves",
     "capture the centre and hold it for 90 seconds before minute 5",
+    "take your tanks to the east edge and defend it against three waves",
 ])
 def test_other_families_are_not_read_as_escorts(query):
     assert read(query).concepts.archetype != "escort"

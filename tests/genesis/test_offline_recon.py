@@ -44,6 +44,7 @@ def test_every_clause_of_the_search_is_honoured_by_what_is_built():
 @pytest.mark.parametrize("query", [
     "Scout the approaches: the enemy attacks from a side you have not scouted",
     "The enemy base could be anywhere, find it and destroy it",
+    "defend your two storages against waves and find the enemy scouts",
 ])
 def test_other_scouting_games_keep_their_family(query):
     assert read(query).concepts.archetype != "recon"
