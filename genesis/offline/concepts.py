@@ -1037,6 +1037,8 @@ def _escort(r: Reading) -> None:
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             c.ambush = True
             r.hit(m, "ambush")
+    for m in re.finditer(r"\b(?:from|in|out of)\s+(?:the\s+)?(forests?|woods|trees|jungle|undergrowth)\b", text):
+        r.hit(m, "ambush", note=f"the maps have no {m.group(1)}: the ambushers wait beside the route")
     # the enemy's attacks on an escort are its ambushes: "enemies attack twice along the road"
     for h in r.hits:
         if h.key in ("waves", "staggered", "raids", "escalating", "fronts", "random_side"):
