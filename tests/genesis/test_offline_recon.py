@@ -3,7 +3,12 @@ targets (never as a defence whose objectives stand in for them), and designed as
 of war looking for targets at seeded sites, each guarded, won by seeing them all (`locate_targets`)."""
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -69,3 +74,16 @@ def test_the_design_hides_guarded_targets_at_seeded_sites_out_of_the_scouts_firs
     weaker = design(write_brief(ASK, read(ASK)), ["make the enemy weaker", "make the enemy weaker"])
     guards = [u["count"] for u in _component(weaker, "layout").params["layouts"][0]["units"] if u["type"] == R.GUARD_TYPE]
     assert guards and max(guards) < R.GUARDS
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_genesis_new_builds_a_certified_search(tmp_path):
+    out = tmp_path / "recon"
+    done = subprocess.run([sys.executable, "-m", "genesis", "-w", str(tmp_path / "ws"), "new", ASK, "--out", str(out)],
+                          cwd=Path(__file__).resolve().parents[2], env={**os.environ, "GENESIS_CERTIFICATE": "on"},
+                          capture_output=True, text=True, timeout=880)
+    v = json.loads((out / "validation.json").read_text())
+    assert v["certified"], (v.get("reason"), v.get("certificate", {}).get("checks"), done.stdout[-2000:])
+    status = {r["id"]: r["status"] for r in v["requirements"]}
+    assert {status[i] for i in ("locate_win", "hidden_targets", "deadline", "protect_unit")} == {"verified"}, status
