@@ -1073,6 +1073,10 @@ def _recon(r: Reading) -> None:
         if h.key in ("scouting", "objectives", "objective", "archetype", "raids"):
             h.key = "recon"
     r.hit(m, "recon")
+    # the scout it searches with: "with your scout", "using one fast unit"
+    for s in re.finditer(r"\b(?:with|using|use)\s+(?:your|a|one|the|an|its)\s+(?:(?:single|fast|lone|only|own)\s+)*"
+                         r"(?:scout|unit|recon unit)\b", text):
+        r.hit(s, "recon")
     c.scouting, c.raids, c.objective_type, c.objectives = False, False, None, None
     if c.fog is False:
         r.hits = [dataclasses.replace(h, problem="a search needs fog of war: the targets are hidden until seen")

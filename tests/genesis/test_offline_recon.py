@@ -28,6 +28,7 @@ def _component(gdd, cid: str):
     (ASK, "metal_extractor", 4, 120),
     ("find the 3 hidden enemy radar towers in 3 minutes", "radar_tower", 3, 180),
     ("locate every enemy metal storage before minute 4", "metal_storage", 4, 240),
+    ("find the two hidden enemy storages within 90 seconds with your scout", "metal_storage", 2, 90),
 ])
 def test_a_search_is_read_with_its_targets_and_deadline(query, kind, count, deadline):
     brief = write_brief(query, read(query))
@@ -36,6 +37,7 @@ def test_a_search_is_read_with_its_targets_and_deadline(query, kind, count, dead
     assert (c.locate_type, c.locate_count, c.deadline) == (kind, count, deadline)
     assert {"locate_win", "hidden_targets", "deadline"} <= {r.id for r in brief.requirements}
     assert not {"objective_loss", "survive_win", "scouting", "fronts"} & {r.id for r in brief.requirements}
+    assert all(cl.status != "not_honoured" for cl in brief.clauses), brief.clauses
 
 
 def test_every_clause_of_the_search_is_honoured_by_what_is_built():
