@@ -175,7 +175,7 @@ def _weapon_cell(unit: UnitType) -> str:
     if w is None:
         return "-"
     extras = [f"splash {_fmt(w.splash)}"] * bool(w.splash) + [f"min {_fmt(w.min_range)}"] * bool(w.min_range)
-    return " ".join([f"r{_fmt(w.range)} dps{dps(unit):.0f} {targets(unit)}", *extras])
+    return " ".join([f"r{_fmt(w.range)} {_fmt(w.damage)}/{_fmt(w.reload)}s {targets(unit)}", *extras])
 
 
 def _notes_cell(unit: UnitType) -> str:
@@ -205,8 +205,8 @@ def _from_cell(makers: list[str], groups: dict[str, list[str]]) -> str:
 def roster_table(catalog: Catalog) -> str:
     """Every unit on one line: what a level designer needs to pick units, in ~1/3 of the encyclopedia."""
     built_by, groups = builders_of(catalog), _builder_groups(catalog)
-    lines = ["Unit roster (cost metal/energy; speed tiles/s, 0 = building; weapon r=range dps=damage/s "
-             "before armour, targets; from = who builds it):",
+    lines = ["Unit roster (cost metal/energy; speed tiles/s, 0 = building; weapon r=range, damage per shot/"
+             "seconds between shots (before armour; damage per second = their ratio), targets; from = who builds it):",
              "unit | category tier | cost | hp armour | speed | weapon | from | notes"]
     for keys in units_by_category(catalog).values():
         for key in keys:

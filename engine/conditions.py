@@ -4,6 +4,11 @@ Each condition yields verdicts; the simulation turns them into the end of the ru
   Verdict("win", team)  -> team and its allies win, everyone else loses, the run ends.
   Verdict("lose", team) -> team's alliance is out; when one alliance is left it wins.
   Verdict("rank", ranks=...) -> rank 1 (with allies) wins, the rest lose, the run ends.
+  Verdict("out", team) -> that team alone is out (its allies play on); when one alliance is left it wins.
+A side with nothing left is out: one that had units and has none, unless something may still bring
+it back — a rule spawned units for it, or it is an AI side of a level with rules (a rule feeding a
+side waves or relief columns decides itself when that side has lost, with lose()) — or the level
+ranks its sides by score (there a side without units is ranked with the others, by the metric).
 `objectives()` reports each condition's state per team for RunResult.team_stats.
 """
 from __future__ import annotations
@@ -26,7 +31,7 @@ from engine.world import TeamState, World
 
 @dataclass
 class Verdict:
-    kind: str                       # "win" | "lose" | "rank" | "draw"
+    kind: str                       # "win" | "lose" | "rank" | "draw" | "out"
     team: int | None = None
     reason: str = ""
     ranks: dict[int, int] | None = None
@@ -44,8 +49,15 @@ def describe(sel: TargetSelector) -> str:
 
 
 class Conditions:
-    def __init__(self, conditions: list, world: World, teams: dict[int, TeamState]):
+    def __init__(self, conditions: list, world: World, teams: dict[int, TeamState],
+                 rule_fed: set[int] | frozenset[int] = frozenset(), rule_driven: frozenset[int] = frozenset()):
         self.conditions = conditions
+        self.rule_fed = rule_fed            # sides a rule has spawned units for (grows during the run)
+        self.rule_driven = rule_driven      # sides rules may feed at any time (AI sides of a level with rules)
+        self.had_units: set[int] = set()
+        self.emptied: set[int] = set()
+        self._emptied_version = -1
+        self.ranked = any(isinstance(c, RankByScore) for c in conditions)
         self.world = world
         self.teams = teams
         self.states = [_State() for _ in conditions]
@@ -114,7 +126,19 @@ class Conditions:
                     out.append(Verdict("rank", first[0] if first else None,
                                        f"ranked by {cond.metric}: " + ", ".join(f"team {t} #{r}" for t, r in sorted(ranks.items(), key=lambda kv: (kv[1], kv[0]))),
                                        ranks=ranks))
+        out += self._nothing_left(now)
         return out
+
+    def _nothing_left(self, now: float) -> list[Verdict]:
+        """Sides that had units and have none left (read again only after a spawn or a death)."""
+        if self.ranked or self._emptied_version == self.world.version:
+            return []
+        self._emptied_version = self.world.version
+        present = self._present_teams(False)
+        self.had_units |= present & self.teams.keys()
+        gone = sorted(self.had_units - present - self.rule_fed - self.rule_driven - self.emptied)
+        self.emptied.update(gone)
+        return [Verdict("out", t, f"team {t} has nothing left at {now:g} s") for t in gone]
 
     # --- helpers ----------------------------------------------------------------------------------
     def _composition(self, team: int) -> dict[str, int]:

@@ -24,6 +24,8 @@ MAX_LEVEL_BYTES = 1 << 20       # a level file; the reference levels are a few K
 MAX_SCRIPT_BYTES = 256 << 10    # a rule script
 MAX_START_UNITS = 4_000         # units all teams start with together
 MAX_RULES = 8                   # rule scripts per level (each gets its own Lua runtime of up to 32 MiB)
+RING_SIZE = 12                  # units of a start group per ring radius before the radius grows
+RING_GROWTH = 0.5               # each further ring is this fraction of `spread` wider
 # The repository's knowledge base, whose rules levels stored in it refer to.
 _REPO_KB_RULES = Path(__file__).resolve().parent.parent / "kb" / "rules"
 
@@ -195,7 +197,7 @@ def _place_units(teams: list[Team], mapdata: MapData, catalog: Catalog, problems
                     px, py = ax, ay
                 else:
                     ang = 2 * math.pi * (k - 1) / max(1, unit.count - 1)
-                    ring = unit.spread * (1 + (k - 1) // 12 * 0.5)
+                    ring = unit.spread * (1 + (k - 1) // RING_SIZE * RING_GROWTH)
                     px, py = ax + ring * math.cos(ang), ay + ring * math.sin(ang)
                     spot = _nearest_free(mapdata, px, py, air)
                     if spot is None:

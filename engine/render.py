@@ -27,7 +27,7 @@ from typing import BinaryIO
 import numpy as np
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
-from engine.snapshot import BRIDGE, CATEGORIES, CLIFF, GROUND, WATER, Marker, Snapshot
+from engine.snapshot import BRIDGE, CATEGORIES, CLIFF, ENVIRONMENT, GROUND, WATER, Marker, Shape, Snapshot
 
 TERRAIN_RGB = {GROUND: (92, 116, 64), WATER: (38, 76, 128), CLIFF: (96, 88, 80), BRIDGE: (150, 118, 78)}
 RIM_RGB = {GROUND: (92, 116, 64), WATER: (62, 108, 158), CLIFF: (128, 118, 104), BRIDGE: (168, 136, 92)}
@@ -233,6 +233,27 @@ def _label(img: Image.Image, draw: ImageDraw.ImageDraw, xy: tuple[float, float],
     draw.text(xy, text, font=font, fill=color)
 
 
+def _side(team: int) -> str:
+    return "env" if team == ENVIRONMENT else f"T{team}"
+
+
+def _draw_shapes(img: Image.Image, draw: ImageDraw.ImageDraw, shapes: Iterable[Shape], scale: float,
+                 ox: float, oy: float, k: float) -> None:
+    """Rules' areas as outlines under the units, each labelled at its top-left corner."""
+    font = _font(round(11 * k))
+    for s in shapes:
+        color = _rgb(s.color)
+        box = (ox + (s.x - s.half_w) * scale, oy + (s.y - s.half_h) * scale,
+               ox + (s.x + s.half_w) * scale, oy + (s.y + s.half_h) * scale)
+        width = max(2, round(2 * k))
+        if s.kind == "circle":
+            draw.ellipse(box, outline=color, width=width)
+        else:
+            draw.rectangle(box, outline=color, width=width)
+        if s.label:
+            _label(img, draw, (max(box[0], 2.0), max(box[1] - 14 * k, 2.0)), s.label, font, color)
+
+
 def _draw_markers(img: Image.Image, draw: ImageDraw.ImageDraw, markers: Iterable[Marker], scale: float,
                   ox: float, oy: float, k: float, labels: bool) -> None:
     """Rings go under the units (so units stay visible); labels are drawn on top afterwards."""
@@ -272,7 +293,7 @@ def _draw_legend(img: Image.Image, draw: ImageDraw.ImageDraw, snap: Snapshot, ke
     x, y = 6 * k, img.height - 20 * k
     for team in teams:
         n = int(counts[team]) if counts is not None else 0
-        text = f"T{team}: {n}"
+        text = f"{_side(team)}: {n}"
         sw = 9 * k
         right = x + sw + 4 + draw.textlength(text, font=font)
         _panel(img, (int(x - 3), int(y - 3), int(right + 4), int(y + 14 * k)))
@@ -299,6 +320,7 @@ def render_minimap(snap: Snapshot, size: int = 512, viewer: int | None = None) -
     draw = ImageDraw.Draw(img)
     k = size / 512
     keep = _visible_units(snap, viewer)
+    _draw_shapes(img, draw, snap.shapes, scale, ox, oy, k)
     _draw_markers(img, draw, snap.markers, scale, ox, oy, k, labels=False)
     _draw_units(draw, snap, keep, scale, ox, oy, min_scale=k, always_hp=False)
     _draw_markers(img, draw, snap.markers, scale, ox, oy, k, labels=True)
@@ -335,6 +357,7 @@ def render_camera(snap: Snapshot, cx: float, cy: float, tiles: int = 24, size: i
     k = size / 384
     keep = _visible_units(snap, viewer)
     inside = (snap.x > x0 - 2) & (snap.x < x0 + tiles + 2) & (snap.y > y0 - 2) & (snap.y < y0 + tiles + 2)
+    _draw_shapes(img, draw, snap.shapes, scale, ox, oy, k)
     _draw_markers(img, draw, snap.markers, scale, ox, oy, k, labels=False)
     _draw_units(draw, snap, keep & inside, scale, ox, oy, min_scale=2.0 * k, always_hp=True)
     _draw_markers(img, draw, snap.markers, scale, ox, oy, k, labels=True)
@@ -428,7 +451,7 @@ def _legend_band(width: int, k: float, teams: tuple[tuple[int, tuple[int, int, i
     measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
     colors = {team: color for team, color, _ in teams}
     items = [("glyph", category, text) for category, text in LEGEND_GLYPHS]
-    items += [("team", team, f"T{team}: {n} units") for team, _, n in teams]
+    items += [("team", team, f"{_side(team)}: {n} units") for team, _, n in teams]
     placed, x, y = [], 6 * k, 4 * k
     for kind, key, text in items:
         w = 2 * r + 5 + measure.textlength(text, font=font)
@@ -468,6 +491,7 @@ def render_frame(snap: Snapshot, width: int = 640, caption: str = "",
         img = Image.composite(Image.eval(img, lambda v: int(v * FOG_DARKEN)), img, hidden)
     draw = ImageDraw.Draw(img)
     keep = _visible_units(snap, viewer)
+    _draw_shapes(img, draw, snap.shapes, scale, 0, 0, k)
     _draw_markers(img, draw, snap.markers, scale, 0, 0, k, labels=False)
     _draw_units(draw, snap, keep, scale, 0, 0, min_scale=FRAME_GLYPH_SCALE * k, always_hp=False)
     r = max(4.0, 6 * k)

@@ -15,9 +15,10 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from engine.snapshot import CATEGORIES, Marker, Snapshot
+from engine.snapshot import CATEGORIES, ENVIRONMENT, Marker, Shape, Snapshot
 
 QUANT = 4                # positions are stored in quarter tiles
+SETUP_S = 1.0            # rule spawns before this set the start up (a drawn layout), not a wave
 WAVE_GAP_S = 5.0         # rule spawns of one team closer than this belong to one wave
 CONTACT_GAP_S = 15.0     # a contact after this long without one starts a new engagement
 CONTACT_SLACK = 0.5      # tiles beyond weapon range that still count as contact
@@ -65,6 +66,19 @@ class ReplayMarker(BaseModel):
     color: str
 
 
+class ReplayShape(BaseModel):
+    """A rule's area from time t on, until the next entry with its id; kind "gone" once removed."""
+    t: float
+    id: int
+    kind: Literal["circle", "rect", "gone"]
+    x: float = 0.0
+    y: float = 0.0
+    half_w: float = 0.0
+    half_h: float = 0.0
+    label: str = ""
+    color: str = ""
+
+
 class ReplayEvent(BaseModel):
     t: float
     kind: EventKind
@@ -96,6 +110,7 @@ class Replay(BaseModel):
     units: list[ReplayUnit]
     frames: list[ReplayFrame]
     markers: list[ReplayMarker] = Field(default_factory=list)
+    shapes: list[ReplayShape] = Field(default_factory=list)
     events: list[ReplayEvent] = Field(default_factory=list)
     end: ReplayEnd = Field(default_factory=ReplayEnd)
 
@@ -138,6 +153,8 @@ class ReplayRecorder:
         self.frames: list[ReplayFrame] = []
         self.markers: list[ReplayMarker] = []
         self._marker_keys: set[tuple] = set()
+        self.shapes: list[ReplayShape] = []
+        self._shapes: dict[int, Shape] = {}      # each area as last recorded
         self.contacts: list[tuple[float, float, float]] = []
         self._last_contact = -math.inf
         types = sim.world.types
@@ -173,7 +190,21 @@ class ReplayRecorder:
             if key not in self._marker_keys:
                 self._marker_keys.add(key)
                 self.markers.append(ReplayMarker(t=round(snap.time, 2), x=m.x, y=m.y, label=m.label, color=m.color))
+        self._record_shapes(snap)
         self._contact(sim, snap)
+
+    def _record_shapes(self, snap: Snapshot) -> None:
+        """An entry per area that appeared, changed or went since the last sample."""
+        t = round(snap.time, 2)
+        now = {s.id: s for s in snap.shapes}
+        for sid, s in now.items():
+            if self._shapes.get(sid) != s:
+                self.shapes.append(ReplayShape(t=t, id=sid, kind=s.kind, x=round(s.x, 2), y=round(s.y, 2),
+                                               half_w=round(s.half_w, 2), half_h=round(s.half_h, 2), label=s.label,
+                                               color=s.color))
+        for sid in sorted(set(self._shapes) - set(now)):
+            self.shapes.append(ReplayShape(t=t, id=sid, kind="gone"))
+        self._shapes = now
 
     def _contact(self, sim, snap: Snapshot) -> None:
         """Record the time and place where two hostile units first come within weapon range of each
@@ -210,11 +241,14 @@ class ReplayRecorder:
         players = {t.id for t in sim.config.teams if t.controller.type == "agent"}
         teams = [ReplayTeam(id=t, name=s.name, color=s.color, allies=sorted(a for a in s.allies if a != t),
                             player=t in players) for t, s in sorted(sim.teams.items())]
+        if ENVIRONMENT in snap.team_colors:
+            teams.append(ReplayTeam(id=ENVIRONMENT, name="environment", color=snap.team_colors[ENVIRONMENT], allies=[],
+                                    player=False))
         end = _end(result)
         replay = Replay(title=sim.config.name, width=snap.width, height=snap.height, terrain=_runs(snap.terrain),
                         deposits=np.round(snap.deposits, 2).tolist(), fog=bool(sim.fog), teams=teams, types=type_docs,
                         units=sorted(self.units.values(), key=lambda u: u.id), frames=self.frames,
-                        markers=self.markers, end=end)
+                        markers=self.markers, shapes=self.shapes, end=end)
         replay.events = derive_events(replay, sim.trace.events, self.contacts)
         return replay
 
@@ -237,7 +271,8 @@ def derive_events(replay: Replay, trace: list[dict], contacts: list[tuple[float,
     waves: dict[int, list[list[dict]]] = {}
     for ev in trace:
         kind = ev.get("event")
-        if kind == "spawn" and ev.get("source") == "rule":
+        # a rule's spawns in the first second set the start up (a drawn layout): no wave comes then
+        if kind == "spawn" and ev.get("source") == "rule" and ev["t"] >= SETUP_S:
             groups = waves.setdefault(int(ev.get("team", -1)), [])
             if groups and ev["t"] - groups[-1][-1]["t"] <= WAVE_GAP_S:
                 groups[-1].append(ev)
@@ -314,4 +349,15 @@ class ReplayCursor:
             under_construction=(rows[:, 3].astype(int) & FLAG_BUILDING) > 0,
             team_colors={tm.id: tm.color for tm in r.teams},
             markers=tuple(Marker(m.x, m.y, m.label, m.color) for m in r.markers if m.t <= t + 1e-6),
+            shapes=shapes_at(r, t),
             title=r.title if title is None else title)
+
+
+def shapes_at(replay: Replay, t: float) -> tuple[Shape, ...]:
+    """The rules' areas as they were at time t."""
+    last: dict[int, ReplayShape] = {}
+    for s in replay.shapes:
+        if s.t <= t + 1e-6:
+            last[s.id] = s
+    return tuple(Shape(s.id, s.kind, s.x, s.y, s.half_w, s.half_h, s.label, s.color)
+                 for sid, s in sorted(last.items()) if s.kind != "gone")

@@ -8,6 +8,16 @@ from typing import Any, Literal
 from engine.trace import canonical
 
 EndedBy = Literal["condition", "time_limit", "rule", "error", "until"]
+Outcome = Literal["won", "lost", "undecided"]
+
+
+def team_outcome(winners: list[int], losers: list[int], team: int) -> Outcome:
+    """How a run ended for `team`: the one reading of winners and losers that the engine's result,
+    validation and the certificate share. A side that went out is a loser even when the others'
+    game ran on to the time limit."""
+    if team in winners:
+        return "won"
+    return "lost" if team in losers else "undecided"
 
 
 @dataclass
@@ -26,6 +36,9 @@ class RunResult:
     seed: int = 0
     seed_independent: bool = False    # no seeded draw and only deterministic policies: every seed plays this game
 
+    def outcome(self, team: int) -> Outcome:
+        return team_outcome(self.winners, self.losers, team)
+
     def to_dict(self, with_trace: bool = True) -> dict[str, Any]:
         data = asdict(self)
         if not with_trace:
@@ -42,7 +55,8 @@ class RunResult:
     def summary(self) -> str:
         """Human-readable lines for the CLI."""
         who = ", ".join(map(str, self.winners)) or "none"
-        lines = [f"winner(s): {who}", f"reason: {self.reason}", f"ended by: {self.ended_by}",
+        lines = [f"winner(s): {who}", f"loser(s): {', '.join(map(str, self.losers)) or 'none'}",
+                 f"reason: {self.reason}", f"ended by: {self.ended_by}",
                  f"duration: {self.duration:.1f} s"]
         if self.error:
             lines.append(f"error: {self.error}")

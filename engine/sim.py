@@ -14,6 +14,7 @@ import numpy as np
 from pydantic import TypeAdapter, ValidationError
 
 from engine.ai import make_behaviour
+from engine.areas import AreaShapes
 from engine.conditions import Conditions, Verdict
 from engine.errors import RuleScriptError
 from engine.heap import keep_temporaries_on_heap
@@ -23,7 +24,7 @@ from engine.level import Level
 from engine.result import RunResult
 from engine.rules.api import RuleRuntime
 from engine.schema.level import Controller
-from engine.snapshot import Marker, Snapshot
+from engine.snapshot import ENVIRONMENT, Marker, Snapshot
 from engine.systems.combat import Combat
 from engine.systems.construction import Construction
 from engine.systems.economy import Economy
@@ -33,10 +34,11 @@ from engine.systems.pathfinding import FlowFieldCache
 from engine.systems.production import Production
 from engine.systems.vision import Vision
 from engine.trace import Trace
-from engine.world import Terrain, TeamState, TypeTable, World
+from engine.world import SIDES, Terrain, TeamState, TypeTable, World
 
 TICK_HZ = 30
 DT = 1.0 / TICK_HZ
+ENVIRONMENT_COLOR = "#9ca3af"
 PALETTE = ["#3b82f6", "#ef4444", "#22c55e", "#eab308", "#a855f7", "#06b6d4", "#f97316", "#ec4899",
            "#84cc16", "#14b8a6", "#f43f5e", "#8b5cf6", "#0ea5e9", "#facc15", "#64748b", "#d946ef"]
 _CONTROLLER = TypeAdapter(Controller)
@@ -92,11 +94,14 @@ class Simulation:
         for k, t in enumerate(cfg.teams):
             self.teams[t.id] = TeamState(t.id, t.name, t.color or PALETTE[k % len(PALETTE)], frozenset(allies[t.id]),
                                          metal=t.resources.metal, energy=t.resources.energy)
-        self.hostile = np.zeros((16, 16), dtype=bool)
+        self.hostile = np.zeros((SIDES, SIDES), dtype=bool)
         for a in self.teams:
             for b in self.teams:
                 self.hostile[a, b] = b not in self.teams[a].allies
+            self.hostile[a, ENVIRONMENT] = self.hostile[ENVIRONMENT, a] = True
         self.eliminated: set[int] = set()
+        self.rule_fed: set[int] = set()     # sides a rule spawned units for: their rules decide when they are out
+        self.areas = AreaShapes()
 
         self.world = World(TypeTable(level.catalog), Terrain(level.map))
         self.paths = FlowFieldCache()
@@ -106,15 +111,17 @@ class Simulation:
         self.economy = Economy(self.world, self.teams)
         self.construction = Construction(self.world, self.spawn)
         self.production = Production(self.world, self.spawn, self.free_spot)
-        self.conditions = Conditions(cfg.conditions, self.world, self.teams)
+        rule_driven = frozenset(t.id for t in cfg.teams if t.controller.type != "agent") if cfg.rules else frozenset()
+        self.conditions = Conditions(cfg.conditions, self.world, self.teams, self.rule_fed, rule_driven)
         self.behaviours = {t.id: make_behaviour(t.controller, t.id) for t in cfg.teams}
         self.policies = dict(policies or {})
         for team in self.policies:           # a policy replaces the team's built-in AI
             self.behaviours[team] = None
         self._next_decision = {team: 0.0 for team in self.policies}
-        self._dmg_dealt = np.zeros(16)
-        self._dmg_received = np.zeros(16)
+        self._dmg_dealt = np.zeros(SIDES)
+        self._dmg_received = np.zeros(SIDES)
         self._created: list[int] = []
+        self._rule_dead: list[dict] = []      # units rules killed, for on_unit_destroyed once the rule returns
         self.rules = RuleRuntime(self)
         self._started = False
 
@@ -126,6 +133,7 @@ class Simulation:
             self._started = True
             self.rules.start()
             self._dispatch_rule_events()
+            self._dispatch_rule_deaths()
         except RuleScriptError as err:
             self._fail(err)
 
@@ -162,7 +170,7 @@ class Simulation:
 
     def command(self, team: int, order: dict) -> tuple[bool, str | None]:
         """Validate and apply an order without tracing it (AI behaviours and rules)."""
-        if team not in self.teams:
+        if team not in self.teams and team != ENVIRONMENT:
             return False, "not_owner"
         return apply_order(self, team, order)
 
@@ -181,16 +189,25 @@ class Simulation:
             ids=idx.copy(), x=w.x[idx].copy(), y=w.y[idx].copy(), team=w.team[idx].copy(),
             category=w.category[idx].copy(), hp_frac=np.clip(w.hp[idx] / w.max_hp[idx], 0, 1),
             size=w.size[idx].copy(), under_construction=w.progress[idx] < 1.0,
-            team_colors={t: s.color for t, s in self.teams.items()}, markers=tuple(self.markers),
+            team_colors=self.team_colors(), markers=tuple(self.markers), shapes=self.areas.shapes(),
             visible={t: g.copy() for t, g in self.vision.grids.items()} if self.fog else {},
             title=self.config.name,
         )
+
+    def team_colors(self) -> dict[int, str]:
+        """Each side's colour, and the environment's once it has units."""
+        colors = {t: s.color for t, s in self.teams.items()}
+        if ENVIRONMENT in self.rule_fed:
+            colors[ENVIRONMENT] = ENVIRONMENT_COLOR
+        return colors
 
     # --- services for systems, AI and rules -------------------------------------------------------
     def spawn(self, type_name: str, team: int, x: float, y: float, *, source: str, tag: str | None = None,
               complete: bool = True) -> int:
         i = self.world.spawn(type_name, team, x, y, tag=tag, complete=complete)
         self.trace.add(self.time, "spawn", id=i, type=type_name, team=team, x=x, y=y, source=source)
+        if source == "rule":
+            self.rule_fed.add(team)
         if self._started:
             self._created.append(i)
         return i
@@ -230,6 +247,14 @@ class Simulation:
     def add_marker(self, x: float, y: float, label: str, color: str) -> None:
         self.markers.append(Marker(x, y, label, color))
 
+    def kill_by_rule(self, ids: list[int], rule: str) -> None:
+        """Units a rule's damage brought to 0 hp die now (trace, statistics, the world); the rules
+        hear of it (on_unit_destroyed) once the calling rule has returned."""
+        for i in ids:
+            info = self._die(i, rule)
+            if info is not None:
+                self._rule_dead.append(info)
+
     def rule_verdict(self, kind: str, team: int, reason: str) -> None:
         if not self.done:
             self._apply([Verdict(kind, team, reason)], "rule")
@@ -255,6 +280,7 @@ class Simulation:
             self.economy.income(1.0)
         if dead.size:
             self._deaths(dead)
+            self._dispatch_rule_deaths()
         now = self.time
         if tick % TICK_HZ == 0:
             for team in sorted(self.behaviours):
@@ -271,8 +297,10 @@ class Simulation:
                     self.issue(team, order)
         self._dispatch_rule_events()
         self.rules.run_timers(now)
+        self._dispatch_rule_deaths()
         if tick % 5 == 0 and not self.done:
             self.rules.check_areas()
+            self._dispatch_rule_deaths()
             self._sync_damage_stats()
             self._apply(self.conditions.evaluate(now), "condition")
         if not self.done and now >= self.time_limit - 1e-9:
@@ -286,20 +314,37 @@ class Simulation:
             self.vision.update()
 
     def _deaths(self, dead: np.ndarray) -> None:
-        w = self.world
         for i in np.sort(dead).tolist():
-            team = int(w.team[i])
-            killer = int(w.last_hit_team[i])
-            info = w.unit_dict(i)
-            self.trace.add(self.time, "death", id=i, type=info["type"], team=team, x=info["x"], y=info["y"],
-                           killer_team=killer if killer >= 0 else None)
-            self.teams[team].stats["units_lost"] += 1
-            if killer in self.teams and killer != team:
-                self.teams[killer].stats["units_killed"] += 1
-            w.kill(i)
-            self.production.queues.pop(i, None)
-            if self.rules.wants_destroyed:
+            info = self._die(i)
+            if info is not None and self.rules.wants_destroyed:
                 self.rules.unit_destroyed(info)
+
+    def _die(self, i: int, rule: str | None = None) -> dict | None:
+        """The death of unit i (by combat, or by `rule`'s damage); its table at death, None if already dead."""
+        w = self.world
+        if not w.alive[i]:      # a rule's damage got it first
+            return None
+        team = int(w.team[i])
+        killer = -1 if rule is not None else int(w.last_hit_team[i])
+        info = w.unit_dict(i)
+        extra = {} if rule is None else {"rule": rule}
+        self.trace.add(self.time, "death", id=i, type=info["type"], team=team, x=info["x"], y=info["y"],
+                       killer_team=killer if killer >= 0 else None, **extra)
+        if team in self.teams:
+            self.teams[team].stats["units_lost"] += 1
+        if killer in self.teams and killer != team:
+            self.teams[killer].stats["units_killed"] += 1
+        w.kill(i)
+        self.production.queues.pop(i, None)
+        return info
+
+    def _dispatch_rule_deaths(self) -> None:
+        while self._rule_dead and not self.done:
+            batch, self._rule_dead = self._rule_dead, []
+            if self.rules.wants_destroyed:
+                for info in batch:
+                    self.rules.unit_destroyed(info)
+        self._rule_dead.clear()
 
     def _dispatch_rule_events(self) -> None:
         while self._created and not self.done:
@@ -315,27 +360,32 @@ class Simulation:
         return sorted(self.teams[team].allies)
 
     def _apply(self, verdicts: list[Verdict], by: str) -> None:
+        """Verdicts end the game or put sides out. A side that is out has lost for good: it never
+        wins (not even with its alliance) and is among the losers of every ending."""
         for v in verdicts:
             if self.done:
                 return
             if v.kind == "win":
-                winners = self._alliance(v.team)
-                self._finish(winners, [t for t in sorted(self.teams) if t not in winners], v.reason, by)
+                winners = [t for t in self._alliance(v.team) if t not in self.eliminated]
+                if winners:     # a side that is out cannot win: the others play on
+                    self._finish(winners, [t for t in sorted(self.teams) if t not in winners], v.reason, by)
             elif v.kind == "rank":
                 first = [t for t, r in v.ranks.items() if r == 1]
                 winners = sorted({a for t in first for a in self._alliance(t)})
                 self._finish(winners, [t for t in sorted(self.teams) if t not in winners], v.reason, by, ranks=v.ranks)
             elif v.kind == "draw":
                 self._finish([], sorted(self.teams), v.reason, by)
-            elif v.kind == "lose":
-                out = set(self._alliance(v.team))
+            elif v.kind in ("lose", "out"):
+                out = (set(self._alliance(v.team)) if v.kind == "lose" else {v.team}) - self.eliminated
+                if not out:
+                    continue
                 self.eliminated |= out
                 for t in sorted(out):
                     self.trace.add(self.time, "lose", team=t, reason=v.reason)
                 left = {self.teams[t].allies for t in self.teams if t not in self.eliminated}
                 if len(left) <= 1:
-                    winners = sorted(next(iter(left))) if left else []
-                    self._finish(winners, sorted(self.eliminated), v.reason, by, traced_losers=out)
+                    winners = sorted(t for t in next(iter(left)) if t not in self.eliminated) if left else []
+                    self._finish(winners, sorted(self.eliminated), v.reason, by)
 
     def _sync_damage_stats(self) -> None:
         for t, s in self.teams.items():
@@ -347,15 +397,19 @@ class Simulation:
         self._finish([], [], f"rule script error in {err.script}", "error", error=msg)
 
     def _finish(self, winners: list[int], losers: list[int], reason: str, ended_by: str, *,
-                error: str | None = None, ranks: dict[int, int] | None = None, traced_losers: set[int] = frozenset()) -> None:
+                error: str | None = None, ranks: dict[int, int] | None = None) -> None:
+        """The end. Sides already out are losers of every ending but an error (their lose event was
+        traced when they went out)."""
         if self.done:
             return
         self.done = True
         now = self.time
+        if ended_by != "error":
+            losers = sorted((set(losers) | self.eliminated) - set(winners))
         for t in winners:
             self.trace.add(now, "win", team=t, reason=reason)
         for t in losers:
-            if t not in traced_losers:
+            if t not in self.eliminated:
                 self.trace.add(now, "lose", team=t, reason=reason)
         self.trace.add(now, "end", ended_by=ended_by, reason=reason, winners=winners, losers=losers, error=error)
         self._sync_damage_stats()

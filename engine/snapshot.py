@@ -12,6 +12,10 @@ import numpy as np
 # Terrain codes used in `Snapshot.terrain` (and in the engine's terrain grid).
 GROUND, WATER, CLIFF, BRIDGE = 0, 1, 2, 3
 
+# Team ids 0..15 are the level's sides; ENVIRONMENT owns hazards rules create. It is hostile to every
+# side and every side to it, but it is no competitor: it never wins, loses or counts for an ending.
+ENVIRONMENT = 16
+
 # Category codes used in `Snapshot.category`, in this order.
 CATEGORIES = ("commander", "bot", "vehicle", "air", "defense", "economy", "factory")
 
@@ -22,6 +26,26 @@ class Marker:
     y: float
     label: str
     color: str = "#ffd700"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An area a rule drew: a circle (half_w == half_h == radius) or an axis-aligned rectangle."""
+    id: int
+    kind: str                        # "circle" | "rect"
+    x: float                         # centre, tiles
+    y: float
+    half_w: float
+    half_h: float
+    label: str = ""
+    color: str = "#ffd700"
+
+    def contains(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Mask over the points (x, y): which lie inside (the border counts as inside)."""
+        dx, dy = x - self.x, y - self.y
+        if self.kind == "circle":
+            return dx * dx + dy * dy <= self.half_w * self.half_w
+        return (np.abs(dx) <= self.half_w) & (np.abs(dy) <= self.half_h)
 
 
 @dataclass(frozen=True)
@@ -40,6 +64,7 @@ class Snapshot:
     under_construction: np.ndarray   # (N,) bool
     team_colors: dict[int, str]      # team id -> "#rrggbb"
     markers: tuple[Marker, ...] = ()
+    shapes: tuple[Shape, ...] = ()   # rules' areas as they are at `time`
     visible: dict[int, np.ndarray] = field(default_factory=dict)  # team -> (H, W) bool, when fog is on
     title: str = ""
 

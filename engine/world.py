@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from engine.schema import Catalog, MapData
-from engine.snapshot import BRIDGE, CATEGORIES, CLIFF, GROUND, WATER
+from engine.snapshot import BRIDGE, CATEGORIES, CLIFF, ENVIRONMENT, GROUND, WATER
 
 TERRAIN_CODES = {".": GROUND, "M": GROUND, "~": WATER, "#": CLIFF, "=": BRIDGE}
 
@@ -23,6 +23,8 @@ NONE, MOVE, MOVE_FORCE, FIGHT, PATROL, BUILD = range(6)
 ORDER_NAMES = {"stop": NONE, "move": MOVE, "move_force": MOVE_FORCE, "fight": FIGHT, "patrol": PATROL, "build": BUILD}
 ORDER_LABELS = {v: k for k, v in ORDER_NAMES.items()}
 ORDER_LABELS[NONE] = "idle"
+
+SIDES = ENVIRONMENT + 1     # rows of per-team arrays (the hostility matrix, damage statistics)
 
 
 _DOT_ROWS = 128   # up to this many cells an integer dot product is cheapest; beyond, NumPy's int matmul is not
@@ -147,7 +149,7 @@ class World:
                 "speed", "size", "sight", "armor", "w_range", "w_min_range", "w_damage", "w_reload",
                 "w_splash", "income_mult")
     FIELDS_I = ("type", "team", "target", "build_target", "build_type", "last_hit_team")
-    FIELDS_B = ("alive", "is_air", "is_building", "armed", "hits_ground", "hits_air", "hold")
+    FIELDS_B = ("alive", "is_air", "is_building", "armed", "hits_ground", "hits_air", "hold", "no_fire")
     FIELDS_XY = ("pos", "dest")         # (n, 2) float64: x and y side by side
 
     def __init__(self, types: TypeTable, terrain: Terrain, capacity: int = 256):
@@ -169,6 +171,7 @@ class World:
         self._grow(capacity)
         self._alive_idx: np.ndarray | None = None
         self.version = 0                    # bumps on every spawn / death
+        self.fire_banned = 0                # units a rule has ever forbidden to fire (0: combat skips the check)
 
     def _grow(self, capacity: int) -> None:
         def grown(a: np.ndarray, fill=0) -> np.ndarray:
@@ -221,6 +224,7 @@ class World:
         self.build_type[i] = -1
         self.order[i] = NONE
         self.hold[i] = False
+        self.no_fire[i] = False
         mult = 1.0
         if t.needs_deposit[ti]:
             mult = self.terrain.deposits.get((int(x), int(y)), 0.0)

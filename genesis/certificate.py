@@ -46,6 +46,8 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from engine.errors import EngineError
+from engine.result import team_outcome
+from genesis.checks.messages import shorten
 from genesis.fileio import atomic_write_text
 from genesis.simulate import DEFAULT_TIMEOUT_S, SimPool, copy_followers, seed_leaders
 from genesis.validation_cache import engine_version, level_fingerprint
@@ -76,6 +78,7 @@ class CertRun:
     agent: str
     ok: bool
     won: bool = False
+    outcome: str = "undecided"           # team_outcome of the player: won, lost or undecided
     duration: float = 0.0
     units_lost: int = 0
     trace_hash: str = ""
@@ -119,6 +122,7 @@ def run_cert_job(job: CertJob) -> CertRun:
         first = teams[0]
         schedule = schedule_of(result.trace, teams) if job.keep_trace else []
         return CertRun(seed=job.seed, agent=job.agent, ok=result.ended_by != "error", won=first in result.winners,
+                       outcome=result.outcome(first),
                        duration=float(result.duration),
                        units_lost=int(result.team_stats.get(first, {}).get("units_lost", 0)),
                        trace_hash=result.trace_hash, error=result.error, schedule=schedule,
@@ -170,7 +174,8 @@ def _wins(runs: list[CertRun]) -> str:
 
 def _from_prior(summary: dict, team: int) -> CertRun:
     return CertRun(seed=int(summary["seed"]), agent=str(summary["policy"]), ok=bool(summary.get("ok")),
-                   won=team in (summary.get("winners") or []), duration=float(summary.get("duration") or 0.0),
+                   won=team in (summary.get("winners") or []),
+                   outcome=team_outcome(summary.get("winners") or [], summary.get("losers") or [], team), duration=float(summary.get("duration") or 0.0),
                    units_lost=int((summary.get("units_lost") or {}).get(str(team), 0)),
                    trace_hash=str(summary.get("trace_hash") or ""), error=summary.get("error"),
                    seed_independent=bool(summary.get("seed_independent")), same_as_seed=summary.get("same_as_seed"),
@@ -230,7 +235,7 @@ def _variation(level) -> tuple[str | None, list[dict], list[str]]:
         try:
             probe = Probe.model_validate(spec)
         except ValueError as exc:
-            problems.append(f"probe #{i + 1}: not a valid probe ({' '.join(str(exc).split())[:300]})")
+            problems.append(f"probe #{i + 1}: not a valid probe ({shorten(str(exc), 300)})")
             continue
         name, n = probe.name, 2
         while name in names:
@@ -547,7 +552,8 @@ def _summary(run: CertRun) -> str:
     copy = f", the game of seed {run.same_as_seed}" if run.same_as_seed is not None else ""
     lost = f"lost {run.units_lost} unit{'s' * (run.units_lost != 1)}"
     why = f" ({run.reason})" if run.reason else ""
-    return f"seed {run.seed}{copy}: {'won' if run.won else 'lost'} in {run.duration:.0f} s, {lost}{why}"
+    verdict = "won" if run.won else "lost" if run.outcome == "lost" else "was undecided"
+    return f"seed {run.seed}{copy}: {verdict} in {run.duration:.0f} s, {lost}{why}"
 
 
 def _rung(runs: list[CertRun], stopped: str = "") -> Rung:

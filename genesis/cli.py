@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from genesis.experiment.cli import app as experiment_app
+from genesis.llm.cost import cost_text
 from genesis.kb.cli import app as kb_app
 from genesis.rubric_cli import app as rubrics_app
 from genesis.review.cli import review as review_command
@@ -91,6 +92,10 @@ def _report(outcome) -> int:
         for u in v.get("unsupported", []):
             console.print(f"   [yellow]not honoured:[/] {escape(u)}")
         _print_certificate(cert)
+        usage = v.get("usage") or {}
+        total = usage.get("total") or {}
+        console.print(f"   model usage: {total.get('calls', 0)} calls, {total.get('prompt_tokens', 0)} prompt + "
+                      f"{total.get('completion_tokens', 0)} completion tokens, cost {escape(cost_text(usage.get('cost')))}")
         console.print(f"   report: {outcome.out_dir / 'report.html'}")
         if verdict == "NOT CERTIFIED":
             console.print("   the level plays but is not a valid benchmark task: it was not committed to the knowledge base")

@@ -17,14 +17,16 @@ def run_view(run: SimRun, states: dict[float, dict] | None = None) -> dict[str, 
 
 def state_samples(level_path: Path, run: SimRun, times: list[float]) -> dict[float, dict]:
     """The state at `times` in a replay of `run`: the simulation is deterministic, so the same level,
-    seed and policy give the same run; a replay whose trace differs yields no samples."""
+    seed and policy give the same run; a replay whose trace differs yields no samples. A run stopped
+    once the player's outcome was decided is replayed to the same stop, so a time after it reads the
+    final state, as for a game that ended."""
     from engine import Simulation, load_level
     from engine.agent.policies import make_policy
 
     level = load_level(level_path)
     agents = [t.id for t in level.config.teams if t.controller.type == "agent"]
     sim = Simulation(level, seed=run.seed, policies={t: make_policy(run.policy, team=t, seed=run.seed) for t in agents})
-    result, states = run_sampled(sim, None, times)
+    result, states = run_sampled(sim, run.duration if run.ended_by == "decided" else None, times)
     return states if result.trace_hash == run.trace_hash else {}
 
 

@@ -110,6 +110,11 @@ class Concepts(Doc):
     hold_time: float | None = Field(None, description="seconds the player must hold the zone without a break")
     deadline: float | None = Field(None, description="game second by which the player must reach the goal "
                                                      "(\"before minute 6\", \"within 6 minutes\")")
+    safe_zone: bool = Field(False, description="a safe zone shrinks over the game and units outside it lose hp")
+    zone_interval: float | None = Field(None, description="seconds between two shrinks of the safe zone, when the "
+                                                          "request says")
+    theft: float | None = Field(None, description="metal each enemy raid steals from the player and carries off, "
+                                                  "when the request says raids steal")
     raid_target_type: str | None = Field(None, description="unit type from the roster that enemy raids go for "
                                                            "(a building class such as metal_extractor)")
     difficulty: Literal["easy", "medium", "hard"] | None = Field(None, description=(
@@ -135,12 +140,15 @@ class ClauseAccount(Doc):
     text: str = Field(description="the clause, verbatim from the request")
     start: int = Field(ge=0, description="character offset of the clause in the request")
     end: int = Field(ge=0, description="character offset just past the clause")
-    status: Literal["honoured", "assumed", "not_honoured"] = Field(
-        description="honoured: built and checked by the requirements listed; assumed: filled with a stated "
-                    "default; not_honoured: cannot be built (say why)")
+    status: Literal["honoured", "partial", "assumed", "not_honoured"] = Field(
+        description="honoured: built and checked by the requirements listed; partial: part built and checked by "
+                    "the requirements listed, the rest not built (say which in `built` and `why`); assumed: filled "
+                    "with a stated default; not_honoured: cannot be built (say why)")
     requirement_ids: list[str] = Field(default_factory=list, description="ids of the brief requirements that "
-                                       "check this clause (at least one when honoured)")
-    why: str = Field("", description="for assumed: the default and why; for not_honoured: why it cannot be built")
+                                       "check this clause (at least one when honoured or partial)")
+    built: str = Field("", description="for partial: the part of the clause that was built")
+    why: str = Field("", description="for assumed: the default and why; for partial: the part not built and why; "
+                                     "for not_honoured: why it cannot be built")
 
 
 class Clarification(Doc):
@@ -167,7 +175,7 @@ class Brief(Doc):
                                                                      "and why")
     clarifications: list[Clarification] = Field(default_factory=list, description="questions asked to the user and their answers")
     clauses: list[ClauseAccount] = Field(default_factory=list, description="the request split into clauses, in "
-                                         "order and covering all of it, each honoured, assumed or not honoured")
+                                         "order and covering all of it, each honoured, partial, assumed or not honoured")
     is_game: bool = Field(True, description="false when the request is not an RTS game request")
     refusal: str | None = Field(None, description="why no scenario can be made, when is_game is false")
 
@@ -271,6 +279,10 @@ class GDD(Doc):
     variation: Variation = Field(default_factory=Variation, description=(
         "what the seed varies so that the level plays a different game on every seed, what the agent must observe, "
         "and the exploit probes of this design (see Validity certificate)"))
+    assumptions: list[str] = Field(default_factory=list, description=(
+        "the assumptions this design rests on, in full: the brief's, restated with this design's own values "
+        "(map, positions, time limit, armies) where it departs from them, and any it adds; the scenario's "
+        "records show this list instead of the brief's"))
 
     @model_validator(mode="after")
     def _roles_valid(self) -> GDD:
@@ -292,7 +304,9 @@ class RuleTest(Doc):
     until: float | None = Field(None, gt=0, description="stop after this many game seconds (default: the level's "
                                                         "end)")
     policies: dict[int, Literal["idle", "random", "reference"]] | None = Field(
-        None, description="policy per agent-controlled team; agent teams default to idle")
+        None, description="policy per agent-controlled team, keyed by team id as a JSON object key (a string): "
+                          "{\"0\": \"reference\"}; \"reference\" plays the test level's metadata.reference; agent "
+                          "teams without an entry stay idle")
     expect: list[Expectation] = Field(min_length=1, description="what the run must show (trace events, outcome, "
                                                                 "engine state)")
 
@@ -335,10 +349,17 @@ class RuleDraft(Doc):
     meta: RuleMetaDraft | None = Field(None, description="metadata of a new rule")
     keep: bool = Field(False, description="true: keep the previously verified script shown for this component "
                                           "unchanged, with its tests (give only id, keep and params)")
+    write_new: bool = Field(False, description="true: the library rule offered cannot do what the component needs "
+                                               "(give only id): you are then asked for a new rule, with the rule API")
 
     @model_validator(mode="after")
     def _reuse_or_new(self) -> RuleDraft:
-        if self.keep:
+        if self.write_new:
+            extra = [k for k in ("reuse", "source", "meta") if getattr(self, k)] + \
+                [k for k in ("tests", "keep") if getattr(self, k)]
+            if extra:
+                raise ValueError(f"write_new takes only id; drop {', '.join(extra)}")
+        elif self.keep:
             extra = [k for k in ("reuse", "source", "meta") if getattr(self, k) is not None] + (["tests"] if self.tests else [])
             if extra:
                 raise ValueError(f"a kept rule takes only id, keep and params; drop {', '.join(extra)}")

@@ -7,19 +7,25 @@ from its source, so a prompt never states a format the checks do not apply, nor 
 from __future__ import annotations
 
 import json
-import re
 import types
 import typing
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel
 
 import engine.agent.policies as policies
 import engine.systems.combat as combat_system
 import engine.systems.economy as economy_system
+import engine.systems.vision as vision_system
 from engine.catalog import load_catalog, roster_table
-from engine.maps import list_maps, load_map
+from engine.level import RING_GROWTH, RING_SIZE
+from engine.maps import deposits_array, ground_passable, label_regions, list_maps, load_map, terrain_array
+from engine.systems.orders import ORDER_DOC, PATHING_DOC
 from engine.rules.api import API_DOC, CALLBACK_DOC, RULE_LIB_DOC as RULE_LIB_DOC_TEXT
 from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
     ResultSpec, SectorSpec, StateSpec
@@ -44,8 +50,26 @@ def _type_text(annotation: Any) -> str:
     return getattr(annotation, "__name__", str(annotation).replace("typing.", ""))
 
 
+_DESCRIBED: ContextVar[set[str] | None] = ContextVar("described_models", default=None)
+
+
+@contextmanager
+def recording_described() -> Iterator[set[str]]:
+    """The names of the models whose fields the facts rendered inside the block list (the prompt's
+    copy of the output schema leaves their descriptions out: each fact once)."""
+    seen: set[str] = set()
+    token = _DESCRIBED.set(seen)
+    try:
+        yield seen
+    finally:
+        _DESCRIBED.reset(token)
+
+
 def model_fields_text(model: type[BaseModel], skip: tuple[str, ...] = ()) -> str:
     """`name: type = default (description)` for each field of a model."""
+    seen = _DESCRIBED.get()
+    if seen is not None and not skip:
+        seen.add(model.__name__)
     parts = []
     for name, field in model.model_fields.items():
         if name in skip:
@@ -77,36 +101,103 @@ def _union_members(annotation: Any) -> list[type[BaseModel]]:
 
 
 # --- maps ----------------------------------------------------------------------------------------
-@lru_cache(maxsize=1)
-def map_catalog() -> str:
-    """Every built-in map: size, terrain shares and its named spawn points with coordinates."""
-    lines = ["Built-in maps (use {\"name\": ...}; x grows right, y grows down, (0, 0) is the top-left tile; "
-             "every coordinate must lie inside the map):"]
-    for name in list_maps():
-        m = load_map(MapRef(name=name))
-        codes = [row for row in m.rows]
-        tiles = m.width * m.height
-        share = {label: sum(r.count(ch) for r in codes) / tiles for ch, label in
-                 (("~", "water"), ("#", "cliff"), ("=", "bridge"))}
-        terrain = ", ".join(f"{v:.1%} {k}" for k, v in share.items() if v > 0) or "open ground"
-        deposits = sum(r.count("M") for r in codes) + len(m.deposits)
-        spawns = ", ".join(f"{s.name} ({s.x:g}, {s.y:g})" for s in m.spawns)
-        lines.append(f"- {name}: {m.width}x{m.height} tiles; {terrain}; {deposits} metal deposits; spawns: {spawns}")
-        lines.append(terrain_sketch(m))
-    lines.append("A procedural map is {\"generate\": {" + model_fields_text(MapRef.model_fields["generate"].annotation.__args__[0]) + "}} "
-                 "(its spawns: " + ", ".join(s.name for s in load_map(MapRef(generate={})).spawns) + ").")
-    return "\n".join(lines)
+MAP_PREAMBLE = ("Built-in maps (use {\"name\": ...}; x grows right, y grows down, (0, 0) is the top-left tile; "
+                "every coordinate must lie inside the map):")
 
 
-SKETCH_COLUMNS = 32
+@lru_cache(maxsize=None)
+def map_entry(name: str) -> str:
+    """One built-in map: size, terrain shares, spawn points, metal deposits and its terrain sketch."""
+    return _map_text(name, load_map(MapRef(name=name)))
+
+
+def map_of(ref: dict | None) -> str:
+    """The map a design names ({"name"} or {"generate"}), as `map_entry` describes a built-in one."""
+    ref = {k: v for k, v in (ref or {}).items() if v is not None}
+    if "name" in ref and ref["name"] in list_maps():
+        return map_entry(ref["name"])
+    try:
+        return _map_text("the procedural map " + json.dumps(ref.get("generate") or {}), load_map(MapRef(**ref)))
+    except Exception as exc:  # a design's map that does not load: say so, the schema check names it too
+        return f"- the design's map {json.dumps(ref)} does not load: {exc}"
+
+
+def map_sizes() -> str:
+    """Each built-in map's name and size, one line."""
+    return "; ".join(f"{name} {m.width}x{m.height}" for name, m in ((n, load_map(MapRef(name=n))) for n in list_maps()))
+
+
+def _map_text(name: str, m) -> str:
+    tiles = m.width * m.height
+    share = {label: sum(r.count(ch) for r in m.rows) / tiles for ch, label in
+             (("~", "water"), ("#", "cliff"), ("=", "bridge"))}
+    terrain = ", ".join(f"{v:.1%} {k}" for k, v in share.items() if v > 0) or "open ground"
+    deposits = deposits_array(m)
+    spawns = ", ".join(f"{s.name} ({s.x:g}, {s.y:g})" for s in m.spawns)
+    where = " ".join(f"({x:g},{y:g})" for x, y in deposits.tolist())
+    return "\n".join([f"- {name}: {m.width}x{m.height} tiles; {terrain}; spawns: {spawns}",
+                      f"  {len(deposits)} metal deposits (tile centres; a metal_extractor earns only on one): {where}",
+                      terrain_sketch(m)])
+
+
+def map_catalog(deposits: bool = True) -> str:
+    """Every built-in map (see `map_entry`; without its deposit line unless `deposits`) and the procedural
+    map's parameters."""
+    entries = [map_entry(name) if deposits else "\n".join(line for line in map_entry(name).splitlines()
+                                                          if "metal deposits (" not in line)
+               for name in list_maps()]
+    return "\n".join([MAP_PREAMBLE, *entries, procedural_map()])
+
+
+def maps_for(brief: dict | str) -> str:
+    """The maps for a design: in full (spawns, deposits, terrain sketch) those the brief names, every other
+    built-in map on one line (size and spawns); all in full when the brief names none."""
+    text = (brief if isinstance(brief, str) else json.dumps(brief)).lower()
+    named = [n for n in list_maps() if n in text or n.replace("_", " ") in text]
+    if not named:
+        return map_catalog()
+    others = [line for name in list_maps() if name not in named for line in map_entry(name).splitlines()[:1]]
+    return "\n".join([MAP_PREAMBLE, *(map_entry(name) for name in named),
+                      "Other built-in maps (terrain not shown: the brief did not pick them):", *others,
+                      procedural_map()])
+
+
+def procedural_map() -> str:
+    return ("A procedural map is {\"generate\": {" + model_fields_text(MapRef.model_fields["generate"].annotation.__args__[0])
+            + "}} (its spawns: " + ", ".join(s.name for s in load_map(MapRef(generate={})).spawns) + ").")
+
+
+SKETCH_COLUMNS = 32      # the coarsest sketch: at most this many characters a row ...
+SKETCH_MAX_COLUMNS = 64  # ... refined, up to this width, until no narrow passage disappears
 SKETCH_PRIORITY = "#~="   # a cell shows the most obstructive terrain it covers, so no blocked tile hides as open
 
 
+def _coarse_open(passable: np.ndarray, step: int) -> np.ndarray:
+    """Cells of `step` x `step` tiles that hold no blocked tile (the sketch's open cells)."""
+    h, w = passable.shape
+    rows, cols = -(-h // step), -(-w // step)
+    padded = np.ones((rows * step, cols * step), dtype=bool)
+    padded[:h, :w] = passable
+    return padded.reshape(rows, step, cols, step).all(axis=(1, 3))
+
+
+def sketch_step(m) -> int:
+    """The coarsest cell size (at most SKETCH_COLUMNS wide, refined to SKETCH_MAX_COLUMNS) whose open
+    cells keep every connection of the ground tiles: a gap narrower than a cell would show as a wall."""
+    passable = ground_passable(terrain_array(m))
+    _, regions = label_regions(passable)
+    finest = max(1, -(-m.width // SKETCH_MAX_COLUMNS))
+    for step in range(max(1, -(-m.width // SKETCH_COLUMNS)), finest - 1, -1):
+        if label_regions(_coarse_open(passable, step))[1] <= regions:
+            return step
+    return finest
+
+
 def terrain_sketch(m) -> str:
-    """A coarse picture of the map, at most SKETCH_COLUMNS wide: each cell covers a square block of
-    tiles and shows `#` if any is cliff, else `~` if any is water, else `=` for a bridge, else `.`;
-    spawn points are letters, keyed after the picture."""
-    step = max(1, -(-m.width // SKETCH_COLUMNS))
+    """A picture of the map: each cell covers a square block of tiles and shows `#` if any is cliff,
+    else `~` if any is water, else `=` for a bridge, else `.`; spawn points are letters, keyed after
+    the picture. The cell is as large as it can be without closing a passage (`sketch_step`)."""
+    step = sketch_step(m)
     grid = []
     for by in range(0, m.height, step):
         row = []
@@ -120,9 +211,14 @@ def terrain_sketch(m) -> str:
         gx, gy = min(int(sp.x) // step, len(grid[0]) - 1), min(int(sp.y) // step, len(grid) - 1)
         grid[gy][gx] = letter
         keys.append(f"{letter}={sp.name}")
+    closed = label_regions(_coarse_open(ground_passable(terrain_array(m)), step))[1] > \
+        label_regions(ground_passable(terrain_array(m)))[1]
     legend = (f"  terrain sketch, 1 character = {step}x{step} tiles (# cliff, ~ water, = bridge, . open; a cell is "
-              f"marked blocked if any of its tiles is; letters are spawns: {', '.join(keys)}):")
-    return "\n".join([legend] + ["    " + "".join(r) for r in grid])
+              f"marked blocked if any of its tiles is; "
+              + ("a passage narrower than a cell can show as blocked; " if closed else
+                 "every passage between open areas shows; ")
+              + f"letters are spawns: {', '.join(keys)}; a row stops at its last non-open cell):")
+    return "\n".join([legend] + ["  " + "".join(r).rstrip(".") for r in grid])
 
 
 def footprints() -> str:
@@ -134,8 +230,17 @@ def footprints() -> str:
     spread = StartUnit.model_fields["spread"].description
     return ("Footprints: two units overlap when their centres are closer than (size_a + size_b) / 2 tiles. "
             f"Sizes (tiles): {sizes}. A start group of `count` units puts the first at its point and {spread} "
-            "(default 2; 12 per ring, later rings wider); ring slots on blocked tiles move to the nearest free tile, "
+            f"(default 2): {ring_layout()}; ring slots on blocked tiles move to the nearest free tile, "
             "but the group's own point must be a tile the unit can stand on (ground units: not water or cliff).")
+
+
+def ring_layout() -> str:
+    """How a start group of `count` units is laid out, from the engine's placement constants."""
+    return (f"unit k (k = 1 .. count-1) stands at angle 360*(k-1)/(count-1) degrees, at radius spread for the first "
+            f"{RING_SIZE}, spread*{1 + RING_GROWTH:g} for the next {RING_SIZE}, and so on (every {RING_SIZE} "
+            f"units the radius grows by {RING_GROWTH:g}*spread), so neighbouring slots are about 2*radius*sin(180/(count-1)) tiles apart: "
+            "a large group on a small spread overlaps, and a group wider than its spawn's open ground spills onto "
+            "the nearest free tiles")
 
 
 def map_names() -> str:
@@ -179,6 +284,22 @@ def controllers() -> str:
     return "\n".join(lines)
 
 
+def controllers_menu() -> str:
+    """Each controller by its tag and meaning, without its fields (what a brief can count on)."""
+    lines = ["Controllers (who commands a team):"]
+    for model in _union_members(Controller):
+        keys = [k for k in ("type", "behaviour") if k in model.model_fields]
+        tag = "/".join(str(model.model_fields[k].default) for k in keys)
+        lines.append(f"- {tag}: {model.model_fields[keys[-1]].description}" + (f". {_doc(model)}" if _doc(model) else ""))
+    return "\n".join(lines)
+
+
+def conditions_menu() -> str:
+    """Each declarative condition by its kind and meaning, without its fields."""
+    return "Declarative win/loss conditions: " + "; ".join(
+        f"{model.model_fields['kind'].default}: {_doc(model).rstrip('.')}" for model in _union_members(Condition)) + "."
+
+
 def target_selector() -> str:
     return f"a selector {{{model_fields_text(TargetSelector)}}} ({_doc(TargetSelector)})"
 
@@ -206,9 +327,12 @@ def reference_strategies() -> str:
     lines = ["Reference strategies (the scripted reference policy plays the GDD's reference_strategy with its "
              "strategy_params; validation requires it to WIN every seed and to beat an idle player). "
              + policies.describe_reference()]
+    shared = policies.ReferencePolicy.SHARED_PARAMS
     for s in policies.describe_strategies():
-        params = "; ".join(f"{k}: {v}" for k, v in s["params"].items())
+        params = "; ".join(f"{k}: {v}" for k, v in s["params"].items() if k not in shared)
         lines.append(f"- {s['name']}: {s['behaviour']} strategy_params (all optional): {params}.")
+    lines.append("Every strategy also reads these strategy_params (all optional): "
+                 + "; ".join(f"{k}: {v}" for k, v in shared.items()) + ".")
     lines.append("Unit roles (strategy_params `roles`, a list, with any strategy; use them when the request turns on "
                  f"one unit's job, e.g. scouting, keeping a VIP back, escorting): each is {{{model_fields_text(RoleSpec)}}}. "
                  f"{_doc(RoleSpec)}")
@@ -218,9 +342,35 @@ def reference_strategies() -> str:
     return "\n".join(lines)
 
 
+def strategy_menu() -> str:
+    """The reference strategies by name and behaviour, without their params (what a brief can count on)."""
+    lines = ["Reference strategies (the GDD picks one; the scripted reference policy plays it and must WIN every "
+             "validation seed; the GDD sets its params): " + policies.describe_reference()]
+    lines += [f"- {s['name']}: {s['behaviour']}" for s in policies.describe_strategies()]
+    return "\n".join(lines)
+
+
+def strategy(name: str) -> str:
+    """One reference strategy with its params, and what every strategy shares (a level's reference)."""
+    lines = reference_strategies().splitlines()
+    chosen = [line for line in lines[1:-2] if line.startswith(f"- {name}: ")]
+    return "\n".join([lines[0], *(chosen or lines[1:-2]), *lines[-2:]])
+
+
 def combat() -> str:
     """How units fight, from the combat system's docstring."""
     return " ".join((combat_system.__doc__ or "").split())
+
+
+def vision() -> str:
+    """What fog of war hides, as the vision system states it."""
+    return f"Fog of war (switch fog_of_war): {vision_system.VISION_DOC}."
+
+
+def orders() -> str:
+    """What each unit order does and how units find their way, from the order system."""
+    kinds = "\n".join(f"- {kind}: {text}" for kind, text in ORDER_DOC.items())
+    return f"Unit orders (from an agent, an AI or a rule's order()):\n{kinds}\n{PATHING_DOC}"
 
 
 def economy() -> str:
@@ -258,38 +408,41 @@ RULE_API, CALLBACKS, RULE_LIB_DOC = API_DOC, CALLBACK_DOC, RULE_LIB_DOC_TEXT
 
 
 # What the rule API cannot do, each with the wording of a component purpose that would need it
-# (None: no wording reliably shows the need); the GDD's rules_known_api check applies the patterns.
+# (None: no wording reliably shows the need); the GDD's rules_known_api check applies the patterns to
+# what a purpose claims, not to what it denies (genesis.checks.api_claims).
 RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
-    ("resources can only be granted: give_resources adds amounts >= 0 (storage does not cap a grant); nothing takes resources away, sets a "
-     "cap or moves them between teams",
-     r"\b(take|takes|taking|steal|steals|stealing|remove|removes|drain|drains|subtract|subtracts|deduct|deducts)"
-     r"\b[^.;]{0,40}\b(metal|energy|resources?)\b"),
+    ("resources are only granted, taken and moved: give_resources adds (storage does not cap a grant), "
+     "take_resources and transfer_resources remove at most what the team has; nothing sets a storage cap or an "
+     "income rate", None),
     ("rules share no state: each script runs in its own sandbox; two components cannot read each other's "
      "variables (put logic that needs shared state in one component)", None),
-    ("areas are circles: on_area_entered watches a circle; a line or a map edge is watched by polling unit "
-     "positions from units() in an every() callback", None),
-    ("mark() only draws a labelled point marker (no areas, zones or lines); it leaves no trace event", None),
+    ("on_area_entered watches a fixed circle; a rectangle, a moving or shrinking area, a line or a map edge is "
+     "watched by polling in an every() callback (units_in_area / in_area of an area_circle or area_rect, or unit "
+     "positions from units())", None),
+    ("mark() draws a labelled point marker and area_circle / area_rect an outlined area; neither leaves a trace "
+     "event (log() what an expectation must see)", None),
     ("win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
-     "lose(team) eliminates `team` and its allies (lose events) and, once a single alliance is left, ends the "
-     "game with that alliance as winners (win events for them); nothing happens after the game has ended", None),
-    ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team)", None),
+     "lose(team) puts `team` and its allies out (lose events): they are losers of however the game ends, and once "
+     "a single alliance is left the game ends with it as winners (win events); a side that had units and has none "
+     "left is out the same way, unless something may bring it back (a rule spawned units for it, or it is an AI "
+     "side and the level has rules: call lose() when such a side is beaten) or the level ranks sides by score; "
+     "nothing happens after the game has ended", None),
+    ("the ENVIRONMENT side (hazards spawned with spawn(ENVIRONMENT, ...)) never wins, loses or keeps a game going; "
+     "it has no resources and no controller", None),
+    ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team, nil for "
+     "rule damage)", None),
     ("units are created only by spawn() (or the level / production); a rule cannot change a unit's type, "
-     "hp, owner or speed, nor remove a unit (units leave only by dying), nor change the terrain",
+     "owner, speed, weapon or max hp (damage/heal change hp, set_sight its sight, set_fire whether it may fire), "
+     "nor remove a unit other than by killing it with damage(), nor change the terrain",
      r"\b(convert|converts|transfer|transfers|change|changes|switch|switches)\b[^.;]{0,30}"
-     r"\b(owner|ownership|allegiance)\b|\b(heal|heals|repair|repairs)\b[^.;]{0,30}\bunits?\b"),
-    ("a game ended by a rule has ended_by 'rule'; by a declarative condition 'condition'; by the time limit "
-     "'time_limit'; by a runtime error 'error'", None),
+     r"\b(owner|ownership|allegiance)\b"),
+    ("a game ended by a rule has ended_by 'rule'; by a declarative condition or a side left alone 'condition'; by "
+     "the time limit 'time_limit'; by a runtime error 'error'", None),
 )
 
 
 def rule_api_limits() -> str:
     return "What rules cannot do:\n" + "\n".join(f"- {limit}" for limit, _ in RULE_API_LIMITS)
-
-
-def impossible_demands(purpose: str) -> list[str]:
-    """The rule API limits a component purpose runs into, by the wording that shows the need."""
-    return [limit.split(":")[0] for limit, pattern in RULE_API_LIMITS
-            if pattern and re.search(pattern, purpose, re.I)]
 
 
 def rule_api_compact() -> str:
@@ -368,8 +521,24 @@ class Facts:
         return map_catalog()
 
     @property
+    def map_terrain(self) -> str:
+        return map_catalog(deposits=False)
+
+    @property
     def map_names(self) -> str:
         return map_names()
+
+    @property
+    def map_sizes(self) -> str:
+        return map_sizes()
+
+    @staticmethod
+    def map_of(ref: dict | None) -> str:
+        return map_of(ref)
+
+    @staticmethod
+    def maps_for(brief: dict | str) -> str:
+        return maps_for(brief)
 
     @property
     def roster(self) -> str:
@@ -388,6 +557,14 @@ class Facts:
         return conditions()
 
     @property
+    def controllers_menu(self) -> str:
+        return controllers_menu()
+
+    @property
+    def conditions_menu(self) -> str:
+        return conditions_menu()
+
+    @property
     def switches(self) -> str:
         return switches()
 
@@ -398,6 +575,14 @@ class Facts:
     @property
     def strategies(self) -> str:
         return reference_strategies()
+
+    @property
+    def strategy_menu(self) -> str:
+        return strategy_menu()
+
+    @staticmethod
+    def strategy(name: str) -> str:
+        return strategy(name)
 
     @property
     def rule_api(self) -> str:
@@ -418,6 +603,14 @@ class Facts:
     @property
     def economy(self) -> str:
         return economy()
+
+    @property
+    def vision(self) -> str:
+        return vision()
+
+    @property
+    def orders(self) -> str:
+        return orders()
 
     @property
     def expectations(self) -> str:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
 
 from engine.catalog import load_catalog
-from engine.rules.limits import MAX_SPAWN_PER_CALL
+from engine.rules.limits import MAX_HP_CHANGE, MAX_SPAWN_PER_CALL
 
 # Bounds on every value a recipe carries: a recipe is model output, so nothing in it is trusted.
 MAX_SECONDS = 7_200.0        # times and intervals: the longest game a level may last
@@ -167,7 +167,37 @@ class Announce(_Strict):
     at: Place | None = Field(None, description="where a mark goes: " + PLACE.description)
 
 
-Action = Annotated[Union[SpawnGroup, AttackTarget, Reinforce, EndGame, Announce], Field(discriminator="do")]
+class TakeResources(_Strict):
+    do: Literal["take"] = Field("take", description="takes resources from a team (a theft, a drain): at most what "
+                                                   "it has, each firing")
+    team: TeamId = Field(description="the team robbed")
+    metal: float = Field(0.0, ge=0, le=MAX_AMOUNT, description="metal taken per firing")
+    energy: float = Field(0.0, ge=0, le=MAX_AMOUNT, description="energy taken per firing")
+    to_team: TeamId | None = Field(None, description="the team that receives what was taken (null: it is lost)")
+
+    @model_validator(mode="after")
+    def _takes_something(self) -> TakeResources:
+        if self.metal <= 0 and self.energy <= 0:
+            raise ValueError("take needs metal or energy above 0")
+        if self.to_team == self.team:
+            raise ValueError("take: to_team must differ from the team robbed")
+        return self
+
+
+class ShrinkingZone(_Strict):
+    do: Literal["zone"] = Field("zone", description="a safe zone: a circle drawn on the map that shrinks each "
+                                                    "firing; every unit outside it loses hp each firing")
+    at: Place = Field(description="the zone's centre: " + PLACE.description)
+    radius: float = Field(gt=0, le=MAX_TILES, description="the zone's radius (tiles) at the first firing")
+    shrink: float = Field(0.0, ge=0, le=MAX_TILES, description="tiles the radius loses at each later firing")
+    min_radius: float = Field(0.0, ge=0, le=MAX_TILES, description="the radius never shrinks below this")
+    damage: float = Field(gt=0, le=MAX_HP_CHANGE, description="hp every unit outside the zone loses per firing")
+    team: TeamId | None = Field(None, description="only this team's units are hurt (null: every side's)")
+    label: str = Field("safe zone", min_length=1, max_length=60, description="the zone's label on the map")
+
+
+Action = Annotated[Union[SpawnGroup, AttackTarget, Reinforce, EndGame, Announce, TakeResources, ShrinkingZone],
+                   Field(discriminator="do")]
 
 
 class Step(_Strict):

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from engine.replay import Replay, ReplayRecorder
+from engine.result import Outcome, team_outcome
 from engine.sim import TICK_HZ
 from engine.snapshot import CATEGORIES
 
@@ -60,6 +61,9 @@ class SimRun:
     cached: bool = False           # reused from the validation cache instead of simulated
     seed_independent: bool = False  # drew nothing from its seed: every seed plays this same game
     same_as_seed: int | None = None  # a copy of this seed's run, which was seed independent (not simulated)
+
+    def outcome(self, team: int) -> Outcome:
+        return team_outcome(self.winners, self.losers, team)
 
     def summary(self) -> dict[str, Any]:
         out = {"seed": self.seed, "policy": self.policy, "ok": self.ok, "winners": self.winners,

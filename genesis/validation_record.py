@@ -38,6 +38,35 @@ class Decision(BaseModel):
     override: str | None = None
 
 
+class ClauseRecord(BaseModel):
+    """One clause of the request: honoured, partly honoured, assumed or not honoured, with the evidence
+    the validation runs gave its requirements."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    status: Literal["honoured", "partial", "assumed", "not_honoured"]
+    requirement_ids: list[str] = Field(default_factory=list)
+    built: str = ""
+    why: str = ""
+    evidence: dict[str, str] = Field(default_factory=dict)   # requirement id -> verified | failed | unverified | ...
+
+
+class ShippedDesign(BaseModel):
+    """The design as the shipped level.json plays it (genesis.pipeline.shipped)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    map: str
+    time_limit: float | None
+    fog_of_war: bool | None
+    production: bool | None
+    agent_description: str
+    forces: dict[str, str]           # "team <id> <name>" -> its start units
+    level_changes: list[str] = Field(default_factory=list)   # where the level departs from the last GDD
+
+
 class ValidationRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -60,8 +89,10 @@ class ValidationRecord(BaseModel):
     visual_review: dict[str, Any]
     certificate: dict[str, Any] | None = None  # the validity certificate (genesis.certificate), or why it was skipped
     difficulty: dict[str, Any] | None = None   # the band asked for, the band reached and the knob search
-    assumptions: list[str]
+    assumptions: list[str]          # of the design on record: the last GDD's own, else the brief's
+    design: ShippedDesign | None = None   # the last GDD as the last level plays it (None before a level)
     unsupported: list[str]
+    clauses: list[ClauseRecord] = Field(default_factory=list)
     evolution: dict[str, Any] | None
     stage_times_s: dict[str, float]
     generation_time_s: float

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from lupa import lua54
 
-from engine.rules.limits import (MAX_AREAS, MAX_COORD, MAX_MARKERS, MAX_RESOURCE_GRANT, MAX_SPAWN_PER_CALL,
-                                 MAX_SPAWN_PER_RUN, MAX_TIMERS)
-from engine.snapshot import CATEGORIES
+from engine.rules import effects
+from engine.rules.limits import (MAX_AREAS, MAX_COORD, MAX_HP_CHANGE, MAX_IDS, MAX_MARKERS, MAX_RESOURCE_GRANT,
+                                 MAX_SHAPES, MAX_SIGHT, MAX_SPAWN_PER_CALL, MAX_SPAWN_PER_RUN, MAX_TIMERS)
+from engine.snapshot import CATEGORIES, ENVIRONMENT
 from engine.systems.orders import KINDS
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 # Lua helpers (`lib.point`, `lib.composition`, ...) defined in every rule's sandbox before its script.
 RULE_LIB = (Path(__file__).parent / "rule_lib.lua").read_text(encoding="utf-8")
+PRELUDE = f"ENVIRONMENT = {ENVIRONMENT}; " + RULE_LIB     # on the library's first line: its line numbers stay
 MIN_PERIOD = 1.0 / 30
 MAX_TEXT = 500                  # characters of a reason, label, tag or message
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -92,6 +94,12 @@ def _show(v: Any) -> str:
     text = repr(v)
     return text if len(text) <= 40 else text[:40] + "..."
 
+def _flag(v: Any, what: str) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"{what} must be true or false, got {_show(v)}")
+    return v
+
+
 UNIT_TABLE = "u = {id, type, team, x, y, hp, tag, category} (a living unit's state when the callback runs)"
 # What each API function does, as the rule developer is told (the sandbox exposes exactly these).
 API_DOC: dict[str, str] = {
@@ -101,7 +109,7 @@ API_DOC: dict[str, str] = {
                        "inside the circle (only units of `team` when given); u is the unit table",
     "time": "time() -> current game seconds",
     "units": "units(team [, {type=, tag=, category=}]) -> list of living unit tables (team may be omitted: "
-             "units({tag=...}))",
+             "units({tag=...}); team may be ENVIRONMENT)",
     "unit": "unit(id) -> the unit table, or nil once the unit is dead (always check for nil)",
     "resources": "resources(team) -> {metal=, energy=}",
     "visible": "visible(team, id) -> true when `team` (with its allies) sees the living unit `id` now (always "
@@ -109,18 +117,54 @@ API_DOC: dict[str, str] = {
     "param": "param(name [, default]) -> the level's param value for this rule, else default",
     "map_size": "map_size() -> width, height in tiles",
     "spawn_point": "spawn_point(name) -> x, y of a named map spawn; an unknown name is an error",
-    "teams": "teams() -> sorted list of team ids",
+    "teams": "teams() -> sorted list of the level's team ids (never ENVIRONMENT)",
     "random": "random() -> float in [0, 1), seeded per run and rule",
     "random_int": "random_int(a, b) -> integer in [a, b]",
-    "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; count 1..200; (x, y) must be on the "
+    "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; team may be ENVIRONMENT (hazards: "
+             "hostile to every team, see the whole map, never win, lose or keep a game going); count 1..200; (x, y) "
+             "must be on the "
              "map; the first unit at (x, y), the rest on rings of radius 1.5 tiles (12 a ring, each further ring "
              "wider), each moved to the nearest free spot it can stand on; traced as spawn events with source 'rule'",
     "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move)",
-    "give_resources": "give_resources(team, metal, energy): ADDS the amounts (>= 0); no call takes resources away",
+    "give_resources": "give_resources(team, metal, energy): ADDS the amounts (>= 0); take_resources and "
+                      "transfer_resources take them away",
+    "take_resources": "take_resources(team, metal, energy) -> {metal=, energy=}: removes up to the amounts (>= 0) "
+                      "from the team, never below 0; returns what was taken; traced as a resources_taken event",
+    "transfer_resources": "transfer_resources(from, to, metal, energy) -> {metal=, energy=}: moves up to the amounts "
+                          "(>= 0) from team `from` to team `to` (at most what `from` has); returns what moved; traced "
+                          "as a resources_transferred event",
+    "damage": f"damage(ids, amount) -> {{units=, dealt=, killed={{ids}}}}: takes `amount` hp (0..{MAX_HP_CHANGE:,.0f}, "
+              f"armour ignored) from each living unit of ids (an id or a list of up to {MAX_IDS}; dead ids are "
+              "skipped); a unit at 0 hp dies like one killed in combat (death event with killer_team nil, "
+              "on_unit_destroyed after the calling callback returns, counts for elimination); not counted in the teams' "
+              "damage statistics (rankings by damage efficiency see only fights); traced as rule_damage",
+    "damage_area": "damage_area(x, y, radius, amount [, team]) -> {units=, dealt=, killed=}: damage() on every "
+                   "living unit inside the circle (only `team`'s when given; ENVIRONMENT is a team here)",
+    "heal": f"heal(ids, amount) -> {{units=, healed=}}: gives `amount` hp (0..{MAX_HP_CHANGE:,.0f}) to each living unit "
+            "of ids, never above its max hp; traced as rule_heal",
+    "heal_area": "heal_area(x, y, radius, amount [, team]) -> {units=, healed=}: heal() on every living unit inside "
+                 "the circle (only `team`'s when given)",
+    "set_sight": f"set_sight(ids, radius) -> count: the sight radius (0..{MAX_SIGHT:g} tiles) of these living units, "
+                 "for fog of war and for how far attack-moving units look for enemies; traced as rule_sight",
+    "set_fire": "set_fire(ids, allowed) -> count: allowed=false forbids these living units to fire (they drop "
+                "their target and never attack until set_fire(ids, true)); traced as rule_fire",
+    "area_circle": f"area_circle(x, y, radius [, label [, color]]) -> area id: a circle drawn on frames and replays "
+                   f"(at most {MAX_SHAPES} areas at once, all rules together; color like #rrggbb)",
+    "area_rect": "area_rect(x1, y1, x2, y2 [, label [, color]]) -> area id: an axis-aligned rectangle between two "
+                 "corners, drawn like area_circle",
+    "move_area": "move_area(id, x, y): moves the area's centre to (x, y)",
+    "resize_area": "resize_area(id, radius) for a circle, resize_area(id, width, height) for a rectangle (keeps the "
+                   "centre)",
+    "remove_area": "remove_area(id): the area disappears (its id is never reused)",
+    "area": "area(id) -> {id, shape='circle'|'rect', x, y, radius (circle), width, height (rect), label, color}; "
+            "an unknown or removed id is an error",
+    "in_area": "in_area(area_id, unit_id) -> true when the unit is alive and inside the area (border included)",
+    "units_in_area": "units_in_area(area_id [, team]) -> list of living unit tables inside the area (only `team`'s "
+                     "when given)",
     "set_controller": "set_controller(team, spec): replaces the team's controller (spec as in Controllers)",
     "win": "win(team, reason): the game ends now; `team` and its allies win, every other team loses",
-    "lose": "lose(team, reason): `team` and its allies are out (lose events); once one alliance is left the game ends "
-            "and it wins (win events)",
+    "lose": "lose(team, reason): `team` and its allies are out (lose events; they are losers of however the game "
+            "ends); once one alliance is left the game ends and it wins (win events)",
     "message": "message(text [, team]): shows a message to every team, or only to `team`",
     "mark": "mark(x, y, label [, color]): a map marker (max 200)",
     "log": "log(name, fields): writes a trace event {event: 'rule_log', rule: <rule id>, name: name, fields: fields} "
@@ -180,7 +224,7 @@ class RuleRuntime:
             rule = Rule(ref.id, dict(ref.params), rng=self.sim.streams.generator(k, 7919))
             self.rules.append(rule)
             self.pending.append(0)
-            rule.sandbox = LuaSandbox(ref.id, level.rule_sources[ref.id], self._api(rule, k), prelude=RULE_LIB)
+            rule.sandbox = LuaSandbox(ref.id, level.rule_sources[ref.id], self._api(rule, k), prelude=PRELUDE)
             rule.has_created = rule.sandbox.has("on_unit_created")
             rule.has_destroyed = rule.sandbox.has("on_unit_destroyed")
 
@@ -244,11 +288,45 @@ class RuleRuntime:
         types = w.types
         pending = self.pending
 
-        def team_id(v: Any) -> int:
-            t = _int(v, "team", 0, 15)
+        def team_id(v: Any, environment: bool = False) -> int:
+            t = _int(v, "team", 0, ENVIRONMENT)
+            if t == ENVIRONMENT and environment:
+                return t
             if t not in sim.teams:
-                raise ValueError(f"unknown team {t} (teams: {sorted(sim.teams)})")
+                also = " or ENVIRONMENT" if environment else ""
+                raise ValueError(f"unknown team {t} (teams: {sorted(sim.teams)}{also})")
             return t
+
+        def unit_ids(v: Any) -> np.ndarray:
+            """An id or a list of ids of units that exist or existed (dead ones are skipped later)."""
+            ids = v if isinstance(v, list) else [v]
+            if len(ids) > MAX_IDS:
+                raise ValueError(f"at most {MAX_IDS} unit ids per call, got {len(ids)}")
+            out = [_int(i, "unit id", 0, _MAX_ID) for i in ids]
+            unknown = [i for i in out if i >= w.count]
+            if unknown:
+                raise ValueError(f"no unit has id {unknown[0]}")
+            return np.unique(np.array(out, dtype=np.int64))
+
+        def in_circle(x, y, radius, team) -> tuple[np.ndarray, dict]:
+            x, y, radius = _num(x, "x"), _num(y, "y"), _num(radius, "radius", 0, MAX_COORD)
+            ids = w.alive_idx if team is None else w.select(team=team_id(team, environment=True))
+            ids = ids[(w.x[ids] - x) ** 2 + (w.y[ids] - y) ** 2 <= radius * radius]
+            return ids, {"x": x, "y": y, "radius": radius}
+
+        def shape_color(color: Any) -> str:
+            color = _text(color, "color", numbers=False)
+            if not _COLOR.match(color):
+                raise ValueError(f"color must look like #rrggbb, got {_show(color)}")
+            return color
+
+        def new_shape(kind: str, x: float, y: float, half_w: float, half_h: float, label: Any, color: Any) -> int:
+            if len(sim.areas) >= MAX_SHAPES:
+                raise ValueError(f"too many areas (max {MAX_SHAPES} at once; remove_area frees one)")
+            return sim.areas.add(kind, x, y, half_w, half_h, _text(label, "label"), shape_color(color))
+
+        def area_id(v: Any):
+            return sim.areas.get(_int(v, "area id", 0, _MAX_ID))
 
         def unit_type(v: Any) -> str:
             name = _text(v, "unit type", numbers=False)
@@ -276,6 +354,84 @@ class RuleRuntime:
                                _callback(fn, "on_area_entered: callback"), None if team is None else team_id(team))
             self.areas.append(area)
 
+        def damage(ids, amount):
+            return effects.damage(sim, unit_ids(ids), _num(amount, "amount", 0, MAX_HP_CHANGE), rule.id)
+
+        def damage_area(x, y, radius, amount, team=None):
+            ids, where = in_circle(x, y, radius, team)
+            return effects.damage(sim, ids, _num(amount, "amount", 0, MAX_HP_CHANGE), rule.id, **where)
+
+        def heal(ids, amount):
+            return effects.heal(sim, unit_ids(ids), _num(amount, "amount", 0, MAX_HP_CHANGE), rule.id)
+
+        def heal_area(x, y, radius, amount, team=None):
+            ids, where = in_circle(x, y, radius, team)
+            return effects.heal(sim, ids, _num(amount, "amount", 0, MAX_HP_CHANGE), rule.id, **where)
+
+        def take_resources(team, metal=0, energy=0):
+            return effects.take_resources(sim, team_id(team), _num(metal, "metal", 0, MAX_RESOURCE_GRANT),
+                                          _num(energy, "energy", 0, MAX_RESOURCE_GRANT), rule.id)
+
+        def transfer_resources(src, dst, metal=0, energy=0):
+            src, dst = team_id(src), team_id(dst)
+            if src == dst:
+                raise ValueError(f"from and to are the same team ({src})")
+            return effects.transfer_resources(sim, src, dst, _num(metal, "metal", 0, MAX_RESOURCE_GRANT),
+                                              _num(energy, "energy", 0, MAX_RESOURCE_GRANT), rule.id)
+
+        def set_sight(ids, radius):
+            return effects.set_sight(sim, unit_ids(ids), _num(radius, "radius", 0, MAX_SIGHT), rule.id)
+
+        def set_fire(ids, allowed):
+            return effects.set_fire(sim, unit_ids(ids), _flag(allowed, "allowed"), rule.id)
+
+        def area_circle(x, y, radius, label="", color="#ffd700"):
+            r = _num(radius, "radius", 0, MAX_COORD)
+            return new_shape("circle", _num(x, "x"), _num(y, "y"), r, r, label, color)
+
+        def area_rect(x1, y1, x2, y2, label="", color="#ffd700"):
+            x1, y1, x2, y2 = _num(x1, "x1"), _num(y1, "y1"), _num(x2, "x2"), _num(y2, "y2")
+            return new_shape("rect", (x1 + x2) / 2, (y1 + y2) / 2, abs(x2 - x1) / 2, abs(y2 - y1) / 2, label, color)
+
+        def move_area(sid, x, y):
+            sim.areas.update(area_id(sid).id, x=_num(x, "x"), y=_num(y, "y"))
+
+        def resize_area(sid, a, b=None):
+            shape = area_id(sid)
+            if shape.kind == "circle":
+                if b is not None:
+                    raise ValueError(f"area {shape.id} is a circle: resize_area(id, radius)")
+                r = _num(a, "radius", 0, MAX_COORD)
+                sim.areas.update(shape.id, half_w=r, half_h=r)
+            else:
+                if b is None:
+                    raise ValueError(f"area {shape.id} is a rectangle: resize_area(id, width, height)")
+                sim.areas.update(shape.id, half_w=_num(a, "width", 0, MAX_COORD) / 2,
+                                 half_h=_num(b, "height", 0, MAX_COORD) / 2)
+
+        def remove_area(sid):
+            sim.areas.remove(area_id(sid).id)
+
+        def area(sid):
+            shape = area_id(sid)
+            out = {"id": shape.id, "shape": shape.kind, "x": shape.x, "y": shape.y, "label": shape.label,
+                   "color": shape.color}
+            if shape.kind == "circle":
+                out["radius"] = shape.half_w
+            else:
+                out["width"], out["height"] = 2 * shape.half_w, 2 * shape.half_h
+            return out
+
+        def in_area(sid, uid):
+            shape = area_id(sid)
+            uid = _int(uid, "unit id", 0, _MAX_ID)
+            return w.is_alive(uid) and bool(shape.contains(w.x[uid], w.y[uid]))
+
+        def units_in_area(sid, team=None):
+            shape = area_id(sid)
+            ids = w.alive_idx if team is None else w.select(team=team_id(team, environment=True))
+            return FlatRecords(w.unit_dicts(ids[shape.contains(w.x[ids], w.y[ids])]))
+
         def units(team=None, filt=None):
             if isinstance(team, dict) and filt is None:
                 team, filt = None, team
@@ -288,7 +444,7 @@ class RuleRuntime:
             category = filt.get("category")
             if category is not None and category not in CATEGORIES:
                 raise ValueError(f"unknown category {_show(category)} (categories: {', '.join(CATEGORIES)})")
-            ids = w.select(team=None if team is None else team_id(team),
+            ids = w.select(team=None if team is None else team_id(team, environment=True),
                            tag=None if filt.get("tag") is None else _text(filt["tag"], "tag"),
                            type_name=None if filt.get("type") is None else unit_type(filt["type"]),
                            category=category)
@@ -335,7 +491,7 @@ class RuleRuntime:
             return int(rule.rng.integers(a, b + 1))
 
         def spawn(team, type_name, x, y, count=1, tag=None):
-            t = team_id(team)
+            t = team_id(team, environment=True)
             type_name = unit_type(type_name)
             n = _int(count, "count", 1, MAX_SPAWN_PER_CALL)
             x, y = _num(x, "x"), _num(y, "y")
@@ -408,10 +564,7 @@ class RuleRuntime:
         def mark(x, y, label, color="#ffd700"):
             if len(sim.markers) >= MAX_MARKERS:
                 raise ValueError(f"too many markers (max {MAX_MARKERS})")
-            color = _text(color, "color", numbers=False)
-            if not _COLOR.match(color):
-                raise ValueError(f"color must look like #rrggbb, got {_show(color)}")
-            sim.add_marker(_num(x, "x"), _num(y, "y"), _text(label, "label"), color)
+            sim.add_marker(_num(x, "x"), _num(y, "y"), _text(label, "label"), shape_color(color))
 
         def log(name, fields=None):
             name = _text(name, "log name")
@@ -427,6 +580,10 @@ class RuleRuntime:
             "map_size": map_size, "spawn_point": spawn_point, "teams": teams, "random": random,
             "random_int": random_int, "spawn": spawn, "order": order, "give_resources": give_resources,
             "set_controller": set_controller, "win": win, "lose": lose, "message": message, "mark": mark,
-            "log": log,
+            "log": log, "damage": damage, "damage_area": damage_area, "heal": heal, "heal_area": heal_area,
+            "take_resources": take_resources, "transfer_resources": transfer_resources, "set_sight": set_sight,
+            "set_fire": set_fire, "area_circle": area_circle, "area_rect": area_rect, "move_area": move_area,
+            "resize_area": resize_area, "remove_area": remove_area, "area": area, "in_area": in_area,
+            "units_in_area": units_in_area,
         }
 

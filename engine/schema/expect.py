@@ -17,21 +17,30 @@ from pydantic import Discriminator, Field, Tag, model_validator
 
 from engine.schema.base import Strict
 
-EVENT_KINDS = ("spawn", "death", "rule_log", "message", "win", "lose", "order", "end")
+EVENT_KINDS = ("spawn", "death", "rule_log", "message", "win", "lose", "order", "end", "rule_damage", "rule_heal",
+               "resources_taken", "resources_transferred", "rule_sight", "rule_fire")
 # The fields each trace event kind carries (besides t and event), as written by engine.sim and the rule API.
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "spawn": ("id", "type", "team", "x", "y", "source"),
-    "death": ("id", "type", "team", "x", "y", "killer_team"),
+    "death": ("id", "type", "team", "x", "y", "killer_team", "rule"),
     "rule_log": ("rule", "name", "fields"),
     "message": ("text", "team", "rule"),
     "win": ("team", "reason"),
     "lose": ("team", "reason"),
     "order": ("team", "ok", "error", "kind", "units", "x", "y", "type", "factory", "count"),
     "end": ("ended_by", "reason", "winners", "losers", "error"),
+    "rule_damage": ("rule", "ids", "amount", "dealt", "killed", "x", "y", "radius"),
+    "rule_heal": ("rule", "ids", "amount", "healed", "x", "y", "radius"),
+    "resources_taken": ("rule", "team", "metal", "energy"),
+    "resources_transferred": ("rule", "from", "to", "metal", "energy"),
+    "rule_sight": ("rule", "ids", "radius"),
+    "rule_fire": ("rule", "ids", "allowed"),
 }
 EVENT_FIELD_NOTES = {
     "spawn": "source is 'start' (placed by the level), 'rule' (spawn() in a rule script), 'production' or 'build'",
-    "death": "killer_team is null when no team dealt the last hit",
+    "death": "killer_team is null when no team dealt the last hit; rule names the rule whose damage() killed",
+    "rule_damage": "one per damage()/damage_area() call that hit a unit; x, y, radius only for damage_area; metal and "
+                   "energy of resources_taken / resources_transferred are what really moved",
     "rule_log": "name is the first argument of log(name, fields); fields.<key> reaches into its table",
     "message": "rule is the id of the rule that sent it",
     "end": "ended_by is condition, rule, time_limit, until or error",
@@ -125,7 +134,7 @@ class EventExpectation(Strict):
 
     With neither min/max nor a shape check it means "at least one"."""
 
-    event: Literal["spawn", "death", "rule_log", "message", "win", "lose", "order", "end"] = Field(description="trace event kind to count")
+    event: Literal[EVENT_KINDS] = Field(description="trace event kind to count")
     where: dict[str, Union[Scalar, list[Scalar]]] = Field(
         default_factory=dict, description="field path -> wanted value (a list means any of them); "
                                           "dotted paths such as fields.count reach into rule_log fields")

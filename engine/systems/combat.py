@@ -3,9 +3,16 @@
 Acquisition picks the nearest valid enemy: not allied, of a kind the weapon can hit (ground /
 air), visible to the shooter's team when fog is on, and within the acquisition radius — the weapon
 range, or the sight radius for units on attack-move / patrol, which stop to shoot and chase.
-`move_force` units ignore enemies entirely. Large armies search enemies bucketed on a grid, so the
-cost grows with the units rather than with their square. Damage is reduced by the target's armour;
-splash weapons hurt every non-allied unit around the impact.
+`move_force` units ignore enemies entirely. Damage is reduced by the target's armour;
+splash weapons hurt every non-allied unit around the impact; a weapon with a minimum range cannot hit
+closer targets.
+
+Weapons: a weapon deals its damage per shot once every reload seconds. A unit is ready to fire when
+it appears, so its first shot lands the moment a target is in range, and the cooldown runs down only
+while it has a target: a slow heavy weapon (say 900 damage every 10 s) deals its whole volley at
+first contact, then nothing until it reloads. Weapon range is how far a unit shoots; sight radius is
+how far it sees under fog and how far units on attack-move or patrol pick and chase targets; units
+without such an order engage only within weapon range.
 """
 from __future__ import annotations
 
@@ -14,11 +21,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.snapshot import ENVIRONMENT
 from engine.world import FIGHT, MOVE_FORCE, ORDER_NAMES, PATROL, World
 
 if TYPE_CHECKING:
     from engine.systems.vision import Vision
 
+# Large armies search enemies bucketed on a grid, so the cost grows with the units rather than with their square.
 DENSE_PAIRS = 200_000   # up to this many shooter-enemy pairs, one dense matrix beats bucketing
 BUCKET = 4.0            # tiles per grid cell of the bucketed search
 
@@ -36,7 +45,7 @@ def chases(orders: np.ndarray) -> np.ndarray:
 class Combat:
     def __init__(self, world: World, hostile: np.ndarray):
         self.world = world
-        self.hostile = hostile            # (16, 16) bool: team a may shoot team b
+        self.hostile = hostile            # (SIDES, SIDES) bool: team a may shoot team b
         self.shooters = np.zeros(0, dtype=np.int64)
         self._reach2 = np.zeros(0)        # per shooter: (weapon range + its target's size) squared
         self.chasing = np.zeros(0, dtype=np.int64)     # shooters closing in on their target
@@ -55,6 +64,10 @@ class Combat:
         if np.count_nonzero(acquires) < idx.size:
             w.target[idx[~acquires]] = -1
         armed = idx[w.armed[idx] & (w.progress[idx] >= 1.0) & acquires]
+        if w.fire_banned:                   # units a rule forbade to fire aim at nothing
+            banned = w.no_fire[armed]
+            w.target[armed[banned]] = -1
+            armed = armed[~banned]
         if not armed.size:
             self.shooters, self._reach2 = armed, np.zeros(0)
             return
@@ -66,7 +79,7 @@ class Combat:
             a = armed[teams == team]
             enemy = self.hostile[team, c_team]
             e = cand[enemy]
-            if vision is not None and e.size:
+            if vision is not None and e.size and team != ENVIRONMENT:   # the environment sees the whole map
                 if tile is None:
                     tile = w.pos.take(cand, axis=0).astype(np.int32)   # as int32 as the discs it meets
                 at = tile[enemy]

@@ -20,6 +20,22 @@ if TYPE_CHECKING:
     from engine.sim import Simulation
 
 KINDS = ("move", "move_force", "fight", "stop", "patrol", "build", "produce")
+# What each unit order does, as the movement and combat systems carry it out.
+ORDER_DOC = {
+    "move": "walk to (x, y); shoots any enemy that comes within weapon range on the way but never stops or "
+            "turns to chase it (a unit shot from beyond its range does not answer); the order ends on arrival",
+    "move_force": "like move, but never shoots",
+    "fight": "attack-move: walk to (x, y), stopping to shoot and chase every visible enemy within sight radius, "
+             "then go on; the order ends on arrival",
+    "patrol": "fight back and forth between the unit's position and (x, y)",
+    "stop": "drop the order; the unit stays and shoots only what comes within weapon range (like a unit "
+            "with no order)",
+}
+PATHING_DOC = ("Ground units follow the shortest path around cliffs and water (shared flow fields; diagonal "
+               "steps never cut a blocked corner); aircraft fly straight. An order to a water or cliff tile is "
+               "refused for ground units (error impassable); a point on open ground that the unit's region "
+               "does not connect to leaves it walking the straight line and sliding along the obstacle, where "
+               "it can stay stuck. Without an order a unit stays put and shoots what comes within weapon range.")
 Result = tuple[bool, str | None]
 
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+# What fog of war means for play (the prompts state it).
+VISION_DOC = ("each team sees the tiles within its units' sight radii (discs; terrain never blocks sight); under "
+              "fog a unit targets only enemies its team sees, and scripted players react only to what they see")
+
 import numpy as np
 
 from engine.world import World, flat_index
@@ -99,6 +103,12 @@ class Vision:
             rows = (teams == team).nonzero()[0]
             self._team_rows.append((team, rows, idx[rows].tobytes(), radii[rows]))
         self._units_version = w.version
+
+    def sight_changed(self) -> None:
+        """A unit's sight radius changed (a rule set it): every team's discs are read again at the next update."""
+        self._units_version = -1
+        self._key = b""
+        self._keys.clear()
 
     def update(self) -> None:
         """Record the sight discs of every team's finished units where they stand now."""

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import typing
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from genesis.agents.base import Agent
 from genesis.checks.clause_checks import clause_problems, relocate
-from genesis.models import ARCHETYPES, GDD, Brief, Clarification, Competency, RetryContext
+from genesis.models import ARCHETYPES, GDD, Brief, Clarification, Competency, Requirement, RetryContext
 
 
 class Questions(BaseModel):
@@ -29,6 +30,19 @@ class AccountedBrief(Brief):
         return self
 
 
+class _BriefRequirement(Requirement):
+    expect: list[Any] = Field(default_factory=list, max_length=0,
+                              description="leave empty: the GDD adds the expectations")
+
+
+class BriefShown(AccountedBrief):
+    """The brief as its prompt shows it: requirements come without expectations."""
+
+    model_config = ConfigDict(title="Brief")
+
+    requirements: list[_BriefRequirement] = Brief.model_fields["requirements"]
+
+
 class Designer(Agent):
     role = "designer"
 
@@ -39,7 +53,7 @@ class Designer(Agent):
 
     def clarify(self, query: str, clarifications: list[Clarification], guidance: list[str],
                 retry: RetryContext | None = None) -> Brief:
-        reply = self.ask("designer.clarify", AccountedBrief, stage="brief", inputs={
+        reply = self.ask("designer.clarify", AccountedBrief, stage="brief", shown=BriefShown, inputs={
             "query": query, "clarifications": [c.model_dump() for c in clarifications], "guidance": guidance,
             "retry": retry.model_dump() if retry else None,
             "archetypes": list(ARCHETYPES), "competencies": list(typing.get_args(Competency))})

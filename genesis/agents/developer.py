@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from engine.schema.level import LevelConfig
 from genesis.agents.base import Agent
 from genesis.models import GDD, LevelDraft, RetryContext, RuleArtifact, RuleComponent, RuleDraft
@@ -10,6 +12,17 @@ from genesis.models import GDD, LevelDraft, RetryContext, RuleArtifact, RuleComp
 
 # What a rule's developer needs of the design: where it runs, who plays, and what else the level holds.
 DESIGN_CONTEXT = {"map", "teams", "rule_components", "requirements", "time_limit", "fog_of_war", "production"}
+
+
+class RuleReuseShown(BaseModel):
+    """The answers the reuse prompt asks for (a part of RuleDraft's): reuse the offered rule, or ask to write one."""
+
+    model_config = ConfigDict(extra="forbid", title="RuleDraft")
+
+    id: str = RuleDraft.model_fields["id"]
+    reuse: str | None = RuleDraft.model_fields["reuse"]
+    params: dict[str, Any] = RuleDraft.model_fields["params"]
+    write_new: bool = RuleDraft.model_fields["write_new"]
 
 
 class Developer(Agent):
@@ -28,7 +41,11 @@ class Developer(Agent):
                      "written_for": verified.written_for,
                      "source": None if verified.reused_from else verified.source,
                      "tests": [] if verified.reused_from else [t.file_form() for t in verified.tests]}
-        return self.ask("developer.write_rule", RuleDraft, stage="rules", inputs={
+        # a library rule offered (and no earlier rule to keep): the short prompt that reuses it or declines
+        reuse_only = library is not None and verified is None
+        return self.ask("developer.write_rule", RuleDraft, stage="rules",
+                        template="developer.reuse_rule" if reuse_only else None,
+                        shown=RuleReuseShown if reuse_only else None, inputs={
             "component": component.model_dump(mode="json"), "library": library, "guidance": guidance,
             "example": example, "retry": retry.model_dump() if retry else None, "criteria": criteria or [],
             "design": design, "verified": shown, "kept": kept or []})

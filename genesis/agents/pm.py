@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from genesis.agents.base import Agent
+from genesis.checks.messages import evidence_detail
 from genesis.checks.registry import registry_facts
 from genesis.models import MetaFeedback, Verdict
 from genesis.pipeline.proposals import ProposalSet
@@ -23,7 +24,7 @@ RETRO_FAILURES = 50   # the most recent failed verdicts the retrospective reads
 def evidence_digest(evidence: list[dict]) -> list[dict]:
     """Per requirement: status, the deciding expectations with their observed numbers, and each seed's pass."""
     return [{"id": e["id"], "on": e.get("on"), "status": e.get("status"),
-             "detail": str(e.get("detail", ""))[:EVIDENCE_DETAIL_CHARS],
+             "detail": evidence_detail(e, EVIDENCE_DETAIL_CHARS),
              "seeds": {str(r["seed"]): r["passed"] for r in e.get("per_run", [])}} for e in evidence]
 
 

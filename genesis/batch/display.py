@@ -61,6 +61,9 @@ class RichBatchView:
         self.console.print(f"[bold]Playability {rate}[/] ({agg['playable']}/{agg['finished']}), [bold]certified "
                            f"{certified}[/] ({agg['certified']}/{agg['finished']}), mean generation time {mean}, "
                            f"wall time {summary.wall_s} s")
+        unknown = f" + {agg['cost_unknown']} queries of unknown cost" if agg["cost_unknown"] else ""
+        self.console.print(f"   {agg['model_calls']} model calls, {agg['tokens']} tokens, estimated cost "
+                           f"${agg['cost_usd']:.4f}{unknown}")
         if agg["infra_errors"]:
             self.console.print(f"   [yellow]{agg['infra_errors']} queries stopped on an unavailable model endpoint[/] "
                                "(not counted; run the same command again to retry them)")

@@ -33,7 +33,9 @@ class QueryRecord(BaseModel):
     model_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = Field(0.0, description="estimated from litellm's cost map; None: the model has no "
+                                                     "price there (unknown); 0 for the offline backend")
+    cost_basis: str = Field("", description="how cost_usd was estimated, or why it is unknown")
     rubric_versions: dict[str, int] = Field(default_factory=dict)
     backend: str | None = None
     report: str | None = Field(None, description="link to the scenario report, relative to the batch folder")
@@ -95,9 +97,18 @@ def from_folder(index: int, query: str, slug: str, folder: Path, *, wall_s: floa
         reason=v.get("reason") or "", generation_time_s=v.get("generation_time_s"), wall_s=wall_s, resumed=resumed,
         fast_tracked=bool(v.get("fast_tracked")), stages_retried=stages_retried(v.get("decisions") or []),
         model_calls=int(usage.get("calls", 0)), prompt_tokens=int(usage.get("prompt_tokens", 0)),
-        completion_tokens=int(usage.get("completion_tokens", 0)), cost_usd=float(usage.get("cost_usd", 0.0)),
+        completion_tokens=int(usage.get("completion_tokens", 0)), **_cost(v),
         rubric_versions=v.get("rubric_versions") or {}, backend=designer,
         report=_report_link(folder, slug, v.get("status")))
+
+
+def _cost(v: dict[str, Any]) -> dict[str, Any]:
+    """The scenario's cost estimate; a validation.json written before estimates existed has its summed cost."""
+    cost = (v.get("usage") or {}).get("cost")
+    if cost is None:
+        return {"cost_usd": float(((v.get("usage") or {}).get("total") or {}).get("cost_usd", 0.0)),
+                "cost_basis": "summed per call (recorded before cost estimates)"}
+    return {"cost_usd": cost.get("usd"), "cost_basis": str(cost.get("basis", ""))}
 
 
 def _report_link(folder: Path, slug: str, status: str | None) -> str | None:

@@ -57,7 +57,8 @@ class BatchSummary(BaseModel):
             "fast_tracked": sum(1 for q in done if q.fast_tracked),
             "model_calls": sum(q.model_calls for q in done),
             "tokens": sum(q.tokens for q in done),
-            "cost_usd": round(sum(q.cost_usd for q in done), 6),
+            "cost_usd": round(sum(q.cost_usd for q in done if q.cost_usd is not None), 6),
+            "cost_unknown": sum(1 for q in done if q.cost_usd is None),   # queries whose model has no price
         }
 
     def to_json(self) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""The brief's clause accounting: its clauses cover the request in order, every honoured clause names
-requirements the brief has, and every clause not honoured says why and shows in "Not honoured"."""
+"""The brief's clause accounting: its clauses cover the request in order, every honoured or partial clause
+names requirements the brief has, a partial one says what was built, and every clause not (fully) honoured
+says why and shows in "Not honoured"."""
 from __future__ import annotations
 
 import re
@@ -48,13 +49,15 @@ def clause_problems(brief: Brief) -> list[str]:
         unknown = [rid for rid in c.requirement_ids if rid not in have]
         if unknown:
             problems.append(f"clause {c.text.strip()!r} names requirements the brief does not have: {unknown}")
-        if c.status == "honoured" and not c.requirement_ids:
-            problems.append(f"honoured clause {c.text.strip()!r} lists no requirement that checks it")
+        if c.status in ("honoured", "partial") and not c.requirement_ids:
+            problems.append(f"{c.status} clause {c.text.strip()!r} lists no requirement that checks it")
+        if c.status == "partial" and not c.built.strip():
+            problems.append(f"partial clause {c.text.strip()!r} does not say in `built` what was built")
         if c.status != "honoured" and not c.why.strip():
             problems.append(f"{c.status} clause {c.text.strip()!r} does not say why")
-        if c.status == "not_honoured" and brief.is_game and c.why.strip() not in unsupported \
+        if c.status in ("partial", "not_honoured") and brief.is_game and c.why.strip() not in unsupported \
                 and c.text.strip(" ,;:.!?") not in unsupported:
-            problems.append(f"not honoured clause {c.text.strip()!r} is missing from `unsupported`")
+            problems.append(f"{c.status.replace('_', ' ')} clause {c.text.strip()!r} is missing from `unsupported`")
     return problems
 
 
@@ -64,7 +67,8 @@ def brief_clauses(ctx: CheckContext) -> tuple[bool, str]:
     problems = clause_problems(ctx.brief)
     if problems:
         return False, "; ".join(problems)
-    counts = {s: sum(c.status == s for c in ctx.brief.clauses) for s in ("honoured", "assumed", "not_honoured")}
+    counts = {s: sum(c.status == s for c in ctx.brief.clauses) for s in ("honoured", "partial", "assumed",
+                                                                          "not_honoured")}
     return True, ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items()) + " clause(s) cover the request"
 
 

@@ -10,7 +10,7 @@ from engine.level import place_units
 from engine.maps import load_map
 from engine.schema.level import StartUnit, Team
 from genesis.checks.context import CheckContext
-from genesis.prompt_facts import impossible_demands
+from genesis.checks.api_claims import impossible_demands
 
 # An objective component ends the game when its purpose says who wins or loses (it calls win()/lose()).
 ENDS_GAME = re.compile(r"\b(win|wins|won|lose|loses|lost|victory|defeat)\b", re.I)

@@ -11,6 +11,7 @@ import numpy as np
 from engine.maps import ground_passable, label_regions, reachable_mask, terrain_array
 from engine.snapshot import CATEGORIES
 from genesis.checks.context import CheckContext
+from genesis.checks.messages import EVIDENCE_CHARS, evidence_detail
 from genesis.simulate import SimRun
 
 MOBILE_GROUND = {CATEGORIES.index(c) for c in ("commander", "bot", "vehicle")}
@@ -162,7 +163,8 @@ def requirement_evidence(ctx: CheckContext) -> tuple[bool, str]:
         return False, "no requirement evidence computed"
     failed = [e for e in ctx.evidence if e["testable"] and e["passed"] is not True]
     if failed:
-        return False, "; ".join(f"{e['id']}: {e['status']}: {e['detail']}" for e in failed)[:600]
+        share = EVIDENCE_CHARS // len(failed)
+        return False, "; ".join(f"{e['id']}: {e['status']}: {evidence_detail(e, share)}" for e in failed)
     n = sum(e["testable"] for e in ctx.evidence)
     return True, f"{n} testable requirement(s) backed by trace evidence"
 

@@ -12,6 +12,7 @@ from engine.level import place_units
 from engine.maps import ground_passable, label_regions, load_map, terrain_array
 from engine.schema.level import StartUnit, Team
 from genesis.checks.context import CheckContext
+from genesis.checks.messages import EVIDENCE_CHARS, bounded_join
 from genesis.checks.preview import balance_preview
 
 MOBILE_GROUND = ("commander", "bot", "vehicle")
@@ -166,7 +167,7 @@ def requirement_evidence_present(ctx: CheckContext) -> tuple[bool, str]:
     need = int(_param(ctx, "min_runs"))
     missing = [f"{e['id']}: {e['status']}, evidence in {len(e.get('per_run') or [])} run(s)" for e in ctx.evidence
                if e.get("testable") and (e.get("status") == "unverified" or len(e.get("per_run") or []) < need)]
-    return not missing, ("; ".join(missing)[:600] + f" (needs evidence in {need} run(s))" if missing else
+    return not missing, (bounded_join(missing, EVIDENCE_CHARS) + f" (needs evidence in {need} run(s))" if missing else
                          f"every testable requirement has evidence in at least {need} run(s)")
 
 

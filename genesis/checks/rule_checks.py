@@ -7,6 +7,7 @@ from engine.errors import RuleScriptError
 from engine.rules.api import RULE_LIB
 from engine.rules.sandbox import LuaSandbox
 from genesis.checks.context import CheckContext
+from genesis.checks.messages import RULE_TEST_CHARS, bounded_join
 from genesis.prompt_facts import RULE_API as PROMPT_RULE_API
 
 # Names a rule script may call: the rule API the developer's prompt states.
@@ -72,7 +73,8 @@ def rule_tests_pass(ctx: CheckContext) -> tuple[bool, str]:
         for r in results:
             total += 1
             if not r["passed"]:
-                why = r.get("error") or "; ".join(d for d in r.get("details", []) if d.startswith("FAIL"))[:300]
+                why = r.get("error") or bounded_join([d for d in r.get("details", []) if d.startswith("FAIL")],
+                                                     RULE_TEST_CHARS)
                 failed.append(f"{rule_id}/{r['name']}: {why or 'failed'}")
     return not failed, "; ".join(failed) or f"{total} rule tests pass in simulation"
 

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ValidationError
 from genesis.llm.config import ModelConfig, RoleConfig
 from genesis.llm.limits import SlotWaitTimeout, model_slot, retry_after_seconds
 from genesis.llm.offline_provider import METADATA_KEY, register_offline_provider
+from genesis.llm.schema_text import schema_text
 from genesis.llm.transcript import ReplayIndex, ReplayMismatch, Transcript
 from genesis.llm.usage import Usage
 
@@ -308,7 +309,11 @@ class LLMClient:
 
     # ---- public -------------------------------------------------------------------------
     def complete(self, role: str, skill: str, prompt: str | list[dict[str, Any]], output_model: type[T], *,
-                 stage: str, inputs: dict[str, Any], images: list[bytes | Path] | None = None) -> T:
+                 stage: str, inputs: dict[str, Any], images: list[bytes | Path] | None = None,
+                 described: frozenset[str] = frozenset(), shown: type[BaseModel] | None = None) -> T:
+        """`described`: the models whose fields the prompt itself lists (the prompt's copy of the schema
+        leaves their descriptions out); `shown`: the model whose schema the prompt shows, when the prompt
+        asks only for a part of what `output_model` accepts (the request's schema stays `output_model`'s)."""
         cfg = self.config.for_role(role)
         base = {"call": next(self._call_ids), "role": role, "skill": skill, "stage": stage, "model": cfg.model,
                 "backend": self.backend_name(role), "inputs_sha256": _inputs_hash(inputs)}
@@ -316,7 +321,8 @@ class LLMClient:
             return self._complete_from_replay(base, output_model)
 
         schema = json.loads(_schema_json(output_model))
-        request_messages = self._build_messages(prompt, schema, images)
+        shown_schema = json.loads(_schema_json(shown)) if shown is not None else schema
+        request_messages = self._build_messages(prompt, shown_schema, images, described)
         messages = request_messages
         attempts = cfg.max_retries + 1
         for attempt in range(1, attempts + 1):
@@ -330,7 +336,7 @@ class LLMClient:
                 latency = (time.perf_counter() - started) * 1000
                 unreadable = _unreadable_response(exc)
                 cause = excerpt(f"malformed response: {_describe(exc)}" if unreadable else _describe(exc), 1_000)
-                self.usage.record_call(stage, ok=False, latency_ms=latency)
+                self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model)
                 final = not (isinstance(exc, litellm.Timeout) or unreadable) or attempt == attempts
                 self._log(record, ok=False, final=final, error=cause,
                           error_type="MalformedResponse" if unreadable else type(exc).__name__, latency_ms=latency)
@@ -354,7 +360,7 @@ class LLMClient:
                 if finish_reason == "length":
                     cause += (f" (the reply was cut off after {tokens['completion_tokens']} tokens: "
                               f"max_tokens={cfg.max_tokens} or the model's context is too small)")
-                self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, **tokens)
+                self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, model=cfg.model, **tokens)
                 final = attempt == attempts
                 self._log(record, ok=False, final=final, response_text=excerpt(text, cfg.max_reply_chars),
                           response_chars=len(text), finish_reason=finish_reason, error=cause,
@@ -368,7 +374,7 @@ class LLMClient:
                                                         "Reply again with only the corrected JSON object."}]
                 continue
 
-            self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, **tokens)
+            self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, model=cfg.model, **tokens)
             self._log(record, ok=True, final=True, response_text=text, finish_reason=finish_reason,
                       output=output.model_dump(mode="json"), latency_ms=latency, cost_usd=cost, **tokens)
             return output
@@ -392,7 +398,7 @@ class LLMClient:
                 if _is_infra(exc):
                     latency = (time.perf_counter() - started) * 1000
                     last = number > cfg.infra_retries or isinstance(exc, SlotWaitTimeout)
-                    self.usage.record_call(stage, ok=False, latency_ms=latency)
+                    self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model)
                     self._log({**record, "try": number}, ok=False, final=last, error=excerpt(_describe(exc), 1_000),
                               error_type=type(exc).__name__, retry_after_s=retry_after_seconds(exc),
                               latency_ms=latency)
@@ -413,10 +419,10 @@ class LLMClient:
     # ---- internals ----------------------------------------------------------------------
     @staticmethod
     def _build_messages(prompt: str | list[dict[str, Any]], schema: dict[str, Any],
-                        images: list[bytes | Path] | None) -> list[dict[str, Any]]:
+                        images: list[bytes | Path] | None, described: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
         messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else [dict(m) for m in prompt]
-        instruction = ("Answer with one JSON object and nothing else. It must validate against this JSON "
-                       f"schema:\n{json.dumps(schema, separators=(',', ':'))}")
+        instruction = ("Answer with one JSON object and nothing else. It must validate against the request's JSON "
+                       f"schema, which reads:\n{schema_text(schema, described)}")
         if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
             messages[0] = {**messages[0], "content": f"{messages[0]['content']}\n\n{instruction}"}
         else:

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 _FIELDS = ("calls", "failed_calls", "replayed_calls", "prompt_tokens", "completion_tokens",
            "cost_usd", "latency_ms")
+_MODEL_FIELDS = ("calls", "prompt_tokens", "completion_tokens")
 
 
 class Usage:
@@ -14,10 +15,16 @@ class Usage:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._stages: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(_FIELDS, 0))
+        self._models: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(_MODEL_FIELDS, 0))
 
     def record_call(self, stage: str, *, ok: bool, prompt_tokens: int = 0, completion_tokens: int = 0,
-                    cost_usd: float = 0.0, latency_ms: float = 0.0) -> None:
+                    cost_usd: float = 0.0, latency_ms: float = 0.0, model: str | None = None) -> None:
         with self._lock:
+            if model is not None:   # what the cost estimate prices, per model
+                per = self._models[model]
+                per["calls"] += 1
+                per["prompt_tokens"] += prompt_tokens
+                per["completion_tokens"] += completion_tokens
             row = self._stages[stage]
             row["calls"] += 1
             row["failed_calls"] += 0 if ok else 1
@@ -34,6 +41,16 @@ class Usage:
     def by_stage(self) -> dict[str, dict[str, float]]:
         with self._lock:
             return {stage: _rounded(row) for stage, row in self._stages.items()}
+
+    def by_model(self) -> dict[str, dict[str, int]]:
+        with self._lock:
+            return {model: dict(row) for model, row in self._models.items()}
+
+    def record(self) -> dict:
+        """What validation.json keeps: per stage, the total, and the cost estimate (genesis.llm.cost)."""
+        from genesis.llm.cost import cost_estimate
+
+        return {"by_stage": self.by_stage(), "total": self.total(), "cost": cost_estimate(self.by_model())}
 
     def total(self) -> dict[str, float]:
         with self._lock:

@@ -8,6 +8,7 @@ from engine.catalog import load_catalog
 from genesis.models import Brief, Clarification, Concepts, Requirement
 from genesis.offline.clauses import account, unsupported_lines
 from genesis.offline import wave_growth
+from genesis.offline.composed_designs import ZONE_EVERY
 from genesis.offline.concepts import _NUM, Reading, number
 
 COMPETENCY = {
@@ -373,6 +374,11 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)
     lines = unsupported_lines(clauses)
     unsupported = [u for u in unsupported if not any(u in line for line in lines)] + lines
+    if not c.map_hint:   # a map of its own choice is an assumption, named so the GDD stage sees its terrain
+        from genesis.offline.gdd_writer import map_choice   # here: the GDD writer's modules load only when used
+
+        chosen = map_choice(c, query)
+        assumptions.append(f"map: {chosen['name']}" if "name" in chosen else "map: a generated map")
     return Brief(
         query=query, title=title, competency=COMPETENCY[arch],  # type: ignore[arg-type]
         summary=f"{title}: a {arch} scenario testing {COMPETENCY[arch].replace('_', ' ')}.",
@@ -428,6 +434,13 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
     if c.raid_target_type and (c.raids or arch == "raids"):
         reqs.append(Requirement(id="raid_target", text=f"raids go for your "
                                                        f"{c.raid_target_type.replace('_', ' ')}s"))
+    if c.safe_zone and arch == "ffa":
+        every = c.zone_interval or ZONE_EVERY
+        reqs.append(Requirement(id="safe_zone", text=f"a safe zone shrinks every {_fmt(every)} and every unit "
+                                                     "outside it loses hp"))
+    if c.theft and c.wave_interval and (c.raids or arch == "raids"):
+        reqs.append(Requirement(id="theft", text=f"each raid steals up to {c.theft:g} metal from you and "
+                                                 "carries it off to the raiders"))
     if (c.raids or arch == "raids") and ("air" in keys or "ground" in keys):
         domain = "aircraft" if c.air and not c.ground else "ground units" if not c.air else "aircraft and ground units"
         reqs.append(Requirement(id="raid_domain", text=f"the raiders are {domain}"))

@@ -1,5 +1,6 @@
-"""Splits a request into clauses and accounts for each: honoured (by which requirements), assumed (with
-the default taken) or not honoured (and why). Every character of the request belongs to one clause."""
+"""Splits a request into clauses and accounts for each: honoured (by which requirements), partial (what was
+built, what was not), assumed (with the default taken) or not honoured (and why). Every character of the
+request belongs to one clause."""
 from __future__ import annotations
 
 import re
@@ -50,7 +51,7 @@ KEY_IDS: dict[str, list[str]] = {
     "production_switch": ["no_production", "production_win", "settings"], "fog": ["settings"], "map": ["settings"],
     "equal_forces": ["teams", "team_count", "alliances"], "ranking": ["ranking", "decisive"], "raider": ["raider"],
     "production_target": ["production_win"], "raids": ["raids", "interval", "raid_target", "raid_domain"],
-    "raid_target": ["raid_target"], "protect": ["protect_unit"], "teams": ["alliances", "team_count"],
+    "raid_target": ["raid_target"], "theft": ["theft"], "safe_zone": ["safe_zone"], "protect": ["protect_unit"], "teams": ["alliances", "team_count"],
     "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
     "difficulty": ["difficulty"], "ambush": ["ambush"], "destination": ["escort_arrival"],
     "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"], "recon": ["locate_win", "hidden_targets"],
@@ -60,6 +61,7 @@ CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win
             "teams": ["alliances", "decisive"], "siege": ["destroy_win", "fortification"],
             "capture": ["capture_win", "hold_zone"], "escort": ["escort_arrival", "protect_unit"],
             "recon": ["locate_win", "hidden_targets"]}
+BUILT_CHARS = 100      # a requirement's text, as a partial clause's `built` quotes it
 # Phrases that name something without asking for anything on their own ("the outposts", "the river").
 _WEAK = {"objective", "map", "ground"}
 
@@ -129,7 +131,7 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
     if not reading.is_game or not text:
         return [ClauseAccount(text=query, start=0, end=len(query), status="not_honoured",
                               why=reading.refusal or "not a game request")]
-    have = [r.id for r in requirements]
+    have = {r.id: r.text for r in requirements}
     spans = segments(text, [(h.start, h.end) for h in reading.hits if h.key == "forbidden"])
     out = []
     for i, (a, b) in enumerate(spans):
@@ -140,7 +142,7 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
     return out
 
 
-def _ids(keys: list[str], have: list[str], archetype: str) -> list[str]:
+def _ids(keys: list[str], have: dict[str, str], archetype: str) -> list[str]:
     ids: list[str] = []
     for key in keys:
         for rid in KEY_IDS.get(key, []) if key != "archetype" else CORE_IDS.get(archetype, []):
@@ -149,15 +151,21 @@ def _ids(keys: list[str], have: list[str], archetype: str) -> list[str]:
     return ids
 
 
-def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], have: list[str],
+def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], have: dict[str, str],
             archetype: str) -> ClauseAccount:
-    def clause(status: str, ids: list[str] | None = None, why: str = "") -> ClauseAccount:
+    def clause(status: str, ids: list[str] | None = None, why: str = "", built: str = "") -> ClauseAccount:
         return ClauseAccount(text=verbatim, start=start, end=end, status=status,  # type: ignore[arg-type]
-                             requirement_ids=ids or [], why=why)
+                             requirement_ids=ids or [], why=why, built=built)
 
     problems = list(dict.fromkeys(h.problem for h in hits if h.problem))
     if problems:
-        return clause("not_honoured", _ids([h.key for h in hits], have, archetype), "; ".join(problems))
+        # a capped demand is built within its cap: what its requirements check was built, the rest was not
+        ids = _ids([h.key for h in hits], have, archetype)
+        if ids:
+            built = "; ".join(have[i] if len(have[i]) <= BUILT_CHARS else have[i][:BUILT_CHARS - 1] + "…"
+                              for i in ids)
+            return clause("partial", ids, "; ".join(problems), built=built)
+        return clause("not_honoured", why="; ".join(problems))
     strong = [h.key for h in hits if h.key not in _WEAK]
     shown = segment.strip(" ,;:.!?")
     if not strong and not all(w in _GENERIC for w in _words(segment)):
@@ -174,5 +182,5 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
 
 
 def unsupported_lines(clauses: list[ClauseAccount]) -> list[str]:
-    """The "Not honoured" lines for the clauses that are not honoured."""
-    return [f"\"{c.text.strip(' ,;:.!?')}\": {c.why}" for c in clauses if c.status == "not_honoured"]
+    """The "Not honoured" lines for the clauses not honoured, or honoured only in part."""
+    return [f"\"{c.text.strip(' ,;:.!?')}\": {c.why}" for c in clauses if c.status in ("partial", "not_honoured")]

@@ -18,6 +18,10 @@ WINDOW = 1.0                     # seconds around a stated time in which its spa
 EARLY = 0.5                      # seconds before a stated time that a timed attack spawns
 AIR_RAIDER = "bomber"
 ATTACK_TAG = "enemy_attack"      # the timed attack's units: the production race is won once none is left
+ZONE_EVERY = 30.0                # seconds between two shrinks of a safe zone when the request does not say
+ZONE_END_SHARE = 0.75            # the zone is smallest this far into the game
+ZONE_MIN_RADIUS = 6.0            # tiles: room left for a last fight
+ZONE_DAMAGE = 15.0               # hp every unit outside the zone loses at each shrink
 
 
 @dataclass
@@ -151,12 +155,19 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
                            "jitter": late},
                   "then": [{"do": "spawn", "team": site.enemy, "units": units, "at": front},
                            _attack(site, c.raid_target_type, withdraw=withdraw)]} for k, front in enumerate(fronts)]
+    if c.theft:
+        # each raid also carries off part of the player's metal (at most what the player has)
+        for step in steps:
+            step["then"].append({"do": "take", "team": site.player, "metal": c.theft, "to_team": site.enemy})
     target = c.raid_target_type or "the player's base"
     # the raids are the design's attacks: a library raid component serving only these requirements is replaced
-    served = ["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])
+    served = (["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])
+              + (["theft"] if c.theft else []))
     comp = _component("composed_raids", f"{'air' if air else 'ground'} raids every {interval:g} s (each up to "
                       f"{late:g} s late) from {'a random side among ' if random_side else ''}{', '.join(fronts)} "
-                      f"against {target}, never the same side twice in a row; logs group_spawned and attack_ordered",
+                      f"against {target}, never the same side twice in a row"
+                      + (f", each stealing up to {c.theft:g} metal for the raiders" if c.theft else "")
+                      + "; logs group_spawned and attack_ordered" + (" and resources_taken" if c.theft else ""),
                       {"steps": steps}, served)
     catalog = load_catalog().units
     air_types = sorted(n for n, u in catalog.items() if u.category == "air")
@@ -173,6 +184,10 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
                         {"event": "spawn", "where": {**where, "type": not_air if air else air_types}, "max": 0}]}
     if air:
         expects["air"] = expects["raid_domain"]
+    if c.theft:
+        # every raid moves the player's metal to the raiders (nothing when the player has none left)
+        expects["theft"] = [{"event": "resources_transferred", "where": {"from": site.player, "to": site.enemy},
+                             "min": 2}]
     if c.raid_target_type:
         expects["raid_target"] = [
             {"event": "rule_log", "where": {"name": "attack_ordered", "fields.wanted": c.raid_target_type,
@@ -262,6 +277,32 @@ AS_RECIPE = {"air_raid": _air_strike}
 def as_recipes(comps: list[RuleComponent]) -> list[RuleComponent]:
     """`comps` with every library component a recipe expresses exactly replaced by that recipe."""
     return [AS_RECIPE[c.library_rule](c) if c.library_rule in AS_RECIPE else c for c in comps]
+
+
+def safe_zone(c: Concepts, size: tuple[int, int], time_limit: float) -> tuple[RuleComponent, dict[str, list[dict]]]:
+    """A safe zone round the map centre, shrinking every interval from the whole map (every start is
+    inside at first) to a last fighting ring by ZONE_END_SHARE of the game; every unit outside loses hp
+    at each shrink."""
+    every = c.zone_interval or ZONE_EVERY
+    w, h = size
+    radius = round(math.hypot(w, h) / 2, 1)
+    firings = max(2, int(time_limit * ZONE_END_SHARE // every))
+    shrink = round(max(0.0, radius - ZONE_MIN_RADIUS) / (firings - 1), 2)
+    steps = [{"when": {"on": "period", "every": every, "first_at": every, "count": firings},
+              "then": [{"do": "zone", "at": [w / 2, h / 2], "radius": radius, "shrink": shrink,
+                        "min_radius": ZONE_MIN_RADIUS, "damage": ZONE_DAMAGE}]}]
+    comp = _component("safe_zone", f"a safe zone round the map centre shrinks every {every:g} s from the whole map (radius "
+                      f"{radius:g}) to {ZONE_MIN_RADIUS:g}; every unit outside loses {ZONE_DAMAGE:g} hp at each "
+                      "shrink; logs zone_shrunk", {"steps": steps}, ["safe_zone"])
+    shrunk = {"event": "rule_log", "where": {"rule": "safe_zone", "name": "zone_shrunk"}}
+    expects = {"safe_zone": [
+        {**shrunk, "where": {**shrunk["where"], "fields.index": 1}, "values": {"field": "fields.radius", "min": radius,
+                                                                               "max": radius}, "min": 1, "max": 1},
+        {**shrunk, "where": {**shrunk["where"], "fields.index": 2},
+         "values": {"field": "fields.radius", "min": radius - shrink - 0.01, "max": radius - shrink + 0.01},
+         "min": 1, "max": 1},
+        {"event": "rule_damage", "where": {"rule": "safe_zone"}, "min": 1}]}
+    return comp, expects
 
 
 def components(c: Concepts, site: Site) -> tuple[list[RuleComponent], dict[str, list[dict]]]:

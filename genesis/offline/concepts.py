@@ -19,6 +19,7 @@ from genesis.offline import vocabulary as V
 _SMALL = {"one": 1, "two": 2, "three": 3, "four": 4}
 _WORD_TEAMS = re.compile(r"\b(one|two|three|four)\s+(?:versus|vs\.?|against)\s+(one|two|three|four)\b")
 _NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
+DEFAULT_THEFT = 50.0     # metal a raid steals when the request says raids steal but not how much
 # double / triple in any form and their common misspellings (dubble, duble, doubel, tripple)
 _DOUBLE = r"d(?:ou|u|o)b{1,2}(?:le[sd]?|ling|el[sd]?)\b"
 _TRIPLE = r"trip{1,2}(?:le[sd]?|ling|el[sd]?)\b"
@@ -166,6 +167,7 @@ def read(query: str) -> Reading:
     _units_and_switches(r)
     _production_goal(r)
     _raids(r)
+    _safe_zone(r)
     _protect(r)
     _escort(r)
     _recon(r)
@@ -827,8 +829,43 @@ def _raids(r: Reading) -> None:
         if named is not None:
             c.raid_target_type = c.objective_type
             r.hit((named.start, named.end), "raid_target")
+    # raids that steal: "raiders steal 80 metal", "each raid loots your resources"
+    theft = re.search(r"\b(?:steal|steals|stealing|loot|loots|looting|plunder|plunders|rob|robs)\b[^.;]{0,40}?"
+                      r"\b(?:metal|resources)\b", text)
+    if theft and c.raids:
+        amount = re.search(_NUM + r"\s+metal\b", theft.group(0))
+        c.theft = number(amount.group(1)) if amount else DEFAULT_THEFT
+        # "steal" alone is a goal the backend cannot build; raiders stealing metal it can
+        for h in r.hits:
+            if h.key == "unsupported_goal" and theft.start() <= h.start < theft.end():
+                h.key, h.problem = "theft", ""
+        r.hit(theft, "theft")
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
+
+
+def _safe_zone(r: Reading) -> None:
+    """A shrinking safe zone: "the safe zone shrinks every 30 seconds", "a closing ring hurts units outside"."""
+    text, c = r.text, r.concepts
+    zone = re.search(r"\b(?:safe|shrinking|closing)\s+(?:zone|circle|ring|area)\b|"
+                     r"\b(?:zone|circle|ring)\s+(?:shrinks|closes|contracts)\b", text)
+    if not zone:
+        return
+    c.safe_zone = True
+    r.hit(zone, "safe_zone")
+    every = re.search(r"\b(?:shrinks|closes|contracts)\s+(?:in\s+)?every\s+" + _NUM + r"\s*" + _UNIT, text)
+    if every:
+        c.zone_interval = _seconds(every.group(1), every.group(2))
+        # that "every ..." times the zone, not enemy waves
+        for h in r.hits:
+            if h.key == "interval" and every.start() <= h.start < every.end():
+                h.key = "safe_zone"
+                c.wave_interval = None
+        r.hit(every, "safe_zone")
+    outside = re.search(r"\b(?:units?|anyone|anything|everything|everyone)\s+(?:caught\s+)?outside\b[^.;]{0,40}?"
+                        r"\b(?:damage|damaged|hurt|burn|burns|lose\s+hp|loses\s+hp)\b", text)
+    if outside:
+        r.hit(outside, "safe_zone")
 
 
 def _protect(r: Reading) -> None:

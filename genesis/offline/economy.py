@@ -3,6 +3,7 @@ and constructors on the way to them. With the same 600 metal for two light tanks
 tanks (an advanced plant and a constructor first), the second race was lost before its deadline."""
 from __future__ import annotations
 
+import math
 from collections import deque
 
 from engine.catalog import load_catalog
@@ -58,3 +59,26 @@ def starting_resources(composition: dict[str, int], start: list[str], strength: 
                     else (METAL_SHARE, DEFAULT_METAL))
     return (round(max(floor, share * metal) * boost, -1),
             round(max(DEFAULT_ENERGY, ENERGY_SHARE * energy) * boost, -1))
+
+
+BUILD_SHARE = 0.85      # of the deadline: the goal's units come out of their factories by then
+MAX_FACTORIES = 3
+
+
+def prebuilt_factories(composition: dict[str, int], start: list[str], deadline: float) -> dict[str, int]:
+    """Factories the race starts with when one built on the way could not turn out the goal in time
+    (its queue alone would outlast BUILD_SHARE of the deadline): enough of them, at most MAX_FACTORIES
+    each, that the queues, split between them, fit. Empty when the race is feasible from scratch."""
+    units = load_catalog().units
+    queue: dict[str, float] = {}       # factory type -> seconds of build time it must turn out
+    chain_time = 0.0
+    for t, n in composition.items():
+        chain = build_chain(t, start) or ()
+        factory = next((u for u in reversed(chain) if units[u].category == "factory"), None)
+        if factory is None:
+            continue
+        queue[factory] = queue.get(factory, 0.0) + n * units[t].build_time / max(units[factory].build_power, 0.1)
+        chain_time = max(chain_time, sum(units[u].build_time for u in chain) / 1.5)
+    if not queue or chain_time + sum(queue.values()) <= BUILD_SHARE * deadline:
+        return {}
+    return {f: min(MAX_FACTORIES, max(1, math.ceil(q / (BUILD_SHARE * deadline)))) for f, q in queue.items()}

@@ -50,6 +50,22 @@ def _map_for(c: Concepts) -> dict:
     return {"name": "crossroads"}
 
 
+def map_choice(c: Concepts, query: str) -> dict:
+    """The map the offline designer builds on: the brief names it, so the GDD stage knows which terrain counts."""
+    if c.map_hint:
+        return {"name": c.map_hint}
+    if c.archetype in ("defense", "raids") and c.directions:
+        # named sides need a map whose spawns lie on the compass around the base
+        return {"name": "crossroads"}
+    if c.archetype == "capture":
+        from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
+
+        return {"name": "open_field" if LV.zone_fixed(query) else "crossroads"}
+    if c.archetype == "teams":
+        return {"name": "crossroads"}
+    return _map_for(c)
+
+
 def _wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
     if "artillery" in c.unit_kinds and c.archetype != "siege":
         return {"artillery_bot": _scaled(2, strength, 1), "light_bot": _scaled(2, strength, 1)}
@@ -271,10 +287,7 @@ def _direction_expects(sides: list[str], times: list[float], base: tuple[float, 
 
 
 def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
-    map_ref = _map_for(c)
-    if c.directions and not c.map_hint:
-        # named sides need a map whose spawns lie on the compass around the base
-        map_ref = {"name": "crossroads"}
+    map_ref = map_choice(c, brief.query)
     safe = _trapped(guidance)
     m = G.load(map_ref)
     base_name, base = G.base_point(m)
@@ -785,6 +798,9 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         expects["production_win"].append({"event": "rule_log", "where": {"rule": "production_goal",
                                                                          "name": "threat_cleared"}, "min": 1})
     start = [UnitPlacement(type="commander", tag="home"), UnitPlacement(type="constructor_bot")]
+    # a goal one factory could not turn out in time starts with enough factories (each placed on its own)
+    prebuilt = economy.prebuilt_factories(c.target_composition, [u.type for u in start], deadline)
+    start += [UnitPlacement(type=f) for f, k in prebuilt.items() for _ in range(k)]
     # a guard is never of a type the race asks for: it would count towards the goal
     guard_type = next((t for t in GUARD_TYPES if t not in c.target_composition), GUARD_TYPES[0])
     raid_text = ""
@@ -854,22 +870,50 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         TeamPlan(id=ENEMY, name="Raiders", role="enemy", controller={"type": "ai", "behaviour": "idle"}),
     ]
     comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
+    factories = ", ".join(f"{k} {f.replace('_', ' ')}{'s' if k > 1 else ''}" for f, k in prebuilt.items())
     desc = (f"Produce {comp} within {deadline / 60:g} minutes, the sooner the better. You start with {metal:g} metal "
-            f"and {energy:g} energy: build metal extractors on deposits and solar collectors, then the right factory."
+            f"and {energy:g} energy" + (f" and {factories} (one factory alone could not build them in time)"
+                                        if factories else "")
+            + ": build metal extractors on deposits and solar collectors, then the right factory."
             + raid_text
             + (f" The enemy attacks your base at {', '.join(f'{t / 60:g}' for t in sorted(c.wave_times))} minutes "
                "whether you are ready or not: you win once you own them and the last attack is beaten. A few "
                f"{guard_type.replace('_', ' ')}s guard your base."
                if attacked else "")
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
+    strategy = {"target": c.target_composition, "home": list(home)}
+    if not varies:
+        # nothing attacks the race: the seed draws the start corner instead, so a build order memorised
+        # for one corner (its coordinates) builds nothing useful from another
+        comps, varies = _drawn_start_corner(m, home, placed, comps)
+        teams[0] = teams[0].model_copy(update={"units": []})
+        del strategy["home"]          # the reference builds round its own start, wherever it is
+        desc += " Your start corner changes from game to game."
     variation = V.variation(varies, fixed_by=None if varies else V.times_stated(brief), knob=knob)
     desc += V.told(variation)
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=True,
                time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="produce",
-               strategy_params={"target": c.target_composition, "home": list(home)},
-               variation=variation)
+               strategy_params=strategy, variation=variation)
+
+
+CORNERS = ("sw", "ne", "nw", "se")
+
+
+def _drawn_start_corner(m, home: tuple[float, float], placed: list[UnitPlacement],
+                        comps: list[RuleComponent]) -> tuple[list[RuleComponent], list]:
+    """The player's start units set up at one of the map's corner spawns, drawn per seed (a seeded layout)."""
+    from genesis.offline import layout_variation as LV   # the families' own module
+
+    sp = G.spawns(m)
+    corners = [sp[n] for n in CORNERS if n in sp] or [home]
+    layouts = [{"name": f"start at {n}", "units": LV.army_entries(PLAYER, LV.moved(placed, home, xy, m))}
+               for n, xy in zip([n for n in CORNERS if n in sp] or ["home"], corners)]
+    comp = LV.layout_component(layouts, [], f"the start corner, one of {len(layouts)} drawn per seed")
+    varies = [V.vary("which corner of the map the player starts in (its deposits are the nearby ones)",
+                     "layout: random", "where your units stand at the start: build round them")]
+    return [comp, *comps], varies
 
 
 def _mixed_army() -> list[UnitPlacement]:
@@ -916,6 +960,10 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     comps = [LV.layout_component(layouts, ["teams", "team_count"],
                                  f"the sides' starts round the map and which rival hunts the player, one of "
                                  f"{len(layouts)} drawn per seed")]
+    zone_expects: Expects = {}
+    if c.safe_zone:
+        zone, zone_expects = composed_designs.safe_zone(c, (m.width, m.height), c.time_limit)
+        comps.append(zone)
     ranking = [{"kind": "rank_by_score", "metric": c.ranking or "damage_efficiency", "time": c.time_limit}]
     counted = _team_count_expects(c.teams, size)
     expects: Expects = {
@@ -924,12 +972,14 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         "ranking": [{"result": {"ended_by": "condition", "duration_min": c.time_limit - 1}}],
         "team_count": counted,
         # no side is allied with another: every alliance is one side's own players
-        "ffa_no_allies": counted}
+        "ffa_no_allies": counted, **zone_expects}
     who = f"{c.teams} teams" if size == 1 else f"{c.teams} sides of {size} allied teams"
     desc = (f"Free-for-all between {who} with equal forces and no alliances between sides. Which start your side "
             "holds and which rival comes for you first change from game to game. After "
             f"{c.time_limit / 60:g} minutes teams are ranked by {(c.ranking or 'damage efficiency').replace('_', ' ')}"
-            "; rank first to win.")
+            "; rank first to win."
+            + (" A safe zone round the map centre shrinks at regular intervals: units outside it lose hp at each "
+               "shrink." if c.safe_zone else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit + 30, requirements=_requirements(brief, expects), conditions=ranking,
@@ -964,7 +1014,7 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
 
     fixed = LV.zone_fixed(brief.query)
-    map_ref = {"name": c.map_hint or ("open_field" if fixed else "crossroads")}
+    map_ref = map_choice(c, brief.query)
     m = G.load(map_ref)
     sp = G.spawns(m)
     _, centre = G.base_point(m)
@@ -1031,7 +1081,7 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     stands), and which team of the alliance the enemy sides gang up on."""
     from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
 
-    map_ref = {"name": c.map_hint or "crossroads"}
+    map_ref = map_choice(c, brief.query)
     m = G.load(map_ref)
     sp = G.spawns(m)
     size = c.team_size     # the brief keeps it within what the map's corners and sides hold

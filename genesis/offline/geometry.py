@@ -71,17 +71,22 @@ def pick_fronts(m: MapData, origin: tuple[float, float], n: int, names: list[str
     return [name for name, _ in chosen]
 
 
-def passable_near(m: MapData, x: float, y: float, taken: list[tuple[float, float]], clearance: float = 2.5,
-                  main_region_only: bool = False) -> tuple[float, float]:
-    """The nearest ground tile centre to (x, y) that keeps `clearance` from every taken point;
-    with `main_region_only`, only tiles of the largest connected ground region qualify."""
+def walkable(m: MapData, main_region_only: bool = False) -> np.ndarray:
+    """Ground and bridge tiles; with `main_region_only`, only those of the largest connected region."""
     terrain = terrain_array(m)
     ok = (terrain == GROUND) | (terrain == BRIDGE)
     if main_region_only:
         labels, n = label_regions(ok)
         if n:
             ok = labels == int(np.argmax(np.bincount(labels.ravel())[1:]) + 1)
-    ys, xs = np.nonzero(ok)
+    return ok
+
+
+def passable_near(m: MapData, x: float, y: float, taken: list[tuple[float, float]], clearance: float = 2.5,
+                  main_region_only: bool = False) -> tuple[float, float]:
+    """The nearest ground tile centre to (x, y) that keeps `clearance` from every taken point;
+    with `main_region_only`, only tiles of the largest connected ground region qualify."""
+    ys, xs = np.nonzero(walkable(m, main_region_only))
     cx, cy = xs + 0.5, ys + 0.5
     d = (cx - x) ** 2 + (cy - y) ** 2
     for tx, ty in taken:

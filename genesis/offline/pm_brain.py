@@ -31,10 +31,13 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
         return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]
                             reason=f"iteration budget spent at stage {stage} ({attempts}/{budget}, total {total}/{total_budget})")
     # an army that never moves while an idle player wins too was not needed, not trapped: the enemy is too weak
-    if stage == "level" and "immobile_units" in inputs.get("signatures", []) and _balance_guidance(failed) != [STRONGER]:
-        return MetaFeedback(decision="rollback", target_stage="gdd", guidance=[
-            "units are trapped at their spawn and never move: place every mobile group where it can leave its spawn",
-            *reasons], reason="the reference policy could not move its units")
+    # once placed where every group can leave, an army that still stays put holds by plan (a ranked
+    # free-for-all's pocket): the failing criteria decide, not another identical placement
+    placed_free = any(g.startswith(TRAPPED) for d in inputs.get("history", []) for g in d.get("guidance", []))
+    if stage == "level" and "immobile_units" in inputs.get("signatures", []) and not placed_free \
+            and _balance_guidance(failed) != [STRONGER]:
+        return MetaFeedback(decision="rollback", target_stage="gdd", guidance=[TRAPPED, *reasons],
+                            reason="the reference policy could not move its units")
     if stage == "level" and ids and ids <= {"certificate", "difficulty"}:
         return _certificate_decision(failed)
     if stage == "level":
@@ -51,6 +54,10 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
             return MetaFeedback(decision="rollback", target_stage="gdd", guidance=guidance + reasons,
                                 reason="balance must change in the design")
         return MetaFeedback(decision="retry", target_stage="level", guidance=reasons, reason="fix the level")
+    if stage in ("gdd", "rules") and _repeats_last_failure(stage, failed, inputs.get("history", []), corrections=2):
+        # a retry and a rollback changed nothing: the next pass would write the same design again
+        return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]
+                            reason="the same criteria failed after a retry and a rollback: no change addresses them")
     if stage == "rules" and attempts >= 2:
         return MetaFeedback(decision="rollback", target_stage="gdd", guidance=reasons,
                             reason="rules keep failing: choose other rule components")
@@ -60,6 +67,7 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
     return MetaFeedback(decision="retry", target_stage=stage, guidance=reasons, reason=f"fix the {stage}")  # type: ignore[arg-type]
 
 
+TRAPPED = "units are trapped at their spawn and never move: place every mobile group where it can leave its spawn"
 # Requirements whose evidence shows the player side winning too rarely / the idle side not losing.
 PLAYER_MUST_WIN = ("survive_win", "production_win", "destroy_win", "capture_win")
 IDLE_MUST_LOSE = ("objective_loss", "deadline_loss")
@@ -107,13 +115,15 @@ def _certificate_decision(failed: list[dict[str, Any]]) -> MetaFeedback:
                         guidance=guidance + ["failing: " + ", ".join(sorted(failing | ({"difficulty"} if band else set())))])
 
 
-def _repeats_last_failure(stage: str, failed: list[dict[str, Any]], history: list[dict[str, Any]]) -> bool:
-    """The previous correction at this stage named the same failing criteria: another unchanged retry is futile."""
+def _repeats_last_failure(stage: str, failed: list[dict[str, Any]], history: list[dict[str, Any]],
+                          corrections: int = 1) -> bool:
+    """The last `corrections` corrections at this stage each named the same failing criteria: another
+    unchanged pass is futile."""
     prev = [d for d in history if d.get("stage") == stage and d.get("decision") in ("retry", "rollback")]
-    if not prev:
+    if len(prev) < corrections:
         return False
-    before = {g.split(":", 1)[0].strip() for g in prev[-1].get("guidance", [])}
-    return {c["id"] for c in failed} <= before
+    ids = {c["id"] for c in failed}
+    return all(ids <= {g.split(":", 1)[0].strip() for g in d.get("guidance", [])} for d in prev[-corrections:])
 
 
 def _score(text: str, label: str) -> float | None:

@@ -28,12 +28,15 @@ TEST_THRESHOLD = 2           # unit-count threshold in a count step's test
 KILL_SECONDS = 120.0         # how long a test waits for a unit to be destroyed
 MOVE_SECONDS = 8.0           # after an attack order, the attackers have left ...
 LEFT_RADIUS = 4.0            # ... this circle (tiles) around where they appeared
+KEEPER = "wall"              # a far unit that keeps a side in a test's game once its other units fall
+KEEPER_CLEARANCE = 12.0      # tiles between a keeper and every other placed unit or place (beyond weapon range)
 END_ACTIONS = ("win", "lose")
 LOG_EVENTS = ("step_fired {step, index, trigger, t}", "group_spawned / reinforced {step, index, team, from, slot (which "
               "of the action's places, from 1), count, units, x, y}", "attack_ordered {step, index, team, count, target_team, "
               "ok, target, wanted, tx, ty}", "attack_withdrawn {step, index, count}",
               "game_ended {step, index, result, team}", "message_sent {step, index, team}",
-              "mark_placed {step, index, x, y}", "step_skipped {step, index, action, why}")
+              "mark_placed {step, index, x, y}", "resources_taken {step, index, team, to (-1: nobody), metal, "
+              "energy}", "zone_shrunk {step, index, radius, dealt}", "step_skipped {step, index, action, why}")
 
 _ENV = template_environment(TEMPLATES, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                             keep_trailing_newline=True)
@@ -140,6 +143,14 @@ class _Bench:
             self.units.setdefault(team, []).append(unit)
             count -= n
 
+    def keep_in_game(self, teams: set[int]) -> None:
+        """A side with nothing left is out and the game may end with it: a step's test watches the rule,
+        not that ending, so each of these sides gets a wall far from everything else."""
+        for t in sorted(teams):
+            xy = G.passable_near(self.m, 0.0, 0.0, self.taken, clearance=KEEPER_CLEARANCE, main_region_only=True)
+            self.taken.append(xy)
+            self.add(t, KEEPER, 1, xy)
+
     def level(self, teams: set[int], name: str, until: float) -> dict:
         out = []
         for t in sorted(teams | set(self.units) | set(self.resources)):
@@ -160,7 +171,7 @@ def _killers(victim_type: str) -> tuple[str, int]:
 def _teams(recipe: RuleRecipe) -> set[int]:
     found = {0, 1}
     for _, part, _ in recipe_parts(recipe):
-        for name in ("team", "target_team"):
+        for name in ("team", "target_team", "to_team"):
             if getattr(part, name, None) is not None:
                 found.add(getattr(part, name))
     return found
@@ -230,12 +241,13 @@ def _trigger_setup(step: Step, i: int, bench: _Bench, params: dict, positive: bo
     return 5.0, int(positive), True
 
 
-def _action_expectations(step: Step, i: int, bench: _Bench, firings: int, exact: bool) -> list[dict]:
-    """Places what step i's actions act on and states the trace each leaves when the step fires `firings` times."""
+def _action_expectations(step: Step, i: int, bench: _Bench, params: dict, firings: int, exact: bool) -> list[dict]:
+    """Places what step i's actions act on (adjusting the test's `params` where a value would hide the
+    effect) and states the trace each leaves when the step fires `firings` times."""
     expect: list[dict] = []
     group_team, origin = None, None
     fire_at = TEST_TIMES[0] if step.when.on in ("time", "period") else None
-    for a in step.then:
+    for j, a in enumerate(step.then, 1):
         if a.do in ("spawn", "reinforce"):
             growth = a.growth if a.do == "spawn" else 1.0
             spawned = 0
@@ -278,6 +290,24 @@ def _action_expectations(step: Step, i: int, bench: _Bench, firings: int, exact:
         elif a.do == "message":
             where = {"text": a.text} if a.team is None else {"text": a.text, "team": a.team}
             expect.append({"event": "message", "where": where, "min": firings})
+        elif a.do == "take":
+            have = bench.resources.setdefault(a.team, {"metal": 0, "energy": 0})
+            have["metal"] += a.metal * firings      # enough for every firing to take its full amount
+            have["energy"] += a.energy * firings
+            expect.append({"event": "rule_log", "where": {"name": "resources_taken", "fields.step": i,
+                                                          "fields.team": a.team, "fields.metal": a.metal,
+                                                          "fields.energy": a.energy}, "min": firings})
+            kind = "resources_taken" if a.to_team is None else "resources_transferred"
+            where = {"team": a.team} if a.to_team is None else {"from": a.team, "to": a.to_team}
+            expect.append({"event": kind, "where": where, "min": firings})
+        elif a.do == "zone":
+            # a unit well outside the zone (the test's zone is small) loses hp at every firing
+            cx, cy = bench.point(a.at)
+            params[part_prefix(i, j) + "radius"] = 2.0
+            params[part_prefix(i, j) + "damage"] = 1.0     # the victim outlives every firing
+            bench.add(0 if a.team is None else a.team, "wall", 1, bench.free((cx + 8, cy)))
+            expect.append({"event": "rule_log", "where": {"name": "zone_shrunk", "fields.step": i}, "min": firings})
+            expect.append({"event": "rule_damage", "min": firings})
         else:  # mark
             expect.append({"event": "rule_log", "where": {"name": "mark_placed", "fields.step": i}, "min": firings})
     return expect
@@ -296,6 +326,14 @@ def _place_expectations(a, i: int, firings: int, exact: bool) -> list[dict]:
     if a.pick == "random_no_repeat" and firings == 2:
         out += [{"event": "rule_log", "where": {**where, "fields.slot": s}, "max": 1} for s in range(1, n + 1)]
     return out
+
+
+def _counted(step: Step) -> set[int]:
+    """Teams whose every unit a count trigger counts (no type or tag): a keeper would change the count."""
+    w = step.when
+    if w.on in ("count_below", "count_above") and w.type is None and w.tag is None:
+        return {w.team}
+    return set()
 
 
 def _enemy_of(teams: set[int]) -> dict[int, int]:
@@ -322,13 +360,14 @@ def rule_tests(recipe: RuleRecipe, params: dict[str, Any], map_ref: dict | None 
                 if ends:
                     firings = 1
                 expect = [_fired(firings, i, exact and not ends)]
-                expect += _action_expectations(step, i, bench, firings, exact and not ends)
+                expect += _action_expectations(step, i, bench, case_params, firings, exact and not ends)
                 name = f"step {i} ({step.when.on}) fires: " + ", ".join(a.do for a in step.then)
             else:
                 expect = [_fired(0, i), {"event": "rule_log", "where": {"name": "step_skipped"}, "max": 0}]
                 if not ends:
                     expect.append({"result": {"ended_by": ["until", "time_limit"]}})
                 name = f"step {i} ({step.when.on}) does not fire without its trigger"
+            bench.keep_in_game(teams - _counted(step))
             tests.append(RuleTest.model_validate({
                 "name": name, "level": bench.level(teams, f"composed rule test: step {i}", until),
                 "params": case_params, "until": until, "expect": expect}))

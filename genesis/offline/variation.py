@@ -24,12 +24,12 @@ OPEN_INTERVAL_SHARE = 0.35     # an interval the designer chose
 
 
 def stated(brief: Brief, *ids: str) -> str | None:
-    """The request's own words (its honoured clauses, in order) that ask for any of the requirements
+    """The request's own words (its honoured or partial clauses, in order) that ask for any of the requirements
     `ids`, or None when no clause does (the value is the designer's assumption)."""
     runs: list[str] = []
     last = None
     for k, cl in enumerate(brief.clauses):
-        if cl.status != "honoured" or not set(cl.requirement_ids) & set(ids):
+        if cl.status not in ("honoured", "partial") or not set(cl.requirement_ids) & set(ids):
             continue
         if last is not None and last == k - 1:
             runs[-1] += cl.text          # clauses cover the request in order: neighbours join verbatim
@@ -234,16 +234,9 @@ def open_ground_near(m, x: float, y: float, taken: list[tuple[float, float]], cl
     objective from one approach. Falls back to the nearest ground tile."""
     import numpy as np
 
-    from engine.maps import label_regions, terrain_array
-    from engine.snapshot import BRIDGE, GROUND
     from genesis.offline import geometry as G
 
-    terrain = terrain_array(m)
-    ok = (terrain == GROUND) | (terrain == BRIDGE)
-    if main_region_only:
-        labels, n = label_regions(ok)
-        if n:
-            ok = labels == int(np.argmax(np.bincount(labels.ravel())[1:]) + 1)
+    ok = G.walkable(m, main_region_only)
     h, w = ok.shape
     padded = np.zeros((h + 2 * margin, w + 2 * margin), dtype=bool)
     padded[margin:margin + h, margin:margin + w] = ok

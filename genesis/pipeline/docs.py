@@ -29,7 +29,7 @@ def plain(value: Any) -> str:
     return str(value)
 
 
-def _map_text(ref: Any) -> str:
+def map_text(ref: Any) -> str:
     ref = _data(ref) or {}
     if ref.get("name"):
         return f"built-in map `{ref['name']}`"
@@ -52,10 +52,11 @@ def _placement_text(u: Any) -> str:
     return f"{u.count}x {u.type}{where}" + (f" [{u.tag}]" if u.tag else "")
 
 
-def gdd_markdown(gdd: GDD) -> str:
+def gdd_markdown(gdd: GDD, level_changes: list[str] | None = None) -> str:
+    """The GDD as markdown; `level_changes` are where the shipped level departs from it."""
     lines = [f"# {gdd.title}", "", f"**Competency:** {gdd.competency.replace('_', ' ')}", "", gdd.summary, "",
              "## Description shown to agents", "", gdd.agent_description, "", "## Setup", "",
-             f"- Map: {_map_text(gdd.map)}", f"- Fog of war: {'on' if gdd.fog_of_war else 'off'}; production: "
+             f"- Map: {map_text(gdd.map)}", f"- Fog of war: {'on' if gdd.fog_of_war else 'off'}; production: "
              f"{'on' if gdd.production else 'off'}; time limit: {gdd.time_limit:.0f} s", ""]
     for t in gdd.teams:
         units = ", ".join(_placement_text(u) for u in t.units) or "none at start"
@@ -78,4 +79,9 @@ def gdd_markdown(gdd: GDD) -> str:
         lines += [f"  - expect: {plain(e)}" for e in q.expect]
     lines += ["", f"Reference strategy: `{gdd.reference_strategy}`"
               + (f" ({plain(gdd.strategy_params)})" if gdd.strategy_params else ""), ""]
+    if gdd.assumptions:
+        lines += ["## Assumptions", ""] + [f"- {a}" for a in gdd.assumptions] + [""]
+    if level_changes:
+        lines += ["## As shipped", "", "The level (level.json) departs from this design:", ""]
+        lines += [f"- {c}" for c in level_changes] + [""]
     return "\n".join(lines)

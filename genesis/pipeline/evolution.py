@@ -98,6 +98,10 @@ def retrospective(ctx, min_occurrences: int = DEFAULT_MIN_OCCURRENCES) -> dict[s
     records = feedback.read(ctx.rubrics_root)
     rubrics = rubric_store.load_all(ctx.rubrics_root)
     recurring_keys = recurring(records, min_occurrences)
+    if not recurring_keys:
+        # a proposal must target a recurring signature: with none, any answer would be rejected unread
+        return {"retrospective": f"no failure signature recurs {min_occurrences}+ times in the feedback log: "
+                                 "nothing to propose (the PM was not asked)", "rubric_updates": []}
     try:
         answer = ctx.pm.retrospective(records, rubrics, recurring_keys, min_occurrences)
     except (ModelCallError, ModelUnavailableError) as exc:  # the scenario is verified and committed; only the rubric update is lost

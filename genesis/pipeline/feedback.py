@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from genesis import rubric_store
+from genesis.checks.messages import shorten
 from genesis.fileio import FileLock, atomic_write_json
 
 FEEDBACK_LOG = "feedback_log.jsonl"
@@ -131,13 +132,13 @@ def verdict_record(state: dict, stage: str, verdict, iteration: int, artifact: s
                               rule_ids=rule_ids) for h in hints]
     return FeedbackRecord(run_id=state["run_id"], query=state.get("query", ""), time=_now(), kind="verdict",
                           stage=stage, outcome="passed" if verdict.passed else "failed", iteration=iteration,
-                          failed=[f"{c.id}: {c.reason}"[:300] for c in failed], signatures=sigs, hints=hints,
+                          failed=[shorten(f"{c.id}: {c.reason}", 300) for c in failed], signatures=sigs, hints=hints,
                           artifact=artifact)
 
 
 def outcome_record(run_id: str, query: str, outcome: str, reason: str = "") -> FeedbackRecord:
     return FeedbackRecord(run_id=run_id, query=query, time=_now(), kind="outcome", outcome=outcome,  # type: ignore[arg-type]
-                          infra=outcome == "infra_error", reason=reason[:600])
+                          infra=outcome == "infra_error", reason=shorten(reason, 600))
 
 
 # --- files ---------------------------------------------------------------------------------------

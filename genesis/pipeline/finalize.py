@@ -9,9 +9,11 @@ from engine.errors import EngineError
 from genesis import scenario_files as F
 from genesis.certificate import scenario_certificate
 from genesis.difficulty import band_of
-from genesis.fileio import atomic_write_json
+from genesis.fileio import atomic_write_json, atomic_write_text
+from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.evolution import rubric_versions
 from genesis.pipeline.feedback import log_outcome
+from genesis.pipeline.shipped import design_assumptions, level_changes, shipped_facts
 from genesis.report import write_report
 from genesis.validation_record import ValidationRecord
 from genesis.report.map_picture import write_map_picture
@@ -50,6 +52,33 @@ def _missed_difficulty(state: dict, certificate: dict | None) -> list[str]:
             + (f" ({search['note']})" if search.get("note") else "")]
 
 
+def shipped_design(state: dict) -> dict[str, Any] | None:
+    """The last GDD as the last level plays it, or None when no level was assembled."""
+    gdd, level = state.get("gdd"), state.get("level")
+    if not level:
+        return None
+    return {"title": level.get("name") or (gdd.title if gdd else ""), **shipped_facts(level),
+            "level_changes": level_changes(gdd, level) if gdd else []}
+
+
+def clause_records(state: dict) -> list[dict[str, Any]]:
+    """The brief's clauses, each with the evidence status of the requirements that check it."""
+    brief = state.get("brief")
+    status = {e["id"]: e["status"] for e in state.get("evidence") or []}
+    return [{**c.model_dump(include={"text", "status", "requirement_ids", "built", "why"}),
+             "evidence": {rid: status[rid] for rid in c.requirement_ids if rid in status}}
+            for c in (brief.clauses if brief else [])]
+
+
+def write_design_files(out, state: dict) -> None:
+    """gdd.json and gdd.md of the last GDD, gdd.md with where the shipped level departs from it."""
+    gdd, level = state.get("gdd"), state.get("level")
+    if gdd is None:
+        return
+    atomic_write_json(out / F.GDD_JSON, gdd.model_dump(mode="json"))
+    atomic_write_text(out / F.GDD_MD, gdd_markdown(gdd, level_changes(gdd, level) if level else None))
+
+
 def validation_record(ctx, state: dict) -> dict[str, Any]:
     """validation.json's content, checked against its model before it is written."""
     usage = ctx.client.usage
@@ -77,12 +106,14 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "visual_review": state.get("visual", {}),
         "certificate": certificate,
         "difficulty": difficulty_record(state, certificate),
-        "assumptions": state["brief"].assumptions if state.get("brief") else [],
+        "assumptions": design_assumptions(state.get("brief"), state.get("gdd")),
+        "design": shipped_design(state),
         "unsupported": (state["brief"].unsupported if state.get("brief") else []) + _missed_difficulty(state, certificate),
+        "clauses": clause_records(state),
         "evolution": state.get("evolution"),
         "stage_times_s": state.get("stage_times", {}),
         "generation_time_s": round(sum((state.get("stage_times") or {}).values()), 2),
-        "usage": {"by_stage": usage.by_stage(), "total": usage.total()},
+        "usage": usage.record(),
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }).model_dump(mode="json")
 
@@ -115,6 +146,7 @@ def write_outputs(ctx, state: dict) -> dict[str, Any]:
     out = ctx.out_dir
     # what does not need the certificate first, while its last games may still run
     write_rule_test_records(out, state)
+    write_design_files(out, state)
     (out / MAP_PICTURE).unlink(missing_ok=True)   # a picture of an earlier attempt's level would mislead
     if (out / F.LEVEL).exists():
         try:

@@ -14,6 +14,7 @@ from genesis.certificate import (CertificateGames, cached_certificate, certifica
                                  scenario_certificate)
 from genesis.difficulty import band_of, tunable
 from genesis.checks import CheckContext, run_criteria
+from genesis.checks.messages import bounded_join, shorten
 from genesis.evidence import requirement_evidence
 from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json, atomic_write_text, dump_yaml
@@ -25,6 +26,7 @@ from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.feedback import append as append_feedback
 from genesis.pipeline.feedback import run_hints, save_artifacts, verdict_record
+from genesis.pipeline.previous import previous_text
 from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
 from genesis.pipeline.rule_keep import NothingToKeep, component_key, keep_or_build, kept_unchanged, verified_rules
 from genesis.pipeline.smoke import smoke_test
@@ -36,7 +38,6 @@ from genesis.validation_cache import CachedBatch
 
 MAX_RETRY_ERRORS = 20        # check errors shown to a retrying writer
 MAX_ERROR_CHARS = 800
-MAX_PREVIOUS_CHARS = 24000   # the rejected artifact shown back to its writer
 STAGE_BUDGET = 3
 TOTAL_BUDGET = 11   # three full gdd-rules-level passes and two retries: a certificate failure rolls back to the design
 DETERMINISM_PREFIX_S = 60.0   # game seconds of the first reference game replayed
@@ -201,6 +202,11 @@ class Nodes:
             try:
                 draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd,
                                                       verified=verified.get(comp.id), kept=sorted(kept))
+                if draft.write_new:   # the library rule cannot do it: ask for a new rule, with the rule API
+                    declined = [f"the library rule {lib['id'] if lib else comp.library_rule} cannot do what this "
+                                "component needs (your own judgement): write a new rule"]
+                    draft = self.ctx.developer.write_rule(comp, None, guidance + declined, example, retry, criteria,
+                                                          gdd, verified=verified.get(comp.id), kept=sorted(kept))
                 # the level names the rule by its component id, whatever id the draft gave
                 art = keep_or_build(draft.model_copy(update={"id": comp.id}), verified.get(comp.id), self.ctx.kb)
                 arts.append(art.model_copy(update={"written_for": component_key(comp)}))
@@ -454,7 +460,7 @@ class Nodes:
             self.ctx.say(stage, f"PM: {mf.decision} -> {mf.target_stage} ({mf.reason})")
             if mf.decision == "stop":
                 update.update(status=_stopped_status(stage, verdict, state), route="finalize",
-                              stop_reason=f"stopped at stage {stage}: {mf.reason}. Failing: " + "; ".join(mf.guidance)[:800])
+                              stop_reason=f"stopped at stage {stage}: {mf.reason}. Failing: " + bounded_join(mf.guidance, 800))
                 return update
             target = {"advance": NEXT_STAGE[stage], "retry": stage}.get(mf.decision, mf.target_stage)
             if target == "done":
@@ -478,17 +484,8 @@ class Nodes:
         where = "" if stage == target else f"[stage {stage}] "
         errors = [f"{where}{c.id}: {c.reason}"[:MAX_ERROR_CHARS] for c in verdict.criteria if not c.passed]
         feedback = list(verdict.feedback)  # the analyst's (GDD) or the visual reviewer's (level) words
-        previous = state.get(target)
-        if target == "rules" and previous:  # as the developer wrote them: library rules by reference
-            previous = [{"id": r.id, "reuse": r.reused_from, "params": r.params} if r.reused_from else
-                        r.model_dump(mode="json", include={"id", "params", "source", "meta", "tests"}) for r in previous]
-        elif target in ("brief", "gdd") and previous:
-            previous = previous.model_dump(mode="json")
-        text = json.dumps(previous, sort_keys=False) if previous else ""
-        if len(text) > MAX_PREVIOUS_CHARS:
-            text = text[:MAX_PREVIOUS_CHARS] + f" ... [cut: {len(text) - MAX_PREVIOUS_CHARS} more characters]"
-        return RetryContext(previous=text, errors=errors[:MAX_RETRY_ERRORS],
-                            judge_feedback=list(dict.fromkeys(feedback))[:MAX_RETRY_ERRORS])
+        return RetryContext(previous=previous_text(target, state.get(target), state.get("rules")),
+                            errors=errors[:MAX_RETRY_ERRORS], judge_feedback=list(dict.fromkeys(feedback))[:MAX_RETRY_ERRORS])
 
     def _retry(self, state: dict, stage: str) -> RetryContext | None:
         return (state.get("retry") or {}).get(stage)
@@ -497,7 +494,7 @@ class Nodes:
         failed = [c for c in verdict.criteria if not c.passed]
         sigs = [c.kind.split(":")[-1] for c in failed] + run_hints(stage, state.get("runs") or [])
         return {"run_id": state["run_id"], "query": state["query"], "stage": stage,
-                "failed": [f"{c.id}: {c.reason}"[:300] for c in failed], "signatures": sorted(set(sigs)),
+                "failed": [shorten(f"{c.id}: {c.reason}", 300) for c in failed], "signatures": sorted(set(sigs)),
                 "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
     def _log_verdict(self, state: dict, stage: str, verdict: Verdict, iteration: int) -> None:

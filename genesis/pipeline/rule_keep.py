@@ -42,6 +42,9 @@ class NothingToKeep(ValueError):
 
 def keep_or_build(draft: RuleDraft, verified: RuleArtifact | None, kb) -> RuleArtifact:
     """The artifact a draft stands for: the verified rule it keeps (with the draft's params), else what it builds."""
+    if draft.write_new:
+        raise NothingToKeep(f"rule {draft.id}: `write_new` answers an offered library rule, and none was offered; "
+                            "write the rule")
     if not draft.keep:
         return artifact_from_draft(draft, kb)
     if verified is None:

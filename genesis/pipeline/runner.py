@@ -58,7 +58,7 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
             "playable": False, "status": INFRA_ERROR, "run_id": run_id,
             "reason": f"{exc}. This is no verdict on the scenario: continue with genesis resume {run_id}",
             "backend": {role: ctx.client.backend_name(role) for role in ctx.client.config.roles},
-            "usage": {"by_stage": ctx.client.usage.by_stage(), "total": ctx.client.usage.total()}})
+            "usage": ctx.client.usage.record()})
         return False
     except Exception as exc:
         atomic_write_text(ctx.out_dir / "error.log", traceback.format_exc())
@@ -67,7 +67,7 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
             "playable": False, "status": "error", "run_id": run_id,
             "reason": f"{type(exc).__name__}: {exc}",
             "backend": {role: ctx.client.backend_name(role) for role in ctx.client.config.roles},
-            "usage": {"by_stage": ctx.client.usage.by_stage(), "total": ctx.client.usage.total()}})
+            "usage": ctx.client.usage.record()})
         raise PipelineError(f"{type(exc).__name__}: {exc} (details in {ctx.out_dir / 'error.log'}; "
                             f"after fixing the cause, continue with: genesis resume {run_id})") from exc
     return True

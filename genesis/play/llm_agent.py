@@ -146,7 +146,7 @@ def action_catalogue(fsm: bool = True) -> list[dict[str, str]]:
 def level_roster(level: Level) -> Level:
     """The level with its catalog cut to the types that can occur in it: start units, types named by
     its rules / conditions / AI controllers, and with production on whatever those can build (the
-    whole roster is ~4k tokens, more than a small model's context)."""
+    whole roster is ~4k tokens, more than a small model's context). Build options are cut alike."""
     cat, cfg = level.catalog, level.config
     kinds = {p.type for p in level.placements}
     named = json.dumps([r.params for r in cfg.rules] + [c.model_dump() for c in cfg.conditions]
@@ -154,7 +154,9 @@ def level_roster(level: Level) -> Level:
     kinds |= {k for k in cat.units if f'"{k}"' in named}
     if cfg.switches.production:
         kinds = reachable_from(cat, roots=tuple(kinds))
-    units = {k: u for k, u in cat.units.items() if k in kinds}
+    # a factory's build options outside the cut (production off) do not occur in the level either
+    units = {k: u.model_copy(update={"builds": [b for b in u.builds if b in kinds]})
+             for k, u in cat.units.items() if k in kinds}
     return dataclasses.replace(level, catalog=cat.model_copy(update={"units": units}))
 
 

@@ -16,6 +16,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from engine.errors import EngineError
+from genesis.llm.cost import cost_text
 from genesis.fileio import atomic_write_text
 from genesis.report.map_picture import write_map_picture
 from genesis.report.replay_widget import widget_inputs
@@ -112,6 +113,8 @@ def render_html(s: Scenario) -> str:
         evidence_testable=sum(1 for e in evidence if e.get("passed") is not None),
         runs=v.get("simulation_runs") or [], costs=_stage_costs(v), roles=ROLES,
         backend=v.get("backend") or {}, total=(v.get("usage") or {}).get("total") or {},
+        cost=cost_text((v.get("usage") or {}).get("cost")),
+        cost_known=((v.get("usage") or {}).get("cost") or {}).get("usd", 0.0) is not None,
         files=[p for p in ("level.json", "validation.json", "brief.json", "gdd.json", "replay.json", "transcript.jsonl")
                if (s.folder / p).exists()] + [f"runs/{p.name}" for p in sorted((s.folder / "runs").glob("*.jsonl"))])
 

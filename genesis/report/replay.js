@@ -161,6 +161,7 @@
       const [px, py] = toScreen(x, y);
       ctx.beginPath(); ctx.arc(px, py, Math.max(2, 0.35 * s), 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
     }
+    drawShapes();
     drawMarkers(false);
     list.sort((a, b) => LAYER[R.types[a.info.type].category] - LAYER[R.types[b.info.type].category]);
     let shown = 0;
@@ -195,6 +196,23 @@
     const key = recent.filter((e) => KEY.has(e.kind)), other = recent.filter((e) => e.kind !== "death");
     caption.textContent = key.length ? key[key.length - 1].label : other.length ? other[other.length - 1].label : "";
     showInfo(list);
+  }
+
+  // rules' areas as they were at view.t (the last entry of each id so far), outlined under the units
+  function drawShapes() {
+    const now = new Map();
+    for (const a of R.shapes || []) if (a.t <= view.t + 1e-6) now.set(a.id, a);
+    ctx.font = `${Math.round(11 * devicePixelRatio)}px sans-serif`;
+    for (const a of now.values()) {
+      if (a.kind === "gone") continue;
+      const [x0, y0] = toScreen(a.x - a.half_w, a.y - a.half_h), [x1, y1] = toScreen(a.x + a.half_w, a.y + a.half_h);
+      ctx.strokeStyle = a.color; ctx.lineWidth = 2 * devicePixelRatio;
+      ctx.beginPath();
+      if (a.kind === "circle") ctx.ellipse((x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2, (y1 - y0) / 2, 0, 0, 2 * Math.PI);
+      else ctx.rect(x0, y0, x1 - x0, y1 - y0);
+      ctx.stroke();
+      if (a.label) { ctx.fillStyle = a.color; ctx.fillText(a.label, x0, Math.max(y0 - 3 * devicePixelRatio, 10)); }
+    }
   }
 
   // rings go under the units, labels over them

@@ -58,32 +58,39 @@ class Scenario:
 
     @property
     def clauses(self) -> list[ClauseView]:
-        """The brief's clauses as the report marks them (none for a brief written before clause accounting)."""
+        """The request's clauses as the report marks them: validation.json's (with the evidence of their
+        requirements), else the brief's; none for a brief written before clause accounting."""
         out = []
-        for c in (self.brief or {}).get("clauses") or []:
-            status = c.get("status", "")
-            if isinstance(c, dict) and status in CLAUSE_STATUS:
+        for c in self.validation.get("clauses") or (self.brief or {}).get("clauses") or []:
+            status = c.get("status", "") if isinstance(c, dict) else ""
+            if status in CLAUSE_STATUS:
                 ids = [str(i) for i in c.get("requirement_ids") or []]
                 out.append(ClauseView(text=str(c.get("text", "")), status=status, label=CLAUSE_STATUS[status],
-                                      requirement_ids=ids, why=str(c.get("why") or "")))
+                                      requirement_ids=ids, why=str(c.get("why") or ""),
+                                      built=str(c.get("built") or ""), evidence=dict(c.get("evidence") or {})))
         return out
 
 
-CLAUSE_STATUS = {"honoured": "honoured", "assumed": "assumed", "not_honoured": "not honoured"}
+CLAUSE_STATUS = {"honoured": "honoured", "partial": "partly honoured", "assumed": "assumed",
+                 "not_honoured": "not honoured"}
 
 
 @dataclass
 class ClauseView:
     text: str
-    status: str                                  # honoured | assumed | not_honoured (the CSS class too)
+    status: str                                  # honoured | partial | assumed | not_honoured (the CSS class too)
     label: str
     requirement_ids: list[str]
     why: str
+    built: str = ""                              # partial: the part built
+    evidence: dict[str, str] = field(default_factory=dict)   # requirement id -> its evidence status
 
     @property
     def hover(self) -> str:
         checked = f"checked by {', '.join(self.requirement_ids)}" if self.requirement_ids else ""
-        return " — ".join(p for p in (self.label, checked, self.why) if p)
+        built = f"built: {self.built}" if self.built else ""
+        missing = f"not built: {self.why}" if self.status == "partial" else self.why
+        return " — ".join(p for p in (self.label, checked, built, missing) if p)
 
 
 def _json(path: Path) -> Any:

@@ -85,7 +85,7 @@ def test_roster_table_is_one_line_a_unit_and_keeps_the_design_facts(catalog):
     lines = roster_table(catalog).splitlines()[2:]
     rows = {line.split(" | ")[0]: line.split(" | ") for line in lines}
     assert len(lines) == len(rows) == len(catalog.units)
-    assert rows["light_bot"][1:6] == ["bot T1", "50/500", "160", "2.6", "r5 dps24 ground"]
+    assert rows["light_bot"][1:6] == ["bot T1", "50/500", "160", "2.6", "r5 12/0.5s ground"]
     assert rows["light_bot"][6] == "bot_lab" and rows["commander"][6] == "level"
     assert "splash 1.5 min 3" in rows["artillery_bot"][5] and rows["fighter"][5].endswith(" air")
     assert rows["wall"][6] == "any builder" and rows["metal_extractor"][7] == "+2 metal/s on deposit"

@@ -28,7 +28,7 @@ def test_run_text_and_frames(arena, h, capsys, tmp_path):
     frames = tmp_path / "frames"
     assert main(["run", str(level_file(arena, h)), "--frames", str(frames), "--agent", "0=idle"]) == 0
     out = capsys.readouterr().out
-    assert "winner(s): 0" in out and "trace hash:" in out
+    assert "winner(s): 0" in out and "loser(s): 1" in out and "trace hash:" in out
     assert list(frames.glob("*.png"))
 
 

@@ -11,6 +11,7 @@ from engine.expect import evaluate
 from engine.ruletest import as_run_view, run_rule_tests
 from genesis.models import Concepts, RuleComponent
 from genesis.offline import developer_brain
+from genesis.offline import geometry as G
 from genesis.offline.composed_designs import Site, as_recipes, components
 
 PRODUCTION = Concepts(archetype="production", wave_times=[90, 240], target_composition={"light_tank": 3},
@@ -19,6 +20,7 @@ AIR_RAIDS = Concepts(archetype="raids", raids=True, air=True, ground=False, wave
                      raid_target_type="metal_extractor")
 GROUND_RAIDS = Concepts(archetype="raids", raids=True, wave_interval=90, raid_target_type="solar_collector")
 PROBE = Concepts(archetype="defense", probe_then_main=True, main_factor=3)
+THEFT_RAIDS = Concepts(archetype="raids", raids=True, wave_interval=60, raid_target_type="metal_extractor", theft=80)
 RANDOM_RAIDS = Concepts(archetype="raids", raids=True, random_side=True, wave_interval=60,
                         raid_target_type="metal_extractor", unit_kinds=["raider"])
 CORRIDOR = Site({"name": "two_front_corridor"}, (22.5, 32.5), ["front_1", "front_2"], "objective")
@@ -50,7 +52,7 @@ def _run_generated_tests(tmp_path, cid: str, draft):
 
 
 @pytest.mark.parametrize("concepts, site", [(PRODUCTION, FIELD), (AIR_RAIDS, CORRIDOR), (GROUND_RAIDS, CORRIDOR),
-                                            (PROBE, CORRIDOR), (RANDOM_RAIDS, CROSS)])
+                                            (PROBE, CORRIDOR), (RANDOM_RAIDS, CROSS), (THEFT_RAIDS, CORRIDOR)])
 def test_the_family_composes_into_a_rule_whose_tests_pass(tmp_path, concepts, site):
     [comp], _ = components(concepts, site)
     draft = developer_brain.write_rule(comp, None, site.map_ref)
@@ -59,13 +61,16 @@ def test_the_family_composes_into_a_rule_whose_tests_pass(tmp_path, concepts, si
 
 
 def _run(tmp_path: Path, concepts: Concepts, site: Site, player_units: list[dict], until: float,
-         override: dict | None = None):
+         override: dict | None = None, resources: dict | None = None):
     [comp], expects = components(concepts, site)
     draft = developer_brain.write_rule(comp, None, site.map_ref)
     (tmp_path / "rule.lua").write_text(draft.source)
+    # a wall in a far corner keeps the player in the game (a side with nothing left is out) to the time limit
+    kx, ky = G.passable_near(G.load(site.map_ref), 0.0, 0.0, [], clearance=0)
     level = {"name": "family", "description": "d", "map": site.map_ref,
              "switches": {"fog_of_war": False, "production": False, "time_limit": until},
-             "teams": [{"id": 0, "name": "p", "units": player_units},
+             "teams": [{"id": 0, "name": "p", "units": [*player_units, {"type": "wall", "x": kx, "y": ky}],
+                        "resources": resources or {"metal": 0, "energy": 0}},
                        {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"}}],
              "rules": [{"id": comp.id, "script": "rule.lua", "params": {**draft.params, **(override or {})}}]}
     sim = Simulation(load_level(level, base_dir=tmp_path), seed=0)
@@ -174,3 +179,62 @@ def test_an_attack_timed_at_the_race_deadline_is_on_the_map_before_the_deadline_
     result = sim.run()
     assert result.duration == pytest.approx(240, abs=0.1) and result.losers == [0]
     assert _holds(expects["enemy_attack"], as_run_view(result), (sim.level.map.width, sim.level.map.height))
+
+
+def test_raids_that_steal_carry_the_players_metal_off_to_the_raiders(tmp_path):
+    [comp], expects = components(THEFT_RAIDS, CORRIDOR)
+    assert "theft" in comp.requirement_ids and all(s.then[-1].do == "take" for s in comp.recipe.steps)
+    units = [{"type": "metal_extractor", "x": 30.5, "y": 32.5}, {"type": "commander", "at": "base"}]
+    stolen, view, size = _run(tmp_path, THEFT_RAIDS, CORRIDOR, units, 200, resources={"metal": 1000, "energy": 0})
+    assert _holds(expects["theft"], view, size)
+    moved = [e["metal"] for e in view.events if e["event"] == "resources_transferred"]
+    assert len(moved) >= 2 and moved[0] == 80
+    none, view, size = _run(tmp_path, THEFT_RAIDS, CORRIDOR, units, 200, {"disabled_steps": [1, 2]})
+    assert not _holds(none["theft"], view, size)
+
+
+@pytest.mark.parametrize("query, theft", [
+    ("Defend your base against raids every 90 seconds; the raiders steal 80 metal from you each time.", 80),
+    ("Raiders harass your metal extractors every 60 s and loot your resources. Survive 6 minutes.", 50)])
+def test_a_request_for_raids_that_steal_is_read_and_honoured(query, theft):
+    from genesis.offline.brief_writer import write_brief
+    from genesis.offline.concepts import read
+
+    brief = write_brief(query, read(query))
+    assert brief.concepts.theft == theft and not brief.unsupported
+    assert any(r.id == "theft" for r in brief.requirements)
+    stolen_flag = write_brief("Steal the enemy flag and bring it home.", read("Steal the enemy flag and bring it home."))
+    assert stolen_flag.refusal and "steal" in stolen_flag.refusal
+
+
+def test_a_free_for_all_in_a_shrinking_safe_zone_is_read_designed_and_evidenced(tmp_path):
+    import json
+
+    from genesis.level_assembly import assemble_level
+    from genesis.offline.brief_writer import write_brief
+    from genesis.offline.concepts import read
+    from genesis.offline.gdd_writer import design
+    from genesis.offline.rule_composer import compose
+    from tests.genesis.offline_design_helpers import KB_RULES, play
+
+    query = "Free-for-all of 4 teams for 4 minutes; the safe zone shrinks every 20 seconds and units outside it burn."
+    brief = write_brief(query, read(query))
+    assert brief.concepts.safe_zone and brief.concepts.zone_interval == 20 and brief.concepts.wave_interval is None
+    assert not brief.unsupported and any(r.id == "safe_zone" for r in brief.requirements)
+    gdd = design(brief)
+    zone = next(c for c in gdd.rule_components if c.id == "safe_zone")
+    assert zone.params["s1_every"] == 20 and zone.params["s1_count"] == 9     # smallest at 3/4 of the game
+    generated = _run_generated_tests(tmp_path, "safe_zone", developer_brain.write_rule(zone, None, gdd.map))
+    assert generated and all(r.passed for r in generated), [r.details for r in generated if not r.passed]
+    (tmp_path / "rules").mkdir()
+    for comp in gdd.rule_components:
+        source = (compose(comp.id, comp.recipe, comp.purpose, map_ref=gdd.map).source if comp.recipe is not None
+                  else (KB_RULES / comp.library_rule / "rule.lua").read_text())
+        (tmp_path / "rules" / f"{comp.id}.lua").write_text(source)
+    level = assemble_level(gdd, [{"id": comp.id, "params": comp.params} for comp in gdd.rule_components])
+    (tmp_path / "level.json").write_text(json.dumps(level))
+    run = play(tmp_path / "level.json", "reference", [])
+    req = next(r for r in gdd.requirements if r.id == "safe_zone")
+    results = evaluate(req.expect, run, map_size=run["map_size"])
+    assert all(r.passed for r in results), [r.detail for r in results]
+    assert run["ended_by"] == "condition" and run["duration"] >= 239       # still ranked at the time limit

@@ -75,7 +75,8 @@ CONTRACT = {
     ("level", "difficulty"): ("designer.write_gdd", ["difficulty band", "easy", "medium", "hard"]),
     ("brief", "brief_clauses"): ("designer.clarify", ["Account for every clause of the request in `clauses`",
                                                       "cover every word, in order", "`requirement_ids`",
-                                                      "not_honoured", "list it in `unsupported` too"]),
+                                                      "not_honoured", "partial", "in `built`",
+                                                      "clause goes in `unsupported` too"]),
 }
 OUTPUT_MODELS = {"designer.write_gdd": GDD, "developer.write_rule": RuleDraft, "developer.assemble_level": LevelDraft}
 FORBIDDEN = ["see README", "see the README", "DESIGN.md"]

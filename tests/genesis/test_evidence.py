@@ -29,3 +29,54 @@ def test_a_verified_requirement_shows_every_expectation_with_its_numbers():
     [entry] = requirement_evidence([REQ], _runs(arrived), (48.0, 48.0))
     assert entry["status"] == "verified"
     assert "truck_arrived" in entry["detail"] and "sectors" in entry["detail"]
+
+
+def test_a_state_expectation_after_a_decided_game_reads_its_final_state(tmp_path):
+    """A run stopped once the player lost ("decided") still answers a state expectation timed after it."""
+    import json
+
+    from genesis.simulate import SimJob, run_job
+
+    level = {"name": "lost", "description": "d", "map": {"name": "open_field"},
+             "switches": {"fog_of_war": False, "production": False, "time_limit": 600},
+             "conditions": [{"kind": "protect_target", "team": 0, "target": {"team": 0, "tag": "vip"}}],
+             "teams": [{"id": 0, "name": "p", "units": [{"type": "commander", "x": 20, "y": 24, "tag": "vip"}]},
+                       {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"},
+                        "units": [{"type": "heavy_tank", "x": 22, "y": 24, "count": 3}]},
+                       {"id": 2, "name": "f", "controller": {"type": "ai", "behaviour": "idle"},
+                        "units": [{"type": "light_bot", "x": 40, "y": 40}]}]}
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(level))
+    run = run_job(SimJob(str(path), 0, "idle"))
+    assert run.ended_by == "decided" and run.duration < 450
+    req = Requirement(id="overrun", text="the enemy holds the field", on="idle",
+                      expect=[{"state": {"at": 450, "team": 1, "type": "heavy_tank", "units_min": 3}}])
+    [entry] = requirement_evidence([req], [run], (48.0, 48.0), path)
+    assert entry["status"] == "verified", entry["detail"]
+    assert "the run ended before t=450s" in entry["detail"]
+
+
+def test_a_failing_message_lists_every_failing_expectation_and_cuts_none_inside_a_word():
+    from genesis.checks.context import CheckContext
+    from genesis.checks.level_checks import requirement_evidence as evidence_check
+
+    failures = [f"at least 3 rule_log events (name=wave_{i}) between t=0 and t=600: found 0 ({'x' * 300})"
+                for i in range(4)]
+    entry = {"id": "waves", "testable": True, "passed": False, "status": "failed", "detail": "; ".join(failures),
+             "per_run": [{"seed": 0, "passed": False, "failures": failures}]}
+    ok, why = evidence_check(CheckContext(evidence=[entry, {**entry, "id": "fronts"}]))
+    assert not ok
+    for i in range(4):
+        assert why.count(f"(name=wave_{i})") == 2
+    assert all(part.endswith("…") or part.endswith(")") for part in why.split("; ")[1:])
+
+
+def test_shorten_cuts_at_a_word_boundary_and_says_so():
+    from genesis.checks.messages import shorten
+
+    text = "0 rule_log events (name=wave_three) between t=0 and t=600"
+    cut = shorten(text, 30)
+    assert len(cut) <= 30 and cut.endswith("…")
+    assert text.startswith(cut[:-2].rstrip())            # a prefix of whole words
+    assert text[len(cut[:-2].rstrip())] == " "
+    assert shorten(text, 500) == text

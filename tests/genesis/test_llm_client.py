@@ -54,7 +54,7 @@ def test_request_uses_json_object_schema_format_timeout_and_no_litellm_retries(t
     assert sent["response_format"] == {"type": "json_object", "schema": Brief.model_json_schema()}
     assert sent["timeout"] == 7.5 and sent["temperature"] == 0.0
     assert sent["drop_params"] is True and sent["max_retries"] == 0
-    assert sent["messages"][0]["role"] == "system" and '"waves"' in sent["messages"][0]["content"]
+    assert sent["messages"][0]["role"] == "system" and "waves: int" in sent["messages"][0]["content"]
     assert sent["messages"][-1] == {"role": "user", "content": "Write a brief."}
 
 

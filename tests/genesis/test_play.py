@@ -41,7 +41,8 @@ def test_reference_policy_beats_idle(tmp_path, level):
 def test_reference_wins_every_seed_and_random_does_not_beat_it(tmp_path, level):
     ref = _play(tmp_path, level, "reference", seeds=3).summary
     rnd = _play(tmp_path, level, "random", seeds=3).summary
-    # FS-F / FS-T: the AI sides choose their targets and on some seeds gang up on the agent's side
+    # FS-F: the AI sides choose their targets and on some seeds gang up on the agent's side; FS-T: the
+    # alliance fights two enemies that guard their half together
     if level == "FS-F":
         assert ref["rank_score"] >= 0.8 and rnd["rank_score"] < ref["rank_score"]
         return
@@ -119,7 +120,7 @@ def test_trajectories_jsonl_one_line_per_decision(tmp_path):
 def test_default_output_is_inside_the_scenario_folder(tmp_path):
     scenario = tmp_path / "my-scenario"
     scenario.mkdir()
-    shutil.copy(LEVELS / "FS-T" / "level.json", scenario / "level.json")
+    shutil.copy(LEVELS / "FS-F" / "level.json", scenario / "level.json")   # no rule scripts to resolve
     out = play(scenario, "idle", 2)
     assert out.trajectories_path == scenario / "play" / "idle" / "trajectories.jsonl"
     assert {ln["seed"] for ln in read_trajectories(out.trajectories_path)} == {0, 1}
@@ -230,6 +231,20 @@ def test_parse_reply_accepts_common_shapes_and_rejects_garbage():
         with pytest.raises(ReplyError) as err:
             parse_reply(text)
         assert err.value.code == code
+
+
+def test_llm_roster_cuts_build_options_to_the_level():
+    """MFD places the raiders' Bot Lab with production off: the briefing lists the lab and, of the bots
+    it could make, only the Light Bots of the waves (the others never occur); it renders."""
+    from engine import load_level
+    from engine.agent.knowledge import knowledge_text
+    from genesis.play.llm_agent import level_roster
+
+    level = level_roster(load_level(LEVELS / "MFD" / "level.json"))
+    units = level.catalog.units
+    assert "bot_lab" in units and units["bot_lab"].builds == ["light_bot"] and "constructor_bot" not in units
+    assert all(b in units for u in units.values() for b in u.builds)
+    assert "Bot Lab" in knowledge_text(level, 0)
 
 
 # --- CLI ----------------------------------------------------------------------------------------------------

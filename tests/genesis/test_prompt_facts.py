@@ -12,7 +12,7 @@ from genesis.checks.gdd_checks import schema
 from genesis.offline.brief_writer import write_brief
 from genesis.offline.concepts import read
 from genesis.offline.gdd_writer import design
-from genesis.prompt_facts import FACTS, RULE_API, SKETCH_COLUMNS, terrain_sketch
+from genesis.prompt_facts import FACTS, RULE_API, SKETCH_MAX_COLUMNS, map_entry, sketch_step, terrain_sketch
 
 
 def test_every_param_the_reference_policy_reads_is_described_with_its_strategy():
@@ -38,8 +38,8 @@ def test_terrain_sketch_marks_every_blocked_tile_and_every_spawn():
         m = load_map(MapRef(name=name))
         rows = terrain_sketch(m).splitlines()[1:]
         grid = [r.strip() for r in rows]
-        step = -(-m.width // SKETCH_COLUMNS)
-        assert max(len(r) for r in grid) <= SKETCH_COLUMNS
+        step = sketch_step(m)
+        assert max(len(r) for r in grid) <= SKETCH_MAX_COLUMNS
         for y, row in enumerate(m.rows):
             for x, ch in enumerate(row):
                 if ch in "#~":
@@ -49,8 +49,67 @@ def test_terrain_sketch_marks_every_blocked_tile_and_every_spawn():
         assert sum(ch.isalpha() for ch in letters) == len(m.spawns)
 
 
+def test_the_sketch_keeps_the_fortress_gates_open():
+    """plateau_fortress is walled with gates a few tiles wide: at 4 tiles a character the walls closed
+    them and the fortress looked sealed; the sketch now refines until no passage closes."""
+    m = load_map(MapRef(name="plateau_fortress"))
+    assert sketch_step(m) < 4
+    assert "every passage between open areas shows" in terrain_sketch(m)
+
+
+def test_map_facts_give_every_deposit_once_with_its_coordinates():
+    from engine.maps import deposits_array
+
+    m = load_map(MapRef(name="crossroads"))
+    deposits = deposits_array(m)
+    entry = map_entry("crossroads")
+    assert f"{len(deposits)} metal deposits" in entry
+    assert all(f"({x:g},{y:g})" in entry for x, y in deposits.tolist())
+
+
+def test_the_weapon_facts_give_damage_per_shot_cooldown_and_first_contact():
+    from engine.catalog import load_catalog
+
+    sniper = load_catalog().units["sniper_bot"].weapon
+    assert f"r{sniper.range:g} {sniper.damage:g}/{sniper.reload:g}s ground" in FACTS.roster
+    assert "its first shot lands the moment a target is in range" in FACTS.combat
+    assert "sight radius is how far it sees" in FACTS.combat
+
+
+def test_order_facts_say_who_fires_back_and_what_an_unreachable_point_does():
+    from engine.systems.orders import KINDS
+
+    text = FACTS.orders
+    assert all(f"- {kind}:" in text for kind in KINDS if kind not in ("build", "produce"))
+    assert "does not answer" in text and "impassable" in text and "stay stuck" in text
+
+
+def test_the_ring_layout_fact_matches_the_engines_placement():
+    import math
+
+    from engine.catalog import load_catalog
+    from engine.level import RING_GROWTH, RING_SIZE, place_units
+    from engine.schema.level import Team
+
+    count, spread = 15, 3.0
+    team = Team(id=0, name="p", units=[{"type": "light_bot", "x": 24.5, "y": 24.5, "count": count, "spread": spread}])
+    placed, problems = place_units([team], load_map(MapRef(name="open_field")), load_catalog())
+    assert not problems
+    for k in (1, RING_SIZE, RING_SIZE + 1):
+        radius = spread * (1 + (k - 1) // RING_SIZE * RING_GROWTH)
+        angle = 2 * math.pi * (k - 1) / (count - 1)
+        assert math.isclose(placed[k].x, 24.5 + radius * math.cos(angle), abs_tol=0.5)
+    assert f"spread*{1 + RING_GROWTH:g} for the next {RING_SIZE}" in FACTS.footprints
+
+
+def test_the_produce_strategy_says_how_it_spends_and_expands():
+    text = FACTS.strategies
+    assert "within expand_radius of home (it never expands farther)" in text and "solar collector" in text
+
+
 def test_designer_prompts_state_what_rules_cannot_do():
-    assert "give_resources adds amounts >= 0" in FACTS.rule_api_compact
+    assert "take_resources and transfer_resources remove at most what the team has" in FACTS.rule_api_compact
+    assert "ENVIRONMENT side" in FACTS.rule_api_compact and "damage_area(x, y, radius" in FACTS.rule_api
     assert "rules share no state" in FACTS.rule_api_compact
     assert all(f"{name}(" in FACTS.rule_api_compact for name in RULE_API)
     # the developer gets the same limits, so the two roles cannot be told different things
@@ -86,10 +145,11 @@ def test_gdd_schema_check_names_overlapping_units(gdd):
 
 
 @pytest.mark.parametrize("purpose, needs", [
-    ("Raiders near a storage steal 20 metal per second from the player.", "resources can only be granted"),
-    ("Every 30 s, drains the player's energy by 50.", "resources can only be granted"),
     ("When a unit enters the zone, the structure changes owner to that unit's team.", "units are created only"),
-    ("A medic tent heals units nearby every 5 s.", "units are created only"),
+    ("Captured pylons switch allegiance to the capturer.", "units are created only"),
+    # a real claim next to a denial, or after a condition, still fires
+    ("It never spawns units but switches the outpost's owner to the attacker.", "units are created only"),
+    ("Outposts with no guard change owner when an enemy stands on them.", "units are created only"),
 ])
 def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd, purpose, needs):
     from genesis.checks.gdd_checks import rules_known_api
@@ -101,13 +161,33 @@ def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd,
     assert not ok and "'wish'" in why and needs in why
 
 
-def test_rules_known_api_accepts_what_the_api_can_do(gdd):
+@pytest.mark.parametrize("purpose", [
+    "The captured outpost keeps its owner: the rule does not change ownership.",
+    "Spawns a relief column at the outpost instead of switching its owner.",
+    "Nothing converts a unit's allegiance; the zone only counts who stands in it.",
+])
+def test_rules_known_api_does_not_fire_on_a_purpose_that_denies_the_capability(gdd, purpose):
     from genesis.checks.gdd_checks import rules_known_api
     from genesis.models import RuleComponent
 
     good = gdd.model_copy(deep=True)
-    good.rule_components.append(RuleComponent(
-        id="supply", kind="economy", purpose="Gives the player 50 metal every 30 s and logs rule_log 'income'."))
+    good.rule_components.append(RuleComponent(id="honest", purpose=purpose, kind="economy"))
+    ok, why = rules_known_api(CheckContext(gdd=good, known_rules={c.library_rule for c in gdd.rule_components}))
+    assert ok, why
+
+
+@pytest.mark.parametrize("purpose", [
+    "Gives the player 50 metal every 30 s and logs rule_log 'income'.",
+    "Raiders near a storage steal 20 metal per second from the player.",
+    "Every 30 s, drains the player's energy by 50.",
+    "A medic tent heals units nearby every 5 s.",
+])
+def test_rules_known_api_accepts_what_the_api_can_do(gdd, purpose):
+    from genesis.checks.gdd_checks import rules_known_api
+    from genesis.models import RuleComponent
+
+    good = gdd.model_copy(deep=True)
+    good.rule_components.append(RuleComponent(id="supply", kind="economy", purpose=purpose))
     ok, why = rules_known_api(CheckContext(gdd=good, known_rules={c.library_rule for c in gdd.rule_components}))
     assert ok, why
 
@@ -144,8 +224,11 @@ def test_the_brief_prompt_lists_competencies_archetypes_and_what_the_simulator_o
                     archetypes=list(ARCHETYPES), competencies=list(typing.get_args(Competency)), facts=FACTS)
     assert all(c in prompt for c in typing.get_args(Competency))
     assert ", ".join(ARCHETYPES) in prompt
-    assert FACTS.rule_api_compact in prompt and FACTS.map_names in prompt and FACTS.roster in prompt
-    assert FACTS.strategies in prompt and "TargetSelector is a selector" in prompt
+    assert FACTS.rule_api_compact in prompt and FACTS.roster in prompt
+    assert FACTS.strategy_menu in prompt and FACTS.controllers_menu in prompt and FACTS.conditions_menu in prompt
+    # the terrain (with its narrow passages), combat, vision and orders already at the brief stage
+    assert FACTS.map_terrain in prompt and "terrain sketch" in prompt
+    assert FACTS.combat in prompt and FACTS.vision in prompt and FACTS.orders in prompt
 
 
 def test_the_designer_reads_every_unit_role_and_its_fields():

@@ -195,13 +195,31 @@ class ScriptedPM:
         return self.outcome
 
 
+def two_failures(rubrics, key="level:terminates:timeout"):
+    """Two runs failed the same way (`key`): the retrospective has a recurring signature to ask about."""
+    from genesis.pipeline import feedback
+    from genesis.pipeline.feedback import FailureSignature, FeedbackRecord
+
+    stage, criterion, detail = key.split(":")
+    sig = FailureSignature(stage=stage, criterion=criterion, check="check:x", detail_class=detail)
+    feedback.append(rubrics, [FeedbackRecord(run_id=r, time="t", kind="verdict", stage=stage, outcome="failed",
+                                             iteration=1, signatures=[sig]) for r in ("r1", "r2")])
+
+
 def run_evolve(rubrics, outcome):
     ctx = SimpleNamespace(rubrics_root=rubrics, pm=ScriptedPM(outcome))
     return evolve(ctx, {"fast_tracked": True, "options": {}})
 
 
+def test_with_no_recurring_failure_the_pm_is_not_asked(seed_dirs):
+    _, rubrics = seed_dirs
+    out = run_evolve(rubrics, ModelCallError("pm", "pm.retrospective", "m", "must not be called", 1))
+    assert "nothing to propose (the PM was not asked)" in out["retrospective"] and out["rubric_updates"] == []
+
+
 def test_a_failed_retrospective_keeps_the_run_and_the_rubrics(seed_dirs):
     _, rubrics = seed_dirs
+    two_failures(rubrics)
     before = tree_hash(rubrics)
     out = run_evolve(rubrics, ModelCallError("pm", "pm.retrospective", "openai/smollm2", "Timeout: slow", 2))
     assert out["retrospective"].startswith("retrospective failed") and out["rubric_updates"] == []
@@ -215,6 +233,7 @@ def test_proposals_outside_the_catalog_are_recorded_and_nothing_is_applied(seed_
                        targets=["level:terminates:timeout"], rationale="seen twice"),
         RubricProposal(action="enable_check", stage="level", criterion_id="pathability", check="pathability",
                        targets=["level:(runs):immobile_units"], rationale="seen twice")])
+    two_failures(rubrics)
     out = run_evolve(rubrics, answer)
     errors = [u["error"] for u in out["rubric_updates"]]
     assert "already runs check:terminates" in errors[0] and "do not recur in the feedback log" in errors[1]

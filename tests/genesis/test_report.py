@@ -266,7 +266,7 @@ def test_finalize_writes_test_records_map_and_report(tmp_path):
     for name in ("report.html", "rules/staggered_waves.tests.json"):
         (folder / name).unlink(missing_ok=True)
     rule = _rule_artifact()
-    usage = SimpleNamespace(by_stage=lambda: {}, total=lambda: {"calls": 0})
+    usage = SimpleNamespace(record=lambda: {"by_stage": {}, "total": {"calls": 0}, "cost": {"usd": 0.0, "basis": "no model calls"}})
     client = SimpleNamespace(usage=usage, config=SimpleNamespace(backend_name=lambda role: "offline"),
                              backend_name=lambda role: "offline")
     rubrics = shutil.copytree(seed_rubrics(), tmp_path / "rubrics")     # the run logs its outcome there

@@ -50,6 +50,10 @@ RECIPES = {
                                                     "amount": 500},
                                            "then": [{"do": "message", "text": "rich"},
                                                     {"do": "attack", "team": 1, "target_team": 0}]}]},
+    "shrinking_zone": {"steps": [{"when": {"on": "period", "every": 30, "first_at": 20, "count": 6}, "then": [
+        {"do": "zone", "at": "center", "radius": 20, "shrink": 3, "min_radius": 4, "damage": 40}]}]},
+    "theft_raids": {"steps": [{"when": {"on": "period", "every": 60, "first_at": 30}, "then": [
+        {"do": "take", "team": 0, "metal": 50, "to_team": 1}, {"do": "take", "team": 0, "energy": 20}]}]},
 }
 
 
@@ -171,6 +175,11 @@ def test_hostile_trigger_values_are_refused(hostile):
 
 
 @pytest.mark.parametrize("action", [
+    {"do": "take", "team": 0},
+    {"do": "take", "team": 0, "metal": 5, "to_team": 0},
+    {"do": "take", "team": 0, "metal": float("inf")},
+    {"do": "zone", "at": "center", "radius": 5, "damage": 1e12},
+    {"do": "zone", "at": "center", "radius": 0, "damage": 5},
     {"do": "spawn", "team": 1, "units": {"light_bot": 10**9}, "at": "west"},
     {"do": "spawn", "team": 1, "units": {"light_bot": -3}, "at": "west"},
     {"do": "spawn", "team": 1, "units": {"light_bot": 3}, "at": "west", "growth": 1e6},
@@ -280,3 +289,33 @@ def test_the_kb_lookup_finds_a_composed_rule_of_the_same_shape_that_declares_eve
     assert composed_rule(kb(other, meta), recipe, {}).id == "rule1"
     assert composed_rule(kb(stale, other), recipe, {}) is None      # same signature, but a param it lacks
     assert composed_rule(kb(meta), recipe, {"extra": 1}) is None
+
+
+@pytest.mark.parametrize("recipe_id, original, broken", [
+    ("theft_raids", "got = take_resources(t, metal, energy)", "got = {metal = metal, energy = energy}"),
+    ("shrinking_zone", "dealt = dealt + damage(outside, hp).dealt", "dealt = dealt + hp")])
+def test_a_theft_or_zone_that_does_nothing_fails_its_generated_test(tmp_path, recipe_id, original, broken):
+    draft = compose(recipe_id, RuleRecipe.model_validate(RECIPES[recipe_id]), "an effect under test")
+    idle = draft.source.replace(original, broken)
+    assert idle != draft.source
+    results = run_rule_tests(_folder(tmp_path, recipe_id, draft, idle))
+    assert [r.passed for r in results] == [False, True]
+
+
+def test_a_shrinking_zone_is_drawn_smaller_each_firing_and_hurts_only_outside(tmp_path):
+    draft = compose("zone", RuleRecipe.model_validate(RECIPES["shrinking_zone"]), "a shrinking safe zone")
+    (tmp_path / "zone.lua").write_text(draft.source)
+    level = {"name": "zone", "description": "d", "map": {"name": "open_field"},
+             "switches": {"fog_of_war": False, "production": False, "time_limit": 200},
+             "teams": [{"id": 0, "name": "p", "units": [{"type": "wall", "at": "center"}, {"type": "wall", "x": 3, "y": 3}]},
+                       {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"},
+                        "units": [{"type": "wall", "x": 45, "y": 45}]}],
+             "rules": [{"id": "zone", "script": "zone.lua", "params": draft.params}]}
+    sim = Simulation(load_level(level, base_dir=tmp_path), seed=0)
+    radii = []
+    while sim.time < 180 and not sim.done:
+        sim.step(30)
+        radii += [s.half_w for s in sim.snapshot().shapes]
+    assert sorted(set(radii), reverse=True) == [20, 17, 14, 11, 8, 5, 4][:len(set(radii))] and min(radii) < 20
+    w = sim.world
+    assert w.hp[0] == w.max_hp[0] and w.hp[1] < w.max_hp[1] and w.hp[2] < w.max_hp[2]

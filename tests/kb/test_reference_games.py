@@ -58,8 +58,8 @@ def test_team_game_reference_alliance_wins_idle_alliance_does_not():
 
 @pytest.mark.slow
 def test_team_game_reference_alliance_wins_most_seeds():
-    """The AI sides pick their targets per wave, so on some seeds both enemies gang up on the
-    agent's side: the reference alliance wins most seeds, the idle one none."""
+    """The ally's corner and its targets are drawn per seed and the enemies guard their half
+    together: the reference alliance wins most seeds, the idle one none."""
     seeds = range(6)
     ref = sum(0 in play("FS-T", "reference", s).winners for s in seeds)
     idle = sum(0 in play("FS-T", "idle", s).winners for s in seeds)

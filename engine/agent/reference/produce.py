@@ -13,10 +13,30 @@ from engine.systems.construction import site_free
 from engine.world import BUILD
 
 
+ENERGY_PER_METAL = 9.0   # energy income a builder keeps up per unit of metal income before extractors
+MIN_ENERGY = 300.0       # energy stock under which solar comes first
+SOLAR_METAL = 100.0      # metal stock a solar collector waits for
+GRID, LARGE_GRID = 4, 6  # building sites near home: small / large (size >= 1.5) buildings
+
+
 class Produce(Strategy):
     """Idle builders build solar collectors and extractors on the nearest free deposits; the shortest
     factory chain to each missing type of `target` is built near home and the units are queued.
     Needs production enabled, builders and resources; otherwise it only defends the base."""
+
+    @classmethod
+    def describe(cls) -> dict:
+        out = super().describe()
+        out["behaviour"] += (
+            f" Spending: each idle builder (the commander included) first builds a solar collector while the "
+            f"team's energy income is under {ENERGY_PER_METAL:g}x its metal income or its energy under "
+            f"{MIN_ENERGY:g} (once it has {SOLAR_METAL:g} metal), else a metal extractor on the free deposit "
+            f"nearest to it, while the team has fewer than `extractors` and the deposit lies within "
+            f"expand_radius of home (it never expands farther); then the next building of the factory chain. "
+            f"Buildings go on a {GRID}-tile grid around home ({LARGE_GRID} tiles for factories and other "
+            f"large buildings), nearest free site first. Factories queue the missing units; all spending "
+            f"streams, so when income falls short every builder slows down equally.")
+        return out
 
     name = "produce"
     params = {"target": "{unit type: count} composition to own (built through the tech tree)",
@@ -51,8 +71,11 @@ class Produce(Strategy):
                 if step == kind:
                     factories = self._complete_of(sim, chain[step_i - 1]) if step_i else []
                     if need > 0 and factories:
-                        f = min(factories, key=lambda i: len(sim.production.queue_of(i)))
-                        actions.append({"action": "produce", "factory": f, "unit_type": kind, "count": need})
+                        # spread over the factories, shortest queue first: one queue would build them in turn
+                        by_queue = sorted(factories, key=lambda i: (len(sim.production.queue_of(i)), i))
+                        for k, f in enumerate(by_queue[:need]):
+                            share = need // len(by_queue[:need]) + (k < need % len(by_queue[:need]))
+                            actions.append({"action": "produce", "factory": f, "unit_type": kind, "count": share})
                     break
                 if self._complete_of(sim, step):
                     continue
@@ -154,7 +177,7 @@ class Produce(Strategy):
         w = sim.world
         size = float(w.types.size[w.types.index[kind]])
         hx, hy = int(self.ref.home[0]), int(self.ref.home[1])
-        step = 4 if size < 1.5 else 6
+        step = GRID if size < 1.5 else LARGE_GRID
         best = None
         for r in range(1, 12):
             for dx in range(-r, r + 1):
@@ -184,8 +207,8 @@ class Produce(Strategy):
         n_extr = len(w.select(team=self.ref.team, type_name="metal_extractor"))
         for b in list(builders):
             options = w.types.builds[int(w.type[b])]
-            want_energy = energy_rate < 9.0 * metal_rate or state.energy < 300
-            if want_energy and "solar_collector" in options and state.metal >= 100:
+            want_energy = energy_rate < ENERGY_PER_METAL * metal_rate or state.energy < MIN_ENERGY
+            if want_energy and "solar_collector" in options and state.metal >= SOLAR_METAL:
                 site = self._site(sim, "solar_collector", b)
                 if site:
                     out.append({"action": "build", "builders": [b], "unit_type": "solar_collector", "x": site[0], "y": site[1]})

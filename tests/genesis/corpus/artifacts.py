@@ -221,7 +221,7 @@ class Scenario:
         for doc in (self.brief or {}, self.validation or {}):
             out += [str(x) for x in doc.get("unsupported") or []]
         for c in (self.brief or {}).get("clauses") or []:
-            if c.get("status") == "not_honoured":
+            if c.get("status") in ("partial", "not_honoured"):
                 out.append(f"{c.get('text', '')}: {c.get('why', '')}")
         if (self.brief or {}).get("refusal"):
             out.append(str(self.brief["refusal"]))

@@ -1,0 +1,86 @@
+"""What rules do to units and teams beyond spawning and ordering: damage, heal, take and move
+resources, change a unit's sight or its permission to fire. Inputs arrive validated (api.py);
+every effect that changed something leaves a trace event naming the rule."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from engine.sim import Simulation
+
+
+def damage(sim: Simulation, ids: np.ndarray, amount: float, rule: str, **where: float) -> dict:
+    """Take `amount` hp from each living unit of `ids` (armour ignored: nobody fired); those left at
+    0 hp die through the engine's death path, killed by no team. The teams' damage statistics (and so
+    rankings by damage efficiency) count only what teams deal each other."""
+    w = sim.world
+    ids = ids[w.alive[ids]]
+    if not ids.size:
+        return {"units": 0, "dealt": 0.0, "killed": []}
+    dealt = np.minimum(w.hp[ids], amount)
+    w.hp[ids] -= dealt
+    killed = ids[w.hp[ids] <= 0].tolist()
+    sim.trace.add(sim.time, "rule_damage", rule=rule, ids=ids.tolist(), amount=amount, dealt=float(dealt.sum()),
+                  killed=killed, **where)
+    sim.kill_by_rule(killed, rule)
+    return {"units": int(ids.size), "dealt": round(float(dealt.sum()), 3), "killed": killed}
+
+
+def heal(sim: Simulation, ids: np.ndarray, amount: float, rule: str, **where: float) -> dict:
+    """Give `amount` hp to each living unit of `ids`, never above its max hp."""
+    w = sim.world
+    ids = ids[w.alive[ids]]
+    if not ids.size:
+        return {"units": 0, "healed": 0.0}
+    gained = np.clip(w.max_hp[ids] - w.hp[ids], 0.0, amount)
+    w.hp[ids] += gained
+    sim.trace.add(sim.time, "rule_heal", rule=rule, ids=ids.tolist(), amount=amount, healed=float(gained.sum()),
+                  **where)
+    return {"units": int(ids.size), "healed": round(float(gained.sum()), 3)}
+
+
+def take_resources(sim: Simulation, team: int, metal: float, energy: float, rule: str) -> dict:
+    """Remove up to (metal, energy) from `team`; never below zero. Returns what was taken."""
+    s = sim.teams[team]
+    got_m, got_e = min(metal, s.metal), min(energy, s.energy)
+    s.metal -= got_m
+    s.energy -= got_e
+    sim.trace.add(sim.time, "resources_taken", rule=rule, team=team, metal=got_m, energy=got_e)
+    return {"metal": round(got_m, 3), "energy": round(got_e, 3)}
+
+
+def transfer_resources(sim: Simulation, src: int, dst: int, metal: float, energy: float, rule: str) -> dict:
+    """Move up to (metal, energy) from `src` to `dst` (what `src` has at most). Returns what moved."""
+    a, b = sim.teams[src], sim.teams[dst]
+    got_m, got_e = min(metal, a.metal), min(energy, a.energy)
+    a.metal -= got_m
+    a.energy -= got_e
+    b.metal += got_m
+    b.energy += got_e
+    sim.trace.add(sim.time, "resources_transferred", rule=rule, **{"from": src, "to": dst}, metal=got_m, energy=got_e)
+    return {"metal": round(got_m, 3), "energy": round(got_e, 3)}
+
+
+def set_sight(sim: Simulation, ids: np.ndarray, radius: float, rule: str) -> int:
+    w = sim.world
+    ids = ids[w.alive[ids]]
+    if ids.size:
+        w.sight[ids] = radius
+        sim.vision.sight_changed()
+        sim.trace.add(sim.time, "rule_sight", rule=rule, ids=ids.tolist(), radius=radius)
+    return int(ids.size)
+
+
+def set_fire(sim: Simulation, ids: np.ndarray, allowed: bool, rule: str) -> int:
+    """A unit that may not fire drops its target now and acquires none until allowed again."""
+    w = sim.world
+    ids = ids[w.alive[ids]]
+    if ids.size:
+        w.no_fire[ids] = not allowed
+        if not allowed:
+            w.target[ids] = -1
+            w.fire_banned += int(ids.size)
+        sim.trace.add(sim.time, "rule_fire", rule=rule, ids=ids.tolist(), allowed=allowed)
+    return int(ids.size)

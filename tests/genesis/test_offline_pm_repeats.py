@@ -1,0 +1,31 @@
+"""The offline PM stops a path that a retry and a rollback did not change, instead of spending the budget."""
+from __future__ import annotations
+
+from genesis.offline.pm_brain import meta_feedback
+
+FAIL = {"id": "variation_declared", "passed": False, "mandatory": True, "kind": "check:variation_declared",
+        "reason": "variation.varies is empty"}
+
+
+def _gate(history, attempts=1, total=5):
+    return meta_feedback({"stage": "gdd", "verdict": {"passed": False, "criteria": [FAIL]}, "attempts": attempts,
+                          "budget": 3, "total_iterations": total, "total_budget": 11, "history": history})
+
+
+def _correction(decision):
+    return {"stage": "gdd", "decision": decision, "guidance": ["variation_declared: variation.varies is empty"]}
+
+
+def test_the_first_failure_is_retried_and_the_second_rolled_back():
+    assert _gate([]).decision == "retry"
+    assert _gate([_correction("retry")], attempts=2).decision == "rollback"
+
+
+def test_the_same_failure_after_a_retry_and_a_rollback_stops_the_run():
+    out = _gate([_correction("retry"), _correction("rollback")], attempts=1, total=5)
+    assert out.decision == "stop" and "no change addresses them" in out.reason
+
+
+def test_a_different_failure_after_them_is_still_corrected():
+    other = {"stage": "gdd", "decision": "retry", "guidance": ["schema: no map"]}
+    assert _gate([other, _correction("rollback")]).decision != "stop"

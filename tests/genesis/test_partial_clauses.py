@@ -1,0 +1,83 @@
+"""A clause of the request is honoured, partly honoured (what was built, what was not), assumed or not
+honoured: the typed brief, the schema a model is given, the clause check, the offline backend,
+validation.json and the report all know the partial status, and a partial clause shows once, as partial."""
+from __future__ import annotations
+
+import json
+
+from genesis.agents.designer import AccountedBrief
+from genesis.checks.clause_checks import clause_problems
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+from genesis.pipeline.finalize import clause_records
+from genesis.report import write_report
+from genesis.validation_record import ClauseRecord
+from tests.genesis.test_report import make_scenario
+
+QUERY = "a free-for-all between twelve teams, ranked by units killed"
+
+
+def _brief(query: str = QUERY):
+    return write_brief(query, read(query), [])
+
+
+def _partial(brief):
+    (part,) = [c for c in brief.clauses if c.status == "partial"]
+    return part
+
+
+def test_the_offline_backend_marks_a_capped_clause_partial_with_what_was_built_and_what_was_not():
+    brief = _brief()
+    part = _partial(brief)
+    assert "twelve teams" in part.text and "team_count" in part.requirement_ids
+    assert "8 teams" in part.built and "at most 8" in part.why
+    assert any(part.why in u for u in brief.unsupported) and clause_problems(brief) == []
+    # a clause that is only partly built is never also marked honoured
+    assert not [c for c in brief.clauses if c.status == "honoured" and c.why]
+
+
+def test_the_clause_check_holds_a_partial_clause_to_its_contract():
+    brief = _brief()
+    part = _partial(brief)
+
+    def problems(**update):
+        clauses = [c.model_copy(update=update) if c is part else c for c in brief.clauses]
+        return clause_problems(brief.model_copy(update={"clauses": clauses}))
+
+    assert any("does not say in `built`" in p for p in problems(built=""))
+    assert any("partial clause" in p and "lists no requirement" in p for p in problems(requirement_ids=[]))
+    assert any("does not say why" in p for p in problems(why=""))
+    silent = brief.model_copy(update={"unsupported": []})
+    assert any("partial clause" in p and "missing from `unsupported`" in p for p in clause_problems(silent))
+
+
+def test_the_schema_a_model_is_given_has_the_partial_status_and_what_was_built():
+    clause = AccountedBrief.model_json_schema()["$defs"]["ClauseAccount"]
+    assert "partial" in clause["properties"]["status"]["enum"]
+    assert "partial" in clause["properties"]["built"]["description"]
+    data = _brief().model_dump(mode="json")
+    assert any(c["status"] == "partial" for c in AccountedBrief.model_validate(data).model_dump()["clauses"])
+
+
+def test_validation_json_carries_each_clause_with_the_evidence_of_its_requirements():
+    brief = _brief()
+    evidence = [{"id": "team_count", "status": "verified"}, {"id": "ffa_no_allies", "status": "failed"}]
+    records = [ClauseRecord.model_validate(r) for r in clause_records({"brief": brief, "evidence": evidence})]
+    assert [r.text for r in records] == [c.text for c in brief.clauses]
+    (part,) = [r for r in records if r.status == "partial"]
+    assert part.evidence == {"team_count": "verified", "ffa_no_allies": "failed"} and part.built and part.why
+
+
+def test_the_report_shows_a_partial_clause_once_with_what_was_built_and_what_was_not(tmp_path):
+    folder = make_scenario(tmp_path / "scenario")
+    brief = _brief()
+    (folder / "brief.json").write_text(json.dumps(brief.model_dump(mode="json")))
+    validation = json.loads((folder / "validation.json").read_text())
+    validation["clauses"] = clause_records({"brief": brief, "evidence": [{"id": "team_count", "status": "verified"}]})
+    (folder / "validation.json").write_text(json.dumps(validation))
+    html = write_report(folder).read_text()
+    part = _partial(brief)
+    assert html.count('class="chip warn">partly honoured') == 1 and 'class="clause partial"' in html
+    assert f"<b>built:</b> {part.built}" in html and "<b>not built:</b>" in html and "at most 8" in html
+    assert "<code>team_count</code> <span class=\"muted small\">(verified)</span>" in html
+    assert html.count('class="chip ok">honoured') == sum(c.status == "honoured" for c in brief.clauses)

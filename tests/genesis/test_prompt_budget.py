@@ -1,0 +1,156 @@
+"""Prompts carry each fact once, static text first, and a reused library rule costs a short prompt."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from genesis.agents.base import PROMPTS, Agent
+from genesis.agents.designer import BriefShown
+from genesis.agents.developer import Developer
+from genesis.llm.prompts import compact_json, render, render_parts
+from genesis.llm.schema_text import schema_text
+from genesis.models import GDD, RuleDraft
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+from genesis.offline.gdd_writer import design
+from genesis.prompt_facts import FACTS, recording_described
+
+
+@pytest.fixture(scope="module")
+def gdd() -> GDD:
+    query = "defend two fronts with staggered waves"
+    return design(write_brief(query, read(query), []))
+
+
+def test_the_schema_text_keeps_every_key_type_bound_and_default():
+    text = schema_text(RuleDraft.model_json_schema())
+    assert "id: str (pattern ^[a-z][a-z0-9_]*$)" in text
+    assert "keep?: bool = false" in text and "tests?: RuleTest[]" in text
+    assert 'policies?: {str: "idle" | "random" | "reference"} | null' in text
+    assert "time_limit?: float (>0, <=7200) = 600.0" in text
+    assert len(text) < len(json.dumps(RuleDraft.model_json_schema())) / 2
+
+
+def test_descriptions_the_prompt_already_states_are_left_out_of_its_schema():
+    with recording_described() as described:
+        FACTS.level_fields
+    assert "LevelConfig" in described
+    full, short = schema_text(RuleDraft.model_json_schema()), schema_text(RuleDraft.model_json_schema(), described)
+    assert "// the task description shown to agents" in full and "// the task description" not in short
+    assert "// short test name" in short  # RuleTest is not described by the facts: its descriptions stay
+
+
+def test_a_template_splits_into_a_static_prefix_and_the_task(gdd):
+    inputs = {"gdd": gdd.model_dump(mode="json"), "rules": [], "guidance": ["g"], "retry": None, "criteria": []}
+    static, task = render_parts(PROMPTS / "developer_assemble_level.j2", **inputs, facts=FACTS)
+    other = gdd.model_copy(update={"title": "another design"}).model_dump(mode="json")
+    static2, task2 = render_parts(PROMPTS / "developer_assemble_level.j2", **{**inputs, "gdd": other}, facts=FACTS)
+    assert static == static2 and task != task2     # the prefix does not depend on the call
+    assert "another design" in task2 and FACTS.level_fields in static
+    assert render(PROMPTS / "developer_assemble_level.j2", **inputs, facts=FACTS).rstrip("\n") == (static + task).rstrip("\n")
+
+
+def test_compact_json_drops_nulls_but_keeps_empty_values():
+    assert json.loads(compact_json({"a": None, "b": [], "c": {"d": None, "e": 0}, "f": 1}, drop=("f",))) == \
+        {"b": [], "c": {"e": 0}}
+
+
+def test_the_brief_schema_shown_asks_for_no_expectations():
+    text = schema_text(BriefShown.model_json_schema())
+    assert "leave empty: the GDD adds the expectations" in text and "EventExpectation" not in text
+
+
+class _Recorder:
+    def __init__(self, answer):
+        self.answer, self.calls = answer, []
+
+    def complete(self, role, skill, prompt, output_model, **kw):
+        self.calls.append({"skill": skill, "prompt": prompt, **kw})
+        return output_model.model_validate(self.answer)
+
+
+def test_a_library_rule_gets_the_short_reuse_prompt_and_a_declined_one_the_full_prompt(gdd):
+    comp = gdd.rule_components[0]
+    lib = {"id": comp.library_rule, "meta": {"description": "waves", "params": {"team": {"type": "int", "default": 1,
+                                                                                         "description": "t"}}}}
+    client = _Recorder({"id": comp.id, "reuse": comp.library_rule, "params": {}})
+    Developer(client).write_rule(comp, lib, [], gdd=gdd)
+    short = client.calls[0]
+    assert short["skill"] == "developer.write_rule" and short["shown"].__name__ == "RuleReuseShown"
+    assert "write_new" in short["prompt"][0]["content"] and FACTS.rule_api not in json.dumps(short["prompt"])
+    client = _Recorder({"id": comp.id, "params": {}, "source": "x", "meta": {"title": "t", "description": "d"},
+                        "tests": []})
+    with pytest.raises(ValueError):
+        Developer(client).write_rule(comp, None, [], gdd=gdd)   # a new rule needs tests: the full prompt asked
+    assert FACTS.rule_api in client.calls[0]["prompt"][0]["content"]
+
+
+def test_write_new_takes_only_the_id():
+    assert RuleDraft.model_validate({"id": "r", "write_new": True}).write_new
+    with pytest.raises(ValueError, match="write_new takes only id"):
+        RuleDraft.model_validate({"id": "r", "write_new": True, "reuse": "x"})
+
+
+def test_the_gdd_prompt_shows_the_terrain_of_the_briefs_map_only(gdd):
+    query = "defend two fronts with staggered waves"
+    brief = write_brief(query, read(query), [])
+    assert "map: two_front_corridor" in brief.assumptions
+    maps = FACTS.maps_for(brief.model_dump(mode="json"))
+    assert "- two_front_corridor:" in maps and maps.count("terrain sketch") == 1
+    assert all(f"- {name}:" in maps for name in ("crossroads", "open_field", "wilderness"))
+    assert FACTS.maps_for({"query": "no map named"}) == FACTS.maps
+
+
+def test_every_agent_prompt_with_a_static_part_sends_it_first_as_the_system_message():
+    sent = []
+
+    class Client:
+        def complete(self, role, skill, prompt, output_model, **kw):
+            sent.append(prompt)
+            raise RuntimeError("stop")
+
+    class Probe(Agent):
+        role = "pm"
+
+    with pytest.raises(RuntimeError):
+        Probe(Client()).ask("pm.meta_feedback", RuleDraft, stage="gdd", inputs={
+            "stage": "gdd", "query": "", "summary": "", "verdict": {"passed": True, "criteria": [], "feedback": [],
+                                                                   "judged_by": "x", "unrecoverable": ""},
+            "history": [], "signatures": [], "evidence": [], "runs": [], "scope": {"gdd": "the design"},
+            "attempts": 1, "budget": 3, "total_iterations": 1, "total_budget": 8})
+    system, user = sent[0]
+    assert system["role"] == "system" and "project manager" in system["content"]
+    assert user["role"] == "user" and "Gating the gdd stage" in user["content"]
+
+
+def test_a_declined_library_rule_is_asked_again_as_a_new_rule(tmp_path):
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from genesis.models import RuleComponent
+    from genesis.pipeline.nodes import Nodes
+
+    comp = RuleComponent(id="waves", kind="spawn", purpose="Spawns waves.", library_rule="staggered_waves")
+    new = {"id": "waves", "params": {}, "source": "function on_start() log('w', {}) end",
+           "meta": {"title": "t", "description": "d"},
+           "tests": [{"name": "x", "level": {"name": "n", "description": "d", "map": {"name": "open_field"},
+                                             "teams": [{"id": 0, "name": "p"}]}, "expect": [{"event": "rule_log"}]}]}
+    calls = []
+
+    class Dev:
+        def write_rule(self, comp, lib, guidance, example, retry, criteria, gdd, verified=None, kept=None):
+            calls.append((lib, list(guidance)))
+            return RuleDraft.model_validate({"id": comp.id, "write_new": True} if lib else new)
+
+    entry = SimpleNamespace(id="staggered_waves", data={"meta": {"description": "waves", "params": {}},
+                                                        "lua": "-- lib", "tests": {"tests": []}})
+    kb = SimpleNamespace(get=lambda kind, rid: entry, search=lambda *a, **k: [])
+    ctx = SimpleNamespace(developer=Dev(), kb=kb, say=lambda *a: None, out_dir=tmp_path,
+                          rubrics_root=Path(__file__).resolve().parents[2] / "rubrics")
+    gdd = design(write_brief("defend two fronts against three waves", read("defend two fronts against three waves"),
+                             [])).model_copy(update={"rule_components": [comp]})
+    out = Nodes(ctx).write_rules({"gdd": gdd, "verdicts": {}, "rules": [], "rule_tests": {}})
+    assert [lib is not None for lib, _ in calls] == [True, False]
+    assert any("cannot do what this component needs" in g for g in calls[1][1])
+    assert out["route"] == "test_rules" and out["rules"][0].source == new["source"]
