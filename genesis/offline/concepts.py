@@ -1056,9 +1056,12 @@ def _escort(r: Reading) -> None:
         why = (f"an escort keeps the escorted {c.escort_unit.replace('_', ' ')} alive; the "
                f"{c.protect_unit.replace('_', ' ')} is not part of it")
         r.unsupported.append(why)
+        # the clause asking it names no requirement: nothing in the level keeps that unit alive
+        spans = [(h.start, h.end) for h in r.hits
+                 if h.key == "protect" and c.protect_unit.replace("_", " ") in text[h.start:h.end]]
         for h in r.hits:
-            if h.key == "protect" and c.protect_unit.replace("_", " ") in text[h.start:h.end]:
-                h.problem = why
+            if any(a <= h.start and h.end <= b for a, b in spans):
+                h.key, h.problem = "protect_other", why
     c.protect_unit = c.escort_unit
     to = _ESCORT_TO.search(text)
     if to:
