@@ -34,7 +34,9 @@ ARCHETYPES = {
     "siege": "the player breaks into a fortified position and destroys a target",
     "capture": "the player takes and holds a zone or point",
     "raids": "small enemy parties harass the player's economy",
-    "other": "none of these (e.g. an escort or a theft)",
+    "escort": "the player brings a unit (a VIP, a convoy) to a destination alive, past ambushes on the way",
+    "recon": "the player scouts under fog of war to locate hidden enemy targets in time",
+    "other": "none of these (e.g. a rescue or a theft)",
 }
 
 
@@ -120,6 +122,16 @@ class Concepts(Doc):
         "as a band of the validity certificate's ladder; null when it does not say"))
     protect_unit: str | None = Field(None, description="unit type from the roster of a unit the player must keep "
                                                        "alive (e.g. commander)")
+    escort_unit: str | None = Field(None, description="escort: unit type from the roster of the unit the player must "
+                                                      "bring to the destination (commander when the request names none)")
+    escort_count: int = Field(1, ge=1, le=4, description="escort: how many of them travel together (a convoy)")
+    escort_from: Direction | None = Field(None, description="escort: the compass side or corner the unit starts at, when "
+                                                            "the request names it")
+    escort_to: Direction | None = Field(None, description="escort: the compass side or corner of the destination, when "
+                                                          "the request names it (else the far side of the map)")
+    ambush: bool = Field(False, description="escort: the request asks for ambushes or patrols along the route")
+    locate_type: str | None = Field(None, description="recon: unit type from the roster of the enemy targets to locate")
+    locate_count: int | None = Field(None, ge=1, le=8, description="recon: how many targets there are to locate")
 
 
 class ClauseAccount(Doc):

@@ -112,6 +112,8 @@ API_DOC: dict[str, str] = {
              "units({tag=...}); team may be ENVIRONMENT)",
     "unit": "unit(id) -> the unit table, or nil once the unit is dead (always check for nil)",
     "resources": "resources(team) -> {metal=, energy=}",
+    "visible": "visible(team, id) -> true when `team` (with its allies) sees the living unit `id` now (always "
+               "without fog of war; false for a dead unit): what a team has found",
     "param": "param(name [, default]) -> the level's param value for this rule, else default",
     "map_size": "map_size() -> width, height in tiles",
     "spawn_point": "spawn_point(name) -> x, y of a named map spawn; an unknown name is an error",
@@ -452,6 +454,12 @@ class RuleRuntime:
             uid = _int(uid, "id")
             return w.unit_dict(uid) if w.is_alive(uid) else None
 
+        def visible(team, uid):
+            t, uid = team_id(team), _int(uid, "id")
+            if not w.is_alive(uid):
+                return False
+            return not sim.fog or bool(sim.vision.sees(t, np.array([uid], dtype=np.int64))[0])
+
         def resources(team):
             s = sim.teams[team_id(team)]
             return {"metal": round(s.metal, 3), "energy": round(s.energy, 3)}
@@ -567,7 +575,8 @@ class RuleRuntime:
 
         return {
             "every": every, "at": at, "on_area_entered": on_area_entered,
-            "time": lambda: sim.time, "units": units, "unit": unit, "resources": resources, "param": param,
+            "time": lambda: sim.time, "units": units, "unit": unit, "visible": visible, "resources": resources,
+            "param": param,
             "map_size": map_size, "spawn_point": spawn_point, "teams": teams, "random": random,
             "random_int": random_int, "spawn": spawn, "order": order, "give_resources": give_resources,
             "set_controller": set_controller, "win": win, "lose": lose, "message": message, "mark": mark,

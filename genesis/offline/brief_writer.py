@@ -19,11 +19,14 @@ COMPETENCY = {
     "teams": "collaboration",
     "siege": "adversarial_planning",
     "capture": "spatial_temporal_reasoning",
+    "escort": "spatial_temporal_reasoning",
+    "recon": "spatial_temporal_reasoning",
 }
 
 ATTACKED_RACE_TIME_LIMIT = 900.0    # a production race under timed enemy attacks, when no duration is given
 DEFAULT_TIME_LIMIT = {"defense": 300.0, "raids": 420.0, "production": 600.0, "ffa": 240.0, "teams": 300.0,
-                      "siege": 480.0, "capture": 300.0}
+                      "siege": 480.0, "capture": 300.0, "escort": 300.0,
+                      "recon": 180.0}
 
 
 def _fmt(seconds: float) -> str:
@@ -220,6 +223,20 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     if arch == "production" and not c.target_composition:
         c.target_composition = {"assault_bot": 4}
         assumptions.append("no target composition given: 4 assault bots")
+    if arch == "escort":
+        # the time limit of an escort is its deadline: the unit arrives by then or the game is lost
+        c.deadline = c.deadline or c.time_limit
+        c.escort_unit = c.escort_unit or "commander"
+        c.protect_unit = c.escort_unit
+        c.wave_times, c.wave_interval = [], None
+        if not c.ambush:
+            assumptions.append("ambushes wait along the route (the request names no threat on the way)")
+    if arch == "recon":
+        c.deadline = c.deadline or c.time_limit
+        c.wave_times, c.wave_interval = [], None
+        if c.locate_count is None:
+            c.locate_count = 4
+        assumptions.append("each target is guarded by a turret that destroys a scout coming within its range")
     if c.wave_times and c.time_limit and max(c.wave_times) >= c.time_limit:
         c.time_limit = max(c.wave_times) + 120
         assumptions.append(f"time limit extended to {_fmt(c.time_limit)} so every wave arrives")
@@ -317,6 +334,25 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         loss.append(f"the time runs out at {_fmt(c.time_limit)}")
         enemy.append("enemies contest the zone")
         reqs.append(Requirement(id="capture_win", text="holding the zone wins"))
+    elif arch == "escort":
+        vip = _escort_text(c)
+        where = f"the {_SIDE_NAMES[c.escort_to]} {'corner' if len(c.escort_to) == 2 else 'edge'}" if c.escort_to \
+            else "the far side of the map"
+        win.append(f"bring {vip} to {where}")
+        loss.append(f"the deadline {_fmt(c.deadline)} passes before it arrives")
+        enemy.append("ambushes wait at sites along the route, drawn per game, and spring on the escorted unit")
+        reqs.append(Requirement(id="escort_arrival", text=f"{vip} reaching {where} wins"
+                                + (f", starting from the {_SIDE_NAMES[c.escort_from]}" if c.escort_from else "")))
+        reqs.append(Requirement(id="ambush", text="ambushes along the route spring on the escorted unit, at sites "
+                                                  "drawn per game"))
+    elif arch == "recon":
+        what = f"{c.locate_count} enemy {c.locate_type.replace('_', ' ')}s"
+        win.append(f"see all {what}")
+        loss.append(f"the deadline {_fmt(c.deadline)} passes before all are found")
+        enemy.append("the targets stand at sites drawn per game, hidden by fog of war, each guarded by a turret")
+        reqs.append(Requirement(id="locate_win", text=f"seeing all {what} wins"))
+        reqs.append(Requirement(id="hidden_targets", text=f"the {what} stand at sites drawn per game, hidden by fog of "
+                                                          "war until seen"))
     reqs += _family_requirements(c, reading)
     if c.protect_unit:
         loss.append(f"your {c.protect_unit.replace('_', ' ')} is destroyed")
@@ -328,6 +364,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         "teams": f"{c.team_size}v{c.team_size}: each team starts with the same fixed forces",
         "siege": "you command an assault force against a fortified enemy base",
         "capture": "you and the enemy start with equal forces away from a central zone",
+        "escort": "you command a guard force around the unit to escort",
+        "recon": "you command one fast scout under fog of war",
     }[arch]
     if "artillery" in c.unit_kinds and arch == "siege":
         composition = "you command an artillery-only assault force against a turret line"
@@ -424,6 +462,11 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
             f"the scenario is {c.difficulty}: the validity certificate's ladder puts it in the {c.difficulty} band "
             "(checked by the level gate's difficulty criterion, not by a trace)")))
     return reqs
+
+
+def _escort_text(c: Concepts) -> str:
+    name = (c.escort_unit or "commander").replace("_", " ")
+    return f"a convoy of {c.escort_count} {name}s" if c.escort_count > 1 else f"your {name}"
 
 
 MAX_TEAM_SIZE = 3       # a side of the team-battle map has three start corners

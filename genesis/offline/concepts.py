@@ -5,6 +5,7 @@ brief can account for each clause of the request: what was built for it, or why 
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,7 +27,7 @@ _UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?|s|m|h)\b"
 _WORD_UNIT = r"(hours?|minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
 _CLOCK = r"(\d{1,2}):([0-5]\d)\b"                     # "at 2:30"
 _FFA_MAX = 8
-_GOAL_ARCHETYPES = ("production", "siege", "capture")
+_GOAL_ARCHETYPES = ("production", "siege", "capture", "escort", "recon")
 
 
 @dataclass
@@ -168,6 +169,8 @@ def read(query: str) -> Reading:
     _raids(r)
     _safe_zone(r)
     _protect(r)
+    _escort(r)
+    _recon(r)
     _deadline_and_hold(r)
     _difficulty(r)
 
@@ -191,7 +194,7 @@ def read(query: str) -> Reading:
     # the request must say what game it is: a family named, or attacks described; never the default defence
     evidence = {"archetype", "fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe",
                 "objective", "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target",
-                "allied_bases", "ffa_count", "teams", "production_target", "hold_time"}
+                "allied_bases", "ffa_count", "teams", "production_target", "hold_time", "recon"}
     if not any(h.key in evidence for h in r.hits):
         return _refuse(r, "the offline backend does not understand what game this asks for (no scenario family, "
                           "attacks or goal it knows: defend, waves, produce, free-for-all, 2v2, destroy, capture, "
@@ -892,9 +895,8 @@ def _protect(r: Reading) -> None:
                                  r"(?:not die|never die|survive|stay alive|live)\b", text):
             r.hit(again, "protect")
         # "escort duty: do not let your tank die": the escort is the unit kept alive
-        for h in r.hits:
-            if h.key == "unsupported_goal" and "escort" in r.text[h.start:h.end]:
-                h.key, h.problem = "protect", ""
+        for e in re.finditer(r"\bescort\w*", text):
+            r.hit(e, "protect")
         if c.objective_type == c.protect_unit:
             c.objective_type = None
         r.hit(m, "protect")
@@ -978,3 +980,145 @@ def _deadline_and_hold(r: Reading) -> None:
     elif c.time_limit is None:
         c.time_limit = float(seconds)
         r.hit(dm, "time_limit")
+
+
+_COMPASS = (r"(north[\s-]?east|north[\s-]?west|south[\s-]?east|south[\s-]?west|north|south|east|west|ne|nw|se|sw)"
+            r"(?:ern)?(?:[\s-]+(?:edge|corner|side|end|border|exit|flank|bank))?(?![\w-])")
+_SIDE_OF = {"north": "n", "south": "s", "east": "e", "west": "w", "ne": "ne", "nw": "nw", "se": "se", "sw": "sw"}
+_ESCORT_TO = re.compile(r"\b(?:to|towards?|into|reach(?:es)?|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,4}?(?:in|at|on|of)?\s*"
+                        r"(?:the\s+)?" + _COMPASS)
+_ESCORT_FROM = re.compile(r"\bfrom\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?" + _COMPASS)
+_FAR_SIDE = re.compile(r"\b(?:across|over|through|past)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:bridge|river|map|valley|"
+                       r"pass|canyon|wasteland|enemy territory|no man's land)\b|\b(?:to|on)\s+the\s+(?:other|far)\s+"
+                       r"(?:side|end)\b|\bto\s+safety\b|\b(?:extraction|evac(?:uation)?)\s+(?:point|zone)\b|\bdestination\b")
+
+
+def _compass(word: str) -> str:
+    return _SIDE_OF[re.sub(r"[\s-]", "", word).replace("northeast", "ne").replace("northwest", "nw")
+                    .replace("southeast", "se").replace("southwest", "sw")]
+
+
+def _escort(r: Reading) -> None:
+    """An escort: a unit to bring somewhere alive ("escort my commander to the east edge", "get the
+    commander to the extraction point in the NE corner", "VIP escort", "bring the truck across the bridge").
+    It is the game when the request escorts a unit (not "escort duty"), names a convoy or a VIP, or brings
+    a unit of its own to a place; the unit is the one named (a convoy is trucks: constructor vehicles),
+    else the commander."""
+    text, c = r.text, r.concepts
+    if c.archetype not in ("defense", "raids") and any(h.key == "archetype" for h in r.hits):
+        return
+    own = r"(?:your|the|my|our|a|an)\s+(?:[\w-]+\s+){0,2}?"
+    convoy = "(" + "|".join(re.escape(w) for w in sorted(V.CONVOY_WORDS, key=len, reverse=True)) + r")(?![\w-])"
+    verbs = r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+" + own
+    named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text)
+    going = _ESCORT_TO.search(text) or _FAR_SIDE.search(text)
+    escorting = re.search(r"\bescort(?:ing|ed)?\s+" + own, text)
+    words = [m for w in V.ESCORT_WORDS if (m := _find(text, w))]
+    # a unit brought somewhere names the game only when nothing else does ("take your tanks to the east
+    # edge and defend it" is a defence)
+    other_game = any(h.key == "archetype" for h in r.hits)
+    if not (escorting or words or (named and going and named.start() < going.end() and not other_game)):
+        return
+    c.archetype = "escort"  # type: ignore[assignment]
+    # what read as another game's words says something of the escort: the enemy's attacks are its ambushes,
+    # a unit to keep alive is the escorted one, sides are where the route starts and ends (read below)
+    for h in r.hits:
+        word = text[h.start:h.end]
+        if h.key == "archetype" and re.search(r"attack|assault|wave|raid|strike|push|ambush", word):
+            h.key, c.ambush = "ambush", True
+        elif h.key == "archetype" and re.search(r"surviv|protect|guard|keep alive|defen", word):
+            h.key = "protect"
+        elif h.key == "objective" and word in roster_names():
+            h.key = "escort_unit"
+    r.hits = [h for h in r.hits if h.key not in ("archetype", "directions", "direction_times", "front_order",
+                                                 "objective", "objectives")]
+    c.directions, c.direction_times, c.objective_type, c.objectives = [], [], None, None
+    r.matched.append("archetype escort")
+    for m in [escorting, named, *words]:
+        if m is not None:
+            r.hit(m, "archetype")
+    if named and named.group(1):
+        c.escort_unit = V.CONVOY_UNIT
+    elif named and named.group(2):
+        c.escort_unit = roster_names()[named.group(2)]
+    elif re.search(r"(?<![\w-])" + convoy, text):
+        c.escort_unit = V.CONVOY_UNIT
+    else:
+        c.escort_unit = c.protect_unit or "commander"
+        if not named and c.protect_unit is None:
+            r.assumptions.append("no unit to escort named: the commander")
+    n = re.search(r"\bconvoy\s+of\s+" + _NUM + r"\b|" + _NUM + r"\s+(?:trucks|lorries|wagons|supply wagons)\b", text)
+    if n:
+        wanted = int(number(n.group(1) or n.group(2)))
+        c.escort_count = max(1, min(4, wanted))
+        r.hit(n, "escort_unit", f"a convoy of {wanted} is played as 4" if wanted > 4 else "")
+    if c.protect_unit and c.protect_unit != c.escort_unit:
+        why = (f"an escort keeps the escorted {c.escort_unit.replace('_', ' ')} alive; the "
+               f"{c.protect_unit.replace('_', ' ')} is not part of it")
+        r.unsupported.append(why)
+        # the clause asking it names no requirement: nothing in the level keeps that unit alive
+        spans = [(h.start, h.end) for h in r.hits
+                 if h.key == "protect" and c.protect_unit.replace("_", " ") in text[h.start:h.end]]
+        for h in r.hits:
+            if any(a <= h.start and h.end <= b for a, b in spans):
+                h.key, h.problem = "protect_other", why
+    c.protect_unit = c.escort_unit
+    to = _ESCORT_TO.search(text)
+    if to:
+        c.escort_to = _compass(to.group(1))  # type: ignore[assignment]
+        r.hit(to, "destination")
+    start = _ESCORT_FROM.search(text)
+    if start:
+        c.escort_from = _compass(start.group(1))  # type: ignore[assignment]
+        r.hit(start, "escort_start")
+    for m in _FAR_SIDE.finditer(text):
+        r.hit(m, "destination", note="" if to else "read as the far side of the map from the start")
+    for w in V.AMBUSH_WORDS:
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            c.ambush = True
+            r.hit(m, "ambush")
+    for m in re.finditer(r"\b(?:from|in|out of)\s+(?:the\s+)?(forests?|woods|trees|jungle|undergrowth)\b", text):
+        r.hit(m, "ambush", note=f"the maps have no {m.group(1)}: the ambushers wait beside the route")
+    # the enemy's attacks on an escort are its ambushes: "enemies attack twice along the road"
+    for h in r.hits:
+        if h.key in ("waves", "staggered", "raids", "escalating", "fronts", "random_side"):
+            c.ambush = True
+            h.key = "ambush"
+    c.raids = False
+
+
+_LOCATE = re.compile(r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see)\s+(?:all\s+|every\s+|each\s+)?"
+                     r"(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
+
+
+def _recon(r: Reading) -> None:
+    """Reconnaissance: "scout with one fast unit and locate all four enemy extractors within two minutes":
+    targets of the enemy to find (seen once each) under fog of war, before a deadline. The targets are
+    the roster units named after the verb ("all four enemy extractors"); a count of "all" is four."""
+    text, c = r.text, r.concepts
+    # finding something is the game only when nothing else is ("defend your base and find their scouts")
+    if any(h.key == "archetype" for h in r.hits):
+        return
+    m = re.search(_LOCATE.pattern + _unit_pattern("any"), text)
+    if m is None:
+        return
+    c.archetype = "recon"  # type: ignore[assignment]
+    r.matched.append("archetype recon")
+    c.locate_type = roster_names()[m.group(2)]
+    c.locate_count = max(1, min(8, int(number(m.group(1))))) if m.group(1) else None
+    if m.group(1) is None:
+        r.assumptions.append("no number of targets given: 4")
+    for h in r.hits:
+        # the scouting words, the targets counted and the enemy's attack words all describe the search
+        if h.key in ("scouting", "objectives", "objective", "archetype", "raids"):
+            h.key = "recon"
+    r.hit(m, "recon")
+    # the scout it searches with: "with your scout", "using one fast unit"
+    for s in re.finditer(r"\b(?:with|using|use)\s+(?:your|a|one|the|an|its)\s+(?:(?:single|fast|lone|only|own)\s+)*"
+                         r"(?:scout|unit|recon unit)\b", text):
+        r.hit(s, "recon")
+    c.scouting, c.raids, c.objective_type, c.objectives = False, False, None, None
+    if c.fog is False:
+        r.hits = [dataclasses.replace(h, problem="a search needs fog of war: the targets are hidden until seen")
+                  if h.key == "fog" else h for h in r.hits]
+    c.fog = True

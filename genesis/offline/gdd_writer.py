@@ -141,7 +141,8 @@ def _expect_spawns(**extra) -> dict:
 def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
     c = brief.concepts
     builder = {"defense": _defense, "raids": _defense, "capture": _capture, "production": _production,
-               "ffa": _ffa, "teams": _teams, "siege": _siege}.get(c.archetype)
+               "ffa": _ffa, "teams": _teams, "siege": _siege, "escort": _escort,
+               "recon": _recon}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
     gdd = builder(brief, c, guidance or [])
@@ -1201,3 +1202,17 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                             "deadline": deadline}],
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="attack",
                strategy_params=params, variation=LV.siege_variation(sites, fog, fort))
+
+
+def _escort(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
+    """Bring a unit to a destination alive past seeded ambushes (`genesis.offline.escort_design`)."""
+    from genesis.offline import escort_design   # here, not at the top: the family's own module
+
+    return escort_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))
+
+
+def _recon(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
+    """Locate hidden targets with a scout under fog (`genesis.offline.recon_design`)."""
+    from genesis.offline import recon_design   # here, not at the top: the family's own module
+
+    return recon_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))

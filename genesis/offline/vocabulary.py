@@ -20,6 +20,7 @@ GAME_WORDS = {
     "troops", "soldiers", "defenders", "attackers", "bomber", "bombers", "fighter", "fighters", "aa",
     "flank", "flanks", "outpost", "outposts", "faction", "factions", "players", "probe", "raiding", "harassed",
     "three-way", "four-way", "five-way", "3-way", "4-way", "5-way", "hill", "engineer", "aircraft", "push",
+    "escort", "convoy", "vip", "ambush", "ambushes", "extraction", "patrols",
 }
 
 # Concept -> trigger phrases (matched on word boundaries, lower case).
@@ -98,9 +99,19 @@ UNIT_SYNONYMS = {
     "gunship": "bomber", "infantry": "assault_bot", "bot": "light_bot", "bots": "light_bot",
 }
 
+# An escort: a unit brought somewhere alive. Words that name the game, and the unit a convoy is.
+ESCORT_WORDS = ["convoy", "convoys", "vip", "extraction point", "extraction zone", "evac point", "evacuation point",
+                "escort mission"]
+ESCORT_VERBS = ["escort", "escorting", "bring", "get", "take", "lead", "drive", "move", "deliver", "transport", "guide",
+                "walk", "shepherd"]
+CONVOY_WORDS = ["convoy", "convoys", "truck", "trucks", "lorry", "lorries", "supply wagon", "supply wagons", "wagon",
+                "wagons"]
+CONVOY_UNIT = "constructor_vehicle"
+AMBUSH_WORDS = ["ambush", "ambushes", "ambushed", "ambushers", "patrol", "patrols", "lying in wait", "lie in wait"]
+
 # Goals the offline backend has no design for: a clause asking for one is reported, and a request whose
 # game is one of them is refused rather than built as something else.
-UNSUPPORTED_GOALS = ["escort", "convoy", "assassinate", "assassination", "rescue", "steal", "stealing", "theft",
+UNSUPPORTED_GOALS = ["assassinate", "assassination", "rescue", "steal", "stealing", "theft",
                      "stealth", "sneak", "infiltrate", "kidnap", "hostage", "hostages", "deliver", "transport",
                      "evacuate", "heal", "repair", "naval", "ships", "submarine", "submarines", "boats", "nuke",
                      "nuclear", "teleport", "teleporters", "teleporting", "day-night", "weather", "hero", "heroes",

@@ -112,3 +112,26 @@ def test_bad_api_arguments_are_script_errors(arena, h):
 def test_compile_error_ends_run(arena, h):
     sim, res = run_rule(arena, h, "function on_start(\n")
     assert res.ended_by == "error" and res.error.startswith("r:") and res.duration == 0.0
+
+
+def test_visible_is_what_a_team_sees_under_fog(arena, h):
+    # team 0's light bot (sight 9) walks toward team 1's scout: unseen at the start, seen once near
+    src = """
+    function on_start()
+      local bot, scout = units(0)[1].id, units(1)[1].id
+      log("start", {seen = visible(0, scout), own = visible(0, bot)})
+      order(bot, "move", 24, 24)
+      every(1, function() if visible(0, scout) then log("seen", {t = time()}) end end)
+    end
+    """
+    (arena / "rule.lua").write_text(src)
+    teams = [h.team(0, [{"type": "light_bot", "x": 5, "y": 5}]), h.team(1, [{"type": "scout", "x": 28, "y": 28}])]
+    lv = load_level(h.level_dict(teams, rules=[{"id": "r", "script": "rule.lua", "params": {}}],
+                                 switches={"time_limit": 60, "fog_of_war": True}), base_dir=arena)
+    res = Simulation(lv, seed=3).run(until=15)
+    assert logs(res, "start")[0]["fields"] == {"seen": False, "own": True}
+    assert 4 < logs(res, "seen")[0]["t"] < 15
+    # without fog every living unit is visible, and a dead one never
+    src_nofog = 'function on_start() log("start", {seen = visible(0, units(1)[1].id), dead = visible(0, 9999)}) end'
+    sim, res = run_rule(arena, h, src_nofog, until=1)
+    assert logs(res, "start")[0]["fields"] == {"seen": True, "dead": False}

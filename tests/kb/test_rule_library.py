@@ -23,7 +23,7 @@ RULE_DIRS = sorted(p for p in RULES_DIR.iterdir() if p.is_dir())
 RULE_IDS = [p.name for p in RULE_DIRS]
 PROVIDES = {"spawn", "termination", "economy", "setup", "objective"}
 PARAM_TYPES = {"int", "float", "string", "list", "table", "bool"}
-API = ("every", "at", "on_area_entered", "time", "units", "unit", "resources", "param", "map_size",
+API = ("every", "at", "on_area_entered", "time", "units", "unit", "visible", "resources", "param", "map_size",
        "spawn_point", "teams", "random", "random_int", "spawn", "order", "give_resources",
        "set_controller", "win", "lose", "message", "mark", "log")
 FORBIDDEN = ("os", "io", "load", "loadfile", "dofile", "require", "debug", "package",
@@ -121,7 +121,8 @@ class StubAPI:
             "every": lambda s, fn: self.timers.append(("every", float(s), fn)),
             "at": lambda s, fn: self.timers.append(("at", float(s), fn)),
             "on_area_entered": lambda *a: self.timers.append(("area", 0.0, a[3])),
-            "time": lambda: self.now, "unit": lambda i: None, "map_size": lambda: (48, 48),
+            "time": lambda: self.now, "unit": lambda i: None, "visible": lambda team, i: True,
+            "map_size": lambda: (48, 48),
             "teams": lambda: [0, 1], "random": lambda: 0.5, "random_int": lambda a, b: int(a),
             "resources": lambda team: {"metal": 10.0, "energy": 5.0},
             "order": record("order"), "give_resources": record("give_resources"),
@@ -139,9 +140,11 @@ def test_script_compiles_in_the_sandbox_and_dry_runs_with_defaults(rule_dir):
     # fire every timer once, later ones after earlier ones, like the engine would
     for _ in range(3):
         pending, stub.timers = sorted(stub.timers, key=lambda t: t[1]), []
-        for _, when, fn in pending:
+        for kind, when, fn in pending:
             stub.now = when
-            box.call(fn)
+            # an area trigger's callback receives the unit that entered
+            box.call(fn, *([{"id": 2, "type": "light_bot", "team": 0, "x": 20.0, "y": 20.0, "hp": 100.0,
+                             "tag": "vip", "category": "combat"}] if kind == "area" else []))
     if box.has("on_unit_destroyed"):
         box.call("on_unit_destroyed", {"id": 1, "type": "metal_storage", "team": 0, "x": 20.0, "y": 20.0,
                                        "hp": 0.0, "tag": "objective", "category": "economy"})
