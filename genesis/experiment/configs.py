@@ -107,7 +107,8 @@ def _pipeline(task: Task, frozen: bool) -> Generation:
                       rubric_versions=v.get("rubric_versions"), error=error or (v.get("reason") if status != "playable" else None),
                       failed_verdicts=dict(Counter(r.stage for r in verdicts if r.outcome == "failed")),
                       level_validations=sum(r.stage == "level" for r in verdicts),
-                      certificate_failures=sum(r.stage == "level" and "certificate" in r.failed for r in verdicts))
+                      certificate_failures=sum(r.stage == "level" and any(s.criterion == "certificate" for s in r.signatures)
+                                               for r in verdicts))
 
 
 def _verdicts(rubrics_root: Path, run_id: str | None) -> list:
