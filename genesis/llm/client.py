@@ -288,6 +288,26 @@ def _schema_json(model: type[BaseModel]) -> str:
     return json.dumps(model.model_json_schema())
 
 
+_ANNOTATIONS = ("description", "title", "examples")
+
+
+def lean_schema(node: Any) -> Any:
+    """A JSON schema without its annotations (descriptions, titles, examples): what the request's
+    response_format carries, since the system message already gives the schema with its descriptions
+    (each annotation would be paid for twice). Property and definition names are kept."""
+    if isinstance(node, list):
+        return [lean_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for k, v in node.items():
+        if k in _ANNOTATIONS and not isinstance(v, dict):
+            continue
+        out[k] = ({name: lean_schema(sub) for name, sub in v.items()} if k in ("properties", "$defs", "definitions")
+                  and isinstance(v, dict) else lean_schema(v))
+    return out
+
+
 def _inputs_hash(inputs: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -439,11 +459,12 @@ class LLMClient:
     @staticmethod
     def _request(cfg: RoleConfig, messages: list[dict[str, Any]], schema: dict[str, Any],
                  output_model: type[BaseModel], **call: Any) -> dict[str, Any]:
+        lean = lean_schema(schema)
         if cfg.structured_output == "json_schema":
             response_format: dict[str, Any] = {"type": "json_schema", "json_schema": {
-                "name": output_model.__name__, "schema": schema, "strict": False}}
+                "name": output_model.__name__, "schema": lean, "strict": False}}
         else:
-            response_format = {"type": "json_object", "schema": schema}
+            response_format = {"type": "json_object", "schema": lean}
         request: dict[str, Any] = {
             "model": cfg.model, "messages": messages, "response_format": response_format,
             "temperature": cfg.temperature, "timeout": cfg.timeout, "drop_params": True,

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from genesis.llm import (LLMClient, ModelCallError, ModelUnavailableError, Transcript, extract_json_object,
                          load_config, set_offline_brain)
 from genesis.llm import prompts
+from genesis.llm.client import lean_schema
 
 
 class Brief(BaseModel):
@@ -51,7 +52,9 @@ def test_request_uses_json_object_schema_format_timeout_and_no_litellm_retries(t
     fake = ScriptedLiteLLM([REPLIES["plain"]]).install(monkeypatch)
     call(make_client(tmp_path, timeout=7.5, temperature=0.0))
     sent = fake.calls[0]
-    assert sent["response_format"] == {"type": "json_object", "schema": Brief.model_json_schema()}
+    # the schema without its annotations: the system message already states it with its descriptions
+    assert sent["response_format"] == {"type": "json_object", "schema": lean_schema(Brief.model_json_schema())}
+    assert set(sent["response_format"]["schema"]["properties"]) == {"title", "waves"}   # a property called title stays
     assert sent["timeout"] == 7.5 and sent["temperature"] == 0.0
     assert sent["drop_params"] is True and sent["max_retries"] == 0
     assert sent["messages"][0]["role"] == "system" and "waves: int" in sent["messages"][0]["content"]
@@ -62,7 +65,7 @@ def test_json_schema_mode_when_configured(tmp_path, monkeypatch):
     fake = ScriptedLiteLLM([REPLIES["plain"]]).install(monkeypatch)
     call(make_client(tmp_path, structured_output="json_schema"))
     fmt = fake.calls[0]["response_format"]
-    assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"] == Brief.model_json_schema()
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"] == lean_schema(Brief.model_json_schema())
 
 
 def test_local_api_base_gets_placeholder_key(tmp_path, monkeypatch):
@@ -298,3 +301,20 @@ def test_an_offline_call_leaves_litellms_tokenizer_unloaded_until_used(tmp_path)
     done = subprocess.run([sys.executable, "-c", OFFLINE_CALL_WITHOUT_TOKENIZER, str(tmp_path)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_the_lean_schema_drops_every_annotation_but_keeps_every_property_and_definition():
+    from genesis.models import GDD
+
+    full = GDD.model_json_schema()
+    lean = lean_schema(full)
+
+    def annotations(node):
+        if isinstance(node, dict):
+            here = sum(k == "description" and isinstance(v, str) for k, v in node.items())
+            return here + sum(annotations(v) for k, v in node.items())
+        return sum(annotations(v) for v in node) if isinstance(node, list) else 0
+
+    assert annotations(full) > 50 and annotations(lean) == 0
+    assert set(lean["properties"]) == set(full["properties"]) and set(lean["$defs"]) == set(full["$defs"])
+    assert len(json.dumps(lean)) < 0.6 * len(json.dumps(full))
