@@ -125,7 +125,9 @@ API_DOC: dict[str, str] = {
              "hostile to every team, see the whole map, never win, lose or keep a game going); count 1..200; (x, y) "
              "must be on the "
              "map; the first unit at (x, y), the rest on rings of radius 1.5 tiles (12 a ring, each further ring "
-             "wider), each moved to the nearest free spot it can stand on; traced as spawn events with source 'rule'",
+             "wider), each moved to the nearest tile it can stand on (other units are not avoided: two calls at one "
+             "point stack their first units there, which the level's start-placement check rejects at t=0 - spawn a "
+             "group in one call or give each call its own point); traced as spawn events with source 'rule'",
     "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move)",
     "give_resources": "give_resources(team, metal, energy): ADDS the amounts (>= 0); take_resources and "
                       "transfer_resources take them away",

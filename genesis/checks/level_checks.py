@@ -37,14 +37,24 @@ def _initial(ctx: CheckContext):
     return level, Simulation(level, seed=0, policies={}).snapshot()
 
 
+def _who(sim: Simulation, uid: int, by_rule: set[int]) -> str:
+    """"unit 21 (light_bot of team 1, spawned by a rule)": which unit, so the stage that placed it knows."""
+    return (f"unit {uid} ({sim.world.type_name(uid)} of team {int(sim.world.team[uid])}"
+            + (", spawned by a rule)" if uid in by_rule else ")"))
+
+
 def placement(ctx: CheckContext) -> tuple[bool, str]:
-    level, snap = _initial(ctx)
+    level = _load(ctx)
+    sim = Simulation(level, seed=0, policies={})
+    snap = sim.snapshot()
+    by_rule = {int(e["id"]) for e in sim.trace.events if e.get("event") == "spawn" and e.get("source") == "rule"}
     problems = []
     for i in range(len(snap.ids)):
         for j in range(i + 1, len(snap.ids)):
             gap = math.dist((snap.x[i], snap.y[i]), (snap.x[j], snap.y[j]))
             if gap < 0.5 * (snap.size[i] + snap.size[j]):
-                problems.append(f"units {snap.ids[i]} and {snap.ids[j]} overlap ({gap:.2f} tiles apart)")
+                problems.append(f"{_who(sim, int(snap.ids[i]), by_rule)} and {_who(sim, int(snap.ids[j]), by_rule)} "
+                                f"overlap ({gap:.2f} tiles apart)")
                 if len(problems) >= 5:
                     break
     on_map = all(0 <= x < snap.width and 0 <= y < snap.height for x, y in zip(snap.x, snap.y))
