@@ -169,12 +169,15 @@ def _requirements(brief: Brief, expects: Expects) -> list[Requirement]:
     return out
 
 
-def _deadline_expects(deadline: float, reason: str | None = None) -> dict[str, list[dict]]:
+def _deadline_expects(deadline: float, reason: str | None = None, attacked: bool = False) -> dict[str, list[dict]]:
     """Evidence that a goal must be met by `deadline`: a good player meets it in time; a player who
-    does nothing loses at the deadline, not before and not at some default time."""
-    lost = {"losers_include": PLAYER, "duration_min": deadline - 1, "duration_max": deadline + 2}
-    if reason:
-        lost["reason_contains"] = reason
+    does nothing loses at the deadline, not before and not at some default time. Under attack (raids) an
+    idle player may be wiped out first (a side with nothing left is out): then it loses by the deadline."""
+    lost = {"losers_include": PLAYER, "duration_max": deadline + 2}
+    if not attacked:
+        lost["duration_min"] = deadline - 1
+        if reason:
+            lost["reason_contains"] = reason
     return {"reference": [{"result": {"winners_include": PLAYER, "duration_max": deadline}}],
             "idle": [{"result": lost}]}
 
@@ -351,6 +354,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     times_clause = V.times_stated(brief)
     pinned = V.order_fixed(brief)
     late = 0.0      # how late (s) the attacks may come: set by the attack family below
+    ground_fronts: set = set()    # the fronts a ground attack may come from, when the family fixes them
     # "sometime between minute 1 and 3": each attack comes up to the window's width late (the first within it)
     window_late = float(c.attack_window[1] - c.attack_window[0]) if c.attack_window else 0.0
     varies: list = []
@@ -485,6 +489,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                   # each front attacks the objective on its side, not the objectives' centroid
                   "targets": [_objective_of(front_xy[i % len(fronts)], objectives) for i in range(len(ground_times))]}
         late = window_late or V.schedule_jitter(ground_times, bool(times_clause))
+        ground_fronts = set(params["fronts"])
         shuffled = len(distinct) > 1 and not pinned and len(set(params["fronts"])) > 1
         if shuffled:
             params["shuffle"] = True
@@ -524,6 +529,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if c.air:
         # the bombers come from a drawn far front unless the request names the sides, a little late
         air_from = fronts[-1] if sides or len(distinct) < 2 else [fronts[i] for i in distinct]
+        if isinstance(air_from, list) and len(ground_fronts) == 1:
+            # the ground attack holds one front: the bombers come from another, so the attacks come from two
+            air_from = [f for f in air_from if f not in ground_fronts] or air_from
         air_late = late or V.schedule_jitter([air_at], bool(times_clause))
         comps.append(RuleComponent(
             id="air_raid", purpose="an air assault", kind="spawn", library_rule="air_raid",
@@ -786,7 +794,7 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         + (" and beat the timed enemy attacks with it" if attacked else ""), kind="termination",
         library_rule="production_goal", requirement_ids=["production_win", "deadline_loss", "deadline"],
         params=goal)]
-    met = _deadline_expects(deadline, "deadline passed")
+    met = _deadline_expects(deadline, "deadline passed", attacked=bool(c.raids or c.wave_times))
     if attacked:
         # the goal is met by the deadline; the win itself comes once the attack is beaten
         met["reference"] = [{"result": {"winners_include": PLAYER}},
