@@ -13,7 +13,9 @@ of three roads at seeded times; the first level failed the certificate because a
 and the PM's rollback to the GDD added a forward bunker), "depot_hunt" (the real depot among decoys
 at seeded sites; the first level failed the certificate on a rush and a blind sweep probe, the GDD
 rollback strengthened the guards) and "joint_assault" (an allied army at a seeded rally point; a
-level retry added turrets after an idle seed won). The transcripts recorded before the certificate
+level retry added turrets after an idle seed won). "uplink_siphon" (a third writer, after the rule API
+gained damage, resources and areas: the live uplink among relay sites drawn per seed siphons metal to
+whoever holds it; certified on the first pass, 9 calls). The transcripts recorded before the certificate
 entered the loop were retired: their GDDs declare no seeded variation, which the GDD gate now requires.
 """
 from __future__ import annotations
@@ -34,6 +36,7 @@ CASES = [
     pytest.param("supply_line", 2, id="supply-line", marks=pytest.mark.slow),
     pytest.param("depot_hunt", 2, id="depot-hunt", marks=pytest.mark.slow),
     pytest.param("joint_assault", 2, id="joint-assault", marks=pytest.mark.slow),
+    pytest.param("uplink_siphon", 1, id="uplink-siphon"),
 ]
 
 
