@@ -915,9 +915,9 @@ def _drawn_start_corner(m, home: tuple[float, float], placed: list[UnitPlacement
     from genesis.offline import layout_variation as LV   # the families' own module
 
     sp = G.spawns(m)
-    corners = [sp[n] for n in CORNERS if n in sp] or [home]
+    corners = [(n, sp[n]) for n in CORNERS if n in sp] or [("home", home)]
     layouts = [{"name": f"start at {n}", "units": LV.army_entries(PLAYER, LV.moved(placed, home, xy, m))}
-               for n, xy in zip([n for n in CORNERS if n in sp] or ["home"], corners)]
+               for n, xy in corners]
     comp = LV.layout_component(layouts, [], f"the start corner, one of {len(layouts)} drawn per seed")
     varies = [V.vary("which corner of the map the player starts in (its deposits are the nearby ones)",
                      "layout: random", "where your units stand at the start: build round them")]
