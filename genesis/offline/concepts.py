@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from engine.catalog import load_catalog
 from genesis.models import Concepts
-from genesis.offline import spelling
+from genesis.offline import quantities, spelling
 from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
@@ -75,8 +75,13 @@ def _has(text: str, phrase: str) -> bool:
     return _find(text, phrase) is not None
 
 
+# words that end a count: "survive 2 minutes against waves" counts minutes, not waves
+_NOT_COUNTED = r"(?!(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|against|from|of|for|with|and|or|to|at|in|on|by|" \
+               r"until|before|after|while|then)\b)"
+
+
 def _count_before(text: str, nouns: str) -> re.Match | None:
-    return re.search(_NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:" + nouns + r")\b", text)
+    return re.search(_NUM + r"\s+(?:" + _NOT_COUNTED + r"[\w-]+\s+){0,2}?(?:" + nouns + r")\b", text)
 
 
 def normalise(query: str) -> tuple[str, list[int]]:
@@ -136,7 +141,7 @@ def is_english(text: str) -> bool:
 
 
 def read(query: str) -> Reading:
-    text, offsets = spelling.correct(*normalise(query))
+    text, offsets = quantities.canonical(*spelling.correct(*normalise(query)))
     c = Concepts()
     r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 
