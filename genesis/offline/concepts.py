@@ -17,8 +17,10 @@ from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
 _SMALL = {"one": 1, "two": 2, "three": 3, "four": 4}
-_WORD_TEAMS = re.compile(r"\b(one|two|three|four)\s+(?:versus|vs\.?|against)\s+(one|two|three|four)\b")
-_NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
+_WORD_TEAMS = re.compile(r"\b(one|two|three|four|[1-4])[\s-]+(?:versus|vs\.?|against|on)[\s-]+(one|two|three|four|[1-4])\b")
+_SMALL.update({str(n): n for n in range(1, 5)})
+# never the tail of a word: "one" in "everyone", "ten" in "often"
+_NUM = r"(?<![a-z])(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
 DEFAULT_THEFT = 50.0     # metal a raid steals when the request says raids steal but not how much
 # double / triple in any form and their common misspellings (dubble, duble, doubel, tripple)
 _DOUBLE = r"d(?:ou|u|o)b{1,2}(?:le[sd]?|ling|el[sd]?)\b"
@@ -297,7 +299,9 @@ def _teams(r: Reading) -> None:
         r.hit(m, "allies")
     for m in re.finditer(r"\b(?:every|each)\s+(?:\w+\s+)?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
                          r"on\s+(?:its|their)\s+own)|\b(?:fights?|against)\s+every\s+other\b|\bbattle royale\b|"
-                         r"\bnone of them allied\b|\blast (?:one|team|side|player|army) (?:alive|standing)\b", text):
+                         r"\bnone of them allied\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
+                         r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
+                         r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b", text):
         c.archetype = "ffa"
         r.hit(m, "archetype")
     ffa = re.search(r"\b(\d)(?:\s*v\s*\1){2,}\b", text)
@@ -313,7 +317,7 @@ def _teams(r: Reading) -> None:
         r.hit(ffa, "ffa_count", problem)
         r.matched.append(f"{ffa.group(0)} free-for-all")
         return
-    way = re.search(r"\b(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-](?:way|team|player|faction|army)\b"
+    way = re.search(r"(?<![\w-])(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-](?:way|team|player|faction|army)\b"
                     r"(?=[\s-]+(?:free|ffa|battle|brawl|melee|match|fight|skirmish|war))", text) \
         or re.search(r"\b(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-]way\b", text)
     if way:
