@@ -259,8 +259,16 @@ _SIEGE = re.compile(r"\b(?:destroy|knock out|take out|raze|demolish|wreck|flatte
                     # destroy it"
                     r"|\b(?:the|their|an?)\s+enemy\s+(?:base|fortress|hq|headquarters|stronghold|fort|bunker)\b"
                     r"[^.;]{0,80}?\b(?:destroy|knock out|take out|raze|demolish|wreck|flatten)\s+(?:it|them)\b")
-_CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer)\s+(?:the\s+)?(?:middle|centre|center|"
-                      r"zone|hill|point|plaza|objective area|high ground)\b")
+# a place to take and keep; a bridge, pass or crossroads only with a verb of taking ("hold the bridge against
+# three waves" is a defence)
+_CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+"
+                      r"(?:the\s+)?(?:(?:central|middle|centre|center|northern|southern|eastern|western|small|big|"
+                      r"contested|neutral|capture|control|objective)\s+){0,2}(?:middle|centre|center|zone|hill|point|"
+                      r"plaza|objective area|high ground|summit|plateau|beacon|shrine|flag|square|landmark|relic|"
+                      r"altar|tower|monument)\b"
+                      r"|\b(?:take|seize|capture|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+(?:the\s+)?"
+                      r"(?:(?:central|middle|northern|southern|eastern|western|river|mountain|stone|old)\s+){0,2}"
+                      r"(?:bridge|pass|crossroads|ridge|crossing|ford|junction|gate)\b")
 
 
 def _archetype(r: Reading) -> None:
@@ -299,7 +307,7 @@ def _teams(r: Reading) -> None:
         r.hit(m, "allies")
     for m in re.finditer(r"\b(?:every|each)\s+(?:\w+\s+)?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
                          r"on\s+(?:its|their)\s+own)|\b(?:fights?|against)\s+every\s+other\b|\bbattle royale\b|"
-                         r"\bnone of them allied\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
+                         r"\bnone of them allied\b|\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is left|survives|stands)\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
                          r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
                          r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b", text):
         c.archetype = "ffa"
@@ -317,7 +325,8 @@ def _teams(r: Reading) -> None:
         r.hit(ffa, "ffa_count", problem)
         r.matched.append(f"{ffa.group(0)} free-for-all")
         return
-    way = re.search(r"(?<![\w-])(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-](?:way|team|player|faction|army)\b"
+    way = re.search(r"(?<![\w-])(?<!versus )(?<!vs )(?<!vs. )(?<!against )(?<!on )(\d+|" + "|".join(V.NUMBER_WORDS)
+                    + r")[\s-](?:way|team|player|faction|army)\b"
                     r"(?=[\s-]+(?:free|ffa|battle|brawl|melee|match|fight|skirmish|war))", text) \
         or re.search(r"\b(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-]way\b", text)
     if way:
@@ -790,7 +799,8 @@ def _production_goal(r: Reading) -> None:
                   r"of\s+)?" + _NUM + r"\s+" + units, text)
     if m is None and c.archetype == "defense" and not any(h.key == "archetype" for h in r.hits) \
             and re.search(r"\bdeadline\b|\b(?:before|by)\s+(?:the\s+)?minute\b|\b(?:before|by)\s+\d{1,2}:[0-5]\d\b|"
-                          r"\b(?:within|in under|in less than)\s+\S+\s*" + _UNIT, text):
+                          r"\b(?:within|in under|in less than|in at most)\s+\S+\s*" + _UNIT
+                          + r"|\bin\s+\S+\s*" + _UNIT + r"\s+or\s+(?:less|fewer|under)\b", text):
         # "3 assault bots, deadline 5:00", "four light tanks by minute 6": a bare count of units with a
         # deadline and no other game named is a unit count to obtain by then
         m = re.search(r"(?:^|[,;:.(]\s|\b(?:get|have|want|need)\s)" + _NUM + r"\s+" + units, text)
@@ -942,7 +952,8 @@ def _deadline_and_hold(r: Reading) -> None:
                      r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM + r"\s*(?:whole\s+|full\s+)?"
                      + _UNIT + r")", text)
     if hold and not re.search(r"\bfor\b|straight|in a row|continuous|without a break|uninterrupted",
-                              hold.group(0) + text[hold.end():hold.end() + 30]):
+                              hold.group(0) + text[hold.end():hold.end() + 30]) \
+            and not (c.archetype == "capture" and re.match(r"\w+\s+(?:it|them)\s+\S", hold.group(0))):
         hold = None
     if hold and c.archetype == "capture":
         c.hold_time = (int(hold.group(1)) * 60 + int(hold.group(2)) if hold.group(1)
