@@ -798,7 +798,8 @@ def _production_goal(r: Reading) -> None:
     m = re.search(r"\b(?:build|train|make|get|own|field|produce|assemble|muster|raise)\s+(?:up\s+)?(?:an?\s+army\s+"
                   r"of\s+)?" + _NUM + r"\s+" + units, text)
     if m is None and c.archetype == "defense" and not any(h.key == "archetype" for h in r.hits) \
-            and re.search(r"\bdeadline\b|\b(?:before|by)\s+(?:the\s+)?minute\b|\b(?:before|by)\s+\d{1,2}:[0-5]\d\b|"
+            and re.search(r"\bdeadline\b|\b(?:before|by)\s+(?:the\s+)?minute\b|"
+                          r"\b(?:before|by)\s+(?:the\s+)?\S+?[\s-]*minutes?\s+mark\b|\b(?:before|by)\s+\d{1,2}:[0-5]\d\b|"
                           r"\b(?:within|in under|in less than|in at most)\s+\S+\s*" + _UNIT
                           + r"|\bin\s+\S+\s*" + _UNIT + r"\s+or\s+(?:less|fewer|under)\b", text):
         # "3 assault bots, deadline 5:00", "four light tanks by minute 6": a bare count of units with a
