@@ -55,6 +55,7 @@ class Reading:
     hits: list[Hit] = field(default_factory=list)
     moments: list[tuple[int, int, float]] = field(default_factory=list)   # named times: (start, end, seconds)
     limits: list[tuple[re.Match, float]] = field(default_factory=list)    # game-length phrases, most likely first
+    hazard_spans: list[tuple[int, int]] = field(default_factory=list)     # clauses about a natural hazard
 
     def hit(self, m: re.Match | tuple[int, int], key: str, problem: str = "", note: str = "") -> None:
         start, end = (m.start(), m.end()) if isinstance(m, re.Match) else m
@@ -142,8 +143,15 @@ def is_english(text: str) -> bool:
     return foreign == 0 or english > foreign
 
 
+# verbs read in their game sense: "weather three pushes" / "ride out the storm of attacks" is to withstand them
+_IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
+                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand")]
+
+
 def read(query: str) -> Reading:
     text, offsets = quantities.canonical(*spelling.correct(*normalise(query)))
+    for pattern, verb in _IDIOMS:
+        text, offsets = quantities.rewrite(text, offsets, pattern, lambda m, verb=verb: verb)
     c = Concepts()
     r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 
@@ -162,6 +170,11 @@ def read(query: str) -> Reading:
             r.hit(span, "forbidden", why)
 
     _archetype(r)
+    other = _other_game(r)
+    if other:
+        return _refuse(r, f"this asks for {other}, which is not a real-time strategy scenario: Genesis builds RTS "
+                          "mini-games for its own simulator")
+    _hazards(r)
     for w in V.UNSUPPORTED_GOALS:
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             r.hit(m, "unsupported_goal", f"the offline backend cannot build \"{w}\" (no rule or design of it in "
@@ -180,6 +193,8 @@ def read(query: str) -> Reading:
     _recon(r)
     _deadline_and_hold(r)
     _difficulty(r)
+    if c.archetype == "siege":
+        _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
 
     # the game itself is one the backend has no design for: refuse rather than build another one
     first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(text))
@@ -246,19 +261,59 @@ def _forbidden_asks(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _other_game(r: Reading) -> str | None:
+    """A game that is no RTS named before any scenario family ("a poker tournament ... blinds doubling")."""
+    first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(r.text))
+    found = sorted((m.start(), w) for w in V.OTHER_GAMES for m in [_find(r.text, w)] if m)
+    return found[0][1] if found and found[0][0] < first_game else None
+
+
+def _segment(text: str, at: int) -> tuple[int, int]:
+    """The clause around `at`: between the nearest , ; : . or "while" on either side."""
+    stops = [m.end() for m in re.finditer(r"[,;:.]\s*|\bwhile\s+", text[:at])]
+    end = re.search(r"[,;:.](?:\s|$)|\s+while\b|$", text[at:])
+    return (stops[-1] if stops else 0), at + end.start()
+
+
+def _hazards(r: Reading) -> None:
+    """Meteors, floods, storms: no design of the offline backend builds them; their clause is reported, and a
+    time in it is the hazard's, not an attack's (see `_in_hazard`)."""
+    for w in V.HAZARDS:
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", r.text):
+            start, end = _segment(r.text, m.start())
+            if any(a <= m.start() < b for a, b in r.hazard_spans):
+                continue
+            why = (f"the offline backend has no design for a {w} hazard (nothing was built for it); a real model "
+                   "(--model) can write a rule that damages units in an area")
+            r.hazard_spans.append((start, end))
+            r.unsupported.append(why)
+            r.hit((start, end), "hazard", why)
+
+
+def _in_hazard(r: Reading, at: int) -> bool:
+    return any(a <= at < b for a, b in r.hazard_spans)
+
+
 def _refuse(r: Reading, why: str) -> Reading:
     r.is_game = False
     r.refusal = why
     return r
 
 
-_SIEGE = re.compile(r"\b(?:destroy|knock out|take out|raze|demolish|wreck|flatten)\s+(?:the|their|an?|that)\s+(?:enemy\s+)?"
+_KILL = (r"(?:destroy|knock\s+out|take\s+out|raze|demolish|wreck|flatten|silence|eliminate|kill|neutrali[sz]e|"
+         r"wipe\s+out|take\s+down|bring\s+down|level|topple)")
+_SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|an?|that|every|all|each|both)\s+(?:of\s+the\s+)?(?:enemy\s+)?"
                     r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
-                    r"bunker|position|stronghold|fort|plant|lab)\b"
+                    r"bunker|position|stronghold|fort|plant|lab|emplacements?|battery|batteries|commander|guns?|"
+                    r"installations?|outpost)\b"
                     # the target named first, the verb after it: "the enemy base could be anywhere, find it and
-                    # destroy it"
-                    r"|\b(?:the|their|an?)\s+enemy\s+(?:base|fortress|hq|headquarters|stronghold|fort|bunker)\b"
-                    r"[^.;]{0,80}?\b(?:destroy|knock out|take out|raze|demolish|wreck|flatten)\s+(?:it|them)\b")
+                    # destroy it", "the enemy commander is dug in ...; take him out"
+                    r"|\b(?:the|their|an?)\s+enemy(?:'s)?\s+(?:[\w-]+\s+){0,5}?(?:base|fortress|hq|headquarters|stronghold|"
+                    r"fort|bunker|commander|battery|cannon|artillery)\b"
+                    r"[^.]{0,240}?\b(?:" + _KILL + r"\s+(?:it|them|him|her)|(?:take|knock|wipe|bring|shoot)\s+"
+                    r"(?:it|them|him|her)\s+(?:out|down))\b")
+
+
 # a place to take and keep; a bridge, pass or crossroads only with a verb of taking ("hold the bridge against
 # three waves" is a defence)
 _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+"
@@ -298,6 +353,18 @@ def _archetype(r: Reading) -> None:
     for t in V.ARCHETYPE_TRIGGERS[chosen]:
         for m in triggers_in(t):
             r.hit(m, "archetype")
+
+
+def _siege_target(r: Reading) -> None:
+    """The building (or commander) a siege names as its target: "destroy the enemy factory" -> bot_lab."""
+    m = _SIEGE.search(r.text)
+    named = re.search(r"(?<![\w-])" + _unit_pattern("any"), m.group(0)) if m else None
+    if named is None:
+        return
+    type_id = roster_names()[named.group(1)]
+    if type_id in _building_types() or type_id == "commander":
+        r.concepts.objective_type = type_id
+        r.hit((m.start() + named.start(), m.start() + named.end()), "objective")
 
 
 def _teams(r: Reading) -> None:
@@ -569,10 +636,11 @@ def _times(r: Reading) -> None:
     """Times: wave times, intervals, game length."""
     text, c = r.text, r.concepts
     window = _attack_window(r)
-    r.moments = _time_phrases(text)
+    r.moments = [t for t in _time_phrases(text) if not _in_hazard(r, t[0])]
     if window:
         r.moments = [t for t in r.moments if not window[0] <= t[0] < window[1]]
-    if (m := re.search(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)):
+    if (m := next((m for m in re.finditer(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
+                   if not _in_hazard(r, m.start())), None)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
         r.hit(m, "interval")
     elif (m := re.search(r"\bevery\s+" + _CLOCK, text)):
@@ -582,7 +650,7 @@ def _times(r: Reading) -> None:
     limit = None
     lm = next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
                                       + _NUM + r"\s*" + _UNIT, text)
-               if not any(a <= m.start() < b for a, b, _ in r.moments)
+               if not any(a <= m.start() < b for a, b, _ in r.moments) and not _in_hazard(r, m.start())
                and not (window and window[0] <= m.start() < window[1])), None)
     if lm:
         limit = _seconds(lm.group(1), lm.group(2))
@@ -605,7 +673,8 @@ def _times(r: Reading) -> None:
         # a bare duration ("..., 4 minutes, ...") that is no wave time ("at 2 minutes") or interval ("every")
         for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
             before = text[:m.start()].split()[-1:] or [""]
-            if any(a <= m.start() < b for a, b, _ in r.moments) or (window and window[0] <= m.start() < window[1]):
+            if any(a <= m.start() < b for a, b, _ in r.moments) or (window and window[0] <= m.start() < window[1]) \
+                    or _in_hazard(r, m.start()):
                 continue
             if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
                                  "the", "around", "about", "have", "hold", "it", "for"):
@@ -868,12 +937,14 @@ def _safe_zone(r: Reading) -> None:
     """A shrinking safe zone: "the safe zone shrinks every 30 seconds", "a closing ring hurts units outside"."""
     text, c = r.text, r.concepts
     zone = re.search(r"\b(?:safe|shrinking|closing)\s+(?:zone|circle|ring|area)\b|"
-                     r"\b(?:zone|circle|ring)\s+(?:shrinks|closes|contracts)\b", text)
+                     r"\b(?:zone|circle|ring)\s+(?:shrinks|closes|contracts)\b|"
+                     r"\b(?:playable|play|safe|battle|fighting)\s+(?:ground|area|zone|field|space|arena)\s+"
+                     r"(?:closes\s+in|shrinks|contracts|narrows|gets\s+smaller)\b", text)
     if not zone:
         return
     c.safe_zone = True
     r.hit(zone, "safe_zone")
-    every = re.search(r"\b(?:shrinks|closes|contracts)\s+(?:in\s+)?every\s+" + _NUM + r"\s*" + _UNIT, text)
+    every = re.search(r"\b(?:shrinks|closes|contracts|narrows)\s+(?:in\s+)?every\s+" + _NUM + r"\s*" + _UNIT, text)
     if every:
         c.zone_interval = _seconds(every.group(1), every.group(2))
         # that "every ..." times the zone, not enemy waves
@@ -883,7 +954,7 @@ def _safe_zone(r: Reading) -> None:
                 c.wave_interval = None
         r.hit(every, "safe_zone")
     outside = re.search(r"\b(?:units?|anyone|anything|everything|everyone)\s+(?:caught\s+)?outside\b[^.;]{0,40}?"
-                        r"\b(?:damage|damaged|hurt|burn|burns|lose\s+hp|loses\s+hp)\b", text)
+                        r"\b(?:damage|damaged|hurt|burn|burns|lose\s+hp|loses\s+hp|bleeds?|loses?\s+health)\b", text)
     if outside:
         r.hit(outside, "safe_zone")
 

@@ -1165,7 +1165,11 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             [UnitPlacement(type="assault_bot", count=8), UnitPlacement(type="artillery_bot", count=4),
              UnitPlacement(type="light_tank", count=4)])
     army = _spread(m, army, sp[start], [])
-    target = c.objective_type if c.objective_type in ("metal_storage", "energy_storage", "commander") else "metal_storage"
+    # the named building or commander, else a storage inside the base
+    catalog = load_catalog().units
+    target = (c.objective_type if c.objective_type in catalog and (catalog[c.objective_type].speed == 0
+                                                                    or c.objective_type == "commander")
+              and c.objective_type not in ("light_turret", "heavy_turret", "wall") else "metal_storage")
     sites = LV.siege_sites(m, fort, ring=SIEGE_RING_RADIUS)
     fog = bool(c.fog)
     turrets = max(4, round(SIEGE_RING * _strength(guidance)))

@@ -24,6 +24,7 @@ _WORDS = (rf"(?:(?:a|one|{'|'.join(_UNITS)})\s+hundred(?:\s+and)?(?:\s+(?:(?:{_T
 _NUMBER_IN_WORDS = re.compile(rf"(?<![\w-])({_WORDS})(?![\w-])")
 _N = r"(\d+(?:\.\d+)?|a|an|one|" + "|".join(_UNITS) + r")"
 _UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?)"
+_ANY = r"(\d+(?:\.\d+)?|" + _SMALL_WORDS + r")"      # a number in digits or a small one in words
 
 
 def _value(words: str) -> int:
@@ -43,7 +44,8 @@ def _value(words: str) -> int:
 
 
 def _num(word: str) -> float:
-    return float(word) if word[0].isdigit() else float(_UNITS.get(word, 1))
+    return float(word) if word[0].isdigit() else float({**_UNITS, **_TEENS}.get(word, 1))
+
 
 
 def _unit_seconds(unit: str) -> float:
@@ -79,6 +81,16 @@ def _unit_then_seconds(m: re.Match) -> str:   # "a minute thirty" (after words b
     return f"{_fmt(_num(m.group(1)) * 60 + float(m.group(2)))} seconds"
 
 
+def _clock(m: re.Match, at: int = 1) -> str:  # the number and unit at groups at, at+1 as "m:ss"
+    total = round(_num(m.group(at)) * _unit_seconds(m.group(at + 1)))
+    return f"{total // 60}:{total % 60:02d}"
+
+
+def _rate(m: re.Match) -> str:             # "three times a minute", "twice per minute"
+    per = {"once": 1.0, "twice": 2.0}.get(m.group(1)) or _num(m.group(1).split()[0])
+    return f"every {_fmt(_unit_seconds(m.group(2)) / per)} seconds"
+
+
 # in order: numbers in words first, so the duration forms after them see digits
 _REWRITES: list[tuple[re.Pattern, object]] = [
     (_NUMBER_IN_WORDS, lambda m: str(_value(m.group(1)))),
@@ -90,6 +102,17 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|one)\s+(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?(\d+)\s*"
                 rf"(?:seconds?|secs?|s)(?![\w-])"), _compound),
     (re.compile(r"(?<![\w-])(a|an|one|\d+)\s+minutes?\s+(\d{1,2})(?!\s*(?:[\w-]|:))"), _unit_then_seconds),
+    # a rate: "three times a minute" is every 20 seconds
+    (re.compile(r"(?<![\w-])(once|twice|(?:\d+|" + "|".join(_UNITS) + r")\s+times)\s+(?:a|an|per|each|every)\s+(minute|hour)(?![\w-])"), _rate),
+    # a moment as a point or mark on the clock: "the one-minute point", "the 4.5-minute mark" -> "1:00", "4:30"
+    (re.compile(rf"(?<![\w-])the\s+{_ANY}[\s-]*{_UNIT}\s+(?:point|mark)(?![\w-])"), lambda m: _clock(m)),
+    # "two minutes in" (into the game) -> "at 2:00"
+    (re.compile(rf"(?<![\w-]){_ANY}\s*{_UNIT}\s+in(?=\s*(?:[,;.]|and\b|then\b|$))"),
+     lambda m: "at " + _clock(m)),
+    # a span that runs out: "until six minutes have passed", "before 270 seconds have gone by" -> "until 6:00"
+    (re.compile(rf"(?<![\w-])(until|till|before|by)\s+(?:the\s+)?{_ANY}\s*{_UNIT}\s+(?:have\s+|has\s+|are\s+|is\s+)?"
+                r"(?:passed|elapsed|gone\s+by|gone|up|over|elapse|pass|go\s+by|run\s+out|on\s+the\s+clock|"
+                r"ticked\s+by|tick\s+by)(?![\w-])"), lambda m: f"{m.group(1)} {_clock(m, 2)}"),
     # a clock reading stated through the clock: "until the clock hits 3:00", "the 3:00 mark", "the timer reads 2:30"
     (re.compile(r"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
                 r"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+(\d{1,2}:[0-5]\d)\b"), lambda m: m.group(1)),
@@ -101,11 +124,11 @@ def canonical(text: str, where: list[int]) -> tuple[str, list[int]]:
     """`text` with its quantities in canonical form, and where each character came from in the verbatim
     request (a rewritten phrase's characters all come from the phrase they replaced)."""
     for pattern, replace in _REWRITES:
-        text, where = _rewrite(text, where, pattern, replace)
+        text, where = rewrite(text, where, pattern, replace)
     return text, where
 
 
-def _rewrite(text: str, where: list[int], pattern: re.Pattern, replace) -> tuple[str, list[int]]:
+def rewrite(text: str, where: list[int], pattern: re.Pattern, replace) -> tuple[str, list[int]]:
     out: list[str] = []
     places: list[int] = []
     last = 0
