@@ -9,7 +9,8 @@
   const $ = (sel) => root.querySelector(sel);
   const canvas = $("canvas.rp-canvas"), ctx = canvas.getContext("2d");
   const W = R.width, H = R.height, Q = R.quant;
-  const TERRAIN = [[92, 116, 64], [38, 76, 128], [96, 88, 80], [150, 118, 78]];
+  const PALETTE = JSON.parse(document.getElementById("replay-palette").textContent);   // engine/palette.py
+  const TERRAIN = PALETTE.terrain, JITTER = PALETTE.jitter;
   const KIND_COLOR = {wave: "#f97316", contact: "#facc15", objective_lost: "#ef4444", death: "#9ca3af",
                       lose: "#f43f5e", win: "#22c55e", end: "#e5e7eb", message: "#60a5fa"};
   const KEY = new Set(["wave", "contact", "objective_lost", "end"]);
@@ -37,7 +38,7 @@
     for (let k = 0; k < R.terrain.length; k += 2) {
       for (let n = 0; n < R.terrain[k + 1]; n++, p++) {
         const c = TERRAIN[Math.min(R.terrain[k], 3)];
-        const jitter = (((Math.imul(p % W, 73856093) ^ Math.imul(Math.floor(p / W), 19349663)) >>> 0) % 13) - 6;
+        const jitter = (((Math.imul(p % W, 73856093) ^ Math.imul(Math.floor(p / W), 19349663)) >>> 0) % (2 * JITTER + 1)) - JITTER;
         img.data.set([c[0] + jitter, c[1] + jitter, c[2] + jitter, 255], p * 4);
       }
     }
@@ -156,10 +157,12 @@
       fogCtx.putImageData(shade, 0, 0);
       ctx.drawImage(fogCanvas, view.panX, view.panY, W * s, H * s);
     }
-    ctx.fillStyle = "#ced2e0"; ctx.strokeStyle = "#24262f";
-    for (const [x, y] of R.deposits) {
-      const [px, py] = toScreen(x, y);
-      ctx.beginPath(); ctx.arc(px, py, Math.max(2, 0.35 * s), 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+    for (const [x, y] of R.deposits) {   // a silver ring with a dark core, as on the frames
+      const [px, py] = toScreen(x, y), r = Math.max(3 * devicePixelRatio, 0.4 * s);
+      ctx.fillStyle = PALETTE.deposit_fill; ctx.strokeStyle = PALETTE.deposit_edge;
+      ctx.beginPath(); ctx.arc(px, py, r, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+      ctx.fillStyle = PALETTE.deposit_edge;
+      ctx.beginPath(); ctx.arc(px, py, 0.42 * r, 0, 2 * Math.PI); ctx.fill();
     }
     drawShapes();
     drawMarkers(false);

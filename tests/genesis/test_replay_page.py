@@ -53,7 +53,7 @@ def test_replay_data_cannot_close_its_script_element(scenario):
     replay = Replay.model_validate_json((scenario / "replay.json").read_text())
     replay.markers.append(ReplayMarker(t=0, x=1, y=1, label="</script><script>alert(1)</script>", color="#ffffff"))
     page = render_replay_page(replay, "hostile label")
-    assert page.count("</script>") == 2 and "alert(1)" in page                     # data + viewer scripts only
+    assert page.count("</script>") == 3 and "alert(1)" in page             # data, palette and viewer scripts only
 
 
 def _canvas_hash(b: Browser) -> str:
