@@ -30,7 +30,7 @@ TEAM_PALETTE = ("#00e5ff", "#ff3b3b", "#ffff00", "#b300ff", "#00d982", "#ff8cd1"
 ENVIRONMENT_COLOR = "#f5f5f5"   # neutral units: white, unlike any team and any terrain
 
 MIN_TERRAIN_CONTRAST = 28.0     # CIEDE2000; the old player blue was 10 from the water rim
-MIN_TEAM_CONTRAST = 20.0        # between the first eight palette entries (two teams must not look alike)
+MIN_TEAM_CONTRAST = 15.0        # between the first eight palette entries and the environment: teams never look alike
 
 
 def hex_rgb(color: str) -> RGB:
@@ -39,11 +39,11 @@ def hex_rgb(color: str) -> RGB:
 
 
 def terrain_colors_drawn() -> list[RGB]:
-    """Every terrain colour a picture can show: base and rim colours at both jitter extremes and
-    unshifted, each also darkened by fog."""
+    """Every terrain colour a picture can show: base and rim colours with each jitter shift, each
+    also darkened by fog."""
     out = []
     for rgb in (*TERRAIN_RGB.values(), *RIM_RGB.values()):
-        for j in (-TERRAIN_JITTER, 0, TERRAIN_JITTER):
+        for j in range(-TERRAIN_JITTER, TERRAIN_JITTER + 1):
             lit = tuple(min(255, max(0, v + j)) for v in rgb)
             out += [lit, tuple(int(v * FOG_DARKEN) for v in lit)]
     return out
