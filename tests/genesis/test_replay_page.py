@@ -151,3 +151,21 @@ def test_chromium_shows_the_pictures_full_size_and_a_frame_as_drawn(scenario, tm
     drawn = np.asarray(Image.open(frame).convert("RGB"))
     for rgb in (player, TERRAIN_RGB[WATER], (22, 24, 30)):    # units, the water swatch, the caption and legend bands
         assert _count(drawn, rgb) > 0 and _count(shot, rgb) >= _count(drawn, rgb), rgb
+
+
+@needs_chromium
+def test_the_widgets_labels_never_overlap(scenario, tmp_path):
+    replay = Replay.model_validate_json((scenario / "replay.json").read_text())
+    for n in range(30):        # thirty labelled markers within two tiles of each other
+        replay.markers.append(ReplayMarker(t=0, x=30 + n % 5 * 0.4, y=30 + n // 5 * 0.4, label=f"checkpoint {n}", color="#ffd700"))
+    page = tmp_path / "crowded.html"
+    page.write_text(render_replay_page(replay, "crowded"))
+    b = Browser(page.resolve().as_uri(), tmp_path / "profile", width=1280, height=1200)
+    try:
+        b.wait_for("document.getElementById('replay')?.dataset.ready === '1'")
+        boxes = json.loads(b.eval("document.querySelector('#replay canvas').dataset.labels"))
+    finally:
+        b.close()
+    assert len(boxes) >= 25
+    for i, a in enumerate(boxes):
+        assert not any(a[0] < c[2] and c[0] < a[2] and a[1] < c[3] and c[1] < a[3] for c in boxes[i + 1:]), a
