@@ -553,7 +553,7 @@ def _draw_placed_labels(img: Image.Image, labels: Sequence[PlacedLabel], k: floa
         draw.text((lab.box[0] + LABEL_PAD - left, lab.box[1] + LABEL_PAD - top), lab.text, font=font, fill=lab.color)
 
 
-_LEGEND_GREY = (205, 205, 205)
+_LEGEND_GREY = (160, 162, 168)   # mid grey: the light and dark cores of buildings both show
 
 
 def _legend_symbol(draw: ImageDraw.ImageDraw, key: str, cx: float, cy: float, r: float, k: float) -> None:
