@@ -293,7 +293,8 @@ def _draw_markers(img: Image.Image, draw: ImageDraw.ImageDraw, markers: Iterable
         _draw_ring(draw, px, py, r, color, k)
 
 
-def _draw_ring(draw: ImageDraw.ImageDraw, px: float, py: float, r: float, color: tuple[int, int, int], k: float) -> None:
+def _draw_ring(draw: ImageDraw.ImageDraw, px: float, py: float, r: float, color: tuple[int, int, int],
+               k: float) -> None:
     draw.ellipse((px - r - 1, py - r - 1, px + r + 1, py + r + 1), outline=(0, 0, 0), width=max(1, round(k)))
     draw.ellipse((px - r, py - r, px + r, py + r), outline=color, width=max(2, round(2 * k)))
     draw.line((px - r / 2, py, px + r / 2, py), fill=color, width=1)
