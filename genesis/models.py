@@ -134,6 +134,9 @@ class Concepts(Doc):
     ambush: bool = Field(False, description="escort: the request asks for ambushes or patrols along the route")
     locate_type: str | None = Field(None, description="recon: unit type from the roster of the enemy targets to locate")
     locate_count: int | None = Field(None, ge=1, le=8, description="recon: how many targets there are to locate")
+    player_start: dict[str, int] = Field(default_factory=dict, description="start units the request gives the player: "
+                                         "unit type from the roster -> count (\"you start with 6 turrets\")")
+    player_metal: float | None = Field(None, ge=0, description="metal the request gives the player at the start")
 
 
 class ClauseAccount(Doc):

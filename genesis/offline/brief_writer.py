@@ -376,6 +376,10 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     }[arch]
     if "artillery" in c.unit_kinds and arch == "siege":
         composition = "you command an artillery-only assault force against a turret line"
+    if c.player_start or c.player_metal is not None:
+        given = [f"{n} {t.replace('_', ' ')}" for t, n in c.player_start.items()]
+        given += [f"{_fmt(c.player_metal)} metal"] if c.player_metal is not None else []
+        reqs.append(Requirement(id="start_forces", text="the player starts with " + ", ".join(given)))
     title = reading_title(query)
     clauses = account(query, reading, reqs, arch)
     # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)

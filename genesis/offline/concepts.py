@@ -193,6 +193,7 @@ def read(query: str) -> Reading:
     _recon(r)
     _deadline_and_hold(r)
     _difficulty(r)
+    _start_forces(r)
     if c.archetype == "siege":
         _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
 
@@ -365,6 +366,35 @@ def _siege_target(r: Reading) -> None:
     if type_id in _building_types() or type_id == "commander":
         r.concepts.objective_type = type_id
         r.hit((m.start() + named.start(), m.start() + named.end()), "objective")
+
+
+_FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+_START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:starts?|begins?)\s+with|starting\s+with|"
+                           r"(?:you|the\s+player)\s+(?:gets?|has|have)|with\s+a\s+fortified\s+base\s+of)\s+"
+                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)")
+
+
+def _start_forces(r: Reading) -> None:
+    """What the player starts with: "you start with 6 turrets and 2 anti-air towers", "starting with 1
+    constructor and 300 metal". Each item that names a roster unit (or metal) is a start force; the rest
+    of the list is left to the clause accounting (not understood)."""
+    c = r.concepts
+    for m in _START_FORCES.finditer(r.text):
+        for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$)", m.group(1)):
+            count = int(number(item.group(1)))
+            words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
+            at = (m.start(1) + item.start(), m.start(1) + item.end())
+            if words == "metal":
+                c.player_metal = float(count)
+                r.hit(at, "start_forces")
+                continue
+            named = re.match(_unit_pattern("any"), words)
+            if named and named.end() == len(words.rstrip()):
+                type_id = roster_names()[named.group(1)]
+                c.player_start[type_id] = c.player_start.get(type_id, 0) + count
+                r.hit(at, "start_forces")
+        if any(h.key == "start_forces" and m.start(1) <= h.start for h in r.hits):
+            r.hit((m.start(), m.start(1)), "start_forces")     # "you start with": said by the items it lists
 
 
 def _teams(r: Reading) -> None:
