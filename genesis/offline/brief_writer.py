@@ -409,7 +409,8 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
     alive and the level settings the request asks for."""
     keys = {h.key for h in reading.hits}
     arch = c.archetype
-    attacked = arch in ("defense", "raids", "capture") or (arch == "production" and (c.wave_times or c.raids))
+    # a capture's garrison and relief columns come from no named side at no named time: those are reported
+    attacked = arch in ("defense", "raids") or (arch == "production" and (c.wave_times or c.raids))
     reqs: list[Requirement] = []
     if c.directions and attacked:
         sides = ", ".join(_SIDE_NAMES[d] for d in c.directions)
@@ -483,7 +484,7 @@ def _escort_text(c: Concepts) -> str:
 MAX_TEAM_SIZE = 3       # a side of the team-battle map has three start corners
 SCOUTING_TIME = 120.0   # seconds the player gets to scout before the first attack
 RAID_FIRST_AT = 120.0   # the first raid comes after one interval, at most after this long
-MIN_WAVE_STEP = 12.0    # seconds between two scheduled waves at the closest: less and they read as one
+MIN_WAVE_STEP = 25.0    # seconds between two scheduled waves at the closest: the staggered evidence needs 20 s of quiet
 WAVE_TAIL = 20.0        # seconds the last scheduled wave comes before the end
 
 

@@ -320,11 +320,15 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|an?|that|every|all|each|bo
 _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+"
                       r"(?:the\s+)?(?:(?:central|middle|centre|center|northern|southern|eastern|western|small|big|"
                       r"contested|neutral|capture|control|objective)\s+){0,2}(?:middle|centre|center|zone|hill|point|"
-                      r"plaza|objective area|high ground|summit|plateau|beacon|shrine|flag|square|landmark|relic|"
+                      r"plaza|objective area|high ground|summit|hilltop|plateau|beacon|shrine|flag|square|landmark|relic|"
                       r"altar|tower|monument)\b"
                       r"|\b(?:take|seize|capture|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+(?:the\s+)?"
                       r"(?:(?:central|middle|northern|southern|eastern|western|river|mountain|stone|old)\s+){0,2}"
-                      r"(?:bridge|pass|crossroads|ridge|crossing|ford|junction|gate)\b")
+                      r"(?:bridge|pass|crossroads|ridge|crossing|ford|junction|gate)\b"
+                      # "plant your army on the hilltop", "station your units in the zone"
+                      r"|\b(?:plant|station|post|park|put|keep|move|get)\s+(?:your|the|all\s+your)\s+(?:army|units|forces|"
+                      r"troops|squad|men)\s+(?:on|at|in|onto|into)\s+(?:the\s+)?(?:(?:central|middle)\s+)?"
+                      r"(?:hilltop|hill|summit|zone|plaza|plateau|high ground|centre|center|middle|point|beacon)\b")
 
 
 def _archetype(r: Reading) -> None:
@@ -1051,7 +1055,8 @@ def _deadline_and_hold(r: Reading) -> None:
     """"before minute 6" / "within 6 minutes" deadlines and "hold the zone for 2 minutes"."""
     text, c = r.text, r.concepts
     hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay)\b[^.;,]{0,40}?\s"
-                     r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM + r"\s*(?:whole\s+|full\s+)?"
+                     r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM
+                     + r"\s*(?:whole\s+|full\s+|straight\s+|solid\s+|consecutive\s+|uninterrupted\s+)?"
                      + _UNIT + r")", text)
     if hold and not re.search(r"\bfor\b|straight|in a row|continuous|without a break|uninterrupted",
                               hold.group(0) + text[hold.end():hold.end() + 30]) \

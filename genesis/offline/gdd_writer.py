@@ -5,6 +5,7 @@ import math
 import re
 
 from engine.catalog import load_catalog
+from engine.level import RING_GROWTH, RING_SIZE
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
 from genesis.offline import composed_designs, economy, pm_brain, wave_growth
 from genesis.offline import geometry as G
@@ -119,15 +120,25 @@ def _defense_army(c: Concepts, wave_scale: float = 1.0) -> list[UnitPlacement]:
     return army
 
 
-GROUP_OFFSETS = [(0, 0), (0, 5), (0, -5), (5, 0), (-5, 0), (5, 5), (-5, -5), (5, -5), (-5, 5)]
+GROUP_STEP = 5.0
+GROUP_OFFSETS = [(0, 0), (0, GROUP_STEP), (0, -GROUP_STEP), (GROUP_STEP, 0), (-GROUP_STEP, 0), (GROUP_STEP, GROUP_STEP),
+                 (-GROUP_STEP, -GROUP_STEP), (GROUP_STEP, -GROUP_STEP), (-GROUP_STEP, GROUP_STEP)]
+
+
+def _group_radius(g: UnitPlacement) -> float:
+    """The outer ring of a start group as the engine lays it out (engine.level)."""
+    return g.spread * (1 + max(0, g.count - 2) // RING_SIZE * RING_GROWTH) if g.count > 1 else 0.0
 
 
 def _spread(m, groups: list[UnitPlacement], center: tuple[float, float], taken: list,
             safe: bool = False) -> list[UnitPlacement]:
-    """Gives each unit group its own spot near `center` so groups placed in rings never overlap."""
+    """Gives each unit group its own spot near `center` so groups placed in rings never overlap: big groups
+    (wider rings) are set further apart."""
     out = []
+    widest = max((_group_radius(g) for g in groups), default=0.0)
+    scale = max(1.0, (2 * widest + 1.5) / GROUP_STEP)
     for k, g in enumerate(groups):
-        dx, dy = GROUP_OFFSETS[k % len(GROUP_OFFSETS)]
+        dx, dy = (scale * d for d in GROUP_OFFSETS[k % len(GROUP_OFFSETS)])
         x, y = G.passable_near(m, center[0] + dx, center[1] + dy, taken, clearance=4.0, main_region_only=safe)
         taken.append((x, y))
         out.append(g.model_copy(update={"at": None, "x": round(x, 1), "y": round(y, 1)}))
