@@ -3,7 +3,8 @@
 One `complete()` = up to 1 + max_retries attempts. An attempt is retried when the reply is unusable:
 not a JSON object valid for the output model, over `max_reply_chars`, or a response of the wrong
 shape (no choices, no content, wrong types); the latest rejected reply goes back to the model, cut
-to an excerpt, with its error. A timeout is retried the same way. Infrastructure failures (rate
+to an excerpt, with its error. A timeout is retried the same way; `timeout` bounds each try as a
+whole (a reply trickling in byte by byte is cut off at it, and its slot freed). Infrastructure failures (rate
 limits, overload, server and connection errors) are retried inside one attempt with exponential
 backoff and jitter, never shorter than the server's Retry-After (tenacity); when they outlast
 `infra_retries`, `ModelUnavailableError` stops the run as an infrastructure error, which is no
@@ -34,6 +35,7 @@ import tenacity
 from pydantic import BaseModel, ValidationError
 
 from genesis.llm.config import ModelConfig, RoleConfig
+from genesis.llm.deadline import CallDeadlineExceeded, call_with_deadline
 from genesis.llm.limits import SlotWaitTimeout, model_slot, retry_after_seconds
 from genesis.llm.offline_provider import METADATA_KEY, register_offline_provider
 from genesis.llm.schema_text import schema_text
@@ -357,7 +359,8 @@ class LLMClient:
                 unreadable = _unreadable_response(exc)
                 cause = excerpt(f"malformed response: {_describe(exc)}" if unreadable else _describe(exc), 1_000)
                 self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model)
-                final = not (isinstance(exc, litellm.Timeout) or unreadable) or attempt == attempts
+                final = not (isinstance(exc, (litellm.Timeout, CallDeadlineExceeded)) or unreadable) \
+                    or attempt == attempts
                 self._log(record, ok=False, final=final, error=cause,
                           error_type="MalformedResponse" if unreadable else type(exc).__name__, latency_ms=latency)
                 if final:
@@ -413,7 +416,9 @@ class LLMClient:
                 with model_slot(cfg.model, cfg.api_base, cfg.max_concurrency,
                                 wait_s=cfg.timeout * (cfg.infra_retries + 2)):
                     started = time.perf_counter()  # waiting for a slot is not the model's latency
-                    return litellm.completion(**request), started
+                    # `timeout` bounds the whole call: litellm's restarts with every byte received
+                    return call_with_deadline(lambda: litellm.completion(**request), cfg.timeout,
+                                              f"{cfg.model} ({record['role']}/{record['skill']})"), started
             except Exception as exc:
                 if _is_infra(exc):
                     latency = (time.perf_counter() - started) * 1000
