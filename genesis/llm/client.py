@@ -539,7 +539,8 @@ class LLMClient:
         try:
             output = output_model.model_validate(recorded["output"])
         except ValidationError as exc:
-            raise ReplayMismatch(f"{where} does not validate as {output_model.__name__}: {exc}") from exc
+            raise ReplayMismatch(f"{where} does not validate as {output_model.__name__}: {_validation_details(exc)}") \
+                from exc
         self._log({**base, "attempt": recorded.get("attempt", 1)}, ok=True, final=True, replayed=True,
                   response_text=recorded.get("response_text"), output=recorded["output"])
         return output

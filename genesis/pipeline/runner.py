@@ -19,7 +19,7 @@ from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import LLMClient, ModelUnavailableError
 from genesis.llm.config import ModelConfig
 from genesis.llm.offline_provider import set_offline_brain
-from genesis.llm.transcript import Transcript
+from genesis.llm.transcript import ReplayMismatch, Transcript
 from genesis.offline.brain import OfflineBrain
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.feedback import log_outcome
@@ -32,6 +32,10 @@ MAX_QUERY_CHARS = 2000
 
 class QueryError(ValueError):
     """The request cannot be processed at all (empty, too long)."""
+
+
+class ReplayError(ValueError):
+    """The `--replay` transcript does not fit the run (bad input: no resume can fix it)."""
 
 
 class PipelineError(RuntimeError):
@@ -52,6 +56,13 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
     except KeyboardInterrupt:
         log_outcome(ctx, run_id, "interrupted", f"interrupted: continue with genesis resume {run_id}")
         raise
+    except ReplayMismatch as exc:
+        log_outcome(ctx, run_id, "error", f"--replay: {exc}")
+        atomic_write_json(ctx.out_dir / "validation.json", {
+            "playable": False, "status": "error", "run_id": run_id, "reason": f"--replay: {exc}",
+            "backend": {role: ctx.client.backend_name(role) for role in ctx.client.config.roles},
+            "usage": ctx.client.usage.record()})
+        raise ReplayError(f"--replay: {exc}") from None
     except ModelUnavailableError as exc:
         log_outcome(ctx, run_id, INFRA_ERROR, str(exc))
         atomic_write_json(ctx.out_dir / "validation.json", {

@@ -77,3 +77,23 @@ def test_recorded_transcript_passes_the_replay_check():
     from genesis.input_files import check_replay_file
 
     check_replay_file(FIXTURES / "replay_transcript.jsonl")
+
+
+WRONG_SCHEMA_REPLAYS = {
+    "output_of_another_schema": {"final": True, "ok": True, "role": "designer", "skill": "designer.clarify",
+                                 "stage": "brief", "output": {"foo": [1]}},
+    "calls_of_another_run": {"final": True, "ok": True, "role": "designer", "skill": "brief", "stage": "brief",
+                             "output": {"title": "x"}},
+}
+
+
+@pytest.mark.parametrize("record", WRONG_SCHEMA_REPLAYS.values(), ids=WRONG_SCHEMA_REPLAYS.keys())
+def test_new_with_a_replay_that_does_not_fit_the_run_exits_2(tmp_path, record):
+    """Well-formed JSON lines whose records do not fit the run's calls are bad input too: exit 2 with
+    one line, never a NOT PLAYABLE verdict that tells the user to resume."""
+    path = tmp_path / "transcript.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    code, out = invoke("-w", str(tmp_path / "ws"), "new", "defend two fronts with staggered waves",
+                       "--replay", str(path), "--out", str(tmp_path / "out"))
+    assert code == 2, out
+    assert "error: --replay" in out and "resume" not in out and "Traceback" not in out
