@@ -20,6 +20,7 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
@@ -27,14 +28,9 @@ from typing import BinaryIO
 import numpy as np
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
+from engine.palette import (DEPOSIT_EDGE, DEPOSIT_FILL, FOG_DARKEN, OUTSIDE_RGB, RIM_RGB, TEAM_PALETTE, TERRAIN_JITTER,
+                            TERRAIN_NAMES, TERRAIN_RGB)
 from engine.snapshot import BRIDGE, CATEGORIES, CLIFF, ENVIRONMENT, GROUND, WATER, Marker, Shape, Snapshot
-
-TERRAIN_RGB = {GROUND: (92, 116, 64), WATER: (38, 76, 128), CLIFF: (96, 88, 80), BRIDGE: (150, 118, 78)}
-RIM_RGB = {GROUND: (92, 116, 64), WATER: (62, 108, 158), CLIFF: (128, 118, 104), BRIDGE: (168, 136, 92)}
-OUTSIDE_RGB = (14, 16, 20)
-DEPOSIT_FILL, DEPOSIT_EDGE = (206, 210, 224), (36, 38, 48)
-DEFAULT_TEAM_COLORS = ("#3b82f6", "#ef4444", "#22c55e", "#eab308", "#a855f7", "#06b6d4", "#f97316", "#ec4899")
-FOG_DARKEN = 0.38  # brightness of tiles the viewer cannot see
 
 # Minimum glyph radius in pixels on a 512 px minimap, per category (scaled with the image).
 _MIN_RADIUS = {"commander": 7.0, "bot": 3.0, "vehicle": 3.5, "air": 4.0, "defense": 4.0, "economy": 4.5, "factory": 6.0}
@@ -83,7 +79,7 @@ def _terrain_colors(terrain: np.ndarray) -> np.ndarray:
         edge |= padded[dy:dy + h, dx:dx + w] != codes
     rgb = np.where(edge[..., None], rims[codes], palette[codes])
     yy, xx = np.mgrid[0:h, 0:w]
-    jitter = ((xx * 73856093) ^ (yy * 19349663)) % 13 - 6  # deterministic per-tile texture
+    jitter = ((xx * 73856093) ^ (yy * 19349663)) % (2 * TERRAIN_JITTER + 1) - TERRAIN_JITTER  # per-tile texture
     rgb = np.clip(rgb + jitter[..., None], 0, 255).astype(np.uint8)
     return _colors.put(key, rgb)
 
@@ -110,8 +106,15 @@ def _minimap_base(snap: Snapshot, size: int) -> tuple[Image.Image, Image.Image]:
 
 def _draw_deposits(draw: ImageDraw.ImageDraw, deposits: np.ndarray, scale: float, ox: float, oy: float, radius: float) -> None:
     for x, y in np.asarray(deposits, dtype=float).reshape(-1, 2).tolist():
-        px, py = ox + x * scale, oy + y * scale
-        draw.ellipse((px - radius, py - radius, px + radius, py + radius), fill=DEPOSIT_FILL, outline=DEPOSIT_EDGE)
+        _draw_deposit(draw, ox + x * scale, oy + y * scale, radius)
+
+
+def _draw_deposit(draw: ImageDraw.ImageDraw, px: float, py: float, radius: float) -> None:
+    """A silver ring with a dark core: unlike a unit glyph (filled, in a team colour) at any size."""
+    draw.ellipse((px - radius, py - radius, px + radius, py + radius), fill=DEPOSIT_FILL, outline=DEPOSIT_EDGE)
+    if radius >= 3:
+        c = radius * 0.42
+        draw.ellipse((px - c, py - c, px + c, py + c), fill=DEPOSIT_EDGE)
 
 
 # --- glyphs --------------------------------------------------------------------------------------
@@ -127,7 +130,7 @@ def _rgb(color: str) -> tuple[int, int, int]:
 
 def team_color(snap: Snapshot, team: int) -> tuple[int, int, int]:
     """The team's colour from the snapshot, or the default palette entry for its id."""
-    color = snap.team_colors.get(team) or DEFAULT_TEAM_COLORS[team % len(DEFAULT_TEAM_COLORS)]
+    color = snap.team_colors.get(team) or TEAM_PALETTE[team % len(TEAM_PALETTE)]
     return _rgb(color)
 
 
@@ -169,34 +172,47 @@ def _draw_units(draw: ImageDraw.ImageDraw, snap: Snapshot, keep: np.ndarray, sca
     radii = (snap.size[idx] * scale).tolist()
     cats, teams = snap.category[idx].tolist(), snap.team[idx].tolist()
     hps, building = snap.hp_frac[idx].tolist(), snap.under_construction[idx].tolist()
-    edge = (16, 18, 22)
     bar_h = max(2, round(2 * min_scale))
+    width = max(1, round(min_scale))
     for px, py, rad, cat, team, hp, constructing in zip(xs, ys, radii, cats, teams, hps, building):
         category = CATEGORIES[cat]
         r = round(max(rad, _MIN_RADIUS[category] * min_scale) * 2) / 2
-        color = team_color(snap, team)
-        kind, pts = _shape(category, r)
-        width = max(1, round(min_scale))
-        fill, outline = (None, color) if constructing else (color, edge)
-        if constructing:
-            width += 1
-        if kind == "ellipse":
-            draw.ellipse((px + pts[0], py + pts[1], px + pts[2], py + pts[3]), fill=fill, outline=outline, width=width)
-        else:
-            draw.polygon([(px + dx, py + dy) for dx, dy in pts], fill=fill, outline=outline, width=width)
-        if category == "commander" and not constructing:
-            draw.polygon([(px + dx, py + dy) for dx, dy in pts], outline=(255, 255, 255), width=1)
-        elif category == "factory" and not constructing and r >= 5:
-            c = r * 0.35
-            draw.rectangle((px - c, py - c, px + c, py + c), fill=edge)
-        elif category == "economy" and not constructing:
-            c = max(1.0, r * 0.25)
-            draw.rectangle((px - c, py - c, px + c, py + c), fill=(235, 235, 220))
+        _draw_glyph(draw, px, py, category, r, team_color(snap, team), constructing, width)
         if always_hp or hp < 0.999:
-            half = max(3.0, r)
-            top = py - r - bar_h - 2
-            draw.rectangle((px - half, top, px + half, top + bar_h), fill=(20, 20, 20))
-            draw.rectangle((px - half, top, px - half + 2 * half * max(0.0, min(1.0, hp)), top + bar_h), fill=_hp_color(hp))
+            _draw_health(draw, px, py, r, hp, bar_h)
+
+
+_EDGE = (16, 18, 22)
+
+
+def _draw_glyph(draw: ImageDraw.ImageDraw, px: float, py: float, category: str, r: float,
+                color: tuple[int, int, int], constructing: bool, width: int) -> None:
+    """One unit's glyph: its category's shape in its team colour, hollow while under construction."""
+    kind, pts = _shape(category, r)
+    fill, outline = (None, color) if constructing else (color, _EDGE)
+    if constructing:
+        width += 1
+    if kind == "ellipse":
+        draw.ellipse((px + pts[0], py + pts[1], px + pts[2], py + pts[3]), fill=fill, outline=outline, width=width)
+    else:
+        draw.polygon([(px + dx, py + dy) for dx, dy in pts], fill=fill, outline=outline, width=width)
+    if constructing:
+        return
+    if category == "commander":
+        draw.polygon([(px + dx, py + dy) for dx, dy in pts], outline=(255, 255, 255), width=1)
+    elif category == "factory" and r >= 5:
+        c = r * 0.35
+        draw.rectangle((px - c, py - c, px + c, py + c), fill=_EDGE)
+    elif category == "economy":
+        c = max(1.0, r * 0.25)
+        draw.rectangle((px - c, py - c, px + c, py + c), fill=(235, 235, 220))
+
+
+def _draw_health(draw: ImageDraw.ImageDraw, px: float, py: float, r: float, hp: float, bar_h: int) -> None:
+    half = max(3.0, r)
+    top = py - r - bar_h - 2
+    draw.rectangle((px - half, top, px + half, top + bar_h), fill=(20, 20, 20))
+    draw.rectangle((px - half, top, px - half + 2 * half * max(0.0, min(1.0, hp)), top + bar_h), fill=_hp_color(hp))
 
 
 _LAYER_BY_CODE = np.array([3, 2, 2, 4, 1, 0, 0])  # economy/factory below, defense, ground units, commander, air on top
@@ -237,20 +253,28 @@ def _side(team: int) -> str:
     return "env" if team == ENVIRONMENT else f"T{team}"
 
 
+def _shape_box(s: Shape, scale: float, ox: float, oy: float) -> tuple[float, float, float, float]:
+    return (ox + (s.x - s.half_w) * scale, oy + (s.y - s.half_h) * scale,
+            ox + (s.x + s.half_w) * scale, oy + (s.y + s.half_h) * scale)
+
+
+def _draw_outline(draw: ImageDraw.ImageDraw, kind: str, box: tuple, color: tuple[int, int, int], k: float) -> None:
+    width = max(2, round(2 * k))
+    if kind == "circle":
+        draw.ellipse(box, outline=color, width=width)
+    else:
+        draw.rectangle(box, outline=color, width=width)
+
+
 def _draw_shapes(img: Image.Image, draw: ImageDraw.ImageDraw, shapes: Iterable[Shape], scale: float,
-                 ox: float, oy: float, k: float) -> None:
-    """Rules' areas as outlines under the units, each labelled at its top-left corner."""
+                 ox: float, oy: float, k: float, labels: bool = True) -> None:
+    """Rules' areas as outlines under the units, each labelled at its top-left corner when `labels`."""
     font = _font(round(11 * k))
     for s in shapes:
         color = _rgb(s.color)
-        box = (ox + (s.x - s.half_w) * scale, oy + (s.y - s.half_h) * scale,
-               ox + (s.x + s.half_w) * scale, oy + (s.y + s.half_h) * scale)
-        width = max(2, round(2 * k))
-        if s.kind == "circle":
-            draw.ellipse(box, outline=color, width=width)
-        else:
-            draw.rectangle(box, outline=color, width=width)
-        if s.label:
+        box = _shape_box(s, scale, ox, oy)
+        _draw_outline(draw, s.kind, box, color, k)
+        if s.label and labels:
             _label(img, draw, (max(box[0], 2.0), max(box[1] - 14 * k, 2.0)), s.label, font, color)
 
 
@@ -266,10 +290,15 @@ def _draw_markers(img: Image.Image, draw: ImageDraw.ImageDraw, markers: Iterable
             if m.label:
                 _label(img, draw, (px + r + 4, py - 7 * k), m.label, font, color)
             continue
-        draw.ellipse((px - r - 1, py - r - 1, px + r + 1, py + r + 1), outline=(0, 0, 0), width=max(1, round(k)))
-        draw.ellipse((px - r, py - r, px + r, py + r), outline=color, width=max(2, round(2 * k)))
-        draw.line((px - r / 2, py, px + r / 2, py), fill=color, width=1)
-        draw.line((px, py - r / 2, px, py + r / 2), fill=color, width=1)
+        _draw_ring(draw, px, py, r, color, k)
+
+
+def _draw_ring(draw: ImageDraw.ImageDraw, px: float, py: float, r: float, color: tuple[int, int, int],
+               k: float) -> None:
+    draw.ellipse((px - r - 1, py - r - 1, px + r + 1, py + r + 1), outline=(0, 0, 0), width=max(1, round(k)))
+    draw.ellipse((px - r, py - r, px + r, py + r), outline=color, width=max(2, round(2 * k)))
+    draw.line((px - r / 2, py, px + r / 2, py), fill=color, width=1)
+    draw.line((px, py - r / 2, px, py + r / 2), fill=color, width=1)
 
 
 def _clock(seconds: float) -> str:
@@ -366,42 +395,97 @@ def render_camera(snap: Snapshot, cx: float, cy: float, tiles: int = 24, size: i
 
 
 # --- frames for people and visual review -------------------------------------------------------
-LEGEND_GLYPHS = (("commander", "commander"), ("bot", "bot (ground)"), ("vehicle", "vehicle (ground)"),
-                 ("air", "air"), ("defense", "defense"), ("factory", "building"))
+@dataclass(frozen=True)
+class LegendEntry:
+    key: str        # a unit category, or constructing / health / deposit / marker / area
+    shape: str      # how the glyph looks, in words (for a model that is shown the frames)
+    meaning: str    # what it stands for, as the frame's legend says it
+
+
+LEGEND = (
+    LegendEntry("commander", "white-edged star", "commander"),
+    LegendEntry("bot", "circle (a ground unit)", "bot"),
+    LegendEntry("vehicle", "square (a ground unit)", "vehicle"),
+    LegendEntry("air", "triangle", "air"),
+    LegendEntry("defense", "diamond", "defense"),
+    LegendEntry("economy", "small square with a light core", "economy"),
+    LegendEntry("factory", "big square with a dark core", "factory"),
+    LegendEntry("constructing", "hollow glyph", "under construction"),
+    LegendEntry("health", "bar above a unit (green, yellow, red)", "health"),
+    LegendEntry("deposit", "silver ring with a dark core", "metal deposit"),
+    LegendEntry("marker", "coloured ring with a cross and a label", "marker"),
+    LegendEntry("area", "coloured outline with a label", "rule area"),
+)
 FRAME_GLYPH_SCALE = 1.4   # frames are looked at whole, so glyphs are drawn larger than on the minimap
 LABEL_PAD = 3
+MIN_CAPTION_PX, MIN_TEXT_PX = 16, 12   # readable at any frame width
 
 
 def _boxes_overlap(a: tuple, b: tuple) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def _hits(boxes: np.ndarray, b: tuple) -> bool:
+    return bool(len(boxes)) and bool(((boxes[:, 0] < b[2]) & (b[0] < boxes[:, 2])
+                                      & (boxes[:, 1] < b[3]) & (b[1] < boxes[:, 3])).any())
+
+
 def place_label(box_w: float, box_h: float, px: float, py: float, r: float, bounds: tuple[float, float, float, float],
-                taken: list[tuple], obstacles: np.ndarray | None = None) -> tuple[float, float, float, float]:
-    """The first label box beside the point (right, left, then stepping up and down) that lies inside
-    `bounds`, overlaps no box in `taken` and, where possible, no (N, 4) obstacle box (the units);
-    when none is free, the first candidate. Candidates are moved inside `bounds` when they fit."""
+                taken: list[tuple], obstacles: np.ndarray | None = None,
+                prefer: Sequence[tuple[float, float]] = ()) -> tuple[float, float, float, float] | None:
+    """A label box inside `bounds` that overlaps no box in `taken` and, where possible, no (N, 4)
+    obstacle box (the units). Tried in order: the `prefer` top-left corners, beside the point (right,
+    left, then stepping up and down), then every spot of the area nearest first. Candidates are moved
+    inside `bounds` when they fit. None when no spot is free of `taken` boxes."""
     right, left = px + r + 4, px - r - 4 - box_w
     steps = [0.0]
     for n in range(1, 7):
         steps += [n * (box_h + 2), -n * (box_h + 2)]
-    candidates = [(x, py - box_h / 2 + dy) for dy in steps for x in (right, left)]
+    near = [*prefer, *((x, py - box_h / 2 + dy) for dy in steps for x in (right, left))]
 
     def clamp(x: float, y: float) -> tuple[float, float, float, float]:
         x = min(max(x, bounds[0]), max(bounds[0], bounds[2] - box_w))
         y = min(max(y, bounds[1]), max(bounds[1], bounds[3] - box_h))
         return (x, y, x + box_w, y + box_h)
 
-    boxes = [clamp(x, y) for x, y in candidates]
-    o = obstacles if obstacles is not None and len(obstacles) else None
+    labels = np.array(taken, dtype=float).reshape(-1, 4)
+    units = obstacles if obstacles is not None else np.zeros((0, 4))
     first_free = None
-    for b in boxes:
-        if any(_boxes_overlap(b, t) for t in taken):
+    for b in (clamp(x, y) for x, y in near):
+        if _hits(labels, b):
             continue
-        if o is None or not ((o[:, 0] < b[2]) & (b[0] < o[:, 2]) & (o[:, 1] < b[3]) & (b[1] < o[:, 3])).any():
+        if not _hits(units, b):
             return b
         first_free = first_free or b
-    return first_free or boxes[0]
+    if first_free is not None:
+        return first_free
+    # everywhere else, nearest first: a crowded corner pushes a label further out, never onto another
+    xs = np.arange(bounds[0], max(bounds[0], bounds[2] - box_w) + 1, max(4.0, box_w / 4))
+    ys = np.arange(bounds[1], max(bounds[1], bounds[3] - box_h) + 1, max(4.0, box_h / 2))
+    gx, gy = (g.ravel() for g in np.meshgrid(xs, ys))
+    for i in np.argsort((gx + box_w / 2 - px) ** 2 + (gy + box_h / 2 - py) ** 2, kind="stable").tolist():
+        b = (float(gx[i]), float(gy[i]), float(gx[i]) + box_w, float(gy[i]) + box_h)
+        if not _hits(labels, b):
+            return b
+    return None
+
+
+@dataclass(frozen=True)
+class PlacedLabel:
+    text: str
+    color: tuple[int, int, int]
+    anchor: tuple[float, float]       # the point it names (a marker, an area's corner)
+    box: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class FrameLayout:
+    scale: float                      # pixels per tile
+    map_w: int
+    map_h: int
+    k: float                          # text and glyph scale (1 for a 512 px map)
+    labels: tuple[PlacedLabel, ...]   # in map pixels; no two overlap
+    unplaced: int                     # labels with no free spot left (said in the legend)
 
 
 def _frame_size(snap: Snapshot, width: int) -> tuple[float, int, int]:
@@ -411,67 +495,121 @@ def _frame_size(snap: Snapshot, width: int) -> tuple[float, int, int]:
     return scale, max(1, round(snap.width * scale)), max(1, round(snap.height * scale))
 
 
-def _map_layer(snap: Snapshot, scale: float, mw: int, mh: int) -> Image.Image:
+def _label_font(k: float):
+    return _font(max(MIN_TEXT_PX, round(12 * k)))
+
+
+def frame_layout(snap: Snapshot, width: int = 640, viewer: int | None = None) -> FrameLayout:
+    """Where render_frame puts the labels of the rules' areas and of the markers: inside the map,
+    never over each other or a marker ring, off the units where there is room."""
+    scale, mw, mh = _frame_size(snap, width)
+    k = max(mw, mh) / 512
+    font = _label_font(k)
+    measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    r = max(4.0, 6 * k)
+    taken = [(m.x * scale - r, m.y * scale - r, m.x * scale + r, m.y * scale + r) for m in snap.markers]
+    rings = len(taken)
+    keep = _visible_units(snap, viewer)
+    ux, uy = snap.x[keep] * scale, snap.y[keep] * scale
+    ur = np.maximum(snap.size[keep] * scale, 4.0 * FRAME_GLYPH_SCALE * k) + 3   # glyph plus its health bar
+    units = np.column_stack([ux - ur, uy - ur, ux + ur, uy + ur])
+    bounds = (0.0, 0.0, float(mw), float(mh))
+    wanted = [(s.label, s.color, _shape_box(s, scale, 0, 0)[:2], 0.0, True) for s in snap.shapes if s.label]
+    wanted += [(m.label, m.color, (m.x * scale, m.y * scale), r, False) for m in snap.markers if m.label]
+    placed, unplaced = [], 0
+    for text, color, (px, py), radius, corner in wanted:
+        left, top, right, bottom = measure.textbbox((0, 0), text, font=font)
+        w, h = right - left + 2 * LABEL_PAD, bottom - top + 2 * LABEL_PAD
+        box = place_label(w, h, px, py, radius, bounds, taken, units, prefer=[(px, py - h - 2)] if corner else ())
+        if box is None:
+            unplaced += 1
+            continue
+        taken.append(box)
+        placed.append(PlacedLabel(text, _rgb(color), (px, py), box))
+    del taken[:rings]
+    return FrameLayout(scale, mw, mh, k, tuple(placed), unplaced)
+
+
+def _map_layer(snap: Snapshot, scale: float, mw: int, mh: int, k: float) -> Image.Image:
     key = ("frame", _digest(snap.terrain), _digest(snap.deposits), mw, mh)
     if key not in _bases:
         img = Image.fromarray(_terrain_colors(snap.terrain), "RGB").resize((mw, mh), Image.NEAREST)
-        _draw_deposits(ImageDraw.Draw(img), snap.deposits, scale, 0, 0, radius=max(2.2, 0.4 * scale))
+        _draw_deposits(ImageDraw.Draw(img), snap.deposits, scale, 0, 0, radius=max(3.5 * k, 0.45 * scale))
         _bases.put(key, img)
     return _bases[key].copy()
 
 
-def _draw_placed_labels(img: Image.Image, markers: Sequence[Marker], scale: float, k: float, taken: list[tuple],
-                        obstacles: np.ndarray) -> None:
+def _draw_placed_labels(img: Image.Image, labels: Sequence[PlacedLabel], k: float) -> None:
     draw = ImageDraw.Draw(img, "RGBA")
-    font = _font(round(12 * k))
+    font = _label_font(k)
     r = max(4.0, 6 * k)
-    bounds = (0.0, 0.0, float(img.width), float(img.height))
-    for m in markers:
-        if not m.label:
-            continue
-        px, py = m.x * scale, m.y * scale
-        left, top, right, bottom = draw.textbbox((0, 0), m.label, font=font)
-        box = place_label(right - left + 2 * LABEL_PAD, bottom - top + 2 * LABEL_PAD, px, py, r, bounds, taken, obstacles)
-        taken.append(box)
-        color = _rgb(m.color)
+    for lab in labels:
+        (px, py), box = lab.anchor, lab.box
         nx, ny = min(max(px, box[0]), box[2]), min(max(py, box[1]), box[3])
-        if abs(nx - px) + abs(ny - py) > r + 6:   # a leader line ties a displaced label to its ring
-            draw.line((px, py, nx, ny), fill=color, width=1)
-        draw.rectangle(box, fill=(8, 10, 14, 190))
-        draw.text((box[0] + LABEL_PAD - left, box[1] + LABEL_PAD - top), m.label, font=font, fill=color)
+        if abs(nx - px) + abs(ny - py) > r + 6:   # a leader line ties a displaced label to its point
+            draw.line((px, py, nx, ny), fill=lab.color, width=1)
+    for lab in labels:
+        left, top, _, _ = draw.textbbox((0, 0), lab.text, font=font)
+        draw.rectangle(lab.box, fill=(8, 10, 14, 200))
+        draw.text((lab.box[0] + LABEL_PAD - left, lab.box[1] + LABEL_PAD - top), lab.text, font=font, fill=lab.color)
+
+
+_LEGEND_GREY = (160, 162, 168)   # mid grey: the light and dark cores of buildings both show
+
+
+def _legend_symbol(draw: ImageDraw.ImageDraw, key: str, cx: float, cy: float, r: float, k: float) -> None:
+    """The glyph of one legend entry, drawn by the same code as on the map (neutral grey for units,
+    so a class never reads as a team)."""
+    if key in CATEGORIES:
+        _draw_glyph(draw, cx, cy, key, r, _LEGEND_GREY, False, 1)
+    elif key == "constructing":
+        _draw_glyph(draw, cx, cy, "factory", r, _LEGEND_GREY, True, 1)
+    elif key == "health":
+        bar = max(2, round(2 * k))
+        for n, hp in enumerate((1.0, 0.5, 0.25)):      # one bar per colour band
+            top = cy - (3 * bar + 4) / 2 + n * (bar + 2)
+            _draw_health(draw, cx, top + r + bar + 2, r, hp, bar)
+    elif key == "deposit":
+        _draw_deposit(draw, cx, cy, r * 0.8)
+    elif key == "marker":
+        _draw_ring(draw, cx, cy, r * 0.8, _rgb(Marker.color), k)
+    elif key == "area":
+        _draw_outline(draw, "rect", (cx - r, cy - r * 0.7, cx + r, cy + r * 0.7), _rgb(Marker.color), k / 2)
+    elif key.startswith("terrain:"):
+        draw.rectangle((cx - r, cy - r, cx + r, cy + r), fill=TERRAIN_RGB[int(key[8:])], outline=RIM_RGB[int(key[8:])])
+    else:
+        draw.rectangle((cx - r, cy - r, cx + r, cy + r), fill=_rgb(key), outline=(0, 0, 0))
 
 
 @lru_cache(maxsize=64)
-def _legend_band(width: int, k: float, teams: tuple[tuple[int, tuple[int, int, int], int], ...]) -> Image.Image:
-    """Glyphs by class (neutral grey, so they never read as a team), then the team swatches
-    (team, colour, unit count); items wrap onto further rows when the frame is narrow. Cached:
-    the counts change only when units are created or destroyed."""
-    font = _font(round(12 * k))
-    row, r, gap = round(18 * k), 6 * k, 14 * k
+def _legend_band(width: int, k: float, teams: tuple[tuple[int, str, int], ...], terrain: tuple[int, ...],
+                 unplaced: int) -> Image.Image:
+    """Rows of (symbol, text): the unit glyphs by class, then the other map symbols and the terrain
+    kinds on the map, then each team's colour with its unit count; a row wraps when the frame is
+    narrow. Cached: teams' counts change only when units are created or destroyed."""
+    font = _font(max(MIN_TEXT_PX, round(12 * k)))
+    row, r, gap = round(max(MIN_TEXT_PX + 6, 18 * k)), max(5.0, 6 * k), 14 * k
     measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
-    colors = {team: color for team, color, _ in teams}
-    items = [("glyph", category, text) for category, text in LEGEND_GLYPHS]
-    items += [("team", team, f"{_side(team)}: {n} units") for team, _, n in teams]
-    placed, x, y = [], 6 * k, 4 * k
-    for kind, key, text in items:
-        w = 2 * r + 5 + measure.textlength(text, font=font)
-        if x + w > width - 4 and x > 6 * k:
-            x, y = 6 * k, y + row
-        placed.append((kind, key, text, x, y))
-        x += w + gap
+    groups = [[(e.key, e.meaning) for e in LEGEND if e.key in CATEGORIES],
+              [(e.key, e.meaning) for e in LEGEND if e.key not in CATEGORIES]
+              + [(f"terrain:{t}", TERRAIN_NAMES[t]) for t in terrain],
+              [(color, f"{_side(team)}: {n} units") for team, color, n in teams]]
+    if unplaced:
+        groups[-1].append(("marker", f"{unplaced} label(s) left out: no room"))
+    placed, y = [], 4 * k - row
+    for items in groups:
+        x, y = 6 * k, y + row
+        for key, text in items:
+            w = 2 * r + 5 + measure.textlength(text, font=font)
+            if x + w > width - 4 and x > 6 * k:
+                x, y = 6 * k, y + row
+            placed.append((key, text, x, y))
+            x += w + gap
     band = Image.new("RGB", (width, round(y + row + 4 * k)), (22, 24, 30))
     draw = ImageDraw.Draw(band)
-    for kind, key, text, x, y in placed:
-        cx, cy = x + r, y + row / 2 - 1
-        if kind == "glyph":
-            shape, pts = _shape(key, r)
-            if shape == "ellipse":
-                draw.ellipse((cx + pts[0], cy + pts[1], cx + pts[2], cy + pts[3]), fill=(205, 205, 205), outline=(0, 0, 0))
-            else:
-                draw.polygon([(cx + dx, cy + dy) for dx, dy in pts], fill=(205, 205, 205), outline=(0, 0, 0))
-        else:
-            draw.rectangle((cx - r, cy - r, cx + r, cy + r), fill=colors[key], outline=(0, 0, 0))
-        draw.text((x + 2 * r + 5, y + 2 * k), text, font=font, fill=(225, 225, 225))
+    for key, text, x, y in placed:
+        _legend_symbol(draw, key, x + r, y + row / 2 - 1, r, k)
+        draw.text((x + 2 * r + 5, y + row / 2 - 1), text, font=font, fill=(225, 225, 225), anchor="lm")
     return band
 
 
@@ -481,41 +619,46 @@ def render_frame(snap: Snapshot, width: int = 640, caption: str = "",
 
     Top band: the clock and `caption` (e.g. the event the frame shows), else the title. Middle: the map at the
     map's own aspect ratio (no letterbox), glyphs by class in team colours, health bars on damaged
-    units, marker rings with labels placed inside the map without overlap. Bottom band: the glyph
-    legend and the team colours with their unit counts."""
-    scale, mw, mh = _frame_size(snap, width)
-    k = max(mw, mh) / 512
-    img = _map_layer(snap, scale, mw, mh)
+    units, marker rings and area outlines with labels placed by frame_layout. Bottom band: a legend
+    of every symbol the map can show, the terrain kinds on it and the team colours with their unit counts."""
+    layout = frame_layout(snap, width, viewer)
+    scale, mw, mh, k = layout.scale, layout.map_w, layout.map_h, layout.k
+    img = _map_layer(snap, scale, mw, mh, k)
     if viewer is not None and viewer in snap.visible:
         hidden = Image.fromarray(np.where(snap.visible[viewer], 0, 255).astype(np.uint8), "L").resize((mw, mh), Image.NEAREST)
         img = Image.composite(Image.eval(img, lambda v: int(v * FOG_DARKEN)), img, hidden)
     draw = ImageDraw.Draw(img)
     keep = _visible_units(snap, viewer)
-    _draw_shapes(img, draw, snap.shapes, scale, 0, 0, k)
+    _draw_shapes(img, draw, snap.shapes, scale, 0, 0, k, labels=False)
     _draw_markers(img, draw, snap.markers, scale, 0, 0, k, labels=False)
     _draw_units(draw, snap, keep, scale, 0, 0, min_scale=FRAME_GLYPH_SCALE * k, always_hp=False)
-    r = max(4.0, 6 * k)
-    taken = [(m.x * scale - r, m.y * scale - r, m.x * scale + r, m.y * scale + r) for m in snap.markers]
-    ux, uy = snap.x[keep] * scale, snap.y[keep] * scale
-    ur = np.maximum(snap.size[keep] * scale, 4.0 * FRAME_GLYPH_SCALE * k) + 3   # glyph plus its health bar
-    _draw_placed_labels(img, snap.markers, scale, k, taken, np.column_stack([ux - ur, uy - ur, ux + ur, uy + ur]))
-    font = _font(round(14 * k))
-    head_h = round(24 * k)
+    _draw_placed_labels(img, layout.labels, k)
+    font = _font(max(MIN_CAPTION_PX, round(14 * k)))
+    head_h = round(max(MIN_CAPTION_PX + 10, 24 * k))
     counts = {int(t): int(n) for t, n in zip(*np.unique(snap.team[keep].astype(int), return_counts=True))}
-    legend = _legend_band(mw, k, tuple((t, team_color(snap, t), counts.get(t, 0))
-                                        for t in sorted(set(snap.team_colors) | set(counts))))
+    teams = tuple((t, "#%02x%02x%02x" % team_color(snap, t), counts.get(t, 0))
+                  for t in sorted(set(snap.team_colors) | set(counts)))
+    legend = _legend_band(mw, k, teams, _terrain_kinds(snap.terrain), layout.unplaced)
     out = Image.new("RGB", (mw, head_h + mh + legend.height), (22, 24, 30))
     out.paste(img, (0, head_h))
     out.paste(legend, (0, head_h + mh))
     head = ImageDraw.Draw(out)
     clock = _clock(snap.time) + "  "
-    head.text((6 * k, 4 * k), clock, font=font, fill=(240, 240, 240))
+    x0, mid = 6 * k, head_h / 2
+    head.text((x0, mid), clock, font=font, fill=(240, 240, 240), anchor="lm")
     text = caption or snap.title
-    x = 6 * k + head.textlength(clock, font=font)
+    x = x0 + head.textlength(clock, font=font)
     while len(text) > 4 and x + head.textlength(text, font=font) > mw - 6:
         text = text[:-2] + "…"
-    head.text((x, 4 * k), text, font=font, fill=(255, 214, 90) if caption else (200, 200, 200))
+    head.text((x, mid), text, font=font, fill=(255, 214, 90) if caption else (200, 200, 200), anchor="lm")
     return out, (0, head_h, mw, head_h + mh)
+
+
+def _terrain_kinds(terrain: np.ndarray) -> tuple[int, ...]:
+    key = ("kinds", _digest(terrain))
+    if key not in _bases:
+        _bases.put(key, tuple(int(t) for t in np.unique(np.minimum(terrain, BRIDGE)) if int(t) in TERRAIN_NAMES))
+    return _bases[key]
 
 
 def save_frames(images: Sequence[Image.Image | Snapshot], directory: str | Path, prefix: str = "frame") -> list[Path]:
@@ -600,7 +743,7 @@ def synthetic_snapshot(width: int = 128, height: int = 128, units: int = 200, te
         hp_frac=np.where(rng.random(units) < 0.4, rng.random(units), 1.0),
         size=sizes,
         under_construction=rng.random(units) < 0.05,
-        team_colors={t: DEFAULT_TEAM_COLORS[t] for t in range(teams)},
+        team_colors={t: TEAM_PALETTE[t] for t in range(teams)},
         markers=(Marker(width / 2, height / 2, "objective"), Marker(width * 0.2, height * 0.8, "wave 3", "#ff5555")),
         visible=visible,
         title="synthetic benchmark",

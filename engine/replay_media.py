@@ -25,6 +25,8 @@ GIF_SPARSE_S = 10.0          # elsewhere
 GIF_BEFORE_S, GIF_AFTER_S = 4.0, 16.0
 GIF_MAX_BYTES = 3_000_000
 GIF_MAX_FRAMES = 240
+GIF_WIDTH = 720              # captions and legend at >= 16 / 12 px, readable without zooming
+GIF_MIN_WIDTH = 640          # a GIF over budget drops frames rather than shrink below this
 FRAME_INDEX = "frames.json"
 
 
@@ -131,8 +133,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def gif_bytes(replay: Replay, width: int = 480, max_bytes: int = GIF_MAX_BYTES) -> bytes:
-    """The replay GIF, dense around events; narrower and then sparser until it fits max_bytes."""
+def gif_bytes(replay: Replay, width: int = GIF_WIDTH, max_bytes: int = GIF_MAX_BYTES) -> bytes:
+    """The replay GIF, dense around events; narrower (down to GIF_MIN_WIDTH), then every other frame
+    of the quiet stretches and then of all, until it fits max_bytes."""
     cursor = ReplayCursor(replay)
     times = gif_times(replay)
     if len(times) > GIF_MAX_FRAMES:
@@ -140,17 +143,20 @@ def gif_bytes(replay: Replay, width: int = 480, max_bytes: int = GIF_MAX_BYTES) 
     dense = set()
     for e in replay.key_events():
         dense |= {t for t in times if e.t - GIF_BEFORE_S <= t <= e.t + GIF_AFTER_S}
-    for w in (width, round(width * 0.75), round(width * 0.5)):
+    sparse = [t for i, t in enumerate(times) if t in dense or i % 2 == 0 or t == times[-1]]
+    tries = [(w, times) for w in dict.fromkeys((width, min(width, GIF_MIN_WIDTH)))]
+    tries += [(min(width, GIF_MIN_WIDTH), sparse), (min(width, GIF_MIN_WIDTH), sparse[::2] + sparse[-1:])]
+    for w, picked in tries:
         frames = [render_frame(cursor.snapshot(cursor.index_at(t)), width=w, caption=gif_caption(replay, t))[0]
-                  for t in times]
+                  for t in picked]
         buf = io.BytesIO()
-        save_gif(frames, buf, durations_ms=[350 if t in dense else 600 for t in times])
+        save_gif(frames, buf, durations_ms=[350 if t in dense else 600 for t in picked])
         if buf.tell() <= max_bytes:
             break
     return buf.getvalue()
 
 
-def write_gif(replay: Replay, path: str | Path, width: int = 480, max_bytes: int = GIF_MAX_BYTES) -> Path:
+def write_gif(replay: Replay, path: str | Path, width: int = GIF_WIDTH, max_bytes: int = GIF_MAX_BYTES) -> Path:
     """`gif_bytes` written atomically to `path`."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -21,6 +21,7 @@ from engine.heap import keep_temporaries_on_heap
 from engine.jitter import jittered_placements
 from engine.seeding import SeededStreams, policy_uses_seed
 from engine.level import Level
+from engine.palette import ENVIRONMENT_COLOR, assign_team_colors
 from engine.result import RunResult
 from engine.rules.api import RuleRuntime
 from engine.schema.level import Controller
@@ -38,9 +39,6 @@ from engine.world import SIDES, Terrain, TeamState, TypeTable, World
 
 TICK_HZ = 30
 DT = 1.0 / TICK_HZ
-ENVIRONMENT_COLOR = "#9ca3af"
-PALETTE = ["#3b82f6", "#ef4444", "#22c55e", "#eab308", "#a855f7", "#06b6d4", "#f97316", "#ec4899",
-           "#84cc16", "#14b8a6", "#f43f5e", "#8b5cf6", "#0ea5e9", "#facc15", "#64748b", "#d946ef"]
 _CONTROLLER = TypeAdapter(Controller)
 
 
@@ -91,8 +89,8 @@ class Simulation:
         for t in cfg.teams:                       # alliances are symmetric
             for a in t.allies:
                 allies[a].add(t.id)
-        for k, t in enumerate(cfg.teams):
-            self.teams[t.id] = TeamState(t.id, t.name, t.color or PALETTE[k % len(PALETTE)], frozenset(allies[t.id]),
+        for t, color in zip(cfg.teams, assign_team_colors(t.color for t in cfg.teams)):
+            self.teams[t.id] = TeamState(t.id, t.name, color, frozenset(allies[t.id]),
                                          metal=t.resources.metal, energy=t.resources.energy)
         self.hostile = np.zeros((SIDES, SIDES), dtype=bool)
         for a in self.teams:

@@ -11,8 +11,10 @@ from engine.agent.scripted import Probe
 from engine.maps import list_maps
 from engine.schema.level import Condition, Controller, LevelConfig, MapRef, RankByScore, StartUnit
 from engine.schema.roles import parse_roles
-from genesis.offline.vocabulary import UNIT_KIND_TRIGGERS
 from genesis.rule_recipe import RuleRecipe
+
+# the kinds of unit a brief names; the offline reader's vocabulary maps its phrases onto these
+UNIT_KINDS = ("artillery", "air", "tank", "bot", "heavy", "raider", "commander")
 
 Competency = Literal[
     "resource_management",
@@ -83,7 +85,7 @@ class Concepts(Doc):
     air: bool = Field(False, description="the request involves aircraft")
     ground: bool = Field(True, description="the request involves ground units")
     unit_kinds: list[str] = Field(default_factory=list, description="kinds of units the request names, from: "
-                                  + ", ".join(UNIT_KIND_TRIGGERS))
+                                  + ", ".join(UNIT_KINDS))
     teams: int = Field(2, description="number of teams, the player's included")
     team_size: int = Field(1, description="teams per side (2 for a 2v2)")
     production: bool | None = Field(None, description="whether factories and builders may produce (null: the request "
@@ -132,6 +134,9 @@ class Concepts(Doc):
     ambush: bool = Field(False, description="escort: the request asks for ambushes or patrols along the route")
     locate_type: str | None = Field(None, description="recon: unit type from the roster of the enemy targets to locate")
     locate_count: int | None = Field(None, ge=1, le=8, description="recon: how many targets there are to locate")
+    player_start: dict[str, int] = Field(default_factory=dict, description="start units the request gives the player: "
+                                         "unit type from the roster -> count (\"you start with 6 turrets\")")
+    player_metal: float | None = Field(None, ge=0, description="metal the request gives the player at the start")
 
 
 class ClauseAccount(Doc):

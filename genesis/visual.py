@@ -18,15 +18,13 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from engine.render import LEGEND
 from engine.replay import Replay
 from engine.replay_media import FRAME_INDEX, MIN_FRAMES
 
 JUDGE = "offline pixel checker"
 MAX_REVIEW_FRAMES = 16
-GLYPH_LEGEND = ("star = commander; circle = bot (ground unit); square = vehicle (ground unit); triangle = air unit; "
-                "diamond = defense building; small square with a light core = economy building; big square with a "
-                "dark core = factory; hollow glyph = under construction; bar above a unit = its health (green, "
-                "yellow, red); grey dots = metal deposits; coloured rings with labels = markers placed by the rules")
+GLYPH_LEGEND = "; ".join(f"{e.shape} = {e.meaning}" for e in LEGEND) + "; the legend band also shows the terrain kinds"
 
 
 @dataclass

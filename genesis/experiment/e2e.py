@@ -25,7 +25,7 @@ from genesis.agents.developer import Developer
 from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import LLMClient
-from genesis.llm.offline_provider import set_offline_brain
+from genesis.llm.offline_provider import install_embedded_brain
 from genesis.llm.transcript import Transcript
 from genesis.models import GDD
 
@@ -60,9 +60,8 @@ class E2EOutcome:
 
 def make_client(model_cli: dict[str, Any] | None, out_dir: Path) -> LLMClient:
     from genesis.llm.config import load_config
-    from genesis.offline.brain import OfflineBrain
 
-    set_offline_brain(OfflineBrain())
+    install_embedded_brain()
     return LLMClient(load_config(model_cli or {}), Transcript(out_dir / F.TRANSCRIPT))
 
 

@@ -43,6 +43,13 @@ def set_offline_brain(brain: OfflineBrain | None) -> None:
     _brain = brain
 
 
+def install_embedded_brain() -> None:
+    """Register the embedded rule-based brain: the one place outside genesis/offline that imports it."""
+    from genesis.offline.brain import OfflineBrain as EmbeddedBrain
+
+    set_offline_brain(EmbeddedBrain())
+
+
 def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
 

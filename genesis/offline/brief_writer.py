@@ -207,6 +207,13 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             assumptions.append(f"{c.objectives} objective(s) to protect")
         if not c.wave_times and not c.wave_interval and not c.escalating and not c.probe_then_main:
             c.wave_times = _schedule(c)
+            if len(c.wave_times) < c.waves:
+                cut = (f"{c.waves} waves do not fit a {_fmt(c.time_limit)} game ({_fmt(MIN_WAVE_STEP)} s apart "
+                       f"at the closest, the last {_fmt(WAVE_TAIL)} s before the end): {len(c.wave_times)} are built")
+                c.waves = len(c.wave_times)
+                unsupported.append(cut)
+                reading = dataclasses.replace(reading, hits=[
+                    dataclasses.replace(h, problem=cut) if h.key == "waves" else h for h in reading.hits])
             assumptions.append(("staggered " if c.staggered else "") + "wave times "
                                + ", ".join(_fmt(t) for t in c.wave_times)
                                + (" (the first at the start of the window the request gives)" if c.attack_window
@@ -369,6 +376,10 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     }[arch]
     if "artillery" in c.unit_kinds and arch == "siege":
         composition = "you command an artillery-only assault force against a turret line"
+    if c.player_start or c.player_metal is not None:
+        given = [f"{n} {t.replace('_', ' ')}" for t, n in c.player_start.items()]
+        given += [f"{_fmt(c.player_metal)} metal"] if c.player_metal is not None else []
+        reqs.append(Requirement(id="start_forces", text="the player starts with " + ", ".join(given)))
     title = reading_title(query)
     clauses = account(query, reading, reqs, arch)
     # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)
@@ -472,6 +483,8 @@ def _escort_text(c: Concepts) -> str:
 MAX_TEAM_SIZE = 3       # a side of the team-battle map has three start corners
 SCOUTING_TIME = 120.0   # seconds the player gets to scout before the first attack
 RAID_FIRST_AT = 120.0   # the first raid comes after one interval, at most after this long
+MIN_WAVE_STEP = 12.0    # seconds between two scheduled waves at the closest: less and they read as one
+WAVE_TAIL = 20.0        # seconds the last scheduled wave comes before the end
 
 
 def _bomb_fragile(c: Concepts) -> bool:
@@ -501,10 +514,15 @@ def _default_waves(c: Concepts) -> int:
 def _schedule(c: Concepts) -> list[float]:
     """Attack times for `c.waves` waves spread over the game (after a scouting phase when scouting)."""
     # an attack window the request gives starts the schedule (the seed draws how late in it the attack comes)
-    start = c.attack_window[0] if c.attack_window else (SCOUTING_TIME if c.scouting else 30)
-    step = 120.0 if c.scouting else max(30.0, min(120.0, (c.time_limit - 60) / max(1, c.waves)))
+    if c.attack_window:
+        start = c.attack_window[0]
+    else:
+        start = SCOUTING_TIME if c.scouting else min(30.0, c.time_limit * 0.15)
+    last = c.time_limit - WAVE_TAIL    # a wave needs time to reach the base before the game ends
+    step = 120.0 if c.scouting else max(MIN_WAVE_STEP, min(120.0, (c.time_limit - 60) / max(1, c.waves),
+                                                            (last - start) / max(1, c.waves - 1)))
     times = [round(start + i * step) for i in range(c.waves)]
-    return [t for t in times if t < c.time_limit - 20] or times[:1]
+    return [t for t in times if t <= last] or times[:1]
 
 
 def reading_title(query: str) -> str:

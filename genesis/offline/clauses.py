@@ -55,6 +55,7 @@ KEY_IDS: dict[str, list[str]] = {
     "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
     "difficulty": ["difficulty"], "ambush": ["ambush"], "destination": ["escort_arrival"],
     "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"], "recon": ["locate_win", "hidden_targets"],
+    "start_forces": ["start_forces"],
 }
 CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win", "objective_loss"],
             "production": ["production_win"], "ffa": ["team_count", "ranking", "teams"],

@@ -12,13 +12,15 @@ from functools import lru_cache
 
 from engine.catalog import load_catalog
 from genesis.models import Concepts
-from genesis.offline import spelling
+from genesis.offline import quantities, spelling
 from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
 _SMALL = {"one": 1, "two": 2, "three": 3, "four": 4}
-_WORD_TEAMS = re.compile(r"\b(one|two|three|four)\s+(?:versus|vs\.?|against)\s+(one|two|three|four)\b")
-_NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
+_WORD_TEAMS = re.compile(r"\b(one|two|three|four|[1-4])[\s-]+(?:versus|vs\.?|against|on)[\s-]+(one|two|three|four|[1-4])\b")
+_SMALL.update({str(n): n for n in range(1, 5)})
+# never the tail of a word: "one" in "everyone", "ten" in "often"
+_NUM = r"(?<![a-z])(\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
 DEFAULT_THEFT = 50.0     # metal a raid steals when the request says raids steal but not how much
 # double / triple in any form and their common misspellings (dubble, duble, doubel, tripple)
 _DOUBLE = r"d(?:ou|u|o)b{1,2}(?:le[sd]?|ling|el[sd]?)\b"
@@ -53,6 +55,7 @@ class Reading:
     hits: list[Hit] = field(default_factory=list)
     moments: list[tuple[int, int, float]] = field(default_factory=list)   # named times: (start, end, seconds)
     limits: list[tuple[re.Match, float]] = field(default_factory=list)    # game-length phrases, most likely first
+    hazard_spans: list[tuple[int, int]] = field(default_factory=list)     # clauses about a natural hazard
 
     def hit(self, m: re.Match | tuple[int, int], key: str, problem: str = "", note: str = "") -> None:
         start, end = (m.start(), m.end()) if isinstance(m, re.Match) else m
@@ -75,8 +78,13 @@ def _has(text: str, phrase: str) -> bool:
     return _find(text, phrase) is not None
 
 
+# words that end a count: "survive 2 minutes against waves" counts minutes, not waves
+_NOT_COUNTED = r"(?!(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|against|from|of|for|with|and|or|to|at|in|on|by|" \
+               r"until|before|after|while|then)\b)"
+
+
 def _count_before(text: str, nouns: str) -> re.Match | None:
-    return re.search(_NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:" + nouns + r")\b", text)
+    return re.search(_NUM + r"\s+(?:" + _NOT_COUNTED + r"[\w-]+\s+){0,2}?(?:" + nouns + r")\b", text)
 
 
 def normalise(query: str) -> tuple[str, list[int]]:
@@ -135,8 +143,15 @@ def is_english(text: str) -> bool:
     return foreign == 0 or english > foreign
 
 
+# verbs read in their game sense: "weather three pushes" / "ride out the storm of attacks" is to withstand them
+_IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
+                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand")]
+
+
 def read(query: str) -> Reading:
-    text, offsets = spelling.correct(*normalise(query))
+    text, offsets = quantities.canonical(*spelling.correct(*normalise(query)))
+    for pattern, verb in _IDIOMS:
+        text, offsets = quantities.rewrite(text, offsets, pattern, lambda m, verb=verb: verb)
     c = Concepts()
     r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 
@@ -155,6 +170,11 @@ def read(query: str) -> Reading:
             r.hit(span, "forbidden", why)
 
     _archetype(r)
+    other = _other_game(r)
+    if other:
+        return _refuse(r, f"this asks for {other}, which is not a real-time strategy scenario: Genesis builds RTS "
+                          "mini-games for its own simulator")
+    _hazards(r)
     for w in V.UNSUPPORTED_GOALS:
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             r.hit(m, "unsupported_goal", f"the offline backend cannot build \"{w}\" (no rule or design of it in "
@@ -173,6 +193,9 @@ def read(query: str) -> Reading:
     _recon(r)
     _deadline_and_hold(r)
     _difficulty(r)
+    _start_forces(r)
+    if c.archetype == "siege":
+        _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
 
     # the game itself is one the backend has no design for: refuse rather than build another one
     first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(text))
@@ -239,21 +262,69 @@ def _forbidden_asks(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _other_game(r: Reading) -> str | None:
+    """A game that is no RTS named before any scenario family ("a poker tournament ... blinds doubling")."""
+    first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(r.text))
+    found = sorted((m.start(), w) for w in V.OTHER_GAMES for m in [_find(r.text, w)] if m)
+    return found[0][1] if found and found[0][0] < first_game else None
+
+
+def _segment(text: str, at: int) -> tuple[int, int]:
+    """The clause around `at`: between the nearest , ; : . or "while" on either side."""
+    stops = [m.end() for m in re.finditer(r"[,;:.]\s*|\bwhile\s+", text[:at])]
+    end = re.search(r"[,;:.](?:\s|$)|\s+while\b|$", text[at:])
+    return (stops[-1] if stops else 0), at + end.start()
+
+
+def _hazards(r: Reading) -> None:
+    """Meteors, floods, storms: no design of the offline backend builds them; their clause is reported, and a
+    time in it is the hazard's, not an attack's (see `_in_hazard`)."""
+    for w in V.HAZARDS:
+        for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", r.text):
+            start, end = _segment(r.text, m.start())
+            if any(a <= m.start() < b for a, b in r.hazard_spans):
+                continue
+            why = (f"the offline backend has no design for a {w} hazard (nothing was built for it); a real model "
+                   "(--model) can write a rule that damages units in an area")
+            r.hazard_spans.append((start, end))
+            r.unsupported.append(why)
+            r.hit((start, end), "hazard", why)
+
+
+def _in_hazard(r: Reading, at: int) -> bool:
+    return any(a <= at < b for a, b in r.hazard_spans)
+
+
 def _refuse(r: Reading, why: str) -> Reading:
     r.is_game = False
     r.refusal = why
     return r
 
 
-_SIEGE = re.compile(r"\b(?:destroy|knock out|take out|raze|demolish|wreck|flatten)\s+(?:the|their|an?|that)\s+(?:enemy\s+)?"
+_KILL = (r"(?:destroy|knock\s+out|take\s+out|raze|demolish|wreck|flatten|silence|eliminate|kill|neutrali[sz]e|"
+         r"wipe\s+out|take\s+down|bring\s+down|level|topple)")
+_SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|an?|that|every|all|each|both)\s+(?:of\s+the\s+)?(?:enemy\s+)?"
                     r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
-                    r"bunker|position|stronghold|fort|plant|lab)\b"
+                    r"bunker|position|stronghold|fort|plant|lab|emplacements?|battery|batteries|commander|guns?|"
+                    r"installations?|outpost)\b"
                     # the target named first, the verb after it: "the enemy base could be anywhere, find it and
-                    # destroy it"
-                    r"|\b(?:the|their|an?)\s+enemy\s+(?:base|fortress|hq|headquarters|stronghold|fort|bunker)\b"
-                    r"[^.;]{0,80}?\b(?:destroy|knock out|take out|raze|demolish|wreck|flatten)\s+(?:it|them)\b")
-_CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer)\s+(?:the\s+)?(?:middle|centre|center|"
-                      r"zone|hill|point|plaza|objective area|high ground)\b")
+                    # destroy it", "the enemy commander is dug in ...; take him out"
+                    r"|\b(?:the|their|an?)\s+enemy(?:'s)?\s+(?:[\w-]+\s+){0,5}?(?:base|fortress|hq|headquarters|stronghold|"
+                    r"fort|bunker|commander|battery|cannon|artillery)\b"
+                    r"[^.]{0,240}?\b(?:" + _KILL + r"\s+(?:it|them|him|her)|(?:take|knock|wipe|bring|shoot)\s+"
+                    r"(?:it|them|him|her)\s+(?:out|down))\b")
+
+
+# a place to take and keep; a bridge, pass or crossroads only with a verb of taking ("hold the bridge against
+# three waves" is a defence)
+_CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+"
+                      r"(?:the\s+)?(?:(?:central|middle|centre|center|northern|southern|eastern|western|small|big|"
+                      r"contested|neutral|capture|control|objective)\s+){0,2}(?:middle|centre|center|zone|hill|point|"
+                      r"plaza|objective area|high ground|summit|plateau|beacon|shrine|flag|square|landmark|relic|"
+                      r"altar|tower|monument)\b"
+                      r"|\b(?:take|seize|capture|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+(?:the\s+)?"
+                      r"(?:(?:central|middle|northern|southern|eastern|western|river|mountain|stone|old)\s+){0,2}"
+                      r"(?:bridge|pass|crossroads|ridge|crossing|ford|junction|gate)\b")
 
 
 def _archetype(r: Reading) -> None:
@@ -285,6 +356,47 @@ def _archetype(r: Reading) -> None:
             r.hit(m, "archetype")
 
 
+def _siege_target(r: Reading) -> None:
+    """The building (or commander) a siege names as its target: "destroy the enemy factory" -> bot_lab."""
+    m = _SIEGE.search(r.text)
+    named = re.search(r"(?<![\w-])" + _unit_pattern("any"), m.group(0)) if m else None
+    if named is None:
+        return
+    type_id = roster_names()[named.group(1)]
+    if type_id in _building_types() or type_id == "commander":
+        r.concepts.objective_type = type_id
+        r.hit((m.start() + named.start(), m.start() + named.end()), "objective")
+
+
+_FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+_START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:starts?|begins?)\s+with|starting\s+with|"
+                           r"(?:you|the\s+player)\s+(?:gets?|has|have)|with\s+a\s+fortified\s+base\s+of)\s+"
+                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)")
+
+
+def _start_forces(r: Reading) -> None:
+    """What the player starts with: "you start with 6 turrets and 2 anti-air towers", "starting with 1
+    constructor and 300 metal". Each item that names a roster unit (or metal) is a start force; the rest
+    of the list is left to the clause accounting (not understood)."""
+    c = r.concepts
+    for m in _START_FORCES.finditer(r.text):
+        for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$)", m.group(1)):
+            count = int(number(item.group(1)))
+            words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
+            at = (m.start(1) + item.start(), m.start(1) + item.end())
+            if words == "metal":
+                c.player_metal = float(count)
+                r.hit(at, "start_forces")
+                continue
+            named = re.match(_unit_pattern("any"), words)
+            if named and named.end() == len(words.rstrip()):
+                type_id = roster_names()[named.group(1)]
+                c.player_start[type_id] = c.player_start.get(type_id, 0) + count
+                r.hit(at, "start_forces")
+        if any(h.key == "start_forces" and m.start(1) <= h.start for h in r.hits):
+            r.hit((m.start(), m.start(1)), "start_forces")     # "you start with": said by the items it lists
+
+
 def _teams(r: Reading) -> None:
     """"2v2", "two versus two", "1v1v1v1", "a three-way battle", "five factions", "free-for-all"."""
     text, c = r.text, r.concepts
@@ -292,7 +404,9 @@ def _teams(r: Reading) -> None:
         r.hit(m, "allies")
     for m in re.finditer(r"\b(?:every|each)\s+(?:\w+\s+)?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
                          r"on\s+(?:its|their)\s+own)|\b(?:fights?|against)\s+every\s+other\b|\bbattle royale\b|"
-                         r"\bnone of them allied\b|\blast (?:one|team|side|player|army) (?:alive|standing)\b", text):
+                         r"\bnone of them allied\b|\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is left|survives|stands)\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
+                         r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
+                         r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b", text):
         c.archetype = "ffa"
         r.hit(m, "archetype")
     ffa = re.search(r"\b(\d)(?:\s*v\s*\1){2,}\b", text)
@@ -308,7 +422,8 @@ def _teams(r: Reading) -> None:
         r.hit(ffa, "ffa_count", problem)
         r.matched.append(f"{ffa.group(0)} free-for-all")
         return
-    way = re.search(r"\b(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-](?:way|team|player|faction|army)\b"
+    way = re.search(r"(?<![\w-])(?<!versus )(?<!vs )(?<!vs. )(?<!against )(?<!on )(\d+|" + "|".join(V.NUMBER_WORDS)
+                    + r")[\s-](?:way|team|player|faction|army)\b"
                     r"(?=[\s-]+(?:free|ffa|battle|brawl|melee|match|fight|skirmish|war))", text) \
         or re.search(r"\b(\d+|" + "|".join(V.NUMBER_WORDS) + r")[\s-]way\b", text)
     if way:
@@ -551,10 +666,11 @@ def _times(r: Reading) -> None:
     """Times: wave times, intervals, game length."""
     text, c = r.text, r.concepts
     window = _attack_window(r)
-    r.moments = _time_phrases(text)
+    r.moments = [t for t in _time_phrases(text) if not _in_hazard(r, t[0])]
     if window:
         r.moments = [t for t in r.moments if not window[0] <= t[0] < window[1]]
-    if (m := re.search(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)):
+    if (m := next((m for m in re.finditer(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
+                   if not _in_hazard(r, m.start())), None)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
         r.hit(m, "interval")
     elif (m := re.search(r"\bevery\s+" + _CLOCK, text)):
@@ -564,7 +680,7 @@ def _times(r: Reading) -> None:
     limit = None
     lm = next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
                                       + _NUM + r"\s*" + _UNIT, text)
-               if not any(a <= m.start() < b for a, b, _ in r.moments)
+               if not any(a <= m.start() < b for a, b, _ in r.moments) and not _in_hazard(r, m.start())
                and not (window and window[0] <= m.start() < window[1])), None)
     if lm:
         limit = _seconds(lm.group(1), lm.group(2))
@@ -587,7 +703,8 @@ def _times(r: Reading) -> None:
         # a bare duration ("..., 4 minutes, ...") that is no wave time ("at 2 minutes") or interval ("every")
         for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
             before = text[:m.start()].split()[-1:] or [""]
-            if any(a <= m.start() < b for a, b, _ in r.moments) or (window and window[0] <= m.start() < window[1]):
+            if any(a <= m.start() < b for a, b, _ in r.moments) or (window and window[0] <= m.start() < window[1]) \
+                    or _in_hazard(r, m.start()):
                 continue
             if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
                                  "the", "around", "about", "have", "hold", "it", "for"):
@@ -780,8 +897,10 @@ def _production_goal(r: Reading) -> None:
     m = re.search(r"\b(?:build|train|make|get|own|field|produce|assemble|muster|raise)\s+(?:up\s+)?(?:an?\s+army\s+"
                   r"of\s+)?" + _NUM + r"\s+" + units, text)
     if m is None and c.archetype == "defense" and not any(h.key == "archetype" for h in r.hits) \
-            and re.search(r"\bdeadline\b|\b(?:before|by)\s+(?:the\s+)?minute\b|\b(?:before|by)\s+\d{1,2}:[0-5]\d\b|"
-                          r"\b(?:within|in under|in less than)\s+\S+\s*" + _UNIT, text):
+            and re.search(r"\bdeadline\b|\b(?:before|by)\s+(?:the\s+)?minute\b|"
+                          r"\b(?:before|by)\s+(?:the\s+)?\S+?[\s-]*minutes?\s+mark\b|\b(?:before|by)\s+\d{1,2}:[0-5]\d\b|"
+                          r"\b(?:within|in under|in less than|in at most)\s+\S+\s*" + _UNIT
+                          + r"|\bin\s+\S+\s*" + _UNIT + r"\s+or\s+(?:less|fewer|under)\b", text):
         # "3 assault bots, deadline 5:00", "four light tanks by minute 6": a bare count of units with a
         # deadline and no other game named is a unit count to obtain by then
         m = re.search(r"(?:^|[,;:.(]\s|\b(?:get|have|want|need)\s)" + _NUM + r"\s+" + units, text)
@@ -848,12 +967,14 @@ def _safe_zone(r: Reading) -> None:
     """A shrinking safe zone: "the safe zone shrinks every 30 seconds", "a closing ring hurts units outside"."""
     text, c = r.text, r.concepts
     zone = re.search(r"\b(?:safe|shrinking|closing)\s+(?:zone|circle|ring|area)\b|"
-                     r"\b(?:zone|circle|ring)\s+(?:shrinks|closes|contracts)\b", text)
+                     r"\b(?:zone|circle|ring)\s+(?:shrinks|closes|contracts)\b|"
+                     r"\b(?:playable|play|safe|battle|fighting)\s+(?:ground|area|zone|field|space|arena)\s+"
+                     r"(?:closes\s+in|shrinks|contracts|narrows|gets\s+smaller)\b", text)
     if not zone:
         return
     c.safe_zone = True
     r.hit(zone, "safe_zone")
-    every = re.search(r"\b(?:shrinks|closes|contracts)\s+(?:in\s+)?every\s+" + _NUM + r"\s*" + _UNIT, text)
+    every = re.search(r"\b(?:shrinks|closes|contracts|narrows)\s+(?:in\s+)?every\s+" + _NUM + r"\s*" + _UNIT, text)
     if every:
         c.zone_interval = _seconds(every.group(1), every.group(2))
         # that "every ..." times the zone, not enemy waves
@@ -863,7 +984,7 @@ def _safe_zone(r: Reading) -> None:
                 c.wave_interval = None
         r.hit(every, "safe_zone")
     outside = re.search(r"\b(?:units?|anyone|anything|everything|everyone)\s+(?:caught\s+)?outside\b[^.;]{0,40}?"
-                        r"\b(?:damage|damaged|hurt|burn|burns|lose\s+hp|loses\s+hp)\b", text)
+                        r"\b(?:damage|damaged|hurt|burn|burns|lose\s+hp|loses\s+hp|bleeds?|loses?\s+health)\b", text)
     if outside:
         r.hit(outside, "safe_zone")
 
@@ -933,7 +1054,8 @@ def _deadline_and_hold(r: Reading) -> None:
                      r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM + r"\s*(?:whole\s+|full\s+)?"
                      + _UNIT + r")", text)
     if hold and not re.search(r"\bfor\b|straight|in a row|continuous|without a break|uninterrupted",
-                              hold.group(0) + text[hold.end():hold.end() + 30]):
+                              hold.group(0) + text[hold.end():hold.end() + 30]) \
+            and not (c.archetype == "capture" and re.match(r"\w+\s+(?:it|them)\s+\S", hold.group(0))):
         hold = None
     if hold and c.archetype == "capture":
         c.hold_time = (int(hold.group(1)) * 60 + int(hold.group(2)) if hold.group(1)

@@ -145,7 +145,7 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
                "recon": _recon}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
-    gdd = builder(brief, c, guidance or [])
+    gdd = _with_start_forces(builder(brief, c, guidance or []), c)
     # a component names only the requirements this brief has among those it can serve
     asked = {r.id for r in brief.requirements}
     return gdd.model_copy(update={"rule_components": [
@@ -154,6 +154,35 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
 
 
 Expects = dict[str, list[dict] | dict[str, list[dict]]]   # by requirement id; may be split by run policy
+
+
+def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
+    """The player's start as the request gives it: each named unit type at exactly its count (placed by the
+    player's first group when the family had none of it), the named metal; evidenced at t=0."""
+    if not c.player_start and c.player_metal is None:
+        return gdd
+    player = next(t for t in gdd.teams if t.id == PLAYER)
+    catalog = load_catalog().units
+    # a named army replaces the family's untagged army; named buildings replace only their own kind
+    army_named = any(catalog[t].speed > 0 for t in c.player_start)
+    units = [u for u in player.units if u.type not in c.player_start
+             and not (army_named and catalog[u.type].speed > 0 and u.tag is None)]
+    anchor = next(((u.x, u.y) for u in player.units if u.x is not None), None)
+    m = G.load(gdd.map.model_dump())
+    if anchor is None:
+        anchor = G.base_point(m)[1]
+    taken = [(u.x, u.y) for u in units if u.x is not None]
+    units += _spread(m, [UnitPlacement(type=t, count=n) for t, n in c.player_start.items()], anchor, taken)
+    update = {"units": units}
+    checks = [{"state": {"at": 0, "team": PLAYER, "type": t, "units_min": n, "units_max": n}}
+              for t, n in c.player_start.items()]
+    if c.player_metal is not None:
+        update["metal"] = c.player_metal
+        checks.append({"state": {"at": 0, "team": PLAYER, "metal_min": c.player_metal}})
+    teams = [t.model_copy(update=update) if t.id == PLAYER else t for t in gdd.teams]
+    reqs = [Requirement.model_validate({**r.model_dump(), "expect": checks}) if r.id == "start_forces" else r
+            for r in gdd.requirements]
+    return gdd.model_copy(update={"teams": teams, "requirements": reqs})
 
 
 def _requirements(brief: Brief, expects: Expects) -> list[Requirement]:
@@ -1165,7 +1194,11 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             [UnitPlacement(type="assault_bot", count=8), UnitPlacement(type="artillery_bot", count=4),
              UnitPlacement(type="light_tank", count=4)])
     army = _spread(m, army, sp[start], [])
-    target = c.objective_type if c.objective_type in ("metal_storage", "energy_storage", "commander") else "metal_storage"
+    # the named building or commander, else a storage inside the base
+    catalog = load_catalog().units
+    target = (c.objective_type if c.objective_type in catalog and (catalog[c.objective_type].speed == 0
+                                                                    or c.objective_type == "commander")
+              and c.objective_type not in ("light_turret", "heavy_turret", "wall") else "metal_storage")
     sites = LV.siege_sites(m, fort, ring=SIEGE_RING_RADIUS)
     fog = bool(c.fog)
     turrets = max(4, round(SIEGE_RING * _strength(guidance)))

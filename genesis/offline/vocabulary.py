@@ -97,6 +97,9 @@ UNIT_SYNONYMS = {
     "solars": "solar_collector", "radar": "radar_tower", "fusion": "fusion_reactor", "turret": "light_turret",
     "storage": "metal_storage", "factory": "bot_lab", "factories": "bot_lab", "plane": "fighter",
     "gunship": "bomber", "infantry": "assault_bot", "bot": "light_bot", "bots": "light_bot",
+    "anti-air turret": "aa_turret", "anti-air tower": "aa_turret", "anti-air emplacement": "aa_turret",
+    "anti-air gun": "aa_turret", "anti-air vehicle": "aa_vehicle", "heavy gun": "heavy_turret",
+    "artillery battery": "long_range_cannon", "artillery batteries": "long_range_cannon", "hq": "commander",
 }
 
 # An escort: a unit brought somewhere alive. Words that name the game, and the unit a convoy is.
@@ -118,6 +121,19 @@ UNSUPPORTED_GOALS = ["assassinate", "assassination", "rescue", "steal", "stealin
                      "spell", "spells", "magic", "dragon", "dragons", "zombie", "zombies", "tower defense",
                      "diplomacy", "trade", "trading", "bribe", "betray", "betrays", "traitor", "mind control",
                      "invisible", "cloaked", "cloak", "decoy", "decoys", "flee", "flees", "reinforcement"]
+
+# Games and activities that are not a real-time strategy scenario: a request built around one is refused,
+# whatever RTS-sounding words come with it ("blinds doubling every 10 hands" are no escalating waves).
+OTHER_GAMES = ["poker", "hold'em", "holdem", "blackjack", "chess", "checkers", "draughts", "sudoku", "crossword",
+               "mahjong", "bridge tournament", "card game", "board game", "racing game", "platformer", "trivia",
+               "quiz", "karaoke", "bingo", "roulette", "tic-tac-toe", "minesweeper", "tetris"]
+
+# Natural hazards: the offline backend has no design for them (a real model can write a rule); a time or
+# interval in their clause times the hazard, never an enemy attack.
+HAZARDS = ["meteor", "meteors", "meteorite", "asteroid", "flood", "floods", "flooding", "bursts its banks",
+           "lava", "volcano", "eruption", "earthquake", "earthquakes", "storm", "storms", "blizzard", "tornado",
+           "lightning", "wildfire", "avalanche", "acid rain", "poison gas", "toxic gas", "radiation", "sandstorm",
+           "tsunami", "landslide"]
 
 # Requests the offline backend refuses to put into rule scripts.
 FORBIDDEN_RULE_WORDS = ["os.", "io.", "os ", "io ", "require", "loadstring", "load(", "dofile", "debug.",

@@ -18,9 +18,8 @@ from genesis import rubric_store, workspace
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import LLMClient, ModelUnavailableError
 from genesis.llm.config import ModelConfig
-from genesis.llm.offline_provider import set_offline_brain
+from genesis.llm.offline_provider import install_embedded_brain
 from genesis.llm.transcript import ReplayMismatch, Transcript
-from genesis.offline.brain import OfflineBrain
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.feedback import log_outcome
 from genesis.pipeline.folder_lock import sole_writer
@@ -125,7 +124,7 @@ class Outcome:
 def _client(model_cli: dict[str, Any], out_dir: Path, replay: Path | None) -> LLMClient:
     from genesis.llm.config import load_config
 
-    set_offline_brain(OfflineBrain())
+    install_embedded_brain()
     config: ModelConfig = load_config(model_cli)
     transcript = Transcript(out_dir / "transcript.jsonl")
     return LLMClient(config, transcript, replay=Transcript.load(replay) if replay else None)

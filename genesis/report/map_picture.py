@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterator
@@ -16,6 +17,7 @@ from genesis.fileio import atomic_write_bytes
 
 SPAWN_COLOR = "#ff9f1c"
 PICTURE_SIZE = 640
+GROUP_TILES = 8.0
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -42,14 +44,32 @@ def rule_spawn_uses(level) -> dict[str, list[str]]:
 
 
 def _start_groups(level) -> list[tuple[int, float, float, str]]:
-    """(team, x, y, label) per start position; groups sharing a position are merged into one label."""
+    """(team, x, y, label) per start group: units sharing a position are one group, and groups of a
+    team with the same kinds of unit within GROUP_TILES of each other are one label at their centre
+    (four lone turrets of a base read "4 heavy_turret", not four labels)."""
     spawns = {s.name: (s.x, s.y) for s in level.map.spawns}
-    groups: dict[tuple[int, float, float], list[str]] = defaultdict(list)
+    at: dict[tuple[int, float, float], dict[tuple[str, str | None], int]] = defaultdict(dict)
     for team in level.config.teams:
         for u in team.units:
             x, y = (u.x, u.y) if u.at is None else spawns[u.at]
-            groups[(team.id, x, y)].append(f"{u.count} {u.type}" + (f" [{u.tag}]" if u.tag else ""))
-    return [(t, x, y, f"T{t}: " + ", ".join(parts)) for (t, x, y), parts in groups.items()]
+            kinds = at[(team.id, x, y)]
+            kinds[(u.type, u.tag)] = kinds.get((u.type, u.tag), 0) + u.count
+    clusters: list[tuple[int, list[tuple[float, float]], dict]] = []
+    for (team, x, y), kinds in at.items():
+        near = next((c for c in clusters if c[0] == team and c[2].keys() == kinds.keys()
+                     and any(math.dist((x, y), p) <= GROUP_TILES for p in c[1])), None)
+        if near is None:
+            clusters.append((team, [(x, y)], dict(kinds)))
+            continue
+        near[1].append((x, y))
+        for kind, n in kinds.items():
+            near[2][kind] += n
+    out = []
+    for team, points, kinds in clusters:
+        parts = [f"{n} {t}" + (f" [{tag}]" if tag else "") for (t, tag), n in kinds.items()]
+        cx, cy = sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points)
+        out.append((team, cx, cy, f"T{team}: " + ", ".join(parts)))
+    return out
 
 
 def level_markers(level, team_colors: dict[int, str]) -> list[Marker]:

@@ -9,7 +9,8 @@
   const $ = (sel) => root.querySelector(sel);
   const canvas = $("canvas.rp-canvas"), ctx = canvas.getContext("2d");
   const W = R.width, H = R.height, Q = R.quant;
-  const TERRAIN = [[92, 116, 64], [38, 76, 128], [96, 88, 80], [150, 118, 78]];
+  const PALETTE = JSON.parse(document.getElementById("replay-palette").textContent);   // engine/palette.py
+  const TERRAIN = PALETTE.terrain, JITTER = PALETTE.jitter;
   const KIND_COLOR = {wave: "#f97316", contact: "#facc15", objective_lost: "#ef4444", death: "#9ca3af",
                       lose: "#f43f5e", win: "#22c55e", end: "#e5e7eb", message: "#60a5fa"};
   const KEY = new Set(["wave", "contact", "objective_lost", "end"]);
@@ -37,7 +38,7 @@
     for (let k = 0; k < R.terrain.length; k += 2) {
       for (let n = 0; n < R.terrain[k + 1]; n++, p++) {
         const c = TERRAIN[Math.min(R.terrain[k], 3)];
-        const jitter = (((Math.imul(p % W, 73856093) ^ Math.imul(Math.floor(p / W), 19349663)) >>> 0) % 13) - 6;
+        const jitter = (((Math.imul(p % W, 73856093) ^ Math.imul(Math.floor(p / W), 19349663)) >>> 0) % (2 * JITTER + 1)) - JITTER;
         img.data.set([c[0] + jitter, c[1] + jitter, c[2] + jitter, 255], p * 4);
       }
     }
@@ -156,10 +157,12 @@
       fogCtx.putImageData(shade, 0, 0);
       ctx.drawImage(fogCanvas, view.panX, view.panY, W * s, H * s);
     }
-    ctx.fillStyle = "#ced2e0"; ctx.strokeStyle = "#24262f";
-    for (const [x, y] of R.deposits) {
-      const [px, py] = toScreen(x, y);
-      ctx.beginPath(); ctx.arc(px, py, Math.max(2, 0.35 * s), 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+    for (const [x, y] of R.deposits) {   // a silver ring with a dark core, as on the frames
+      const [px, py] = toScreen(x, y), r = Math.max(3 * devicePixelRatio, 0.4 * s);
+      ctx.fillStyle = PALETTE.deposit_fill; ctx.strokeStyle = PALETTE.deposit_edge;
+      ctx.beginPath(); ctx.arc(px, py, r, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+      ctx.fillStyle = PALETTE.deposit_edge;
+      ctx.beginPath(); ctx.arc(px, py, 0.42 * r, 0, 2 * Math.PI); ctx.fill();
     }
     drawShapes();
     drawMarkers(false);
@@ -198,45 +201,63 @@
     showInfo(list);
   }
 
-  // rules' areas as they were at view.t (the last entry of each id so far), outlined under the units
-  function drawShapes() {
+  // rules' areas as they were at view.t (the last entry of each id so far)
+  function areasNow() {
     const now = new Map();
     for (const a of R.shapes || []) if (a.t <= view.t + 1e-6) now.set(a.id, a);
-    ctx.font = `${Math.round(11 * devicePixelRatio)}px sans-serif`;
-    for (const a of now.values()) {
-      if (a.kind === "gone") continue;
+    return [...now.values()].filter((a) => a.kind !== "gone");
+  }
+
+  // outlined under the units; their labels are placed with the markers' labels
+  function drawShapes() {
+    for (const a of areasNow()) {
       const [x0, y0] = toScreen(a.x - a.half_w, a.y - a.half_h), [x1, y1] = toScreen(a.x + a.half_w, a.y + a.half_h);
       ctx.strokeStyle = a.color; ctx.lineWidth = 2 * devicePixelRatio;
       ctx.beginPath();
       if (a.kind === "circle") ctx.ellipse((x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2, (y1 - y0) / 2, 0, 0, 2 * Math.PI);
       else ctx.rect(x0, y0, x1 - x0, y1 - y0);
       ctx.stroke();
-      if (a.label) { ctx.fillStyle = a.color; ctx.fillText(a.label, x0, Math.max(y0 - 3 * devicePixelRatio, 10)); }
     }
   }
 
-  // rings go under the units, labels over them
+  // rings go under the units; labels (areas' and markers') over them, each beside its point where no
+  // other label is, stepped up or down when taken, and left out when there is no free spot near it
   function drawMarkers(labels) {
-    ctx.font = `${Math.round(11 * devicePixelRatio)}px sans-serif`;
-    const placed = [], lh = 13 * devicePixelRatio;
-    for (const m of R.markers) {
-      if (m.t > view.t + 1e-6) continue;
-      const [px, py] = toScreen(m.x, m.y), r = 6 * devicePixelRatio;
-      if (!labels) {
-        ctx.strokeStyle = m.color; ctx.lineWidth = 2 * devicePixelRatio;
+    const dpr = devicePixelRatio, r = 6 * dpr, lh = 16 * dpr;
+    const markers = R.markers.filter((m) => m.t <= view.t + 1e-6);
+    if (!labels) {
+      for (const m of markers) {
+        const [px, py] = toScreen(m.x, m.y);
+        ctx.strokeStyle = m.color; ctx.lineWidth = 2 * dpr;
         ctx.beginPath(); ctx.arc(px, py, r, 0, 2 * Math.PI); ctx.stroke();
-      } else if (m.label) {   // beside the ring, inside the canvas, stepped down or up past labels already drawn
-        const w = ctx.measureText(m.label).width, lx = px + r + 3 + w > canvas.width ? px - r - 3 - w : px + r + 3;
-        let ly = py;
-        for (let k = 1; k < 12 && placed.some((b) => lx < b[2] && b[0] < lx + w && ly - lh < b[3] && b[1] < ly); k++) {
-          ly = py + (k % 2 ? 1 : -1) * Math.ceil(k / 2) * lh;
-        }
-        placed.push([lx - 2, ly - lh, lx + w + 2, ly]);
-        ctx.fillStyle = "rgba(8,10,14,0.75)"; ctx.fillRect(lx - 2, ly - 9 * devicePixelRatio, w + 4, 12 * devicePixelRatio);
-        ctx.fillStyle = m.color; ctx.fillText(m.label, lx, ly + 1 * devicePixelRatio);
       }
+      return;
     }
+    ctx.font = `${Math.round(13 * dpr)}px sans-serif`;
+    const wanted = areasNow().filter((a) => a.label).map((a) => [a.label, a.color, ...toScreen(a.x - a.half_w, a.y - a.half_h), 0])
+      .concat(markers.filter((m) => m.label).map((m) => [m.label, m.color, ...toScreen(m.x, m.y), r]));
+    const placed = [];
+    const free = (b) => !placed.some((p) => b[0] < p[2] && p[0] < b[2] && b[1] < p[3] && p[1] < b[3]);
+    for (const [text, color, px, py, rr] of wanted) {
+      const w = ctx.measureText(text).width + 6 * dpr;
+      const right = px + rr + 3 * dpr, left = px - rr - 3 * dpr - w;
+      let box = null;
+      for (let k = 0; k < 25 && !box; k++) {
+        const y = Math.min(Math.max(py - lh / 2 + (k % 2 ? 1 : -1) * Math.ceil(k / 2) * lh, 0), canvas.height - lh);
+        for (const x of [right, left]) {
+          const cx = Math.min(Math.max(x, 0), canvas.width - w), b = [cx, y, cx + w, y + lh];
+          if (!box && free(b)) box = b;
+        }
+      }
+      if (!box) continue;
+      placed.push(box);
+      ctx.fillStyle = "rgba(8,10,14,0.78)"; ctx.fillRect(box[0], box[1], w, lh);
+      ctx.fillStyle = color; ctx.textBaseline = "middle"; ctx.fillText(text, box[0] + 3 * dpr, box[1] + lh / 2);
+    }
+    ctx.textBaseline = "alphabetic";
+    canvas.dataset.labels = JSON.stringify(placed.map((b) => b.map(Math.round)));   // for tests: no two overlap
   }
+
 
   function fmt(t) { const s = Math.floor(t); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`; }
 

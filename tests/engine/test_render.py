@@ -51,7 +51,7 @@ def test_terrain_and_deposits_drawn():
     img = render_minimap(scene())
     ground, water = px(img, 14, 16), px(img, 30, 16)
     assert ground[1] > ground[2] and water[2] > water[0] + 40
-    assert min(px(img, 4.5, 27.5)) > 180  # light metal deposit
+    assert max(px(img, 4.5, 27.5)) < 60 and min(px(img, 4.5 + 0.38, 27.5)) > 180  # a deposit: light ring, dark core
 
 
 def test_non_square_map_is_letterboxed():

@@ -1,6 +1,7 @@
 """The replay recording and what is made from it: key events, decoded states, frames and the GIF."""
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -12,8 +13,8 @@ from engine import Simulation, load_level
 from engine.agent.policies import make_policy
 from engine.render import place_label, render_frame
 from engine.replay import QUANT, Replay, ReplayCursor, ReplayRecorder, terrain_codes
-from engine.replay_media import (FRAME_INDEX, GIF_AFTER_S, GIF_BEFORE_S, GIF_MAX_BYTES, MIN_FRAMES, frame_picks,
-                                 gif_caption, gif_times, write_frames, write_gif)
+from engine.replay_media import (FRAME_INDEX, GIF_AFTER_S, GIF_BEFORE_S, GIF_MAX_BYTES, GIF_MIN_WIDTH, GIF_WIDTH,
+                                 MIN_FRAMES, frame_picks, gif_bytes, gif_caption, gif_times, write_frames, write_gif)
 
 LEVEL = Path(__file__).resolve().parents[2] / "kb" / "levels" / "MFD" / "level.json"   # three waves, three storages
 
@@ -110,6 +111,18 @@ def test_gif_is_dense_around_events_small_and_captioned(defended, tmp_path):
     assert path.stat().st_size <= GIF_MAX_BYTES
     with Image.open(path) as gif:
         assert gif.n_frames >= len(times) * 0.9      # the encoder may merge identical frames
+        assert gif.width >= GIF_WIDTH and gif.height >= GIF_WIDTH * 0.75
+        gif.seek(gif.n_frames // 2)
+        top = np.asarray(gif.convert("RGB"))[:60].astype(int)
+    # the caption band (dark, above the map) holds light text at least 12 px tall
+    band_h = int(np.argmax(np.median(top, axis=1).max(axis=1) > 40))
+    text_rows = np.nonzero((top[:band_h].max(axis=2) > 180).any(axis=1))[0]
+    assert band_h >= 26 and text_rows.max() - text_rows.min() + 1 >= 12
+
+
+def test_a_gif_over_budget_drops_frames_but_stays_readable(defended):
+    with Image.open(io.BytesIO(gif_bytes(defended, max_bytes=1))) as gif:     # every smaller try is drawn
+        assert gif.width == GIF_MIN_WIDTH and gif.n_frames < len(gif_times(defended)) / 2
 
 
 def test_frame_caption_and_legend_bands(defended):

@@ -12,7 +12,9 @@ import pytest
 from PIL import Image
 
 from browser import AVAILABLE, Browser
+from engine.palette import TERRAIN_RGB, hex_rgb
 from engine.replay import Replay, ReplayMarker
+from engine.snapshot import WATER
 from genesis.play import play
 from genesis.report import load_scenario, write_report
 from genesis.report.replay_widget import render_replay_page
@@ -53,7 +55,7 @@ def test_replay_data_cannot_close_its_script_element(scenario):
     replay = Replay.model_validate_json((scenario / "replay.json").read_text())
     replay.markers.append(ReplayMarker(t=0, x=1, y=1, label="</script><script>alert(1)</script>", color="#ffffff"))
     page = render_replay_page(replay, "hostile label")
-    assert page.count("</script>") == 2 and "alert(1)" in page                     # data + viewer scripts only
+    assert page.count("</script>") == 3 and "alert(1)" in page             # data, palette and viewer scripts only
 
 
 def _canvas_hash(b: Browser) -> str:
@@ -118,3 +120,52 @@ def test_genesis_play_writes_a_replay_page_per_seed(scenario, tmp_path):
         _assert_not_blank(b.screenshot(tmp_path / "play.png"))
     finally:
         b.close()
+
+
+def _count(pixels: np.ndarray, rgb) -> int:
+    return int((pixels == np.array(rgb)).all(axis=-1).sum())
+
+
+@needs_chromium
+def test_chromium_shows_the_pictures_full_size_and_a_frame_as_drawn(scenario, tmp_path):
+    """A person's look: the map picture and the GIF are not shrunk in the report, the widget's
+    legend names the deposits and the terrain, and a frame opened on its own shows the player's
+    units and the legend exactly as rendered."""
+    player = hex_rgb(Replay.model_validate_json((scenario / "replay.json").read_text()).teams[0].color)
+    b = Browser((scenario / "report.html").resolve().as_uri(), tmp_path / "profile", width=1400, height=2400)
+    try:
+        b.wait_for("(document.body.dataset.images || '').startsWith('ok')")
+        sizes = b.eval("[...document.querySelectorAll('.pictures img')].map(i => [i.naturalWidth, i.clientWidth])")
+        assert len(sizes) == 2 and all(natural >= 640 and shown == natural for natural, shown in sizes), sizes
+        legend = b.eval("document.querySelector('#replay .rp-legend').textContent")
+        assert "metal deposit" in legend and "water" in legend and "under construction" in legend
+        b.eval("document.querySelector('.pictures').scrollIntoView()")
+        page = np.asarray(Image.open(b.screenshot(tmp_path / "report.png")).convert("RGB"))
+        assert _count(page, player) > 30                    # the map picture's player units, unscaled
+        frame = sorted((scenario / "frames").glob("frame_*.png"))[2]
+        b.send("Page.navigate", url=frame.resolve().as_uri())
+        b.wait_for("document.readyState === 'complete' && document.images.length === 1 && document.images[0].complete")
+        shot = np.asarray(Image.open(b.screenshot(tmp_path / "frame.png")).convert("RGB"))
+    finally:
+        b.close()
+    drawn = np.asarray(Image.open(frame).convert("RGB"))
+    for rgb in (player, TERRAIN_RGB[WATER], (22, 24, 30)):    # units, the water swatch, the caption and legend bands
+        assert _count(drawn, rgb) > 0 and _count(shot, rgb) >= _count(drawn, rgb), rgb
+
+
+@needs_chromium
+def test_the_widgets_labels_never_overlap(scenario, tmp_path):
+    replay = Replay.model_validate_json((scenario / "replay.json").read_text())
+    for n in range(30):        # thirty labelled markers within two tiles of each other
+        replay.markers.append(ReplayMarker(t=0, x=30 + n % 5 * 0.4, y=30 + n // 5 * 0.4, label=f"checkpoint {n}", color="#ffd700"))
+    page = tmp_path / "crowded.html"
+    page.write_text(render_replay_page(replay, "crowded"))
+    b = Browser(page.resolve().as_uri(), tmp_path / "profile", width=1280, height=1200)
+    try:
+        b.wait_for("document.getElementById('replay')?.dataset.ready === '1'")
+        boxes = json.loads(b.eval("document.querySelector('#replay canvas').dataset.labels"))
+    finally:
+        b.close()
+    assert len(boxes) >= 25
+    for i, a in enumerate(boxes):
+        assert not any(a[0] < c[2] and c[0] < a[2] and a[1] < c[3] and c[1] < a[3] for c in boxes[i + 1:]), a

@@ -312,3 +312,15 @@ def test_chromium_renders_the_report_with_every_picture(failed_scenario, tmp_pat
     images = len(re.findall(r"<img\b", dom))
     assert images == 5                                                    # map, replay, 3 frames
     assert re.search(r'<body[^>]*data-images="ok 5"', dom), re.search(r"<body[^>]*>", dom)
+
+
+def test_map_picture_gives_a_cluster_of_like_units_one_label(tmp_path):
+    level = json.loads((SEED_KB / "levels" / "MFD" / "level.json").read_text())
+    level["rules"] = []
+    level["teams"][0]["units"] += [{"type": "metal_storage", "x": 56.5 + dx, "y": 56.5 + dy, "tag": "depot"}
+                                   for dx in (0, 3) for dy in (0, 3)]
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(level))
+    labels = [m.label for m in write_map_picture(path, tmp_path / "map.png")]
+    assert labels.count("T0: 4 metal_storage [depot]") == 1 and not any("1 metal_storage [depot]" in t for t in labels)
+    assert labels.count("T0: 1 metal_storage [objective]") == 3      # 22 tiles apart: each keeps its own label

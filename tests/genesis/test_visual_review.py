@@ -11,6 +11,7 @@ import pytest
 
 from engine import Simulation, load_level
 from engine.agent.policies import make_policy
+from engine.palette import TEAM_PALETTE
 from engine.render import render_frame
 from engine.replay import Replay, ReplayCursor, ReplayRecorder
 from engine.replay_media import MIN_FRAMES, write_frames
@@ -21,7 +22,7 @@ from genesis.models import VisualVerdict
 from genesis.visual import GLYPH_LEGEND, ReviewFrame, review, review_context, review_frames
 
 LEVEL = Path(__file__).resolve().parents[2] / "kb" / "levels" / "MFD" / "level.json"   # waves from north, east, south
-COLORS = {0: "#3b82f6", 1: "#ef4444"}
+COLORS = dict(enumerate(TEAM_PALETTE[:2]))      # the level sets no colours: the default palette
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +67,7 @@ def test_vlm_prompt_states_end_duration_legend_and_captions(frames_dir, replay):
     prompt = seen["prompt"]
     assert verdict.judged_by == "VLM openai/vlm" and seen["role"] == "vlm" and len(seen["images"]) == len(frames)
     assert "ended after 3:20" in prompt and replay.end.reason in prompt
-    assert GLYPH_LEGEND in prompt and "T1 " in prompt and "#ef4444" in prompt
+    assert GLYPH_LEGEND in prompt and "T1 " in prompt and COLORS[1] in prompt
     for n, f in enumerate(frames, 1):
         assert f"{n}. " in prompt
     wave = next(f for f in frames if f.caption.startswith("wave 1"))

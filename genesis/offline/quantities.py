@@ -1,0 +1,145 @@
+"""Quantities in their many spoken forms, rewritten to the one form the reader's patterns read.
+
+"twenty-five" -> "25", "a minute and a half" -> "90 seconds", "two and a half minutes" -> "2.5 minutes",
+"half a minute" -> "30 seconds", "1 minute and 30 seconds" -> "90 seconds", "the clock hits 3:00" ->
+"3:00", "the 3:00 mark" -> "3:00". Small numbers stay words ("two versus two", "both", "a couple"): the
+reader knows them. Every rewritten character keeps a pointer to the words it replaced, so a clause of the
+verbatim request still owns what was read from it.
+"""
+from __future__ import annotations
+
+import re
+
+_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_TEENS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+          "seventeen": 17, "eighteen": 18, "nineteen": 19}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}
+_SMALL_WORDS = "|".join(sorted({**_UNITS, **_TEENS}, key=len, reverse=True))
+_TENS_WORDS = "|".join(_TENS)
+# a number in words up to 999: "one hundred and twenty", "a hundred", "forty-five", "thirteen"
+_WORDS = (rf"(?:(?:a|one|{'|'.join(_UNITS)})\s+hundred(?:\s+and)?(?:\s+(?:(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?"
+          rf"|{_SMALL_WORDS}))?|(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?|thirteen|fourteen|fifteen|sixteen|"
+          rf"seventeen|eighteen|nineteen)")
+_NUMBER_IN_WORDS = re.compile(rf"(?<![\w-])({_WORDS})(?![\w-])")
+_N = r"(\d+(?:\.\d+)?|a|an|one|" + "|".join(_UNITS) + r")"
+_UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?)"
+_ANY = r"(\d+(?:\.\d+)?|" + _SMALL_WORDS + r")"      # a number in digits or a small one in words
+
+
+def _value(words: str) -> int:
+    total = 0
+    for w in re.split(r"[\s-]+", words):
+        if w == "hundred":
+            total = max(total, 1) * 100
+        elif w in ("a", "one") and total == 0:
+            total = 1
+        elif w in _UNITS:
+            total += _UNITS[w]
+        elif w in _TEENS:
+            total += _TEENS[w]
+        elif w in _TENS:
+            total += _TENS[w]
+    return total
+
+
+def _num(word: str) -> float:
+    return float(word) if word[0].isdigit() else float({**_UNITS, **_TEENS}.get(word, 1))
+
+
+
+def _unit_seconds(unit: str) -> float:
+    return 3600.0 if unit.startswith("h") else 60.0 if unit.startswith("m") else 1.0
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def _half_after(m: re.Match) -> str:          # "a minute and a half", "2 minutes and a half"
+    return f"{_fmt((_num(m.group(1)) + 0.5) * _unit_seconds(m.group(2)))} seconds"
+
+
+def _half_before(m: re.Match) -> str:         # "two and a half minutes"
+    return f"{_fmt((_num(m.group(1)) + 0.5) * _unit_seconds(m.group(2)))} seconds"
+
+
+def _half_of(m: re.Match) -> str:             # "half a minute", "half an hour"
+    return f"{_fmt(0.5 * _unit_seconds(m.group(1)))} seconds"
+
+
+def _quarter_of(m: re.Match) -> str:          # "a quarter of an hour", "three quarters of a minute"
+    share = 0.75 if m.group(1) else 0.25
+    return f"{_fmt(share * _unit_seconds(m.group(2)))} seconds"
+
+
+def _compound(m: re.Match) -> str:            # "1 minute and 30 seconds", "2 min 15 s"
+    return f"{_fmt(_num(m.group(1)) * _unit_seconds(m.group(2)) + float(m.group(3)))} seconds"
+
+
+def _unit_then_seconds(m: re.Match) -> str:   # "a minute thirty" (after words became digits: "a minute 30")
+    return f"{_fmt(_num(m.group(1)) * 60 + float(m.group(2)))} seconds"
+
+
+def _clock(m: re.Match, at: int = 1) -> str:  # the number and unit at groups at, at+1 as "m:ss"
+    total = round(_num(m.group(at)) * _unit_seconds(m.group(at + 1)))
+    return f"{total // 60}:{total % 60:02d}"
+
+
+def _rate(m: re.Match) -> str:             # "three times a minute", "twice per minute"
+    per = {"once": 1.0, "twice": 2.0}.get(m.group(1)) or _num(m.group(1).split()[0])
+    return f"every {_fmt(_unit_seconds(m.group(2)) / per)} seconds"
+
+
+# in order: numbers in words first, so the duration forms after them see digits
+_REWRITES: list[tuple[re.Pattern, object]] = [
+    (_NUMBER_IN_WORDS, lambda m: str(_value(m.group(1)))),
+    (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+a\s+half(?![\w-])"), _half_after),
+    (re.compile(rf"(?<![\w-]){_N}\s+and\s+a\s+half\s+{_UNIT}(?![\w-])"), _half_before),
+    (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?)\s*-\s*and\s*-\s*a\s*-\s*half\s*-?\s*{_UNIT}(?![\w-])"), _half_before),
+    (re.compile(rf"(?<![\w-])half\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _half_of),
+    (re.compile(rf"(?<![\w-])(?:a|one|(three))\s+quarters?\s+of\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _quarter_of),
+    (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|one)\s+(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?(\d+)\s*"
+                rf"(?:seconds?|secs?|s)(?![\w-])"), _compound),
+    (re.compile(r"(?<![\w-])(a|an|one|\d+)\s+minutes?\s+(\d{1,2})(?!\s*(?:[\w-]|:))"), _unit_then_seconds),
+    # a rate: "three times a minute" is every 20 seconds
+    (re.compile(r"(?<![\w-])(once|twice|(?:\d+|" + "|".join(_UNITS) + r")\s+times)\s+(?:a|an|per|each|every)\s+(minute|hour)(?![\w-])"), _rate),
+    # a moment as a point or mark on the clock: "the one-minute point", "the 4.5-minute mark" -> "1:00", "4:30"
+    (re.compile(rf"(?<![\w-])the\s+{_ANY}[\s-]*{_UNIT}\s+(?:point|mark)(?![\w-])"), lambda m: _clock(m)),
+    # "two minutes in" (into the game) -> "at 2:00"
+    (re.compile(rf"(?<![\w-]){_ANY}\s*{_UNIT}\s+in(?=\s*(?:[,;.]|and\b|then\b|$))"),
+     lambda m: "at " + _clock(m)),
+    # a span that runs out: "until six minutes have passed", "before 270 seconds have gone by" -> "until 6:00"
+    (re.compile(rf"(?<![\w-])(until|till|before|by)\s+(?:the\s+)?{_ANY}\s*{_UNIT}\s+(?:have\s+|has\s+|are\s+|is\s+)?"
+                r"(?:passed|elapsed|gone\s+by|gone|up|over|elapse|pass|go\s+by|run\s+out|on\s+the\s+clock|"
+                r"ticked\s+by|tick\s+by)(?![\w-])"), lambda m: f"{m.group(1)} {_clock(m, 2)}"),
+    # a clock reading stated through the clock: "until the clock hits 3:00", "the 3:00 mark", "the timer reads 2:30"
+    (re.compile(r"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
+                r"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+(\d{1,2}:[0-5]\d)\b"), lambda m: m.group(1)),
+    (re.compile(r"(?<![\w-])the\s+(\d{1,2}:[0-5]\d)\s+mark(?![\w-])"), lambda m: m.group(1)),
+]
+
+
+def canonical(text: str, where: list[int]) -> tuple[str, list[int]]:
+    """`text` with its quantities in canonical form, and where each character came from in the verbatim
+    request (a rewritten phrase's characters all come from the phrase they replaced)."""
+    for pattern, replace in _REWRITES:
+        text, where = rewrite(text, where, pattern, replace)
+    return text, where
+
+
+def rewrite(text: str, where: list[int], pattern: re.Pattern, replace) -> tuple[str, list[int]]:
+    out: list[str] = []
+    places: list[int] = []
+    last = 0
+    for m in pattern.finditer(text):
+        new = replace(m)
+        out.append(text[last:m.start()])
+        places += where[last:m.start()]
+        span = m.end() - m.start()
+        out.append(new)
+        places += [where[m.start() + min(i * span // max(1, len(new)), span - 1)] for i in range(len(new))]
+        last = m.end()
+    out.append(text[last:])
+    places += where[last:]
+    return "".join(out), places

@@ -1,0 +1,51 @@
+"""What the request says the player starts with is what the player starts with, evidenced at t=0."""
+from __future__ import annotations
+
+import pytest
+
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+from genesis.offline.gdd_writer import design
+
+
+@pytest.mark.parametrize("query, start, metal", [
+    ("survive 6 minutes of waves from the west; you start with 6 turrets and 2 anti-air towers",
+     {"light_turret": 6, "aa_turret": 2}, None),
+    ("gunships raid your 3 radar towers every 60 seconds; you start with 4 anti-air turrets, survive 5 minutes",
+     {"aa_turret": 4}, None),
+    ("siege: destroy the enemy factory within 6 minutes; you start with 4 artillery units and 6 light tanks",
+     {"artillery_bot": 4, "light_tank": 6}, None),
+    ("starting with 1 constructor and 300 metal, build 8 light bots by minute 5", {"constructor_bot": 1}, 300.0),
+    ("the player begins with three heavy tanks, two light bots and a radar tower; hold out for 4 minutes",
+     {"heavy_tank": 3, "light_bot": 2, "radar_tower": 1}, None),
+])
+def test_the_start_the_request_gives_is_built_and_evidenced(query, start, metal):
+    brief = write_brief(query, read(query))
+    assert brief.concepts.player_start == start and brief.concepts.player_metal == metal
+    gdd = design(brief)
+    player = next(t for t in gdd.teams if t.id == 0)
+    for type_id, count in start.items():
+        assert sum(u.count for u in player.units if u.type == type_id) == count
+    if metal is not None:
+        assert player.metal == metal
+    req = next(r for r in gdd.requirements if r.id == "start_forces")
+    assert len(req.expect) == len(start) + (metal is not None)
+    said = [c for c in brief.clauses if "start_forces" in c.requirement_ids]
+    assert said and all(c.status == "honoured" for c in said)
+    assert not [c for c in brief.clauses if c.status == "not_honoured" and ("start" in c.text or "begin" in c.text)]
+
+
+def test_a_named_army_replaces_the_familys_army_but_named_buildings_keep_it():
+    army = design(write_brief(q := "destroy the enemy base within 8 minutes; you start with 5 light tanks",
+                              read(q)))
+    player = next(t for t in army.teams if t.id == 0)
+    assert {u.type for u in player.units if u.tag is None} == {"light_tank"}
+    towers = design(write_brief(q := "survive 5 waves for 5 minutes; you start with 2 radar towers", read(q)))
+    player = next(t for t in towers.teams if t.id == 0)
+    assert any(u.type != "radar_tower" and u.type != "metal_storage" for u in player.units)
+
+
+def test_an_item_that_is_no_roster_unit_is_not_built_and_says_so():
+    brief = write_brief(q := "survive 4 minutes of waves; you start with 3 dragons", read(q))
+    assert brief.concepts.player_start == {}
+    assert any(c.status == "not_honoured" and "dragons" in c.text for c in brief.clauses)
