@@ -115,6 +115,8 @@ def _allowed_roots(root: Path, extra: Iterable[str | Path]) -> list[Path]:
 
 def _confine(path: Path, root: Path, roots: list[Path], where: str, what: str) -> Path:
     """`path` (relative to `root`) resolved, if it lies inside one of `roots`; LevelError otherwise."""
+    if "\x00" in str(path):  # no file system accepts it: resolving would raise a bare ValueError
+        raise LevelError(f"{where}: {what} {str(path)!r} holds a NUL byte (refused)")
     full = (path if path.is_absolute() else root / path).resolve()
     if not any(full.is_relative_to(r) for r in roots):
         raise LevelError(f"{where}: {what} {str(path)!r} is outside the level's folder and the knowledge "

@@ -186,13 +186,15 @@ def resume(run_id: str = typer.Argument(..., help="run id (from run.json) or the
 def _run_to_exit(run) -> None:
     """Runs a generation (new or resumed) and turns every outcome into a message and an exit code."""
     from genesis.llm.config import ConfigError
-    from genesis.pipeline.runner import PipelineError, QueryError
+    from genesis.pipeline.folder_lock import FolderBusy
+    from genesis.pipeline.runner import PipelineError, QueryError, ReplayError
     from genesis.rubric_store import RubricError
     from genesis.workspace import WorkspaceError
 
     try:
         outcome = _interactive_loop(run(), _progress)
-    except (QueryError, ConfigError, FileNotFoundError, RubricError, WorkspaceError) as exc:
+    except (QueryError, ConfigError, FileNotFoundError, RubricError, WorkspaceError, ReplayError,
+            FolderBusy) as exc:
         raise _bad_input(exc)
     except PipelineError as exc:
         console.print(f"[bold red]NOT PLAYABLE[/] the pipeline failed: {exc}")

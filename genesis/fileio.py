@@ -36,7 +36,7 @@ def read_json_object(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The JSON object stored at `path`, or None when it is missing, unreadable, torn or not an object."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         return None
     return data if isinstance(data, dict) else None
 

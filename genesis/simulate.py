@@ -18,6 +18,7 @@ from engine.replay import Replay, ReplayRecorder
 from engine.result import Outcome, team_outcome
 from engine.sim import TICK_HZ
 from engine.snapshot import CATEGORIES
+from genesis.parent_death import die_with_parent
 
 DEFAULT_TIMEOUT_S = 120.0
 # the validation games of a level: the reference policy must win every seed, idle must lose
@@ -321,7 +322,8 @@ class SimPool:
         if self._pool is None:
             if not reopen:
                 raise ValueError("the simulation pool is closed")
-            self._pool = mp.get_context("fork").Pool(processes=self.workers)
+            self._pool = mp.get_context("fork").Pool(processes=self.workers, initializer=die_with_parent,
+                                                     initargs=(os.getpid(),))
             self.epoch += 1
         return self._pool.apply_async(fn, (item,), callback=callback)
 

@@ -479,6 +479,34 @@ local sutf8 = {charpattern = utf8.charpattern}
 for _, k in ipairs{"char", "len", "offset"} do sutf8[k] = linear(utf8[k]) end
 sutf8.codepoint = linear(utf8.codepoint, 1)
 sutf8.codes = utf8.codes
+
+------------------------------------------------------------------ errors in the script's words
+-- A C function called from a wrapper above names the wrapper's local ("bad argument #2 to
+-- 's_format'") at a position in this chunk, which a script catching the error would see: each
+-- public function re-raises such an error under its public name, at the script's line.
+local OWN_POSITION = '^%[string "<python>"%]:%d+: '
+local function public_error(name, ok, ...)
+  if ok then return ... end
+  local msg = ...
+  if type(msg) ~= "string" then error(msg, 0) end
+  local bare, own = s_gsub(msg, OWN_POSITION, "", 1)
+  local renamed, named = s_gsub(bare, "^(bad argument #%d+ to )'[%w_?]+'", "%1'" .. name .. "'", 1)
+  if own + named == 0 then error(msg, 0) end  -- the script's own error, or one already at its line
+  fail(renamed)
+end
+local function in_public_words(lib, prefix, names)
+  for _, k in ipairs(names) do
+    local f, name = lib[k], prefix .. k
+    lib[k] = function(...) return public_error(name, no_oom(pcall(f, ...))) end
+  end
+end
+in_public_words(sstring, "string.", {"byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match",
+                                     "rep", "reverse", "sub", "upper"})
+in_public_words(stable, "table.", {"concat", "insert", "move", "pack", "remove", "sort", "unpack"})
+in_public_words(sutf8, "utf8.", {"char", "codepoint", "len", "offset"})
+in_public_words(smath, "math.", {"max", "min"})
+in_public_words(scoroutine, "coroutine.", {"create", "wrap"})
+in_public_words(env, "", {"setmetatable", "tonumber"})
 env.string, env.table, env.math, env.utf8, env.coroutine = sstring, stable, smath, sutf8, scoroutine
 env.unpack = stable.unpack
 env._G = env

@@ -13,9 +13,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
-from genesis.batch.worker import Job, JobOutcome, worker_main
+from genesis.batch.worker import Job, JobOutcome
+from genesis.parent_death import child_main
 
 STOP_GRACE_S = 5.0
+WORKER_MAIN = "genesis.batch.worker:worker_main"  # imported by the worker once it dies with the batch
 
 
 @dataclass
@@ -42,7 +44,8 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         parent_conn, child_conn = self._ctx.Pipe()
         # not daemonic: the pipeline forks simulation pools, which daemonic processes may not do
-        process = self._ctx.Process(target=worker_main, args=(child_conn,), name="genesis-batch-worker")
+        process = self._ctx.Process(target=child_main, args=(os.getpid(), WORKER_MAIN, child_conn),
+                                    name="genesis-batch-worker")
         process.start()
         child_conn.close()
         worker = _Worker(process, parent_conn)

@@ -3,7 +3,9 @@
 Workers are started with the 'spawn' method (a fresh interpreter, no state inherited from the
 parent's threads), because the pipeline itself forks simulation pools and chromadb keeps threads.
 Each worker leads its own process group, so the terminal's Ctrl-C reaches only the batch parent,
-which then stops every worker together with its simulation children.
+which then stops every worker together with its simulation children. A parent killed with -9 can
+stop nothing: the kernel kills each worker when its parent dies, and each simulation process when
+its worker dies (`genesis.parent_death`).
 """
 from __future__ import annotations
 
@@ -87,7 +89,14 @@ def run_job(job: Job) -> JobOutcome:
 def worker_main(conn: Connection) -> None:
     os.setpgrp()
     while True:
-        job = conn.recv()
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):  # the batch is gone: there is no one to work for
+            return
         if job is None:
             return
-        conn.send(run_job(job))
+        outcome = run_job(job)
+        try:
+            conn.send(outcome)
+        except OSError:  # BrokenPipe: the batch is gone, no one to report to
+            return

@@ -7,6 +7,11 @@ class KBError(Exception):
     """Any knowledge-base failure with a message fit for the user."""
 
 
+class KBIndexDamaged(KBError):
+    """The embedded index cannot be read (a damaged chroma.sqlite3 or segment): it is derived from
+    the sources, so rebuilding it loses nothing."""
+
+
 class KBSourceError(KBError):
     """A source file under the KB root is missing or malformed."""
 

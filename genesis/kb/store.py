@@ -45,7 +45,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from genesis.fileio import FileLock, atomic_write_json, dump_yaml, fsync_dir, parse_yaml
-from genesis.kb.common import COLLECTIONS, KBCommitError, KBConflictError, KBError, KBSourceError
+from genesis.kb.common import COLLECTIONS, KBCommitError, KBConflictError, KBError, KBIndexDamaged, KBSourceError
 
 
 INDEX_FORMAT = 2  # bump when documents/metadata derived from the sources or the manifest change
@@ -412,9 +412,18 @@ class _Index:
             except Exception as err:  # chromadb checks the server on connect; any failure means "not reachable"
                 raise KBError(f"cannot reach the KB's chroma server {self.server}: {err} "
                               "(start one with `genesis kb serve`, or unset kb_server)") from None
+            self._open_collections()
         else:
             self.path.mkdir(parents=True, exist_ok=True)
-            self.client = chromadb.PersistentClient(path=str(self.path), settings=Settings(anonymized_telemetry=False))
+            try:
+                self.client = chromadb.PersistentClient(path=str(self.path),
+                                                        settings=Settings(anonymized_telemetry=False))
+                self._open_collections()
+            except Exception as err:  # chromadb's InternalError (sqlite: "database disk image is malformed"), ...
+                raise self.damaged(err) from None
+        self.generation = generation
+
+    def _open_collections(self) -> None:
         ef = _embedding()()  # always explicit: chromadb's default would download a model
         existing = {getattr(c, "name", c) for c in self.client.list_collections()}
         self.created = set(COLLECTIONS) - existing
@@ -422,12 +431,35 @@ class _Index:
             name: self.client.get_or_create_collection(name, embedding_function=ef, configuration={"hnsw": {"space": "cosine"}})
             for name in COLLECTIONS
         }
-        self.generation = generation
 
     def close(self) -> None:
         if self.client is not None and hasattr(self.client, "close"):
             self.client.close()
         self.client, self.collections, self.generation = None, {}, None
+
+    def forget(self) -> None:
+        """Let go of an embedded index that cannot be read, so that the next connect opens it afresh."""
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        with suppress(Exception):  # closing a half-started client may fail the same way opening it did
+            self.close()
+        self.client, self.collections, self.generation = None, {}, None
+        # chromadb caches one System per path before starting it: a failed start stays cached and
+        # would be handed to the next client of this path
+        SharedSystemClient._identifier_to_system.pop(str(self.path), None)
+        SharedSystemClient._identifier_to_refcount.pop(str(self.path), None)
+
+    def damaged(self, err: Exception) -> KBIndexDamaged:
+        """The error for an index that failed with `err`; the next connect opens it afresh."""
+        if not self.server:
+            self.forget()
+        return KBIndexDamaged(f"the knowledge base's index {self.path} is damaged ({str(err)[:200]}); it is "
+                              "derived from the KB's files: `genesis kb rebuild` rebuilds it")
+
+    def discard(self) -> None:
+        """Delete an embedded index that cannot be read, files and all (it is rebuilt from the sources)."""
+        self.forget()
+        shutil.rmtree(self.path, ignore_errors=True)
 
     def missing_data(self) -> bool:
         """The index lost what the manifest says it holds (a deleted folder, a fresh server): its
@@ -513,7 +545,11 @@ class KnowledgeBase:
         if manifest is None:
             self._rebuild_locked()
             return
-        self._index.connect(manifest.get("generation"))
+        try:
+            self._index.connect(manifest.get("generation"))
+        except KBIndexDamaged:  # derived from the sources: rebuilt from them
+            self._rebuild_locked()
+            return
         if self._index.missing_data():
             self._rebuild_locked()
             return
@@ -600,12 +636,15 @@ class KnowledgeBase:
             self._index.connect(None, force=True)
             for name in COLLECTIONS:
                 self._index.client.delete_collection(name)
+        except KBIndexDamaged:
+            self._index.discard()
         except KBError:
             raise
         except Exception:  # unreadable index (crash, other chromadb version), or a server without them yet
-            self._index.close()
-            if not self.server:
-                shutil.rmtree(self.chroma_dir, ignore_errors=True)
+            if self.server:
+                self._index.close()
+            else:
+                self._index.discard()
         self._index.connect(None, force=True)
         for name in COLLECTIONS:
             self._upsert(entries[name])
@@ -636,13 +675,18 @@ class KnowledgeBase:
     def search(self, collection: str, query_text: str, k: int = 5, where: dict[str, Any] | None = None) -> list[Hit]:
         """The `k` items most similar in meaning to `query_text`, best first."""
         self._check_collection(collection)
+        from chromadb.errors import InternalError
+
         with self._reading():
             col = self._index.collections[collection]
-            size = col.count()
-            if size == 0 or k <= 0:
-                return []
-            res = col.query(query_texts=[query_text], n_results=min(k, size), where=where,
-                            include=["documents", "metadatas", "distances"])
+            try:
+                size = col.count()
+                if size == 0 or k <= 0:
+                    return []
+                res = col.query(query_texts=[query_text], n_results=min(k, size), where=where,
+                                include=["documents", "metadatas", "distances"])
+            except InternalError as err:  # the storage failed (a bad filter is a ValueError)
+                raise self._index.damaged(err) from None
         return [Hit(id=i, score=max(0.0, min(1.0, 1.0 - float(d))), metadata=dict(m or {}), document=doc or "", collection=collection)
                 for i, d, m, doc in zip(res["ids"][0], res["distances"][0], res["metadatas"][0], res["documents"][0])]
 

@@ -3,11 +3,13 @@
 One `complete()` = up to 1 + max_retries attempts. An attempt is retried when the reply is unusable:
 not a JSON object valid for the output model, over `max_reply_chars`, or a response of the wrong
 shape (no choices, no content, wrong types); the latest rejected reply goes back to the model, cut
-to an excerpt, with its error. A timeout is retried the same way. Infrastructure failures (rate
+to an excerpt, with its error. A timeout is retried the same way; `timeout` bounds each try as a
+whole (a reply trickling in byte by byte is cut off at it, and its slot freed). Infrastructure failures (rate
 limits, overload, server and connection errors) are retried inside one attempt with exponential
 backoff and jitter, never shorter than the server's Retry-After (tenacity); when they outlast
 `infra_retries`, `ModelUnavailableError` stops the run as an infrastructure error, which is no
-verdict on the scenario. Anything else (bad request, a prompt over the context window, auth,
+verdict on the scenario; so does a response the server broke (a body that is not a completion, no
+choices) on every attempt. Anything else (bad request, a prompt over the context window, auth,
 missing offline brain) fails at once: the same request would fail the same way. Hosted requests
 hold a per-model slot (`max_concurrency`). Every attempt is counted in `usage` and transcribed.
 """
@@ -34,6 +36,7 @@ import tenacity
 from pydantic import BaseModel, ValidationError
 
 from genesis.llm.config import ModelConfig, RoleConfig
+from genesis.llm.deadline import CallDeadlineExceeded, call_with_deadline
 from genesis.llm.limits import SlotWaitTimeout, model_slot, retry_after_seconds
 from genesis.llm.offline_provider import METADATA_KEY, register_offline_provider
 from genesis.llm.schema_text import schema_text
@@ -76,7 +79,8 @@ class ModelCallError(RuntimeError):
 
 
 class ModelUnavailableError(BaseException):
-    """The model endpoint stayed rate-limited, overloaded or unreachable through every backoff retry.
+    """The model endpoint stayed rate-limited, overloaded or unreachable through every backoff retry,
+    or answered every attempt with a response that is no completion (not JSON, no choices).
 
     A BaseException, like KeyboardInterrupt: it must pass through every stage's `except Exception`
     (those turn failures into verdicts on the scenario, and this is none); the runner records the
@@ -93,7 +97,8 @@ class OutputParseError(ValueError):
 
 
 class MalformedResponse(OutputParseError):
-    """The response itself has the wrong shape (no choices, no message, content that is not text)."""
+    """The response itself has the wrong shape (no choices, no message, content that is not text): the
+    server or a proxy broke it, not the model; when every attempt gets one, the endpoint is unusable."""
 
 
 # strict=False: small local models put raw newlines inside JSON strings, which llama.cpp's grammar allows.
@@ -257,8 +262,8 @@ def _reply(response: Any) -> tuple[str, str | None]:
     if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
         texts = [part.get("text") if isinstance(part, dict) else getattr(part, "text", None) for part in content]
         content = "".join(texts) if texts and all(isinstance(t, str) for t in texts) else content
-    if content is None or content == "":
-        raise MalformedResponse("the reply is empty" + (f" (finish_reason={finish})" if finish else ""))
+    if content is None or content == "":  # the model said nothing (e.g. its tokens all went to reasoning)
+        raise OutputParseError("the reply is empty" + (f" (finish_reason={finish})" if finish else ""))
     if not isinstance(content, str):
         raise MalformedResponse(f"the reply content is a {type(content).__name__}, not text: "
                                 f"{excerpt(repr(content), 200)}")
@@ -357,9 +362,12 @@ class LLMClient:
                 unreadable = _unreadable_response(exc)
                 cause = excerpt(f"malformed response: {_describe(exc)}" if unreadable else _describe(exc), 1_000)
                 self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model)
-                final = not (isinstance(exc, litellm.Timeout) or unreadable) or attempt == attempts
+                final = not (isinstance(exc, (litellm.Timeout, CallDeadlineExceeded)) or unreadable) \
+                    or attempt == attempts
                 self._log(record, ok=False, final=final, error=cause,
                           error_type="MalformedResponse" if unreadable else type(exc).__name__, latency_ms=latency)
+                if final and unreadable:
+                    raise ModelUnavailableError(role, skill, cfg.model, cause, attempt) from exc
                 if final:
                     permanent = next((hint for cls, hint in _PERMANENT.items() if isinstance(exc, cls)), "")
                     raise ModelCallError(role, skill, cfg.model, cause, attempt, permanent) from exc
@@ -385,6 +393,9 @@ class LLMClient:
                 self._log(record, ok=False, final=final, response_text=excerpt(text, cfg.max_reply_chars),
                           response_chars=len(text), finish_reason=finish_reason, error=cause,
                           error_type=type(exc).__name__, latency_ms=latency, cost_usd=cost, **tokens)
+                if final and isinstance(exc, MalformedResponse):
+                    raise ModelUnavailableError(role, skill, cfg.model, f"malformed response: {cause}", attempt) \
+                        from exc
                 if final:
                     raise ModelCallError(role, skill, cfg.model, cause, attempt) from exc
                 # Only the latest rejected reply goes back, as an excerpt: the conversation must not
@@ -413,7 +424,9 @@ class LLMClient:
                 with model_slot(cfg.model, cfg.api_base, cfg.max_concurrency,
                                 wait_s=cfg.timeout * (cfg.infra_retries + 2)):
                     started = time.perf_counter()  # waiting for a slot is not the model's latency
-                    return litellm.completion(**request), started
+                    # `timeout` bounds the whole call: litellm's restarts with every byte received
+                    return call_with_deadline(lambda: litellm.completion(**request), cfg.timeout,
+                                              f"{cfg.model} ({record['role']}/{record['skill']})"), started
             except Exception as exc:
                 if _is_infra(exc):
                     latency = (time.perf_counter() - started) * 1000
@@ -526,7 +539,8 @@ class LLMClient:
         try:
             output = output_model.model_validate(recorded["output"])
         except ValidationError as exc:
-            raise ReplayMismatch(f"{where} does not validate as {output_model.__name__}: {exc}") from exc
+            raise ReplayMismatch(f"{where} does not validate as {output_model.__name__}: {_validation_details(exc)}") \
+                from exc
         self._log({**base, "attempt": recorded.get("attempt", 1)}, ok=True, final=True, replayed=True,
                   response_text=recorded.get("response_text"), output=recorded["output"])
         return output

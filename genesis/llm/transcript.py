@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 
-class ReplayMismatch(RuntimeError):
-    """The run asked for a model call the recorded transcript does not hold."""
+class ReplayMismatch(BaseException):
+    """The run asked for a model call the recorded transcript does not hold, or a recorded answer does
+    not validate: the transcript is bad input. A BaseException, like ModelUnavailableError, so that no
+    stage's `except Exception` turns it into a verdict on the scenario."""
 
 
 class Transcript:

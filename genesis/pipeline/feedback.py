@@ -163,12 +163,16 @@ def append(root, records: list[FeedbackRecord]) -> None:
 
 
 def read(root) -> list[FeedbackRecord]:
-    """Every well-formed line, oldest first; lines in an older format are skipped."""
+    """Every well-formed line, oldest first; lines in an older format, torn or damaged (not UTF-8,
+    not JSON) are skipped: the log is shared and hand-editable, and the retrospective that reads it
+    runs after all of a run's work."""
     path = log_path(root)
-    if not path.exists():
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
         return []
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in data.split(b"\n"):  # whole lines only: a JSON string may hold other line separators
         try:
             out.append(FeedbackRecord.model_validate_json(line))
         except ValidationError:

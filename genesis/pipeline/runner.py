@@ -19,9 +19,10 @@ from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.llm.client import LLMClient, ModelUnavailableError
 from genesis.llm.config import ModelConfig
 from genesis.llm.offline_provider import install_embedded_brain
-from genesis.llm.transcript import Transcript
+from genesis.llm.transcript import ReplayMismatch, Transcript
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.feedback import log_outcome
+from genesis.pipeline.folder_lock import sole_writer
 from genesis.pipeline.graph import build
 from genesis.pipeline.state import checkpoint_serializer
 
@@ -31,6 +32,10 @@ MAX_QUERY_CHARS = 2000
 
 class QueryError(ValueError):
     """The request cannot be processed at all (empty, too long)."""
+
+
+class ReplayError(ValueError):
+    """The `--replay` transcript does not fit the run (bad input: no resume can fix it)."""
 
 
 class PipelineError(RuntimeError):
@@ -51,6 +56,13 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
     except KeyboardInterrupt:
         log_outcome(ctx, run_id, "interrupted", f"interrupted: continue with genesis resume {run_id}")
         raise
+    except ReplayMismatch as exc:
+        log_outcome(ctx, run_id, "error", f"--replay: {exc}")
+        atomic_write_json(ctx.out_dir / "validation.json", {
+            "playable": False, "status": "error", "run_id": run_id, "reason": f"--replay: {exc}",
+            "backend": {role: ctx.client.backend_name(role) for role in ctx.client.config.roles},
+            "usage": ctx.client.usage.record()})
+        raise ReplayError(f"--replay: {exc}") from None
     except ModelUnavailableError as exc:
         log_outcome(ctx, run_id, INFRA_ERROR, str(exc))
         atomic_write_json(ctx.out_dir / "validation.json", {
@@ -150,6 +162,11 @@ def _checkpointer(out_dir: Path):
     return saver, conn
 
 
+def _first_state(query: str, run_id: str, out_dir: Path, options: dict[str, Any]) -> dict[str, Any]:
+    return {"query": query, "run_id": run_id, "out_dir": str(out_dir), "options": options, "status": "running",
+            "iterations": 0}
+
+
 def _finish(graph, config, ctx: RunContext, run_id: str) -> Outcome:
     snapshot = graph.get_state(config)
     if snapshot.next:  # paused at an interrupt: questions for the user
@@ -177,26 +194,26 @@ def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | No
     rubric_store.load_all(rubrics_root)  # a broken rubric is bad configuration: refuse before any work
     run_id = f"{slugify(query)[:40].rstrip('-')}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     out_dir = (Path(out) if out else ws.generated / slugify(query)).resolve()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for stale in ("validation.json", "transcript.jsonl", "checkpoints.sqlite"):
-        (out_dir / stale).unlink(missing_ok=True)
-    opts = {"seed": seed, "interactive": interactive, **(options or {})}
-    atomic_write_json(out_dir / RUN_FILE, {"run_id": run_id, "query": query, "model_cli": model_cli or {},
-                                           "options": opts, "kb_root": str(kb_root),
-                                           "rubrics_root": str(rubrics_root)})
-    if register:
-        workspace.register_run(run_id, out_dir, ws)
-    ctx = RunContext(_client(model_cli or {}, out_dir, replay), out_dir, kb_root, rubrics_root, progress)
-    graph, conn = _graph(ctx, out_dir)
-    config = {"configurable": {"thread_id": run_id}, "recursion_limit": 100}
-    try:
-        if not _invoke(graph, {"query": query, "run_id": run_id, "out_dir": str(out_dir), "options": opts,
-                               "status": "running", "iterations": 0}, config, ctx, run_id):
-            return _infra_outcome(ctx, run_id)
-        return _finish(graph, config, ctx, run_id)
-    finally:
-        ctx.close()
-        conn.close()
+    with sole_writer(out_dir):  # refused before this run writes anything into a folder another one writes
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for stale in ("validation.json", "transcript.jsonl", "checkpoints.sqlite"):
+            (out_dir / stale).unlink(missing_ok=True)
+        opts = {"seed": seed, "interactive": interactive, **(options or {})}
+        atomic_write_json(out_dir / RUN_FILE, {"run_id": run_id, "query": query, "model_cli": model_cli or {},
+                                               "options": opts, "kb_root": str(kb_root),
+                                               "rubrics_root": str(rubrics_root)})
+        if register:
+            workspace.register_run(run_id, out_dir, ws)
+        ctx = RunContext(_client(model_cli or {}, out_dir, replay), out_dir, kb_root, rubrics_root, progress)
+        graph, conn = _graph(ctx, out_dir)
+        config = {"configurable": {"thread_id": run_id}, "recursion_limit": 100}
+        try:
+            if not _invoke(graph, _first_state(query, run_id, out_dir, opts), config, ctx, run_id):
+                return _infra_outcome(ctx, run_id)
+            return _finish(graph, config, ctx, run_id)
+        finally:
+            ctx.close()
+            conn.close()
 
 
 def find_run(run_id_or_dir: str) -> Path:
@@ -233,20 +250,25 @@ def _run_id_of(folder: Path) -> str | None:
 
 def resume(run_id_or_dir: str, *, answers: list[str] | None = None, progress: Callable | None = None) -> Outcome:
     out_dir = find_run(run_id_or_dir)
-    meta = json.loads((out_dir / RUN_FILE).read_text())
-    kb_root = Path(meta["kb_root"]) if meta.get("kb_root") else None
-    rubrics_root = Path(meta["rubrics_root"]) if meta.get("rubrics_root") else None
-    ctx = RunContext(_client(meta.get("model_cli", {}), out_dir, None), out_dir, kb_root, rubrics_root, progress)
-    graph, conn = _graph(ctx, out_dir)
-    config = {"configurable": {"thread_id": meta["run_id"]}, "recursion_limit": 100}
-    try:
-        snapshot = graph.get_state(config)
-        if not snapshot.next and snapshot.values.get("status") not in (None, "running"):
+    with sole_writer(out_dir):
+        meta = json.loads((out_dir / RUN_FILE).read_text())
+        kb_root = Path(meta["kb_root"]) if meta.get("kb_root") else None
+        rubrics_root = Path(meta["rubrics_root"]) if meta.get("rubrics_root") else None
+        ctx = RunContext(_client(meta.get("model_cli", {}), out_dir, None), out_dir, kb_root, rubrics_root, progress)
+        graph, conn = _graph(ctx, out_dir)
+        config = {"configurable": {"thread_id": meta["run_id"]}, "recursion_limit": 100}
+        try:
+            snapshot = graph.get_state(config)
+            if not snapshot.next and snapshot.values.get("status") not in (None, "running"):
+                return _finish(graph, config, ctx, meta["run_id"])
+            if not snapshot.values and not snapshot.next:
+                # killed before its first checkpoint: nothing to continue, so the run starts over
+                payload: Any = _first_state(meta["query"], meta["run_id"], out_dir, meta.get("options") or {})
+            else:
+                payload = Command(resume=answers or []) if answers is not None else None
+            if not _invoke(graph, payload, config, ctx, meta["run_id"]):
+                return _infra_outcome(ctx, meta["run_id"])
             return _finish(graph, config, ctx, meta["run_id"])
-        if not _invoke(graph, Command(resume=answers or []) if answers is not None else None, config, ctx,
-                       meta["run_id"]):
-            return _infra_outcome(ctx, meta["run_id"])
-        return _finish(graph, config, ctx, meta["run_id"])
-    finally:
-        ctx.close()
-        conn.close()
+        finally:
+            ctx.close()
+            conn.close()

@@ -14,13 +14,13 @@ Decision analysis, from the recorded decisions:
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import yaml
 
-from genesis.fileio import parse_yaml
+from genesis.fileio import parse_yaml, read_json_object
 from genesis.play.episode import Episode
 
 COMPETENCY_METRICS = {
@@ -42,16 +42,22 @@ def _canonical(name: str) -> str:
 def competency_of(level_path: Path, metadata: dict) -> str | None:
     """The competency the scenario targets, as one of COMPETENCY_METRICS' keys (None if unknown)."""
     folder = Path(level_path).parent
-    candidates = []
-    if (folder / "meta.yaml").is_file():
-        candidates.append((parse_yaml((folder / "meta.yaml").read_text(encoding="utf-8")) or {}).get("competency"))
-    if (folder / "gdd.json").is_file():
-        candidates.append(json.loads((folder / "gdd.json").read_text(encoding="utf-8")).get("competency"))
-    candidates.append(metadata.get("competency"))
+    candidates = [(_meta_yaml(folder / "meta.yaml") or {}).get("competency"),
+                  (read_json_object(folder / "gdd.json") or {}).get("competency"), metadata.get("competency")]
     for c in candidates:
         if isinstance(c, str) and _canonical(c) in COMPETENCY_METRICS:
             return _canonical(c)
     return None
+
+
+def _meta_yaml(path: Path) -> dict | None:
+    """meta.yaml as a mapping; None when missing or damaged (the competency is only a label: a damaged
+    file must not stop the games)."""
+    try:
+        data = parse_yaml(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def competency_score(competency: str | None, summary: dict) -> dict[str, Any] | None:

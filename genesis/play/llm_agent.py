@@ -33,6 +33,7 @@ from engine.agent.observation import render_text
 from engine.catalog import reachable_from
 from engine.level import Level
 from genesis.llm.client import OutputParseError, extract_json_object
+from genesis.llm.deadline import call_with_deadline
 from genesis.llm.prompts import render
 from genesis.play.agents import Decision
 from genesis.play.memory import ENTRY_CHARS, MAX_ENTRIES, MAX_RELEVANT, AgenticMemory
@@ -292,7 +293,10 @@ class LLMAgent:
         started = time.perf_counter()
         self.calls += 1
         try:
-            response = litellm.completion(**self._request(content, system, model))
+            # litellm's timeout restarts with every byte: the deadline bounds the call with its retries
+            response = call_with_deadline(lambda: litellm.completion(**self._request(content, system, model)),
+                                          self.settings.timeout * (self.settings.num_retries + 1),
+                                          f"{model or self.settings.model}")
             text = response.choices[0].message.content or ""
         except Exception as exc:  # litellm maps every provider failure onto an exception: it is data here
             latency = time.perf_counter() - started

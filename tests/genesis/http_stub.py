@@ -73,3 +73,51 @@ class StubServer:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class TrickleServer:
+    """A chat server on 127.0.0.1 that sends its headers at once, then the body one byte per `interval_s`:
+    each read succeeds long before a between-bytes timeout, so only a total deadline ends the call.
+    It stops by itself after `max_s` seconds (the socket is closed mid-body)."""
+
+    def __init__(self, body: bytes, interval_s: float = 0.5, max_s: float = 15.0) -> None:
+        self.body, self.interval_s, self.max_s = body, interval_s, max_s
+        self.requests = 0
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def _handler(self):
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", 0)) or 0)
+                stub.requests += 1
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(stub.body)))
+                self.end_headers()
+                stop = time.monotonic() + stub.max_s
+                for byte in stub.body:
+                    if time.monotonic() >= stop:
+                        return
+                    try:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                    except OSError:
+                        return
+                    time.sleep(stub.interval_s)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return Handler
+
+    def __enter__(self) -> "TrickleServer":
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()

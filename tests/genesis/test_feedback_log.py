@@ -87,3 +87,23 @@ def test_a_stopped_run_logs_every_failed_verdict_and_its_end(tmp_path, seed_dirs
     assert all(r.artifact and feedback.load_artifacts(rubrics, r.artifact)["gdd"] for r in verdicts)
     assert [r.iteration for r in verdicts] == list(range(1, len(verdicts) + 1))
     assert log[-1].kind == "outcome" and log[-1].outcome == "stopped"
+
+
+def test_damaged_lines_of_the_log_are_skipped_not_fatal(tmp_path):
+    """Bytes that are not UTF-8 (a hand edit, another tool, a torn write) must not fail the run that
+    reads the log at its very end: the good lines are read, the damaged ones skipped."""
+    good = [outcome_record(f"r{i}", "q", "playable") for i in range(3)]
+    feedback.append(tmp_path, good[:1])
+    with feedback.log_path(tmp_path).open("ab") as log:
+        log.write(b'{"run_id": "\xff\xfe broken"}\n\xc3\x28\n{"torn": \n')
+    feedback.append(tmp_path, good[1:])
+    assert [r.run_id for r in feedback.read(tmp_path)] == ["r0", "r1", "r2"]
+
+
+@pytest.mark.slow
+def test_a_run_with_a_damaged_log_still_ends_in_its_verdict(tmp_path, seed_dirs):
+    kb, rubrics = seed_dirs
+    with feedback.log_path(rubrics).open("ab") as log:
+        log.write(b"\xff\xfe not utf-8\n")
+    outcome = start(QUERY, out=tmp_path / "s", kb_root=kb, rubrics_root=rubrics)
+    assert outcome.status == "playable", outcome.validation.get("reason")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from http_stub import StubServer, rate_limited
 from llm_fakes import litellm  # noqa: F401 (imports litellm with the local price map)
 from typer.testing import CliRunner
@@ -53,3 +54,20 @@ def test_cli_says_infra_error_and_exits_3(tmp_path, monkeypatch):
                                           "--api-base", server.url])
     assert result.exit_code == 3, result.output
     assert "INFRA ERROR" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.slow  # a whole `genesis new` start-up; the client's side is in test_llm_hosted.py
+def test_cli_says_infra_error_and_exits_3_when_the_endpoint_answers_no_completion(tmp_path, monkeypatch):
+    """A body that is not a completion (a proxy's HTML page, empty choices) is the endpoint's fault:
+    no NOT PLAYABLE verdict on the scenario, but an infrastructure error to resume."""
+    from http_stub import completion
+
+    monkeypatch.setenv("GENESIS_INFRA_RETRIES", "0")
+    monkeypatch.setenv("GENESIS_MAX_RETRIES", "1")
+    bodies = [(200, {}, b"<html>bad gateway page</html>"), (200, {}, {**completion("x"), "choices": []})]
+    with StubServer(bodies) as server:
+        result = CliRunner().invoke(app, ["new", QUERY, "--out", str(tmp_path / "s"), "--model", "openai/stub",
+                                          "--api-base", server.url])
+    assert result.exit_code == 3, result.output
+    assert "INFRA ERROR" in result.output and "malformed response" in " ".join(result.output.split())
+    assert json.loads((tmp_path / "s" / "validation.json").read_text())["status"] == "infra_error"

@@ -116,15 +116,27 @@ def test_a_malformed_response_is_retried_and_transcribed(tmp_path, shape):
     assert last["ok"] is True and len(server.requests) == 2
 
 
-@pytest.mark.parametrize("shape", ["no choices", "number content", "not JSON"])
-def test_only_malformed_responses_end_in_a_model_call_error(tmp_path, shape):
+@pytest.mark.parametrize("shape", ["no choices", "number content", "not JSON", "a JSON list",
+                                   "choice without message"])
+def test_only_malformed_responses_end_as_an_unavailable_endpoint_not_a_verdict(tmp_path, shape):
+    """A body that is no completion is the server's or a proxy's fault: an infrastructure error (exit 3,
+    resumable), never a NOT PLAYABLE verdict on the scenario."""
     with StubServer([MALFORMED[shape]] * 2) as server:
+        client, _ = client_for(tmp_path, server.url)
+        with pytest.raises(ModelUnavailableError, match="malformed response") as info:
+            call(client)
+    assert info.value.tries == 2 and len(server.requests) == 2
+    assert [r["ok"] for r in client.transcript.records] == [False, False]
+    assert len(str(info.value)) < 2_000
+
+
+def test_replies_the_model_wrote_wrong_end_in_a_model_call_error(tmp_path):
+    """Empty or unparsable text is the model's answer: a model failure, as before."""
+    with StubServer([MALFORMED["empty content"], ok("not json at all")]) as server:
         client, _ = client_for(tmp_path, server.url)
         with pytest.raises(ModelCallError) as info:
             call(client)
-    assert info.value.attempts == 2 and len(server.requests) == 2
-    assert [r["ok"] for r in client.transcript.records] == [False, False]
-    assert len(str(info.value)) < 2_000
+    assert info.value.attempts == 2
 
 
 def test_an_oversized_reply_is_rejected_and_quoted_back_only_as_an_excerpt(tmp_path):

@@ -77,3 +77,51 @@ def test_recorded_transcript_passes_the_replay_check():
     from genesis.input_files import check_replay_file
 
     check_replay_file(FIXTURES / "replay_transcript.jsonl")
+
+
+WRONG_SCHEMA_REPLAYS = {
+    "output_of_another_schema": {"final": True, "ok": True, "role": "designer", "skill": "designer.clarify",
+                                 "stage": "brief", "output": {"foo": [1]}},
+    "calls_of_another_run": {"final": True, "ok": True, "role": "designer", "skill": "brief", "stage": "brief",
+                             "output": {"title": "x"}},
+}
+
+
+@pytest.mark.parametrize("record", WRONG_SCHEMA_REPLAYS.values(), ids=WRONG_SCHEMA_REPLAYS.keys())
+def test_new_with_a_replay_that_does_not_fit_the_run_exits_2(tmp_path, record):
+    """Well-formed JSON lines whose records do not fit the run's calls are bad input too: exit 2 with
+    one line, never a NOT PLAYABLE verdict that tells the user to resume."""
+    path = tmp_path / "transcript.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    code, out = invoke("-w", str(tmp_path / "ws"), "new", "defend two fronts with staggered waves",
+                       "--replay", str(path), "--out", str(tmp_path / "out"))
+    assert code == 2, out
+    assert "error: --replay" in out and "resume" not in out and "Traceback" not in out
+
+
+DAMAGED_SIDE_FILES = {
+    "gdd_torn": ("gdd.json", b'{"broken'),
+    "gdd_a_list": ("gdd.json", b"[1, 2]"),
+    "gdd_not_utf8": ("gdd.json", b"\xff\xfe{}"),
+    "gdd_nested": ("gdd.json", b"[" * 100000 + b"]" * 100000),
+    "meta_not_yaml": ("meta.yaml", b"competency: [unclosed"),
+    "meta_a_list": ("meta.yaml", b"- 1\n- 2\n"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED_SIDE_FILES.values(), ids=DAMAGED_SIDE_FILES.keys())
+def test_play_on_a_folder_with_a_damaged_gdd_or_meta_plays_without_a_traceback(tmp_path, damage):
+    """gdd.json and meta.yaml only label the scenario's competency: damaged, they are ignored."""
+    host = Path(__file__).parent / "host"
+    folder = tmp_path / "scenario"
+    folder.mkdir()
+    for name in ("level.json", "map.json"):
+        (folder / name).write_bytes((host / name).read_bytes())
+    level = json.loads((folder / "level.json").read_text())
+    level["rules"] = []
+    (folder / "level.json").write_text(json.dumps(level))
+    name, data = damage
+    (folder / name).write_bytes(data)
+    code, out = invoke("play", str(folder), "--agent", "idle", "--out", str(tmp_path / "out"))
+    assert code == 0, out
+    assert "Traceback" not in out
