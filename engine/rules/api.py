@@ -66,20 +66,38 @@ def _callback(fn: Any, what: str) -> Any:
     return fn
 
 
-def _check_data(value: Any, what: str) -> None:
-    """`value` holds only strings, numbers, booleans and tables of them (a function's printed
-    address would differ from run to run and make the trace nondeterministic)."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-        elif v is not None and not isinstance(v, (str, int, float, bool)):
-            raise ValueError(f"{what} must hold only strings, numbers, booleans and tables, got {_show(v)}")
-        elif isinstance(v, float) and not math.isfinite(v):
-            raise ValueError(f"{what} must hold only finite numbers, got {v}")
+def _data(value: Any, what: str) -> Any:
+    """`value` as trace data: only strings, numbers, booleans and tables of them (a function's printed
+    address would differ from run to run), every table key as the text the trace shows. Keys whose
+    texts collide (1 and "1") are refused: which one survived would follow Lua's hash order."""
+    if isinstance(value, list):
+        return [_data(v, what) for v in value]
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key in sorted(value, key=_key_order):
+            text = _key_text(key)
+            if text in out:
+                raise ValueError(f"{what} has two keys written {text!r} (a number or boolean and a string?)")
+            out[text] = _data(value[key], what)
+        return out
+    if value is not None and not isinstance(value, (str, int, float, bool)):
+        raise ValueError(f"{what} must hold only strings, numbers, booleans and tables, got {_show(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{what} must hold only finite numbers, got {value}")
+    return value
+
+
+def _key_text(key: Any) -> str:
+    return str(key).lower() if isinstance(key, bool) else str(key)
+
+
+def _key_order(key: Any) -> tuple:
+    """Numbers, then strings, then booleans (the order pairs() uses), whatever order they came in."""
+    if isinstance(key, bool):
+        return (2, key, "")
+    if isinstance(key, (int, float)):
+        return (0, key, "")
+    return (1, 0, str(key))
 
 
 def _show(v: Any) -> str:
@@ -571,7 +589,7 @@ class RuleRuntime:
 
         def log(name, fields=None):
             name = _text(name, "log name")
-            _check_data(fields, "log fields")
+            fields = _data(fields, "log fields")
             if fields is not None and not isinstance(fields, (dict, list)):
                 fields = {"value": fields}
             sim.trace.add(sim.time, "rule_log", rule=rule.id, name=name, fields=fields or {})
