@@ -604,6 +604,7 @@ class LuaSandbox:
         self.last_api_exception: BaseException | None = None
         self._depth = 0
         self._converted = 0             # values converted in the current API call (charged)
+        self._host_cost = 0             # host work the current API call reported (charged)
         self._cpu_deadline = self._wall_deadline = float("inf")
         self._cpu_msg = ""
         self._overloaded = OVERLOADED.format(self.wall_clock_s)
@@ -718,6 +719,11 @@ class LuaSandbox:
         """True if the script defines a global function `name`."""
         return lua54.lua_type(self._rawget(self._env, name)) == "function"
 
+    def charge(self, instructions: int) -> None:
+        """Called by an API function: the host work it causes (or queues, like path planning),
+        charged to the script's budgets with the call, before the simulation goes on."""
+        self._host_cost += max(int(instructions), 0)
+
     def table(self, obj: Mapping | list | tuple) -> Any:
         """Convert a dict/list (recursively) to a Lua table owned by this sandbox."""
         return self._to_lua(obj)
@@ -754,7 +760,7 @@ class LuaSandbox:
 
         def call_from_lua(*args: Any) -> tuple:
             try:
-                self._converted = 0
+                self._converted = self._host_cost = 0
                 args = tuple(map(to_py, args))
                 if is_output:
                     self.output_bytes += OUTPUT_CALL_COST + _text_size(args)
@@ -767,7 +773,8 @@ class LuaSandbox:
                     values = tuple(map(to_lua, result))
                 else:
                     values = (to_lua(result),)
-                return (True, limits.API_CALL_COST + limits.API_ITEM_COST * self._converted, *values)
+                cost = limits.API_CALL_COST + limits.API_ITEM_COST * self._converted + self._host_cost
+                return (True, cost, *values)
             except Exception as exc:  # becomes a Lua error the script may pcall
                 self.last_api_exception = exc
                 return False, f"{api_name}: {exc or type(exc).__name__}"

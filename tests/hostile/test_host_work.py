@@ -1,0 +1,83 @@
+"""Issue 30, item 3: host work a rule causes outside its own code — path planning and unit
+bookkeeping of order() — is charged to its budgets, so a run ends cleanly near its usual cost
+instead of stalling for minutes (`engine run`; the other entry points share the simulation)."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.agent.gym_env import RTSEnv
+from tests.hostile.test_corpus import engine_run
+
+# 2000 units ordered to a fresh point every tick: before, a 20 s level on a 128x128 map took 80 s
+FLOOD = """
+function on_start()
+  local ids = {}
+  for i = 1, 10 do
+    for _, id in ipairs(spawn(1, "light_bot", 8 + i, 8, 200)) do ids[#ids + 1] = id end
+  end
+  every(1/30, function()
+    local w, h = map_size()
+    order(ids, "move", 1 + random() * (w - 2), 1 + random() * (h - 2))
+  end)
+end
+"""
+# more destinations at once than the path cache holds: before, every field was recomputed every tick
+SPREAD = """
+function on_start()
+  local ids = spawn(1, "light_bot", 20, 20, 100)
+  for k, id in ipairs(ids) do
+    at(k * 0.05, function() order(id, "move", 2 + (k % 10) * 12, 2 + (k // 10) * 12) end)
+  end
+end
+"""
+
+
+def level(tmp_path: Path, script: str, size: int = 128, time_limit: float = 20) -> Path:
+    (tmp_path / "rule.lua").write_text(script)
+    data = {"name": "host work", "description": "a rule that makes the host plan paths",
+            "map": {"generate": {"width": size, "height": size, "seed": 1}},
+            "teams": [{"id": 0, "name": "a", "units": [{"type": "light_bot", "x": 5.5, "y": 5.5}]},
+                      {"id": 1, "name": "b", "controller": {"type": "none"},
+                       "units": [{"type": "light_bot", "x": 20.5, "y": 20.5}]}],
+            "rules": [{"id": "flood", "script": "rule.lua"}], "switches": {"time_limit": time_limit}}
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_order_flood_is_charged_and_ends_cleanly(tmp_path):
+    started = time.monotonic()
+    code, out, err = engine_run(level(tmp_path, FLOOD))
+    assert code == 1 and err.startswith("error: flood:9: instruction budget per run") and err.count("\n") == 1
+    assert time.monotonic() - started < 20      # the level's time limit; 80 s before
+
+
+def test_order_flood_in_the_gym_env_is_bounded(tmp_path):
+    started = time.monotonic()
+    env = RTSEnv(level(tmp_path, FLOOD), decision_interval=1.0)
+    env.reset(seed=0)
+    done = env.sim.done
+    while not done:
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample() * 0)
+        done = terminated or truncated
+    assert "instruction budget per run" in env.sim.result.error
+    assert time.monotonic() - started < 20
+
+
+def test_many_destinations_do_not_recompute_fields_every_tick(tmp_path):
+    started = time.monotonic()
+    code, out, err = engine_run(level(tmp_path, SPREAD))
+    assert code == 0, err
+    assert time.monotonic() - started < 20
+
+
+@pytest.mark.slow
+def test_order_flood_on_the_largest_map_is_bounded(tmp_path):
+    started = time.monotonic()
+    code, _, err = engine_run(level(tmp_path, FLOOD, size=512))
+    assert code == 1 and "instruction budget" in err
+    assert time.monotonic() - started < 60      # map generation included; over 220 s before
