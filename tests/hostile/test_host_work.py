@@ -81,3 +81,27 @@ def test_order_flood_on_the_largest_map_is_bounded(tmp_path):
     code, _, err = engine_run(level(tmp_path, FLOOD, size=512))
     assert code == 1 and "instruction budget" in err
     assert time.monotonic() - started < 60      # map generation included; over 220 s before
+
+
+# 4000 references to one megabyte string handed to log(): before, 4 GB of copies in the host
+SHARED_STRING = """
+function on_start()
+  local big, t = string.rep("x", 1000000), {}
+  for i = 1, 4000 do t[i] = big end
+  log("copies", {fields = t})
+end
+"""
+PEAK = ("import resource, sys; from engine.__main__ import main; code = main(['run', sys.argv[1]]); "
+        "print('peak_kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)")
+
+
+def test_shared_string_copies_keep_the_host_under_512_mb(tmp_path):
+    import subprocess
+    import sys
+
+    path = level(tmp_path, SHARED_STRING)
+    proc = subprocess.run([sys.executable, "-c", PEAK, str(path)], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).parents[2])
+    assert proc.returncode == 1 and "log: arguments hold more than 1048576 bytes of text" in proc.stderr
+    peak_kb = int(proc.stderr.rsplit("peak_kb ", 1)[1])
+    assert peak_kb < 512 * 1024, f"{peak_kb // 1024} MB"
