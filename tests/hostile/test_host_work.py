@@ -68,6 +68,34 @@ def test_order_flood_in_the_gym_env_is_bounded(tmp_path):
     assert time.monotonic() - started < 20
 
 
+def test_order_flood_in_ruletest_is_bounded(tmp_path):
+    import yaml
+
+    from tests.hostile.test_corpus import ruletest
+
+    data = json.loads(level(tmp_path, FLOOD).read_text())
+    del data["rules"]
+    folder = tmp_path / "flood"
+    folder.mkdir()
+    (folder / "rule.lua").write_text(FLOOD)
+    (folder / "test.yaml").write_text(yaml.safe_dump({"tests": [{"name": "flood", "level": data, "expect": []}]}))
+    started = time.monotonic()
+    code, report, _ = ruletest([str(folder)])
+    (result,) = report[str(folder)]
+    assert code == 1 and "instruction budget per run" in result["error"]
+    assert time.monotonic() - started < 20
+
+
+def test_order_flood_in_genesis_play_is_bounded(tmp_path):
+    from genesis.play import play
+
+    path = level(tmp_path, FLOOD)
+    started = time.monotonic()
+    (row,) = play(path.parent, "idle", 1, out=tmp_path / "out").rows
+    assert row.outcome == "error" and "instruction budget per run" in row.error
+    assert time.monotonic() - started < 20
+
+
 def test_many_destinations_do_not_recompute_fields_every_tick(tmp_path):
     started = time.monotonic()
     code, out, err = engine_run(level(tmp_path, SPREAD))
