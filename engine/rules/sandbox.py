@@ -348,7 +348,7 @@ smt.__metatable = {__index = sstring}
 -- __len result or integer overflow can make a charge negative or NaN.
 local function int_arg(fname, pos, v)
   local i = tointeger(tonumber(v) or false)
-  if not i then fail("bad argument #" .. pos .. " to '" .. fname .. "' (number has no integer representation)") end
+  if not i then fail("bad argument #" .. pos .. " to 'table." .. fname .. "' (number has no integer representation)") end
   return i + 0.0
 end
 local function len_of(fname, t)
