@@ -27,7 +27,7 @@ CALL_COST = 1_000                # instructions charged to the run budget per ca
 API_CALL_COST = 64               # instructions charged per rule API call
 API_ITEM_COST = 4                # ... plus this per value converted between Lua and Python
 ORDER_UNIT_COST = 200            # instructions per unit an order() names (the host checks and moves each)
-PATH_CELL_COST = 6               # instructions per map cell when an order's destination needs a new path field
+PATH_CELL_COST = 4               # instructions per map cell when an order's destination needs a new path field
 OUTPUT_LIMIT = 1 << 20           # bytes log/message/mark/print together may receive per run
 
 MAX_TIMERS = 256                 # pending every()/at() timers per script
