@@ -204,12 +204,23 @@ KILL_CASES = {
     "pattern_bomb": 'function f() string.find(string.rep("a", 1000), "a*a*a*a*a*a*a*b") end',
     # megabyte string copies cost one instruction each: only the CPU-time backstop stops this
     "big_concat_loop": "function f() local s = ('x'):rep(1 << 20) while true do local t = s .. s end end",
+    # a __len of NaN once made table.concat's charge NaN, and the budget never ran out again
+    "budget_refill": "function f() pcall(table.concat, setmetatable({}, {__len = function() return 0/0 end})) "
+                     "while true do end end",
+    # 4000 references to one megabyte string: once 4 GB of copies in the host before log's size check
+    "shared_string_copies": "function f() local big, t = ('x'):rep(1 << 20), {} for i = 1, 4000 do t[i] = big end "
+                            "g(t) end",
 }
 
 
 def sandbox_kill_latencies(repeats: int = 3) -> dict:
-    """Milliseconds from calling a hostile callback to its RuleScriptError (median of `repeats`), and
-    the wall time of a whole run whose rule burns 600k instructions every tick (per-run budget)."""
+    """Milliseconds from calling a hostile callback to its RuleScriptError (median of `repeats`) and
+    the most host (Python) memory the call took (KB; the script's own Lua heap is capped apart), the
+    process's peak resident memory, and the wall time of whole runs whose rule burns 600k
+    instructions every tick (per-run budget) or orders 2000 units to a fresh point every tick."""
+    import resource
+    import tracemalloc
+
     from engine.errors import RuleScriptError
     from engine.rules.sandbox import LuaSandbox
 
@@ -219,9 +230,10 @@ def sandbox_kill_latencies(repeats: int = 3) -> dict:
              "pattern_at_limit": f'function f() for i = 1, 1e9 do string.find(("a"):rep({n}), "a*a*a*b") end end'}
     out["pattern_at_limit_subject"] = n
     for name, source in cases.items():
-        times, message = [], ""
+        times, peaks, message = [], [], ""
         for _ in range(1 if name == "big_concat_loop" else repeats):
-            box = LuaSandbox("bench.lua", source, {})
+            box = LuaSandbox("bench.lua", source, {"g": lambda *args: None})
+            tracemalloc.start()
             start = time.perf_counter()
             try:
                 box.call("f")
@@ -229,9 +241,14 @@ def sandbox_kill_latencies(repeats: int = 3) -> dict:
             except RuleScriptError as err:
                 message = err.message
             times.append(1000 * (time.perf_counter() - start))
+            peaks.append(tracemalloc.get_traced_memory()[1] / 1024)
+            tracemalloc.stop()
         out[f"kill_ms_{name}"] = round(statistics.median(times), 1)
+        out[f"kill_host_peak_kb_{name}"] = round(max(peaks))
         out[f"kill_reason_{name}"] = message
     out["per_run_budget_run_s"] = _per_tick_loop_run_s()
+    out["order_flood_run_s"] = _order_flood_run_s()
+    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return out
 
 
@@ -249,11 +266,33 @@ def _largest_admitted_subject(pattern: str) -> int:
 
 
 def _per_tick_loop_run_s() -> float:
-    rule = "function on_start() every(1/30, function() for i = 1, 600000 do end end) end"
+    return _rule_run_s("function on_start() every(1/30, function() for i = 1, 600000 do end end) end")
+
+
+ORDER_FLOOD = """
+function on_start()
+  local ids = {}
+  for i = 1, 10 do
+    for _, id in ipairs(spawn(1, "light_bot", 60, 20 + 2 * i, 200)) do ids[#ids + 1] = id end
+  end
+  every(1/30, function()
+    local w, h = map_size()
+    order(ids, "move", 1 + random() * (w - 2), 1 + random() * (h - 2))
+  end)
+end
+"""
+
+
+def _order_flood_run_s() -> float:
+    return _rule_run_s(ORDER_FLOOD)
+
+
+def _rule_run_s(rule: str) -> float:
+    """Wall seconds of a 20 s run of the 10-unit bench level with `rule`."""
     level = bench_level(10, time_limit=20.0)
-    level["rules"] = [{"id": "per_tick_loop", "script": "loop.lua"}]
+    level["rules"] = [{"id": "bench_rule", "script": "rule.lua"}]
     with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp, "loop.lua").write_text(rule, encoding="utf-8")
+        Path(tmp, "rule.lua").write_text(rule, encoding="utf-8")
         lv = load_level(level, base_dir=tmp)
     start = time.perf_counter()
     Simulation(lv, seed=0).run()

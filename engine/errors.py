@@ -41,10 +41,16 @@ class RuleScriptError(EngineError):
         super().__init__(f"rule script {where}: {self.message}")
 
 
+MAX_PROBLEMS = 20      # problems a validation error lists (a large broken file has thousands)
+
+
 def format_validation_error(err: ValidationError, source: str) -> str:
-    """One line per problem, each naming the dotted path of the offending field."""
-    lines = [f"{source}: {err.error_count()} problem(s)"]
-    for e in err.errors():
+    """One line per problem (the first MAX_PROBLEMS), each naming the dotted path of the offending field."""
+    errors = err.errors()
+    lines = [f"{source}: {len(errors)} problem(s)"]
+    for e in errors[:MAX_PROBLEMS]:
         path = ".".join(str(p) for p in e["loc"]) or "(top level)"
         lines.append(f"  {path}: {e['msg']}")
+    if len(errors) > MAX_PROBLEMS:
+        lines.append(f"  ... and {len(errors) - MAX_PROBLEMS} more")
     return "\n".join(lines)

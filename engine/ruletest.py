@@ -25,6 +25,7 @@ import argparse
 import copy
 import itertools
 import json
+import math
 import re
 import sys
 import time
@@ -38,8 +39,12 @@ from engine.catalog import YAML_LOADER
 from engine.errors import EngineError, LevelError, clean_text
 from engine.expect import ExpectationResult, as_run_view, evaluate, run_sampled, state_times, validate
 from engine.jsonfile import MAX_DEPTH, check_depth, read_text
+from engine.schema.level import Switches
 
 MAX_TEST_FILE_BYTES = 1 << 20
+MAX_TESTS = 32                  # tests in one test file (the KB's rules have at most a handful)
+MAX_TEST_SECONDS = 7200.0       # game seconds all tests of a file simulate together (until, else the time limit)
+MAX_YAML_NODES = 1_000_000      # nodes a YAML file may have once its aliases are expanded
 LOAD_FAILURE = "load tests"     # the name of the result that stands for an unreadable test file
 
 RULE_FILE, META_FILE, TEST_FILE = "rule.lua", "meta.yaml", "test.yaml"
@@ -69,6 +74,8 @@ def load_tests(rule_dir: Path) -> list[dict]:
     tests = data.get("tests") if isinstance(data, dict) else None
     if not isinstance(tests, list) or not tests:
         raise ValueError(f"{path}: needs a non-empty `tests:` list")
+    if len(tests) > MAX_TESTS:
+        raise ValueError(f"{path}: {len(tests)} tests, at most {MAX_TESTS} per rule")
     for i, case in enumerate(tests):
         where = f"{path}: tests.{i}"
         if not isinstance(case, dict):
@@ -92,7 +99,24 @@ def load_tests(rule_dir: Path) -> list[dict]:
             problems = validate(exp)
             if problems:
                 raise ValueError(f"{where}.expect.{j}: " + "; ".join(problems))
+    seconds = sum(_test_seconds(case) for case in tests)
+    if seconds > MAX_TEST_SECONDS:
+        raise ValueError(f"{path}: the tests simulate {seconds:g} game seconds together, at most {MAX_TEST_SECONDS:g}")
     return tests
+
+
+def _test_seconds(case: dict) -> float:
+    """Game seconds a test simulates at most: its `until`, capped by (or else) the level's time limit."""
+    switches = case["level"].get("switches")
+    limit = switches.get("time_limit") if isinstance(switches, dict) else None
+    if not _is_seconds(limit):
+        limit = Switches.model_fields["time_limit"].default
+    until = case.get("until")
+    return min(until, limit) if _is_seconds(until) else limit
+
+
+def _is_seconds(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
 
 
 def _load_yaml(path: Path) -> object:
@@ -101,6 +125,9 @@ def _load_yaml(path: Path) -> object:
         text = read_text(path, path.name, MAX_TEST_FILE_BYTES)
         if _bracket_depth(text) > 2 * MAX_DEPTH:  # PyYAML recurses per level: refuse before parsing
             raise ValueError(f"{path}: nested deeper than {2 * MAX_DEPTH} levels")
+        nodes = _expanded_nodes(yaml.compose(text, Loader=YAML_LOADER))
+        if nodes > MAX_YAML_NODES:
+            raise ValueError(f"{path}: {nodes:.3g} values once its aliases are expanded, at most {MAX_YAML_NODES:,}")
         data = yaml.load(text, Loader=YAML_LOADER)
         check_depth(data, str(path))
     except EngineError as err:
@@ -110,6 +137,30 @@ def _load_yaml(path: Path) -> object:
     except RecursionError:
         raise ValueError(f"{path}: nested too deeply") from None
     return data
+
+
+def _expanded_nodes(root: yaml.Node | None) -> int:
+    """Nodes of a composed YAML document with every alias expanded, counted once per distinct node
+    (a few lines of aliases can stand for billions of values); a recursive alias is refused."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            if known < 0:
+                raise ValueError("an alias refers to a node that contains it")
+            return known
+        sizes[id(node)] = -1
+        if isinstance(node, yaml.MappingNode):
+            total = 1 + sum(size(k) + size(v) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            total = 1 + sum(size(v) for v in node.value)
+        else:
+            total = 1
+        sizes[id(node)] = total
+        return total
+
+    return 0 if root is None else size(root)
 
 
 def _bracket_depth(text: str) -> int:

@@ -19,7 +19,8 @@ from lupa import lua54
 
 from engine.rules import effects
 from engine.rules.limits import (MAX_AREAS, MAX_COORD, MAX_HP_CHANGE, MAX_IDS, MAX_MARKERS, MAX_RESOURCE_GRANT,
-                                 MAX_SHAPES, MAX_SIGHT, MAX_SPAWN_PER_CALL, MAX_SPAWN_PER_RUN, MAX_TIMERS)
+                                 MAX_SHAPES, MAX_SIGHT, MAX_SPAWN_PER_CALL, MAX_SPAWN_PER_RUN, MAX_TIMERS,
+                                 ORDER_UNIT_COST, PATH_CELL_COST)
 from engine.snapshot import CATEGORIES, ENVIRONMENT
 from engine.systems.orders import KINDS
 
@@ -66,20 +67,38 @@ def _callback(fn: Any, what: str) -> Any:
     return fn
 
 
-def _check_data(value: Any, what: str) -> None:
-    """`value` holds only strings, numbers, booleans and tables of them (a function's printed
-    address would differ from run to run and make the trace nondeterministic)."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-        elif v is not None and not isinstance(v, (str, int, float, bool)):
-            raise ValueError(f"{what} must hold only strings, numbers, booleans and tables, got {_show(v)}")
-        elif isinstance(v, float) and not math.isfinite(v):
-            raise ValueError(f"{what} must hold only finite numbers, got {v}")
+def _data(value: Any, what: str) -> Any:
+    """`value` as trace data: only strings, numbers, booleans and tables of them (a function's printed
+    address would differ from run to run), every table key as the text the trace shows. Keys whose
+    texts collide (1 and "1") are refused: which one survived would follow Lua's hash order."""
+    if isinstance(value, list):
+        return [_data(v, what) for v in value]
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key in sorted(value, key=_key_order):
+            text = _key_text(key)
+            if text in out:
+                raise ValueError(f"{what} has two keys written {text!r} (a number or boolean and a string?)")
+            out[text] = _data(value[key], what)
+        return out
+    if value is not None and not isinstance(value, (str, int, float, bool)):
+        raise ValueError(f"{what} must hold only strings, numbers, booleans and tables, got {_show(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{what} must hold only finite numbers, got {value}")
+    return value
+
+
+def _key_text(key: Any) -> str:
+    return str(key).lower() if isinstance(key, bool) else str(key)
+
+
+def _key_order(key: Any) -> tuple:
+    """Numbers, then strings, then booleans (the order pairs() uses), whatever order they came in."""
+    if isinstance(key, bool):
+        return (2, key, "")
+    if isinstance(key, (int, float)):
+        return (0, key, "")
+    return (1, 0, str(key))
 
 
 def _show(v: Any) -> str:
@@ -128,7 +147,9 @@ API_DOC: dict[str, str] = {
              "wider), each moved to the nearest tile it can stand on (other units are not avoided: two calls at one "
              "point stack their first units there, which the level's start-placement check rejects at t=0 - spawn a "
              "group in one call or give each call its own point); traced as spawn events with source 'rule'",
-    "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move)",
+    "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move); "
+             f"costs {ORDER_UNIT_COST} instructions per unit named, plus {PATH_CELL_COST} per map tile when no unit "
+             "heads for that tile yet (a new path: order groups to a few points, not each unit to its own)",
     "give_resources": "give_resources(team, metal, energy): ADDS the amounts (>= 0); take_resources and "
                       "transfer_resources take them away",
     "take_resources": "take_resources(team, metal, energy) -> {metal=, energy=}: removes up to the amounts (>= 0) "
@@ -522,20 +543,30 @@ class RuleRuntime:
                 ids = [ids]
             if not ids:
                 raise ValueError("ids must be an id or a non-empty array of ids")
-            ids = [_int(i, "unit id") for i in ids]
+            # checked as one array (an order may name thousands); one by one only to name a bad id
+            arr = np.array(ids, dtype=np.int64) if all(i.__class__ is int for i in ids) else None
+            if arr is None or ((arr < -_MAX_ID) | (arr > _MAX_ID)).any():
+                arr = np.array([_int(i, "unit id") for i in ids], dtype=np.int64)
             if kind not in KINDS:
                 raise ValueError(f"unknown order kind {_show(kind)} (kinds: {', '.join(KINDS)})")
             if (x is None) != (y is None):
                 raise ValueError("give both x and y, or neither")
-            valid = [i for i in ids if w.is_alive(i)]
-            if not valid:
+            rule.sandbox.charge(ORDER_UNIT_COST * len(ids))
+            valid = arr[(arr >= 0) & (arr < w.count)]
+            valid = valid[w.alive[valid]]
+            if not valid.size:
                 return False, "unknown_unit"
-            by_team: dict[int, list[int]] = {}
-            for i in valid:
-                by_team.setdefault(int(w.team[i]), []).append(i)
+            if x is not None:
+                # a destination no path field leads to yet costs the movement system a field over
+                # the whole map: charged now, before the next tick computes it
+                px, py = _num(x, "x"), _num(y, "y")
+                if (w.terrain.on_map(px, py) and not w.is_air[valid].all()
+                        and not sim.paths.cached(int(px), int(py), w.terrain.version)):
+                    rule.sandbox.charge(PATH_CELL_COST * w.terrain.width * w.terrain.height)
+            teams = w.team[valid]
             ok, code = True, None
-            for t, group in sorted(by_team.items()):
-                o = {"kind": kind, "units": group}
+            for t in np.unique(teams).tolist():
+                o = {"kind": kind, "units": valid[teams == t].tolist()}
                 if x is not None:
                     o["x"], o["y"] = _num(x, "x"), _num(y, "y")
                 good, err = sim.command(t, o)
@@ -571,7 +602,7 @@ class RuleRuntime:
 
         def log(name, fields=None):
             name = _text(name, "log name")
-            _check_data(fields, "log fields")
+            fields = _data(fields, "log fields")
             if fields is not None and not isinstance(fields, (dict, list)):
                 fields = {"value": fields}
             sim.trace.add(sim.time, "rule_log", rule=rule.id, name=name, fields=fields or {})

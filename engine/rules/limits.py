@@ -21,10 +21,13 @@ MAX_PATTERN = 256                # longest pattern (or plain search string) acce
 MAX_PATTERN_WORK = 5e7           # worst-case matcher steps one pattern call may cost
 PATTERN_STEPS_PER_INSTRUCTION = 16   # matcher steps charged as one instruction
 BYTES_PER_INSTRUCTION = 16       # bytes a C string/table function handles per charged instruction
+MAX_CONVERT_BYTES = 1 << 20      # bytes of text one API call may pass to the host (or a callback return)
 MAX_TABLE_LEN = 1 << 22          # longest table the shifting table functions accept
 CALL_COST = 1_000                # instructions charged to the run budget per callback (the host's call overhead)
 API_CALL_COST = 64               # instructions charged per rule API call
 API_ITEM_COST = 4                # ... plus this per value converted between Lua and Python
+ORDER_UNIT_COST = 200            # instructions per unit an order() names (the host checks and moves each)
+PATH_CELL_COST = 4               # instructions per map cell when an order's destination needs a new path field
 OUTPUT_LIMIT = 1 << 20           # bytes log/message/mark/print together may receive per run
 
 MAX_TIMERS = 256                 # pending every()/at() timers per script

@@ -29,7 +29,7 @@ from lupa import lua54
 
 from engine.errors import RuleScriptError
 from engine.rules import limits
-from engine.rules.limits import MAX_PATTERN, MAX_PATTERN_WORK, MAX_STRING, MAX_TABLE_LEN
+from engine.rules.limits import MAX_CONVERT_BYTES, MAX_PATTERN, MAX_PATTERN_WORK, MAX_STRING, MAX_TABLE_LEN
 from engine.rules.limits import OUTPUT_LIMIT as DEFAULT_OUTPUT_LIMIT
 
 # Count-hook period: the budget is charged in steps of this many VM instructions, and the
@@ -59,7 +59,8 @@ _OTHER_CHUNK = re.compile(r'^\[string "[^"]*"\]:\d+: ')  # positions inside the 
 # from the script only through the functions it deliberately puts into `env`.
 _BOOTSTRAP = r"""
 local script_source, interval, budget, run_budget, clock_check, budget_msg, run_budget_msg, memory_msg,
-      MAX_STRING, MAX_PATTERN, MAX_WORK, STEPS_PER_INSTR, BYTES_PER_INSTR, MAX_TABLE_LEN, CALL_COST = ...
+      MAX_STRING, MAX_PATTERN, MAX_WORK, STEPS_PER_INSTR, BYTES_PER_INSTR, MAX_TABLE_LEN, CALL_COST,
+      MAX_CONVERT_BYTES, MAX_CONVERT_ITEMS, MAX_CONVERT_DEPTH = ...
 
 local sethook, getinfo = debug.sethook, debug.getinfo
 local co_create, co_resume, co_close, running = coroutine.create, coroutine.resume, coroutine.close, coroutine.running
@@ -68,9 +69,9 @@ local error, type, pcall, xpcall, select, rawget, tostring, tonumber, next =
 local real_setmetatable, getmetatable, raw_getmetatable = setmetatable, getmetatable, debug.getmetatable
 local s_find, s_match, s_gmatch, s_gsub, s_rep, s_format =
       string.find, string.match, string.gmatch, string.gsub, string.rep, string.format
-local t_concat, t_insert, t_remove, t_move, t_sort, t_unpack =
-      table.concat, table.insert, table.remove, table.move, table.sort, table.unpack
-local floor, huge, log = math.floor, math.huge, math.log
+local t_concat, t_insert, t_remove, t_move, t_sort, t_unpack, t_pack =
+      table.concat, table.insert, table.remove, table.move, table.sort, table.unpack, table.pack
+local floor, huge, log, tointeger = math.floor, math.huge, math.log, math.tointeger
 
 -- Shared with Python: `aborted` is the reason once a hard limit hit (false otherwise), `line`
 -- the script line it hit on. Keys exist up front so setting them never allocates.
@@ -92,8 +93,10 @@ local function abort(reason)
   error(S.aborted, 3)
 end
 
--- Charge `n` instructions' worth of work to the call's and the run's budget.
+-- Charge `n` instructions' worth of work to the call's and the run's budget. A cost that is NaN
+-- or negative (an argument no wrapper validated) would refill the budget: it counts as infinite.
 local function charge(n)
+  if not (n >= 0) then n = huge end
   remaining = remaining - n
   run_left = run_left - n
   if run_left <= 0 then abort(run_budget_msg) end
@@ -188,8 +191,32 @@ local function api_result(ok, status, ...)
   if fatal then abort(msg) end
   fail(msg)
 end
-local function wrap_api(pyfn)
-  return function(...) return api_result(pcall(pyfn, ...)) end
+-- Text and entries an API call hands to Python, counted raw (as they will be converted) and
+-- capped before Python converts anything: a table holding many references to one large string
+-- would otherwise become as many copies in the host. Entries past the cap, and nesting past the
+-- depth limit, are left to Python's conversion, which refuses them.
+local function convert_size(v, depth, acc)
+  local t = type(v)
+  if t == "string" then
+    acc.bytes = acc.bytes + #v
+  elseif t == "table" and depth <= MAX_CONVERT_DEPTH then
+    for k, x in next, v do
+      acc.items = acc.items + 1
+      if acc.items > MAX_CONVERT_ITEMS or acc.bytes > MAX_CONVERT_BYTES then return end
+      convert_size(k, depth + 1, acc)
+      convert_size(x, depth + 1, acc)
+    end
+  end
+end
+local function wrap_api(name, pyfn)
+  local too_long = name .. ": arguments hold more than " .. MAX_CONVERT_BYTES .. " bytes of text"
+  return function(...)
+    local args, acc = t_pack(...), {bytes = 0, items = 0}
+    for i = 1, args.n do convert_size(args[i], 0, acc) end
+    if acc.bytes > MAX_CONVERT_BYTES then fail(too_long) end
+    charge(acc.bytes / BYTES_PER_INSTR)
+    return api_result(pcall(pyfn, ...))
+  end
 end
 
 -- Bytes of the string (or number) arguments: what a linear C function's cost is charged on.
@@ -222,6 +249,7 @@ local function pattern_cost(p, n, anchored, repeats)
 end
 
 local function pattern_check(fname, s, p, init, plain, repeats)
+  if type(p) == "number" then p = tostring(p) end  -- the C function matches a number as its text
   if type(p) ~= "string" or (type(s) ~= "string" and type(s) ~= "number") then return end
   if #p > MAX_PATTERN then
     fail("string." .. fname .. ": pattern longer than " .. MAX_PATTERN .. " characters")
@@ -248,7 +276,6 @@ end
 
 -- A C function linear in its arguments' sizes: charged on them before it runs, `per_byte`
 -- instructions a byte (default 1 / BYTES_PER_INSTR).
-local t_pack = table.pack
 local function linear(f, per_byte)
   per_byte = per_byte or 1 / BYTES_PER_INSTR
   return function(...)
@@ -287,12 +314,15 @@ sstring.rep = function(s, n, sep)
   return s_rep(s, n, sep)
 end
 -- Addresses ("table: 0x55d4...") differ from run to run: a value without a __tostring prints as
--- its type alone, and format's %p is refused, so nothing a script writes depends on the allocator.
+-- its __name (a string) or its type alone, and format's %p is refused, so nothing a script
+-- writes depends on the allocator.
 local function safe_tostring(v)
   local t = type(v)
   if t == "table" or t == "function" or t == "thread" or t == "userdata" then
     local mt = raw_getmetatable(v)
-    if not (mt and (rawget(mt, "__tostring") ~= nil or rawget(mt, "__name") ~= nil)) then return t end
+    if mt and rawget(mt, "__tostring") ~= nil then return tostring(v) end
+    local name = mt and rawget(mt, "__name")
+    return type(name) == "string" and name or t
   end
   return tostring(v)
 end
@@ -314,30 +344,42 @@ smt.__metatable = {__index = sstring}
 
 ------------------------------------------------------------------ table, charged and capped
 -- With __len/__index/__newindex tricks insert/remove/move can loop in C without allocating.
+-- Costs are computed in floats from arguments validated as the C functions read them, so no
+-- __len result or integer overflow can make a charge negative or NaN.
+local function int_arg(fname, pos, v)
+  local i = tointeger(tonumber(v) or false)
+  if not i then fail("bad argument #" .. pos .. " to 'table." .. fname .. "' (number has no integer representation)") end
+  return i + 0.0
+end
 local function len_of(fname, t)
-  if type(t) ~= "table" then return 0 end
+  if type(t) ~= "table" then return 0.0 end
   local n = #t
-  if type(n) ~= "number" or n > MAX_TABLE_LEN then
-    fail("table." .. fname .. ": table longer than " .. MAX_TABLE_LEN .. " elements")
-  end
-  return n
+  n = type(n) == "number" and tointeger(n)
+  if not n then fail("table." .. fname .. ": object length is not an integer") end
+  if n > MAX_TABLE_LEN then fail("table." .. fname .. ": table longer than " .. MAX_TABLE_LEN .. " elements") end
+  return n < 0 and 0.0 or n + 0.0
+end
+-- The elements a C loop over [i, j] visits, refused beyond the cap.
+local function range(fname, i, j)
+  local n = j - i + 1
+  if n > MAX_TABLE_LEN then fail("table." .. fname .. ": range longer than " .. MAX_TABLE_LEN .. " elements") end
+  return n > 0 and n or 0
 end
 -- Elements shifted when inserting at / removing from `pos` of a table of length `n`.
-local function shifted(n, pos)
-  pos = tonumber(pos)
-  if not pos then return 1 end
-  local d = n - pos + 1
-  return d > 1 and d or 1
+local function shifted(fname, n, pos)
+  local d = n - int_arg(fname, 2, pos) + 1
+  if d < 1 then return 1 end
+  return d < n + 1 and d or n + 1
 end
 local stable = {pack = linear(table.pack)}
 stable.insert = function(t, ...)
   local n = len_of("insert", t)
-  if select("#", ...) >= 2 then charge(shifted(n, (...))) else charge(1) end
+  if select("#", ...) >= 2 then charge(shifted("insert", n, (...))) else charge(1) end
   return t_insert(t, ...)
 end
 stable.remove = function(t, ...)
   local n = len_of("remove", t)
-  if select("#", ...) >= 1 then charge(shifted(n, (...))) else charge(1) end
+  if select("#", ...) >= 1 then charge(shifted("remove", n, (...))) else charge(1) end
   return t_remove(t, ...)
 end
 stable.sort = function(t, cmp)
@@ -346,27 +388,22 @@ stable.sort = function(t, cmp)
   return t_sort(t, cmp)
 end
 stable.unpack = function(t, i, j)
-  local n = len_of("unpack", t)
-  local first, last = tonumber(i) or 1, tonumber(j) or n
-  if last - first + 1 > MAX_TABLE_LEN then
-    fail("table.unpack: range longer than " .. MAX_TABLE_LEN .. " elements")
-  end
-  if last >= first then charge(last - first + 1) end
+  local first = i == nil and 1.0 or int_arg("unpack", 2, i)
+  local last = j == nil and len_of("unpack", t) or int_arg("unpack", 3, j)
+  charge(range("unpack", first, last) + 1)
   return t_unpack(t, i, j)
 end
 stable.concat = function(t, sep, i, j)
-  charge(len_of("concat", t) + 1)
+  local first = i == nil and 1.0 or int_arg("concat", 3, i)
+  local last = j == nil and len_of("concat", t) or int_arg("concat", 4, j)
+  charge(range("concat", first, last) + 1)
   local r = t_concat(t, sep, i, j)
   if #r > MAX_STRING then fail("table.concat: result longer than " .. MAX_STRING .. " bytes") end
   charge(#r / BYTES_PER_INSTR)
   return r
 end
 stable.move = function(a1, f, e, t, a2)
-  f, e = tonumber(f), tonumber(e)
-  if f and e then
-    if e - f > MAX_TABLE_LEN then fail("table.move: range longer than " .. MAX_TABLE_LEN .. " elements") end
-    if e >= f then charge(e - f + 1) end
-  end
+  charge(range("move", int_arg("move", 2, f), int_arg("move", 3, e)) + 1)
   return t_move(a1, f, e, t, a2)
 end
 
@@ -393,43 +430,75 @@ local scoroutine = {
   running = running, isyieldable = coroutine.isyieldable, close = co_close,
 }
 
------------------------------------------------------------------- pairs, in a fixed order
--- Lua seeds its string hash per process, so `next` visits string keys in a different order in
--- every process; pairs() visits numbers, then strings, then booleans, each sorted, so a script
--- does the same thing (and spends the same budget) in every run.
+------------------------------------------------------------------ pairs and next, in a fixed order
+-- Lua seeds its string hash per process and hashes tables, functions and coroutines by address,
+-- so raw `next` visits keys in a different order in every process. pairs() and next() visit
+-- numbers, then strings, then booleans, each sorted, then at most one key of another type (two
+-- such keys have no order that does not depend on addresses: refused), so a script does the same
+-- thing (and spends the same budget) in every run.
 local KEY_RANK = {number = 1, string = 2, boolean = 3}
 local function key_before(a, b)
-  local ra, rb = KEY_RANK[type(a)], KEY_RANK[type(b)]
+  local ra, rb = KEY_RANK[type(a)] or 4, KEY_RANK[type(b)] or 4
   if ra ~= rb then return ra < rb end
   if ra == 3 then return not a and b end
   return a < b
+end
+local function ordered_keys(fname, t)
+  local keys, n, odd = {}, 0, 0
+  for k in next, t do
+    n = n + 1
+    keys[n] = k
+    if not KEY_RANK[type(k)] then odd = odd + 1 end
+  end
+  if odd > 1 then
+    fail(fname .. ": a table with several keys that are tables, functions or coroutines has no fixed order")
+  end
+  if n > 1 then charge(n * (log(n, 2) + 1)) end
+  t_sort(keys, key_before)
+  return keys
+end
+-- The position, key and value of the next key after position i of `keys` still present in t
+-- (entries removed while traversing are skipped).
+local function next_from(t, keys, i)
+  while true do
+    i = i + 1
+    local k = keys[i]
+    if k == nil then return nil end
+    local v = rawget(t, k)
+    if v ~= nil then return i, k, v end
+  end
+end
+-- next(t, k) finds k in the order computed by the last next(t, nil) (kept while t lives), so a
+-- traversal by next costs one sort, like pairs.
+local ORDER = real_setmetatable({}, {__mode = "k"})
+local function ordered_next(t, k)
+  if type(t) ~= "table" then return next(t, k) end  -- the C function raises the error
+  local order = ORDER[t]
+  if k == nil or not order or not order.pos[k] then
+    if k == nil and next(t) == nil then return nil end
+    local keys = ordered_keys("next", t)
+    local pos = {}
+    for i = 1, #keys do pos[keys[i]] = i end
+    order = {keys = keys, pos = pos}
+    ORDER[t] = order
+    if k ~= nil and not pos[k] then fail("invalid key to 'next'") end
+  end
+  return select(2, next_from(t, order.keys, k == nil and 0 or order.pos[k]))
 end
 local real_pairs = pairs
 local function sorted_pairs(t)
   local mt = raw_getmetatable(t)
   if type(t) ~= "table" or (mt and rawget(mt, "__pairs") ~= nil) then return real_pairs(t) end
-  local keys, n, sortable = {}, 0, true
-  for k in next, t do
-    n = n + 1
-    keys[n] = k
-    if sortable and not KEY_RANK[type(k)] then sortable = false end
-  end
-  if n > 1 then charge(n * (log(n, 2) + 1)) end
-  if sortable then t_sort(keys, key_before) end
-  local i = 0
+  local keys, i = ordered_keys("pairs", t), 0
   return function()
-    while true do
-      i = i + 1
-      local k = keys[i]
-      if k == nil then return nil end
-      local v = rawget(t, k)
-      if v ~= nil then return k, v end  -- entries removed during the traversal are skipped
-    end
+    local j, k, v = next_from(t, keys, i)
+    if j then i = j end
+    return k, v
   end, t, nil
 end
 
 ------------------------------------------------------------------ the environment
-for _, k in ipairs{"ipairs", "next", "rawequal", "rawget", "rawlen", "rawset", "getmetatable", "type",
+for _, k in ipairs{"ipairs", "rawequal", "rawget", "rawlen", "rawset", "getmetatable", "type",
                    "_VERSION"} do
   env[k] = _G[k]
 end
@@ -441,7 +510,7 @@ env.error = function(msg, level)
   if type(level) == "number" and level > 0 then level = level + 1 end
   return error(msg, level)
 end
-env.pairs = sorted_pairs
+env.pairs, env.next = sorted_pairs, ordered_next
 env.tonumber = linear(tonumber)
 env.tostring = safe_tostring
 env.select = function(n, ...)
@@ -563,6 +632,7 @@ class LuaSandbox:
         self.last_api_exception: BaseException | None = None
         self._depth = 0
         self._converted = 0             # values converted in the current API call (charged)
+        self._host_cost = 0             # host work the current API call reported (charged)
         self._cpu_deadline = self._wall_deadline = float("inf")
         self._cpu_msg = ""
         self._overloaded = OVERLOADED.format(self.wall_clock_s)
@@ -584,7 +654,8 @@ class LuaSandbox:
                 _BOOTSTRAP, "=" + name, self._hook_interval, instruction_budget, run_budget, self._clock_check,
                 "instruction budget exceeded", f"instruction budget per run ({run_budget}) exceeded", self._mem_msg,
                 MAX_STRING, MAX_PATTERN, MAX_PATTERN_WORK, limits.PATTERN_STEPS_PER_INSTRUCTION,
-                limits.BYTES_PER_INSTRUCTION, MAX_TABLE_LEN, limits.CALL_COST)
+                limits.BYTES_PER_INSTRUCTION, MAX_TABLE_LEN, limits.CALL_COST, MAX_CONVERT_BYTES, MAX_CONVERT_ITEMS,
+                MAX_CONVERT_DEPTH)
         except lua54.LuaMemoryError:
             raise RuleScriptError(name, self._mem_msg) from None
         self._state, self._env, self._enter = state, env, enter
@@ -593,9 +664,9 @@ class LuaSandbox:
 
         output_names = set(output_functions)
         for api_name, fn in api.items():
-            env[api_name] = wrap_api(self._wrap_python(api_name, fn, api_name in output_names))
+            env[api_name] = wrap_api(api_name, self._wrap_python(api_name, fn, api_name in output_names))
         if "print" not in api:
-            env["print"] = lua.execute(_PRINT, wrap_api(self._wrap_python("print", self.output.append, True)),
+            env["print"] = lua.execute(_PRINT, wrap_api("print", self._wrap_python("print", self.output.append, True)),
                                        safe_tostring)
 
         if prelude is not None:  # trusted helpers, but run as script code: same env, budget and memory cap
@@ -676,6 +747,11 @@ class LuaSandbox:
         """True if the script defines a global function `name`."""
         return lua54.lua_type(self._rawget(self._env, name)) == "function"
 
+    def charge(self, instructions: int) -> None:
+        """Called by an API function: the host work it causes (or queues, like path planning),
+        charged to the script's budgets with the call, before the simulation goes on."""
+        self._host_cost += max(int(instructions), 0)
+
     def table(self, obj: Mapping | list | tuple) -> Any:
         """Convert a dict/list (recursively) to a Lua table owned by this sandbox."""
         return self._to_lua(obj)
@@ -712,7 +788,7 @@ class LuaSandbox:
 
         def call_from_lua(*args: Any) -> tuple:
             try:
-                self._converted = 0
+                self._converted = self._host_cost = 0
                 args = tuple(map(to_py, args))
                 if is_output:
                     self.output_bytes += OUTPUT_CALL_COST + _text_size(args)
@@ -725,7 +801,8 @@ class LuaSandbox:
                     values = tuple(map(to_lua, result))
                 else:
                     values = (to_lua(result),)
-                return (True, limits.API_CALL_COST + limits.API_ITEM_COST * self._converted, *values)
+                cost = limits.API_CALL_COST + limits.API_ITEM_COST * self._converted + self._host_cost
+                return (True, cost, *values)
             except Exception as exc:  # becomes a Lua error the script may pcall
                 self.last_api_exception = exc
                 return False, f"{api_name}: {exc or type(exc).__name__}"
@@ -760,7 +837,7 @@ class LuaSandbox:
     def _to_py(self, value: Any) -> Any:
         if value.__class__ is not _LuaTable:
             return value
-        left = [MAX_CONVERT_ITEMS]
+        left = [MAX_CONVERT_ITEMS, MAX_CONVERT_BYTES]
         try:
             return _table_to_py(value, 0, left)
         finally:
@@ -782,7 +859,9 @@ def _lua_key(key: Any) -> Any:
 
 
 def _table_to_py(table: Any, depth: int, left: list[int]) -> dict | list:
-    """Array-like tables (keys exactly 1..n) become lists, others dicts; the empty table is {}."""
+    """Array-like tables (keys exactly 1..n) become lists, others dicts; the empty table is {}.
+    `left` is [entries, characters of text] the conversion may still produce: checked after each
+    entry, so the host holds at most one string beyond the cap."""
     if depth > MAX_CONVERT_DEPTH:
         raise ValueError("table nested too deeply (or cyclic)")
     out = {}
@@ -792,6 +871,12 @@ def _table_to_py(table: Any, depth: int, left: list[int]) -> dict | list:
             raise ValueError(f"table too large (more than {MAX_CONVERT_ITEMS} entries)")
         if key.__class__ not in _SCALARS:
             raise ValueError("table keys must be strings, numbers or booleans")
+        if key.__class__ is str or val.__class__ is str:
+            left[1] -= (len(key) if key.__class__ is str else 0) + (len(val) if val.__class__ is str else 0)
+            if left[1] < 0:
+                raise ValueError(f"table holds more than {MAX_CONVERT_BYTES} bytes of text")
+        if key in out:  # Lua's true and 1 (false and 0) are one key in Python
+            raise ValueError(f"table has both the key {int(key)} and the key {str(bool(key)).lower()}")
         out[key] = _table_to_py(val, depth + 1, left) if val.__class__ is _LuaTable else val
     n = len(out)
     if n and all(k.__class__ is int for k in out) and min(out) == 1 and max(out) == n:

@@ -306,17 +306,17 @@ class Movement:
         return self._slots
 
     def _chunked_slots(self, keys, present, g, ginv, cy, cx):
-        """More destinations than cache slots: look them up `capacity` at a time, so no slot is
-        recycled before its units read it."""
+        """More destinations than cache slots: the first `capacity` (by cell) follow their fields, the
+        others walk the straight line. Looking all of them up would evict and recompute every field
+        on every tick (a rule ordering units to many points could stall the run)."""
         terrain, cache = self.world.terrain, self.cache
         slot_of = np.zeros(keys.size, dtype=np.int64)
-        for start in range(0, len(present), cache.capacity):
-            chunk = present[start:start + cache.capacity]
-            for k in chunk:
-                cell = int(keys[k])
-                slot_of[k] = cache.slot(terrain.passable, terrain.version, cell % self.w, cell // self.w)
-            m = np.isin(ginv, chunk)
-            yield g[m], slot_of[ginv[m]], cy[m], cx[m]
+        chunk = present[:cache.capacity]
+        for k in chunk:
+            cell = int(keys[k])
+            slot_of[k] = cache.slot(terrain.passable, terrain.version, cell % self.w, cell // self.w)
+        m = np.isin(ginv, chunk)
+        yield g[m], slot_of[ginv[m]], cy[m], cx[m]
 
     def _chase(self, idx: np.ndarray, dt: float) -> None:
         """Close in on the current target in a straight line (targets are within sight)."""

@@ -84,16 +84,26 @@ def _own_units(sim: Simulation, team: int, units: Any) -> tuple[np.ndarray, str 
     if not isinstance(units, (list, tuple)) or not units:
         return np.zeros(0, dtype=np.int64), "bad_order"
     w = sim.world
-    ids = []
-    for u in units:
-        if isinstance(u, float) and u.is_integer():
-            u = int(u)
-        if not isinstance(u, (int, np.integer)) or isinstance(u, bool) or not w.is_alive(int(u)):
-            return np.zeros(0, dtype=np.int64), "unknown_unit"
-        if int(w.team[int(u)]) != team:
-            return np.zeros(0, dtype=np.int64), "not_owner"
-        ids.append(int(u))
-    return np.array(sorted(set(ids)), dtype=np.int64), None
+    none = np.zeros(0, dtype=np.int64)
+    # whole-array checks (an order may name thousands of units); the first bad unit decides the code
+    if not all(u.__class__ in _ID_TYPES or isinstance(u, np.integer) for u in units):
+        return none, "unknown_unit"
+    try:
+        ids = np.array(units, dtype=np.float64)
+    except OverflowError:      # an integer beyond any float
+        return none, "unknown_unit"
+    whole = (ids == np.floor(ids)) & (ids >= 0) & (ids < w.count)
+    ids = np.where(whole, ids, 0).astype(np.int64)
+    dead = ~whole | ~w.alive[ids]
+    foreign = ~dead & (w.team[ids] != team)
+    bad = dead | foreign
+    if bad.any():
+        first = int(bad.argmax())
+        return none, "unknown_unit" if dead[first] else "not_owner"
+    return np.unique(ids), None
+
+
+_ID_TYPES = (int, float)
 
 
 def _point(sim: Simulation, order: dict) -> tuple[tuple[float, float], str | None]:

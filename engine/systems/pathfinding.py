@@ -210,6 +210,10 @@ class FlowFieldCache:
         key = self._touch(passable, version, gx, gy)
         return self._fields[key]
 
+    def cached(self, gx: int, gy: int, version: int) -> bool:
+        """True when the field toward (gx, gy) over this passability version is at hand."""
+        return (gx, gy, version) in self._fields
+
     def slot(self, passable: np.ndarray, version: int, gx: int, gy: int) -> int:
         """The slot of the field toward (gx, gy) in `stack`, computing it if needed. A slot
         stays valid until `capacity` other fields have been asked for."""

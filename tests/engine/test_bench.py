@@ -32,3 +32,15 @@ def test_melee_is_fought_to_an_end():
     melee = melee_figures(per_side=20)["melee_20v20"]
     assert melee["ended_by"] == "condition" and melee["deaths"] >= 20
     assert melee["game_seconds_per_cpu_second"] > 0
+
+
+@pytest.mark.slow
+def test_sandbox_figures_report_kill_latency_and_host_memory():
+    from engine.bench import sandbox_kill_latencies
+
+    figures = sandbox_kill_latencies(repeats=1)
+    assert figures["kill_reason_budget_refill"] == "instruction budget exceeded"
+    assert "bytes of text" in figures["kill_reason_shared_string_copies"]
+    assert figures["kill_host_peak_kb_shared_string_copies"] < 16 * 1024
+    assert all(f"kill_ms_{name}" in figures for name in ("runaway_loop", "memory_bomb", "budget_refill"))
+    assert figures["order_flood_run_s"] < 20 and figures["peak_rss_mb"] < 512

@@ -31,3 +31,36 @@ def test_trace_hash_is_the_same_in_every_process(arena, h):
         assert proc.returncode == 0, proc.stderr
         hashes.add(json.loads(proc.stdout)["trace_hash"])
     assert len(hashes) == 1
+
+
+# Everything a script could order by address or hash: raw next over many string keys, a table key
+# next to string keys, a named table printed, log fields with number and string keys.
+HOSTILE = """
+function on_start()
+  local t = {}
+  for i = 1, 40 do t["k" .. i] = i end
+  local seen, k = {}, next(t)
+  while k ~= nil do seen[#seen + 1] = k; k = next(t, k) end
+  local obj = setmetatable({}, {__name = "Obj"})
+  local set, order = {[obj] = 1, x = 2, y = 3}, {}
+  for key in pairs(set) do order[#order + 1] = tostring(key) end
+  log("det", {seen = seen, named = tostring(obj), set = order, [1] = "one", mixed = {[2] = "a", b = "c"}})
+end
+"""
+
+
+def test_trace_hash_ignores_addresses_and_hash_seeds(arena, h):
+    import os
+
+    (arena / "rule.lua").write_text(HOSTILE)
+    level = h.level_dict([h.team(0, [{"type": "light_bot", "x": 5, "y": 5}]), h.team(1, [])],
+                         rules=[{"id": "r", "script": "rule.lua"}], switches={"time_limit": 1})
+    (arena / "level.json").write_text(json.dumps(level))
+    hashes = set()
+    for seed in ("1", "2", "3"):
+        proc = subprocess.run([sys.executable, "-m", "engine", "run", str(arena / "level.json"), "--json"],
+                              capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2],
+                              env={**os.environ, "PYTHONHASHSEED": seed})
+        assert proc.returncode == 0, proc.stderr
+        hashes.add(json.loads(proc.stdout)["trace_hash"])
+    assert len(hashes) == 1
