@@ -308,6 +308,15 @@ def lean_schema(node: Any) -> Any:
     return out
 
 
+def prompt_chars(messages: list[dict[str, Any]], response_format: dict[str, Any]) -> int:
+    """Characters a request carries as prompt: its messages' text and its response_format schema
+    (images are not counted)."""
+    text = sum(len(m["content"]) if isinstance(m.get("content"), str) else
+               sum(len(p.get("text", "")) for p in m.get("content") or [] if p.get("type") == "text")
+               for m in messages)
+    return text + len(json.dumps(response_format))
+
+
 def _inputs_hash(inputs: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -337,18 +346,19 @@ class LLMClient:
         cfg = self.config.for_role(role)
         base = {"call": next(self._call_ids), "role": role, "skill": skill, "stage": stage, "model": cfg.model,
                 "backend": self.backend_name(role), "inputs_sha256": _inputs_hash(inputs)}
-        if self._replay is not None:
-            return self._complete_from_replay(base, output_model)
-
         schema = json.loads(_schema_json(output_model))
         shown_schema = json.loads(_schema_json(shown)) if shown is not None else schema
         request_messages = self._build_messages(prompt, shown_schema, images, described)
+        if self._replay is not None:
+            # built in a replay too, so that a replay measures what today's prompts would send
+            return self._complete_from_replay(base, output_model, request_messages, schema)
         messages = request_messages
         attempts = cfg.max_retries + 1
         for attempt in range(1, attempts + 1):
-            record = {**base, "attempt": attempt, "messages": _elide_images(messages)}
             request = self._request(cfg, messages, schema, output_model, skill=skill, inputs=inputs, role=role,
                                     stage=stage)
+            record = {**base, "attempt": attempt, "messages": _elide_images(messages),
+                      "prompt_chars": prompt_chars(messages, request["response_format"])}
             started = time.perf_counter()
             try:
                 response, started = self._send(cfg, request, record, stage)
@@ -356,7 +366,8 @@ class LLMClient:
                 latency = (time.perf_counter() - started) * 1000
                 unreadable = _unreadable_response(exc)
                 cause = excerpt(f"malformed response: {_describe(exc)}" if unreadable else _describe(exc), 1_000)
-                self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model)
+                self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model,
+                                       prompt_chars=record["prompt_chars"])
                 final = not (isinstance(exc, litellm.Timeout) or unreadable) or attempt == attempts
                 self._log(record, ok=False, final=final, error=cause,
                           error_type="MalformedResponse" if unreadable else type(exc).__name__, latency_ms=latency)
@@ -380,7 +391,8 @@ class LLMClient:
                 if finish_reason == "length":
                     cause += (f" (the reply was cut off after {tokens['completion_tokens']} tokens: "
                               f"max_tokens={cfg.max_tokens} or the model's context is too small)")
-                self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, model=cfg.model, **tokens)
+                self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, model=cfg.model,
+                                       prompt_chars=record["prompt_chars"], **tokens)
                 final = attempt == attempts
                 self._log(record, ok=False, final=final, response_text=excerpt(text, cfg.max_reply_chars),
                           response_chars=len(text), finish_reason=finish_reason, error=cause,
@@ -394,7 +406,8 @@ class LLMClient:
                                                         "Reply again with only the corrected JSON object."}]
                 continue
 
-            self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, model=cfg.model, **tokens)
+            self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, model=cfg.model,
+                                   prompt_chars=record["prompt_chars"], **tokens)
             self._log(record, ok=True, final=True, response_text=text, finish_reason=finish_reason,
                       output=output.model_dump(mode="json"), latency_ms=latency, cost_usd=cost, **tokens)
             return output
@@ -418,7 +431,8 @@ class LLMClient:
                 if _is_infra(exc):
                     latency = (time.perf_counter() - started) * 1000
                     last = number > cfg.infra_retries or isinstance(exc, SlotWaitTimeout)
-                    self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model)
+                    self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model,
+                                           prompt_chars=record["prompt_chars"])
                     self._log({**record, "try": number}, ok=False, final=last, error=excerpt(_describe(exc), 1_000),
                               error_type=type(exc).__name__, retry_after_s=retry_after_seconds(exc),
                               latency_ms=latency)
@@ -512,10 +526,15 @@ class LLMClient:
             return f"replay of {self._replay.backends.get(role, 'offline')}"
         return self.config.backend_name(role)
 
-    def _complete_from_replay(self, base: dict[str, Any], output_model: type[T]) -> T:
+    def _complete_from_replay(self, base: dict[str, Any], output_model: type[T], messages: list[dict[str, Any]],
+                              schema: dict[str, Any]) -> T:
+        """The recorded answer; the log holds the messages today's prompts build (what a model would be sent)."""
         assert self._replay is not None
         index, recorded = self._replay.next(base["role"], base["skill"], base["stage"])
-        self.usage.record_replay(base["stage"])
+        cfg = self.config.for_role(base["role"])
+        chars = prompt_chars(messages, self._request(cfg, messages, schema, output_model)["response_format"])
+        base = {**base, "messages": _elide_images(messages), "prompt_chars": chars}
+        self.usage.record_replay(base["stage"], prompt_chars=chars)
         where = f"recorded call #{index + 1} of {base['role']}/{base['skill']}/{base['stage']}"
         if not recorded.get("ok"):
             # The recorded run failed here; replaying it must fail the same way.
