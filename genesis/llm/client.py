@@ -308,13 +308,13 @@ def lean_schema(node: Any) -> Any:
     return out
 
 
-def prompt_chars(messages: list[dict[str, Any]], response_format: dict[str, Any]) -> int:
-    """Characters a request carries as prompt: its messages' text and its response_format schema
-    (images are not counted)."""
+def prompt_size(messages: list[dict[str, Any]], response_format: dict[str, Any]) -> dict[str, int]:
+    """What a request carries: `prompt_chars`, its messages' text (images not counted), and `schema_chars`,
+    its response_format (which a provider may turn into a grammar or read as prompt)."""
     text = sum(len(m["content"]) if isinstance(m.get("content"), str) else
                sum(len(p.get("text", "")) for p in m.get("content") or [] if p.get("type") == "text")
                for m in messages)
-    return text + len(json.dumps(response_format))
+    return {"prompt_chars": text, "schema_chars": len(json.dumps(response_format))}
 
 
 def _inputs_hash(inputs: dict[str, Any]) -> str:
@@ -357,8 +357,8 @@ class LLMClient:
         for attempt in range(1, attempts + 1):
             request = self._request(cfg, messages, schema, output_model, skill=skill, inputs=inputs, role=role,
                                     stage=stage)
-            record = {**base, "attempt": attempt, "messages": _elide_images(messages),
-                      "prompt_chars": prompt_chars(messages, request["response_format"])}
+            size = prompt_size(messages, request["response_format"])
+            record = {**base, "attempt": attempt, "messages": _elide_images(messages), **size}
             started = time.perf_counter()
             try:
                 response, started = self._send(cfg, request, record, stage)
@@ -367,7 +367,7 @@ class LLMClient:
                 unreadable = _unreadable_response(exc)
                 cause = excerpt(f"malformed response: {_describe(exc)}" if unreadable else _describe(exc), 1_000)
                 self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model,
-                                       prompt_chars=record["prompt_chars"])
+                                       **size)
                 final = not (isinstance(exc, litellm.Timeout) or unreadable) or attempt == attempts
                 self._log(record, ok=False, final=final, error=cause,
                           error_type="MalformedResponse" if unreadable else type(exc).__name__, latency_ms=latency)
@@ -392,7 +392,7 @@ class LLMClient:
                     cause += (f" (the reply was cut off after {tokens['completion_tokens']} tokens: "
                               f"max_tokens={cfg.max_tokens} or the model's context is too small)")
                 self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, model=cfg.model,
-                                       prompt_chars=record["prompt_chars"], **tokens)
+                                       **size, **tokens)
                 final = attempt == attempts
                 self._log(record, ok=False, final=final, response_text=excerpt(text, cfg.max_reply_chars),
                           response_chars=len(text), finish_reason=finish_reason, error=cause,
@@ -407,7 +407,7 @@ class LLMClient:
                 continue
 
             self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, model=cfg.model,
-                                   prompt_chars=record["prompt_chars"], **tokens)
+                                   **size, **tokens)
             self._log(record, ok=True, final=True, response_text=text, finish_reason=finish_reason,
                       output=output.model_dump(mode="json"), latency_ms=latency, cost_usd=cost, **tokens)
             return output
@@ -432,7 +432,7 @@ class LLMClient:
                     latency = (time.perf_counter() - started) * 1000
                     last = number > cfg.infra_retries or isinstance(exc, SlotWaitTimeout)
                     self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model,
-                                           prompt_chars=record["prompt_chars"])
+                                           prompt_chars=record["prompt_chars"], schema_chars=record["schema_chars"])
                     self._log({**record, "try": number}, ok=False, final=last, error=excerpt(_describe(exc), 1_000),
                               error_type=type(exc).__name__, retry_after_s=retry_after_seconds(exc),
                               latency_ms=latency)
@@ -532,9 +532,9 @@ class LLMClient:
         assert self._replay is not None
         index, recorded = self._replay.next(base["role"], base["skill"], base["stage"])
         cfg = self.config.for_role(base["role"])
-        chars = prompt_chars(messages, self._request(cfg, messages, schema, output_model)["response_format"])
-        base = {**base, "messages": _elide_images(messages), "prompt_chars": chars}
-        self.usage.record_replay(base["stage"], prompt_chars=chars)
+        size = prompt_size(messages, self._request(cfg, messages, schema, output_model)["response_format"])
+        base = {**base, "messages": _elide_images(messages), **size}
+        self.usage.record_replay(base["stage"], **size)
         where = f"recorded call #{index + 1} of {base['role']}/{base['skill']}/{base['stage']}"
         if not recorded.get("ok"):
             # The recorded run failed here; replaying it must fail the same way.
