@@ -65,11 +65,16 @@ def recording_described() -> Iterator[set[str]]:
         _DESCRIBED.reset(token)
 
 
+def _mark_described(model: type[BaseModel]) -> None:
+    seen = _DESCRIBED.get()
+    if seen is not None:
+        seen.add(model.__name__)
+
+
 def model_fields_text(model: type[BaseModel], skip: tuple[str, ...] = ()) -> str:
     """`name: type = default (description)` for each field of a model."""
-    seen = _DESCRIBED.get()
-    if seen is not None and not skip:
-        seen.add(model.__name__)
+    if not skip:
+        _mark_described(model)
     parts = []
     for name, field in model.model_fields.items():
         if name in skip:
@@ -256,15 +261,19 @@ def _grouped(values: dict[str, float]) -> str:
     return "; ".join(f"{v:g}: {', '.join(names)}" for v, names in sorted(by_value.items()))
 
 
-def unit_roster() -> str:
-    """The roster table plus what balancing needs beside it: sight, build times, build power, storage."""
+def unit_roster(balance: bool = True) -> str:
+    """The roster table and sight radius, plus, with `balance`, what balancing needs beside them: build
+    times, build power, storage (the GDD balances; the brief only picks the units)."""
     units = load_catalog().units
     power = ", ".join(f"{n} {u.build_power:g}" for n, u in sorted(units.items()) if u.build_power)
     storage = ", ".join(f"{n} {u.storage_metal:g}/{u.storage_energy:g}" for n, u in sorted(units.items())
                         if u.storage_metal or u.storage_energy)
-    return (roster_table(load_catalog())
+    seen = (roster_table(load_catalog())
             + "Sight radius (tiles; what a unit sees under fog, and how far it acquires enemies on attack-move or "
-            f"patrol): {_grouped({n: u.sight for n, u in units.items()})}.\n"
+            f"patrol): {_grouped({n: u.sight for n, u in units.items()})}.")
+    if not balance:
+        return seen
+    return (seen + "\n"
             f"Build time (a builder of build power P takes build_time / P seconds): "
             f"{_grouped({n: u.build_time for n, u in units.items()})}.\nBuild power: {power}.\n"
             f"Storage (metal/energy each finished unit adds to its team's cap on income): {storage}.")
@@ -278,6 +287,7 @@ def controllers() -> str:
         tag = {k: model.model_fields[k].default for k in keys}
         meaning = model.model_fields[keys[-1]].description
         rest = model_fields_text(model, skip=("type", "behaviour"))
+        _mark_described(model)   # the skipped tag's meaning is stated on the line too
         lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
                      + (f". {_doc(model)}" if _doc(model) else ""))
     lines.append(f"A target is a point {{x, y}} or {target_selector()}.")
@@ -309,6 +319,7 @@ def conditions() -> str:
     for model in _union_members(Condition):
         lines.append(f"- {{kind: {model.model_fields['kind'].default!r}, {model_fields_text(model, skip=('kind',))}}}: "
                      f"{_doc(model)}")
+        _mark_described(model)   # its kind is stated on the line
     lines.append(f"A TargetSelector is {target_selector()}.")
     return "\n".join(lines)
 
@@ -454,6 +465,23 @@ def rule_api_compact() -> str:
             + rule_api_limits())
 
 
+def _signature(text: str) -> str:
+    """`name(args)` of a rule API line: its text up to the argument list's closing parenthesis."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == ")" and depth == 0:
+            return text[:i + 1]
+    return text
+
+
+def rule_api_menu() -> str:
+    """The rule API by signature only, plus its limits: what a brief can count on a new rule to do (the GDD
+    and the developer get each function's meaning)."""
+    return ("Rule scripts (Lua, written by the developer) react to " + ", ".join(_signature(c) for c in CALLBACKS)
+            + " and call: " + ", ".join(_signature(t) for t in RULE_API.values()) + ".\n" + rule_api_limits())
+
+
 def rule_api() -> str:
     lines = ["Rule API (Lua 5.4). A script defines callbacks as globals:"]
     lines += [f"- {c}" for c in CALLBACKS]
@@ -545,6 +573,10 @@ class Facts:
         return unit_roster()
 
     @property
+    def roster_picks(self) -> str:
+        return unit_roster(balance=False)
+
+    @property
     def unit_names(self) -> str:
         return unit_names()
 
@@ -591,6 +623,10 @@ class Facts:
     @property
     def rule_api_compact(self) -> str:
         return rule_api_compact()
+
+    @property
+    def rule_api_menu(self) -> str:
+        return rule_api_menu()
 
     @property
     def footprints(self) -> str:

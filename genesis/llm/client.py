@@ -288,11 +288,12 @@ def _schema_json(model: type[BaseModel]) -> str:
     return json.dumps(model.model_json_schema())
 
 
-_ANNOTATIONS = ("description", "title", "examples")
+# defaults too: a default constrains no reply, and the prompt's copy of the schema states each one
+_ANNOTATIONS = ("description", "title", "examples", "default")
 
 
 def lean_schema(node: Any) -> Any:
-    """A JSON schema without its annotations (descriptions, titles, examples): what the request's
+    """A JSON schema without its annotations (descriptions, titles, examples, defaults): what the request's
     response_format carries, since the system message already gives the schema with its descriptions
     (each annotation would be paid for twice). Property and definition names are kept."""
     if isinstance(node, list):
@@ -301,7 +302,7 @@ def lean_schema(node: Any) -> Any:
         return node
     out = {}
     for k, v in node.items():
-        if k in _ANNOTATIONS and not isinstance(v, dict):
+        if k in _ANNOTATIONS and (k == "default" or not isinstance(v, dict)):
             continue
         out[k] = ({name: lean_schema(sub) for name, sub in v.items()} if k in ("properties", "$defs", "definitions")
                   and isinstance(v, dict) else lean_schema(v))
@@ -341,14 +342,14 @@ class LLMClient:
                  stage: str, inputs: dict[str, Any], images: list[bytes | Path] | None = None,
                  described: frozenset[str] = frozenset(), shown: type[BaseModel] | None = None) -> T:
         """`described`: the models whose fields the prompt itself lists (the prompt's copy of the schema
-        leaves their descriptions out); `shown`: the model whose schema the prompt shows, when the prompt
-        asks only for a part of what `output_model` accepts (the request's schema stays `output_model`'s)."""
+        leaves their descriptions out); `shown`: the model whose schema the prompt and the request's
+        response_format carry, when the prompt asks only for a part of what `output_model` accepts (the
+        reply is still validated as `output_model`)."""
         cfg = self.config.for_role(role)
         base = {"call": next(self._call_ids), "role": role, "skill": skill, "stage": stage, "model": cfg.model,
                 "backend": self.backend_name(role), "inputs_sha256": _inputs_hash(inputs)}
-        schema = json.loads(_schema_json(output_model))
-        shown_schema = json.loads(_schema_json(shown)) if shown is not None else schema
-        request_messages = self._build_messages(prompt, shown_schema, images, described)
+        schema = json.loads(_schema_json(shown or output_model))
+        request_messages = self._build_messages(prompt, schema, images, described)
         if self._replay is not None:
             # built in a replay too, so that a replay measures what today's prompts would send
             return self._complete_from_replay(base, output_model, request_messages, schema)

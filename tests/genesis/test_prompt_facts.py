@@ -224,7 +224,7 @@ def test_the_brief_prompt_lists_competencies_archetypes_and_what_the_simulator_o
                     archetypes=list(ARCHETYPES), competencies=list(typing.get_args(Competency)), facts=FACTS)
     assert all(c in prompt for c in typing.get_args(Competency))
     assert ", ".join(ARCHETYPES) in prompt
-    assert FACTS.rule_api_compact in prompt and FACTS.roster in prompt
+    assert FACTS.rule_api_menu in prompt and FACTS.roster_picks in prompt
     assert FACTS.strategy_menu in prompt and FACTS.controllers_menu in prompt and FACTS.conditions_menu in prompt
     # the terrain (with its narrow passages), combat, vision and orders already at the brief stage
     assert FACTS.map_terrain in prompt and "terrain sketch" in prompt
