@@ -362,10 +362,13 @@ def strategy_menu() -> str:
 
 
 def strategy(name: str) -> str:
-    """One reference strategy with its params, and what every strategy shares (a level's reference)."""
+    """One reference strategy with its params, and the params every strategy shares (a level's reference
+    copies the GDD's strategy_params, roles included, so the roles' meanings are left out)."""
     lines = reference_strategies().splitlines()
-    chosen = [line for line in lines[1:-2] if line.startswith(f"- {name}: ")]
-    return "\n".join([lines[0], *(chosen or lines[1:-2]), *lines[-2:]])
+    strategies = [line for line in lines if line.startswith("- ") and not line.startswith("- role ")]
+    chosen = [line for line in strategies if line.startswith(f"- {name}: ")] or strategies
+    shared = [line for line in lines if line.startswith("Every strategy also reads")]
+    return "\n".join([lines[0], *chosen, *shared])
 
 
 def combat() -> str:
