@@ -349,10 +349,12 @@ class LLMClient:
         base = {"call": next(self._call_ids), "role": role, "skill": skill, "stage": stage, "model": cfg.model,
                 "backend": self.backend_name(role), "inputs_sha256": _inputs_hash(inputs)}
         schema = json.loads(_schema_json(shown or output_model))
-        request_messages = self._build_messages(prompt, schema, images, described)
         if self._replay is not None:
-            # built in a replay too, so that a replay measures what today's prompts would send
-            return self._complete_from_replay(base, output_model, request_messages, schema)
+            # built in a replay too, so that a replay measures what today's prompts would send (images are
+            # neither counted nor read: a replay needs none of the frames)
+            return self._complete_from_replay(base, output_model, self._build_messages(prompt, schema, None, described),
+                                              schema)
+        request_messages = self._build_messages(prompt, schema, images, described)
         messages = request_messages
         attempts = cfg.max_retries + 1
         for attempt in range(1, attempts + 1):

@@ -177,8 +177,9 @@ def test_a_replay_records_the_prompts_todays_templates_build_and_measures_them(t
     path, outputs = recorded
     replay_log = tmp_path / "replay" / "transcript.jsonl"
     client = LLMClient(config(tmp_path), Transcript(replay_log), replay=Transcript.load(path))
-    longer = client.complete("designer", "brief", "one " * 100, Brief, stage="brief", inputs={"n": 1})
-    assert longer == outputs[0]       # the recorded answer, whatever the prompt now says
+    longer = client.complete("designer", "brief", "one " * 100, Brief, stage="brief", inputs={"n": 1},
+                             images=[tmp_path / "frame_gone.png"])
+    assert longer == outputs[0]       # the recorded answer, whatever the prompt now says; no frame is read
     (rec,) = Transcript.load(replay_log).records
     assert "one " * 100 in json.dumps(rec["messages"])
     assert rec["prompt_chars"] == sum(len(m["content"]) for m in rec["messages"]) and rec["schema_chars"] > 0
