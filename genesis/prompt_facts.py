@@ -459,15 +459,6 @@ def rule_api_limits() -> str:
     return "What rules cannot do:\n" + "\n".join(f"- {limit}" for limit, _ in RULE_API_LIMITS)
 
 
-def rule_api_compact() -> str:
-    """The rule API the developer gets, one line a function, without the rule library, plus its limits:
-    what a designer can ask a new rule component to do."""
-    hooks = "\n".join(f"- {c}" for c in CALLBACKS)
-    calls = "\n".join(f"- {text}" for text in RULE_API.values())
-    return (f"Rule scripts (Lua, written by the developer) define callbacks:\n{hooks}\nand call:\n{calls}\n"
-            + rule_api_limits())
-
-
 def _signature(text: str) -> str:
     """`name(args)` of a rule API line: its text up to the argument list's closing parenthesis."""
     depth = 0
@@ -479,8 +470,8 @@ def _signature(text: str) -> str:
 
 
 def rule_api_menu() -> str:
-    """The rule API by signature only, plus its limits: what a brief can count on a new rule to do (the GDD
-    and the developer get each function's meaning)."""
+    """The rule API by signature only, plus its limits: what a designer can ask a new rule component to do
+    (the developer, who writes the rule, gets each function's meaning)."""
     return ("Rule scripts (Lua, written by the developer) react to " + ", ".join(_signature(c) for c in CALLBACKS)
             + " and call: " + ", ".join(_signature(t) for t in RULE_API.values()) + ".\n" + rule_api_limits())
 
@@ -622,10 +613,6 @@ class Facts:
     @property
     def rule_api(self) -> str:
         return rule_api()
-
-    @property
-    def rule_api_compact(self) -> str:
-        return rule_api_compact()
 
     @property
     def rule_api_menu(self) -> str:

@@ -108,12 +108,12 @@ def test_the_produce_strategy_says_how_it_spends_and_expands():
 
 
 def test_designer_prompts_state_what_rules_cannot_do():
-    assert "take_resources and transfer_resources remove at most what the team has" in FACTS.rule_api_compact
-    assert "ENVIRONMENT side" in FACTS.rule_api_compact and "damage_area(x, y, radius" in FACTS.rule_api
-    assert "rules share no state" in FACTS.rule_api_compact
-    assert all(f"{name}(" in FACTS.rule_api_compact for name in RULE_API)
+    assert "take_resources and transfer_resources remove at most what the team has" in FACTS.rule_api_menu
+    assert "ENVIRONMENT side" in FACTS.rule_api_menu and "damage_area(x, y, radius" in FACTS.rule_api
+    assert "rules share no state" in FACTS.rule_api_menu
+    assert all(f"{name}(" in FACTS.rule_api_menu for name in RULE_API)
     # the developer gets the same limits, so the two roles cannot be told different things
-    assert FACTS.rule_api_compact.split("What rules cannot do:")[1] in FACTS.rule_api
+    assert FACTS.rule_api_menu.split("What rules cannot do:")[1] in FACTS.rule_api
 
 
 @pytest.fixture(scope="module")
