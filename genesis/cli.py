@@ -356,6 +356,20 @@ def mcp(roots: Optional[list[Path]] = typer.Option(None, "--root", help="folder 
 
 
 @app.command()
+def prompts(transcript: Path = typer.Argument(..., help="a transcript.jsonl (of a run or of its replay)")) -> None:
+    """Characters of prompt per role, skill and stage in TRANSCRIPT; a replay's transcript measures today's
+    prompts on the recorded answers."""
+    from genesis.llm.prompt_size import prompt_size_table
+    from genesis.llm.transcript import Transcript
+
+    try:
+        records = Transcript.load(transcript).records
+    except (OSError, ValueError) as exc:
+        raise _bad_input(exc)
+    typer.echo(prompt_size_table(records))
+
+
+@app.command()
 def version() -> None:
     """Print the version."""
     from genesis import __version__

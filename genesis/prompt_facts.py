@@ -65,11 +65,16 @@ def recording_described() -> Iterator[set[str]]:
         _DESCRIBED.reset(token)
 
 
+def _mark_described(model: type[BaseModel]) -> None:
+    seen = _DESCRIBED.get()
+    if seen is not None:
+        seen.add(model.__name__)
+
+
 def model_fields_text(model: type[BaseModel], skip: tuple[str, ...] = ()) -> str:
     """`name: type = default (description)` for each field of a model."""
-    seen = _DESCRIBED.get()
-    if seen is not None and not skip:
-        seen.add(model.__name__)
+    if not skip:
+        _mark_described(model)
     parts = []
     for name, field in model.model_fields.items():
         if name in skip:
@@ -256,15 +261,19 @@ def _grouped(values: dict[str, float]) -> str:
     return "; ".join(f"{v:g}: {', '.join(names)}" for v, names in sorted(by_value.items()))
 
 
-def unit_roster() -> str:
-    """The roster table plus what balancing needs beside it: sight, build times, build power, storage."""
+def unit_roster(balance: bool = True) -> str:
+    """The roster table and sight radius, plus, with `balance`, what balancing needs beside them: build
+    times, build power, storage (the GDD balances; the brief only picks the units)."""
     units = load_catalog().units
     power = ", ".join(f"{n} {u.build_power:g}" for n, u in sorted(units.items()) if u.build_power)
     storage = ", ".join(f"{n} {u.storage_metal:g}/{u.storage_energy:g}" for n, u in sorted(units.items())
                         if u.storage_metal or u.storage_energy)
-    return (roster_table(load_catalog())
+    seen = (roster_table(load_catalog())
             + "Sight radius (tiles; what a unit sees under fog, and how far it acquires enemies on attack-move or "
-            f"patrol): {_grouped({n: u.sight for n, u in units.items()})}.\n"
+            f"patrol): {_grouped({n: u.sight for n, u in units.items()})}.")
+    if not balance:
+        return seen
+    return (seen + "\n"
             f"Build time (a builder of build power P takes build_time / P seconds): "
             f"{_grouped({n: u.build_time for n, u in units.items()})}.\nBuild power: {power}.\n"
             f"Storage (metal/energy each finished unit adds to its team's cap on income): {storage}.")
@@ -278,6 +287,7 @@ def controllers() -> str:
         tag = {k: model.model_fields[k].default for k in keys}
         meaning = model.model_fields[keys[-1]].description
         rest = model_fields_text(model, skip=("type", "behaviour"))
+        _mark_described(model)   # the skipped tag's meaning is stated on the line too
         lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
                      + (f". {_doc(model)}" if _doc(model) else ""))
     lines.append(f"A target is a point {{x, y}} or {target_selector()}.")
@@ -309,6 +319,7 @@ def conditions() -> str:
     for model in _union_members(Condition):
         lines.append(f"- {{kind: {model.model_fields['kind'].default!r}, {model_fields_text(model, skip=('kind',))}}}: "
                      f"{_doc(model)}")
+        _mark_described(model)   # its kind is stated on the line
     lines.append(f"A TargetSelector is {target_selector()}.")
     return "\n".join(lines)
 
@@ -351,10 +362,13 @@ def strategy_menu() -> str:
 
 
 def strategy(name: str) -> str:
-    """One reference strategy with its params, and what every strategy shares (a level's reference)."""
+    """One reference strategy with its params, and the params every strategy shares (a level's reference
+    copies the GDD's strategy_params, roles included, so the roles' meanings are left out)."""
     lines = reference_strategies().splitlines()
-    chosen = [line for line in lines[1:-2] if line.startswith(f"- {name}: ")]
-    return "\n".join([lines[0], *(chosen or lines[1:-2]), *lines[-2:]])
+    strategies = [line for line in lines if line.startswith("- ") and not line.startswith("- role ")]
+    chosen = [line for line in strategies if line.startswith(f"- {name}: ")] or strategies
+    shared = [line for line in lines if line.startswith("Every strategy also reads")]
+    return "\n".join([lines[0], *chosen, *shared])
 
 
 def combat() -> str:
@@ -445,13 +459,21 @@ def rule_api_limits() -> str:
     return "What rules cannot do:\n" + "\n".join(f"- {limit}" for limit, _ in RULE_API_LIMITS)
 
 
-def rule_api_compact() -> str:
-    """The rule API the developer gets, one line a function, without the rule library, plus its limits:
-    what a designer can ask a new rule component to do."""
-    hooks = "\n".join(f"- {c}" for c in CALLBACKS)
-    calls = "\n".join(f"- {text}" for text in RULE_API.values())
-    return (f"Rule scripts (Lua, written by the developer) define callbacks:\n{hooks}\nand call:\n{calls}\n"
-            + rule_api_limits())
+def _signature(text: str) -> str:
+    """`name(args)` of a rule API line: its text up to the argument list's closing parenthesis."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == ")" and depth == 0:
+            return text[:i + 1]
+    return text
+
+
+def rule_api_menu() -> str:
+    """The rule API by signature only, plus its limits: what a designer can ask a new rule component to do
+    (the developer, who writes the rule, gets each function's meaning)."""
+    return ("Rule scripts (Lua, written by the developer) react to " + ", ".join(_signature(c) for c in CALLBACKS)
+            + " and call: " + ", ".join(_signature(t) for t in RULE_API.values()) + ".\n" + rule_api_limits())
 
 
 def rule_api() -> str:
@@ -545,6 +567,10 @@ class Facts:
         return unit_roster()
 
     @property
+    def roster_picks(self) -> str:
+        return unit_roster(balance=False)
+
+    @property
     def unit_names(self) -> str:
         return unit_names()
 
@@ -589,8 +615,8 @@ class Facts:
         return rule_api()
 
     @property
-    def rule_api_compact(self) -> str:
-        return rule_api_compact()
+    def rule_api_menu(self) -> str:
+        return rule_api_menu()
 
     @property
     def footprints(self) -> str:

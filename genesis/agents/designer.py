@@ -4,11 +4,11 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from genesis.agents.base import Agent
 from genesis.checks.clause_checks import clause_problems, relocate
-from genesis.models import ARCHETYPES, GDD, Brief, Clarification, Competency, Requirement, RetryContext
+from genesis.models import ARCHETYPES, GDD, Brief, Clarification, Competency, Requirement, RetryContext, RuleComponent
 
 
 class Questions(BaseModel):
@@ -43,6 +43,20 @@ class BriefShown(AccountedBrief):
     requirements: list[_BriefRequirement] = Brief.model_fields["requirements"]
 
 
+# The GDD as its prompt and response_format show it: without the rule recipe, a typed form of a rule that
+# only the offline developer composes Lua from (a model's GDD may still carry one: the reply is a GDD).
+_RuleComponentShown = create_model(
+    "RuleComponent", __base__=BaseModel,
+    **{name: (f.annotation, f) for name, f in RuleComponent.model_fields.items() if name != "recipe"})
+_RuleComponentShown.model_config["extra"] = "forbid"
+
+
+class GDDShown(GDD):
+    model_config = ConfigDict(title="GDD")
+
+    rule_components: list[_RuleComponentShown] = GDD.model_fields["rule_components"]
+
+
 class Designer(Agent):
     role = "designer"
 
@@ -62,6 +76,6 @@ class Designer(Agent):
     def write_gdd(self, brief: Brief, similar: list[dict], guidance: list[str], library: list[dict],
                   retry: RetryContext | None = None, criteria: list[dict] | None = None) -> GDD:
         """`criteria`: the rubric criteria ({stage, id, text}) the design is judged by, GDD and level."""
-        return self.ask("designer.write_gdd", GDD, stage="gdd", inputs={
+        return self.ask("designer.write_gdd", GDD, stage="gdd", shown=GDDShown, inputs={
             "brief": brief.model_dump(mode="json"), "similar": similar, "guidance": guidance,
             "library": library, "retry": retry.model_dump() if retry else None, "criteria": criteria or []})

@@ -293,11 +293,12 @@ def _schema_json(model: type[BaseModel]) -> str:
     return json.dumps(model.model_json_schema())
 
 
-_ANNOTATIONS = ("description", "title", "examples")
+# defaults too: a default constrains no reply, and the prompt's copy of the schema states each one
+_ANNOTATIONS = ("description", "title", "examples", "default")
 
 
 def lean_schema(node: Any) -> Any:
-    """A JSON schema without its annotations (descriptions, titles, examples): what the request's
+    """A JSON schema without its annotations (descriptions, titles, examples, defaults): what the request's
     response_format carries, since the system message already gives the schema with its descriptions
     (each annotation would be paid for twice). Property and definition names are kept."""
     if isinstance(node, list):
@@ -306,11 +307,20 @@ def lean_schema(node: Any) -> Any:
         return node
     out = {}
     for k, v in node.items():
-        if k in _ANNOTATIONS and not isinstance(v, dict):
+        if k in _ANNOTATIONS and (k == "default" or not isinstance(v, dict)):
             continue
         out[k] = ({name: lean_schema(sub) for name, sub in v.items()} if k in ("properties", "$defs", "definitions")
                   and isinstance(v, dict) else lean_schema(v))
     return out
+
+
+def prompt_size(messages: list[dict[str, Any]], response_format: dict[str, Any]) -> dict[str, int]:
+    """What a request carries: `prompt_chars`, its messages' text (images not counted), and `schema_chars`,
+    its response_format (which a provider may turn into a grammar or read as prompt)."""
+    text = sum(len(m["content"]) if isinstance(m.get("content"), str) else
+               sum(len(p.get("text", "")) for p in m.get("content") or [] if p.get("type") == "text")
+               for m in messages)
+    return {"prompt_chars": text, "schema_chars": len(json.dumps(response_format))}
 
 
 def _inputs_hash(inputs: dict[str, Any]) -> str:
@@ -337,23 +347,26 @@ class LLMClient:
                  stage: str, inputs: dict[str, Any], images: list[bytes | Path] | None = None,
                  described: frozenset[str] = frozenset(), shown: type[BaseModel] | None = None) -> T:
         """`described`: the models whose fields the prompt itself lists (the prompt's copy of the schema
-        leaves their descriptions out); `shown`: the model whose schema the prompt shows, when the prompt
-        asks only for a part of what `output_model` accepts (the request's schema stays `output_model`'s)."""
+        leaves their descriptions out); `shown`: the model whose schema the prompt and the request's
+        response_format carry, when the prompt asks only for a part of what `output_model` accepts (the
+        reply is still validated as `output_model`)."""
         cfg = self.config.for_role(role)
         base = {"call": next(self._call_ids), "role": role, "skill": skill, "stage": stage, "model": cfg.model,
                 "backend": self.backend_name(role), "inputs_sha256": _inputs_hash(inputs)}
+        schema = json.loads(_schema_json(shown or output_model))
         if self._replay is not None:
-            return self._complete_from_replay(base, output_model)
-
-        schema = json.loads(_schema_json(output_model))
-        shown_schema = json.loads(_schema_json(shown)) if shown is not None else schema
-        request_messages = self._build_messages(prompt, shown_schema, images, described)
+            # built in a replay too, so that a replay measures what today's prompts would send (images are
+            # neither counted nor read: a replay needs none of the frames)
+            return self._complete_from_replay(base, output_model, self._build_messages(prompt, schema, None, described),
+                                              schema)
+        request_messages = self._build_messages(prompt, schema, images, described)
         messages = request_messages
         attempts = cfg.max_retries + 1
         for attempt in range(1, attempts + 1):
-            record = {**base, "attempt": attempt, "messages": _elide_images(messages)}
             request = self._request(cfg, messages, schema, output_model, skill=skill, inputs=inputs, role=role,
                                     stage=stage)
+            size = prompt_size(messages, request["response_format"])
+            record = {**base, "attempt": attempt, "messages": _elide_images(messages), **size}
             started = time.perf_counter()
             try:
                 response, started = self._send(cfg, request, record, stage)
@@ -361,7 +374,8 @@ class LLMClient:
                 latency = (time.perf_counter() - started) * 1000
                 unreadable = _unreadable_response(exc)
                 cause = excerpt(f"malformed response: {_describe(exc)}" if unreadable else _describe(exc), 1_000)
-                self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model)
+                self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model,
+                                       **size)
                 final = not (isinstance(exc, (litellm.Timeout, CallDeadlineExceeded)) or unreadable) \
                     or attempt == attempts
                 self._log(record, ok=False, final=final, error=cause,
@@ -388,7 +402,8 @@ class LLMClient:
                 if finish_reason == "length":
                     cause += (f" (the reply was cut off after {tokens['completion_tokens']} tokens: "
                               f"max_tokens={cfg.max_tokens} or the model's context is too small)")
-                self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, model=cfg.model, **tokens)
+                self.usage.record_call(stage, ok=False, latency_ms=latency, cost_usd=cost, model=cfg.model,
+                                       **size, **tokens)
                 final = attempt == attempts
                 self._log(record, ok=False, final=final, response_text=excerpt(text, cfg.max_reply_chars),
                           response_chars=len(text), finish_reason=finish_reason, error=cause,
@@ -405,7 +420,8 @@ class LLMClient:
                                                         "Reply again with only the corrected JSON object."}]
                 continue
 
-            self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, model=cfg.model, **tokens)
+            self.usage.record_call(stage, ok=True, latency_ms=latency, cost_usd=cost, model=cfg.model,
+                                   **size, **tokens)
             self._log(record, ok=True, final=True, response_text=text, finish_reason=finish_reason,
                       output=output.model_dump(mode="json"), latency_ms=latency, cost_usd=cost, **tokens)
             return output
@@ -431,7 +447,8 @@ class LLMClient:
                 if _is_infra(exc):
                     latency = (time.perf_counter() - started) * 1000
                     last = number > cfg.infra_retries or isinstance(exc, SlotWaitTimeout)
-                    self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model)
+                    self.usage.record_call(stage, ok=False, latency_ms=latency, model=cfg.model,
+                                           prompt_chars=record["prompt_chars"], schema_chars=record["schema_chars"])
                     self._log({**record, "try": number}, ok=False, final=last, error=excerpt(_describe(exc), 1_000),
                               error_type=type(exc).__name__, retry_after_s=retry_after_seconds(exc),
                               latency_ms=latency)
@@ -525,10 +542,15 @@ class LLMClient:
             return f"replay of {self._replay.backends.get(role, 'offline')}"
         return self.config.backend_name(role)
 
-    def _complete_from_replay(self, base: dict[str, Any], output_model: type[T]) -> T:
+    def _complete_from_replay(self, base: dict[str, Any], output_model: type[T], messages: list[dict[str, Any]],
+                              schema: dict[str, Any]) -> T:
+        """The recorded answer; the log holds the messages today's prompts build (what a model would be sent)."""
         assert self._replay is not None
         index, recorded = self._replay.next(base["role"], base["skill"], base["stage"])
-        self.usage.record_replay(base["stage"])
+        cfg = self.config.for_role(base["role"])
+        size = prompt_size(messages, self._request(cfg, messages, schema, output_model)["response_format"])
+        base = {**base, "messages": _elide_images(messages), **size}
+        self.usage.record_replay(base["stage"], **size)
         where = f"recorded call #{index + 1} of {base['role']}/{base['skill']}/{base['stage']}"
         if not recorded.get("ok"):
             # The recorded run failed here; replaying it must fail the same way.

@@ -4,8 +4,10 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 
+# prompt_chars / schema_chars: characters of the messages / response_formats built, replayed calls included,
+# so that a replay measures the prompts of today's templates
 _FIELDS = ("calls", "failed_calls", "replayed_calls", "prompt_tokens", "completion_tokens",
-           "cost_usd", "latency_ms")
+           "cost_usd", "latency_ms", "prompt_chars", "schema_chars")
 _MODEL_FIELDS = ("calls", "prompt_tokens", "completion_tokens")
 
 
@@ -18,7 +20,8 @@ class Usage:
         self._models: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(_MODEL_FIELDS, 0))
 
     def record_call(self, stage: str, *, ok: bool, prompt_tokens: int = 0, completion_tokens: int = 0,
-                    cost_usd: float = 0.0, latency_ms: float = 0.0, model: str | None = None) -> None:
+                    cost_usd: float = 0.0, latency_ms: float = 0.0, model: str | None = None,
+                    prompt_chars: int = 0, schema_chars: int = 0) -> None:
         with self._lock:
             if model is not None:   # what the cost estimate prices, per model
                 per = self._models[model]
@@ -32,11 +35,15 @@ class Usage:
             row["completion_tokens"] += completion_tokens
             row["cost_usd"] += cost_usd
             row["latency_ms"] += latency_ms
+            row["prompt_chars"] += prompt_chars
+            row["schema_chars"] += schema_chars
 
-    def record_replay(self, stage: str) -> None:
+    def record_replay(self, stage: str, prompt_chars: int = 0, schema_chars: int = 0) -> None:
         """A response served from a recorded transcript: no model was called."""
         with self._lock:
             self._stages[stage]["replayed_calls"] += 1
+            self._stages[stage]["prompt_chars"] += prompt_chars
+            self._stages[stage]["schema_chars"] += schema_chars
 
     def by_stage(self) -> dict[str, dict[str, float]]:
         with self._lock:

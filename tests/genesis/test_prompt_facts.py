@@ -108,12 +108,12 @@ def test_the_produce_strategy_says_how_it_spends_and_expands():
 
 
 def test_designer_prompts_state_what_rules_cannot_do():
-    assert "take_resources and transfer_resources remove at most what the team has" in FACTS.rule_api_compact
-    assert "ENVIRONMENT side" in FACTS.rule_api_compact and "damage_area(x, y, radius" in FACTS.rule_api
-    assert "rules share no state" in FACTS.rule_api_compact
-    assert all(f"{name}(" in FACTS.rule_api_compact for name in RULE_API)
+    assert "take_resources and transfer_resources remove at most what the team has" in FACTS.rule_api_menu
+    assert "ENVIRONMENT side" in FACTS.rule_api_menu and "damage_area(x, y, radius" in FACTS.rule_api
+    assert "rules share no state" in FACTS.rule_api_menu
+    assert all(f"{name}(" in FACTS.rule_api_menu for name in RULE_API)
     # the developer gets the same limits, so the two roles cannot be told different things
-    assert FACTS.rule_api_compact.split("What rules cannot do:")[1] in FACTS.rule_api
+    assert FACTS.rule_api_menu.split("What rules cannot do:")[1] in FACTS.rule_api
 
 
 @pytest.fixture(scope="module")
@@ -224,7 +224,7 @@ def test_the_brief_prompt_lists_competencies_archetypes_and_what_the_simulator_o
                     archetypes=list(ARCHETYPES), competencies=list(typing.get_args(Competency)), facts=FACTS)
     assert all(c in prompt for c in typing.get_args(Competency))
     assert ", ".join(ARCHETYPES) in prompt
-    assert FACTS.rule_api_compact in prompt and FACTS.roster in prompt
+    assert FACTS.rule_api_menu in prompt and FACTS.roster_picks in prompt
     assert FACTS.strategy_menu in prompt and FACTS.controllers_menu in prompt and FACTS.conditions_menu in prompt
     # the terrain (with its narrow passages), combat, vision and orders already at the brief stage
     assert FACTS.map_terrain in prompt and "terrain sketch" in prompt

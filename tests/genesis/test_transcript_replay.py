@@ -169,3 +169,22 @@ def test_load_reports_a_corrupt_line(tmp_path):
     path.write_text('{"ok": 1}\n{not json\n', encoding="utf-8")
     with pytest.raises(ValueError, match="bad.jsonl:2"):
         Transcript.load(path)
+
+
+def test_a_replay_records_the_prompts_todays_templates_build_and_measures_them(tmp_path, recorded, no_model_calls):
+    from genesis.llm.prompt_size import prompt_size_table, prompt_sizes
+
+    path, outputs = recorded
+    replay_log = tmp_path / "replay" / "transcript.jsonl"
+    client = LLMClient(config(tmp_path), Transcript(replay_log), replay=Transcript.load(path))
+    longer = client.complete("designer", "brief", "one " * 100, Brief, stage="brief", inputs={"n": 1},
+                             images=[tmp_path / "frame_gone.png"])
+    assert longer == outputs[0]       # the recorded answer, whatever the prompt now says; no frame is read
+    (rec,) = Transcript.load(replay_log).records
+    assert "one " * 100 in json.dumps(rec["messages"])
+    assert rec["prompt_chars"] == sum(len(m["content"]) for m in rec["messages"]) and rec["schema_chars"] > 0
+    assert client.usage.by_stage()["brief"]["prompt_chars"] == rec["prompt_chars"]
+    sizes = prompt_sizes(Transcript.load(replay_log).records)
+    assert sizes == {"designer/brief/brief": {"calls": 1, "prompt_chars": rec["prompt_chars"],
+                                              "schema_chars": rec["schema_chars"]}}
+    assert f"{rec['prompt_chars']:,}" in prompt_size_table(Transcript.load(replay_log).records)
