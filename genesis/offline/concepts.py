@@ -1116,8 +1116,8 @@ _ESCORT_TO = re.compile(r"\b(?:to|towards?|into|reach(?:es)?|at)\s+(?:the\s+)?(?
                         r"(?:the\s+)?" + _COMPASS)
 _ESCORT_FROM = re.compile(r"\bfrom\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?" + _COMPASS)
 _FAR_SIDE = re.compile(r"\b(?:across|over|through|past)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:bridge|river|map|valley|"
-                       r"pass|canyon|wasteland|enemy territory|no man's land)\b|\b(?:to|on)\s+the\s+(?:other|far)\s+"
-                       r"(?:side|end)\b|\bto\s+safety\b|\b(?:extraction|evac(?:uation)?)\s+(?:point|zone)\b|\bdestination\b")
+                       r"pass|canyon|wasteland|enemy territory|no man's land)\b|\b(?:to|on|reach)\s+the\s+(?:other|far)\s+"
+                       r"(?:side|end|bank|shore|edge)\b|\bto\s+safety\b|\b(?:extraction|evac(?:uation)?)\s+(?:point|zone)\b|\bdestination\b")
 
 
 def _compass(word: str) -> str:
@@ -1137,7 +1137,9 @@ def _escort(r: Reading) -> None:
     own = r"(?:your|the|my|our|a|an)\s+(?:[\w-]+\s+){0,2}?"
     convoy = "(" + "|".join(re.escape(w) for w in sorted(V.CONVOY_WORDS, key=len, reverse=True)) + r")(?![\w-])"
     verbs = r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+" + own
-    named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text)
+    named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text) \
+        or re.search(own + r"(?:" + convoy + "|" + _unit_pattern("mobile") + r")\s+(?:has|have|needs?|must|should)\s+"
+                     r"(?:to\s+)?(?:reach|get\s+to|make\s+it\s+to|arrive\s+at|cross)\b", text)
     going = _ESCORT_TO.search(text) or _FAR_SIDE.search(text)
     escorting = re.search(r"\bescort(?:ing|ed)?\s+" + own, text)
     words = [m for w in V.ESCORT_WORDS if (m := _find(text, w))]
