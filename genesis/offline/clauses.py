@@ -139,7 +139,7 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
         start = 0 if i == 0 else offsets[a]
         end = len(query) if i == len(spans) - 1 else offsets[spans[i + 1][0]]
         hits = [h for h in reading.hits if h.start < b and h.end > a]
-        out.append(_status(query[start:end], start, end, text[a:b], hits, have, archetype))
+        out.append(_status(query[start:end], start, end, text[a:b], hits, have, archetype, text))
     return out
 
 
@@ -153,7 +153,7 @@ def _ids(keys: list[str], have: dict[str, str], archetype: str) -> list[str]:
 
 
 def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], have: dict[str, str],
-            archetype: str) -> ClauseAccount:
+            archetype: str, text: str) -> ClauseAccount:
     def clause(status: str, ids: list[str] | None = None, why: str = "", built: str = "") -> ClauseAccount:
         return ClauseAccount(text=verbatim, start=start, end=end, status=status,  # type: ignore[arg-type]
                              requirement_ids=ids or [], why=why, built=built)
@@ -176,6 +176,13 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
     if not ids:
         return clause("not_honoured", why=f"\"{shown}\" was recognised but a {archetype} scenario has no "
                                           "requirement that can show it")
+    # honoured only when every phrase read in it is checked by a requirement: the rest is reported
+    unbuilt = list(dict.fromkeys(text[h.start:h.end].strip(" ,;:.!?") for h in hits if h.key not in _WEAK and not _ids([h.key], have,
+                                                                                                 archetype)))
+    if unbuilt:
+        built = "; ".join(have[i] if len(have[i]) <= BUILT_CHARS else have[i][:BUILT_CHARS - 1] + "…" for i in ids)
+        return clause("partial", ids, "nothing in a " + archetype + " scenario checks "
+                      + ", ".join(f"\"{u}\"" for u in unbuilt), built=built)
     notes = list(dict.fromkeys(h.note for h in hits if h.note))
     if notes:
         return clause("assumed", ids, "; ".join(notes))
