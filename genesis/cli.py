@@ -158,7 +158,7 @@ def _interactive_loop(outcome, progress):
     from genesis.pipeline.runner import resume
 
     while outcome.status == "waiting":
-        answers = [typer.prompt(q, default="") for q in outcome.questions or []]
+        answers = [typer.prompt(q, default="", err=True) for q in outcome.questions or []]  # stdout is the result
         outcome = resume(outcome.run_id, answers=answers, progress=progress)
     return outcome
 
@@ -177,8 +177,8 @@ def new(
     vlm_model: Optional[str] = typer.Option(None, "--vlm-model", help="litellm vision model for the visual review"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server"),
     interactive: bool = typer.Option(False, "--interactive", help="answer clarifying questions in Stage 1"),
-    seed: int = typer.Option(0, "--seed", help="the generation's seed: the same request and seed give the same "
-                                               "scenario (the certificate still plays seeds 0-4)"),
+    seed: int = typer.Option(0, "--seed", help="a label for the run, recorded in run.json (validation and the "
+                                               "certificate play the level on seeds 0-4 whatever it is)"),
     replay: Optional[Path] = typer.Option(None, "--replay", help="re-run from a recorded transcript.jsonl, no model"),
     difficulty: Optional[Difficulty] = typer.Option(
         None, "--difficulty", case_sensitive=False,

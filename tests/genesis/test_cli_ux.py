@@ -40,7 +40,7 @@ def test_version_and_short_help():
     for args in (["-h"], ["new", "-h"], ["kb", "show", "-h"], ["rubrics", "diff", "-h"]):
         result = invoke(*args)
         assert result.exit_code == 0 and "Usage:" in result.stdout, args
-    assert "the same request and seed give the same scenario" in " ".join(invoke("new", "-h").stdout.split())
+    assert "recorded in run.json" in " ".join(invoke("new", "-h").stdout.split())   # --seed says what it does
 
 
 # --- bad input: exit 2 on stderr, nothing on stdout, before the pipeline is loaded ------------------------------
@@ -226,3 +226,11 @@ def test_engine_run_names_an_unknown_policy_once(tmp_path):
     done = subprocess.run([sys.executable, "-m", "engine", "run", str(REPO / "kb" / "levels" / "MFD" / "level.json"),
                            "--agent", "0=llm"], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert done.returncode == 2 and done.stderr.count("unknown policy") == 1, done.stderr
+
+
+def test_a_batch_with_a_model_no_call_can_reach_stops_before_any_query(tmp_path):
+    queries = tmp_path / "queries.txt"
+    queries.write_text(f"{QUERY}\n")
+    result = invoke("batch", str(queries), "--model", "nonexistent/foo", "--out", str(tmp_path / "batch"))
+    assert result.exit_code == 2 and "no litellm provider serves it" in result.output, result.output
+    assert not (tmp_path / "batch").exists()
