@@ -204,6 +204,7 @@ def checkout(tmp_path):
 
 def test_a_checkout_is_never_a_workspace(checkout, monkeypatch):
     before = tree_hash(checkout)
+    monkeypatch.setenv("GENESIS_WORKSPACE", os.environ["GENESIS_WORKSPACE"])  # --workspace sets it: restored after
     monkeypatch.chdir(checkout)
     for args in (["--workspace", str(checkout), "new", QUERY], ["init", str(checkout)], ["init", "."],
                  ["init", str(checkout / "genesis" / "seed")], ["init", str(checkout / "kb")]):
