@@ -235,3 +235,13 @@ def test_a_batch_with_a_model_no_call_can_reach_stops_before_any_query(tmp_path)
     result = invoke("batch", str(queries), "--model", "nonexistent/foo", "--out", str(tmp_path / "batch"))
     assert result.exit_code == 2 and "no litellm provider serves it" in result.output, result.output
     assert not (tmp_path / "batch").exists()
+
+
+def test_playing_a_level_of_the_workspace_kb_writes_beside_the_scenarios_not_into_the_kb(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENESIS_WORKSPACE", str(tmp_path / "ws"))
+    assert invoke("init", str(tmp_path / "ws")).exit_code == 0
+    level = tmp_path / "ws" / "kb" / "levels" / "MFD"
+    result = invoke("play", str(level), "--agent", "idle", "--json")
+    assert result.exit_code == 0, result.output
+    assert not (level / "play").exists()
+    assert (tmp_path / "ws" / "generated" / "play" / "MFD" / "idle" / "metrics.json").is_file()
