@@ -22,8 +22,8 @@ def _policy(name: str, team: int):
         raise EngineError(f"unknown policy {name!r} (available: idle)") from None
     try:
         return make_policy(name, team=team)
-    except (KeyError, ValueError) as err:
-        raise EngineError(f"unknown policy {name!r}: {err}") from None
+    except (KeyError, ValueError) as err:   # the message names the policy and the known ones: said once
+        raise EngineError(str(err.args[0]) if err.args else f"unknown policy {name!r}") from None
 
 
 def _parse_agents(specs: list[str]) -> dict[int, str]:

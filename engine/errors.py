@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 MAX_MESSAGE_CHARS = 500     # longest message text an error carries (a script may raise megabytes)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")

@@ -122,7 +122,49 @@ def run_bench(progress: Callable | None = None, rounds: int = 3) -> dict:
     figures["targets"] = TARGETS
     figures["targets_met"] = targets_met(figures)
     figures["kb_open"] = kb_open_bench()
+    if progress:
+        progress("bench", "genesis new in a fresh process, as a user runs it")
+    figures["fresh_process"] = fresh_process_bench()
     return figures
+
+
+def fresh_process_bench(query: str = COLD_QUERY) -> dict:
+    """What a user waits for, in fresh processes of the `genesis` command in a new workspace whose KB index is
+    built beforehand: the wall time of `genesis new QUERY` (start-up and writing the report included, unlike the
+    in-process rounds) and of `genesis new ""` (answered before the pipeline loads)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import genesis
+
+    with tempfile.TemporaryDirectory(prefix="genesis-bench-cli-") as tmp:
+        # the code being measured, whatever the working folder or the installed copy
+        package_parent = str(Path(genesis.__file__).resolve().parents[1])
+        env = {**os.environ, "GENESIS_WORKSPACE": str(Path(tmp) / "workspace"),
+               "PYTHONPATH": os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))}
+        command = [sys.executable, "-m", "genesis"]
+
+        def timed(*args: str) -> tuple[subprocess.CompletedProcess, float]:
+            started = time.perf_counter()
+            ran = subprocess.run([*command, *args], capture_output=True, text=True, env=env, cwd=tmp)
+            return ran, time.perf_counter() - started
+
+        ran, _ = timed("kb", "rebuild")        # seeds the workspace and builds its index: not what is measured
+        if ran.returncode != 0:
+            raise BenchError(f"genesis kb rebuild failed (exit {ran.returncode}): {ran.stderr.strip()[-1500:]}")
+        empty, empty_s = timed("new", "")
+        ran, wall = timed("new", query, "--json")
+        try:
+            result = json.loads(ran.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            raise BenchError(f"genesis new failed (exit {ran.returncode}): {ran.stderr.strip()[-1500:]}") from None
+        generation = result.get("generation_time_s") or 0.0
+        return {"query": query, "verdict": result.get("verdict"), "exit_code": ran.returncode,
+                "wall_s": round(wall, 2), "generation_time_s": generation,
+                "outside_generation_s": round(wall - generation, 2),
+                "empty_query_wall_s": round(empty_s, 2), "empty_query_exit_code": empty.returncode}
 
 
 KB_OPEN_SCENARIOS = 10_000

@@ -13,20 +13,21 @@ from rich.console import Console
 from rich.markup import escape
 
 from genesis.experiment.cli import app as experiment_app
-from genesis.llm.cost import cost_text
 from genesis.kb.cli import app as kb_app
 from genesis.rubric_cli import app as rubrics_app
 from genesis.review.cli import review as review_command
 
 # Plain (click) help: typer's rich help formatting alone costs more start-up time than the whole CLI.
 app = typer.Typer(help="Generate validated RTS mini-games from free-form requests.", no_args_is_help=True,
-                  rich_markup_mode=None,
+                  rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
                   pretty_exceptions_enable=False)
 app.add_typer(kb_app, name="kb")
 app.add_typer(rubrics_app, name="rubrics")
 app.add_typer(experiment_app, name="experiment")
 app.command("review")(review_command)
-console = Console(stderr=True)
+# Progress and verdicts go to stderr, results to stdout; no hard wrap (a path split over two lines of a log
+# cannot be copied) and no colouring of numbers or paths rich would guess at.
+console = Console(stderr=True, soft_wrap=True, highlight=False)
 
 class Difficulty(str, Enum):
     easy = "easy"
@@ -37,11 +38,21 @@ class Difficulty(str, Enum):
 EXIT_NOT_PLAYABLE, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_NOT_CERTIFIED, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from genesis import __version__
+
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
 @app.callback()
 def main_options(
     workspace: Optional[Path] = typer.Option(
         None, "--workspace", "-w", help="workspace folder (KB, rubrics, generated/, genesis.yaml); default: "
         "$GENESIS_WORKSPACE, else the nearest folder with a genesis.yaml, else the per-user data folder"),
+    version_: bool = typer.Option(False, "--version", "-V", is_eager=True, callback=_print_version,
+                                  help="print the version and exit"),
 ) -> None:
     """Generate validated RTS mini-games from free-form requests."""
     if workspace is not None:
@@ -60,7 +71,18 @@ def init(folder: Path = typer.Argument(Path("."), help="the folder to make a wor
         console.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(EXIT_BAD_INPUT)
     console.print(f"{'created' if new_one else 'already a'} workspace {ws.root}: knowledge base {ws.kb}, "
-                  f"rubrics {ws.rubrics}, scenarios go to {ws.generated}/")
+                  f"rubrics {ws.rubrics}, scenarios go to {ws.generated}/", markup=False)
+    here = Path.cwd().resolve()
+    cd = "" if ws.root == here else f"cd {_shell_word(os.path.relpath(ws.root, here))} && "
+    console.print(f"next: {cd}genesis new \"defend two fronts with staggered waves\"  (then genesis report "
+                  "generated/defend-two-fronts-with-staggered-waves --open; see genesis --help)", markup=False)
+    typer.echo(ws.root)
+
+
+def _shell_word(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
 
 
 def _bad_input(message: object) -> typer.Exit:
@@ -92,6 +114,8 @@ def _report(outcome) -> int:
         for u in v.get("unsupported", []):
             console.print(f"   [yellow]not honoured:[/] {escape(u)}")
         _print_certificate(cert)
+        from genesis.llm.cost import cost_text
+
         usage = v.get("usage") or {}
         total = usage.get("total") or {}
         console.print(f"   model usage: {total.get('calls', 0)} calls, {total.get('prompt_tokens', 0)} prompt + "
@@ -106,7 +130,10 @@ def _report(outcome) -> int:
         return EXIT_INFRA
     label = "REFUSED" if outcome.status == "refused" else "NOT PLAYABLE"
     console.print(f"[bold red]{label}[/] {escape(v.get('reason', ''))}")
-    console.print(f"   artifacts kept in {outcome.out_dir}/ (validation.json, report.html)")
+    if outcome.record is not None:
+        console.print(f"   no scenario folder was kept; the refusal is recorded in {outcome.record}", markup=False)
+    else:
+        console.print(f"   artifacts kept in {outcome.out_dir}/ (validation.json, report.html)", markup=False)
     return EXIT_NOT_PLAYABLE
 
 
@@ -131,7 +158,7 @@ def _interactive_loop(outcome, progress):
     from genesis.pipeline.runner import resume
 
     while outcome.status == "waiting":
-        answers = [typer.prompt(q, default="") for q in outcome.questions or []]
+        answers = [typer.prompt(q, default="", err=True) for q in outcome.questions or []]  # stdout is the result
         outcome = resume(outcome.run_id, answers=answers, progress=progress)
     return outcome
 
@@ -143,12 +170,15 @@ def _model_flags(model: Optional[str], vlm_model: Optional[str], api_base: Optio
 @app.command()
 def new(
     query: str = typer.Argument(..., help="what the scenario should test, in plain English"),
-    out: Optional[Path] = typer.Option(None, "--out", help="scenario folder (default <workspace>/generated/<slug>/)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="scenario folder (default <workspace>/generated/<slug>/); "
+                                                           "refused when it holds other files, unless --force"),
+    force: bool = typer.Option(False, "--force", help="write into an --out folder that holds other files"),
     model: Optional[str] = typer.Option(None, "--model", help="litellm model for every agent, e.g. ollama/llama3"),
     vlm_model: Optional[str] = typer.Option(None, "--vlm-model", help="litellm vision model for the visual review"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server"),
     interactive: bool = typer.Option(False, "--interactive", help="answer clarifying questions in Stage 1"),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help="a label for the run, recorded in run.json (validation and the "
+                                               "certificate play the level on seeds 0-4 whatever it is)"),
     replay: Optional[Path] = typer.Option(None, "--replay", help="re-run from a recorded transcript.jsonl, no model"),
     difficulty: Optional[Difficulty] = typer.Option(
         None, "--difficulty", case_sensitive=False,
@@ -158,33 +188,55 @@ def new(
                                                  help="runs that must fail the same way before the retrospective "
                                                       "proposes a rubric change (default: genesis.yaml's "
                                                       "min_recurrence, else 2)"),
+    as_json: bool = typer.Option(False, "--json", help="print the result as one JSON object on stdout"),
 ) -> None:
-    """Generate a scenario from QUERY, validate and certify it. Exit 0 iff it is certified (4: plays, not certified)."""
-    from genesis.input_files import InputFileError, check_replay_file
-    from genesis.pipeline.runner import start
+    """Generate a scenario from QUERY, validate and certify it. Exit 0 iff it is certified (4: plays, not certified).
 
-    if replay is not None:
-        try:
+    Progress and the verdict go to stderr; stdout gets the scenario folder (or --json's object), so
+    DIR=$(genesis new "...") works."""
+    # Checked before the pipeline (and its libraries) is loaded: a bad request is answered at once.
+    from genesis.input_files import InputFileError, check_replay_file
+    from genesis.pipeline.query import QueryError, check_query
+    from genesis.pipeline.runs import OutFolderError, check_out_folder
+    from genesis.workspace import WorkspaceError, current
+
+    try:
+        checked = check_query(query)
+        current()
+        if out is not None and not force:
+            check_out_folder(out, checked)
+        if replay is not None:
             check_replay_file(replay)
-        except InputFileError as exc:
-            raise _bad_input(exc)
+    except (QueryError, WorkspaceError, OutFolderError, InputFileError) as exc:
+        raise _bad_input(exc)
+
+    from genesis.pipeline.runner import start
 
     options = {k: v for k, v in {"min_recurrence": min_recurrence,
                                   "difficulty": difficulty.value if difficulty else None}.items() if v}
     _run_to_exit(lambda: start(query, out=out, model_cli=_model_flags(model, vlm_model, api_base), seed=seed,
-                               interactive=interactive, progress=_progress, replay=replay, options=options or None))
+                               interactive=interactive, progress=_progress, replay=replay, options=options or None),
+                 as_json)
 
 
 @app.command()
-def resume(run_id: str = typer.Argument(..., help="run id (from run.json) or the scenario folder")) -> None:
+def resume(run_id: str = typer.Argument(..., help="run id (from run.json) or the scenario folder"),
+           as_json: bool = typer.Option(False, "--json", help="print the result as one JSON object on stdout")) -> None:
     """Continue a run that was interrupted or killed, from its last checkpoint."""
+    from genesis.pipeline.runs import find_run
+    from genesis.workspace import WorkspaceError
+
+    try:
+        find_run(run_id)   # before the pipeline is loaded: an unknown run is answered at once
+    except (FileNotFoundError, WorkspaceError) as exc:
+        raise _bad_input(exc)
     from genesis.pipeline.runner import resume as resume_run
 
-    _run_to_exit(lambda: resume_run(run_id, progress=_progress))
+    _run_to_exit(lambda: resume_run(run_id, progress=_progress), as_json)
 
 
-def _run_to_exit(run) -> None:
-    """Runs a generation (new or resumed) and turns every outcome into a message and an exit code."""
+def _run_to_exit(run, as_json: bool = False) -> None:
+    """Runs a generation (new or resumed) and turns every outcome into a message, a result and an exit code."""
     from genesis.llm.config import ConfigError
     from genesis.pipeline.folder_lock import FolderBusy
     from genesis.pipeline.runner import PipelineError, QueryError, ReplayError
@@ -197,13 +249,21 @@ def _run_to_exit(run) -> None:
             FolderBusy) as exc:
         raise _bad_input(exc)
     except PipelineError as exc:
-        console.print(f"[bold red]NOT PLAYABLE[/] the pipeline failed: {exc}")
+        console.print(f"[bold red]NOT PLAYABLE[/] the pipeline failed: {escape(str(exc))}")
         raise typer.Exit(EXIT_NOT_PLAYABLE)
     except KeyboardInterrupt:
         console.print("\n[yellow]interrupted.[/] Nothing was committed to the knowledge base. Continue with "
                       "[bold]genesis resume RUN_ID[/] (the id is in the scenario folder's run.json).")
         raise typer.Exit(EXIT_INTERRUPTED)
-    raise typer.Exit(_report(outcome))
+    code = _report(outcome)
+    from genesis.cli_result import result_of
+
+    result = result_of(outcome, code)
+    if as_json:
+        typer.echo(json.dumps(result, ensure_ascii=False))
+    elif result["folder"]:
+        typer.echo(result["folder"])
+    raise typer.Exit(code)
 
 
 @app.command()

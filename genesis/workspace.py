@@ -130,6 +130,27 @@ def _refuse_seed(ws: Workspace) -> None:
             raise WorkspaceError(f"the workspace {ws.describe()} would keep its {part.name} in the shipped seed "
                                  f"{seed.resolve()}, which must stay unchanged: run `genesis init DIR` in another "
                                  "folder, or set GENESIS_WORKSPACE")
+    for part in (ws.root, ws.kb, ws.rubrics):
+        tracked = _tracked_source_part(part)
+        if tracked is not None:
+            raise WorkspaceError(f"the workspace {ws.describe()} would write into {tracked}, part of a Genesis "
+                                 "source checkout (the seed it ships must stay unchanged): run `genesis init DIR` "
+                                 "in another folder, e.g. `genesis init my-games`, or set GENESIS_WORKSPACE")
+
+
+def _tracked_source_part(path: Path) -> Path | None:
+    """The source checkout's package, kb/ or rubrics/ that `path` is or lies in (an installed wheel's seed is not
+    the checkout's, so comparing with SEED alone misses it); None for other folders, e.g. one beside them."""
+    path = path.resolve()
+    for folder in (path, *path.parents):
+        if (folder / "pyproject.toml").is_file() and (folder / "genesis" / "seed").is_dir():
+            if path == folder:
+                return folder / "kb"
+            for name in ("genesis", "kb", "rubrics"):
+                if path.is_relative_to((folder / name).resolve()) or path.is_relative_to(folder / name):
+                    return folder / name
+            return None
+    return None
 
 
 def setting(key: str, env: Mapping[str, str] | None = None) -> str | None:
@@ -224,6 +245,11 @@ def registered_run(run_id: str, ws: Workspace | None = None) -> Path | None:
     except (OSError, ValueError):
         return None
     return Path(entry["out_dir"]) if isinstance(entry, dict) and entry.get("out_dir") else None
+
+
+def forget_run(run_id: str, ws: Workspace | None = None) -> None:
+    ws = ws or current()
+    (ws.runs_index / f"{_safe_name(run_id)}.json").unlink(missing_ok=True)
 
 
 def _safe_name(run_id: str) -> str:

@@ -92,16 +92,18 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
     Raises BatchFileError for an unusable file, ConfigError for bad model flags (both before any
     work starts), RayUnavailable when the Ray cluster cannot be used, and BatchInterrupted on Ctrl-C.
     """
-    from genesis.llm.config import load_config
-
     from genesis import workspace
+    from genesis.llm.config import load_config
+    from genesis.llm.preflight import check_models
 
     settings = settings or BatchSettings()
     queries = read_queries(file)
     if settings.kb_root is None or settings.rubrics_root is None:  # every worker shares the workspace's
         ws = workspace.ensure()
         settings = replace(settings, kb_root=settings.kb_root or ws.kb, rubrics_root=settings.rubrics_root or ws.rubrics)
-    model = load_config(settings.model_cli).backend_name("designer")  # bad flags fail here, not in every worker
+    config = load_config(settings.model_cli)   # bad flags, an unknown model or a missing key fail here, not in every worker
+    check_models(config)
+    model = config.backend_name("designer")
     batch_dir = batch_folder(file, settings.out, settings.shard)
     batch_dir.mkdir(parents=True, exist_ok=True)
     mine = settings.shard.select(queries) if settings.shard else queries

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -30,8 +29,9 @@ def print_eval(o: EvalOutcome, as_json: bool) -> None:
         t.add_column(col, justify="left" if col == "agent" else "right")
     for agent, s in r.agents.items():
         t.add_row(escape(agent), _wr(s["overall"]), *(_wr(s["competencies"].get(c)) for c in competencies))
-    console = Console()
-    console.print(t)
+    from genesis.cli_output import out as console, print_table
+
+    print_table(t)
     lad = r.ladder
     if "suite" in lad:
         flagged = ", ".join(lad["not_separating"]) or "none"

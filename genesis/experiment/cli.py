@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 
 app = typer.Typer(help="Experiments from the RTSGameBench paper.", no_args_is_help=True, rich_markup_mode=None)
-console = Console(stderr=True)
+console = Console(stderr=True, highlight=False, soft_wrap=True)   # see genesis/cli_output.py
 
 
 @app.command("self-evolution")

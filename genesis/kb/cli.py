@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from genesis.cli_output import fail, out
+from genesis.cli_output import fail, out, print_json, print_table
 from genesis.fileio import LockTimeout
 from genesis.kb.common import COLLECTIONS, KBError, KBSourceError
 
@@ -40,26 +40,38 @@ def _check_collection(collection: str | None) -> list[str]:
     return [collection]
 
 
+JSON_HELP = "print the result as JSON (full ids, every metadata field)"
+
+
 @app.command("list")
-def list_items(collection: Optional[str] = typer.Argument(None, help=f"one of {', '.join(COLLECTIONS)}; all when omitted")) -> None:
+def list_items(collection: Optional[str] = typer.Argument(None, help=f"one of {', '.join(COLLECTIONS)}; all when omitted"),
+               as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     """List the items of one collection, or of all."""
     names = _check_collection(collection)
     kb = _open()
-    table = Table("collection", "id", "title", "concepts", title=f"knowledge base {kb.root}")
     try:
-        for name in names:
-            for entry in kb.list(name):
-                meta = entry.metadata
-                table.add_row(name, entry.id, str(meta.get("title", meta.get("stage", ""))), str(meta.get("concepts", meta.get("tags", ""))))
+        entries = [entry for name in names for entry in kb.list(name)]
     except (KBError, LockTimeout) as e:
         fail(str(e))
-    out.print(table if table.row_count else "the knowledge base is empty")
+    if as_json:
+        print_json([{"collection": e.collection, "id": e.id, "metadata": e.metadata} for e in entries])
+        return
+    table = Table("collection", "id", "title", "concepts", title=f"knowledge base {kb.root}")
+    for entry in entries:
+        meta = entry.metadata
+        table.add_row(entry.collection, entry.id, str(meta.get("title", meta.get("stage", ""))),
+                      str(meta.get("concepts", meta.get("tags", ""))))
+    if table.row_count:
+        print_table(table)
+    else:
+        out.print("the knowledge base is empty")
 
 
 @app.command()
 def search(text: str = typer.Argument(..., help="what to look for, in plain words"),
            collection: Optional[str] = typer.Option(None, "--collection", "-c", help="search one collection only"),
-           k: int = typer.Option(5, "--k", "-k", min=1, help="results per collection")) -> None:
+           k: int = typer.Option(5, "--k", "-k", min=1, help="results per collection"),
+           as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     """Find the items closest in meaning to TEXT (similarity 0..1)."""
     names = _check_collection(collection)
     kb = _open()
@@ -68,24 +80,46 @@ def search(text: str = typer.Argument(..., help="what to look for, in plain word
         hits = sorted((h for name in names for h in kb.search(name, text, k=k)), key=lambda h: -h.score)
     except (KBError, LockTimeout, ValueError) as e:
         fail(str(e))
+    if as_json:
+        print_json([{"score": round(h.score, 4), "collection": h.collection, "id": h.id, "metadata": h.metadata,
+                     "document": h.document} for h in hits])
+        return
     table = Table("score", "collection", "id", "title", "document", title=f"{len(hits)} hits ({(time.perf_counter() - started) * 1000:.0f} ms)")
     for h in hits:
         table.add_row(f"{h.score:.3f}", h.collection, h.id, str(h.metadata.get("title", "")), h.document[:90])
-    out.print(table)
+    print_table(table)
+
+
+def _scenario_item(item_id: str) -> str:
+    """ID, or, when ID is a scenario folder's path, the KB item its run committed or reused (fast-tracked)."""
+    try:
+        validation = json.loads((Path(item_id).expanduser() / "validation.json").read_text(encoding="utf-8"))
+        found = [((validation.get("evolution") or {}).get("committed") or {}).get("gdd"),
+                 (validation.get("kb_match") or {}).get("id")]
+    except (OSError, ValueError, AttributeError):
+        return item_id
+    return next((i for i in found if isinstance(i, str) and i), item_id)
 
 
 @app.command()
-def show(item_id: str = typer.Argument(..., metavar="ID"),
-         collection: Optional[str] = typer.Option(None, "--collection", "-c", help="only this collection")) -> None:
+def show(item_id: str = typer.Argument(..., metavar="ID", help="an id as `kb list` prints it (a scenario's folder "
+                                                                 "name), or a scenario folder's path"),
+         collection: Optional[str] = typer.Option(None, "--collection", "-c", help="only this collection"),
+         as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     """Show an item: its indexed text, metadata, files and content."""
     names = _check_collection(collection)
     kb = _open()
+    item_id = _scenario_item(item_id)
     try:
         entries = [e for name in names if (e := kb.get(name, item_id)) is not None]
     except (KBError, LockTimeout) as e:
         fail(str(e))
     if not entries:
-        fail(f"no item {item_id!r} in {', '.join(names)}")
+        fail(f"no item {item_id!r} in {', '.join(names)} (`genesis kb list` prints the ids)")
+    if as_json:
+        print_json([{"collection": e.collection, "id": e.id, "document": e.document, "metadata": e.metadata,
+                     "files": {key: str(path) for key, path in e.files.items()}, "data": e.data} for e in entries])
+        return
     for entry in entries:
         out.rule(f"{entry.collection}/{entry.id}")
         out.print(f"[bold]indexed text:[/bold] {entry.document}", highlight=False)

@@ -60,6 +60,17 @@ _PERMANENT = {
     litellm.PermissionDeniedError: "the model provider denied access to this model",
     litellm.NotFoundError: "the model or the endpoint does not exist: check --model and --api-base",
 }
+# The settings themselves are wrong: ModelConfigurationError, exit 2 (the last two come back from litellm as a
+# BadRequestError and, for a missing key, an InternalServerError whose message says so).
+_CONFIGURATION = {
+    litellm.AuthenticationError: _PERMANENT[litellm.AuthenticationError],
+    litellm.PermissionDeniedError: _PERMANENT[litellm.PermissionDeniedError],
+    litellm.NotFoundError: _PERMANENT[litellm.NotFoundError],
+}
+_CONFIGURATION_MESSAGES = {
+    "LLM Provider NOT provided": "no litellm provider serves this model: name one as PROVIDER/MODEL",
+    "Missing credentials": "no API key: set the provider's key in the environment, or api_key_env in genesis.yaml",
+}
 _PLACEHOLDER_KEY = "sk-local-no-key"  # local OpenAI-compatible servers ignore it; the SDK needs one
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 REJECTED_EXCERPT_CHARS = 6_000  # how much of a rejected reply goes back to the model
@@ -90,6 +101,16 @@ class ModelUnavailableError(BaseException):
         self.role, self.skill, self.model, self.cause, self.tries = role, skill, model, cause, tries
         super().__init__(f"model endpoint unavailable: role={role} skill={skill} model={model}, "
                          f"{tries} tries with backoff: {cause}")
+
+
+class ModelConfigurationError(BaseException):
+    """The provider refused the settings themselves (credentials, an unknown model or endpoint): no retry and
+    no other scenario can succeed. A BaseException, like ModelUnavailableError, so no stage turns it into a
+    verdict; the runner reports it as bad configuration."""
+
+    def __init__(self, role: str, model: str, cause: str, hint: str) -> None:
+        self.role, self.model, self.cause, self.hint = role, model, cause, hint
+        super().__init__(f"model {model!r} (role {role}): {hint} ({cause})")
 
 
 class OutputParseError(ValueError):
@@ -202,6 +223,13 @@ def _elide_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             msg = {**msg, "content": parts}
         out.append(msg)
     return out
+
+
+def _configuration_hint(exc: BaseException) -> str:
+    """What to change when the provider refused the settings themselves; "" for any other failure."""
+    hint = next((hint for cls, hint in _CONFIGURATION.items() if isinstance(exc, cls)), "")
+    text = str(exc)
+    return hint or next((hint for marker, hint in _CONFIGURATION_MESSAGES.items() if marker in text), "")
 
 
 def _is_infra(exc: BaseException) -> bool:
@@ -380,6 +408,9 @@ class LLMClient:
                     or attempt == attempts
                 self._log(record, ok=False, final=final, error=cause,
                           error_type="MalformedResponse" if unreadable else type(exc).__name__, latency_ms=latency)
+                configuration = _configuration_hint(exc)
+                if configuration:
+                    raise ModelConfigurationError(role, cfg.model, cause, configuration) from exc
                 if final and unreadable:
                     raise ModelUnavailableError(role, skill, cfg.model, cause, attempt) from exc
                 if final:

@@ -527,6 +527,6 @@ def _schedule(c: Concepts) -> list[float]:
 
 
 def reading_title(query: str) -> str:
-    words = query.strip().split()
-    title = " ".join(words[:8])
-    return title[:1].upper() + title[1:] + ("…" if len(words) > 8 else "")
+    """The whole request as the title: a cut one ("…") names a different scenario in every listing."""
+    title = " ".join(query.split())
+    return title[:1].upper() + title[1:]

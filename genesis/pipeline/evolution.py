@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +19,6 @@ from genesis.pipeline.proposals import (DEFAULT_MIN_OCCURRENCES, RubricProposal,
 from genesis.pipeline.replay import replay
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48] or "scenario"
-
-
 def rubric_versions(root) -> dict[str, int]:
     return {stage: r.version for stage, r in rubric_store.load_all(root).items()}
 
@@ -31,7 +26,8 @@ def rubric_versions(root) -> dict[str, int]:
 def _bundle(ctx, state: dict) -> Bundle:
     brief, gdd, arts = state["brief"], state["gdd"], state["rules"]
     kb = ctx.kb
-    gdd_id = kb.unique_id("gdds", _slug(brief.title))
+    # the scenario folder's name, so `genesis kb show <folder name>` finds what the run committed
+    gdd_id = kb.unique_id("gdds", Path(ctx.out_dir).name)
     rules, rule_ids, scripts = [], [], {}
     for a in arts:
         if a.reused_from and kb.get("rules", a.reused_from) is not None:

@@ -1,9 +1,8 @@
 """Runs (or resumes) one generation: sets up the scenario folder, model client, checkpointer and graph."""
 from __future__ import annotations
 
-import hashlib
 import json
-import re
+import shutil
 import sqlite3
 import time
 import uuid
@@ -16,22 +15,17 @@ from langgraph.types import Command
 
 from genesis import rubric_store, workspace
 from genesis.fileio import atomic_write_json, atomic_write_text
-from genesis.llm.client import LLMClient, ModelUnavailableError
-from genesis.llm.config import ModelConfig
+from genesis.llm.client import LLMClient, ModelConfigurationError, ModelUnavailableError
+from genesis.llm.config import ConfigError, ModelConfig
 from genesis.llm.offline_provider import install_embedded_brain
 from genesis.llm.transcript import ReplayMismatch, Transcript
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.feedback import log_outcome
 from genesis.pipeline.folder_lock import sole_writer
 from genesis.pipeline.graph import build
+from genesis.pipeline.query import MAX_QUERY_CHARS, QueryError, check_query, slugify  # noqa: F401 (re-exported)
+from genesis.pipeline.runs import RUN_FILE, find_run, record_refusal  # noqa: F401 (re-exported)
 from genesis.pipeline.state import checkpoint_serializer
-
-RUN_FILE = "run.json"
-MAX_QUERY_CHARS = 2000
-
-
-class QueryError(ValueError):
-    """The request cannot be processed at all (empty, too long)."""
 
 
 class ReplayError(ValueError):
@@ -43,6 +37,7 @@ class PipelineError(RuntimeError):
 
 
 INFRA_ERROR = "infra_error"
+CONFIG_ERROR = "config_error"   # the provider refused the model settings: no verdict
 
 
 def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
@@ -63,6 +58,14 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
             "backend": {role: ctx.client.backend_name(role) for role in ctx.client.config.roles},
             "usage": ctx.client.usage.record()})
         raise ReplayError(f"--replay: {exc}") from None
+    except ModelConfigurationError as exc:
+        atomic_write_json(ctx.out_dir / "validation.json", {
+            "playable": False, "status": CONFIG_ERROR, "run_id": run_id,
+            "reason": f"{exc}. This is no verdict on the scenario: fix the model settings, then continue with "
+                      f"genesis resume {run_id}",
+            "backend": {role: ctx.client.backend_name(role) for role in ctx.client.config.roles},
+            "usage": ctx.client.usage.record()})
+        raise ConfigError(f"{exc}; after fixing it, continue with: genesis resume {run_id}") from None
     except ModelUnavailableError as exc:
         log_outcome(ctx, run_id, INFRA_ERROR, str(exc))
         atomic_write_json(ctx.out_dir / "validation.json", {
@@ -88,30 +91,6 @@ def _infra_outcome(ctx: RunContext, run_id: str) -> Outcome:
     return Outcome(INFRA_ERROR, ctx.out_dir, run_id, json.loads((ctx.out_dir / "validation.json").read_text()))
 
 
-def check_query(query: str) -> str:
-    q = " ".join((query or "").split())
-    if not q:
-        raise QueryError("the query is empty: describe the scenario you want, e.g. "
-                         "genesis new \"defend two fronts with staggered waves\"")
-    if len(q) > MAX_QUERY_CHARS:
-        raise QueryError(f"the query is {len(q):,} characters long; the limit is {MAX_QUERY_CHARS:,}. "
-                         "Summarise the scenario in a few sentences")
-    return q
-
-
-def slugify(text: str) -> str:
-    """A folder name for a query: its ASCII words, plus a short hash of the whole query when the
-    words lose part of it (letters outside a-z such as accents or other scripts, or more than 60
-    characters) or nothing is left, so different queries get different folders."""
-    lowered = text.lower()
-    words = re.sub(r"[^a-z0-9]+", "-", lowered).strip("-")
-    lossy = not words or len(words) > 60 or any(ch.isalnum() and not ch.isascii() for ch in lowered)
-    if not lossy:
-        return words
-    digest = hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return f"{words[:51].rstrip('-') or 'scenario'}-{digest}"
-
-
 @dataclass
 class Outcome:
     status: str
@@ -119,13 +98,22 @@ class Outcome:
     run_id: str
     validation: dict[str, Any]
     questions: list[str] | None = None
+    record: Path | None = None     # a refusal's line in the workspace's refusals log (its folder is removed)
 
 
-def _client(model_cli: dict[str, Any], out_dir: Path, replay: Path | None) -> LLMClient:
+def _model_config(model_cli: dict[str, Any], replay: Path | None) -> ModelConfig:
+    """The run's model settings, refused (ConfigError) when no call could succeed with them."""
     from genesis.llm.config import load_config
+    from genesis.llm.preflight import check_models
 
+    config = load_config(model_cli)
+    if replay is None:
+        check_models(config)
+    return config
+
+
+def _client(config: ModelConfig, out_dir: Path, replay: Path | None) -> LLMClient:
     install_embedded_brain()
-    config: ModelConfig = load_config(model_cli)
     transcript = Transcript(out_dir / "transcript.jsonl")
     return LLMClient(config, transcript, replay=Transcript.load(replay) if replay else None)
 
@@ -162,11 +150,6 @@ def _checkpointer(out_dir: Path):
     return saver, conn
 
 
-def _first_state(query: str, run_id: str, out_dir: Path, options: dict[str, Any]) -> dict[str, Any]:
-    return {"query": query, "run_id": run_id, "out_dir": str(out_dir), "options": options, "status": "running",
-            "iterations": 0}
-
-
 def _finish(graph, config, ctx: RunContext, run_id: str) -> Outcome:
     snapshot = graph.get_state(config)
     if snapshot.next:  # paused at an interrupt: questions for the user
@@ -178,6 +161,11 @@ def _finish(graph, config, ctx: RunContext, run_id: str) -> Outcome:
     values = snapshot.values
     validation = json.loads((ctx.out_dir / "validation.json").read_text()) if (ctx.out_dir / "validation.json").exists() else {}
     return Outcome(values.get("status", "failed"), ctx.out_dir, run_id, validation)
+
+
+def _first_state(query: str, run_id: str, out_dir: Path, options: dict[str, Any]) -> dict[str, Any]:
+    return {"query": query, "run_id": run_id, "out_dir": str(out_dir), "options": options, "status": "running",
+            "iterations": 0}
 
 
 def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | None = None, seed: int = 0,
@@ -192,60 +180,36 @@ def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | No
         workspace.ensure(ws)
     kb_root, rubrics_root = Path(kb_root or ws.kb).resolve(), Path(rubrics_root or ws.rubrics).resolve()
     rubric_store.load_all(rubrics_root)  # a broken rubric is bad configuration: refuse before any work
+    config = _model_config(model_cli or {}, replay)
     run_id = f"{slugify(query)[:40].rstrip('-')}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     out_dir = (Path(out) if out else ws.generated / slugify(query)).resolve()
+    fresh = not out_dir.exists()
     with sole_writer(out_dir):  # refused before this run writes anything into a folder another one writes
         out_dir.mkdir(parents=True, exist_ok=True)
         for stale in ("validation.json", "transcript.jsonl", "checkpoints.sqlite"):
             (out_dir / stale).unlink(missing_ok=True)
+        shutil.rmtree(out_dir / "play", ignore_errors=True)   # games of the level this run replaces
         opts = {"seed": seed, "interactive": interactive, **(options or {})}
         atomic_write_json(out_dir / RUN_FILE, {"run_id": run_id, "query": query, "model_cli": model_cli or {},
                                                "options": opts, "kb_root": str(kb_root),
                                                "rubrics_root": str(rubrics_root)})
         if register:
             workspace.register_run(run_id, out_dir, ws)
-        ctx = RunContext(_client(model_cli or {}, out_dir, replay), out_dir, kb_root, rubrics_root, progress)
+        ctx = RunContext(_client(config, out_dir, replay), out_dir, kb_root, rubrics_root, progress)
         graph, conn = _graph(ctx, out_dir)
-        config = {"configurable": {"thread_id": run_id}, "recursion_limit": 100}
+        graph_config = {"configurable": {"thread_id": run_id}, "recursion_limit": 100}
         try:
-            if not _invoke(graph, _first_state(query, run_id, out_dir, opts), config, ctx, run_id):
+            if not _invoke(graph, _first_state(query, run_id, out_dir, opts), graph_config, ctx, run_id):
                 return _infra_outcome(ctx, run_id)
-            return _finish(graph, config, ctx, run_id)
+            outcome = _finish(graph, graph_config, ctx, run_id)
         finally:
             ctx.close()
             conn.close()
-
-
-def find_run(run_id_or_dir: str) -> Path:
-    """A run's folder from the folder itself or its run id: the workspace's run index (runs written
-    anywhere with --out), then the workspace's generated/ tree (scenarios and batches)."""
-    candidate = Path(run_id_or_dir).expanduser()
-    if (candidate / RUN_FILE).is_file():
-        return candidate.resolve()
-    ws = workspace.current()
-    registered = workspace.registered_run(run_id_or_dir, ws)
-    if registered is not None and _run_id_of(registered) == run_id_or_dir:
-        return registered
-    for run_file in _run_files(ws.generated):
-        if _run_id_of(run_file.parent) == run_id_or_dir:
-            return run_file.parent
-    raise FileNotFoundError(f"no run {run_id_or_dir!r}: not a scenario folder, not in the run index of the workspace "
-                            f"{ws.describe()} nor under {ws.generated}/ (give the scenario folder, or the run id "
-                            "from its run.json)")
-
-
-def _run_files(root: Path):
-    """run.json files of scenarios (generated/<slug>/) and of batch queries (generated/batches/<name>/<slug>/)."""
-    yield from root.glob(f"*/{RUN_FILE}")
-    yield from root.glob(f"batches/*/*/{RUN_FILE}")
-
-
-def _run_id_of(folder: Path) -> str | None:
-    try:
-        meta = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return meta.get("run_id") if isinstance(meta, dict) else None
+    if outcome.status == "refused" and out is None and fresh:
+        outcome.record = record_refusal(ws, outcome, query)
+        shutil.rmtree(out_dir, ignore_errors=True)
+        workspace.forget_run(run_id, ws)
+    return outcome
 
 
 def resume(run_id_or_dir: str, *, answers: list[str] | None = None, progress: Callable | None = None) -> Outcome:
@@ -254,7 +218,8 @@ def resume(run_id_or_dir: str, *, answers: list[str] | None = None, progress: Ca
         meta = json.loads((out_dir / RUN_FILE).read_text())
         kb_root = Path(meta["kb_root"]) if meta.get("kb_root") else None
         rubrics_root = Path(meta["rubrics_root"]) if meta.get("rubrics_root") else None
-        ctx = RunContext(_client(meta.get("model_cli", {}), out_dir, None), out_dir, kb_root, rubrics_root, progress)
+        ctx = RunContext(_client(_model_config(meta.get("model_cli", {}), None), out_dir, None), out_dir, kb_root,
+                         rubrics_root, progress)
         graph, conn = _graph(ctx, out_dir)
         config = {"configurable": {"thread_id": meta["run_id"]}, "recursion_limit": 100}
         try:

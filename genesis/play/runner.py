@@ -82,14 +82,16 @@ def is_free_for_all(level: Level) -> bool:
 
 
 def output_paths(level_path: Path, policy: str, out: Path | None) -> tuple[Path, Path]:
-    """(trajectories.jsonl, metrics.json): default DIR/play/<policy>/ (for a level of the shipped seed,
-    which stays unchanged: <workspace>/generated/play/<level>/<policy>/); --out a .jsonl file or a folder."""
+    """(trajectories.jsonl, metrics.json): default DIR/play/<policy>/ (for a level of the shipped seed or of the
+    workspace's KB, whose folders hold sources only: <workspace>/generated/play/<level>/<policy>/); --out a .jsonl
+    file or a folder."""
     if out is None:
         from genesis import workspace
 
         try:
-            shipped = level_path.resolve().is_relative_to(workspace.seed_kb())
-            base = workspace.ensure().generated / "play" / level_path.parent.name if shipped else level_path.parent / "play"
+            level, ws = level_path.resolve(), workspace.current()
+            in_kb = level.is_relative_to(workspace.seed_kb()) or level.is_relative_to(ws.kb.resolve())
+            base = workspace.ensure(ws).generated / "play" / level_path.parent.name if in_kb else level_path.parent / "play"
         except workspace.WorkspaceError as exc:
             raise PlayError(str(exc)) from None
         folder = base / policy

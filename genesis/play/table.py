@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -42,8 +41,9 @@ def print_outcome(o: PlayOutcome, as_json: bool) -> None:
     if as_json:
         print(json.dumps(o.to_dict(), indent=2))
         return
-    out = Console()
-    out.print(metrics_table(o))
+    from genesis.cli_output import out, print_table
+
+    print_table(metrics_table(o))
     if o.competency:
         c = o.competency
         out.print(f"competency {c['competency']}: {c['primary']['metric']} {_num(c['primary']['value'])}, "

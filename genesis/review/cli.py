@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-console = Console(stderr=True)
+console = Console(stderr=True, highlight=False, soft_wrap=True)   # see genesis/cli_output.py
 EXIT_BAD_INPUT, EXIT_INFRA = 2, 3
 
 

@@ -122,17 +122,21 @@ def judge(review: Review, results_file: Path, model: str, api_base: str | None =
             judgements.append(Judgement(key=pair.item.key, choice=a.choice, timestamp=_now(), reviewer=model,
                                         kind=kind, rationale=a.rationale))
     else:
-        from genesis.llm.client import LLMClient, ModelCallError
-        from genesis.llm.config import load_config
+        from genesis.llm.client import LLMClient, ModelCallError, ModelConfigurationError
+        from genesis.llm.config import ConfigError, load_config
+        from genesis.llm.preflight import check_models
         from genesis.llm.transcript import Transcript
 
         kind = "model"
-        client = LLMClient(load_config({"model": model, "api_base": api_base}),
-                           Transcript(Path(results_file).parent / TRANSCRIPT))
+        config = load_config({"model": model, "api_base": api_base})
+        check_models(config)
+        client = LLMClient(config, Transcript(Path(results_file).parent / TRANSCRIPT))
         for n, pair in enumerate(review.pairs, 1):
             try:
                 a = client.complete(ROLE, SKILL, prompt_for(pair), JudgeAnswer, stage=STAGE,
                                     inputs={"key": pair.item.key, "a": str(pair.a.folder), "b": str(pair.b.folder)})
+            except ModelConfigurationError as exc:
+                raise ConfigError(str(exc)) from None
             except ModelCallError as exc:
                 failures.append(f"{pair.item.key}: {exc}")
                 say(f"query {n}/{len(review.pairs)}: the model gave no usable judgement ({exc})")

@@ -1,6 +1,8 @@
 """`genesis bench` states its targets and says whether the measured figures meet them."""
 from __future__ import annotations
 
+import pytest
+
 from genesis.bench import TARGETS, targets_met
 
 
@@ -41,3 +43,15 @@ def test_a_failed_round_is_a_clear_error_with_its_output(monkeypatch):
     monkeypatch.setattr(subprocess, "run", lambda *a, **kw: failed)
     with pytest.raises(bench.BenchError, match=r"(?s)round 1 failed \(exit 1\): Traceback .*disk full"):
         bench.run_bench(rounds=2)
+
+
+@pytest.mark.slow
+def test_the_fresh_process_figures_are_what_a_user_waits_for():
+    """`genesis new` in a fresh process: exit 0 (the suite's GENESIS_CERTIFICATE=off reaches it, so PLAYABLE with the
+    certificate skipped), wall time covering the generation; the empty query exit 2."""
+    from genesis.bench import fresh_process_bench
+
+    figures = fresh_process_bench()
+    assert figures["exit_code"] == 0 and figures["verdict"] in ("CERTIFIED", "PLAYABLE (certificate skipped)")
+    assert figures["wall_s"] > figures["generation_time_s"] > 0 and figures["outside_generation_s"] > 0
+    assert figures["empty_query_exit_code"] == 2 and figures["empty_query_wall_s"] < figures["wall_s"]

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from genesis.llm import (LLMClient, ModelCallError, ModelUnavailableError, Transcript, extract_json_object,
                          load_config, set_offline_brain)
 from genesis.llm import prompts
-from genesis.llm.client import lean_schema
+from genesis.llm.client import ModelConfigurationError, lean_schema
 
 
 class Brief(BaseModel):
@@ -126,17 +126,30 @@ def test_non_transient_error_is_not_retried(tmp_path, monkeypatch):
     assert len(fake.calls) == 1
 
 
-@pytest.mark.parametrize("error,hint", [
-    (litellm.ContextWindowExceededError(message="maximum context length is 4096 tokens", model="openai/test",
-                                        llm_provider="openai"), "larger context"),
-    (litellm.AuthenticationError(message="bad key", model="openai/test", llm_provider="openai"), "API key"),
-    (litellm.NotFoundError(message="no such model", model="openai/test", llm_provider="openai"), "--model"),
-])
-def test_errors_no_retry_can_fix_say_what_to_change(tmp_path, monkeypatch, error, hint):
+def test_a_prompt_too_large_for_the_context_says_what_to_change(tmp_path, monkeypatch):
+    error = litellm.ContextWindowExceededError(message="maximum context length is 4096 tokens", model="openai/test",
+                                               llm_provider="openai")
     fake = ScriptedLiteLLM([error, REPLIES["plain"]]).install(monkeypatch)
     with pytest.raises(ModelCallError) as info:
         call(make_client(tmp_path))
-    assert len(fake.calls) == 1 and hint in info.value.permanent and hint in str(info.value)
+    assert len(fake.calls) == 1 and "larger context" in info.value.permanent and "larger context" in str(info.value)
+
+
+@pytest.mark.parametrize("error,hint", [
+    (litellm.AuthenticationError(message="bad key", model="openai/test", llm_provider="openai"), "API key"),
+    (litellm.NotFoundError(message="no such model", model="openai/test", llm_provider="openai"), "--model"),
+    (litellm.BadRequestError(message="LLM Provider NOT provided. Pass in the LLM provider", model="nonexistent/foo",
+                             llm_provider=""), "PROVIDER/MODEL"),
+    (litellm.InternalServerError(message="Missing credentials. Please pass an `api_key`", model="openai/test",
+                                 llm_provider="openai"), "no API key"),
+], ids=["rejected-key", "unknown-model", "no-provider", "no-key"])
+def test_settings_the_provider_refuses_are_a_configuration_error_at_once(tmp_path, monkeypatch, error, hint):
+    """No retry and no verdict: a BaseException no stage's `except Exception` turns into NOT PLAYABLE."""
+    fake = ScriptedLiteLLM([error, REPLIES["plain"]]).install(monkeypatch)
+    with pytest.raises(ModelConfigurationError) as info:
+        call(make_client(tmp_path))
+    assert len(fake.calls) == 1 and hint in str(info.value)
+    assert not isinstance(info.value, Exception)
 
 
 def test_a_timeout_is_not_called_permanent(tmp_path, monkeypatch):

@@ -25,7 +25,7 @@ def test_two_fronts_playable_with_evidence_then_similar_query_fast_tracks(tmp_pa
     assert evidence["staggered"]["passed"] and "2 time clusters" in evidence["staggered"]["detail"]
     policies = {r["policy"] for r in v["simulation_runs"]}
     assert policies == {"reference", "idle"}
-    assert v["evolution"]["committed"]["gdd"]
+    assert v["evolution"]["committed"]["gdd"] == "a"     # the scenario folder's name: `genesis kb show a`
     calls = [json.loads(l) for l in (out.out_dir / "transcript.jsonl").read_text().splitlines()]
     assert {c["role"] for c in calls} >= {"designer", "analyst", "developer", "pm"}
 

@@ -2,6 +2,7 @@
 written into the seed (the source tree's kb/ and rubrics/, or site-packages)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,11 @@ def test_readme_command_one_without_a_workspace_writes_only_to_the_per_user_fold
     result = CliRunner().invoke(app, ["new", "bake a chocolate cake with three layers"])  # refused: quick
     assert result.exit_code == 1 and "REFUSED" in result.output, result.output
     data = no_workspace / "xdg" / "genesis"
-    assert (data / "generated" / "bake-a-chocolate-cake-with-three-layers" / "validation.json").is_file()
+    # a refusal leaves one line in the workspace's refusals log, not a scenario folder
+    assert not (data / "generated" / "bake-a-chocolate-cake-with-three-layers").exists()
+    [line] = (data / "refusals.jsonl").read_text().splitlines()
+    assert json.loads(line)["query"] == "bake a chocolate cake with three layers"
+    assert result.stdout == "" and "refusals.jsonl" in result.stderr
     assert (data / "kb" / "levels" / "MFD" / "level.json").is_file() and (data / "rubrics" / "level.yaml").is_file()
     assert not any((no_workspace / "empty").iterdir())
     assert (tree_hash(seed_kb()), tree_hash(seed_rubrics())) == before
