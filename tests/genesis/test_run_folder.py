@@ -76,7 +76,9 @@ def _hold(folder: Path, seconds: float) -> subprocess.Popen:
 def test_a_second_run_into_a_folder_being_written_is_refused_and_touches_nothing(tmp_path, seed_dirs):
     folder = tmp_path / "scenario"
     folder.mkdir()
-    first = {"run.json": json.dumps({"run_id": "first-run"}), "validation.json": json.dumps({"playable": True})}
+    # the first run's own request: the --out check lets it through, the writer's lock refuses it
+    first = {"run.json": json.dumps({"run_id": "first-run", "query": QUERY}),
+             "validation.json": json.dumps({"playable": True})}
     for name, text in first.items():
         (folder / name).write_text(text)
     assert CliRunner().invoke(app, ["init", str(tmp_path / "ws")]).exit_code == 0
