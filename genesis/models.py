@@ -38,6 +38,7 @@ ARCHETYPES = {
     "raids": "small enemy parties harass the player's economy",
     "escort": "the player brings a unit (a VIP, a convoy) to a destination alive, past ambushes on the way",
     "recon": "the player scouts under fog of war to locate hidden enemy targets in time",
+    "micro": "a small player squad against an enemy force, no base building: destroy every enemy unit",
     "other": "none of these (e.g. a rescue or a theft)",
 }
 
@@ -134,6 +135,10 @@ class Concepts(Doc):
     ambush: bool = Field(False, description="escort: the request asks for ambushes or patrols along the route")
     locate_type: str | None = Field(None, description="recon: unit type from the roster of the enemy targets to locate")
     locate_count: int | None = Field(None, ge=1, le=8, description="recon: how many targets there are to locate")
+    squad: dict[str, int] = Field(default_factory=dict, description="micro: the player's squad, unit type -> count")
+    enemy_force: dict[str, int] = Field(default_factory=dict, description="micro: the enemy force, unit type -> count")
+    max_losses: int | None = Field(None, ge=0, description="micro: losing more of the squad than this loses")
+    kiting: bool = Field(False, description="micro: the squad outruns and outranges the enemy (a kiting test)")
 
 
 class ClauseAccount(Doc):

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from engine.agent.observation import visible_enemy_ids
 from engine.agent.policy import army_ids, centroid
 from engine.schema.roles import RoleSpec
 from engine.world import NONE
@@ -18,6 +19,12 @@ RETREAT_STEP = 10.0      # tiles a unit backs off per order
 CALM_AFTER_RETREAT = 5.0  # seconds a unit that backed off stays put (no creeping back into range)
 REORDER = 2.0            # a goal this far from the last one ordered is ordered again
 LEAD = 3.0               # tiles escort guards walk ahead of the escorted unit
+KITE_MARGIN = 2.0        # tiles beyond an enemy's weapon range a kiting unit keeps (a second of its closing in)
+KITE_WAIT = 3.0          # tiles beyond its own range within which a kiting unit lets the enemy come
+KITE_STEP = 5.0          # tiles a kiting unit backs off per order
+KITE_EDGE = 3.0          # tiles from the map's edges a kiting unit keeps
+KITE_ANGLE = 15          # degrees between the directions a kiting unit weighs
+KITE_ROOM, KITE_ROOM_WEIGHT = 16.0, 0.5   # room to the map's edge (tiles, capped) weighs this much against distance
 ESCORT_SQUAD = "escort"
 
 
@@ -45,7 +52,8 @@ class Role:
     @classmethod
     def describe(cls) -> dict[str, str]:
         doc = " ".join((cls.__doc__ or "").split())
-        return {"name": cls.name, "behaviour": doc.format(margin=RETREAT_MARGIN, calm=CALM_AFTER_RETREAT, lead=LEAD)}
+        return {"name": cls.name, "behaviour": doc.format(margin=RETREAT_MARGIN, calm=CALM_AFTER_RETREAT, lead=LEAD,
+                                                          kite=KITE_MARGIN, wait=KITE_WAIT)}
 
     def __init__(self, ref, spec: RoleSpec, units: list[int]):
         self.ref = ref
@@ -354,7 +362,66 @@ class Escort(Role):
         return [{"action": "squad_move", "squad": ESCORT_SQUAD, "x": round(goal[0], 2), "y": round(goal[1], 2)}]
 
 
-ROLE_CLASSES = {c.name: c for c in (Scout, HoldBack, Escort)}
+class Kite(Role):
+    """Each unit fights at its own weapon range against enemies that cannot reach as far: while a
+    visible enemy that could hit it stands within that enemy's weapon range + {kite:g} tiles, it moves
+    away (toward the point farthest from every such enemy, keeping room to the map's edges), shooting whatever
+    stays within its own range as it goes; otherwise it stands, shooting, while the visible enemy
+    nearest to it is within its own range + {wait:g} tiles, and walks toward it when farther. It never chases on
+    attack-move, so a slower, shorter-ranged enemy is hit without hitting back."""
+
+    name = "kite"
+
+    def decide(self, sim, enemies: np.ndarray) -> list[dict]:
+        w = sim.world
+        seen = visible_enemy_ids(sim, self.ref.team)
+        actions: list[dict] = []
+        for u in self.alive(sim):
+            px, py = float(w.x[u]), float(w.y[u])
+            armed = seen[can_hit(w, seen, u)] if seen.size else seen
+            d = np.hypot(w.x[armed] - px, w.y[armed] - py)
+            if np.any(d <= w.w_range[armed] + w.size[u] + KITE_MARGIN):
+                actions += self.move(sim, u, self._away(sim, u, armed))
+                continue
+            if not seen.size:
+                actions += self.stop(sim, u)
+                continue
+            d = np.hypot(w.x[seen] - px, w.y[seen] - py)
+            k = int(np.argmin(d))
+            reach = float(w.w_range[u]) + float(w.size[seen[k]]) - 0.5
+            if d[k] <= reach + KITE_WAIT:
+                actions += self.stop(sim, u)
+                continue
+            ex, ey = float(w.x[seen[k]]), float(w.y[seen[k]])
+            step = (d[k] - reach) / d[k]
+            actions += self.move(sim, u, (px + (ex - px) * step, py + (ey - py) * step))
+        return actions
+
+    def _away(self, sim, u: int, near: np.ndarray) -> tuple[float, float]:
+        """Of the points KITE_STEP away (every KITE_ANGLE degrees, KITE_EDGE inside the map), the one
+        farthest from the nearest enemy that could hit it (of `near`), with room to the map's edge counting too (up to KITE_ROOM
+        tiles): a unit kited into a corner is caught."""
+        w = sim.world
+        px, py = float(w.x[u]), float(w.y[u])
+        W, H = w.terrain.width, w.terrain.height
+        a = np.radians(np.arange(0, 360, KITE_ANGLE))
+        x, y = px + KITE_STEP * np.cos(a), py + KITE_STEP * np.sin(a)
+        inside = (x >= KITE_EDGE) & (x <= W - KITE_EDGE) & (y >= KITE_EDGE) & (y <= H - KITE_EDGE)
+        if not inside.any():
+            return W / 2, H / 2
+        x, y = x[inside], y[inside]
+        far = np.hypot(x[:, None] - w.x[near][None, :], y[:, None] - w.y[near][None, :]).min(axis=1)
+        room = np.minimum(np.minimum(x, W - x), np.minimum(y, H - y))
+        k = int(np.argmax(far + KITE_ROOM_WEIGHT * np.minimum(room, KITE_ROOM)))
+        return float(x[k]), float(y[k])
+
+    def move(self, sim, unit: int, goal: tuple[float, float]) -> list[dict]:
+        """Re-aimed every decision: the threats move."""
+        self.goals.pop(unit, None)
+        return super().move(sim, unit, goal)
+
+
+ROLE_CLASSES = {c.name: c for c in (Scout, HoldBack, Escort, Kite)}
 
 
 def build_roles(ref, sim, specs: list[RoleSpec]) -> list[Role]:
@@ -374,6 +441,8 @@ def build_roles(ref, sim, specs: list[RoleSpec]) -> list[Role]:
             roles.append(Scout(ref, spec, units, sim))
         elif spec.role == "hold_back":
             roles.append(HoldBack(ref, spec, units))
+        elif spec.role == "kite":
+            roles.append(Kite(ref, spec, units))
         else:
             army = [int(i) for i in army_ids(sim, ref.team) if int(i) not in taken]
             if units:
