@@ -1230,4 +1230,4 @@ def _micro(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     """A squad against an enemy force, nothing built (`genesis.offline.micro_design`)."""
     from genesis.offline import micro_design   # here, not at the top: the family's own module
 
-    return micro_design.design(brief, c, lambda expects: _requirements(brief, expects))
+    return micro_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))

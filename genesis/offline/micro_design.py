@@ -21,7 +21,8 @@ from genesis.offline import layout_variation as LV
 PLAYER, ENEMY = 0, 1
 SQUAD_TAG = "squad"
 SIDES = ("n", "ne", "e", "se", "s", "sw", "w", "nw")
-ENEMY_DIST = 0.33         # share of the map's side between the squad and the enemy's start
+ENEMY_DIST = 0.33         # share of the map's side between the squad and the enemy's start ...
+ENEMY_DIST_RANGE = (0.22, 0.45)   # ... within these, farther for a weaker enemy (the asked forces never change)
 MAP_SIDE = 72             # tiles: the generated open field, room to back off in every direction
 WAVE_EVERY = 5.0          # seconds between the enemy AI's re-sends at the squad
 GROUP = 4                 # units per start group (a crowd on one tile spreads out)
@@ -53,13 +54,15 @@ def _groups(m, force: dict[str, int], at: tuple[float, float], taken: list[tuple
     return out
 
 
-def design(brief: Brief, c: Concepts, requirements) -> GDD:
-    """The skirmish GDD; `requirements(expects)` attaches the evidence to the brief's requirements."""
+def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
+    """The skirmish GDD; `requirements(expects)` attaches the evidence to the brief's requirements. The
+    enemy strength the PM asks for moves the enemy's start: farther for a weaker enemy (more time under
+    the squad's fire before it closes in), nearer for a stronger one; the forces stay the asked ones."""
     map_ref = field_map(c)
     m = G.load(map_ref)
     centre = (m.width / 2, m.height / 2)
     squad = _groups(m, c.squad, centre, [], SQUAD_TAG)
-    reach = ENEMY_DIST * min(m.width, m.height)
+    reach = min(max(ENEMY_DIST / strength, ENEMY_DIST_RANGE[0]), ENEMY_DIST_RANGE[1]) * min(m.width, m.height)
     layouts = []
     for side in SIDES:
         vx, vy = G.COMPASS_VECTORS[side]

@@ -85,6 +85,11 @@ def test_the_design_draws_the_enemy_side_per_seed_and_kites_only_when_it_pays():
     tanks = design(write_brief(TANKS, read(TANKS)))
     assert tanks.strategy_params["roles"] == [] and _component(tanks, "skirmish").params["max_losses"] == 1
     assert tanks.map.name == "open_field"
+    # a weaker enemy starts farther from the squad, with the same units
+    weaker = design(write_brief(KITING, read(KITING)), ["make the enemy weaker"])
+    near, far = (_component(g, "layout").params["layouts"][0]["units"] for g in (gdd, weaker))
+    assert [u["count"] for u in far] == [u["count"] for u in near]
+    assert abs(far[0]["y"] - gdd.teams[0].units[0].y) > abs(near[0]["y"] - gdd.teams[0].units[0].y)
 
 
 @pytest.mark.slow
