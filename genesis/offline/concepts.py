@@ -1166,6 +1166,7 @@ _LOSSES = re.compile(r"\blos(?:e|ing)\s+no\s+more\s+than\s+" + _NUM + r"\s+(?:[\
                      r"\bat\s+least\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)\s+(?:still\s+)?"
                      r"(?:roll|rolling|alive|survive|standing|left|remain)\w*|\bwithout\s+losing\s+(?:a|any)\s+"
                      r"(?:single\s+)?(?:units?|bots?|tanks?)\b")
+_DEFENCE_WORDS = re.compile(r"defen|surviv|hold|protect|withstand|repel|fend|guard|waves?\b|raid|harass")
 _RANGED = {"ranged": "rocket_bot", "long-range": "rocket_bot", "long range": "rocket_bot", "rocket": "rocket_bot",
            "artillery": "artillery_bot", "sniper": "sniper_bot"}
 KITING_STANDIN = "assault_bot"   # what slower, shorter-ranged bots are played as when the named ones are not
@@ -1191,6 +1192,9 @@ def _micro(r: Reading) -> None:
     units", "at least two tanks still roll") and a kiting test ("faster and outrange the bots")."""
     text, c = r.text, r.concepts
     if c.archetype not in ("defense", "raids") and any(h.key == "archetype" for h in r.hits):
+        return
+    # a defence with forces named ("survive 3 minutes with 5 tanks against 20 bots") stays a defence
+    if any(h.key == "archetype" and _DEFENCE_WORDS.search(text[h.start:h.end]) for h in r.hits):
         return
     armies = _ARMIES.search(text)
     goal = _ELIMINATE.search(text)

@@ -36,6 +36,10 @@ def _component(gdd, cid: str):
     ("focus-fire drill: 4 artillery bots must kill 2 heavy tanks before they reach them", {"artillery_bot": 4},
      {"heavy_tank": 2}, 180, None),
     ("win the skirmish losing no more than 2 units", {"rocket_bot": 5}, {"assault_bot": 8}, 180, 2),
+    ("two heavy tanks versus ten raider bots, kill every enemy unit within 90 seconds", {"heavy_tank": 2},
+     {"raider_bot": 10}, 90, None),
+    ("my squad of 4 light tanks against 6 light bots; destroy all of them without losing a unit", {"light_tank": 4},
+     {"light_bot": 6}, 180, 0),
 ])
 def test_a_skirmish_is_read_with_its_armies_deadline_and_losses(query, squad, enemy, deadline, max_losses):
     brief = write_brief(query, read(query))
@@ -66,6 +70,7 @@ def test_the_survivor_condition_is_honoured_by_the_losses_cap():
     "defend your base against 3 waves of light bots",
     "destroy the enemy base within 5 minutes",
     "2v2 team battle",
+    "survive 3 minutes with 5 tanks against 20 bots",
 ])
 def test_other_games_keep_their_family(query):
     assert read(query).concepts.archetype != "micro"
