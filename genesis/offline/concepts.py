@@ -1255,7 +1255,7 @@ def _kiting_problem(c: Concepts) -> str:
     why = (f"the roster has no {mine.replace('_', ' ')} faster than a {theirs.replace('_', ' ')} that also outranges "
            f"it; the enemy is played as {KITING_STANDIN.replace('_', ' ')}s (speed {stand.speed:g}, range "
            f"{stand.weapon.range:g})")
-    if mine not in ("rocket_bot",):
+    if mine != "rocket_bot":
         why += " against rocket bots"
         c.squad = {"rocket_bot": c.squad[mine]}
     c.enemy_force = {KITING_STANDIN: c.enemy_force[theirs]}
