@@ -38,6 +38,7 @@ ARCHETYPES = {
     "raids": "small enemy parties harass the player's economy",
     "escort": "the player brings a unit (a VIP, a convoy) to a destination alive, past ambushes on the way",
     "recon": "the player scouts under fog of war to locate hidden enemy targets in time",
+    "micro": "a small player squad against an enemy force, no base building: destroy every enemy unit",
     "other": "none of these (e.g. a rescue or a theft)",
 }
 
@@ -137,6 +138,10 @@ class Concepts(Doc):
     player_start: dict[str, int] = Field(default_factory=dict, description="start units the request gives the player: "
                                          "unit type from the roster -> count (\"you start with 6 turrets\")")
     player_metal: float | None = Field(None, ge=0, description="metal the request gives the player at the start")
+    squad: dict[str, int] = Field(default_factory=dict, description="micro: the player's squad, unit type -> count")
+    enemy_force: dict[str, int] = Field(default_factory=dict, description="micro: the enemy force, unit type -> count")
+    max_losses: int | None = Field(None, ge=0, description="micro: losing more of the squad than this loses")
+    kiting: bool = Field(False, description="micro: the squad outruns and outranges the enemy (a kiting test)")
 
 
 class ClauseAccount(Doc):

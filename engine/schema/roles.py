@@ -1,5 +1,5 @@
 """Roles the reference strategy gives chosen own units (`metadata.reference.roles`): a scout, a unit
-held back, an escorted unit. The behaviour lives in `engine.agent.reference.roles`."""
+held back, an escorted unit, units kiting at their weapon range. The behaviour lives in `engine.agent.reference.roles`."""
 from __future__ import annotations
 
 from typing import Literal
@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from engine.schema.base import Strict
 
-ROLE_NAMES = ("scout", "hold_back", "escort")
+ROLE_NAMES = ("scout", "hold_back", "escort", "kite")
 Point = tuple[float, float]
 
 
@@ -21,7 +21,7 @@ class RoleSpec(Strict):
     role: Literal[ROLE_NAMES] = Field(description="what the units do (each role is described below)")
     tag: str | None = Field(None, description="tag of the own unit(s) taking the role")
     type: str | None = Field(None, description="unit type of the own unit(s) taking the role")
-    count: int = Field(1, ge=1, le=8, description="how many matching units take it")
+    count: int = Field(1, ge=1, le=32, description="how many matching units take it")
     waypoints: list[Point] = Field(default_factory=list, max_length=32, description=(
         "scout: [x, y] points to look at, in order, before the unseen rest of the map"))
     at: Point | None = Field(None, description="hold_back: the safe point to stay at (default: `behind` tiles "

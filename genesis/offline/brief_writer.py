@@ -21,12 +21,13 @@ COMPETENCY = {
     "capture": "spatial_temporal_reasoning",
     "escort": "spatial_temporal_reasoning",
     "recon": "spatial_temporal_reasoning",
+    "micro": "adversarial_planning",
 }
 
 ATTACKED_RACE_TIME_LIMIT = 900.0    # a production race under timed enemy attacks, when no duration is given
 DEFAULT_TIME_LIMIT = {"defense": 300.0, "raids": 420.0, "production": 600.0, "ffa": 240.0, "teams": 300.0,
                       "siege": 480.0, "capture": 300.0, "escort": 300.0,
-                      "recon": 180.0}
+                      "recon": 180.0, "micro": 180.0}
 
 
 def _fmt(seconds: float) -> str:
@@ -244,6 +245,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         if c.locate_count is None:
             c.locate_count = 4
         assumptions.append("each target is guarded by a turret that destroys a scout coming within its range")
+    if arch == "micro":
+        assumptions += _micro_defaults(c)
     if c.wave_times and c.time_limit and max(c.wave_times) >= c.time_limit:
         c.time_limit = max(c.wave_times) + 120
         assumptions.append(f"time limit extended to {_fmt(c.time_limit)} so every wave arrives")
@@ -360,6 +363,19 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="locate_win", text=f"seeing all {what} wins"))
         reqs.append(Requirement(id="hidden_targets", text=f"the {what} stand at sites drawn per game, hidden by fog of "
                                                           "war until seen"))
+    elif arch == "micro":
+        mine, theirs = _force_text(c.squad), _force_text(c.enemy_force)
+        win.append(f"destroy every enemy unit by {_fmt(c.deadline)}")
+        loss.append(f"the deadline {_fmt(c.deadline)} passes with enemy units alive, or your squad is destroyed")
+        enemy.append(f"{theirs} attack your squad from a side drawn per game")
+        reqs.append(Requirement(id="eliminate_win", text="destroying every enemy unit wins"))
+        reqs.append(Requirement(id="armies", text=f"your {mine} against {theirs}"
+                                + (", your units faster and longer-ranged than theirs" if c.kiting else "")))
+        reqs.append(Requirement(id="enemy_attacks", text="the enemy force attacks: a squad left idle is destroyed",
+                                on="idle"))
+        if c.max_losses is not None:
+            loss.append(f"you lose more than {c.max_losses} units")
+            reqs.append(Requirement(id="max_losses", text=f"losing more than {c.max_losses} of your units loses"))
     reqs += _family_requirements(c, reading)
     if c.protect_unit:
         loss.append(f"your {c.protect_unit.replace('_', ' ')} is destroyed")
@@ -373,6 +389,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         "capture": "you and the enemy start with equal forces away from a central zone",
         "escort": "you command a guard force around the unit to escort",
         "recon": "you command one fast scout under fog of war",
+        "micro": f"you command {_force_text(c.squad)} and nothing is built" if c.squad else "",
     }[arch]
     if "artillery" in c.unit_kinds and arch == "siege":
         composition = "you command an artillery-only assault force against a turret line"
@@ -385,7 +402,9 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)
     lines = unsupported_lines(clauses)
     unsupported = [u for u in unsupported if not any(u in line for line in lines)] + lines
-    if not c.map_hint:   # a map of its own choice is an assumption, named so the GDD stage sees its terrain
+    if arch == "micro" and not c.map_hint:
+        assumptions.append("map: a generated open field")
+    elif not c.map_hint:   # a map of its own choice is an assumption, named so the GDD stage sees its terrain
         from genesis.offline.gdd_writer import map_choice   # here: the GDD writer's modules load only when used
 
         chosen = map_choice(c, query)
@@ -474,6 +493,30 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
             f"the scenario is {c.difficulty}: the validity certificate's ladder puts it in the {c.difficulty} band "
             "(checked by the level gate's difficulty criterion, not by a trace)")))
     return reqs
+
+
+MICRO_DEFAULT_SQUAD, MICRO_DEFAULT_ENEMY = {"rocket_bot": 5}, {"assault_bot": 8}
+
+
+def _micro_defaults(c: Concepts) -> list[str]:
+    """A skirmish's armies and deadline when the request leaves them out (the time limit is the deadline)."""
+    said = []
+    if not c.squad or not c.enemy_force:
+        c.squad, c.enemy_force = dict(MICRO_DEFAULT_SQUAD), dict(MICRO_DEFAULT_ENEMY)
+        said.append(f"no armies named: your {_force_text(c.squad)} against {_force_text(c.enemy_force)}")
+    if not c.deadline and not c.time_limit:
+        said.append("no deadline given: 3:00")
+    c.deadline = c.deadline or c.time_limit or DEFAULT_TIME_LIMIT["micro"]
+    c.time_limit = c.deadline
+    c.production = False
+    c.wave_times, c.wave_interval = [], None
+    if c.max_losses is not None and c.max_losses >= sum(c.squad.values()):
+        c.max_losses = None
+    return said
+
+
+def _force_text(force: dict[str, int]) -> str:
+    return " and ".join(f"{n} {t.replace('_', ' ')}{'s' if n > 1 else ''}" for t, n in force.items())
 
 
 def _escort_text(c: Concepts) -> str:

@@ -29,7 +29,7 @@ _UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?|s|m|h)\b"
 _WORD_UNIT = r"(hours?|minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
 _CLOCK = r"(\d{1,2}):([0-5]\d)\b"                     # "at 2:30"
 _FFA_MAX = 8
-_GOAL_ARCHETYPES = ("production", "siege", "capture", "escort", "recon")
+_GOAL_ARCHETYPES = ("production", "siege", "capture", "escort", "recon", "micro")
 
 
 @dataclass
@@ -191,6 +191,7 @@ def read(query: str) -> Reading:
     _protect(r)
     _escort(r)
     _recon(r)
+    _micro(r)
     _deadline_and_hold(r)
     _difficulty(r)
     _start_forces(r)
@@ -217,7 +218,7 @@ def read(query: str) -> Reading:
     # the request must say what game it is: a family named, or attacks described; never the default defence
     evidence = {"archetype", "fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe",
                 "objective", "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target",
-                "allied_bases", "ffa_count", "teams", "production_target", "hold_time", "recon"}
+                "allied_bases", "ffa_count", "teams", "production_target", "hold_time", "recon", "micro"}
     if not any(h.key in evidence for h in r.hits):
         return _refuse(r, "the offline backend does not understand what game this asks for (no scenario family, "
                           "attacks or goal it knows: defend, waves, produce, free-for-all, 2v2, destroy, capture, "
@@ -1251,3 +1252,119 @@ def _recon(r: Reading) -> None:
         r.hits = [dataclasses.replace(h, problem="a search needs fog of war: the targets are hidden until seen")
                   if h.key == "fog" else h for h in r.hits]
     c.fog = True
+
+
+# A micro skirmish: "5 ranged units versus 8 light bots", "a trio of heavy tanks against a swarm of 20 light bots"
+_GROUP_NUM = r"(?<![a-z])(\d+|trio|pair|dozen|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
+_GROUP_WORDS = {"trio": 3, "pair": 2, "dozen": 12}
+_FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?|vehicles?|robots?|soldiers|troops|"
+          r"infantry|artillery))\b")
+_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"\s+(?:versus|vs\.?|v|against|take on|face|facing|fight|"
+                     r"must kill|must destroy|kill|destroy)\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
+                     r"(?:(?:a|an)\s+(?:swarm|horde|pack|group|mob|wave|squad|force)\s+of\s+)?" + _FORCE)
+_ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
+                        r"(?:\s+(?:out|enemies|enemy units|units|bots|tanks))?|\bevery\s+[\w-]+\s+(?:is|are)\s+"
+                        r"(?:scrap|dead|destroyed|gone)\b|\bwin the (?:skirmish|fight|battle|engagement)\b|"
+                        r"\b(?:micro|kiting|focus[\s-]fire)\s+(?:test|drill|challenge|exercise|skirmish)\b|"
+                        r"\boutnumbered(?:\s+\d+\s+to\s+\d+)?|\bbefore they reach (?:them|you|it)\b|"
+                        r"\bcome out ahead\b")
+_KITING = re.compile(r"\b(?:are|is)\s+faster\b|\bfaster\s+than\b|\boutranges?\b|\bout-?range\b|\bkit(?:e|ing)\b|"
+                     r"\bshort[\s-]range\b|\b(?:longer|more)\s+range\b")
+_LOSSES = re.compile(r"\blos(?:e|ing)\s+no\s+more\s+than\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)?|"
+                     r"\bat\s+least\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)\s+(?:still\s+)?"
+                     r"(?:roll|rolling|alive|survive|standing|left|remain)\w*|\bwithout\s+losing\s+(?:a|any)\s+"
+                     r"(?:single\s+)?(?:units?|bots?|tanks?)\b")
+_DEFENCE_WORDS = re.compile(r"defen|surviv|hold|protect|withstand|repel|fend|guard|waves?\b|raid|harass")
+_RANGED = {"ranged": "rocket_bot", "long-range": "rocket_bot", "long range": "rocket_bot", "rocket": "rocket_bot",
+           "artillery": "artillery_bot", "sniper": "sniper_bot"}
+KITING_STANDIN = "assault_bot"   # what slower, shorter-ranged bots are played as when the named ones are not
+
+
+def _force_type(phrase: str) -> str | None:
+    """The roster type a force phrase names: the longest roster name in it ("short-range light bots" ->
+    light_bot), else a kind of weapon ("ranged units" -> rocket bots)."""
+    names = roster_names()
+    for n in sorted(names, key=len, reverse=True):
+        if re.search(r"(?<![\w-])" + re.escape(n) + r"(?![\w-])", phrase) and names[n] not in _building_types():
+            return names[n]
+    return next((t for w, t in _RANGED.items() if w in phrase), None)
+
+
+def _group_count(word: str) -> int:
+    return _GROUP_WORDS.get(word) or int(number(word))
+
+
+def _micro(r: Reading) -> None:
+    """A micro skirmish: the two armies ("5 ranged units versus 8 light bots"), won by destroying every enemy
+    unit ("kill all enemies", "every bot is scrap"), with a cap on the squad's losses ("losing no more than 2
+    units", "at least two tanks still roll") and a kiting test ("faster and outrange the bots")."""
+    text, c = r.text, r.concepts
+    if c.archetype not in ("defense", "raids") and any(h.key == "archetype" for h in r.hits):
+        return
+    # a defence with forces named ("survive 3 minutes with 5 tanks against 20 bots") stays a defence
+    if any(h.key == "archetype" and _DEFENCE_WORDS.search(text[h.start:h.end]) for h in r.hits):
+        return
+    armies = _ARMIES.search(text)
+    goal = _ELIMINATE.search(text)
+    if not armies and not (goal and re.search(r"\b(?:skirmish|micro|kiting|focus[\s-]fire)\b", text)):
+        return
+    c.archetype = "micro"  # type: ignore[assignment]
+    r.matched.append("archetype micro")
+    # the fight's words are the skirmish's: no waves, objectives or defence of another family
+    r.hits = [h for h in r.hits if h.key not in ("archetype", "waves", "objectives", "objective", "raids", "protect",
+                                                 "production_target", "ffa_count", "teams")]
+    c.objectives = c.objective_type = c.protect_unit = None
+    c.waves, c.raids, c.target_composition = 0, False, {}
+    if armies:
+        mine, theirs = _force_type(armies.group(2)), _force_type(armies.group(4))
+        problem = "" if mine and theirs else (f"no roster unit is called \"{armies.group(2 if not mine else 4)}\"")
+        c.squad = {mine or "light_tank": _group_count(armies.group(1))}
+        c.enemy_force = {theirs or "light_bot": _group_count(armies.group(3))}
+        r.hit(armies, "armies", problem, note=_force_note(armies.group(2), mine) or _force_note(armies.group(4), theirs))
+    for m in _ELIMINATE.finditer(text):
+        r.hit(m, "micro")
+    for m in re.finditer(r"\bnothing gets built\b|\bnothing is built\b|\bno base building\b", text):
+        c.production = False
+        r.hit(m, "production_switch")
+    for m in _LOSSES.finditer(text):
+        n = next((g for g in m.groups() if g), None)
+        kept = int(number(n)) if n else None
+        total = sum(c.squad.values()) or None
+        if m.group(0).startswith("at least"):
+            c.max_losses = max(0, total - kept) if total and kept is not None else None
+        else:
+            c.max_losses = kept if kept is not None else 0
+        r.hit(m, "losses")
+    kiting = list(_KITING.finditer(text))
+    if kiting:
+        c.kiting = True
+        problem = _kiting_problem(c)
+        for m in kiting:
+            r.hit(m, "kiting", problem)
+
+
+def _force_note(phrase: str, type_id: str | None) -> str:
+    if type_id and not any(n in phrase for n, t in roster_names().items() if t == type_id and len(n) > 4):
+        return f"\"{phrase}\" read as {type_id.replace('_', ' ')}s"
+    return ""
+
+
+def _kiting_problem(c: Concepts) -> str:
+    """A kiting test needs a squad faster than the enemy and outranging it: when the named roster types are
+    not, the enemy is played as the stand-in bots (slower and shorter-ranged than rocket bots), said here."""
+    cat = load_catalog().units
+    mine = next(iter(c.squad), None)
+    theirs = next(iter(c.enemy_force), None)
+    if not mine or not theirs or not cat[mine].weapon or not cat[theirs].weapon:
+        return ""
+    if cat[mine].speed > cat[theirs].speed and cat[mine].weapon.range > cat[theirs].weapon.range:
+        return ""
+    stand = cat[KITING_STANDIN]
+    why = (f"the roster has no {mine.replace('_', ' ')} faster than a {theirs.replace('_', ' ')} that also outranges "
+           f"it; the enemy is played as {KITING_STANDIN.replace('_', ' ')}s (speed {stand.speed:g}, range "
+           f"{stand.weapon.range:g})")
+    if mine != "rocket_bot":
+        why += " against rocket bots"
+        c.squad = {"rocket_bot": c.squad[mine]}
+    c.enemy_force = {KITING_STANDIN: c.enemy_force[theirs]}
+    return why

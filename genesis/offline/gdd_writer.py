@@ -153,7 +153,7 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
     c = brief.concepts
     builder = {"defense": _defense, "raids": _defense, "capture": _capture, "production": _production,
                "ffa": _ffa, "teams": _teams, "siege": _siege, "escort": _escort,
-               "recon": _recon}.get(c.archetype)
+               "recon": _recon, "micro": _micro}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
     gdd = _with_start_forces(builder(brief, c, guidance or []), c)
@@ -1268,3 +1268,10 @@ def _recon(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     from genesis.offline import recon_design   # here, not at the top: the family's own module
 
     return recon_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))
+
+
+def _micro(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
+    """A squad against an enemy force, nothing built (`genesis.offline.micro_design`)."""
+    from genesis.offline import micro_design   # here, not at the top: the family's own module
+
+    return micro_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))

@@ -210,3 +210,23 @@ def test_bad_roles_are_rejected_with_their_place(h, roles, needle):
         LevelConfig.model_validate(cfg)
     assert "metadata.reference.roles" in str(err.value) and needle in str(err.value)
 
+
+
+# --- kite ----------------------------------------------------------------------------------------
+def kite_game(tmp_path, h, roles, enemies=6):
+    reference = {"strategy": "fight"}
+    if roles:
+        reference["roles"] = roles
+    return game(tmp_path, h, [{"type": "rocket_bot", "x": 32.5, "y": 32.5, "count": 5, "tag": "squad"}],
+                [{"type": "assault_bot", "x": 52.5, "y": 32.5, "count": enemies}], reference,
+                controller1={"type": "ai", "behaviour": "waves", "target": {"team": 0}, "first_at": 0, "interval": 5},
+                fog=False, time_limit=240)
+
+
+def test_kiting_rocket_bots_beat_slower_shorter_ranged_bots_that_outfight_them_head_on(tmp_path, h):
+    sim = kite_game(tmp_path, h, [{"role": "kite", "tag": "squad", "count": 5}])
+    result = sim.run()
+    assert result.winners == [0], result.reason
+    # the same squad fighting as one army (attack-move onto the nearest enemy) is destroyed
+    head_on = kite_game(tmp_path, h, None).run()
+    assert head_on.winners == [1], head_on.reason

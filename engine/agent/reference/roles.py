@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from engine.agent.observation import visible_enemy_ids
 from engine.agent.policy import army_ids, centroid
 from engine.schema.roles import RoleSpec
 from engine.world import NONE
@@ -18,6 +19,12 @@ RETREAT_STEP = 10.0      # tiles a unit backs off per order
 CALM_AFTER_RETREAT = 5.0  # seconds a unit that backed off stays put (no creeping back into range)
 REORDER = 2.0            # a goal this far from the last one ordered is ordered again
 LEAD = 3.0               # tiles escort guards walk ahead of the escorted unit
+KITE_MARGIN = 1.75       # tiles beyond an enemy's weapon range a kiting unit keeps (a second of its closing in)
+KITE_WAIT = 3.0          # tiles beyond its own range within which a kiting unit lets the enemy come
+KITE_STEP = 5.0          # tiles a kiting unit backs off per order
+KITE_ANGLE = 15          # degrees between the directions a kiting unit weighs
+KITE_RING = 0.4          # share of the map's side: the circle round its centre a kiting unit backs off along
+KITE_OUT_PENALTY = 3.0   # per tile beyond that circle, against tiles of distance from the enemy
 ESCORT_SQUAD = "escort"
 
 
@@ -45,7 +52,8 @@ class Role:
     @classmethod
     def describe(cls) -> dict[str, str]:
         doc = " ".join((cls.__doc__ or "").split())
-        return {"name": cls.name, "behaviour": doc.format(margin=RETREAT_MARGIN, calm=CALM_AFTER_RETREAT, lead=LEAD)}
+        return {"name": cls.name, "behaviour": doc.format(margin=RETREAT_MARGIN, calm=CALM_AFTER_RETREAT, lead=LEAD,
+                                                          kite=KITE_MARGIN, wait=KITE_WAIT)}
 
     def __init__(self, ref, spec: RoleSpec, units: list[int]):
         self.ref = ref
@@ -354,7 +362,72 @@ class Escort(Role):
         return [{"action": "squad_move", "squad": ESCORT_SQUAD, "x": round(goal[0], 2), "y": round(goal[1], 2)}]
 
 
-ROLE_CLASSES = {c.name: c for c in (Scout, HoldBack, Escort)}
+class Kite(Role):
+    """The units fight at their own weapon range against enemies that cannot reach as far, as one group:
+    while a visible enemy that could hit one of them stands within that enemy's weapon range + {kite:g}
+    tiles, all of them move the same step away (from their centre toward the point farthest from every
+    such enemy, turning along a circle round the map's centre rather than into a corner), shooting
+    whatever stays within their own range as they go; otherwise each stands, shooting, while the
+    visible enemy nearest to it is within its own range + {wait:g} tiles, and walks toward it when
+    farther. They never chase on attack-move, so a slower, shorter-ranged enemy is hit without
+    hitting back."""
+
+    name = "kite"
+
+    def decide(self, sim, enemies: np.ndarray) -> list[dict]:
+        w = sim.world
+        seen = visible_enemy_ids(sim, self.ref.team)
+        units = self.alive(sim)
+        if not units:
+            return []
+        armed = seen[can_hit(w, seen, units[0])] if seen.size else seen
+        threatened = any(np.any(np.hypot(w.x[armed] - w.x[u], w.y[armed] - w.y[u])
+                                <= w.w_range[armed] + w.size[u] + KITE_MARGIN) for u in units) if armed.size else False
+        actions: list[dict] = []
+        if threatened:
+            cx, cy = centroid(w, np.array(units, dtype=np.int64))
+            gx, gy = self._away(sim, (cx, cy), armed)
+            for u in units:
+                actions += self.move(sim, u, (float(w.x[u]) + gx - cx, float(w.y[u]) + gy - cy))
+            return actions
+        for u in units:
+            if not seen.size:
+                actions += self.stop(sim, u)
+                continue
+            px, py = float(w.x[u]), float(w.y[u])
+            d = np.hypot(w.x[seen] - px, w.y[seen] - py)
+            k = int(np.argmin(d))
+            reach = float(w.w_range[u]) + float(w.size[seen[k]]) - 0.5
+            if d[k] <= reach + KITE_WAIT:
+                actions += self.stop(sim, u)
+                continue
+            ex, ey = float(w.x[seen[k]]), float(w.y[seen[k]])
+            step = (d[k] - reach) / d[k]
+            actions += self.move(sim, u, (px + (ex - px) * step, py + (ey - py) * step))
+        return actions
+
+    def _away(self, sim, p: tuple[float, float], near: np.ndarray) -> tuple[float, float]:
+        """Of the points KITE_STEP from `p` (every KITE_ANGLE degrees), the one farthest from the nearest
+        enemy of `near`, less a penalty for each tile beyond a circle round the map's centre (KITE_RING
+        of its side): a group backing off straight ends in a corner and is caught there, one turned
+        along the circle keeps backing off round it."""
+        w = sim.world
+        px, py = p
+        W, H = w.terrain.width, w.terrain.height
+        a = np.radians(np.arange(0, 360, KITE_ANGLE))
+        x, y = px + KITE_STEP * np.cos(a), py + KITE_STEP * np.sin(a)
+        far = np.hypot(x[:, None] - w.x[near][None, :], y[:, None] - w.y[near][None, :]).min(axis=1)
+        out = np.maximum(0.0, np.hypot(x - W / 2, y - H / 2) - KITE_RING * min(W, H))
+        k = int(np.argmax(far - KITE_OUT_PENALTY * out))
+        return float(x[k]), float(y[k])
+
+    def move(self, sim, unit: int, goal: tuple[float, float]) -> list[dict]:
+        """Re-aimed every decision: the threats move."""
+        self.goals.pop(unit, None)
+        return super().move(sim, unit, goal)
+
+
+ROLE_CLASSES = {c.name: c for c in (Scout, HoldBack, Escort, Kite)}
 
 
 def build_roles(ref, sim, specs: list[RoleSpec]) -> list[Role]:
@@ -374,6 +447,8 @@ def build_roles(ref, sim, specs: list[RoleSpec]) -> list[Role]:
             roles.append(Scout(ref, spec, units, sim))
         elif spec.role == "hold_back":
             roles.append(HoldBack(ref, spec, units))
+        elif spec.role == "kite":
+            roles.append(Kite(ref, spec, units))
         else:
             army = [int(i) for i in army_ids(sim, ref.team) if int(i) not in taken]
             if units:
