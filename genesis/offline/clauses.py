@@ -64,6 +64,13 @@ CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win
             "capture": ["capture_win", "hold_zone"], "escort": ["escort_arrival", "protect_unit"],
             "recon": ["locate_win", "hidden_targets"], "micro": ["eliminate_win", "armies"]}
 BUILT_CHARS = 100      # a requirement's text, as a partial clause's `built` quotes it
+# A clause that states how the game is won or lost ("the alliance that loses both factories first loses") is
+# honoured only when a phrase read in it sets an end of the game.
+_OUTCOME = re.compile(r"\b(?:los(?:e|es|ing|t)|wins?|won|fail(?:s|ed)?|ends?\s+the\s+(?:game|run|match|round)|comes?\s+"
+                      r"first|takes?\s+it)\b")
+_OUTCOME_KEYS = {"archetype", "time_limit", "deadline", "hold_time", "protect", "objective", "objectives",
+                 "production_target", "ffa_count", "ranking", "micro", "losses", "escort_unit", "destination", "recon",
+                 "raid_target", "teams", "safe_zone", "armies"}
 # Phrases that name something without asking for anything on their own ("the outposts", "the river").
 _WEAK = {"objective", "map", "ground"}
 
@@ -178,6 +185,10 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
         return clause("not_honoured", why=f"\"{shown}\" was recognised but a {archetype} scenario has no "
                                           "requirement that can show it")
     # honoured only when every phrase read in it is checked by a requirement: the rest is reported
+    outcome = _OUTCOME.search(segment)
+    if outcome and not any(h.key in _OUTCOME_KEYS for h in hits):
+        return clause("partial", ids, f"the win or loss condition it states (\"{outcome.group(0)}\") is not built",
+                      built="; ".join(have[i][:BUILT_CHARS] for i in ids))
     unbuilt = list(dict.fromkeys(text[h.start:h.end].strip(" ,;:.!?") for h in hits if h.key not in _WEAK and not _ids([h.key], have,
                                                                                                  archetype)))
     if unbuilt:

@@ -518,7 +518,7 @@ def _waves(r: Reading) -> None:
         c.waves = int(number(m.group(1)))
         r.hit(m, "waves")
     for w in ("staggered", "one after another", "one after the other", "different times", "early", "late",
-              "in turn", "in sequence", "one by one", "alternating"):
+              "in turn", "in sequence", "one by one"):
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             c.staggered = True
             r.hit(m, "staggered")
@@ -637,6 +637,12 @@ def _time_phrases(text: str) -> list[tuple[int, int, float]]:
                 break
             more.append((m.start(), m.end(), t))
             end = m.end()
+    # a time counted from the one before: "the left camp is hit at 1:30, the right one 60 seconds after that"
+    for m in re.finditer(r"(?<![\w-])" + _NUM + r"\s*" + _WORD_UNIT + r"\s+(?:later|after\s+that|afterwards|"
+                         r"after\s+the\s+(?:first|last|previous)(?:\s+one)?)\b", text):
+        before = [t for start, _, t in sorted(set(found + more)) if start < m.start()]
+        if before:
+            more.append((m.start(), m.end(), before[-1] + _seconds(m.group(1), m.group(2))))
     return sorted(set(found + more))
 
 
@@ -924,6 +930,10 @@ def _production_goal(r: Reading) -> None:
             r.hit(odd, "production_target", why)
     m = m or re.search(_NUM + r"\s+" + units, text)
     if m:
+        for extra in re.finditer(r"(?:,\s*(?:and\s+)?|\s+and\s+)" + _NUM + r"\s+" + _unit_pattern("building"),
+                                 text[m.end():m.end() + 80]):
+            r.hit((m.end() + extra.start(), m.end() + extra.end()), "production_target",
+                  f"buildings in a production goal are not counted (\"{extra.group(0).strip(' ,')}\"): only units")
         type_id = roster_names()[m.group(2)]
         c.target_composition[type_id] = int(number(m.group(1)))
         generic = m.group(2) in V.UNIT_SYNONYMS or m.group(2).rstrip("s") in V.UNIT_SYNONYMS
@@ -1063,7 +1073,12 @@ def _deadline_and_hold(r: Reading) -> None:
                               hold.group(0) + text[hold.end():hold.end() + 30]) \
             and not (c.archetype == "capture" and re.match(r"\w+\s+(?:it|them)\s+\S", hold.group(0))):
         hold = None
+    cumulative = hold and re.search(r"\b(?:in\s+total|total\s+of|cumulative(?:ly)?|not\s+continuous|"
+                                    r"non-continuous|all\s+told|combined)\b", text[hold.start():hold.end() + 40])
     if hold and c.archetype == "capture":
+        if cumulative:
+            r.hit((hold.start(), hold.start() + cumulative.end()), "hold_time",
+                  "a hold counted in total is built as one unbroken hold")
         c.hold_time = (int(hold.group(1)) * 60 + int(hold.group(2)) if hold.group(1)
                        else _seconds(hold.group(3), hold.group(4)))
         r.hit(hold, "hold_time")
@@ -1182,6 +1197,11 @@ def _escort(r: Reading) -> None:
         wanted = int(number(n.group(1) or n.group(2)))
         c.escort_count = max(1, min(4, wanted))
         r.hit(n, "escort_unit", f"a convoy of {wanted} is played as 4" if wanted > 4 else "")
+    arrive = re.search(r"\bat\s+least\s+" + _NUM + r"\s+(?:of\s+(?:them|the\s+[\w-]+)\s+)?(?:[\w-]+\s+)?"
+                       r"(?:must|should|have\s+to|has\s+to|need\s+to|needs\s+to)?\s*(?:arrive|make\s+it|get\s+through|"
+                       r"reach)", text)
+    if arrive and number(arrive.group(1)) > 1:
+        r.hit(arrive, "escort_unit", f"\"{arrive.group(0)}\" is not built: the first of the convoy to arrive wins")
     if c.protect_unit and c.protect_unit != c.escort_unit:
         why = (f"an escort keeps the escorted {c.escort_unit.replace('_', ' ')} alive; the "
                f"{c.protect_unit.replace('_', ' ')} is not part of it")

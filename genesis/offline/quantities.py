@@ -74,7 +74,7 @@ def _quarter_of(m: re.Match) -> str:          # "a quarter of an hour", "three q
 
 
 def _compound(m: re.Match) -> str:            # "1 minute and 30 seconds", "2 min 15 s"
-    return f"{_fmt(_num(m.group(1)) * _unit_seconds(m.group(2)) + float(m.group(3)))} seconds"
+    return f"{_fmt(_num(m.group(1)) * _unit_seconds(m.group(2)) + _num(m.group(3)))} seconds"
 
 
 def _unit_then_seconds(m: re.Match) -> str:   # "a minute thirty" (after words became digits: "a minute 30")
@@ -99,8 +99,8 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?)\s*-\s*and\s*-\s*a\s*-\s*half\s*-?\s*{_UNIT}(?![\w-])"), _half_before),
     (re.compile(rf"(?<![\w-])half\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _half_of),
     (re.compile(rf"(?<![\w-])(?:a|one|(three))\s+quarters?\s+of\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _quarter_of),
-    (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|one)\s+(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?(\d+)\s*"
-                rf"(?:seconds?|secs?|s)(?![\w-])"), _compound),
+    (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?"
+                rf"(\d+|{_SMALL_WORDS})\s*(?:seconds?|secs?|s)(?![\w-])"), _compound),
     (re.compile(r"(?<![\w-])(a|an|one|\d+)\s+minutes?\s+(\d{1,2})(?!\s*(?:[\w-]|:))"), _unit_then_seconds),
     # a rate: "three times a minute" is every 20 seconds
     (re.compile(r"(?<![\w-])(once|twice|(?:\d+|" + "|".join(_UNITS) + r")\s+times)\s+(?:a|an|per|each|every)\s+(minute|hour)(?![\w-])"), _rate),
@@ -113,6 +113,9 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])(until|till|before|by)\s+(?:the\s+)?{_ANY}\s*{_UNIT}\s+(?:have\s+|has\s+|are\s+|is\s+)?"
                 r"(?:passed|elapsed|gone\s+by|gone|up|over|elapse|pass|go\s+by|run\s+out|on\s+the\s+clock|"
                 r"ticked\s+by|tick\s+by)(?![\w-])"), lambda m: f"{m.group(1)} {_clock(m, 2)}"),
+    # the end of the game named as a moment: "the whistle blows at 12 minutes" is a game lasting that long
+    (re.compile(r"(?<![\w-])(?:the\s+)?(?:final\s+)?whistle\s+blows\s+at|(?:it's|it\s+is)\s+over\s+at|"
+                r"the\s+(?:game|match|round|battle)\s+ends\s+at|time\s+(?:is\s+up|runs\s+out)\s+at"), lambda m: "lasting"),
     # a clock reading stated through the clock: "until the clock hits 3:00", "the 3:00 mark", "the timer reads 2:30"
     (re.compile(r"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
                 r"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+(\d{1,2}:[0-5]\d)\b"), lambda m: m.group(1)),
