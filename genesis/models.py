@@ -38,6 +38,7 @@ ARCHETYPES = {
     "raids": "small enemy parties harass the player's economy",
     "escort": "the player brings a unit (a VIP, a convoy) to a destination alive, past ambushes on the way",
     "recon": "the player scouts under fog of war to locate hidden enemy targets in time",
+    "resources": "the player grows an economy to stockpile a resource (or reach an income of it) by a deadline",
     "other": "none of these (e.g. a rescue or a theft)",
 }
 
@@ -134,6 +135,12 @@ class Concepts(Doc):
     ambush: bool = Field(False, description="escort: the request asks for ambushes or patrols along the route")
     locate_type: str | None = Field(None, description="recon: unit type from the roster of the enemy targets to locate")
     locate_count: int | None = Field(None, ge=1, le=8, description="recon: how many targets there are to locate")
+    resource_kind: Literal["metal", "energy"] | None = Field(None, description="resources: the resource to gather")
+    resource_amount: float | None = Field(None, gt=0, description="resources: the stockpile to reach, or with "
+                                                                  "resource_income the income per second")
+    resource_income: bool = Field(False, description="resources: the goal is an income per second, not a stockpile")
+    resource_keep: str | None = Field(None, description="resources: unit type from the roster the player must not "
+                                                        "lose one of (\"without losing an extractor\")")
 
 
 class ClauseAccount(Doc):

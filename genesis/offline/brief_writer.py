@@ -21,12 +21,13 @@ COMPETENCY = {
     "capture": "spatial_temporal_reasoning",
     "escort": "spatial_temporal_reasoning",
     "recon": "spatial_temporal_reasoning",
+    "resources": "resource_management",
 }
 
 ATTACKED_RACE_TIME_LIMIT = 900.0    # a production race under timed enemy attacks, when no duration is given
 DEFAULT_TIME_LIMIT = {"defense": 300.0, "raids": 420.0, "production": 600.0, "ffa": 240.0, "teams": 300.0,
                       "siege": 480.0, "capture": 300.0, "escort": 300.0,
-                      "recon": 180.0}
+                      "recon": 180.0, "resources": 300.0}
 
 
 def _fmt(seconds: float) -> str:
@@ -244,6 +245,12 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         if c.locate_count is None:
             c.locate_count = 4
         assumptions.append("each target is guarded by a turret that destroys a scout coming within its range")
+    if arch == "resources":
+        c.deadline = c.deadline or c.time_limit
+        # raids come at drawn times: only their interval is the request's
+        c.wave_times = []
+        if not c.raids:
+            c.wave_interval = None
     if c.wave_times and c.time_limit and max(c.wave_times) >= c.time_limit:
         c.time_limit = max(c.wave_times) + 120
         assumptions.append(f"time limit extended to {_fmt(c.time_limit)} so every wave arrives")
@@ -360,6 +367,20 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="locate_win", text=f"seeing all {what} wins"))
         reqs.append(Requirement(id="hidden_targets", text=f"the {what} stand at sites drawn per game, hidden by fog of "
                                                           "war until seen"))
+    elif arch == "resources":
+        goal = _resource_text(c)
+        win.append(f"reach {goal}")
+        loss.append(f"the deadline {_fmt(c.deadline)} passes before you do")
+        reqs.append(Requirement(id="resource_win", text=f"reaching {goal} wins"))
+        reqs.append(Requirement(id="resource_idle", text=f"a player who builds no economy never reaches {goal} and "
+                                                         "loses by the deadline", on="idle"))
+        if c.resource_keep:
+            what = c.resource_keep.replace("_", " ")
+            loss.append(f"a {what} of yours is destroyed")
+            reqs.append(Requirement(id="resource_keep", text=f"losing a {what} loses the game"))
+        if c.raids:
+            enemy.append("enemy raiders harass the economy from sides and at times drawn per game")
+            reqs.append(Requirement(id="raids", text="enemy raids arrive during the game"))
     reqs += _family_requirements(c, reading)
     if c.protect_unit:
         loss.append(f"your {c.protect_unit.replace('_', ' ')} is destroyed")
@@ -373,6 +394,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         "capture": "you and the enemy start with equal forces away from a central zone",
         "escort": "you command a guard force around the unit to escort",
         "recon": "you command one fast scout under fog of war",
+        "resources": "you start with builders and a little metal and energy, and grow an economy",
     }[arch]
     if "artillery" in c.unit_kinds and arch == "siege":
         composition = "you command an artillery-only assault force against a turret line"
@@ -469,6 +491,12 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
             f"the scenario is {c.difficulty}: the validity certificate's ladder puts it in the {c.difficulty} band "
             "(checked by the level gate's difficulty criterion, not by a trace)")))
     return reqs
+
+
+def _resource_text(c: Concepts) -> str:
+    """ "an income of 20 metal per second" / "a stockpile of 1500 metal" """
+    amount = f"{c.resource_amount:g} {c.resource_kind or 'metal'}"
+    return f"an income of {amount} per second" if c.resource_income else f"a stockpile of {amount}"
 
 
 def _escort_text(c: Concepts) -> str:

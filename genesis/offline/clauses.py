@@ -55,12 +55,13 @@ KEY_IDS: dict[str, list[str]] = {
     "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
     "difficulty": ["difficulty"], "ambush": ["ambush"], "destination": ["escort_arrival"],
     "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"], "recon": ["locate_win", "hidden_targets"],
+    "resource_goal": ["resource_win", "resource_idle", "deadline"], "resource_keep": ["resource_keep"],
 }
 CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win", "objective_loss"],
             "production": ["production_win"], "ffa": ["team_count", "ranking", "teams"],
             "teams": ["alliances", "decisive"], "siege": ["destroy_win", "fortification"],
             "capture": ["capture_win", "hold_zone"], "escort": ["escort_arrival", "protect_unit"],
-            "recon": ["locate_win", "hidden_targets"]}
+            "recon": ["locate_win", "hidden_targets"], "resources": ["resource_win", "resource_idle"]}
 BUILT_CHARS = 100      # a requirement's text, as a partial clause's `built` quotes it
 # Phrases that name something without asking for anything on their own ("the outposts", "the river").
 _WEAK = {"objective", "map", "ground"}

@@ -142,7 +142,7 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
     c = brief.concepts
     builder = {"defense": _defense, "raids": _defense, "capture": _capture, "production": _production,
                "ffa": _ffa, "teams": _teams, "siege": _siege, "escort": _escort,
-               "recon": _recon}.get(c.archetype)
+               "recon": _recon, "resources": _resources}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
     gdd = builder(brief, c, guidance or [])
@@ -1224,3 +1224,10 @@ def _recon(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     from genesis.offline import recon_design   # here, not at the top: the family's own module
 
     return recon_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))
+
+
+def _resources(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
+    """Stockpile a resource or reach an income of it by a deadline (`genesis.offline.resource_design`)."""
+    from genesis.offline import resource_design   # here, not at the top: the family's own module
+
+    return resource_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))

@@ -1,0 +1,189 @@
+"""The offline resource-goal family: stockpile a resource, or reach an income of it, before a deadline.
+
+The player starts with builders and a little metal and energy: the goal is reached only by building an
+economy (extractors on deposits, solar collectors, and a storage when the goal is more than the start
+can hold). A start that earns or holds the goal by itself would let an idle player win: then it has no
+commander (which earns 2 metal and 25 energy a second and stores 500 and 1000), only constructor bots,
+which earn and store nothing. Reaching the goal wins (`resource_goal`), the deadline loses. The reference
+plays `produce` for the storage the goal needs (or none), building extractors and solar on the way.
+Raids on the economy come when the request asks for harassment; otherwise the seed draws the start
+corner, so a build order memorised for one corner builds nothing useful from another.
+"""
+from __future__ import annotations
+
+import math
+
+from engine.catalog import load_catalog
+from genesis.models import GDD, Brief, Concepts, RuleComponent, TeamPlan, UnitPlacement
+from genesis.offline import geometry as G
+from genesis.offline import variation as V
+
+PLAYER, ENEMY = 0, 1
+RAID_TYPE, GUARD_TYPE = "light_bot", "light_tank"
+RAIDERS = 2                   # bots a raid party holds at enemy strength 1
+RAID_INTERVAL = 75.0          # seconds between raids when the request names no interval
+START_METAL = 400.0           # metal the builders start with (an extractor and a solar collector or two)
+START_ENERGY = 1000.0         # energy they start with (two extractors)
+EXPAND_RADIUS = 48.0          # tiles from the start the reference builds extractors within
+STORAGE = {"metal": "metal_storage", "energy": "energy_storage"}
+BUILDERS = 2                  # constructor bots at the start without a commander ...
+SOLARS = 2                    # ... and solar collectors
+# the energy income the reference keeps up per metal income: solar collectors cost metal, so a metal goal
+# keeps few; an energy goal builds them first
+ENERGY_PER_METAL = {"metal": 4.0, "energy": 20.0}
+START_SHARE = 0.3             # of a stockpile goal, the most of that resource the start holds
+
+
+def _maps() -> dict:
+    """Maps for the goal: a small open one, and a larger one with more deposits for high incomes."""
+    return {"small": {"name": "open_field"}, "large": {"name": "crossroads"}}
+
+
+def start_units(c: Concepts) -> tuple[list[str], bool]:
+    """The start's unit types, and whether it has a commander: only when the commander alone (its income
+    and what it stores) cannot reach the goal, so an idle player never wins."""
+    cmd = load_catalog().units["commander"]
+    kind = c.resource_kind or "metal"
+    alone = (cmd.metal_income if kind == "metal" else cmd.energy_income) if c.resource_income else \
+        (cmd.storage_metal if kind == "metal" else cmd.storage_energy)
+    if c.resource_amount > alone:
+        return ["commander", "constructor_bot"], True
+    # solar collectors power the first buildings; they earn energy but store far less than any goal
+    return ["constructor_bot"] * BUILDERS + ["solar_collector"] * SOLARS, False
+
+
+def start_resources(c: Concepts) -> tuple[float, float]:
+    """Metal and energy at the start: enough to lay the economy's first buildings, and never more than a
+    share of the stockpile asked for."""
+    metal, energy = START_METAL, START_ENERGY
+    if not c.resource_income and c.resource_kind == "energy":
+        energy = min(energy, round(START_SHARE * c.resource_amount, -1))
+    elif not c.resource_income:
+        metal = min(metal, round(START_SHARE * c.resource_amount, -1))
+    return metal, energy
+
+
+def reference_target(c: Concepts, commander: bool) -> dict[str, int]:
+    """What the reference builds beyond its economy: a storage when the stockpile asked for is more than
+    the start and its extractors or solar collectors hold (one building it owns at the start otherwise,
+    so it only builds the economy)."""
+    cat = load_catalog().units
+    kind = c.resource_kind or "metal"
+    if not c.resource_income:
+        held = (cat["commander"].storage_metal if kind == "metal" else cat["commander"].storage_energy) \
+            if commander else 0.0
+        if c.resource_amount > held:
+            return {STORAGE[kind]: 1}
+    return {"commander": 1} if commander else {"constructor_bot": BUILDERS}
+
+
+def extractors_needed(c: Concepts, commander: bool) -> int:
+    """Extractors the reference builds: for a metal income, enough to earn it with a margin of one."""
+    if c.resource_income and (c.resource_kind or "metal") == "metal":
+        cat = load_catalog().units
+        base = cat["commander"].metal_income if commander else 0.0
+        return max(2, math.ceil((c.resource_amount - base) / cat["metal_extractor"].metal_income) + 1)
+    return 6
+
+
+def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
+    """The resource-goal GDD; `requirements(expects)` attaches the evidence to the brief's requirements."""
+    from genesis.offline.gdd_writer import _drawn_start_corner, _guard_against, _spread
+
+    deadline = float(c.deadline or c.time_limit)
+    kind = c.resource_kind or "metal"
+    types, commander = start_units(c)
+    n_extractors = extractors_needed(c, commander)
+    map_ref = {"name": c.map_hint} if c.map_hint else _maps()["large" if n_extractors > 6 else "small"]
+    m = G.load(map_ref)
+    sp = G.spawns(m)
+    home = sp.get("sw", sp.get(G.base_point(m)[0], (m.width / 2, m.height / 2)))
+    measure = "income" if c.resource_income else "stockpile"
+    goal = {"team": PLAYER, "resource": kind, "amount": c.resource_amount, "measure": measure,
+            "deadline": deadline}
+    if c.resource_keep:
+        goal["keep_type"] = c.resource_keep
+    comps = [RuleComponent(id="resource_goal", purpose=f"reaching the {measure} goal wins; the deadline loses",
+                           kind="termination", library_rule="resource_goal",
+                           requirement_ids=["resource_win", "resource_idle", "deadline", "resource_keep"],
+                           params=goal)]
+    start = [UnitPlacement(type=t) for t in types]
+    varies: list = []
+    knob = "resource_goal.deadline"
+    raid_text = ""
+    if c.raids:
+        raid_from = G.pick_fronts(m, home, 3)
+        interval = c.wave_interval or float(min(RAID_INTERVAL, round(deadline / 4)))
+        size = max(1, round(RAIDERS * strength))
+        target = c.raid_target_type or "metal_extractor"
+        params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 90.0), "sides": raid_from,
+                  "size": size, "unit_type": RAID_TYPE, "target_type": target, "target_team": PLAYER,
+                  "avoid_repeat": True, "chase": True,
+                  "jitter": V.interval_jitter(interval, bool(c.wave_interval))}
+        comps.append(RuleComponent(id="periodic_raids", purpose="enemy raids harass the economy", kind="spawn",
+                                   library_rule="periodic_raids", requirement_ids=["raids", "raid_target"],
+                                   params=params))
+        varies += [V.vary("which side each raid comes from, never the previous raid's", "periodic_raids.sides: random",
+                          "where the raiders appear: the building nearest to them is the one they go for"),
+                   V.vary(f"each raid's time, up to {params['jitter']:g} s after its slot on the {interval:g} s grid",
+                          "periodic_raids.jitter", "the raiders as they come; a guard sent by the clock arrives late")]
+        knob = "periodic_raids.size"
+        guard = _guard_against({RAID_TYPE: size}, margin=2.0 / strength, unit_type=GUARD_TYPE)
+        start.append(UnitPlacement(type=GUARD_TYPE, count=guard))
+        raid_text = (f" Enemy raiders come for your {target.replace('_', ' ')}s about every {interval / 60:g} minutes "
+                     f"from changing sides; {guard} {GUARD_TYPE.replace('_', ' ')}s guard your base.")
+    placed = _spread(m, start, home, [])
+    target = reference_target(c, commander)
+    metal, energy = start_resources(c)
+    strategy = {"target": target, "home": list(home), "extractors": n_extractors, "expand_radius": EXPAND_RADIUS,
+                "energy_per_metal": ENERGY_PER_METAL[kind]}
+    teams = [TeamPlan(id=PLAYER, name="Economy", role="player", controller={"type": "agent"}, metal=metal,
+                      energy=energy, units=placed),
+             TeamPlan(id=ENEMY, name="Raiders", role="enemy", controller={"type": "ai", "behaviour": "idle"})]
+    if not varies:
+        comps, varies = _drawn_start_corner(m, home, placed, comps)
+        teams[0] = teams[0].model_copy(update={"units": []})
+        del strategy["home"]          # the reference builds round its own start, wherever it is
+    expects = _expects(c, deadline, measure, attacked=c.raids)
+    if c.raids:
+        expects["raids"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 1}]
+        expects["raid_target"] = [{"event": "rule_log", "where": {"rule": "periodic_raids", "name": "raid",
+                                                                  "fields.target_type": params["target_type"]},
+                                   "min": 1}]
+    who = "a commander and a constructor bot" if commander else f"{BUILDERS} constructor bots"
+    goal_text = (f"an income of {c.resource_amount:g} {kind} per second" if c.resource_income
+                 else f"{c.resource_amount:g} {kind} in stock")
+    desc = (f"Reach {goal_text} within {deadline / 60:g} minutes: you win as soon as you do, and lose at the deadline. "
+            f"You start with {who}, {metal:g} metal and {energy:g} energy. Build metal extractors on "
+            "deposits and solar collectors; what you hold is capped by your storage (extractors and solar collectors "
+            "store a little, a metal or energy storage much more)."
+            + (f" Losing a {c.resource_keep.replace('_', ' ')} loses the game." if c.resource_keep else "")
+            + raid_text + (" Your start corner changes from game to game." if not c.raids else ""))
+    variation = V.variation(varies, fixed_by=None, knob=knob)
+    desc += V.told(variation)
+    return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
+               map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=True,
+               time_limit=deadline + 30, requirements=requirements(expects), win_paths=brief.win_conditions,
+               loss_paths=brief.loss_conditions, reference_strategy="produce", strategy_params=strategy,
+               variation=variation)
+
+
+def _expects(c: Concepts, deadline: float, measure: str, attacked: bool) -> dict:
+    """The evidence: the reference reaches the goal before the deadline (the rule logs it) and wins;
+    an idle player never reaches it and loses at the deadline (under raids it may be wiped out first)."""
+    kind = c.resource_kind or "metal"
+    reached = {"event": "rule_log", "where": {"rule": "resource_goal", "name": "goal_reached", "fields.resource": kind,
+                                              "fields.measure": measure}, "before": deadline, "min": 1, "max": 1}
+    won = {"result": {"winners_include": PLAYER, "ended_by": "rule", "reason_contains": "reached",
+                      "duration_max": deadline}}
+    lost = {"losers_include": PLAYER, "duration_max": deadline + 2}
+    if not attacked:
+        lost.update(duration_min=deadline - 1, reason_contains="deadline passed")
+    idle = [{"result": lost},
+            {"event": "rule_log", "where": {"rule": "resource_goal", "name": "goal_reached"}, "max": 0}]
+    out = {"resource_win": [won, reached], "resource_idle": idle, "deadline": [won, reached]}
+    if c.resource_keep:
+        out["resource_keep"] = [{"event": "rule_log", "where": {"rule": "resource_goal", "name": "resource_goal",
+                                                                "fields.keep_type": c.resource_keep}, "min": 1,
+                                 "max": 1}]
+    return out
