@@ -24,7 +24,7 @@ RAIDERS = 2                   # bots a raid party holds at enemy strength 1
 RAID_INTERVAL = 75.0          # seconds between raids when the request names no interval
 START_METAL = 400.0           # metal the builders start with (an extractor and a solar collector or two)
 START_ENERGY = 1000.0         # energy they start with (two extractors)
-EXPAND_RADIUS = 48.0          # tiles from the start the reference builds extractors within
+EXPAND_RADIUS = {"small": 48.0, "large": 64.0}   # tiles from the start the reference builds extractors within
 STORAGE = {"metal": "metal_storage", "energy": "energy_storage"}
 BUILDERS = 2                  # constructor bots at the start without a commander ...
 SOLARS = 2                    # ... and solar collectors
@@ -94,7 +94,8 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     kind = c.resource_kind or "metal"
     types, commander = start_units(c)
     n_extractors = extractors_needed(c, commander)
-    map_ref = {"name": c.map_hint} if c.map_hint else _maps()["large" if n_extractors > 6 else "small"]
+    size = "large" if n_extractors > 6 else "small"
+    map_ref = {"name": c.map_hint} if c.map_hint else _maps()[size]
     m = G.load(map_ref)
     sp = G.spawns(m)
     home = sp.get("sw", sp.get(G.base_point(m)[0], (m.width / 2, m.height / 2)))
@@ -135,7 +136,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     placed = _spread(m, start, home, [])
     target = reference_target(c, commander)
     metal, energy = start_resources(c)
-    strategy = {"target": target, "home": list(home), "extractors": n_extractors, "expand_radius": EXPAND_RADIUS,
+    strategy = {"target": target, "home": list(home), "extractors": n_extractors, "expand_radius": EXPAND_RADIUS[size],
                 "energy_per_metal": ENERGY_PER_METAL[kind]}
     teams = [TeamPlan(id=PLAYER, name="Economy", role="player", controller={"type": "agent"}, metal=metal,
                       energy=energy, units=placed),

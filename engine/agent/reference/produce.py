@@ -233,14 +233,15 @@ class Produce(Strategy):
     def _free_deposit(self, sim, builder: int) -> tuple[float, float] | None:
         w = sim.world
         size = float(w.types.size[w.types.index["metal_extractor"]])
+        radius = float(self.spec.get("expand_radius", 30))
+        # only deposits within reach of home: the nearest to a builder far out may lie beyond it
         cands = [(x + 0.5, y + 0.5) for (x, y) in sorted(w.terrain.deposits)
-                 if (x, y) not in self.sites and site_free(w, x + 0.5, y + 0.5, size)]
+                 if (x, y) not in self.sites and site_free(w, x + 0.5, y + 0.5, size)
+                 and math.hypot(x + 0.5 - self.ref.home[0], y + 0.5 - self.ref.home[1]) <= radius]
         if not cands:
             return None
         bx, by = float(w.x[builder]), float(w.y[builder])
         x, y = min(cands, key=lambda p: (math.hypot(p[0] - bx, p[1] - by), p))
-        if math.hypot(x - self.ref.home[0], y - self.ref.home[1]) > float(self.spec.get("expand_radius", 30)):
-            return None
         self.sites.add((int(x), int(y)))
         return x, y
 
