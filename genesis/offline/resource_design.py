@@ -115,10 +115,10 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     if c.raids:
         raid_from = G.pick_fronts(m, home, 3)
         interval = c.wave_interval or float(min(RAID_INTERVAL, round(deadline / 4)))
-        size = max(1, round(RAIDERS * strength))
+        party = max(1, round(RAIDERS * strength))
         target = c.raid_target_type or "metal_extractor"
         params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 90.0), "sides": raid_from,
-                  "size": size, "unit_type": RAID_TYPE, "target_type": target, "target_team": PLAYER,
+                  "size": party, "unit_type": RAID_TYPE, "target_type": target, "target_team": PLAYER,
                   "avoid_repeat": True, "chase": True,
                   "jitter": V.interval_jitter(interval, bool(c.wave_interval))}
         comps.append(RuleComponent(id="periodic_raids", purpose="enemy raids harass the economy", kind="spawn",
@@ -129,7 +129,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
                    V.vary(f"each raid's time, up to {params['jitter']:g} s after its slot on the {interval:g} s grid",
                           "periodic_raids.jitter", "the raiders as they come; a guard sent by the clock arrives late")]
         knob = "periodic_raids.size"
-        guard = _guard_against({RAID_TYPE: size}, margin=2.0 / strength, unit_type=GUARD_TYPE)
+        guard = _guard_against({RAID_TYPE: party}, margin=2.0 / strength, unit_type=GUARD_TYPE)
         start.append(UnitPlacement(type=GUARD_TYPE, count=guard))
         raid_text = (f" Enemy raiders come for your {target.replace('_', ' ')}s about every {interval / 60:g} minutes "
                      f"from changing sides; {guard} {GUARD_TYPE.replace('_', ' ')}s guard your base.")
@@ -151,7 +151,8 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
         expects["raid_target"] = [{"event": "rule_log", "where": {"rule": "periodic_raids", "name": "raid",
                                                                   "fields.target_type": params["target_type"]},
                                    "min": 1}]
-    who = "a commander and a constructor bot" if commander else f"{BUILDERS} constructor bots"
+    who = ("a commander and a constructor bot" if commander
+           else f"{BUILDERS} constructor bots, {SOLARS} solar collectors")
     goal_text = (f"an income of {c.resource_amount:g} {kind} per second" if c.resource_income
                  else f"{c.resource_amount:g} {kind} in stock")
     desc = (f"Reach {goal_text} within {deadline / 60:g} minutes: you win as soon as you do, and lose at the deadline. "

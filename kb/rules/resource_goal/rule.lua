@@ -14,9 +14,13 @@ local function value()
   return t[cfg.resource] or 0
 end
 
+-- a whole amount without its ".0"
+local function num(x)
+  return x == math.floor(x) and tostring(math.floor(x)) or tostring(x)
+end
+
 local function what()
-  return cfg.measure == "income" and (cfg.amount .. " " .. cfg.resource .. " per second")
-         or (cfg.amount .. " " .. cfg.resource)
+  return num(cfg.amount) .. " " .. cfg.resource .. (cfg.measure == "income" and " per second" or "")
 end
 
 local function check()
