@@ -1,0 +1,164 @@
+"""The offline resource-goal family: "stockpile 1500 metal by minute 4", "bank 800 energy before the
+3-minute mark", "reach an income of 20 metal per second within 5 minutes" are read as a resource goal
+(kind, amount, stockpile or income, deadline, an economy building not to lose, raids to fend off), never
+as the defence, raids or production race their words also name; the design starts an economy that an
+idle player never takes to the goal, and the reference does before the deadline. A generated stockpile
+level is certified."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from genesis.models import ARCHETYPES
+from genesis.offline import resource_design as R
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+from genesis.offline.gdd_writer import design
+from offline_design_helpers import evidence
+
+HARASSED = "stockpile 1500 metal by minute 4 while fending off light harassment from enemy bots"
+
+
+def _brief(query: str):
+    return write_brief(query, read(query))
+
+
+def _component(gdd, cid: str):
+    return next(c for c in gdd.rule_components if c.id == cid)
+
+
+# --- reading ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("query, kind, amount, income, deadline", [
+    (HARASSED, "metal", 1500, False, 240),
+    ("bank 800 energy before the 3-minute mark", "energy", 800, False, 180),
+    ("reach an income of 20 metal per second within 5 minutes", "metal", 20, True, 300),
+    ("Hoard two thousand metal in four minutes", "metal", 2000, False, 240),
+    ("save up fifteen hundred metal before minute five", "metal", 1500, False, 300),
+    ("amass a stockpile of 3k metal in 5 minutes", "metal", 3000, False, 300),
+    ("have 1,200 energy banked within three minutes", "energy", 1200, False, 180),
+    ("earn 12 metal per second by the 4 minute mark", "metal", 12, True, 240),
+    ("get your metal income to 15 within six minutes", "metal", 15, True, 360),
+    ("gather 2500 energy in two and a half minutes", "energy", 2500, False, 150),
+    ("collect twenty five hundred metal, you have 6 minutes to do it", "metal", 2500, False, 360),
+    ("produce 30 energy a second before 3:30", "energy", 30, True, 210),
+    ("mine 1000 metal by 2:30", "metal", 1000, False, 150),
+])
+def test_a_resource_goal_is_read_with_its_kind_amount_measure_and_deadline(query, kind, amount, income, deadline):
+    brief = _brief(query)
+    c = brief.concepts
+    assert brief.is_game and c.archetype == "resources", (c.archetype, brief.refusal)
+    assert (c.resource_kind, c.resource_amount, c.resource_income, c.deadline) == (kind, amount, income, deadline)
+    assert {"resource_win", "resource_idle", "deadline"} <= {r.id for r in brief.requirements}
+    assert not {"objective_loss", "survive_win", "production_win", "fronts"} & {r.id for r in brief.requirements}
+
+
+@pytest.mark.parametrize("query, keep, raids", [
+    ("accumulate 2000 metal without losing an extractor", "metal_extractor", False),
+    ("mine 1500 metal in under 4 minutes and don't lose any extractors", "metal_extractor", False),
+    ("bank 3000 energy by minute 5 without losing a single solar collector while raiders attack",
+     "solar_collector", True),
+    (HARASSED, None, True),
+    ("save up 1500 metal before minute five, raiders will harass your extractors", None, True),
+])
+def test_an_economy_to_keep_and_raids_to_fend_off_are_read_with_the_goal(query, keep, raids):
+    c = read(query).concepts
+    assert c.archetype == "resources" and (c.resource_keep, c.raids) == (keep, raids)
+    assert c.objective_type is None and not c.wave_times
+
+
+@pytest.mark.parametrize("query", [
+    "build 4 light tanks by minute 6",
+    "raiders steal 80 metal from your extractors every 90 seconds, survive 5 minutes",
+    "defend your base for 5 minutes; you start with 1500 metal",
+    "produce 6 assault bots within 5 minutes while raiders harass your economy",
+])
+def test_other_games_that_name_resources_keep_their_family(query):
+    assert read(query).concepts.archetype != "resources"
+
+
+def test_resources_is_an_archetype_the_model_may_pick_too():
+    assert "resources" in ARCHETYPES
+
+
+@pytest.mark.parametrize("query, ids", [
+    (HARASSED, {"resource_win", "resource_idle", "deadline", "raids"}),
+    ("accumulate 2000 metal without losing an extractor", {"resource_win", "resource_idle", "resource_keep"}),
+    ("reach an income of 20 metal per second within 5 minutes", {"resource_win", "resource_idle", "deadline"}),
+])
+def test_every_clause_is_honoured_by_a_requirement_of_the_goal(query, ids):
+    brief = _brief(query)
+    assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.status, cl.why) for cl in brief.clauses]
+    assert ids <= {i for cl in brief.clauses for i in cl.requirement_ids}
+
+
+def test_raids_at_named_times_are_not_claimed_as_built():
+    brief = _brief("stockpile 1500 metal by minute 5 while raiders hit you at 2:00 and 4:00")
+    timed = [cl for cl in brief.clauses if "2:00" in cl.text]
+    assert timed and timed[0].status == "partial" and "drawn per game" in timed[0].why
+
+
+# --- the design ------------------------------------------------------------------------------------
+def test_a_goal_the_commander_alone_could_reach_starts_without_it():
+    gdd = design(_brief("bank 800 energy before the 3-minute mark"))
+    corner = _component(gdd, "layout").params["layouts"][0]["units"]
+    assert "commander" not in {u["type"] for u in corner}
+    assert gdd.teams[0].energy < 800
+    assert gdd.strategy_params["target"] == {"energy_storage": 1}
+    goal = _component(gdd, "resource_goal").params
+    assert (goal["resource"], goal["amount"], goal["measure"], goal["deadline"]) == ("energy", 800, "stockpile", 180)
+
+
+def test_a_stockpile_beyond_what_the_start_stores_makes_the_reference_build_a_storage():
+    gdd = design(_brief("stockpile 1500 metal by minute 4"))
+    assert gdd.strategy_params["target"] == {"metal_storage": 1}
+    assert gdd.teams[0].metal < 1500
+    # nothing attacks: the seed draws the start corner, so a memorised build order misses its deposits
+    assert len(_component(gdd, "layout").params["layouts"]) >= 2 and gdd.variation.varies
+
+
+def test_an_income_goal_builds_enough_extractors_on_a_map_with_enough_deposits():
+    gdd = design(_brief("reach an income of 20 metal per second within 5 minutes"))
+    assert gdd.strategy_params["extractors"] >= 10 and gdd.map.name == "crossroads"
+    assert _component(gdd, "resource_goal").params["measure"] == "income"
+
+
+def test_harassment_builds_raids_on_the_economy_and_a_guard():
+    gdd = design(_brief(HARASSED))
+    raids = _component(gdd, "periodic_raids").params
+    assert raids["target_type"] == "metal_extractor" and raids["first_at"] < 240
+    assert any(u.type == R.GUARD_TYPE for u in gdd.teams[0].units)
+    assert all(r.expect for r in gdd.requirements if r.testable)
+
+
+def test_the_reference_reaches_the_goal_in_time_and_an_idle_player_never_does(tmp_path):
+    gdd = design(_brief("bank 800 energy before the 3-minute mark"))
+    results = evidence(gdd, tmp_path, ["resource_win", "resource_idle", "deadline"])
+    failed = {rid: [r for r in res if not r.passed] for rid, res in results.items()}
+    assert not any(failed.values()), failed
+
+
+def test_the_keep_clause_is_evidenced_by_the_rule_watching_that_type(tmp_path):
+    gdd = design(_brief("accumulate 2000 metal without losing an extractor"))
+    assert _component(gdd, "resource_goal").params["keep_type"] == "metal_extractor"
+    results = evidence(gdd, tmp_path, ["resource_keep", "resource_win"])
+    assert all(r.passed for res in results.values() for r in res), results
+
+
+# --- a generated level -------------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_genesis_new_builds_a_certified_stockpile_level(tmp_path):
+    env = {**os.environ, "GENESIS_CERTIFICATE": "on"}
+    out = tmp_path / "stockpile"
+    done = subprocess.run([sys.executable, "-m", "genesis", "-w", str(tmp_path / "ws"), "new", HARASSED, "--out",
+                           str(out)], cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True, text=True,
+                          timeout=880)
+    v = json.loads((out / "validation.json").read_text())
+    assert v["certified"], (v.get("reason"), v.get("certificate", {}).get("checks"), done.stdout[-2000:])
+    status = {r["id"]: r["status"] for r in v["requirements"]}
+    assert {status[i] for i in ("resource_win", "resource_idle", "deadline", "raids")} == {"verified"}, status
