@@ -54,8 +54,9 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
-def _hundreds(m: re.Match) -> str:           # "15 hundred" (from "fifteen hundred")
-    return _fmt(float(m.group(1)) * 100)
+def _hundreds(m: re.Match) -> str:           # "15 hundred" (from "fifteen hundred"), "twelve hundred"
+    n = m.group(1)
+    return _fmt((float(n) if n[0].isdigit() else {**_UNITS, **_TEENS}[n]) * 100)
 
 
 def _thousands(m: re.Match) -> str:          # "two thousand", "2 thousand 500", "1.5k"
@@ -92,7 +93,7 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (_NUMBER_IN_WORDS, lambda m: str(_value(m.group(1)))),
     # large amounts (a stockpile of metal): digit groups, hundreds and thousands
     (re.compile(r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+)(?![\w,-]|\.\d)"), lambda m: m.group(1).replace(",", "")),
-    (re.compile(r"(?<![\w.-])(\d+)\s+hundred(?![\w-])"), _hundreds),
+    (re.compile(rf"(?<![\w.-])(\d+|{_SMALL_WORDS})\s+hundred(?![\w-])"), _hundreds),
     (re.compile(rf"(?<![\w.-]){_N}\s*(?:thousand|k)(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"), _thousands),
     (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+a\s+half(?![\w-])"), _half_after),
     (re.compile(rf"(?<![\w-]){_N}\s+and\s+a\s+half\s+{_UNIT}(?![\w-])"), _half_before),

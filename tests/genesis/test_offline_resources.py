@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from genesis.models import ARCHETYPES
 from genesis.offline import resource_design as R
@@ -162,3 +164,53 @@ def test_genesis_new_builds_a_certified_stockpile_level(tmp_path):
     assert v["certified"], (v.get("reason"), v.get("certificate", {}).get("checks"), done.stdout[-2000:])
     status = {r["id"]: r["status"] for r in v["requirements"]}
     assert {status[i] for i in ("resource_win", "resource_idle", "deadline", "raids")} == {"verified"}, status
+
+
+# --- generated phrasings ------------------------------------------------------------------------------
+AMOUNTS = {800: ["800", "eight hundred"], 1200: ["1200", "1,200", "twelve hundred"],
+           1500: ["1500", "1,500", "fifteen hundred", "1.5k"], 2000: ["2000", "2,000", "two thousand", "2k"],
+           2500: ["2500", "twenty-five hundred", "two thousand five hundred"]}
+RATES = {12: ["12", "twelve"], 15: ["15", "fifteen"], 20: ["20", "twenty"]}
+MINUTES = {3: "three", 4: "four", 5: "five"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_generated_resource_goals_are_read_built_and_evidenced(data):
+    income = data.draw(st.booleans())
+    minutes = data.draw(st.sampled_from(sorted(MINUTES)))
+    m = data.draw(st.sampled_from([str(minutes), MINUTES[minutes]]))
+    deadline = data.draw(st.sampled_from([f"by minute {m}", f"before the {minutes}-minute mark", f"within {m} minutes",
+                                          f"in under {m} minutes", f"by {minutes}:00", f"in {m} minutes",
+                                          f"before minute {m}"]))
+    if income:
+        n = data.draw(st.sampled_from(sorted(RATES)))
+        kind = "metal"
+        said = data.draw(st.sampled_from(RATES[n]))
+        goal = data.draw(st.sampled_from([f"reach an income of {said} metal per second",
+                                          f"earn {said} metal a second", f"get your metal income to {said}",
+                                          f"produce {said} metal/s"]))
+    else:
+        n = data.draw(st.sampled_from(sorted(AMOUNTS)))
+        kind = data.draw(st.sampled_from(["metal", "energy"]))
+        said = data.draw(st.sampled_from(AMOUNTS[n]))
+        verb = data.draw(st.sampled_from(["stockpile", "bank", "hoard", "accumulate", "amass", "save up", "gather",
+                                          "collect", "build up a reserve of", "mine"]))
+        goal = f"{verb} {said} {kind}" if kind == "energy" or verb != "mine" else f"mine {said} metal"
+    tail = data.draw(st.sampled_from(["", " while fending off light harassment from enemy bots",
+                                      " without losing an extractor", " while raiders harass your extractors"]))
+    query = f"{goal} {deadline}{tail}"
+    brief = write_brief(query, read(query))
+    c = brief.concepts
+    assert (c.archetype, c.resource_kind, c.resource_amount, c.resource_income, c.deadline) == \
+        ("resources", kind, n, income, minutes * 60), query
+    assert (c.resource_keep == "metal_extractor") == ("without losing" in tail), query
+    assert c.raids == ("raid" in tail or "harass" in tail), query
+    gdd = design(brief)
+    built = {r.id: r for r in gdd.requirements}
+    for clause in brief.clauses:
+        assert clause.status == "honoured", (query, clause.text, clause.status, clause.why)
+        for rid in clause.requirement_ids:
+            assert rid in built and (built[rid].expect or not built[rid].testable), (query, clause.text, rid)
+    goal_params = _component(gdd, "resource_goal").params
+    assert (goal_params["resource"], goal_params["amount"], goal_params["deadline"]) == (kind, n, minutes * 60)
