@@ -39,50 +39,82 @@ def _maps() -> dict:
     return {"small": {"name": "open_field"}, "large": {"name": "crossroads"}}
 
 
-def start_units(c: Concepts) -> tuple[list[str], bool]:
-    """The start's unit types, and whether it has a commander: only when the commander alone (its income
-    and what it stores) cannot reach the goal, so an idle player never wins."""
+IDLE_SHARE = 0.8              # of the goal, the most an idle player may hold (or earn) by the deadline
+# The reference's metal economy on the small map, measured: it spends about SPEND of its start on its first
+# buildings and earns RATE a second from RAMP seconds on (1500 metal reached at 185-196 s of a 400-metal start)
+RAMP, RATE, SPEND = 110.0, 16.0, 400.0
+REACH_BY = 0.85               # of the deadline, when the reference should reach a stockpile of metal
+RICHEST_START = 0.6           # of a stockpile of metal, the most the start may hold to make it reachable
+
+
+def _commander_alone(c: Concepts, deadline: float) -> float:
+    """What a commander left alone holds (or earns) of the goal's resource by the deadline, from nothing."""
     cmd = load_catalog().units["commander"]
-    kind = c.resource_kind or "metal"
-    alone = (cmd.metal_income if kind == "metal" else cmd.energy_income) if c.resource_income else \
-        (cmd.storage_metal if kind == "metal" else cmd.storage_energy)
-    if c.resource_amount > alone:
+    metal = (c.resource_kind or "metal") == "metal"
+    income = cmd.metal_income if metal else cmd.energy_income
+    if c.resource_income:
+        return income
+    return min(cmd.storage_metal if metal else cmd.storage_energy, income * deadline)
+
+
+def start_units(c: Concepts, deadline: float) -> tuple[list[str], bool]:
+    """The start's unit types, and whether it has a commander: only when the commander alone (its income
+    and what it stores) stays short of the goal, so an idle player never wins."""
+    if _commander_alone(c, deadline) < IDLE_SHARE * c.resource_amount:
         return ["commander", "constructor_bot"], True
     # solar collectors power the first buildings; they earn energy but store far less than any goal
     return ["constructor_bot"] * BUILDERS + ["solar_collector"] * SOLARS, False
 
 
-def start_resources(c: Concepts) -> tuple[float, float]:
-    """Metal and energy at the start: enough to lay the economy's first buildings, and never more than a
-    share of the stockpile asked for."""
+def start_resources(c: Concepts, deadline: float, commander: bool, strength: float = 1.0) -> tuple[float, float]:
+    """Metal and energy at the start: enough to lay the economy's first buildings, and for a stockpile of
+    metal enough that the reference reaches it by REACH_BY of the deadline (more after a lost game, as the
+    PM asks for a weaker enemy); never so much of the goal's resource that an idle player, who adds only
+    what the commander earns up to its storage, holds IDLE_SHARE of the goal by the deadline."""
     metal, energy = START_METAL, START_ENERGY
-    if not c.resource_income and c.resource_kind == "energy":
-        energy = min(energy, round(START_SHARE * c.resource_amount, -1))
-    elif not c.resource_income:
-        metal = min(metal, round(START_SHARE * c.resource_amount, -1))
-    return metal, energy
+    if c.resource_income:
+        return metal, energy
+    goal = c.resource_amount
+    cmd = load_catalog().units["commander"]
+    kind = c.resource_kind or "metal"
+    cap = (cmd.storage_metal if kind == "metal" else cmd.storage_energy) if commander else 0.0
+    earned = (cmd.metal_income if kind == "metal" else cmd.energy_income) * deadline if commander else 0.0
+    # an idle player below the commander's storage adds what it earns up to it; above it, nothing
+    idle_bound = IDLE_SHARE * goal if cap <= IDLE_SHARE * goal else IDLE_SHARE * goal - earned
+    if kind == "energy":
+        return metal, max(0.0, min(energy, round(START_SHARE * goal, -1), idle_bound))
+    needed = goal / REACH_BY - RATE * max(0.0, REACH_BY * deadline - RAMP) + SPEND
+    # builders without a commander earn nothing until their first extractors stand: the start pays for them
+    # (two extractors started at once with too little metal each stall half-built, for good)
+    first = 0.0 if commander else (BUILDERS + 1) * load_catalog().units["metal_extractor"].cost_metal
+    wanted = max(min(metal, START_SHARE * goal), needed, first) / min(1.0, strength)
+    return max(0.0, round(min(wanted, RICHEST_START * goal, idle_bound), -1)), energy
 
 
 def reference_target(c: Concepts, commander: bool) -> dict[str, int]:
-    """What the reference builds beyond its economy: a storage when the stockpile asked for is more than
-    the start and its extractors or solar collectors hold (one building it owns at the start otherwise,
-    so it only builds the economy)."""
+    """What the reference builds beyond its economy: the storages a stockpile needs beyond what the
+    commander holds (without a commander, a metal stockpile is held by the extractors themselves, see
+    `extractors_needed`); else one building it owns at the start, so it only builds the economy."""
     cat = load_catalog().units
     kind = c.resource_kind or "metal"
-    if not c.resource_income:
+    if not c.resource_income and (commander or kind == "energy"):
         held = (cat["commander"].storage_metal if kind == "metal" else cat["commander"].storage_energy) \
             if commander else 0.0
+        store = cat[STORAGE[kind]].storage_metal if kind == "metal" else cat[STORAGE[kind]].storage_energy
         if c.resource_amount > held:
-            return {STORAGE[kind]: 1}
+            return {STORAGE[kind]: math.ceil((c.resource_amount - held) / store)}
     return {"commander": 1} if commander else {"constructor_bot": BUILDERS}
 
 
 def extractors_needed(c: Concepts, commander: bool) -> int:
-    """Extractors the reference builds: for a metal income, enough to earn it with a margin of one."""
+    """Extractors the reference builds: for a metal income, enough to earn it with a margin of one; for a
+    metal stockpile without a commander (a small one), enough to store it with a margin of one."""
+    cat = load_catalog().units["metal_extractor"]
+    base = load_catalog().units["commander"].metal_income if commander else 0.0
     if c.resource_income and (c.resource_kind or "metal") == "metal":
-        cat = load_catalog().units
-        base = cat["commander"].metal_income if commander else 0.0
-        return max(2, math.ceil((c.resource_amount - base) / cat["metal_extractor"].metal_income) + 1)
+        return max(2, math.ceil((c.resource_amount - base) / cat.metal_income) + 1)
+    if not c.resource_income and not commander and (c.resource_kind or "metal") == "metal":
+        return max(2, math.ceil(c.resource_amount / cat.storage_metal) + 1)
     return 6
 
 
@@ -92,7 +124,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
 
     deadline = float(c.deadline or c.time_limit)
     kind = c.resource_kind or "metal"
-    types, commander = start_units(c)
+    types, commander = start_units(c, deadline)
     n_extractors = extractors_needed(c, commander)
     size = "large" if n_extractors > 6 else "small"
     map_ref = {"name": c.map_hint} if c.map_hint else _maps()[size]
@@ -135,7 +167,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
                      f"from changing sides; {guard} {GUARD_TYPE.replace('_', ' ')}s guard your base.")
     placed = _spread(m, start, home, [])
     target = reference_target(c, commander)
-    metal, energy = start_resources(c)
+    metal, energy = start_resources(c, deadline, commander, strength)
     strategy = {"target": target, "home": list(home), "extractors": n_extractors, "expand_radius": EXPAND_RADIUS[size],
                 "energy_per_metal": ENERGY_PER_METAL[kind]}
     teams = [TeamPlan(id=PLAYER, name="Economy", role="player", controller={"type": "agent"}, metal=metal,
