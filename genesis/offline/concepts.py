@@ -1214,10 +1214,16 @@ def _resource_goal(r: Reading) -> None:
         # the economy words name the goal; a defence's words and the enemy's attacks are the raids fended off
         if h.key == "archetype" and re.search(r"produce|build up|economy|tech up|as fast as possible", word_hit):
             h.key = "resource_goal"
-        elif h.key in ("archetype", "waves", "probe", "escalating", "fronts", "random_side", "staggered"):
+        elif h.key in ("archetype", "waves", "probe", "fronts", "random_side", "staggered"):
             h.key, c.raids = "raids", True
         elif h.key in ("wave_times", "direction_times", "front_order", "directions", "interval") and c.raids:
             h.problem = "the raids on a resource goal come from sides and at times drawn per game"
+    for h in r.hits:
+        # growth words grow the economy ("grow your income to 20") unless raids are named to grow
+        if h.key == "escalating" and not c.raids:
+            h.key = "resource_goal"
+        elif h.key == "escalating":
+            h.problem = "the raids on a resource goal keep one size"
     c.directions, c.direction_times, c.wave_times, c.escalating, c.probe_then_main = [], [], [], False, False
     c.production = True
     keep_types = _unit_pattern("building")

@@ -20,6 +20,7 @@ from genesis.offline import variation as V
 
 PLAYER, ENEMY = 0, 1
 RAID_TYPE, GUARD_TYPE = "light_bot", "light_tank"
+AIR_RAID_TYPE, AIR_GUARD_TYPE = "bomber", "aa_vehicle"   # raids by air ("bombers raid your solar collectors")
 RAIDERS = 2                   # bots a raid party holds at enemy strength 1
 RAID_INTERVAL = 75.0          # seconds between raids when the request names no interval
 START_METAL = 400.0           # metal the builders start with (an extractor and a solar collector or two)
@@ -147,10 +148,12 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     if c.raids:
         raid_from = G.pick_fronts(m, home, 3)
         interval = c.wave_interval or float(min(RAID_INTERVAL, round(deadline / 4)))
+        by_air = c.air and not c.ground
+        raider, guard_type = (AIR_RAID_TYPE, AIR_GUARD_TYPE) if by_air else (RAID_TYPE, GUARD_TYPE)
         party = max(1, round(RAIDERS * strength))
         target = c.raid_target_type or "metal_extractor"
         params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 90.0), "sides": raid_from,
-                  "size": party, "unit_type": RAID_TYPE, "target_type": target, "target_team": PLAYER,
+                  "size": party, "unit_type": raider, "target_type": target, "target_team": PLAYER,
                   "avoid_repeat": True, "chase": True,
                   "jitter": V.interval_jitter(interval, bool(c.wave_interval))}
         comps.append(RuleComponent(id="periodic_raids", purpose="enemy raids harass the economy", kind="spawn",
@@ -161,10 +164,10 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
                    V.vary(f"each raid's time, up to {params['jitter']:g} s after its slot on the {interval:g} s grid",
                           "periodic_raids.jitter", "the raiders as they come; a guard sent by the clock arrives late")]
         knob = "periodic_raids.size"
-        guard = _guard_against({RAID_TYPE: party}, margin=2.0 / strength, unit_type=GUARD_TYPE)
-        start.append(UnitPlacement(type=GUARD_TYPE, count=guard))
+        guard = _guard_against({raider: party}, margin=2.0 / strength, unit_type=guard_type)
+        start.append(UnitPlacement(type=guard_type, count=guard))
         raid_text = (f" Enemy raiders come for your {target.replace('_', ' ')}s about every {interval / 60:g} minutes "
-                     f"from changing sides; {guard} {GUARD_TYPE.replace('_', ' ')}s guard your base.")
+                     f"from changing sides; {guard} {guard_type.replace('_', ' ')}s guard your base.")
     placed = _spread(m, start, home, [])
     target = reference_target(c, commander)
     metal, energy = start_resources(c, deadline, commander, strength)
@@ -180,6 +183,12 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     expects = _expects(c, deadline, measure, attacked=c.raids)
     if c.raids:
         expects["raids"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 1}]
+        air = sorted(n for n, u in load_catalog().units.items() if u.category == "air")
+        ground = sorted(n for n, u in load_catalog().units.items() if u.category != "air")
+        expects["raid_domain"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": raider},
+                                   "min": 1},
+                                  {"event": "spawn", "where": {"source": "rule", "team": ENEMY,
+                                                               "type": ground if by_air else air}, "max": 0}]
         expects["raid_target"] = [{"event": "rule_log", "where": {"rule": "periodic_raids", "name": "raid",
                                                                   "fields.target_type": params["target_type"]},
                                    "min": 1}]

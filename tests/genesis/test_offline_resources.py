@@ -98,6 +98,21 @@ def test_every_clause_is_honoured_by_a_requirement_of_the_goal(query, ids):
     assert ids <= {i for cl in brief.clauses for i in cl.requirement_ids}
 
 
+def test_growing_the_economy_is_no_growing_raid():
+    c = read("grow your metal income to twenty per second in under five minutes").concepts
+    assert (c.archetype, c.resource_income, c.resource_amount, c.raids) == ("resources", True, 20, False)
+
+
+def test_bombers_raiding_the_economy_are_built_as_air_raids_with_anti_air_at_home():
+    brief = _brief("collect 3000 energy before the timer hits 4:00 while bombers raid your solar collectors")
+    assert all(cl.status == "honoured" for cl in brief.clauses)
+    gdd = design(brief)
+    raids = _component(gdd, "periodic_raids").params
+    assert (raids["unit_type"], raids["target_type"]) == (R.AIR_RAID_TYPE, "solar_collector")
+    assert any(u.type == R.AIR_GUARD_TYPE for u in gdd.teams[0].units)
+    assert next(r for r in gdd.requirements if r.id == "raid_domain").expect
+
+
 def test_raids_at_named_times_are_not_claimed_as_built():
     brief = _brief("stockpile 1500 metal by minute 5 while raiders hit you at 2:00 and 4:00")
     timed = [cl for cl in brief.clauses if "2:00" in cl.text]
