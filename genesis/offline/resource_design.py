@@ -21,7 +21,8 @@ from genesis.offline import variation as V
 PLAYER, ENEMY = 0, 1
 RAID_TYPE, GUARD_TYPE = "light_bot", "light_tank"
 AIR_RAID_TYPE, AIR_GUARD_TYPE = "bomber", "aa_vehicle"   # raids by air ("bombers raid your solar collectors")
-RAIDERS = 2                   # bots a raid party holds at enemy strength 1
+RAIDERS = 2                   # raiders a party holds at enemy strength 1
+EDGE_SPAWNS = ("north", "east", "south", "west")
 RAID_INTERVAL = 75.0          # seconds between raids when the request names no interval
 START_METAL = 400.0           # metal the builders start with (an extractor and a solar collector or two)
 START_ENERGY = 1000.0         # energy they start with (two extractors)
@@ -121,7 +122,7 @@ def extractors_needed(c: Concepts, commander: bool) -> int:
 
 def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     """The resource-goal GDD; `requirements(expects)` attaches the evidence to the brief's requirements."""
-    from genesis.offline.gdd_writer import _drawn_start_corner, _guard_against, _spread
+    from genesis.offline.gdd_writer import _drawn_start_corner, _guard_against, _scaled, _spread
 
     deadline = float(c.deadline or c.time_limit)
     kind = c.resource_kind or "metal"
@@ -146,13 +147,14 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     knob = "resource_goal.deadline"
     raid_text = ""
     if c.raids:
-        raid_from = G.pick_fronts(m, home, 3)
+        # the start corner is drawn per game: raids come from the edges' middles, away from every corner
+        edges = [n for n in EDGE_SPAWNS if n in sp] or G.pick_fronts(m, (m.width / 2, m.height / 2), 4)
         interval = c.wave_interval or float(min(RAID_INTERVAL, round(deadline / 4)))
         by_air = c.air and not c.ground
         raider, guard_type = (AIR_RAID_TYPE, AIR_GUARD_TYPE) if by_air else (RAID_TYPE, GUARD_TYPE)
-        party = max(1, round(RAIDERS * strength))
+        party = _scaled(RAIDERS, strength)
         target = c.raid_target_type or "metal_extractor"
-        params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 90.0), "sides": raid_from,
+        params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 90.0), "sides": edges,
                   "size": party, "unit_type": raider, "target_type": target, "target_team": PLAYER,
                   "avoid_repeat": True, "chase": True,
                   "jitter": V.interval_jitter(interval, bool(c.wave_interval))}
@@ -176,10 +178,12 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     teams = [TeamPlan(id=PLAYER, name="Economy", role="player", controller={"type": "agent"}, metal=metal,
                       energy=energy, units=placed),
              TeamPlan(id=ENEMY, name="Raiders", role="enemy", controller={"type": "ai", "behaviour": "idle"})]
-    if not varies:
-        comps, varies = _drawn_start_corner(m, home, placed, comps)
-        teams[0] = teams[0].model_copy(update={"units": []})
-        del strategy["home"]          # the reference builds round its own start, wherever it is
+    # the seed draws the start corner, so a build order memorised for one corner (its coordinates) builds
+    # nothing useful from another
+    comps, corner = _drawn_start_corner(m, home, placed, comps)
+    varies = corner + varies
+    teams[0] = teams[0].model_copy(update={"units": []})
+    del strategy["home"]          # the reference builds round its own start, wherever it is
     expects = _expects(c, deadline, measure, attacked=c.raids)
     if c.raids:
         expects["raids"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 1}]
@@ -201,7 +205,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
             "deposits and solar collectors; what you hold is capped by your storage (extractors and solar collectors "
             "store a little, a metal or energy storage much more)."
             + (f" Losing a {c.resource_keep.replace('_', ' ')} loses the game." if c.resource_keep else "")
-            + raid_text + (" Your start corner changes from game to game." if not c.raids else ""))
+            + raid_text + " Your start corner changes from game to game.")
     variation = V.variation(varies, fixed_by=None, knob=knob)
     desc += V.told(variation)
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,

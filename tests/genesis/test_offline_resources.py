@@ -109,7 +109,7 @@ def test_bombers_raiding_the_economy_are_built_as_air_raids_with_anti_air_at_hom
     gdd = design(brief)
     raids = _component(gdd, "periodic_raids").params
     assert (raids["unit_type"], raids["target_type"]) == (R.AIR_RAID_TYPE, "solar_collector")
-    assert any(u.type == R.AIR_GUARD_TYPE for u in gdd.teams[0].units)
+    assert any(u["type"] == R.AIR_GUARD_TYPE for u in _component(gdd, "layout").params["layouts"][0]["units"])
     assert next(r for r in gdd.requirements if r.id == "raid_domain").expect
 
 
@@ -148,7 +148,9 @@ def test_harassment_builds_raids_on_the_economy_and_a_guard():
     gdd = design(_brief(HARASSED))
     raids = _component(gdd, "periodic_raids").params
     assert raids["target_type"] == "metal_extractor" and raids["first_at"] < 240
-    assert any(u.type == R.GUARD_TYPE for u in gdd.teams[0].units)
+    assert raids["sides"] == list(R.EDGE_SPAWNS)      # away from every start corner the seed may draw
+    corners = _component(gdd, "layout").params["layouts"]
+    assert len(corners) >= 2 and all(any(u["type"] == R.GUARD_TYPE for u in layout["units"]) for layout in corners)
     assert all(r.expect for r in gdd.requirements if r.testable)
 
 
