@@ -1,13 +1,14 @@
 """The offline resource-goal family: stockpile a resource, or reach an income of it, before a deadline.
 
 The player starts with builders and a little metal and energy: the goal is reached only by building an
-economy (extractors on deposits, solar collectors, and a storage when the goal is more than the start
+economy (extractors on deposits, solar collectors, and storages when the goal is more than the start
 can hold). A start that earns or holds the goal by itself would let an idle player win: then it has no
-commander (which earns 2 metal and 25 energy a second and stores 500 and 1000), only constructor bots,
-which earn and store nothing. Reaching the goal wins (`resource_goal`), the deadline loses. The reference
-plays `produce` for the storage the goal needs (or none), building extractors and solar on the way.
-Raids on the economy come when the request asks for harassment; otherwise the seed draws the start
-corner, so a build order memorised for one corner builds nothing useful from another.
+commander (which earns 2 metal and 25 energy a second and stores 500 and 1000), only constructor bots
+and two solar collectors, which store less than the goal. Reaching the goal wins (`resource_goal`), the
+deadline loses. The reference plays `produce` for the storages the goal needs (or none), building
+extractors and solar on the way. The seed draws the start corner, so a build order memorised for one
+corner builds nothing useful from another; raids on the economy come when the request asks for
+harassment.
 """
 from __future__ import annotations
 
