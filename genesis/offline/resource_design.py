@@ -160,7 +160,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
                   "avoid_repeat": True, "chase": True,
                   "jitter": V.interval_jitter(interval, bool(c.wave_interval))}
         comps.append(RuleComponent(id="periodic_raids", purpose="enemy raids harass the economy", kind="spawn",
-                                   library_rule="periodic_raids", requirement_ids=["raids", "raid_target"],
+                                   library_rule="periodic_raids", requirement_ids=["raids", "raid_target", "raid_domain"],
                                    params=params))
         varies += [V.vary("which side each raid comes from, never the previous raid's", "periodic_raids.sides: random",
                           "where the raiders appear: the building nearest to them is the one they go for"),
@@ -174,7 +174,8 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     placed = _spread(m, start, home, [])
     target = reference_target(c, commander)
     metal, energy = start_resources(c, deadline, commander, strength)
-    strategy = {"target": target, "home": list(home), "extractors": n_extractors, "expand_radius": EXPAND_RADIUS[size],
+    # no home: the reference builds round its own start, wherever the seed puts it
+    strategy = {"target": target, "extractors": n_extractors, "expand_radius": EXPAND_RADIUS[size],
                 "energy_per_metal": ENERGY_PER_METAL[kind]}
     teams = [TeamPlan(id=PLAYER, name="Economy", role="player", controller={"type": "agent"}, metal=metal,
                       energy=energy, units=placed),
@@ -184,7 +185,6 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     comps, corner = _drawn_start_corner(m, home, placed, comps)
     varies = corner + varies
     teams[0] = teams[0].model_copy(update={"units": []})
-    del strategy["home"]          # the reference builds round its own start, wherever it is
     expects = _expects(c, deadline, measure, attacked=c.raids)
     if c.raids:
         expects["raids"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 1}]
