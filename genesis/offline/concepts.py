@@ -1159,7 +1159,8 @@ _STOCK_VERB = (r"\b(?:stockpile|stockpiling|bank|banking|hoard|hoarding|accumula
                r"scrape\s+together|raise)\s+")
 _STOCK_NOUN = (r"\b(?:an?\s+|the\s+)?(?:stockpile|reserve|hoard|stash|bank|war chest|treasury|nest egg|stock|"
                r"savings)\s+of\s+")
-_STOCK_QUALIFIER = r"(?:(?:an?\s+)?(?:total\s+of\s+)?|at\s+least\s+|over\s+|more\s+than\s+|up\s+to\s+)?"
+_STOCK_QUALIFIER = (r"(?:resources?\s*[:,-]\s*)?(?:(?:an?\s+)?(?:total\s+of\s+)?|at\s+least\s+|over\s+|more\s+than\s+|"
+                    r"up\s+to\s+)?")
 # "have 1500 metal by minute 4", "1500 metal in the bank", "1500 metal banked"
 _STOCK_AFTER = (r"(?=\s+(?:in\s+(?:the\s+|your\s+)?(?:bank|storage|reserve|stock|stores)|banked|saved|"
                 r"stockpiled|stored|hoarded|in\s+hand)\b)")

@@ -49,6 +49,7 @@ def _component(gdd, cid: str):
     ("collect twenty five hundred metal, you have 6 minutes to do it", "metal", 2500, False, 360),
     ("produce 30 energy a second before 3:30", "energy", 30, True, 210),
     ("mine 1000 metal by 2:30", "metal", 1000, False, 150),
+    ("accumulate resources: 1800 metal by 4:30", "metal", 1800, False, 270),
 ])
 def test_a_resource_goal_is_read_with_its_kind_amount_measure_and_deadline(query, kind, amount, income, deadline):
     brief = _brief(query)
