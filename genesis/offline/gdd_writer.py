@@ -63,6 +63,10 @@ def map_choice(c: Concepts, query: str) -> dict:
         return {"name": "open_field" if LV.zone_fixed(query) else "crossroads"}
     if c.archetype == "teams":
         return {"name": "crossroads"}
+    if c.archetype == "resources":
+        from genesis.offline import resource_design   # here, not at the top: the family's own module
+
+        return resource_design.map_for(c)
     return _map_for(c)
 
 

@@ -37,9 +37,18 @@ ENERGY_PER_METAL = {"metal": 4.0, "energy": 20.0}
 START_SHARE = 0.3             # of a stockpile goal, the most of that resource the start holds
 
 
-def _maps() -> dict:
-    """Maps for the goal: a small open one, and a larger one with more deposits for high incomes."""
-    return {"small": {"name": "open_field"}, "large": {"name": "crossroads"}}
+MAPS = {"small": "open_field", "large": "crossroads"}   # the larger one has more deposits, for high incomes
+
+
+def map_size(c: Concepts) -> str:
+    """Which of MAPS the goal needs: the large one when the reference builds more than six extractors."""
+    deadline = float(c.deadline or c.time_limit or 300.0)
+    return "large" if extractors_needed(c, start_units(c, deadline)[1]) > 6 else "small"
+
+
+def map_for(c: Concepts) -> dict:
+    """The map the goal is played on (the request's own, else one of MAPS)."""
+    return {"name": c.map_hint or MAPS[map_size(c)]}
 
 
 IDLE_SHARE = 0.8              # of the goal, the most an idle player may hold (or earn) by the deadline
@@ -129,8 +138,8 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     kind = c.resource_kind or "metal"
     types, commander = start_units(c, deadline)
     n_extractors = extractors_needed(c, commander)
-    size = "large" if n_extractors > 6 else "small"
-    map_ref = {"name": c.map_hint} if c.map_hint else _maps()[size]
+    size = map_size(c)
+    map_ref = map_for(c)
     m = G.load(map_ref)
     sp = G.spawns(m)
     home = sp.get("sw", sp.get(G.base_point(m)[0], (m.width / 2, m.height / 2)))
@@ -169,7 +178,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
         knob = "periodic_raids.size"
         guard = _guard_against({raider: party}, margin=2.0 / strength, unit_type=guard_type)
         start.append(UnitPlacement(type=guard_type, count=guard))
-        raid_text = (f" Enemy raiders come for your {target.replace('_', ' ')}s about every {interval / 60:g} minutes "
+        raid_text = (f" Enemy raiders come for your {target.replace('_', ' ')}s about every {interval:g} seconds "
                      f"from changing sides; {guard} {guard_type.replace('_', ' ')}s guard your base.")
     placed = _spread(m, start, home, [])
     target = reference_target(c, commander)

@@ -140,8 +140,10 @@ def test_a_stockpile_beyond_what_the_start_stores_makes_the_reference_build_a_st
 
 
 def test_an_income_goal_builds_enough_extractors_on_a_map_with_enough_deposits():
-    gdd = design(_brief("reach an income of 20 metal per second within 5 minutes"))
+    brief = _brief("reach an income of 20 metal per second within 5 minutes")
+    gdd = design(brief)
     assert gdd.strategy_params["extractors"] >= 10 and gdd.map.name == "crossroads"
+    assert "map: crossroads" in brief.assumptions      # the brief names the map the design builds on
     assert _component(gdd, "resource_goal").params["measure"] == "income"
 
 
