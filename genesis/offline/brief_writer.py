@@ -247,6 +247,16 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         assumptions.append("each target is guarded by a turret that destroys a scout coming within its range")
     if arch == "resources":
         c.deadline = c.deadline or c.time_limit
+        from genesis.offline.resource_design import income_cap   # the family's own module, loaded when used
+
+        cap = income_cap(c)
+        if cap is not None and c.resource_amount > cap:
+            short = (f"an income of {c.resource_amount:g} metal per second is more than the deposits within reach "
+                     f"give: built as {cap:g}")
+            c.resource_amount = float(cap)
+            unsupported.append(short)
+            reading = dataclasses.replace(reading, hits=[
+                dataclasses.replace(h, problem=short) if h.key == "resource_goal" else h for h in reading.hits])
         # raids come at drawn times: only their interval is the request's
         c.wave_times = []
         if not c.raids:

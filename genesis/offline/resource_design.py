@@ -46,6 +46,25 @@ def map_size(c: Concepts) -> str:
     return "large" if extractors_needed(c, start_units(c, deadline)[1]) > 6 else "small"
 
 
+INCOME_MARGIN = 0.9           # of the most the deposits within reach give, the highest income built
+
+
+def income_cap(c: Concepts) -> float | None:
+    """The highest metal income the design can ask for: INCOME_MARGIN of what the commander and extractors
+    on every deposit within the reference's reach of the poorest start corner earn (None: no cap applies,
+    the goal is not a metal income)."""
+    if not c.resource_income or (c.resource_kind or "metal") != "metal":
+        return None
+    cat = load_catalog().units
+    m = G.load(map_for(c))
+    sp = G.spawns(m)
+    corners = [sp[n] for n in ("sw", "ne", "nw", "se") if n in sp] or [(m.width / 2, m.height / 2)]
+    radius = EXPAND_RADIUS[map_size(c)]
+    richness = min(sum(d.richness for d in m.deposits if math.dist((d.x + 0.5, d.y + 0.5), xy) <= radius)
+                   for xy in corners)
+    return math.floor(INCOME_MARGIN * (cat["commander"].metal_income + cat["metal_extractor"].metal_income * richness))
+
+
 def map_for(c: Concepts) -> dict:
     """The map the goal is played on (the request's own, else one of MAPS)."""
     return {"name": c.map_hint or MAPS[map_size(c)]}

@@ -234,3 +234,12 @@ def test_generated_resource_goals_are_read_built_and_evidenced(data):
             assert rid in built and (built[rid].expect or not built[rid].testable), (query, clause.text, rid)
     goal_params = _component(gdd, "resource_goal").params
     assert (goal_params["resource"], goal_params["amount"], goal_params["deadline"]) == (kind, n, minutes * 60)
+
+
+def test_an_income_more_than_the_deposits_in_reach_give_is_partial_and_built_within_them():
+    brief = _brief("reach an income of 30 metal per second in 4 minutes")
+    cap = R.income_cap(brief.concepts)
+    assert brief.concepts.resource_amount == cap < 30
+    [clause] = brief.clauses
+    assert clause.status == "partial" and f"built as {cap:g}" in clause.why and "resource_win" in clause.requirement_ids
+    assert _component(design(brief), "resource_goal").params["amount"] == cap
