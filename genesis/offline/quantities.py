@@ -94,7 +94,8 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     # large amounts (a stockpile of metal): digit groups, hundreds and thousands
     (re.compile(r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+)(?![\w,-]|\.\d)"), lambda m: m.group(1).replace(",", "")),
     (re.compile(rf"(?<![\w.-])(\d+|{_SMALL_WORDS})\s+hundred(?![\w-])"), _hundreds),
-    (re.compile(rf"(?<![\w.-]){_N}\s*(?:thousand|k)(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"), _thousands),
+    (re.compile(rf"(?<![\w.-]){_N}\s+thousand(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"), _thousands),
+    (re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)k()(?![\w-])"), _thousands),
     (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+a\s+half(?![\w-])"), _half_after),
     (re.compile(rf"(?<![\w-]){_N}\s+and\s+a\s+half\s+{_UNIT}(?![\w-])"), _half_before),
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?)\s*-\s*and\s*-\s*a\s*-\s*half\s*-?\s*{_UNIT}(?![\w-])"), _half_before),
