@@ -39,6 +39,7 @@ ARCHETYPES = {
     "escort": "the player brings a unit (a VIP, a convoy) to a destination alive, past ambushes on the way",
     "recon": "the player scouts under fog of war to locate hidden enemy targets in time",
     "micro": "a small player squad against an enemy force, no base building: destroy every enemy unit",
+    "resources": "the player grows an economy to stockpile a resource (or reach an income of it) by a deadline",
     "other": "none of these (e.g. a rescue or a theft)",
 }
 
@@ -142,6 +143,12 @@ class Concepts(Doc):
     enemy_force: dict[str, int] = Field(default_factory=dict, description="micro: the enemy force, unit type -> count")
     max_losses: int | None = Field(None, ge=0, description="micro: losing more of the squad than this loses")
     kiting: bool = Field(False, description="micro: the squad outruns and outranges the enemy (a kiting test)")
+    resource_kind: Literal["metal", "energy"] | None = Field(None, description="resources: the resource to gather")
+    resource_amount: float | None = Field(None, gt=0, description="resources: the stockpile to reach, or with "
+                                                                  "resource_income the income per second")
+    resource_income: bool = Field(False, description="resources: the goal is an income per second, not a stockpile")
+    resource_keep: str | None = Field(None, description="resources: unit type from the roster the player must not "
+                                                        "lose one of (\"without losing an extractor\")")
 
 
 class ClauseAccount(Doc):

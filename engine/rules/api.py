@@ -132,6 +132,8 @@ API_DOC: dict[str, str] = {
              "units({tag=...}); team may be ENVIRONMENT)",
     "unit": "unit(id) -> the unit table, or nil once the unit is dead (always check for nil)",
     "resources": "resources(team) -> {metal=, energy=}",
+    "income": "income(team) -> {metal=, energy=}: what the team earns per second now (its finished extractors, "
+              "solar collectors, commander ...; an extractor earns only on a deposit)",
     "visible": "visible(team, id) -> true when `team` (with its allies) sees the living unit `id` now (always "
                "without fog of war; false for a dead unit): what a team has found",
     "param": "param(name [, default]) -> the level's param value for this rule, else default",
@@ -488,6 +490,10 @@ class RuleRuntime:
             s = sim.teams[team_id(team)]
             return {"metal": round(s.metal, 3), "energy": round(s.energy, 3)}
 
+        def income(team):
+            metal, energy = sim.economy.income_rates(team_id(team))
+            return {"metal": round(metal, 3), "energy": round(energy, 3)}
+
         def param(name, default=None):
             return rule.params.get(_text(name, "param name", numbers=False), default)
 
@@ -610,7 +616,7 @@ class RuleRuntime:
         return {
             "every": every, "at": at, "on_area_entered": on_area_entered,
             "time": lambda: sim.time, "units": units, "unit": unit, "visible": visible, "resources": resources,
-            "param": param,
+            "income": income, "param": param,
             "map_size": map_size, "spawn_point": spawn_point, "teams": teams, "random": random,
             "random_int": random_int, "spawn": spawn, "order": order, "give_resources": give_resources,
             "set_controller": set_controller, "win": win, "lose": lose, "message": message, "mark": mark,

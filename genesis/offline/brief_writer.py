@@ -22,12 +22,13 @@ COMPETENCY = {
     "escort": "spatial_temporal_reasoning",
     "recon": "spatial_temporal_reasoning",
     "micro": "adversarial_planning",
+    "resources": "resource_management",
 }
 
 ATTACKED_RACE_TIME_LIMIT = 900.0    # a production race under timed enemy attacks, when no duration is given
 DEFAULT_TIME_LIMIT = {"defense": 300.0, "raids": 420.0, "production": 600.0, "ffa": 240.0, "teams": 300.0,
                       "siege": 480.0, "capture": 300.0, "escort": 300.0,
-                      "recon": 180.0, "micro": 180.0}
+                      "recon": 180.0, "micro": 180.0, "resources": 300.0}
 
 
 def _fmt(seconds: float) -> str:
@@ -247,6 +248,22 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         assumptions.append("each target is guarded by a turret that destroys a scout coming within its range")
     if arch == "micro":
         assumptions += _micro_defaults(c)
+    if arch == "resources":
+        c.deadline = c.deadline or c.time_limit
+        from genesis.offline.resource_design import income_cap   # the family's own module, loaded when used
+
+        cap = income_cap(c)
+        if cap is not None and c.resource_amount > cap:
+            short = (f"an income of {c.resource_amount:g} metal per second is more than the deposits within reach "
+                     f"give: built as {cap:g}")
+            c.resource_amount = float(cap)
+            unsupported.append(short)
+            reading = dataclasses.replace(reading, hits=[
+                dataclasses.replace(h, problem=short) if h.key == "resource_goal" else h for h in reading.hits])
+        # raids come at drawn times: only their interval is the request's
+        c.wave_times = []
+        if not c.raids:
+            c.wave_interval = None
     if c.wave_times and c.time_limit and max(c.wave_times) >= c.time_limit:
         c.time_limit = max(c.wave_times) + 120
         assumptions.append(f"time limit extended to {_fmt(c.time_limit)} so every wave arrives")
@@ -376,6 +393,20 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         if c.max_losses is not None:
             loss.append(f"you lose more than {c.max_losses} units")
             reqs.append(Requirement(id="max_losses", text=f"losing more than {c.max_losses} of your units loses"))
+    elif arch == "resources":
+        goal = _resource_text(c)
+        win.append(f"reach {goal}")
+        loss.append(f"the deadline {_fmt(c.deadline)} passes before you do")
+        reqs.append(Requirement(id="resource_win", text=f"reaching {goal} wins"))
+        reqs.append(Requirement(id="resource_idle", text=f"a player who builds no economy never reaches {goal} and "
+                                                         "loses by the deadline", on="idle"))
+        if c.resource_keep:
+            what = c.resource_keep.replace("_", " ")
+            loss.append(f"a {what} of yours is destroyed")
+            reqs.append(Requirement(id="resource_keep", text=f"losing a {what} loses the game"))
+        if c.raids:
+            enemy.append("enemy raiders harass the economy from sides and at times drawn per game")
+            reqs.append(Requirement(id="raids", text="enemy raids arrive during the game"))
     reqs += _family_requirements(c, reading)
     if c.protect_unit:
         loss.append(f"your {c.protect_unit.replace('_', ' ')} is destroyed")
@@ -390,6 +421,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         "escort": "you command a guard force around the unit to escort",
         "recon": "you command one fast scout under fog of war",
         "micro": f"you command {_force_text(c.squad)} and nothing is built" if c.squad else "",
+        "resources": "you start with builders and a little metal and energy, and grow an economy",
     }[arch]
     if "artillery" in c.unit_kinds and arch == "siege":
         composition = "you command an artillery-only assault force against a turret line"
@@ -517,6 +549,10 @@ def _micro_defaults(c: Concepts) -> list[str]:
 
 def _force_text(force: dict[str, int]) -> str:
     return " and ".join(f"{n} {t.replace('_', ' ')}{'s' if n > 1 else ''}" for t, n in force.items())
+def _resource_text(c: Concepts) -> str:
+    """ "an income of 20 metal per second" / "a stockpile of 1500 metal" """
+    amount = f"{c.resource_amount:g} {c.resource_kind or 'metal'}"
+    return f"an income of {amount} per second" if c.resource_income else f"a stockpile of {amount}"
 
 
 def _escort_text(c: Concepts) -> str:

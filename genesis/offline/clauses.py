@@ -57,12 +57,14 @@ KEY_IDS: dict[str, list[str]] = {
     "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"], "recon": ["locate_win", "hidden_targets"],
     "start_forces": ["start_forces"],
     "micro": ["eliminate_win", "armies"], "armies": ["armies"], "losses": ["max_losses"], "kiting": ["armies"],
+    "resource_goal": ["resource_win", "resource_idle", "deadline"], "resource_keep": ["resource_keep"],
 }
 CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win", "objective_loss"],
             "production": ["production_win"], "ffa": ["team_count", "ranking", "teams"],
             "teams": ["alliances", "decisive"], "siege": ["destroy_win", "fortification"],
             "capture": ["capture_win", "hold_zone"], "escort": ["escort_arrival", "protect_unit"],
-            "recon": ["locate_win", "hidden_targets"], "micro": ["eliminate_win", "armies"]}
+            "recon": ["locate_win", "hidden_targets"], "micro": ["eliminate_win", "armies"],
+            "resources": ["resource_win", "resource_idle"]}
 BUILT_CHARS = 100      # a requirement's text, as a partial clause's `built` quotes it
 # A clause that states how the game is won or lost ("the alliance that loses both factories first loses") is
 # honoured only when a phrase read in it sets an end of the game.
@@ -70,7 +72,7 @@ _OUTCOME = re.compile(r"\b(?:los(?:e|es|ing|t)|wins?|won|fail(?:s|ed)?|ends?\s+t
                       r"first|takes?\s+it)\b")
 _OUTCOME_KEYS = {"archetype", "time_limit", "deadline", "hold_time", "protect", "objective", "objectives",
                  "production_target", "ffa_count", "ranking", "micro", "losses", "escort_unit", "destination", "recon",
-                 "raid_target", "teams", "safe_zone", "armies"}
+                 "raid_target", "teams", "safe_zone", "armies", "resource_goal", "resource_keep"}
 # Phrases that name something without asking for anything on their own ("the outposts", "the river").
 _WEAK = {"objective", "map", "ground"}
 

@@ -29,7 +29,7 @@ _UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?|s|m|h)\b"
 _WORD_UNIT = r"(hours?|minutes?|mins?|seconds?|secs?)\b"   # spelled out: a bare "m" / "s" would match inside words
 _CLOCK = r"(\d{1,2}):([0-5]\d)\b"                     # "at 2:30"
 _FFA_MAX = 8
-_GOAL_ARCHETYPES = ("production", "siege", "capture", "escort", "recon", "micro")
+_GOAL_ARCHETYPES = ("production", "siege", "capture", "escort", "recon", "micro", "resources")
 
 
 @dataclass
@@ -189,6 +189,7 @@ def read(query: str) -> Reading:
     _raids(r)
     _safe_zone(r)
     _protect(r)
+    _resource_goal(r)
     _escort(r)
     _recon(r)
     _micro(r)
@@ -218,7 +219,8 @@ def read(query: str) -> Reading:
     # the request must say what game it is: a family named, or attacks described; never the default defence
     evidence = {"archetype", "fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe",
                 "objective", "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target",
-                "allied_bases", "ffa_count", "teams", "production_target", "hold_time", "recon", "micro"}
+                "allied_bases", "ffa_count", "teams", "production_target", "hold_time", "recon", "micro",
+                "resource_goal"}
     if not any(h.key in evidence for h in r.hits):
         return _refuse(r, "the offline backend does not understand what game this asks for (no scenario family, "
                           "attacks or goal it knows: defend, waves, produce, free-for-all, 2v2, destroy, capture, "
@@ -943,8 +945,8 @@ def _production_goal(r: Reading) -> None:
 def _raids(r: Reading) -> None:
     """Raids: "raiders strike your extractors", "bombers hit your solar collectors every 90 s"."""
     text, c = r.text, r.concepts
-    for w in ("raid", "raids", "raiders", "raider", "harass", "harassed", "harassing", "raiding", "air raids",
-              "air raid"):
+    for w in ("raid", "raids", "raiders", "raider", "harass", "harassed", "harassing", "harassment", "raiding",
+              "air raids", "air raid"):
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             c.raids = True
             r.hit(m, "raids")
@@ -1388,3 +1390,99 @@ def _kiting_problem(c: Concepts) -> str:
         c.squad = {"rocket_bot": c.squad[mine]}
     c.enemy_force = {KITING_STANDIN: c.enemy_force[theirs]}
     return why
+_RESOURCE = r"(metal|energy|resources?)\b"
+# per second: "20 metal per second", "20 metal/s", "20 metal a second", "20 metal every second"
+_PER_SECOND = r"\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b|an?\s+sec(?:ond)?\b|each\s+second\b|every\s+second\b|" \
+              r"/\s*second\b|per\s+s\b)"
+_AMOUNT = _NUM + r"\s+(?:units\s+of\s+|of\s+)?" + _RESOURCE
+# what gathers a stockpile: "stockpile 1500 metal", "save up 1000 energy", "build up a reserve of 2000 metal"
+_STOCK_VERB = (r"\b(?:stockpile|stockpiling|bank|banking|hoard|hoarding|accumulate|accumulating|amass|amassing|"
+               r"save(?:\s+up)?|saving(?:\s+up)?|gather|gathering|mine|mining|collect|collecting|store|storing|stash|"
+               r"stashing|harvest|harvesting|extract|extracting|pile\s+up|piling\s+up|stock\s+up(?:\s+on)?|"
+               r"build\s+up|building\s+up|rack\s+up|reach|reaching|hit|sit\s+on|put\s+aside|set\s+aside|"
+               r"scrape\s+together|raise)\s+")
+_STOCK_NOUN = (r"\b(?:an?\s+|the\s+)?(?:stockpile|reserve|hoard|stash|bank|war chest|treasury|nest egg|stock|"
+               r"savings)\s+of\s+")
+_STOCK_QUALIFIER = (r"(?:resources?\s*[:,-]\s*)?(?:(?:an?\s+)?(?:total\s+of\s+)?|at\s+least\s+|over\s+|more\s+than\s+|"
+                    r"up\s+to\s+)?")
+# "have 1500 metal by minute 4", "1500 metal in the bank", "1500 metal banked"
+_STOCK_AFTER = (r"(?=\s+(?:in\s+(?:the\s+|your\s+)?(?:bank|storage|reserve|stock|stores)|banked|saved|"
+                r"stockpiled|stored|hoarded|in\s+hand)\b)")
+_HAVE_BY = r"\b(?:have|get|hold|own|end\s+with|finish\s+with)\s+(?:at\s+least\s+)?" + _AMOUNT + \
+           r"(?=\s+(?:by|before|within|in\s+under|in\s+less\s+than|no\s+later\s+than)\b)"
+_INCOME = [
+    # "an income of 20 metal per second", "a metal income of 20", "raise your income to 20 metal/s"
+    re.compile(r"\b(?:an?\s+|your\s+|the\s+)?(?:(metal|energy)\s+)?(?:income|income\s+rate|rate\s+of\s+income|"
+               r"economy)\s+(?:of|to|at)\s+(?:at\s+least\s+)?" + _NUM + r"(?:\s+(?:units\s+of\s+)?"
+               + _RESOURCE + r")?(?:" + _PER_SECOND + r")?"),
+    # "earn 20 metal per second", "20 energy a second", "produce 15 metal/s"
+    re.compile(r"(?:\b(?:earn|earning|make|making|produce|producing|generate|generating|bring\s+in|income)\s+"
+               r"(?:of\s+)?(?:at\s+least\s+)?)?()" + _AMOUNT + _PER_SECOND + r"(?:\s+(?:of\s+)?income)?"),
+]
+_KEEP = re.compile(r"\b(?:without|never|not|don't|do not|no)\s+(?:ever\s+)?(?:losing|lose|giving\s+up|letting\s+"
+                   r"(?:the\s+)?enemy\s+(?:destroy|kill))\s+(?:a\s+single\s+|a\s+|an\s+|any\s+(?:of\s+)?(?:your\s+)?|"
+                   r"one\s+|even\s+one\s+|your\s+|the\s+|my\s+|our\s+|one\s+of\s+(?:your|the|my|our)\s+)?"
+                   r"(?:single\s+)?")
+_KEEP_ALL = re.compile(r"\b(?:keep|keeping)\s+(?:all\s+|every\s+|each\s+)?(?:of\s+)?(?:your\s+|the\s+|my\s+|our\s+)?")
+
+
+def _resource_goal(r: Reading) -> None:
+    """A resource goal: "stockpile 1500 metal by minute 4", "bank 800 energy before the 3-minute mark",
+    "reach an income of 20 metal per second within 5 minutes", "accumulate 2000 metal without losing an
+    extractor". It is the game over a defence, raids or an economy named as such (the attacks fended off
+    are raids on the economy), never over a unit composition to produce or another named game."""
+    text, c = r.text, r.concepts
+    if c.target_composition or (c.archetype not in ("defense", "raids", "production")
+                                and any(h.key == "archetype" for h in r.hits)):
+        return
+    income = next((m for p in _INCOME for m in p.finditer(text) if m.group(2)), None)
+    stock = (re.search(_STOCK_VERB + _STOCK_QUALIFIER + _AMOUNT, text) or re.search(_STOCK_NOUN + _AMOUNT, text)
+             or re.search(_AMOUNT + _STOCK_AFTER, text) or re.search(_HAVE_BY, text))
+    m = income or stock
+    if m is None:
+        return
+    amount = number(m.group(m.re.groups - 1))
+    word = m.group(m.re.groups) or m.group(1) or "metal"
+    if amount <= 0:
+        return
+    c.archetype = "resources"  # type: ignore[assignment]
+    r.matched.append("archetype resources")
+    c.resource_income = m is income
+    c.resource_kind = "energy" if word == "energy" else "metal"   # type: ignore[assignment]
+    c.resource_amount = amount
+    note = "" if word in ("metal", "energy") else f"\"{word}\" read as metal"
+    if c.resource_income and m.group(m.re.groups) is None and m.group(1) is None:
+        note = "no resource named: metal"
+    r.hit(m, "resource_goal", note=note)
+    for h in r.hits:
+        word_hit = text[h.start:h.end]
+        # the economy words name the goal; a defence's words and the enemy's attacks are the raids fended off
+        if h.key == "archetype" and re.search(r"produce|build up|economy|tech up|as fast as possible", word_hit):
+            h.key = "resource_goal"
+        elif h.key in ("archetype", "waves", "probe", "fronts", "random_side", "staggered"):
+            h.key, c.raids = "raids", True
+        elif h.key in ("wave_times", "direction_times", "front_order", "directions", "interval") and c.raids:
+            h.problem = "the raids on a resource goal come from sides and at times drawn per game"
+    for h in r.hits:
+        # growth words grow the economy ("grow your income to 20") unless raids are named to grow
+        if h.key == "escalating" and not c.raids:
+            h.key = "resource_goal"
+        elif h.key == "escalating":
+            h.problem = "the raids on a resource goal keep one size"
+    c.directions, c.direction_times, c.wave_times, c.escalating, c.probe_then_main = [], [], [], False, False
+    c.production = True
+    keep_types = _unit_pattern("building")
+    keep = (re.search(_KEEP.pattern + keep_types, text)
+            or re.search(_KEEP_ALL.pattern + keep_types + r"\s+(?:alive|standing|intact|safe|running)", text)
+            or re.search(r"\b(?:all|every|each)\s+(?:of\s+)?(?:your\s+)?" + keep_types
+                         + r"\s+(?:must|has\s+to|have\s+to|needs?\s+to|should)\s+(?:survive|stay alive|stand)", text))
+    if keep:
+        c.resource_keep = roster_names()[keep.group(1)]
+        r.hit(keep, "resource_keep")
+        for h in r.hits:
+            if h.key in ("objective", "objectives", "protect") and keep.start() <= h.start < keep.end():
+                h.key = "resource_keep"
+    c.objective_type, c.objectives = None, None
+    if c.protect_unit and c.protect_unit == c.resource_keep:
+        c.protect_unit = None
+    r.hits = [h for h in r.hits if h.key not in ("objective", "objectives") or c.raids]

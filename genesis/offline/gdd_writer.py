@@ -64,6 +64,10 @@ def map_choice(c: Concepts, query: str) -> dict:
         return {"name": "open_field" if LV.zone_fixed(query) else "crossroads"}
     if c.archetype == "teams":
         return {"name": "crossroads"}
+    if c.archetype == "resources":
+        from genesis.offline import resource_design   # here, not at the top: the family's own module
+
+        return resource_design.map_for(c)
     return _map_for(c)
 
 
@@ -153,7 +157,7 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
     c = brief.concepts
     builder = {"defense": _defense, "raids": _defense, "capture": _capture, "production": _production,
                "ffa": _ffa, "teams": _teams, "siege": _siege, "escort": _escort,
-               "recon": _recon, "micro": _micro}.get(c.archetype)
+               "recon": _recon, "micro": _micro, "resources": _resources}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
     gdd = _with_start_forces(builder(brief, c, guidance or []), c)
@@ -1275,3 +1279,8 @@ def _micro(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     from genesis.offline import micro_design   # here, not at the top: the family's own module
 
     return micro_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))
+def _resources(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
+    """Stockpile a resource or reach an income of it by a deadline (`genesis.offline.resource_design`)."""
+    from genesis.offline import resource_design   # here, not at the top: the family's own module
+
+    return resource_design.design(brief, c, _strength(guidance), lambda expects: _requirements(brief, expects))

@@ -1,6 +1,6 @@
 """Quantities in their many spoken forms, rewritten to the one form the reader's patterns read.
 
-"twenty-five" -> "25", "a minute and a half" -> "90 seconds", "two and a half minutes" -> "2.5 minutes",
+"twenty-five" -> "25", "fifteen hundred" / "1,500" / "1.5k" -> "1500", "two thousand" -> "2000", "a minute and a half" -> "90 seconds", "two and a half minutes" -> "2.5 minutes",
 "half a minute" -> "30 seconds", "1 minute and 30 seconds" -> "90 seconds", "the clock hits 3:00" ->
 "3:00", "the 3:00 mark" -> "3:00". Small numbers stay words ("two versus two", "both", "a couple"): the
 reader knows them. Every rewritten character keeps a pointer to the words it replaced, so a clause of the
@@ -56,6 +56,15 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
+def _hundreds(m: re.Match) -> str:           # "15 hundred" (from "fifteen hundred"), "twelve hundred"
+    n = m.group(1)
+    return _fmt((float(n) if n[0].isdigit() else {**_UNITS, **_TEENS}[n]) * 100)
+
+
+def _thousands(m: re.Match) -> str:          # "two thousand", "2 thousand 500", "1.5k"
+    return _fmt(_num(m.group(1)) * 1000 + float(m.group(2) or 0))
+
+
 def _half_after(m: re.Match) -> str:          # "a minute and a half", "2 minutes and a half"
     return f"{_fmt((_num(m.group(1)) + 0.5) * _unit_seconds(m.group(2)))} seconds"
 
@@ -94,6 +103,11 @@ def _rate(m: re.Match) -> str:             # "three times a minute", "twice per 
 # in order: numbers in words first, so the duration forms after them see digits
 _REWRITES: list[tuple[re.Pattern, object]] = [
     (_NUMBER_IN_WORDS, lambda m: str(_value(m.group(1)))),
+    # large amounts (a stockpile of metal): digit groups, hundreds and thousands
+    (re.compile(r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+)(?![\w,-]|\.\d)"), lambda m: m.group(1).replace(",", "")),
+    (re.compile(rf"(?<![\w.-])(\d+|{_SMALL_WORDS})\s+hundred(?![\w-])"), _hundreds),
+    (re.compile(rf"(?<![\w.-]){_N}\s+thousand(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"), _thousands),
+    (re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)k()(?![\w-])"), _thousands),
     (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+a\s+half(?![\w-])"), _half_after),
     (re.compile(rf"(?<![\w-]){_N}\s+and\s+a\s+half\s+{_UNIT}(?![\w-])"), _half_before),
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?)\s*-\s*and\s*-\s*a\s*-\s*half\s*-?\s*{_UNIT}(?![\w-])"), _half_before),

@@ -125,6 +125,7 @@ class StubAPI:
             "map_size": lambda: (48, 48),
             "teams": lambda: [0, 1], "random": lambda: 0.5, "random_int": lambda a, b: int(a),
             "resources": lambda team: {"metal": 10.0, "energy": 5.0},
+            "income": lambda team: {"metal": 2.0, "energy": 25.0},
             "order": record("order"), "give_resources": record("give_resources"),
             "set_controller": record("set_controller"), "win": record("win"), "lose": record("lose"),
             "message": record("message"), "mark": record("mark"), "log": record("log"),

@@ -43,7 +43,9 @@ class Produce(Strategy):
               "defend_base": "bool (default true): the army guards own buildings while producing",
               "threat_radius": "tiles (default 12): enemies this close to an own building are engaged",
               "extractors": "metal extractors to build (default 6)",
-              "expand_radius": "tiles from home within which extractors may be built (default 30)"}
+              "expand_radius": "tiles from home within which extractors may be built (default 30)",
+              "energy_per_metal": f"energy income kept up per unit of metal income (default {ENERGY_PER_METAL:g}; "
+                                  "lower when saving metal matters more than building fast)"}
 
     def __init__(self, ref):
         super().__init__(ref)
@@ -68,6 +70,11 @@ class Produce(Strategy):
                 continue
             # walk the chain: the first step we do not own yet is what to obtain next
             for step_i, step in enumerate(chain):
+                if step == kind and sim.world.types.is_building[sim.world.types.index[kind]]:
+                    # a building of the target (a storage) is built by a builder, one at a time
+                    if step_i and not self._under_construction(sim, kind):
+                        actions += self._obtain(sim, kind, chain[step_i - 1], builders)
+                    break
                 if step == kind:
                     factories = self._complete_of(sim, chain[step_i - 1]) if step_i else []
                     if need > 0 and factories:
@@ -204,10 +211,11 @@ class Produce(Strategy):
         metal_rate, energy_rate = sim.economy.income_rates(self.ref.team)
         state = sim.teams[self.ref.team]
         max_extractors = int(self.spec.get("extractors", 6))
+        ratio = float(self.spec.get("energy_per_metal", ENERGY_PER_METAL))
         n_extr = len(w.select(team=self.ref.team, type_name="metal_extractor"))
         for b in list(builders):
             options = w.types.builds[int(w.type[b])]
-            want_energy = energy_rate < ENERGY_PER_METAL * metal_rate or state.energy < MIN_ENERGY
+            want_energy = energy_rate < ratio * metal_rate or state.energy < MIN_ENERGY
             if want_energy and "solar_collector" in options and state.metal >= SOLAR_METAL:
                 site = self._site(sim, "solar_collector", b)
                 if site:
@@ -225,14 +233,15 @@ class Produce(Strategy):
     def _free_deposit(self, sim, builder: int) -> tuple[float, float] | None:
         w = sim.world
         size = float(w.types.size[w.types.index["metal_extractor"]])
+        radius = float(self.spec.get("expand_radius", 30))
+        # only deposits within reach of home: the nearest to a builder far out may lie beyond it
         cands = [(x + 0.5, y + 0.5) for (x, y) in sorted(w.terrain.deposits)
-                 if (x, y) not in self.sites and site_free(w, x + 0.5, y + 0.5, size)]
+                 if (x, y) not in self.sites and site_free(w, x + 0.5, y + 0.5, size)
+                 and math.hypot(x + 0.5 - self.ref.home[0], y + 0.5 - self.ref.home[1]) <= radius]
         if not cands:
             return None
         bx, by = float(w.x[builder]), float(w.y[builder])
         x, y = min(cands, key=lambda p: (math.hypot(p[0] - bx, p[1] - by), p))
-        if math.hypot(x - self.ref.home[0], y - self.ref.home[1]) > float(self.spec.get("expand_radius", 30)):
-            return None
         self.sites.add((int(x), int(y)))
         return x, y
 
