@@ -75,6 +75,13 @@ def is_done(folder: Path, query: str) -> bool:
     return report.exists() and report.stat().st_mtime >= (folder / "validation.json").stat().st_mtime
 
 
+def is_infra_error(folder: Path, query: str) -> bool:
+    """True iff `folder`'s latest run of exactly `query` stopped on an infrastructure failure (no verdict)."""
+    run, validation = read_json_object(folder / RUN_FILE), read_json_object(folder / "validation.json")
+    return (run is not None and validation is not None and run.get("query") == query
+            and validation.get("run_id") == run.get("run_id") and validation.get("status") == INFRA_ERROR)
+
+
 def stages_retried(decisions: list[dict[str, Any]]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for d in decisions:
