@@ -28,6 +28,7 @@ class QueryRecord(BaseModel):
     wall_s: float | None = Field(None, description="worker wall time in this run; None when no worker ran it now "
                                                    "(finished by an earlier run, or an invalid query)")
     resumed: bool = Field(False, description="finished by an earlier run of the same batch and skipped now")
+    infra_retries: int = Field(0, description="times this run generated it again after an infrastructure failure")
     fast_tracked: bool = False
     stages_retried: dict[str, int] = Field(default_factory=dict, description="stage -> retry/rollback decisions")
     model_calls: int = 0

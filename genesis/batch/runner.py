@@ -127,7 +127,8 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
             wall_s=round(time.perf_counter() - t0, 2) if status != "running" else None, total_queries=len(queries),
             queries=[done[i] for i in sorted(done)], pending=[q.query for q in mine if q.index not in done],
             shard=settings.shard.label if settings.shard else None, queries_digest=queries_digest(queries),
-            backend=f"ray {settings.ray_address}" if settings.ray_address else "local")
+            backend=f"ray {settings.ray_address}" if settings.ray_address else "local",
+            kb=str(Path(settings.kb_root).resolve()))
 
     by_index = {q.index: q for q in pending}
     try:
@@ -143,7 +144,8 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
             while jobs:
                 retry = []
                 for job, outcome in pool.run(jobs, on_start=(lambda j: events.query_started(by_index[j.index])) if events else None):
-                    done[job.index] = _record(by_index[job.index], job, outcome)
+                    done[job.index] = _record(by_index[job.index], job, outcome).model_copy(
+                        update={"infra_retries": attempts[job.index]})
                     write_summary(summary("running"), batch_dir)
                     if should_retry(done[job.index], attempts[job.index], settings.retries):
                         attempts[job.index] += 1

@@ -1,8 +1,8 @@
 """The knowledge base: verified GDDs, rule scripts, levels and lessons, searchable by meaning.
 
 The source files under the KB root are the truth; the chromadb index (embedded under `<root>/chroma`,
-or on a chroma server named by the `kb_server` setting) is derived from them. A manifest
-(`<root>/chroma/manifest.json`) records each source file's size, mtime and hash: opening the KB
+or on a chroma server named by the `kb_server` setting) is derived from them. A manifest per index
+(`<root>/chroma/manifest.json`, `manifest-server-<hash>.json` for a server) records each source file's size, mtime and hash: opening the KB
 stats the files, hashes only those whose size or mtime changed, and re-indexes only the items whose
 content changed (hand edits, a crashed commit, a new checkout). Layout (ids match
 ^[A-Za-z0-9][A-Za-z0-9_.-]*$):
@@ -367,6 +367,14 @@ def parse_server(address: str) -> tuple[str, int, bool]:
     return parts.hostname, port, parts.scheme == "https"
 
 
+def manifest_name(server: str | None) -> str:
+    """Each index (the embedded one, each chroma server) has a manifest of its own: a process using
+    one index never makes another look stale, which would cost it a full rebuild."""
+    if not server:
+        return "manifest.json"
+    return f"manifest-server-{hashlib.sha256(server.encode()).hexdigest()[:12]}.json"
+
+
 class _Remote:
     """A chroma client or collection on a server: a call the server cannot answer (down, restarting,
     unreachable) raises KBUnavailableError, an infrastructure failure, not a KB fault."""
@@ -493,9 +501,9 @@ class KnowledgeBase:
         self.root = Path(root).resolve()
         self.lock_timeout = lock_timeout
         self.chroma_dir = self.root / "chroma"
-        self.manifest_path = self.chroma_dir / "manifest.json"
         self._txn_dir = self.root / ".txn"
         self.server = server if server is not None else workspace.setting("kb_server")
+        self.manifest_path = self.chroma_dir / manifest_name(self.server)
         self._committer = committer if committer is not None else _committer
         self._index = _Index.for_path(self.chroma_dir, self.server)
         self.root.mkdir(parents=True, exist_ok=True)

@@ -101,6 +101,7 @@ def test_an_infra_error_is_retried_within_the_run_until_it_gets_an_outcome(flaky
     summary, folder = run_batch(flaky, _settings(tmp_path, retries=3), events=events)
     assert FlakyPool.attempts == [0, 1, 0, 0]
     assert [q.status for q in summary.queries] == ["crashed", "crashed"]
+    assert [q.infra_retries for q in summary.queries] == [2, 0]
     assert sorted(events.finished) == [(0, "crashed"), (1, "crashed")]  # each query reported once, when settled
 
 
