@@ -107,6 +107,10 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
         ws = workspace.ensure()
         settings = replace(settings, kb_root=settings.kb_root or ws.kb, rubrics_root=settings.rubrics_root or ws.rubrics)
     model = load_config(settings.model_cli).backend_name("designer")  # bad flags fail here, not in every worker
+    if server := workspace.setting("kb_server"):  # down at the start: one message, not an infra_error per query
+        from genesis.kb.store import check_server
+
+        check_server(server)
     batch_dir = batch_folder(file, settings.out, settings.shard)
     batch_dir.mkdir(parents=True, exist_ok=True)
     mine = settings.shard.select(queries) if settings.shard else queries

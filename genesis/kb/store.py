@@ -367,6 +367,19 @@ def parse_server(address: str) -> tuple[str, int, bool]:
     return parts.hostname, port, parts.scheme == "https"
 
 
+def check_server(address: str) -> None:
+    """Raises KBUnavailableError unless the chroma server at `address` answers."""
+    import chromadb
+    from chromadb.config import Settings
+
+    host, port, ssl = parse_server(address)
+    try:
+        chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=Settings(anonymized_telemetry=False)).heartbeat()
+    except Exception as err:  # chromadb checks the server on connect; any failure means "not reachable"
+        raise KBUnavailableError(f"cannot reach the KB's chroma server {address}: {err} "
+                                 "(start one with `genesis kb serve`, or unset kb_server)") from None
+
+
 def manifest_name(server: str | None) -> str:
     """Each index (the embedded one, each chroma server) has a manifest of its own: a process using
     one index never makes another look stale, which would cost it a full rebuild."""

@@ -209,3 +209,20 @@ def test_items_are_found_by_their_provenance(tmp_path):
     kb.commit(bundle)
     assert kb.with_provenance("gdds", "commit_key", "/batches/b/defend") == [bundle.gdd.id]
     assert kb.with_provenance("gdds", "commit_key", "/batches/b/other") == []
+
+
+def test_a_batch_whose_chroma_server_is_down_stops_before_any_work_with_exit_2(flaky, tmp_path, monkeypatch):
+    import socket
+
+    from typer.testing import CliRunner
+
+    from genesis.cli import app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("GENESIS_KB_SERVER", f"http://127.0.0.1:{port}")
+    FlakyPool.script = {}
+    res = CliRunner().invoke(app, ["batch", str(flaky), "--out", str(tmp_path / "batch")])
+    assert res.exit_code == 2 and "cannot reach the KB's chroma server" in " ".join(res.output.split())
+    assert "Traceback" not in res.output and FlakyPool.attempts == []
