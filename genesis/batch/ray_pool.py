@@ -230,9 +230,12 @@ class RayCommitter:
 
 
 @contextmanager
-def _environment(env: dict[str, str]) -> Iterator[None]:
-    """The driver's settings for one task; a reused worker process gets its own back afterwards."""
+def task_environment(env: dict[str, str]) -> Iterator[None]:
+    """Exactly the driver's GENESIS_* settings for one task (the worker's own, e.g. inherited from
+    whoever ran `ray start`, are set aside); a reused worker process gets its own back afterwards."""
     saved = dict(os.environ)
+    for key in [k for k in os.environ if k.startswith("GENESIS_")]:
+        del os.environ[key]
     os.environ.update(env)
     try:
         yield
@@ -248,7 +251,7 @@ def run_on_ray(job: Job, env: dict[str, str], committer: CommitterSpec) -> JobOu
     from genesis.kb.store import use_committer
     from genesis.simulate import use_pool_factory
 
-    with _environment(env):
+    with task_environment(env):
         use_committer(RayCommitter(committer))
         use_pool_factory(RayTasks)
         try:

@@ -226,3 +226,16 @@ def test_a_batch_whose_chroma_server_is_down_stops_before_any_work_with_exit_2(f
     res = CliRunner().invoke(app, ["batch", str(flaky), "--out", str(tmp_path / "batch")])
     assert res.exit_code == 2 and "cannot reach the KB's chroma server" in " ".join(res.output.split())
     assert "Traceback" not in res.output and FlakyPool.attempts == []
+
+
+def test_a_task_runs_with_exactly_the_drivers_settings(monkeypatch):
+    import os
+
+    from genesis.batch.ray_pool import task_environment
+
+    monkeypatch.setenv("GENESIS_CERTIFICATE", "off")        # the worker's own, from whoever ran `ray start`
+    monkeypatch.setenv("GENESIS_KB_SERVER", "http://stale:8000")
+    with task_environment({"GENESIS_KB_SERVER": "http://head:8000", "GENESIS_WORKSPACE": "/shared/ws"}):
+        assert os.environ["GENESIS_KB_SERVER"] == "http://head:8000" and os.environ["GENESIS_WORKSPACE"] == "/shared/ws"
+        assert "GENESIS_CERTIFICATE" not in os.environ
+    assert os.environ["GENESIS_CERTIFICATE"] == "off" and os.environ["GENESIS_KB_SERVER"] == "http://stale:8000"
