@@ -166,7 +166,7 @@ class RayCommitter:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._actor = None
 
-    def _call(self, method: str, *args):
+    def call(self, method: str, *args):
         """One committer call, retried on a fresh handle while the actor is being restarted or replaced."""
         from ray.exceptions import GetTimeoutError, RayActorError
 
@@ -198,7 +198,7 @@ class RayCommitter:
         from genesis.kb.common import KBUnavailableError
 
         deadline = time.monotonic() + LEASE_WAIT_S
-        while not self._call("acquire", self.owner):
+        while not self.call("acquire", self.owner):
             if time.monotonic() > deadline:
                 raise KBUnavailableError(f"waited {LEASE_WAIT_S:.0f} s for the KB's write lease")
             time.sleep(POLL_S)
@@ -210,23 +210,23 @@ class RayCommitter:
         finally:
             stop.set()
             renewer.join()
-            self._call("release", self.owner)
+            self.call("release", self.owner)
 
     def _renew(self, stop: threading.Event) -> None:
         """Keeps the lease while this process lives; a killed holder stops renewing and loses it."""
         while not stop.wait(RENEW_S):
             try:
-                self._call("acquire", self.owner)
+                self.call("acquire", self.owner)
             except Exception:  # the commit itself reports a lost lease or committer
                 return
 
     def commit(self, bundle, overwrite: bool):
-        status, value, message = self._call("commit", bundle, overwrite, self.owner)
+        status, value, message = self.call("commit", bundle, overwrite, self.owner)
         self._raise(status, value, message)
         return value
 
     def ensure_fresh(self) -> None:
-        self._raise(*self._call("ensure_fresh"))
+        self._raise(*self.call("ensure_fresh"))
 
 
 @contextmanager
@@ -295,7 +295,7 @@ class RayPool:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.size = self.requested or max(1, cpus // max(1, self.cpus_per_query))
         committer = RayCommitter(self.spec)
-        committer._call("join", self.driver)
+        committer.call("join", self.driver)
         committer.ensure_fresh()  # an unreachable chroma server fails the batch here, before any task
         self.committer = committer
         return self
@@ -316,7 +316,7 @@ class RayPool:
                     on_start(job)
             ready, _ = ray.wait(list(self._running), num_returns=1, timeout=WAIT_SLICE_S)
             if time.monotonic() - joined > DRIVER_LEASE_S / 3:
-                self.committer._call("join", self.driver)
+                self.committer.call("join", self.driver)
                 joined = time.monotonic()
             for ref in ready:
                 yield self._outcome(ref, self._running.pop(ref))
@@ -348,7 +348,7 @@ class RayPool:
                 ray.cancel(ref, force=True)
         self._running = {}
         if self.committer is not None:
-            try:  # not through _call: that would start the committer again once leave() retired it
+            try:  # not through call(): that would start the committer again once leave() retired it
                 ray.get(ray.get_actor(self.spec.name, namespace=NAMESPACE).leave.remote(self.driver), timeout=CALL_TIMEOUT_S)
             except Exception:  # the reply of a retiring actor is its exit
                 pass

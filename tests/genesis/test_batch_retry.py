@@ -239,3 +239,24 @@ def test_a_task_runs_with_exactly_the_drivers_settings(monkeypatch):
         assert os.environ["GENESIS_KB_SERVER"] == "http://head:8000" and os.environ["GENESIS_WORKSPACE"] == "/shared/ws"
         assert "GENESIS_CERTIFICATE" not in os.environ
     assert os.environ["GENESIS_CERTIFICATE"] == "off" and os.environ["GENESIS_KB_SERVER"] == "http://stale:8000"
+
+
+def test_a_retry_keeps_the_commit_of_an_earlier_attempt_instead_of_adding_it_again(tmp_path):
+    from types import SimpleNamespace
+
+    from kb_fixtures import two_front_bundle
+
+    from genesis.kb.store import KnowledgeBase
+    from genesis.pipeline.evolution import evolve
+    from genesis.workspace import copy_seed
+
+    _, rubrics = copy_seed(tmp_path / "seed")
+    kb = KnowledgeBase(tmp_path / "kb", server="")  # a small KB: indexing the seed's would take most of the test
+    earlier = two_front_bundle()  # what the first attempt committed before its worker was killed
+    earlier.gdd.id = "first_attempt"
+    earlier.gdd.provenance["commit_key"] = "/batches/b/defend"
+    kb.commit(earlier)
+    gdds = sorted(e.id for e in kb.list("gdds"))
+    out = evolve(SimpleNamespace(kb=kb, rubrics_root=rubrics), {"options": {"commit_key": "/batches/b/defend"}})
+    assert out["committed"] == {"gdd": "first_attempt", "new_rules": [], "added": [], "by_earlier_attempt": True}
+    assert sorted(e.id for e in kb.list("gdds")) == gdds
