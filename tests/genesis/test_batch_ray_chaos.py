@@ -77,20 +77,34 @@ class Chroma:
         _wait(up, 60, "the chroma server")
 
     def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture()
+def chroma(tmp_path):
+    server = Chroma(tmp_path / "chroma")
+    server.start()
+    yield server
+    server.kill()
 
 
 @pytest.fixture()
 def cluster(tmp_path):
-    """`ray start --head --block` in its own session: stopping it stops this cluster only."""
+    """`ray start --head --block` in its own session and temp dir: stopping it stops this cluster
+    only, and no later `ray.init()` on the machine takes it for a running cluster."""
+    import shutil
+    import tempfile
+
     port, client_port = _free_port(), _free_port()
+    temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's socket paths live under it
     # none of the test session's GENESIS_* settings: the workers must get them from the driver
     env = {k: v for k, v in os.environ.items() if not k.startswith("GENESIS_")}
     env["PYTHONPATH"] = REPO + os.pathsep + os.environ.get("PYTHONPATH", "")
     head = subprocess.Popen(["ray", "start", "--head", "--block", "--num-cpus=2", "--node-ip-address=127.0.0.1",
                              f"--port={port}", f"--ray-client-server-port={client_port}", "--include-dashboard=false",
-                             "--disable-usage-stats"],
+                             "--disable-usage-stats", f"--temp-dir={temp}"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     address = f"127.0.0.1:{port}"
     try:
@@ -106,6 +120,7 @@ def cluster(tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(head.pid, signal.SIGKILL)
             head.wait()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _running_worker(batch: Path) -> tuple[str, int] | None:
@@ -128,9 +143,7 @@ def _finished(batch: Path) -> int:
 
 @pytest.mark.slow
 @pytest.mark.timeout(BATCH_TIMEOUT_S + 300)
-def test_a_ray_batch_survives_a_killed_committer_worker_and_chroma_server(tmp_path, cluster):
-    chroma = Chroma(tmp_path / "chroma")
-    chroma.start()
+def test_a_ray_batch_survives_a_killed_committer_worker_and_chroma_server(tmp_path, cluster, chroma):
     kb, rubrics = copy_seed(tmp_path / "ws")
     (tmp_path / "ws" / "genesis.yaml").write_text(f"kb_server: {chroma.address}\n")  # found from the working folder
     file = tmp_path / "four.txt"
