@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from genesis.batch.worker import Job, JobOutcome, run_job
+from genesis.infra import InfraError
 
 NAMESPACE = "genesis"
 LEASE_S = 30.0            # a KB write lease not renewed for this long is free again (its holder died)
@@ -294,10 +295,13 @@ class RayPool:
             self._started_ray = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.size = self.requested or max(1, cpus // max(1, self.cpus_per_query))
-        committer = RayCommitter(self.spec)
-        committer.call("join", self.driver)
-        committer.ensure_fresh()  # an unreachable chroma server fails the batch here, before any task
-        self.committer = committer
+        self.committer = RayCommitter(self.spec)
+        try:
+            self.committer.call("join", self.driver)
+            self.committer.ensure_fresh()  # an unreachable chroma server fails the batch here, before any task
+        except BaseException:
+            self.close()  # __exit__ does not run when __enter__ raises
+            raise
         return self
 
     def __exit__(self, exc_type, *exc) -> None:
@@ -316,8 +320,11 @@ class RayPool:
                     on_start(job)
             ready, _ = ray.wait(list(self._running), num_returns=1, timeout=WAIT_SLICE_S)
             if time.monotonic() - joined > DRIVER_LEASE_S / 3:
-                self.committer.call("join", self.driver)
-                joined = time.monotonic()
+                try:
+                    self.committer.call("join", self.driver)
+                    joined = time.monotonic()
+                except InfraError:  # the committer is being restarted: the tasks retry their own calls
+                    pass
             for ref in ready:
                 yield self._outcome(ref, self._running.pop(ref))
             yield from self._overdue()
