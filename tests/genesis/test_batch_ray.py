@@ -72,6 +72,7 @@ def test_ray_batch_on_a_chroma_server_matches_the_local_pool(tmp_path, chroma_se
 
     kb_ray, rubrics_ray = copy_seed(tmp_path / "ray")
     monkeypatch.setenv("GENESIS_KB_SERVER", chroma_server)
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")  # else ray.init() writes ~/.ray/auth_token, and every later `ray start` needs it
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         remote, batch_dir = run_batch(file, BatchSettings(out=tmp_path / "ray-batch", kb_root=kb_ray,

@@ -33,6 +33,9 @@ QUERIES = [
 CHROMA = "import sys; from chromadb.cli.cli import app; sys.argv[0] = 'chroma'; sys.exit(app())"
 REPO = str(Path(genesis.__file__).resolve().parents[1])
 BATCH_TIMEOUT_S = 1500
+# Ray turns token authentication on for every `ray start` once ~/.ray/auth_token exists (a local
+# ray.init() writes one), and its CLI then cannot reach the cluster: this throwaway cluster opts out
+NO_TOKEN = {"RAY_AUTH_MODE": "disabled"}
 
 
 def _free_port() -> int:
@@ -102,6 +105,7 @@ def cluster(tmp_path):
     # none of the test session's GENESIS_* settings: the workers must get them from the driver
     env = {k: v for k, v in os.environ.items() if not k.startswith("GENESIS_")}
     env["PYTHONPATH"] = REPO + os.pathsep + os.environ.get("PYTHONPATH", "")
+    env.update(NO_TOKEN)
     head = subprocess.Popen(["ray", "start", "--head", "--block", "--num-cpus=2", "--node-ip-address=127.0.0.1",
                              f"--port={port}", f"--ray-client-server-port={client_port}", "--include-dashboard=false",
                              "--disable-usage-stats", f"--temp-dir={temp}"],
@@ -109,7 +113,7 @@ def cluster(tmp_path):
     address = f"127.0.0.1:{port}"
     try:
         def up():
-            probe = subprocess.run(["ray", "status", f"--address={address}"], capture_output=True, text=True)
+            probe = subprocess.run(["ray", "status", f"--address={address}"], capture_output=True, text=True, env=env)
             return probe.returncode == 0 and "CPU" in probe.stdout
         _wait(up, 120, "the Ray cluster", poll_s=2)
         yield address
@@ -143,7 +147,8 @@ def _finished(batch: Path) -> int:
 
 @pytest.mark.slow
 @pytest.mark.timeout(BATCH_TIMEOUT_S + 300)
-def test_a_ray_batch_survives_a_killed_committer_worker_and_chroma_server(tmp_path, cluster, chroma):
+def test_a_ray_batch_survives_a_killed_committer_worker_and_chroma_server(tmp_path, cluster, chroma, monkeypatch):
+    monkeypatch.setenv("RAY_AUTH_MODE", NO_TOKEN["RAY_AUTH_MODE"])  # this process connects too
     kb, rubrics = copy_seed(tmp_path / "ws")
     (tmp_path / "ws" / "genesis.yaml").write_text(f"kb_server: {chroma.address}\n")  # found from the working folder
     file = tmp_path / "four.txt"
@@ -152,6 +157,7 @@ def test_a_ray_batch_survives_a_killed_committer_worker_and_chroma_server(tmp_pa
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GENESIS_", "RAY_"))}
     env["PYTHONPATH"] = REPO
     env["GENESIS_CERTIFICATE"] = "off"  # CI-sized; it reaches the workers only as a setting the driver ships
+    env.update(NO_TOKEN)
     proc = subprocess.Popen([sys.executable, "-m", "genesis", "batch", str(file), "--ray-address", cluster, "--out", str(batch)],
                             cwd=tmp_path / "ws", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     t0 = time.monotonic()
