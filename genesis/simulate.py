@@ -304,13 +304,28 @@ def generation_processes(concurrent_generations: int = 1) -> int:
     return max(1, process_budget() // max(1, concurrent_generations))
 
 
+# Opens the processes behind a SimPool: None, a forked multiprocessing pool; a process that must not
+# fork (a Ray worker, whose forked children can deadlock on locks its threads held) sets another
+# with use_pool_factory. The factory takes the worker count and returns an object with
+# multiprocessing.Pool's apply_async(fn, args, callback=), terminate() and join().
+_pool_factory = None
+
+
+def use_pool_factory(factory) -> None:
+    """Every SimPool this process opens from now on runs its jobs through `factory(workers)`
+    (None: a forked multiprocessing pool)."""
+    global _pool_factory
+    _pool_factory = factory
+
+
 class SimPool:
     """Worker processes shared by the simulation jobs of one generation: jobs of several stages (the
     validation runs, then the certificate's games queued behind them) keep `workers` processes busy
     without a barrier between stages and without exceeding the process budget. A job that overruns
     its timeout is killed with the whole pool: results still pending from it are lost, which
     `epoch` tells their owners (a new pool starts on the next submit). Workers live as long as the
-    pool, one generation: replacing them every few jobs cost a fork of the large parent each time."""
+    pool, one generation: replacing them every few jobs cost a fork of the large parent each time.
+    Inside a Ray worker the jobs are Ray tasks instead (see use_pool_factory)."""
 
     def __init__(self, workers: int):
         self.workers = max(1, workers)
@@ -322,8 +337,8 @@ class SimPool:
         if self._pool is None:
             if not reopen:
                 raise ValueError("the simulation pool is closed")
-            self._pool = mp.get_context("fork").Pool(processes=self.workers, initializer=die_with_parent,
-                                                     initargs=(os.getpid(),))
+            self._pool = _pool_factory(self.workers) if _pool_factory else mp.get_context("fork").Pool(
+                processes=self.workers, initializer=die_with_parent, initargs=(os.getpid(),))
             self.epoch += 1
         return self._pool.apply_async(fn, (item,), callback=callback)
 

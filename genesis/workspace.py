@@ -171,6 +171,20 @@ def setting(key: str, env: Mapping[str, str] | None = None) -> str | None:
     return str(value) if value not in (None, "") else None
 
 
+def shipped_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The settings in force here as the environment a process elsewhere (a Ray worker on another
+    node, started in another folder) needs to run with exactly them: the GENESIS_* variables, the
+    workspace found (also when found from the working directory), and every service setting,
+    whether it came from the environment or from genesis.yaml. Never model credentials."""
+    env = os.environ if env is None else env
+    out = {k: v for k, v in env.items() if k.startswith("GENESIS_")}
+    out[ENV_VAR] = str(current(env).root)
+    for key, var in SETTINGS.items():
+        if value := setting(key, env):
+            out[var] = value
+    return out
+
+
 def has_kb_sources(kb: Path) -> bool:
     return any((kb / name).is_dir() for name in KB_SOURCE_DIRS)
 

@@ -34,6 +34,7 @@ def merge(folders: list[Path], out: Path) -> BatchSummary:
         raise MergeError("give at least one batch folder to merge")
     parts = [(Path(f).resolve(), read_summary(f)) for f in folders]
     _check_consistent(parts)
+    _check_out(Path(out), parts)
     first = parts[0][1]
     records: dict[int, QueryRecord] = {}
     shards: set[str] = set()
@@ -52,10 +53,23 @@ def merge(folders: list[Path], out: Path) -> BatchSummary:
         finished=time.strftime("%Y-%m-%dT%H:%M:%S"), workers=sum(s.workers for _, s in parts), model=first.model,
         wall_s=max((s.wall_s or 0.0) for _, s in parts), total_queries=first.total_queries,
         queries=[records[i] for i in sorted(records)], pending=pending, queries_digest=first.queries_digest,
-        merged_from=[str(f) for f, _ in parts])
+        merged_from=[str(f) for f, _ in parts], kb=first.kb)
     out.mkdir(parents=True, exist_ok=True)
     write_summary(merged, out)
     return merged
+
+
+def _check_out(out: Path, parts: list[tuple[Path, BatchSummary]]) -> None:
+    """The merged report may replace an earlier merge, never a batch's or shard's own batch.json."""
+    if out.resolve() in {folder for folder, _ in parts}:
+        raise MergeError(f"--out {out} is one of the folders being merged: its batch.json would be overwritten")
+    if (out / "batch.json").exists():
+        try:
+            existing = read_summary(out)
+        except MergeError:
+            raise MergeError(f"{out}/batch.json exists and is not a merged report: choose another --out") from None
+        if not existing.merged_from:
+            raise MergeError(f"{out}/batch.json is the record of a batch run, not a merge: choose another --out")
 
 
 def _check_consistent(parts: list[tuple[Path, BatchSummary]]) -> None:
@@ -70,6 +84,9 @@ def _check_consistent(parts: list[tuple[Path, BatchSummary]]) -> None:
             raise MergeError(f"{folder} is itself a merge: merge the shard folders instead")
         if s.queries_digest != first.queries_digest or s.total_queries != first.total_queries:
             raise MergeError(f"{folder} ran other queries ({s.file}) than {first_dir} ({first.file})")
+        if s.kb and first.kb and s.kb != first.kb:
+            raise MergeError(f"{folder} used the KB {s.kb}, {first_dir} used {first.kb}: their scenarios learned from "
+                             "different knowledge, so the shards are not one batch")
         if s.model != first.model:
             raise MergeError(f"{folder} used model {s.model}, {first_dir} used {first.model}: verdicts do not compare")
         if bool(s.shard) != bool(first.shard) or (s.shard and s.shard.split("/")[1] != first.shard.split("/")[1]):

@@ -54,7 +54,9 @@ class WorkerPool:
 
     def run(self, jobs: list[Job], on_start: Callable[[Job], None] | None = None) -> Iterator[tuple[Job, JobOutcome]]:
         queue = list(jobs)
-        idle = [self._spawn() for _ in range(min(self.size, len(queue)))]
+        # workers kept from an earlier run() call (a batch's retry round) are used again
+        idle = [w for w in self._workers if w.job is None and w.process.is_alive()]
+        idle += [self._spawn() for _ in range(min(self.size, len(queue)) - len(idle))]
         while queue or any(w.job for w in self._workers):
             while queue and idle:
                 worker, job = idle.pop(), queue.pop(0)
@@ -72,7 +74,7 @@ class WorkerPool:
                     continue
                 job, worker.job = worker.job, None
                 outcome = self._receive(worker, job)
-                if outcome.kind == "crashed" and not worker.process.is_alive():
+                if outcome.kind != "finished" and not worker.process.is_alive():
                     self._discard(worker)
                     if queue:
                         idle.append(self._spawn())
@@ -99,7 +101,8 @@ class WorkerPool:
         except (EOFError, OSError):
             pass
         worker.process.join(STOP_GRACE_S)
-        return JobOutcome(job.index, "crashed", f"worker process died (exit code {worker.process.exitcode})", 0.0)
+        # killed from outside (OOM killer, an operator): the generation's own failures never end its worker
+        return JobOutcome(job.index, "infra_error", f"worker process died (exit code {worker.process.exitcode})", 0.0)
 
     def _discard(self, worker: _Worker) -> None:
         worker.conn.close()

@@ -28,6 +28,7 @@ class QueryRecord(BaseModel):
     wall_s: float | None = Field(None, description="worker wall time in this run; None when no worker ran it now "
                                                    "(finished by an earlier run, or an invalid query)")
     resumed: bool = Field(False, description="finished by an earlier run of the same batch and skipped now")
+    infra_retries: int = Field(0, description="times this run generated it again after an infrastructure failure")
     fast_tracked: bool = False
     stages_retried: dict[str, int] = Field(default_factory=dict, description="stage -> retry/rollback decisions")
     model_calls: int = 0
@@ -73,6 +74,13 @@ def is_done(folder: Path, query: str) -> bool:
         return True
     report = folder / "report.html"
     return report.exists() and report.stat().st_mtime >= (folder / "validation.json").stat().st_mtime
+
+
+def is_infra_error(folder: Path, query: str) -> bool:
+    """True iff `folder`'s latest run of exactly `query` stopped on an infrastructure failure (no verdict)."""
+    run, validation = read_json_object(folder / RUN_FILE), read_json_object(folder / "validation.json")
+    return (run is not None and validation is not None and run.get("query") == query
+            and validation.get("run_id") == run.get("run_id") and validation.get("status") == INFRA_ERROR)
 
 
 def stages_retried(decisions: list[dict[str, Any]]) -> dict[str, int]:

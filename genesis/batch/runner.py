@@ -20,7 +20,8 @@ from genesis.batch.records import QueryRecord
 from genesis.batch.shard import Shard, queries_digest
 from genesis.batch.summary import BatchSummary, append_history, history_path, history_record, write_summary
 from genesis.batch.worker import Job
-from genesis.pipeline.runner import QueryError, check_query, slugify
+from genesis.infra import BATCH_RETRIES, RETRY_BASE_S, retry_delay
+from genesis.pipeline.runner import INFRA_ERROR, QueryError, check_query, slugify
 
 
 class BatchInterrupted(KeyboardInterrupt):
@@ -43,6 +44,7 @@ class BatchEvents(Protocol):
 # Each generation runs its validation games in parallel (5 games and a determinism replay); with
 # fewer than this many processes per generation, the validation becomes the batch's bottleneck.
 SIM_PROCESSES_PER_GENERATION = 2
+DEFAULT_TASK_DEADLINE_S = 1800.0
 
 
 def default_workers() -> int:
@@ -72,6 +74,9 @@ class BatchSettings:
     seed: int = 0
     ray_address: str | None = None  # None: local worker processes; "local": $RAY_ADDRESS or a new local Ray; else a cluster
     shard: Shard | None = None
+    retries: int = BATCH_RETRIES    # infra_error queries generated again within this run (with backoff)
+    retry_base_s: float = RETRY_BASE_S
+    task_deadline_s: float = DEFAULT_TASK_DEADLINE_S  # a Ray task still running then is cancelled as hung
 
 
 def _now() -> str:
@@ -104,6 +109,10 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
     config = load_config(settings.model_cli)   # bad flags, an unknown model or a missing key fail here, not in every worker
     check_models(config)
     model = config.backend_name("designer")
+    if server := workspace.setting("kb_server"):  # down at the start: one message, not an infra_error per query
+        from genesis.kb.store import check_server
+
+        check_server(server)
     batch_dir = batch_folder(file, settings.out, settings.shard)
     batch_dir.mkdir(parents=True, exist_ok=True)
     mine = settings.shard.select(queries) if settings.shard else queries
@@ -124,7 +133,8 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
             wall_s=round(time.perf_counter() - t0, 2) if status != "running" else None, total_queries=len(queries),
             queries=[done[i] for i in sorted(done)], pending=[q.query for q in mine if q.index not in done],
             shard=settings.shard.label if settings.shard else None, queries_digest=queries_digest(queries),
-            backend=f"ray {settings.ray_address}" if settings.ray_address else "local")
+            backend=f"ray {settings.ray_address}" if settings.ray_address else "local",
+            kb=str(Path(settings.kb_root).resolve()))
 
     by_index = {q.index: q for q in pending}
     try:
@@ -134,12 +144,23 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
                 events.begin(summary("running"), batch_dir, len(pending))
             per_generation = getattr(pool, "cpus_per_query", None) or sim_processes(pool.size)
             jobs = [Job(q.index, q.query, batch_dir / q.slug, batch_dir / "logs" / f"{q.slug}.log", settings.model_cli,
-                        settings.kb_root, settings.rubrics_root, settings.seed, per_generation) for q in pending]
-            for job, outcome in pool.run(jobs, on_start=(lambda j: events.query_started(by_index[j.index])) if events else None):
-                done[job.index] = _record(by_index[job.index], job, outcome)
-                write_summary(summary("running"), batch_dir)
-                if events:
-                    events.query_finished(done[job.index])
+                        settings.kb_root, settings.rubrics_root, settings.seed, per_generation,
+                        commit_key=str((batch_dir / q.slug).resolve())) for q in pending]
+            attempts = dict.fromkeys(by_index, 0)
+            while jobs:
+                retry = []
+                for job, outcome in pool.run(jobs, on_start=(lambda j: events.query_started(by_index[j.index])) if events else None):
+                    done[job.index] = _record(by_index[job.index], job, outcome).model_copy(
+                        update={"infra_retries": attempts[job.index]})
+                    write_summary(summary("running"), batch_dir)
+                    if should_retry(done[job.index], attempts[job.index], settings.retries):
+                        attempts[job.index] += 1
+                        retry.append(job)
+                    elif events:
+                        events.query_finished(done[job.index])
+                if retry:  # the outage may last: wait before trying the service again
+                    time.sleep(retry_delay(max(attempts[j.index] for j in retry), base_s=settings.retry_base_s))
+                jobs = retry
     except KeyboardInterrupt:
         final = summary("interrupted")
         write_summary(final, batch_dir)
@@ -153,6 +174,12 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
     return final, batch_dir
 
 
+def should_retry(record: QueryRecord, attempts: int, retries: int) -> bool:
+    """Whether to generate the query again within this run: lost to the infrastructure (no verdict)
+    and tried fewer than `retries` extra times so far."""
+    return record.infra_error and attempts < retries
+
+
 def _pool(settings: BatchSettings, pending: int):
     """Local worker processes, or Ray tasks (the KB committer actor starts with the pool)."""
     if settings.ray_address is None or not pending:  # nothing to run needs no cluster
@@ -160,8 +187,11 @@ def _pool(settings: BatchSettings, pending: int):
     from genesis import workspace
     from genesis.batch.ray_pool import RayPool
 
+    # resolved here once and shipped with every task: workers may start in another folder or machine
+    env = workspace.shipped_env()
     return RayPool(None if settings.ray_address == "local" else settings.ray_address, settings.workers,
-                   settings.kb_root, workspace.setting("kb_server"), SIM_PROCESSES_PER_GENERATION)
+                   settings.kb_root, env.get(workspace.SETTINGS["kb_server"]), SIM_PROCESSES_PER_GENERATION,
+                   env=env, deadline_s=settings.task_deadline_s)
 
 
 def _invalid(query: str) -> str | None:
@@ -173,7 +203,9 @@ def _invalid(query: str) -> str | None:
 
 
 def _record(query: BatchQuery, job: Job, outcome) -> QueryRecord:
-    if outcome.kind == "finished" and records.is_done(job.out_dir, query.query):
+    if outcome.kind == "finished" and (records.is_done(job.out_dir, query.query)
+                                       or records.is_infra_error(job.out_dir, query.query)):
         return records.from_folder(query.index, query.query, query.slug, job.out_dir, wall_s=outcome.wall_s, resumed=False)
     reason = outcome.reason or f"the pipeline ended without a verdict (see logs/{query.slug}.log)"
-    return records.failed(query.index, query.query, query.slug, "crashed", reason, outcome.wall_s)
+    status = INFRA_ERROR if outcome.kind == "infra_error" else "crashed"
+    return records.failed(query.index, query.query, query.slug, status, reason, outcome.wall_s)

@@ -35,6 +35,7 @@ class BatchSummary(BaseModel):
     shard: str | None = Field(None, description="i/n when this folder ran one shard of the file (--shard)")
     queries_digest: str | None = Field(None, description="hash of the file's queries: shards of one file share it")
     backend: str = Field("local", description="local worker processes, or ray (with the cluster address)")
+    kb: str | None = Field(None, description="the knowledge base the batch read and committed to (resolved path)")
     merged_from: list[str] = Field(default_factory=list, description="the batch folders `genesis batch merge` gathered")
 
     def aggregates(self) -> dict[str, Any]:

@@ -30,12 +30,13 @@ class Job:
     rubrics_root: Path | None = None
     seed: int = 0
     sim_processes: int | None = None  # validation processes of this generation (its share of the process budget)
+    commit_key: str | None = None     # the same for every attempt at this query: a retry never commits it twice
 
 
 @dataclass(frozen=True)
 class JobOutcome:
     index: int
-    kind: str         # "finished" (the folder holds the verdict) or "crashed"
+    kind: str         # "finished" (the folder holds the outcome), "crashed", or "infra_error" (lost to the infrastructure)
     reason: str
     wall_s: float
 
@@ -61,9 +62,16 @@ def _output_to(path: Path) -> Iterator[Any]:
             os.close(saved[1])
 
 
+def _options(job: Job) -> dict[str, Any] | None:
+    options = {"sim_processes": job.sim_processes, "commit_key": job.commit_key}
+    return {k: v for k, v in options.items() if v} or None
+
+
 def run_job(job: Job) -> JobOutcome:
     import traceback
 
+    from genesis.fileio import LockTimeout
+    from genesis.infra import InfraError
     from genesis.pipeline.runner import PipelineError, start
 
     t0 = time.perf_counter()
@@ -75,10 +83,13 @@ def run_job(job: Job) -> JobOutcome:
         try:
             start(job.query, out=job.out_dir, model_cli=job.model_cli, seed=job.seed, progress=progress,
                   kb_root=job.kb_root, rubrics_root=job.rubrics_root,
-                  options={"sim_processes": job.sim_processes} if job.sim_processes else None)
+                  options=_options(job))
             kind, reason = "finished", ""
         except PipelineError as exc:  # the folder keeps validation.json (status "error") and error.log
             kind, reason = "finished", str(exc)
+        except (InfraError, LockTimeout) as exc:  # a service failed before the pipeline could record it
+            log.write(traceback.format_exc())
+            kind, reason = "infra_error", f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # a failure before the pipeline could record it: keep the batch going
             log.write(traceback.format_exc())
             kind, reason = "crashed", f"{type(exc).__name__}: {exc}"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -168,7 +169,11 @@ def serve(host: str = typer.Option("localhost", "--host", help="interface to lis
         fail(str(e), code=2)
     data = path or ws.root / ".genesis" / "chroma-server"
     address = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{port}"
-    proc = subprocess.Popen([sys.executable, "-c", _CHROMA, "run", "--path", str(data), "--host", host, "--port", str(port)])
+    proc = subprocess.Popen([sys.executable, "-c", _CHROMA, "run", "--path", str(data), "--host", host, "--port", str(port)],
+                            preexec_fn=_die_with_parent)
+    # a service manager's SIGTERM (or a closed terminal) stops the server like Ctrl-C: never an orphan
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
     try:
         _index_on(ws.kb, address, proc)
         out.print(f"knowledge base {ws.kb} served at {address} (index in {data}); set kb_server: {address} in "
@@ -184,6 +189,19 @@ def serve(host: str = typer.Option("localhost", "--host", help="interface to lis
             except subprocess.TimeoutExpired:
                 proc.kill()
     raise typer.Exit(code)
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _die_with_parent() -> None:
+    """In the chroma server before it starts: Linux sends it SIGTERM when `kb serve` dies, even by SIGKILL."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _index_on(kb_root: Path, address: str, proc: subprocess.Popen) -> None:

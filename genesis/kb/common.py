@@ -1,4 +1,5 @@
 """What the KB's command line needs without loading the store (pydantic models, chromadb)."""
+from genesis.infra import InfraError
 
 COLLECTIONS = ("gdds", "rules", "levels", "lessons")
 
@@ -22,3 +23,7 @@ class KBConflictError(KBError):
 
 class KBCommitError(KBError):
     """A commit failed and was rolled back."""
+
+
+class KBUnavailableError(KBError, InfraError):
+    """The KB's chroma server or committer could not be reached: no verdict on what was being made."""

@@ -1,8 +1,8 @@
 """The knowledge base: verified GDDs, rule scripts, levels and lessons, searchable by meaning.
 
 The source files under the KB root are the truth; the chromadb index (embedded under `<root>/chroma`,
-or on a chroma server named by the `kb_server` setting) is derived from them. A manifest
-(`<root>/chroma/manifest.json`) records each source file's size, mtime and hash: opening the KB
+or on a chroma server named by the `kb_server` setting) is derived from them. A manifest per index
+(`<root>/chroma/manifest.json`, `manifest-server-<hash>.json` for a server) records each source file's size, mtime and hash: opening the KB
 stats the files, hashes only those whose size or mtime changed, and re-indexes only the items whose
 content changed (hand edits, a crashed commit, a new checkout). Layout (ids match
 ^[A-Za-z0-9][A-Za-z0-9_.-]*$):
@@ -45,7 +45,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from genesis.fileio import FileLock, atomic_write_json, dump_yaml, fsync_dir, parse_yaml
-from genesis.kb.common import COLLECTIONS, KBCommitError, KBConflictError, KBError, KBIndexDamaged, KBSourceError
+from genesis.kb.common import (COLLECTIONS, KBCommitError, KBConflictError, KBError, KBIndexDamaged, KBSourceError,
+                               KBUnavailableError)
 
 
 INDEX_FORMAT = 2  # bump when documents/metadata derived from the sources or the manifest change
@@ -53,6 +54,7 @@ INDEX_FORMAT = 2  # bump when documents/metadata derived from the sources or the
 # same mtime tick, so its content is hashed rather than trusted (git's "racy clean" rule).
 RACY_NS = 2_000_000_000
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # filesystem-safe; seed levels use e.g. "FS-F"
+READ_ATTEMPTS = 5  # refreshes a reader asks for before it gives up on an index that never matches its manifest
 
 
 # --- source records ------------------------------------------------------------------------------
@@ -366,6 +368,50 @@ def parse_server(address: str) -> tuple[str, int, bool]:
     return parts.hostname, port, parts.scheme == "https"
 
 
+def check_server(address: str) -> None:
+    """Raises KBUnavailableError unless the chroma server at `address` answers."""
+    import chromadb
+    from chromadb.config import Settings
+
+    host, port, ssl = parse_server(address)
+    try:
+        chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=Settings(anonymized_telemetry=False)).heartbeat()
+    except Exception as err:  # chromadb checks the server on connect; any failure means "not reachable"
+        raise KBUnavailableError(f"cannot reach the KB's chroma server {address}: {err} "
+                                 "(start one with `genesis kb serve`, or unset kb_server)") from None
+
+
+def manifest_name(server: str | None) -> str:
+    """Each index (the embedded one, each chroma server) has a manifest of its own: a process using
+    one index never makes another look stale, which would cost it a full rebuild."""
+    if not server:
+        return "manifest.json"
+    return f"manifest-server-{hashlib.sha256(server.encode()).hexdigest()[:12]}.json"
+
+
+class _Remote:
+    """A chroma client or collection on a server: a call the server cannot answer (down, restarting,
+    unreachable) raises KBUnavailableError, an infrastructure failure, not a KB fault."""
+
+    def __init__(self, target: Any, server: str):
+        self._target, self._server = target, server
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if not callable(value):
+            return value
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            import httpx
+
+            try:
+                out = value(*args, **kwargs)
+            except (httpx.TransportError, ConnectionError) as err:
+                raise KBUnavailableError(f"the KB's chroma server {self._server} did not answer: {err}") from None
+            return _Remote(out, self._server) if hasattr(out, "query") and hasattr(out, "upsert") else out
+        return call
+
+
 class _Index:
     """One chroma client per index (folder or server) per process.
 
@@ -407,10 +453,10 @@ class _Index:
         if self.server:
             host, port, ssl = parse_server(self.server)
             try:
-                self.client = chromadb.HttpClient(host=host, port=port, ssl=ssl,
-                                                  settings=Settings(anonymized_telemetry=False))
+                self.client = _Remote(chromadb.HttpClient(host=host, port=port, ssl=ssl,
+                                                          settings=Settings(anonymized_telemetry=False)), self.server)
             except Exception as err:  # chromadb checks the server on connect; any failure means "not reachable"
-                raise KBError(f"cannot reach the KB's chroma server {self.server}: {err} "
+                raise KBUnavailableError(f"cannot reach the KB's chroma server {self.server}: {err} "
                               "(start one with `genesis kb serve`, or unset kb_server)") from None
             self._open_collections()
         else:
@@ -501,9 +547,9 @@ class KnowledgeBase:
         self.root = Path(root).resolve()
         self.lock_timeout = lock_timeout
         self.chroma_dir = self.root / "chroma"
-        self.manifest_path = self.chroma_dir / "manifest.json"
         self._txn_dir = self.root / ".txn"
         self.server = server if server is not None else workspace.setting("kb_server")
+        self.manifest_path = self.chroma_dir / manifest_name(self.server)
         self._committer = committer if committer is not None else _committer
         self._index = _Index.for_path(self.chroma_dir, self.server)
         self.root.mkdir(parents=True, exist_ok=True)
@@ -587,7 +633,7 @@ class KnowledgeBase:
     @contextmanager
     def _reading(self) -> Iterator[None]:
         """Shared lock + a client that has seen the latest write of any process."""
-        while True:
+        for _ in range(READ_ATTEMPTS):
             with self._lock(shared=True), self._index.guard:
                 manifest = self._read_manifest()
                 if manifest is not None:
@@ -598,6 +644,9 @@ class KnowledgeBase:
                 self._committer.ensure_fresh()
             else:
                 self._ensure_fresh()  # index deleted under us: rebuild (needs the exclusive lock)
+        # e.g. the committer indexes on a chroma server and this process embedded (or the reverse)
+        raise KBError(f"{self.manifest_path} does not describe the index this process uses ({self._index.name}) "
+                      "even after a refresh: every process sharing the KB needs the same kb_server setting")
 
     def _write_manifest(self, files: dict[str, list], new_generation: bool = True) -> None:
         counts = {name: self._index.collections[name].count() for name in COLLECTIONS}
@@ -689,6 +738,13 @@ class KnowledgeBase:
                 raise self._index.damaged(err) from None
         return [Hit(id=i, score=max(0.0, min(1.0, 1.0 - float(d))), metadata=dict(m or {}), document=doc or "", collection=collection)
                 for i, d, m, doc in zip(res["ids"][0], res["distances"][0], res["metadatas"][0], res["documents"][0])]
+
+    def with_provenance(self, collection: str, key: str, value: str | int | float | bool) -> list[str]:
+        """Ids of the items whose provenance holds `key` = `value`, sorted."""
+        self._check_collection(collection)
+        with self._reading():
+            found = self._index.collections[collection].get(where={f"prov_{key}": value}, include=[])
+        return sorted(found["ids"])
 
     def get(self, collection: str, item_id: str) -> Entry | None:
         self._check_collection(collection)
@@ -797,6 +853,9 @@ class KnowledgeBase:
         except BaseException as err:
             _undo(self.root, txn, plan)
             journal.unlink()
+            if isinstance(err, KBUnavailableError):  # no server to rebuild on: the next open rebuilds
+                self.manifest_path.unlink(missing_ok=True)
+                raise KBUnavailableError(f"commit failed while indexing, nothing was changed: {err}") from err
             try:
                 self._rebuild_locked()
             except Exception as rebuild_err:

@@ -45,6 +45,7 @@ def _bundle(ctx, state: dict) -> Bundle:
     for r in level.get("rules", []):
         r["script"] = scripts.get(r["id"], r["script"])
     provenance = {"query": state["query"], "run_id": state["run_id"],
+                  **({"commit_key": key} if (key := (state.get("options") or {}).get("commit_key")) else {}),
                   "backend": ctx.client.backend_name("designer"),
                   "rubric_versions": rubric_versions(ctx.rubrics_root),
                   "evidence": {e["id"]: e["passed"] for e in state.get("evidence", [])}}
@@ -80,10 +81,17 @@ def evolve(ctx, state: dict) -> dict[str, Any]:
     out: dict[str, Any] = {"committed": None, "rubric_updates": []}
     if not state.get("fast_tracked"):
         with ctx.kb.writing():  # ids picked and committed under one lock: parallel runs never clash
-            bundle = _bundle(ctx, state)
-            result = ctx.kb.commit(bundle)
-        out["committed"] = {"gdd": bundle.gdd.id, "new_rules": [r.id for r in bundle.rules],
-                            "added": [f"{c}/{i}" for c, i in result.added]}
+            # an earlier attempt of this batch query that died after its commit (a killed worker, an
+            # outage) already added the scenario: a retry must not add it again under new ids
+            earlier = ctx.kb.with_provenance("gdds", "commit_key", options["commit_key"]) \
+                if options.get("commit_key") else []
+            if earlier:
+                out["committed"] = {"gdd": earlier[0], "new_rules": [], "added": [], "by_earlier_attempt": True}
+            else:
+                bundle = _bundle(ctx, state)
+                result = ctx.kb.commit(bundle)
+                out["committed"] = {"gdd": bundle.gdd.id, "new_rules": [r.id for r in bundle.rules],
+                                    "added": [f"{c}/{i}" for c, i in result.added]}
     out.update(retrospective(ctx, min_recurrence(options)))
     return out
 

@@ -14,7 +14,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
 from genesis import rubric_store, workspace
-from genesis.fileio import atomic_write_json, atomic_write_text
+from genesis.fileio import LockTimeout, atomic_write_json, atomic_write_text
+from genesis.infra import InfraError
 from genesis.llm.client import LLMClient, ModelConfigurationError, ModelUnavailableError
 from genesis.llm.config import ConfigError, ModelConfig
 from genesis.llm.offline_provider import install_embedded_brain
@@ -42,8 +43,9 @@ CONFIG_ERROR = "config_error"   # the provider refused the model settings: no ve
 
 def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
     """Runs the graph; an unexpected failure is recorded in the scenario folder, never a bare traceback.
-    Returns False when the model endpoint stayed unavailable: the run is recorded as an infrastructure
-    error (no verdict on the scenario) and can be resumed from its last checkpoint."""
+    Returns False when the model endpoint or another service the run needs (KB server or committer,
+    a lock) stayed unavailable: the run is recorded as an infrastructure error (no verdict on the
+    scenario) and can be resumed from its last checkpoint."""
     import traceback
 
     try:
@@ -66,7 +68,7 @@ def _invoke(graph, payload, config, ctx: RunContext, run_id: str) -> bool:
             "backend": {role: ctx.client.backend_name(role) for role in ctx.client.config.roles},
             "usage": ctx.client.usage.record()})
         raise ConfigError(f"{exc}; after fixing it, continue with: genesis resume {run_id}") from None
-    except ModelUnavailableError as exc:
+    except (ModelUnavailableError, InfraError, LockTimeout) as exc:
         log_outcome(ctx, run_id, INFRA_ERROR, str(exc))
         atomic_write_json(ctx.out_dir / "validation.json", {
             "playable": False, "status": INFRA_ERROR, "run_id": run_id,

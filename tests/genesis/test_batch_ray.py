@@ -72,6 +72,7 @@ def test_ray_batch_on_a_chroma_server_matches_the_local_pool(tmp_path, chroma_se
 
     kb_ray, rubrics_ray = copy_seed(tmp_path / "ray")
     monkeypatch.setenv("GENESIS_KB_SERVER", chroma_server)
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")  # else ray.init() writes ~/.ray/auth_token, and every later `ray start` needs it
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         remote, batch_dir = run_batch(file, BatchSettings(out=tmp_path / "ray-batch", kb_root=kb_ray,
@@ -87,7 +88,7 @@ def test_ray_batch_on_a_chroma_server_matches_the_local_pool(tmp_path, chroma_se
     assert sources == {name: sorted(e.id for e in KnowledgeBase(kb_local, server="").list(name)) for name in COLLECTIONS}
     kb = KnowledgeBase(kb_ray, server=chroma_server)
     assert {name: sorted(kb._index.collections[name].get()["ids"]) for name in COLLECTIONS} == sources
-    manifest = json.loads((kb_ray / "chroma" / "manifest.json").read_text())
+    manifest = json.loads(kb.manifest_path.read_text())
     assert manifest["index"] == f"server {chroma_server}"
     for q in remote.queries:  # each committed scenario is found on the server by its own query
         committed = (json.loads((batch_dir / q.slug / "validation.json").read_text()).get("evolution") or {}).get("committed")

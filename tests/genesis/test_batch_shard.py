@@ -68,12 +68,12 @@ def test_merge_gathers_the_shards_into_one_report(batch_file, tmp_path):
     assert len(data["merged_from"]) == 2 and (tmp_path / "array" / "batch.html").is_file()
 
 
-def _summary(folder, shard, indices, *, digest="d1", model="offline", playable=True, status="complete"):
+def _summary(folder, shard, indices, *, digest="d1", model="offline", playable=True, status="complete", kb="/ws/kb"):
     records = [QueryRecord(index=i, query=QUERIES[i], slug=f"q{i}", status="playable" if playable else "failed",
                            playable=playable, generation_time_s=2.0, report=f"q{i}/report.html") for i in indices]
     summary = BatchSummary(name=folder.name, file="queries.txt", status=status, started="2026-01-01T00:00:00",
                            workers=1, model=model, total_queries=len(QUERIES), queries=records, shard=shard,
-                           queries_digest=digest)
+                           queries_digest=digest, kb=kb)
     folder.mkdir(parents=True)
     write_summary(summary, folder)
     return folder
@@ -101,6 +101,7 @@ def test_merge_of_a_missing_or_unfinished_shard_is_incomplete(tmp_path):
     (lambda t: [_summary(t / "a", "0/2", [0, 2]), _summary(t / "b", "1/3", [1])], "merge the shards of one array"),
     (lambda t: [_summary(t / "a", None, [0, 1]), _summary(t / "b", None, [1, 2])], "recorded in both"),
     (lambda t: [_summary(t / "a", "0/2", [0]), _summary(t / "b", "1/2", [1], model="openai/gpt-4o")], "verdicts do not compare"),
+    (lambda t: [_summary(t / "a", "0/2", [0]), _summary(t / "b", "1/2", [1], kb="/other/kb")], "used the KB /other/kb"),
     (lambda t: [_summary(t / "a", "0/2", [0]), t / "missing"], "no readable batch.json"),
     (lambda t: [_summary(t / "a", "0/2", [0]), t / "a"], "given twice"),
 ])
@@ -123,3 +124,15 @@ def test_merge_of_a_malformed_batch_json_is_exit_2(tmp_path):
 def test_extra_arguments_without_merge_are_exit_2(tmp_path):
     res = CliRunner().invoke(app, ["batch", str(tmp_path / "q.txt"), str(tmp_path / "x")])
     assert res.exit_code == 2 and "unexpected arguments" in res.output
+
+
+def test_merge_never_overwrites_a_batch_or_shard_record(tmp_path):
+    a = _summary(tmp_path / "array" / "a", "0/2", [0, 2, 4])
+    b = _summary(tmp_path / "array" / "b", "1/2", [1, 3])
+    before = (a / "batch.json").read_text()
+    for out, message in ((a, "one of the folders being merged"), (_summary(tmp_path / "plain", None, [0]), "not a merge")):
+        res = CliRunner().invoke(app, ["batch", "merge", str(a), str(b), "--out", str(out)])
+        assert res.exit_code == 2 and message in " ".join(res.output.split()), res.output
+    assert (a / "batch.json").read_text() == before
+    merge([a, b], tmp_path / "array")
+    assert merge([a, b], tmp_path / "array").status == "complete"  # an earlier merge may be replaced

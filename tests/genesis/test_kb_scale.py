@@ -188,12 +188,19 @@ def test_the_index_on_a_chroma_server(kb, tmp_path):
             except KBError:
                 assert time.monotonic() < deadline and proc.poll() is None, "the chroma server did not start"
                 time.sleep(0.5)
-        assert json.loads(kb.manifest_path.read_text())["index"] == f"server {address}"
+        assert json.loads(served.manifest_path.read_text())["index"] == f"server {address}"
+        embedded_manifest = kb.manifest_path.read_text()
         assert served.search("gdds", "defend two fronts", k=1)[0].id == "mfd_two_fronts"
         served.commit(bundle("server_gdd", "Served", "A design committed while the index lives on the server.", ["c"], [], []))
         other = KnowledgeBase(kb.root, server=address)  # another process's view: the server's index, no rebuild
         assert other.search("gdds", "committed while the index lives on the server", k=1)[0].id == "server_gdd"
         assert sorted(other._index.collections["gdds"].get()["ids"]) == ["mfd_two_fronts", "server_gdd", "tcp_production"]
+        # a process on the embedded index catches up on the commit, and leaves the server's index alone
+        generation = json.loads(served.manifest_path.read_text())["generation"]
+        local = KnowledgeBase(kb.root, server="")
+        assert local.search("gdds", "committed while the index lives on the server", k=1)[0].id == "server_gdd"
+        assert kb.manifest_path.read_text() != embedded_manifest
+        assert json.loads(served.manifest_path.read_text())["generation"] == generation
     finally:
         proc.terminate()
         proc.wait(20)
