@@ -12,6 +12,7 @@ from genesis.batch.records import QueryRecord, failed
 from genesis.batch.worker import JobOutcome
 from genesis.infra import InfraError, retry_delay
 from genesis.kb.common import KBUnavailableError
+from batch_fakes import FakePool
 
 QUERIES = ["defend two fronts with staggered waves", "hold the bridge against three waves"]
 
@@ -47,26 +48,16 @@ def test_cluster_failures_are_infra_errors_and_task_bugs_are_crashes():
     assert isinstance(KBUnavailableError("x"), InfraError)
 
 
-class FlakyPool:
+class FlakyPool(FakePool):
     """Answers each job with the next outcome kind scripted for its query; counts the attempts."""
 
     script: dict[int, list[str]] = {}
     attempts: list[int] = []
 
-    def __init__(self, size):
-        self.size = size
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return None
-
-    def run(self, jobs, on_start=None):
-        for job in jobs:
-            FlakyPool.attempts.append(job.index)
-            kind = FlakyPool.script[job.index].pop(0)
-            yield job, JobOutcome(job.index, kind, f"scripted {kind}", 0.1)
+    def outcome(self, job) -> JobOutcome:
+        FlakyPool.attempts.append(job.index)
+        kind = FlakyPool.script[job.index].pop(0)
+        return JobOutcome(job.index, kind, f"scripted {kind}", 0.1)
 
 
 class Events:
