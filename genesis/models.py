@@ -230,8 +230,8 @@ RULE_ID = Field(pattern=r"^[a-z][a-z0-9_]*$", description="snake_case rule id")
 
 class RuleComponent(Doc):
     id: str = RULE_ID
-    purpose: str = Field(description="what the rule does, with which params and which rule_log events it writes (a "
-                                     "new rule is written from this)")
+    purpose: str = Field("", description="what the rule does, with which params and which rule_log events it writes "
+                                         "(a new rule is written from this; may be empty for a library rule)")
     kind: Literal["spawn", "termination", "setup", "economy", "objective"] = Field(description="spawn: creates or orders units (waves, ambushes, enemy behaviour); termination: ends the game with win()/lose(); objective: tracks a goal and may call win()/lose(); setup: places or marks things at the start; economy: grants resources")
     library_rule: str | None = Field(None, description="id of a verified library rule to reuse, if any")
     params: dict[str, Any] = Field(default_factory=dict, description="param name -> value passed to the rule (a "
@@ -240,6 +240,13 @@ class RuleComponent(Doc):
                                                                          "serves")
     recipe: RuleRecipe | None = Field(None, description="optional: the rule as typed triggers and actions; the "
                                                         "offline developer composes its Lua from this")
+
+    @model_validator(mode="after")
+    def _new_rule_says_what_it_does(self) -> "RuleComponent":
+        if not self.library_rule and not self.purpose.strip():
+            raise ValueError(f"rule component {self.id!r}: a new rule (no library_rule) needs a purpose: the "
+                             "developer writes it from that")
+        return self
 
 
 class SeedVariation(Doc):

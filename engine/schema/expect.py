@@ -98,7 +98,8 @@ class ClusterTimesSpec(Strict):
     `tolerance` seconds of times[i]."""
 
     gap: float = Field(gt=0, description="seconds of silence that separate two clusters")
-    times: list[float] = Field(min_length=1, description="game seconds at which each cluster starts, in time order")
+    times: list[float] = Field(min_length=1, description="game seconds at which each cluster starts, in time order: "
+                                                     "the events must form exactly this many clusters")
     tolerance: float = Field(10.0, ge=0, description="allowed distance in seconds between a cluster's first event "
                                                      "and its time")
 
