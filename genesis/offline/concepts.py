@@ -466,8 +466,9 @@ def _teams(r: Reading) -> None:
     if n and not way and number(n.group(1)) >= 2:
         wanted = int(number(n.group(1)))
         # "five factions": the player is one; "against four opponents/rivals": the player comes on top
-        if re.search(r"opponents|rivals", n.group(0)):
-            wanted += 1
+        if re.search(r"opponents|rivals", n.group(0)) \
+                or re.search(r"\b(?:the\s+player|you|me|myself|us)\s+and\s+$", text[:n.start()]):
+            wanted += 1     # "the player and 6 AI armies": seven sides
         problem = ""
         if wanted > _FFA_MAX:
             problem = f"{wanted} teams requested; a free-for-all holds at most {_FFA_MAX}"
@@ -936,10 +937,17 @@ def _production_goal(r: Reading) -> None:
                                  text[m.end():m.end() + 80]):
             r.hit((m.end() + extra.start(), m.end() + extra.end()), "production_target",
                   f"buildings in a production goal are not counted (\"{extra.group(0).strip(' ,')}\"): only units")
-        type_id = roster_names()[m.group(2)]
-        c.target_composition[type_id] = int(number(m.group(1)))
-        generic = m.group(2) in V.UNIT_SYNONYMS or m.group(2).rstrip("s") in V.UNIT_SYNONYMS
-        r.hit(m, "production_target", note=f"\"{m.group(2)}\" read as {type_id.replace('_', ' ')}s" if generic else "")
+        # the goal is the whole list: "4 anti-air vehicles, 3 artillery units and 2 heavy tanks"
+        item, at = m, 0
+        while item is not None:
+            type_id = roster_names()[item.group(2)]
+            c.target_composition[type_id] = c.target_composition.get(type_id, 0) + int(number(item.group(1)))
+            generic = item.group(2) in V.UNIT_SYNONYMS or item.group(2).rstrip("s") in V.UNIT_SYNONYMS
+            r.hit((at + item.start(), at + item.end()), "production_target",
+                  note=f"\"{item.group(2)}\" read as {type_id.replace('_', ' ')}s" if generic else "")
+            at += item.end()
+            item = re.match(r"(?:\s+units?)?(?:,\s*(?:and\s+)?|\s+and\s+|\s*,\s*plus\s+)" + _NUM + r"\s+" + units,
+                            text[at:])
 
 
 def _raids(r: Reading) -> None:
