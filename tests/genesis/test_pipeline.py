@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from genesis.llm.offline_provider import set_offline_brain
 from genesis.pipeline import feedback, runner
 from genesis.pipeline.runner import QueryError, resume, start
 from tests.genesis.pipeline_fixtures import seed_dirs, tree_hash  # noqa: F401 (fixture)
@@ -72,7 +73,7 @@ class GarbageBrain:
 def test_model_garbage_stops_with_a_clear_verdict(tmp_path, seed_dirs, monkeypatch):
     kb, rubrics = seed_dirs
     before = tree_hash(kb)
-    monkeypatch.setattr(runner, "OfflineBrain", GarbageBrain)
+    monkeypatch.setattr(runner, "install_embedded_brain", lambda: set_offline_brain(GarbageBrain()))
     out = start(QUERY, out=tmp_path / "g", kb_root=kb, rubrics_root=rubrics)
     assert out.status == "failed" and "designer.clarify" in out.validation["reason"]
     attempts = [json.loads(l) for l in (tmp_path / "g" / "transcript.jsonl").read_text().splitlines()]

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from genesis.llm.offline_provider import set_offline_brain
 from genesis.offline.brain import OfflineBrain
 from genesis.offline.brief_writer import write_brief
 from genesis.offline.concepts import read
@@ -47,7 +48,7 @@ class ReplacingDesigner(OfflineBrain):
 def test_a_replaced_gdd_leaves_records_of_the_second_design(tmp_path, seed_dirs, monkeypatch):
     kb, rubrics = seed_dirs
     monkeypatch.setenv("GENESIS_CERTIFICATE", "off")
-    monkeypatch.setattr(runner, "OfflineBrain", ReplacingDesigner)
+    monkeypatch.setattr(runner, "install_embedded_brain", lambda: set_offline_brain(ReplacingDesigner()))
     out = start(QUERY, out=tmp_path / "run", kb_root=kb, rubrics_root=rubrics)
     v = out.validation
     assert [d["decision"] for d in v["decisions"] if d["stage"] == "gdd"][:1] == ["retry"], v["decisions"]
