@@ -162,6 +162,11 @@ def _ids(keys: list[str], have: dict[str, str], archetype: str) -> list[str]:
     return ids
 
 
+def _built(ids: list[str], have: dict[str, str]) -> str:
+    """What a partial clause's requirements check, each requirement's text cut at BUILT_CHARS."""
+    return "; ".join(have[i] if len(have[i]) <= BUILT_CHARS else have[i][:BUILT_CHARS - 1] + "…" for i in ids)
+
+
 def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], have: dict[str, str],
             archetype: str, text: str) -> ClauseAccount:
     def clause(status: str, ids: list[str] | None = None, why: str = "", built: str = "") -> ClauseAccount:
@@ -173,9 +178,7 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
         # a capped demand is built within its cap: what its requirements check was built, the rest was not
         ids = _ids([h.key for h in hits], have, archetype)
         if ids:
-            built = "; ".join(have[i] if len(have[i]) <= BUILT_CHARS else have[i][:BUILT_CHARS - 1] + "…"
-                              for i in ids)
-            return clause("partial", ids, "; ".join(problems), built=built)
+            return clause("partial", ids, "; ".join(problems), built=_built(ids, have))
         return clause("not_honoured", why="; ".join(problems))
     strong = [h.key for h in hits if h.key not in _WEAK]
     shown = segment.strip(" ,;:.!?")
@@ -190,13 +193,12 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
     outcome = _OUTCOME.search(segment)
     if outcome and not any(h.key in _OUTCOME_KEYS for h in hits):
         return clause("partial", ids, f"the win or loss condition it states (\"{outcome.group(0)}\") is not built",
-                      built="; ".join(have[i][:BUILT_CHARS] for i in ids))
+                      built=_built(ids, have))
     unbuilt = list(dict.fromkeys(text[h.start:h.end].strip(" ,;:.!?") for h in hits if h.key not in _WEAK and not _ids([h.key], have,
                                                                                                  archetype)))
     if unbuilt:
-        built = "; ".join(have[i] if len(have[i]) <= BUILT_CHARS else have[i][:BUILT_CHARS - 1] + "…" for i in ids)
         return clause("partial", ids, "nothing in a " + archetype + " scenario checks "
-                      + ", ".join(f"\"{u}\"" for u in unbuilt), built=built)
+                      + ", ".join(f"\"{u}\"" for u in unbuilt), built=_built(ids, have))
     notes = list(dict.fromkeys(h.note for h in hits if h.note))
     if notes:
         return clause("assumed", ids, "; ".join(notes))
