@@ -7,7 +7,7 @@ import re
 
 from genesis.models import ClauseAccount, Requirement
 from genesis.offline import vocabulary as V
-from genesis.offline.concepts import Hit, Reading
+from genesis.offline.concepts import Hit, Reading, roster_names
 
 # Words that start a new clause after "and" ("... at minute 3 and an air assault ..."); "and" before
 # anything else joins a list ("west, north and east", "tanks and bots") and stays inside its clause.
@@ -75,6 +75,8 @@ _OUTCOME_KEYS = {"archetype", "time_limit", "deadline", "hold_time", "protect", 
                  "raid_target", "teams", "safe_zone", "armies", "resource_goal", "resource_keep"}
 # Phrases that name something without asking for anything on their own ("the outposts", "the river").
 _WEAK = {"objective", "map", "ground"}
+# Words that are articles or vague amounts far more often than counts ("a wave", "both sides").
+_NOT_COUNTS = {"a", "an", "one", "single", "both", "couple", "few", "many", "several", "multiple"}
 
 
 def cuts(text: str) -> list[int]:
@@ -149,8 +151,31 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
         start = 0 if i == 0 else offsets[a]
         end = len(query) if i == len(spans) - 1 else offsets[spans[i + 1][0]]
         hits = [h for h in reading.hits if h.start < b and h.end > a]
-        out.append(_status(query[start:end], start, end, text[a:b], hits, have, archetype, text))
+        out.append(_status(query[start:end], start, end, text[a:b], hits, have, archetype, text,
+                           _unread(query, a, b, reading)))
     return out
+
+
+def _subject_words() -> re.Pattern:
+    """A count (digits or a number word) or the name of a unit type, as whole words."""
+    names = sorted(roster_names(), key=len, reverse=True)
+    counts = [w for w in V.NUMBER_WORDS if w not in _NOT_COUNTS]
+    return re.compile(r"(?<![\w:.-])(?:\d+(?:\.\d+)?|" + "|".join(map(re.escape, counts + names)) + r")(?![\w-])")
+
+
+_SUBJECTS = _subject_words()
+
+
+def _unread(query: str, a: int, b: int, reading: Reading) -> list[str]:
+    """The counts and unit names in text[a:b] that no recognised phrase touches: what the clause asks of them
+    was not read, so the clause cannot be honoured as a whole ("keep all three of your constructors
+    breathing" read only as a deadline). A unit kind the reader took for the enemy's forces ("enemy bots")
+    is read. Each as the request writes it ("twenty", not the "20" it was read as)."""
+    kinds = {w for k in reading.concepts.unit_kinds for w in V.UNIT_KIND_TRIGGERS.get(k, [])}
+    at = reading.offsets
+    return list(dict.fromkeys(query[at[m.start()]:at[m.end()] if m.end() < len(at) else len(query)].rstrip(" ,;:.!?")
+                              for m in _SUBJECTS.finditer(reading.text, a, b) if m.group(0) not in kinds
+                              and not any(h.start < m.end() and m.start() < h.end for h in reading.hits)))
 
 
 def _ids(keys: list[str], have: dict[str, str], archetype: str) -> list[str]:
@@ -168,7 +193,7 @@ def _built(ids: list[str], have: dict[str, str]) -> str:
 
 
 def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], have: dict[str, str],
-            archetype: str, text: str) -> ClauseAccount:
+            archetype: str, text: str, unread: list[str]) -> ClauseAccount:
     def clause(status: str, ids: list[str] | None = None, why: str = "", built: str = "") -> ClauseAccount:
         return ClauseAccount(text=verbatim, start=start, end=end, status=status,  # type: ignore[arg-type]
                              requirement_ids=ids or [], why=why, built=built)
@@ -199,6 +224,9 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
     if unbuilt:
         return clause("partial", ids, "nothing in a " + archetype + " scenario checks "
                       + ", ".join(f"\"{u}\"" for u in unbuilt), built=_built(ids, have))
+    if unread:
+        return clause("partial", ids, "the offline backend read nothing for " + ", ".join(f"\"{u}\"" for u in unread)
+                      + " here: what the clause asks of them was not built", built=_built(ids, have))
     notes = list(dict.fromkeys(h.note for h in hits if h.note))
     if notes:
         return clause("assumed", ids, "; ".join(notes))

@@ -443,10 +443,12 @@ def _teams(r: Reading) -> None:
         r.hit(way, "ffa_count", problem)
     m = re.search(r"(\d)\s*v\s*(\d)", _WORD_TEAMS.sub(lambda w: f"{_SMALL[w.group(1)]}v{_SMALL[w.group(2)]}"
                                                        + " " * (len(w.group(0)) - 3), text))
+    # the phrase as written ("two versus two"), not the "2v2" it was read as
+    span = (m.start(), (_WORD_TEAMS.match(text, m.start()) or m).end()) if m else None
     if m and c.archetype != "ffa" and m.group(1) == m.group(2) == "1":
         c.archetype = "ffa"      # a duel: two sides, each on its own
         c.teams = 2
-        r.hit(m, "ffa_count")
+        r.hit(span, "ffa_count")
         return
     if m and c.archetype != "ffa":
         c.team_size = int(m.group(1))
@@ -457,7 +459,7 @@ def _teams(r: Reading) -> None:
             r.unsupported.append(problem)
         c.teams = 2
         c.archetype = "teams"
-        r.hit(m, "teams", problem)
+        r.hit(span, "teams", problem)
         r.matched.append(f"{m.group(1)}v{m.group(2)} teams")
     if c.archetype != "ffa":
         return

@@ -62,12 +62,31 @@ def shipped_design(state: dict) -> dict[str, Any] | None:
 
 
 def clause_records(state: dict) -> list[dict[str, Any]]:
-    """The brief's clauses, each with the evidence status of the requirements that check it."""
+    """The brief's clauses, each with the evidence status of the requirements that check it. A clause the
+    brief calls honoured whose requirement failed in the validation runs is on record as partial: the
+    level did not show it."""
     brief = state.get("brief")
     status = {e["id"]: e["status"] for e in state.get("evidence") or []}
-    return [{**c.model_dump(include={"text", "status", "requirement_ids", "built", "why"}),
-             "evidence": {rid: status[rid] for rid in c.requirement_ids if rid in status}}
-            for c in (brief.clauses if brief else [])]
+    text = {r.id: r.text for r in brief.requirements} if brief else {}
+    out = []
+    for c in (brief.clauses if brief else []):
+        record = {**c.model_dump(include={"text", "status", "requirement_ids", "built", "why"}),
+                  "evidence": {rid: status[rid] for rid in c.requirement_ids if rid in status}}
+        failed = [rid for rid, s in record["evidence"].items() if s == "failed"]
+        if c.status in ("honoured", "assumed") and failed:
+            shown = [rid for rid in c.requirement_ids if rid not in failed]
+            record.update(status="partial", built="; ".join(text.get(rid, rid) for rid in shown) or "nothing shown",
+                          why="; ".join(filter(None, [c.why, "the validation runs failed " + ", ".join(
+                              f"{rid} ({text.get(rid, rid)})" for rid in failed)])))
+        out.append(record)
+    return out
+
+
+def _unshown(state: dict, clauses: list[dict[str, Any]]) -> list[str]:
+    """The "Not honoured" lines of the clauses the validation runs took down to partial."""
+    brief = state.get("brief")
+    return [f"\"{r['text'].strip(' ,;:.!?')}\": {r['why']}" for r, c in zip(clauses, brief.clauses if brief else [])
+            if r["status"] != c.status]
 
 
 def write_design_files(out, state: dict) -> None:
@@ -86,6 +105,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
     certificate = state.get("certificate") or scenario_certificate(
         ctx.out_dir, state, cache_dir=ctx.validation_cache.root, started=ctx.certificate_games)
     verdict = verdict_label(status, certificate)
+    clauses = clause_records(state)
     return ValidationRecord.model_validate({
         "playable": status in PLAYS,
         "certified": verdict == "CERTIFIED",
@@ -108,8 +128,9 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "difficulty": difficulty_record(state, certificate),
         "assumptions": design_assumptions(state.get("brief"), state.get("gdd")),
         "design": shipped_design(state),
-        "unsupported": (state["brief"].unsupported if state.get("brief") else []) + _missed_difficulty(state, certificate),
-        "clauses": clause_records(state),
+        "unsupported": (state["brief"].unsupported if state.get("brief") else []) + _missed_difficulty(state, certificate)
+        + _unshown(state, clauses),
+        "clauses": clauses,
         "evolution": state.get("evolution"),
         "stage_times_s": state.get("stage_times", {}),
         "generation_time_s": round(sum((state.get("stage_times") or {}).values()), 2),

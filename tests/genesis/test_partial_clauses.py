@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from genesis.agents.designer import AccountedBrief
 from genesis.checks.clause_checks import clause_problems
 from genesis.offline.brief_writer import write_brief
@@ -81,3 +83,42 @@ def test_the_report_shows_a_partial_clause_once_with_what_was_built_and_what_was
     assert f"<b>built:</b> {part.built}" in html and "<b>not built:</b>" in html and "at most 8" in html
     assert "<code>team_count</code> <span class=\"muted small\">(verified)</span>" in html
     assert html.count('class="chip ok">honoured') == sum(c.status == "honoured" for c in brief.clauses)
+
+
+@pytest.mark.parametrize("count", ["three", "4", "five", "twenty"])
+@pytest.mark.parametrize("thing,asked", [("constructors", "alive"), ("radar towers", "standing"),
+                                         ("heavy tanks", "in one piece"), ("metal extractors", "intact")])
+def test_a_clause_whose_count_or_unit_was_not_read_is_never_honoured(count, thing, asked):
+    # the deadline in it is read, the things it asks to keep are not: the clause is at most partial and says
+    # which words were not read
+    query = f"Hold out against enemy waves from the east; keep all {count} of your {thing} {asked} until minute 6."
+    brief = _brief(query)
+    (clause,) = [c for c in brief.clauses if thing in c.text]
+    assert clause.status in ("partial", "not_honoured")
+    assert clause.status == "not_honoured" or count in clause.why or thing.split()[-1] in clause.why
+    assert clause_problems(brief) == []
+
+
+@pytest.mark.parametrize("query,phrase", [
+    ("Survive 6 minutes; enemy bots attack from the east at 2:00 and 4:00.", "enemy bots attack"),
+    ("A 2v2 team battle on crossroads, 10 minute limit.", "2v2"),
+    ("Two versus two, last pair standing wins.", "Two versus two"),
+])
+def test_a_clause_whose_counts_and_units_were_read_stays_honoured(query, phrase):
+    brief = _brief(query)
+    (clause,) = [c for c in brief.clauses if phrase in c.text]
+    assert clause.status == "honoured", clause
+
+
+def test_an_honoured_clause_whose_requirement_failed_in_validation_is_on_record_as_partial():
+    brief = _brief("Survive 6 minutes; waves from the west and the north.")
+    honoured = [c for c in brief.clauses if c.status == "honoured"]
+    target = next(c for c in honoured if "west" in c.text)
+    failing = target.requirement_ids[-1]
+    evidence = [{"id": rid, "status": "failed" if rid == failing else "verified"}
+                for c in brief.clauses for rid in c.requirement_ids]
+    records = {r["text"]: r for r in clause_records({"brief": brief, "evidence": evidence})}
+    record = ClauseRecord.model_validate(records[target.text])
+    assert record.status == "partial" and failing in record.why and failing not in record.built
+    # clauses whose requirements all held keep their status
+    assert all(records[c.text]["status"] == "honoured" for c in honoured if failing not in c.requirement_ids)
