@@ -152,7 +152,7 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
         end = len(query) if i == len(spans) - 1 else offsets[spans[i + 1][0]]
         hits = [h for h in reading.hits if h.start < b and h.end > a]
         out.append(_status(query[start:end], start, end, text[a:b], hits, have, archetype, text,
-                           _unread(query, a, b, reading)))
+                           _unread(query, a, b, reading), _unpaired(a, b, reading)))
     return out
 
 
@@ -178,6 +178,27 @@ def _unread(query: str, a: int, b: int, reading: Reading) -> list[str]:
                               and not any(h.start < m.end() and m.start() < h.end for h in reading.hits)))
 
 
+def _unpaired(a: int, b: int, reading: Reading) -> str:
+    """When text[a:b] times an attack from a named side ("waves from the west at 1:00 and 3:00") and the
+    reading did not tie those times to that side, what was kept and what was not ("" when tied or untimed)."""
+    c = reading.concepts
+    sides = [reading.text[h.start:h.end] for h in reading.hits if h.key == "directions" and a <= h.start < b]
+    times = [s for start, _, s in reading.moments if a <= start < b]
+    if not sides or not times:
+        return ""
+    codes = {V.COMPASS.get(w.replace("-", "").replace(" ", ""), w) for w in sides}
+    # the designer sends the named sides in order at the read times when there are as many of each, and
+    # every attack from the one side when only one is named
+    times_of = c.direction_times or (c.wave_times if len(c.wave_times) == len(c.directions) else [])
+    tied = {(d, t) for d, t in zip(c.directions, times_of)}
+    if len(set(c.directions)) == 1:
+        tied |= {(c.directions[0], t) for t in c.wave_times}
+    if all(any((d, t) in tied for d in codes) for t in times):
+        return ""
+    shown = ", ".join(f"{int(t) // 60}:{int(t) % 60:02d}" for t in times)
+    return f"the times ({shown}) are kept but not the side each attack comes from ({', '.join(sides)})"
+
+
 def _ids(keys: list[str], have: dict[str, str], archetype: str) -> list[str]:
     ids: list[str] = []
     for key in keys:
@@ -193,7 +214,7 @@ def _built(ids: list[str], have: dict[str, str]) -> str:
 
 
 def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], have: dict[str, str],
-            archetype: str, text: str, unread: list[str]) -> ClauseAccount:
+            archetype: str, text: str, unread: list[str], unpaired: str) -> ClauseAccount:
     def clause(status: str, ids: list[str] | None = None, why: str = "", built: str = "") -> ClauseAccount:
         return ClauseAccount(text=verbatim, start=start, end=end, status=status,  # type: ignore[arg-type]
                              requirement_ids=ids or [], why=why, built=built)
@@ -224,6 +245,8 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
     if unbuilt:
         return clause("partial", ids, "nothing in a " + archetype + " scenario checks "
                       + ", ".join(f"\"{u}\"" for u in unbuilt), built=_built(ids, have))
+    if unpaired:
+        return clause("partial", ids, unpaired, built=_built(ids, have))
     if unread:
         return clause("partial", ids, "the offline backend read nothing for " + ", ".join(f"\"{u}\"" for u in unread)
                       + " here: what the clause asks of them was not built", built=_built(ids, have))

@@ -781,21 +781,21 @@ def _directions(r: Reading) -> None:
         r.hit((start, end), "directions")
     # a time named between a side and the next side is that side's ("west at 1:00, north at 2:30"), or
     # when the request names the time first, the time before each side ("at minute 2 from the north")
+    # a side followed by several times attacks at each of them ("west at 1:00, 3:00 and 5:00, north at 4:00")
     moments = r.moments
     after = not moments or moments[0][0] >= named[0][1]
-    times: list[float | None] = []
+    times: list[list[float]] = []
     for i, (start, end, _) in enumerate(named):
         if after:
             nxt = named[i + 1][0] if i + 1 < len(named) else len(text)
-            own = [t for t in moments if end <= t[0] < nxt]
-            times.append(own[0][2] if own else None)
+            times.append([t[2] for t in moments if end <= t[0] < nxt])
         else:
             prev = named[i - 1][1] if i else 0
             own = [t for t in moments if prev <= t[0] < start]
-            times.append(own[-1][2] if own else None)
-    if all(t is not None for t in times) and len(moments) == len(named):
-        c.directions = [n for _, _, n in named]        # type: ignore[assignment]
-        c.direction_times = [float(t) for t in times if t is not None]
+            times.append([own[-1][2]] if own else [])
+    if all(times) and sum(map(len, times)) == len(moments):
+        c.directions = [n for (_, _, n), own in zip(named, times) for _ in own]   # type: ignore[misc]
+        c.direction_times = [float(t) for own in times for t in own]
         for t in moments:
             r.hit((t[0], t[1]), "direction_times")
     else:

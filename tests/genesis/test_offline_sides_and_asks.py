@@ -1,6 +1,8 @@
 """Reader / designer fixes for corpus failures: a stored design is reused only for the same concepts
 (named sides, flanks, deadlines), flanks are taken facing the enemy as the checker reads them, a bare
 unit count with a deadline is a production goal, and a forbidden ask is reported as a whole clause."""
+import pytest
+
 from genesis.kb.library import signature
 from genesis.offline import geometry as G
 from genesis.offline.brief_writer import write_brief
@@ -94,3 +96,29 @@ def test_a_forbidden_ask_is_not_honoured_as_a_whole():
         assert any(kept in c.text for c in b.clauses if c.status == "honoured"), q
     b = _brief("artillery shells rain on the storage from the north, survive 3 minutes")
     assert all(c.status != "not_honoured" for c in b.clauses)
+
+
+@pytest.mark.parametrize("first,second", [("west", "north"), ("east flank", "south flank"), ("north-east", "south")])
+@pytest.mark.parametrize("times_a,times_b", [(["1:00", "3:00", "5:00"], ["4:00"]), (["0:45", "2:15"], ["1:30", "4:00"])])
+def test_a_side_named_with_several_times_attacks_at_each_of_them(first, second, times_a, times_b):
+    def listed(ts):
+        return ts[0] if len(ts) == 1 else ", ".join(ts[:-1]) + " and " + ts[-1]
+    q = f"Survive 6 minutes: waves from the {first} at {listed(times_a)}, plus a wave from the {second} at {listed(times_b)}."
+    brief = _brief(q)
+    c = brief.concepts
+    pairs = sorted(zip(c.direction_times, c.directions))
+    seconds = [int(t[:-3]) * 60 + int(t[-2:]) for t in times_a + times_b]
+    assert [t for t, _ in pairs] == sorted(seconds)
+    assert len({d for t, d in pairs if t in seconds[:len(times_a)]}) == 1
+    assert {d for t, d in pairs if t in seconds[len(times_a):]}.isdisjoint({d for t, d in pairs if t in seconds[:len(times_a)]})
+    gdd = design(brief)
+    waves = next(rc for rc in gdd.rule_components if rc.id == "staggered_waves")
+    assert sorted(zip(waves.params["times"], waves.params["fronts"]))[0][0] == min(seconds)
+    assert not waves.params.get("shuffle")
+    assert all(cl.status == "honoured" for cl in brief.clauses if "wave" in cl.text)
+
+
+def test_times_of_a_side_the_reader_could_not_tie_are_reported_not_claimed():
+    brief = _brief("Survive 5 minutes; waves from the west at 1:00 and 2:00, and from the north.")
+    (clause,) = [c for c in brief.clauses if "west" in c.text]
+    assert clause.status == "partial" and "west" in clause.why and "1:00" in clause.why
