@@ -69,7 +69,14 @@ BUILT_CHARS = 100      # a requirement's text, as a partial clause's `built` quo
 # A clause that states how the game is won or lost ("the alliance that loses both factories first loses") is
 # honoured only when a phrase read in it sets an end of the game.
 _OUTCOME = re.compile(r"\b(?:los(?:e|es|ing|t)|wins?|won|fail(?:s|ed)?|ends?\s+the\s+(?:game|run|match|round)|comes?\s+"
-                      r"first|takes?\s+it)\b")
+                      r"first|takes?\s+it|draws?|tied?|beaten|defeat(?:ed)?|victor(?:y|ious)|it'?s\s+over|game\s+over|"
+                      r"crown|champion|succeed(?:s|ed)?|done\s+it)\b")
+# Words of an attack: a time read as a wave's is one only when its clause names a side or an attack, or its
+# sentence did before it ("the left camp gets hit at 1:30, the right one a minute later").
+_ATTACK = re.compile(r"\b(?:waves?|attack\w*|assault\w*|raid\w*|push\w*|columns?|strikes?|struck|hit|hits|knocks?|"
+                     r"punch\w*|rush\w*|arriv\w*|lands?|inbound|incoming|counter\w*|part(?:y|ies)|bombers?|gunships?|"
+                     r"squads?|troops|forces?|arm(?:y|ies)|enem(?:y|ies)|blows?|trickle|drip|come|comes|coming|"
+                     r"spawns?|appears?|march\w*|advanc\w*|charg\w*|storm\w*|invad\w*|bots|tanks|aircraft)\b")
 _OUTCOME_KEYS = {"archetype", "time_limit", "deadline", "hold_time", "protect", "objective", "objectives",
                  "production_target", "ffa_count", "ranking", "micro", "losses", "escort_unit", "destination", "recon",
                  "raid_target", "teams", "safe_zone", "armies", "resource_goal", "resource_keep"}
@@ -151,8 +158,9 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
         start = 0 if i == 0 else offsets[a]
         end = len(query) if i == len(spans) - 1 else offsets[spans[i + 1][0]]
         hits = [h for h in reading.hits if h.start < b and h.end > a]
+        before = re.split(r"[.;!?]", text[:a])[-1]
         out.append(_status(query[start:end], start, end, text[a:b], hits, have, archetype, text,
-                           _unread(query, a, b, reading), _unpaired(a, b, reading)))
+                           _unread(query, a, b, reading), _unpaired(a, b, reading), bool(_ATTACK.search(before))))
     return out
 
 
@@ -214,7 +222,7 @@ def _built(ids: list[str], have: dict[str, str]) -> str:
 
 
 def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], have: dict[str, str],
-            archetype: str, text: str, unread: list[str], unpaired: str) -> ClauseAccount:
+            archetype: str, text: str, unread: list[str], unpaired: str, attack_before: bool) -> ClauseAccount:
     def clause(status: str, ids: list[str] | None = None, why: str = "", built: str = "") -> ClauseAccount:
         return ClauseAccount(text=verbatim, start=start, end=end, status=status,  # type: ignore[arg-type]
                              requirement_ids=ids or [], why=why, built=built)
@@ -228,6 +236,16 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
         return clause("not_honoured", why="; ".join(problems))
     strong = [h.key for h in hits if h.key not in _WEAK]
     shown = segment.strip(" ,;:.!?")
+    if "wave_times" in strong and "directions" not in strong and not attack_before and not _ATTACK.search(segment):
+        # "the base has to be standing at five minutes": a time, but no attack happens at it
+        misread = ", ".join(dict.fromkeys(f"\"{text[h.start:h.end].strip(' ,;:.!?')}\"" for h in hits
+                                          if h.key == "wave_times"))
+        why = f"{misread} was read as the time of an attack, but the clause names no attack"
+        strong = [k for k in strong if k != "wave_times"]
+        ids = _ids(strong, have, archetype)
+        if not ids:
+            return clause("not_honoured", why=why + f"; nothing was built for \"{shown}\"")
+        return clause("partial", ids, why, built=_built(ids, have))
     if not strong and not all(w in _GENERIC for w in _words(segment)):
         return clause("not_honoured", why=f"the offline backend does not understand \"{shown}\"; nothing was built "
                                           "for it")

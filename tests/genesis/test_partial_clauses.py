@@ -122,3 +122,19 @@ def test_an_honoured_clause_whose_requirement_failed_in_validation_is_on_record_
     assert record.status == "partial" and failing in record.why and failing not in record.built
     # clauses whose requirements all held keep their status
     assert all(records[c.text]["status"] == "honoured" for c in honoured if failing not in c.requirement_ids)
+
+
+@pytest.mark.parametrize("clause", ["the base has to be standing at five minutes",
+                                    "if both pairs still have a commander at ten minutes it's a draw",
+                                    "the clock stops at seven and a half minutes"])
+def test_a_time_in_a_clause_that_names_no_attack_is_not_claimed_as_an_attack_time(clause):
+    brief = _brief(f"Fog of war on; {clause}.")
+    (account,) = [c for c in brief.clauses if clause.split()[1] in c.text and "minutes" in c.text]
+    assert account.status != "honoured" and "no attack" in account.why
+    assert clause_problems(brief) == []
+
+
+def test_times_listed_after_an_attack_in_the_same_sentence_stay_attack_times():
+    brief = _brief("Survive 5 minutes: the left camp gets hit at 1:30, the right one sixty seconds after that.")
+    (account,) = [c for c in brief.clauses if "right one" in c.text]
+    assert "no attack" not in account.why
