@@ -222,10 +222,45 @@ def read(query: str) -> Reading:
                 "allied_bases", "ffa_count", "teams", "production_target", "hold_time", "recon", "micro",
                 "resource_goal"}
     if not any(h.key in evidence for h in r.hits):
-        return _refuse(r, "the offline backend does not understand what game this asks for (no scenario family, "
-                          "attacks or goal it knows: defend, waves, produce, free-for-all, 2v2, destroy, capture, "
-                          "raids); rephrase with those words or use a real model with --model")
+        unread = _first_unread(r, query)
+        return _refuse(r, "the offline backend does not understand what game this asks for"
+                          + (f" (\"{unread}\" is not in its vocabulary)" if unread else "")
+                          + ": no scenario family, attacks or goal it knows (defend, waves, produce, free-for-all, "
+                            "2v2, destroy, capture, raids); rephrase with those words or use a real model with --model")
+    # a defence is a game of attacks: sides and things to keep name one only when something attacks, or a
+    # side is given a time ("right flank at 1:00, left flank at 2:30")
+    inferred_defence = c.archetype == "defense" and not any(h.key == "archetype" for h in r.hits)
+    attacked = c.direction_times or _ATTACKED.search(text) or any(
+        h.key in ("waves", "probe", "escalating", "staggered", "raids", "air", "ambush") for h in r.hits)
+    if inferred_defence and not attacked:
+        unread = _first_unread(r, query)
+        return _refuse(r, "the offline backend does not understand what game this asks for"
+                          + (f" (\"{unread}\" is not in its vocabulary)" if unread else "")
+                          + ": it reads sides, times or things to keep, but no attack to defend against and no game "
+                            "it knows (defend, waves, produce, free-for-all, 2v2, destroy, capture, raids); rephrase "
+                            "with those words or use a real model with --model")
     return r
+
+
+def _first_unread(r: Reading, query: str) -> str:
+    """The request's first stretch between punctuation that recognised phrases cover less than half of, as
+    written ("" if none)."""
+    for m in re.finditer(r"[^,;:.!?()]+", r.text):
+        piece = m.group(0).strip()
+        covered = sum(max(0, min(h.end, m.end()) - max(h.start, m.start())) for h in r.hits)
+        if len(piece.split()) >= 2 and covered < len(m.group(0)) / 2:
+            end = r.offsets[m.end()] if m.end() < len(r.offsets) else len(query)
+            piece = query[r.offsets[m.start()]:end].strip(" ,;:.!?()")
+            return piece if len(piece) <= 80 else piece[:79] + "…"
+    return ""
+
+
+# Words of an attack on the player ("they'll knock at your gate", "a probing party pokes at your flank").
+_ATTACKED = re.compile(r"\b(?:waves?|attack\w*|assault\w*|raid\w*|push(?:es)?|columns?|strikes?|hit|hits|knocks?|"
+                       r"punch(?:es)?|rush\w*|counter-?attack\w*|bombers?|gunships?|blows?|trickle|drip|storm\w*|"
+                       r"invad\w*|invasion|charg\w*|prob(?:e|es|ing)|pokes?|barrage|shell\w*|bombard\w*|onslaught|"
+                       r"siege|besieg\w*|swarm\w*|horde|incursion|offensive|fronts?|advanc\w*|march\w*|"
+                       r"(?:comes?|coming|pours?|sweeps?|descends?|approach\w*)(?:\s+\w+)?\s+from)\b")
 
 
 # what a request for system access is asked of: "have a rule ...", "make the script ...", "use lua to ..."
@@ -304,12 +339,12 @@ def _refuse(r: Reading, why: str) -> Reading:
     return r
 
 
-_KILL = (r"(?:destroy|knock\s+out|take\s+out|raze|demolish|wreck|flatten|silence|eliminate|kill|neutrali[sz]e|"
-         r"wipe\s+out|take\s+down|bring\s+down|level|topple)")
+_KILL = (r"(?:destroy|knock\s+out|knock\s+down|take\s+out|raze|demolish|wreck|flatten|silence|eliminate|kill|"
+         r"neutrali[sz]e|wipe\s+out|take\s+down|bring\s+down|level|topple|blow\s+up|burn\s+down|smash)")
 _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|an?|that|every|all|each|both)\s+(?:of\s+the\s+)?(?:enemy\s+)?"
                     r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
                     r"bunker|position|stronghold|fort|plant|lab|emplacements?|battery|batteries|commander|guns?|"
-                    r"installations?|outpost)\b"
+                    r"installations?|outpost|towers?|radar|dish(?:es)?|building)\b"
                     # the target named first, the verb after it: "the enemy base could be anywhere, find it and
                     # destroy it", "the enemy commander is dug in ...; take him out"
                     r"|\b(?:the|their|an?)\s+enemy(?:'s)?\s+(?:[\w-]+\s+){0,5}?(?:base|fortress|hq|headquarters|stronghold|"

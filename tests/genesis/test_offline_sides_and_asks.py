@@ -122,3 +122,32 @@ def test_times_of_a_side_the_reader_could_not_tie_are_reported_not_claimed():
     brief = _brief("Survive 5 minutes; waves from the west at 1:00 and 2:00, and from the north.")
     (clause,) = [c for c in brief.clauses if "west" in c.text]
     assert clause.status == "partial" and "west" in clause.why and "1:00" in clause.why
+
+
+@pytest.mark.parametrize("query,unread", [
+    ("Walk your commander from the top-left corner to the bottom-right one; if he hasn't arrived by minute 3, "
+     "it's over.", "Walk your commander"),
+    ("You and one computer-run friend share the western half; two hostile armies share the eastern half.",
+     "computer-run friend"),
+    ("Sit on the bridge for two minutes running with none of theirs on it, or you've lost.", "Sit on the bridge"),
+])
+def test_sides_and_times_with_nothing_attacking_are_not_read_as_a_defence(query, unread):
+    reading = read(query)
+    assert not reading.is_game and unread in reading.refusal and "does not understand what game" in reading.refusal
+
+
+@pytest.mark.parametrize("query", [
+    "They'll knock at your eastern gate first, then at the western one; keep the command centre up for 6 minutes.",
+    "Right flank at 1:00, left flank at 2:30 - keep both standing until 4:00.",
+    "A probing party pokes at your left flank at 0:40; hold the base for five minutes.",
+])
+def test_an_attack_in_other_words_or_a_timed_side_still_reads_as_a_defence(query):
+    reading = read(query)
+    assert reading.is_game and reading.concepts.archetype == "defense"
+
+
+@pytest.mark.parametrize("verb", ["Knock down", "Blow up", "Take down", "Smash"])
+@pytest.mark.parametrize("target", ["radar tower", "factory", "command building"])
+def test_a_destroy_verb_on_an_enemy_building_is_a_siege(verb, target):
+    reading = read(f"{verb} their {target} before four minutes are up; your ten assault bots can't be replaced.")
+    assert reading.is_game and reading.concepts.archetype == "siege"
