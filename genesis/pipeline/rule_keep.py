@@ -1,9 +1,10 @@
 """Which rules of an earlier Stage 3 visit the next visit keeps or shows.
 
 A rule is verified when all its tests (its own and the smoke run) passed and no failing rules check
-names it. After a failed rules verdict, a verified rule whose GDD component is unchanged is kept
-without asking again; otherwise (a rollback) a verified rule is shown to the developer, who may keep
-it by reference. Kept rules are tested again with the rest, so keeping never skips a check."""
+names it. After a failed rules verdict, or a rollback to the GDD that leaves a rule's component
+unchanged, a verified rule is kept without asking again; after a rollback to the rules themselves a
+verified rule is shown to the developer, who may keep it by reference. Kept rules are tested again
+with the rest, so keeping never skips a check."""
 from __future__ import annotations
 
 import json
@@ -26,10 +27,18 @@ def verified_rules(state: dict) -> dict[str, RuleArtifact]:
             if tests.get(a.id) and all(t.get("passed") for t in tests[a.id]) and not any(a.id in r for r in failing)}
 
 
+def _sent_back_to(state: dict) -> str | None:
+    """The stage the last retry or rollback went to (None when no decision sent the run back)."""
+    back = [d for d in state.get("decisions") or [] if d.get("decision") in ("retry", "rollback")]
+    return back[-1].get("target_stage") if back else None
+
+
 def kept_unchanged(state: dict, components: list[RuleComponent]) -> dict[str, RuleArtifact]:
-    """The verified rules a rules retry keeps: only after a failed rules verdict, only for unchanged components."""
+    """The verified rules a rules visit keeps without asking, only for unchanged components: after a failed
+    rules verdict, or when the run was sent back before the rules (the GDD rewritten) and the new GDD left
+    the component as it was. A run sent back to the rules themselves asks the developer again."""
     verdict: Verdict | None = (state.get("verdicts") or {}).get("rules")
-    if verdict is None or verdict.passed:
+    if verdict is None or (verdict.passed and _sent_back_to(state) not in ("brief", "gdd")):
         return {}
     verified = verified_rules(state)
     return {c.id: verified[c.id] for c in components

@@ -39,10 +39,10 @@ def _art(comp, source):
     return RuleArtifact(id=comp.id, source=source, params={}, tests=[], written_for=component_key(comp))
 
 
-def _run(tmp_path, developer, verdict, gdd=GDD_DOC):
+def _run(tmp_path, developer, verdict, gdd=GDD_DOC, decisions=()):
     ctx = SimpleNamespace(developer=developer, kb=SimpleNamespace(get=lambda *a: None), say=lambda *a: None,
                           out_dir=tmp_path, rubrics_root=REPO / "rubrics")
-    state = {"gdd": gdd, "verdicts": {"rules": verdict},
+    state = {"gdd": gdd, "verdicts": {"rules": verdict}, "decisions": list(decisions),
              "rules": [_art(COMPONENTS[0], "-- alpha v1"), _art(COMPONENTS[1], "-- beta v1")],
              "rule_tests": {"alpha": [{"name": "a", "passed": True}], "beta": [{"name": "b", "passed": False}]}}
     return Nodes(ctx).write_rules(state)
@@ -68,6 +68,27 @@ def test_a_changed_component_is_asked_again_with_its_verified_script_shown_and_c
     alpha = update["rules"][0]
     assert alpha.source == "-- alpha v1" and alpha.params == {"n": 2}
     assert alpha.written_for == component_key(changed[0])
+
+
+def _sent_back(to):
+    return [{"stage": "level", "decision": "rollback", "target_stage": to},
+            {"stage": "gdd", "decision": "advance", "target_stage": "rules"}][:1 if to == "rules" else 2]
+
+
+def test_a_rollback_to_the_gdd_keeps_verified_rules_whose_component_it_left_unchanged(tmp_path):
+    passed = Verdict(stage="rules", passed=True, criteria=[])
+    changed = [COMPONENTS[0], COMPONENTS[1].model_copy(update={"params": {"n": 3}})]
+    dev = Developer()
+    update = _run(tmp_path, dev, passed, GDD_DOC.model_copy(update={"rule_components": changed}), _sent_back("gdd"))
+    # alpha's component is unchanged and its tests passed: kept without a call; beta changed: asked again
+    assert [c["id"] for c in dev.calls] == ["beta"] and dev.calls[0]["kept"] == ["alpha"]
+    assert update["rules"][0].source == "-- alpha v1"
+
+
+def test_a_rollback_to_the_rules_asks_the_developer_for_every_rule_again(tmp_path):
+    dev = Developer()
+    _run(tmp_path, dev, Verdict(stage="rules", passed=True, criteria=[]), decisions=_sent_back("rules"))
+    assert [c["id"] for c in dev.calls] == ["alpha", "beta"]
 
 
 def test_keeping_a_rule_no_visit_verified_fails_the_stage(tmp_path):
