@@ -47,7 +47,14 @@ def bound_decision(stage: str, verdict: Verdict, proposed: MetaFeedback, *, atte
         stop = MetaFeedback(decision="stop", target_stage=stage, guidance=failing, reason=reason)  # type: ignore[arg-type]
         return stop, f"the PM proposed {proposed.decision} with no budget left"
     if proposed.decision == "rollback" and proposed.target_stage in STAGE_ORDER[:STAGE_ORDER.index(stage)]:
-        return proposed, None
+        # the target and every stage after it run again before this one can pass
+        needed = STAGE_ORDER.index(stage) - STAGE_ORDER.index(proposed.target_stage) + 1
+        if needed <= total_budget - total:
+            return proposed, None
+        retry = MetaFeedback(decision="retry", target_stage=stage,  # type: ignore[arg-type]
+                             guidance=[*proposed.guidance, *failing], reason=proposed.reason)
+        return retry, (f"the rollback to {proposed.target_stage} needs {needed} stage attempts to come back to "
+                       f"{stage} and {total_budget - total} are left; retrying stage {stage}")
     if proposed.decision == "retry" and proposed.target_stage == stage:
         return proposed, None
     if attempts >= stage_budget:

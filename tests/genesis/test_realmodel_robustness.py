@@ -154,6 +154,14 @@ def test_a_retry_or_rollback_the_pm_asks_for_is_honoured_while_the_total_budget_
         assert bound(FAILED, proposed, attempts=3, total=5) == (proposed, None)
 
 
+def test_a_rollback_that_cannot_come_back_within_the_budget_left_is_a_retry_of_the_stage():
+    level_failed = FAILED.model_copy(update={"stage": "level"})
+    effective, why = bound(level_failed, pm("rollback", "gdd"), total=6)      # gdd, rules, level: 3 > 2 left
+    assert (effective.decision, effective.target_stage) == ("retry", "level")
+    assert "g" in effective.guidance and "schema: no map" in effective.guidance and "3 stage attempts" in why
+    assert bound(level_failed, pm("rollback", "gdd"), total=5) == (pm("rollback", "gdd"), None)   # 3 left: honoured
+
+
 def test_an_invalid_proposal_with_the_stage_budget_spent_stops():
     effective, why = bound(FAILED, pm("rollback", "level"), attempts=3, total=5)
     assert effective.decision == "stop" and "stage budget spent" in effective.reason and why
