@@ -4,7 +4,8 @@ The candidate criterion is re-run on the recorded artifacts of every failure it 
 feedback log's snapshots) and must fail each of them; it is re-run on every accepted scenario in
 the KB (stored GDDs for a GDD criterion, stored levels for a level criterion, simulated through
 the validation cache when the check reads runs) and must pass each. A target it lets through, or
-an accepted scenario it would reject (a conflict), rejects the change.
+an accepted scenario it would reject (a conflict), rejects the change; so does a KB whose accepted
+scenarios could none of them be replayed (a judged criterion with no recorded brief to judge by).
 """
 from __future__ import annotations
 
@@ -33,9 +34,12 @@ class ReplayReport:
     passed: list[str] = field(default_factory=list)      # accepted scenarios it passes
     skipped: list[str] = field(default_factory=list)     # what could not be replayed, and why
 
+    unchecked: int = 0                                   # accepted scenarios there were, none of them replayed
+
     @property
     def accepted(self) -> bool:
-        return bool(self.caught) and not self.missed and not self.conflicts
+        # a criterion no accepted scenario could be replayed on was never shown to let a good one through
+        return bool(self.caught) and not self.missed and not self.conflicts and not self.unchecked
 
     def evidence(self) -> list[str]:
         return ([f"fails recorded failure {c}" for c in self.caught]
@@ -47,6 +51,9 @@ class ReplayReport:
             return f"it passes recorded failures it targets: {'; '.join(self.missed[:3])}"
         if self.conflicts:
             return f"it fails accepted KB scenarios: {'; '.join(self.conflicts[:5])}"
+        if self.unchecked:
+            return (f"none of the {self.unchecked} accepted KB scenario(s) could be replayed, so nothing shows it "
+                    "passes a good design" + (f" ({self.skipped[-1]})" if self.skipped else ""))
         return "no recorded failure it targets could be replayed" + (f" ({self.skipped[0]})" if self.skipped else "")
 
 
@@ -139,6 +146,9 @@ def _replay(stage: str, criterion, targets: list[str], records: list[FeedbackRec
             report.skipped.append(f"KB {name}: {exc}")
             continue
         (report.passed if ok else report.conflicts).append(name if ok else f"{name}: {why[:160]}")
+    skipped_kb = sum(s.startswith("KB ") for s in report.skipped)
+    if skipped_kb and not report.passed and not report.conflicts:
+        report.unchecked = skipped_kb
     return report
 
 

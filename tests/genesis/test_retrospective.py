@@ -162,3 +162,23 @@ def test_the_recurrence_threshold_comes_from_the_run_then_genesis_yaml(tmp_path,
     (tmp_path / "genesis.yaml").write_text("min_recurrence: 3\n")
     assert min_recurrence({}) == 3 and min_recurrence({"min_recurrence": 4}) == 4
     assert load_config({}, env={}, cwd=tmp_path).roles["pm"].model   # a key genesis.yaml accepts
+
+
+def test_a_judged_criterion_no_accepted_scenario_can_be_judged_on_is_not_adopted(tmp_path, seed_dirs, monkeypatch):
+    from genesis.pipeline.replay import replay
+
+    kb, rubrics = seed_dirs
+    _history(tmp_path, monkeypatch, rubrics, kb)
+    criterion = rubric_store.Criterion(id="rush_loses_by_design", text="a rush cannot win", kind="judged")
+
+    def judge(crit, brief, gdd):
+        if brief is None:     # stored KB designs keep no brief: the analyst has nothing to judge them by
+            raise LookupError("no brief recorded for the analyst")
+        return False          # it fails the recorded failures it targets
+    report = replay("gdd", criterion, [TRAPPED], feedback.read(rubrics), rubrics, KnowledgeBase(kb), judge=judge)
+    assert report.caught and not report.passed and not report.conflicts
+    assert not report.accepted and "could be replayed" in report.why_rejected()
+    # with a judge that can read the stored designs, the same criterion is proven and adopted
+    report = replay("gdd", criterion, [TRAPPED], feedback.read(rubrics), rubrics, KnowledgeBase(kb),
+                    judge=lambda crit, brief, gdd: brief is None)
+    assert report.accepted and report.passed
