@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -437,8 +436,15 @@ def version() -> None:
     typer.echo(__version__)
 
 
-def main() -> None:  # pragma: no cover - console entry point
-    sys.exit(app())
+def main() -> None:
+    """The `genesis` command: runs the CLI, then exits without the interpreter's teardown (see process_exit)."""
+    from genesis.process_exit import exit_now
+
+    try:
+        app()
+    except SystemExit as exc:
+        exit_now(exc.code)
+    exit_now(0)
 
 
 if __name__ == "__main__":      # `python -m genesis.cli`, as `genesis`
