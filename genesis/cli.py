@@ -193,28 +193,33 @@ def new(
 
     Progress and the verdict go to stderr; stdout gets the scenario folder (or --json's object), so
     DIR=$(genesis new "...") works."""
-    # Checked before the pipeline (and its libraries) is loaded: a bad request is answered at once.
+    # Checked before the pipeline (and its libraries) is loaded: a bad request or setting is answered at once.
     from genesis.input_files import InputFileError, check_replay_file
+    from genesis.llm.config import ConfigError
     from genesis.pipeline.query import QueryError, check_query
+    from genesis.pipeline.run_checks import checked_config
     from genesis.pipeline.runs import OutFolderError, check_out_folder
-    from genesis.workspace import WorkspaceError, current
+    from genesis.rubric_store import RubricError
+    from genesis.workspace import WorkspaceError, current, ensure
 
+    model_cli = _model_flags(model, vlm_model, api_base)
     try:
         checked = check_query(query)
-        current()
+        ws = current()
         if out is not None and not force:
             check_out_folder(out, checked)
         if replay is not None:
             check_replay_file(replay)
-    except (QueryError, WorkspaceError, OutFolderError, InputFileError) as exc:
+        config = checked_config(model_cli, replay, ensure(ws).rubrics)
+    except (QueryError, WorkspaceError, OutFolderError, InputFileError, RubricError, ConfigError) as exc:
         raise _bad_input(exc)
 
     from genesis.pipeline.runner import start
 
     options = {k: v for k, v in {"min_recurrence": min_recurrence,
                                   "difficulty": difficulty.value if difficulty else None}.items() if v}
-    _run_to_exit(lambda: start(query, out=out, model_cli=_model_flags(model, vlm_model, api_base), seed=seed,
-                               interactive=interactive, progress=_progress, replay=replay, options=options or None),
+    _run_to_exit(lambda: start(query, out=out, model_cli=model_cli, seed=seed, interactive=interactive,
+                               progress=_progress, replay=replay, options=options or None, config=config),
                  as_json)
 
 
