@@ -214,13 +214,21 @@ def new(
     except (QueryError, WorkspaceError, OutFolderError, InputFileError, RubricError, ConfigError) as exc:
         raise _bad_input(exc)
 
-    from genesis.pipeline.runner import start
-
     options = {k: v for k, v in {"min_recurrence": min_recurrence,
                                   "difficulty": difficulty.value if difficulty else None}.items() if v}
-    _run_to_exit(lambda: start(query, out=out, model_cli=model_cli, seed=seed, interactive=interactive,
-                               progress=_progress, replay=replay, options=options or None, config=config),
-                 as_json)
+    with _pipeline() as runner:
+        _run_to_exit(lambda: runner.start(query, out=out, model_cli=model_cli, seed=seed, interactive=interactive,
+                                          progress=_progress, replay=replay, options=options or None, config=config),
+                     as_json)
+
+
+def _pipeline():
+    """The pipeline's runner module, loaded and kept out of the garbage collector's walks (see import_gc)."""
+    import importlib
+
+    from genesis.import_gc import long_lived
+
+    return long_lived(lambda: importlib.import_module("genesis.pipeline.runner"))
 
 
 @app.command()
@@ -234,9 +242,8 @@ def resume(run_id: str = typer.Argument(..., help="run id (from run.json) or the
         find_run(run_id)   # before the pipeline is loaded: an unknown run is answered at once
     except (FileNotFoundError, WorkspaceError) as exc:
         raise _bad_input(exc)
-    from genesis.pipeline.runner import resume as resume_run
-
-    _run_to_exit(lambda: resume_run(run_id, progress=_progress), as_json)
+    with _pipeline() as runner:
+        _run_to_exit(lambda: runner.resume(run_id, progress=_progress), as_json)
 
 
 def _run_to_exit(run, as_json: bool = False) -> None:
