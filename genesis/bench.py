@@ -232,7 +232,6 @@ def kb_open_bench(scenarios: int = KB_OPEN_SCENARIOS) -> dict:
 
 
 def _synthetic_scenarios(root: Path, n: int) -> None:
-
     for folder in ("gdds", "levels", "rules", "lessons"):
         (root / folder).mkdir(parents=True, exist_ok=True)
     for i in range(n):
