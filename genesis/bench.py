@@ -10,6 +10,7 @@ imports and caches warm), lists every round's times and judges the median round.
 """
 from __future__ import annotations
 
+import json
 import resource
 import tempfile
 import time
@@ -24,8 +25,7 @@ SIMILAR_QUERY = "hold two fronts against staggered waves"
 
 def _cpu_s() -> float:
     """CPU seconds of this process and of its finished children (the simulation workers)."""
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + kids.ru_utime + kids.ru_stime
+    return time.process_time() + _children_cpu_s()
 
 
 def _figures(query: str, validation: dict, wall: float, cpu: float) -> dict:
@@ -103,7 +103,6 @@ def median_round(rounds: list[dict]) -> dict:
 def run_bench(progress: Callable | None = None, rounds: int = 3) -> dict:
     """`rounds` rounds, each in a fresh process: the median round's figures, every round's times,
     the targets judged on the median round, and the KB open time."""
-    import json
     import subprocess
     import sys
 
@@ -124,15 +123,19 @@ def run_bench(progress: Callable | None = None, rounds: int = 3) -> dict:
     figures["kb_open"] = kb_open_bench()
     if progress:
         progress("bench", "genesis new in a fresh process, as a user runs it")
-    figures["fresh_process"] = fresh_process_bench()
+    fresh = figures["fresh_process"] = fresh_process_bench()
+    if progress:
+        progress("bench", f"genesis new in a fresh process: {fresh['wall_s']} s wall, {fresh['cpu_s']} s CPU, first "
+                          f"model call after {fresh['first_model_call_s']} s (load average {fresh['load_average']})")
     return figures
 
 
 def fresh_process_bench(query: str = COLD_QUERY) -> dict:
     """What a user waits for, in fresh processes of the `genesis` command in a new workspace whose KB index is
-    built beforehand: the wall time of `genesis new QUERY` (start-up and writing the report included, unlike the
-    in-process rounds) and of `genesis new ""` (answered before the pipeline loads)."""
-    import json
+    built beforehand: the wall and CPU time (with its simulation workers) of `genesis new QUERY`, start-up,
+    process exit and writing the report included, unlike the in-process rounds; the wait for its first model
+    call (the imports and the set-up before the pipeline's first stage answers); the load average it ran under;
+    and the wall time of `genesis new ""` (answered before the pipeline loads)."""
     import os
     import subprocess
     import sys
@@ -146,25 +149,49 @@ def fresh_process_bench(query: str = COLD_QUERY) -> dict:
                "PYTHONPATH": os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))}
         command = [sys.executable, "-m", "genesis"]
 
-        def timed(*args: str) -> tuple[subprocess.CompletedProcess, float]:
-            started = time.perf_counter()
+        def timed(*args: str) -> tuple[subprocess.CompletedProcess, float, float, float]:
+            """The finished process, its wall and CPU seconds (its own and its children's), its start (epoch s)."""
+            cpu = _children_cpu_s()
+            launched, started = time.time(), time.perf_counter()
             ran = subprocess.run([*command, *args], capture_output=True, text=True, env=env, cwd=tmp)
-            return ran, time.perf_counter() - started
+            return ran, time.perf_counter() - started, _children_cpu_s() - cpu, launched
 
-        ran, _ = timed("kb", "rebuild")        # seeds the workspace and builds its index: not what is measured
+        ran, *_ = timed("kb", "rebuild")        # seeds the workspace and builds its index: not what is measured
         if ran.returncode != 0:
             raise BenchError(f"genesis kb rebuild failed (exit {ran.returncode}): {ran.stderr.strip()[-1500:]}")
-        empty, empty_s = timed("new", "")
-        ran, wall = timed("new", query, "--json")
+        empty, empty_s, _, _ = timed("new", "")
+        load = os.getloadavg()[0]
+        ran, wall, cpu, launched = timed("new", query, "--json")
         try:
             result = json.loads(ran.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
             raise BenchError(f"genesis new failed (exit {ran.returncode}): {ran.stderr.strip()[-1500:]}") from None
         generation = result.get("generation_time_s") or 0.0
+        first_call = first_model_call_s(Path(result["folder"]) / "transcript.jsonl", launched) \
+            if result.get("folder") else None
         return {"query": query, "verdict": result.get("verdict"), "exit_code": ran.returncode,
-                "wall_s": round(wall, 2), "generation_time_s": generation,
+                "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "first_model_call_s": first_call,
+                "load_average": round(load, 2), "generation_time_s": generation,
                 "outside_generation_s": round(wall - generation, 2),
                 "empty_query_wall_s": round(empty_s, 2), "empty_query_exit_code": empty.returncode}
+
+
+def _children_cpu_s() -> float:
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return kids.ru_utime + kids.ru_stime
+
+
+def first_model_call_s(transcript: Path, launched: float) -> float | None:
+    """Seconds from `launched` (epoch s) to the start of the run's first model call: its transcript record is
+    written when the call returns, stamped to the millisecond, with the call's latency."""
+    from datetime import datetime
+
+    try:
+        first = json.loads(transcript.read_text(encoding="utf-8").split("\n", 1)[0])
+        returned = datetime.fromisoformat(first["ts"]).timestamp()
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return round(returned - float(first.get("latency_ms") or 0.0) / 1000 - launched, 2)
 
 
 KB_OPEN_SCENARIOS = 10_000
@@ -205,8 +232,6 @@ def kb_open_bench(scenarios: int = KB_OPEN_SCENARIOS) -> dict:
 
 
 def _synthetic_scenarios(root: Path, n: int) -> None:
-    import json
-
     for folder in ("gdds", "levels", "rules", "lessons"):
         (root / folder).mkdir(parents=True, exist_ok=True)
     for i in range(n):

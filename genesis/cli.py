@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -194,29 +193,42 @@ def new(
 
     Progress and the verdict go to stderr; stdout gets the scenario folder (or --json's object), so
     DIR=$(genesis new "...") works."""
-    # Checked before the pipeline (and its libraries) is loaded: a bad request is answered at once.
+    # Checked before the pipeline (and its libraries) is loaded: a bad request or setting is answered at once.
     from genesis.input_files import InputFileError, check_replay_file
+    from genesis.llm.config import ConfigError
     from genesis.pipeline.query import QueryError, check_query
+    from genesis.pipeline.run_checks import checked_config
     from genesis.pipeline.runs import OutFolderError, check_out_folder
-    from genesis.workspace import WorkspaceError, current
+    from genesis.rubric_store import RubricError
+    from genesis.workspace import WorkspaceError, current, ensure
 
+    model_cli = _model_flags(model, vlm_model, api_base)
     try:
         checked = check_query(query)
-        current()
+        ws = current()
         if out is not None and not force:
             check_out_folder(out, checked)
         if replay is not None:
             check_replay_file(replay)
-    except (QueryError, WorkspaceError, OutFolderError, InputFileError) as exc:
+        config = checked_config(model_cli, replay, ensure(ws).rubrics)
+    except (QueryError, WorkspaceError, OutFolderError, InputFileError, RubricError, ConfigError) as exc:
         raise _bad_input(exc)
-
-    from genesis.pipeline.runner import start
 
     options = {k: v for k, v in {"min_recurrence": min_recurrence,
                                   "difficulty": difficulty.value if difficulty else None}.items() if v}
-    _run_to_exit(lambda: start(query, out=out, model_cli=_model_flags(model, vlm_model, api_base), seed=seed,
-                               interactive=interactive, progress=_progress, replay=replay, options=options or None),
-                 as_json)
+    with _pipeline() as runner:
+        _run_to_exit(lambda: runner.start(query, out=out, model_cli=model_cli, seed=seed, interactive=interactive,
+                                          progress=_progress, replay=replay, options=options or None, config=config),
+                     as_json)
+
+
+def _pipeline():
+    """The pipeline's runner module, loaded and kept out of the garbage collector's walks (see import_gc)."""
+    import importlib
+
+    from genesis.import_gc import long_lived
+
+    return long_lived(lambda: importlib.import_module("genesis.pipeline.runner"))
 
 
 @app.command()
@@ -230,9 +242,8 @@ def resume(run_id: str = typer.Argument(..., help="run id (from run.json) or the
         find_run(run_id)   # before the pipeline is loaded: an unknown run is answered at once
     except (FileNotFoundError, WorkspaceError) as exc:
         raise _bad_input(exc)
-    from genesis.pipeline.runner import resume as resume_run
-
-    _run_to_exit(lambda: resume_run(run_id, progress=_progress), as_json)
+    with _pipeline() as runner:
+        _run_to_exit(lambda: runner.resume(run_id, progress=_progress), as_json)
 
 
 def _run_to_exit(run, as_json: bool = False) -> None:
@@ -437,8 +448,15 @@ def version() -> None:
     typer.echo(__version__)
 
 
-def main() -> None:  # pragma: no cover - console entry point
-    sys.exit(app())
+def main() -> None:
+    """The `genesis` command: runs the CLI, then exits without the interpreter's teardown (see process_exit)."""
+    from genesis.process_exit import exit_now
+
+    try:
+        app()
+    except SystemExit as exc:
+        exit_now(exc.code)
+    exit_now(0)
 
 
 if __name__ == "__main__":      # `python -m genesis.cli`, as `genesis`

@@ -13,11 +13,12 @@ from typing import Any, Callable
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
-from genesis import rubric_store, workspace
+from genesis import workspace
 from genesis.fileio import LockTimeout, atomic_write_json, atomic_write_text
 from genesis.infra import InfraError
 from genesis.llm.client import LLMClient, ModelConfigurationError, ModelUnavailableError
-from genesis.llm.config import ConfigError, ModelConfig
+from genesis.llm.config import ConfigError, ModelConfig, load_config
+from genesis.llm.preflight import check_models
 from genesis.llm.offline_provider import install_embedded_brain
 from genesis.llm.transcript import ReplayMismatch, Transcript
 from genesis.pipeline.context import RunContext
@@ -25,6 +26,7 @@ from genesis.pipeline.feedback import log_outcome
 from genesis.pipeline.folder_lock import sole_writer
 from genesis.pipeline.graph import build
 from genesis.pipeline.query import MAX_QUERY_CHARS, QueryError, check_query, slugify  # noqa: F401 (re-exported)
+from genesis.pipeline.run_checks import checked_config
 from genesis.pipeline.runs import RUN_FILE, find_run, record_refusal  # noqa: F401 (re-exported)
 from genesis.pipeline.state import checkpoint_serializer
 
@@ -103,17 +105,6 @@ class Outcome:
     record: Path | None = None     # a refusal's line in the workspace's refusals log (its folder is removed)
 
 
-def _model_config(model_cli: dict[str, Any], replay: Path | None) -> ModelConfig:
-    """The run's model settings, refused (ConfigError) when no call could succeed with them."""
-    from genesis.llm.config import load_config
-    from genesis.llm.preflight import check_models
-
-    config = load_config(model_cli)
-    if replay is None:
-        check_models(config)
-    return config
-
-
 def _client(config: ModelConfig, out_dir: Path, replay: Path | None) -> LLMClient:
     install_embedded_brain()
     transcript = Transcript(out_dir / "transcript.jsonl")
@@ -173,16 +164,17 @@ def _first_state(query: str, run_id: str, out_dir: Path, options: dict[str, Any]
 def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | None = None, seed: int = 0,
           interactive: bool = False, progress: Callable | None = None, kb_root: Path | None = None,
           rubrics_root: Path | None = None, options: dict[str, Any] | None = None,
-          replay: Path | None = None, register: bool = True) -> Outcome:
+          replay: Path | None = None, register: bool = True, config: ModelConfig | None = None) -> Outcome:
     """Generates one scenario. With no `out`, `kb_root`, `rubrics_root` they come from the workspace
-    (seeded on first use); `register` records the run in the workspace's run index for `resume`."""
+    (seeded on first use); `register` records the run in the workspace's run index for `resume`; `config`:
+    what `checked_config` returned for this run (the CLI checks before loading the pipeline), else checked here."""
     query = check_query(query)
     ws = workspace.current()
     if out is None or kb_root is None or rubrics_root is None:
         workspace.ensure(ws)
     kb_root, rubrics_root = Path(kb_root or ws.kb).resolve(), Path(rubrics_root or ws.rubrics).resolve()
-    rubric_store.load_all(rubrics_root)  # a broken rubric is bad configuration: refuse before any work
-    config = _model_config(model_cli or {}, replay)
+    if config is None:   # a broken rubric or model setting is bad configuration: refused before any work
+        config = checked_config(model_cli or {}, replay, rubrics_root)
     run_id = f"{slugify(query)[:40].rstrip('-')}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     out_dir = (Path(out) if out else ws.generated / slugify(query)).resolve()
     fresh = not out_dir.exists()
@@ -220,7 +212,9 @@ def resume(run_id_or_dir: str, *, answers: list[str] | None = None, progress: Ca
         meta = json.loads((out_dir / RUN_FILE).read_text())
         kb_root = Path(meta["kb_root"]) if meta.get("kb_root") else None
         rubrics_root = Path(meta["rubrics_root"]) if meta.get("rubrics_root") else None
-        ctx = RunContext(_client(_model_config(meta.get("model_cli", {}), None), out_dir, None), out_dir, kb_root,
+        config = load_config(meta.get("model_cli", {}))
+        check_models(config)
+        ctx = RunContext(_client(config, out_dir, None), out_dir, kb_root,
                          rubrics_root, progress)
         graph, conn = _graph(ctx, out_dir)
         config = {"configurable": {"thread_id": meta["run_id"]}, "recursion_limit": 100}

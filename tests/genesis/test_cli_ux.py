@@ -60,6 +60,27 @@ def test_bad_input_is_answered_in_a_fresh_process_without_loading_the_pipeline(a
     assert message in done.stderr and done.stderr.startswith("error: ")
 
 
+@pytest.mark.parametrize("broken,message", [
+    ("rubrics/gdd.yaml", "rubrics/gdd.yaml: stage: Field required"),
+    ("genesis.yaml", "genesis.yaml: not valid YAML"),
+])
+def test_a_broken_rubric_or_setting_is_answered_in_a_fresh_process_without_loading_the_pipeline(tmp_path, broken,
+                                                                                               message):
+    workspace = tmp_path / "workspace"
+    copy_seed(workspace)
+    (workspace / "genesis.yaml").write_text("# a Genesis workspace\n", encoding="utf-8")
+    (workspace / broken).write_text("model: [unclosed\n" if broken == "genesis.yaml" else "criteria: 5\n",
+                                    encoding="utf-8")
+    probe = ("import sys, json\nfrom genesis.cli import app\ntry:\n    app(['new', %r])\nexcept SystemExit as e:\n"
+             "    code = e.code\nheavy = sorted(m for m in ('litellm', 'langgraph', 'chromadb', 'engine.sim') "
+             "if m in sys.modules)\nprint(json.dumps([code, heavy]))" % QUERY)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=workspace,
+                          env={**os.environ, "PYTHONPATH": str(REPO), "GENESIS_WORKSPACE": str(workspace)})
+    code, heavy = json.loads(done.stdout.strip().splitlines()[-1])
+    assert code == 2 and heavy == [], (code, heavy, done.stderr)
+    assert done.stderr.startswith("error: ") and message in done.stderr
+
+
 def test_errors_are_one_line_and_uncoloured_beyond_the_prefix_even_on_a_colour_terminal(tmp_path):
     """No hard wrap at 80 columns (a long path stays copyable) and no colour rich would guess for numbers or paths."""
     workspace = tmp_path / ("a-workspace-with-a-long-name-" * 3)

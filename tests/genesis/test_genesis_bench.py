@@ -54,4 +54,22 @@ def test_the_fresh_process_figures_are_what_a_user_waits_for():
     figures = fresh_process_bench()
     assert figures["exit_code"] == 0 and figures["verdict"] in ("CERTIFIED", "PLAYABLE (certificate skipped)")
     assert figures["wall_s"] > figures["generation_time_s"] > 0 and figures["outside_generation_s"] > 0
+    # the simulation workers' CPU is counted with the command's; the start-up comes before the generation
+    assert figures["cpu_s"] > 0 and 0 < figures["first_model_call_s"] < figures["outside_generation_s"]
+    assert figures["load_average"] >= 0
     assert figures["empty_query_exit_code"] == 2 and figures["empty_query_wall_s"] < figures["wall_s"]
+
+
+def test_the_first_model_call_starts_its_latency_before_its_record(tmp_path):
+    from datetime import datetime, timezone
+
+    from genesis.bench import first_model_call_s
+
+    launched = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc).timestamp()
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text('{"ts": "2026-01-01T12:00:03.500+00:00", "call": 1, "latency_ms": 250.0}\n'
+                          '{"ts": "2026-01-01T12:00:09.000+00:00", "call": 2, "latency_ms": 10.0}\n', encoding="utf-8")
+    assert first_model_call_s(transcript, launched) == 3.25
+    transcript.write_text("not json\n", encoding="utf-8")
+    assert first_model_call_s(transcript, launched) is None
+    assert first_model_call_s(tmp_path / "missing.jsonl", launched) is None
