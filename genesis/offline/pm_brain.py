@@ -54,6 +54,11 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
             return MetaFeedback(decision="rollback", target_stage="gdd", guidance=guidance + reasons,
                                 reason="balance must change in the design")
         return MetaFeedback(decision="retry", target_stage="level", guidance=reasons, reason="fix the level")
+    if stage == "gdd" and ids <= {"balance_preview"} and any(w in r for r in reasons for w in ("weaker", "stronger")):
+        # each retry moves the enemy's strength one more step (the writer counts the calls); the brief has no
+        # say in balance, so a rollback to it would only write the same design again
+        return MetaFeedback(decision="retry", target_stage="gdd", guidance=reasons,  # type: ignore[arg-type]
+                            reason="the design's balance misses the reference play: change the enemy's strength")
     if stage in ("gdd", "rules") and _repeats_last_failure(stage, failed, inputs.get("history", []), corrections=2):
         # a retry and a rollback changed nothing: the next pass would write the same design again
         return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]

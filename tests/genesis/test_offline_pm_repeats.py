@@ -29,3 +29,16 @@ def test_the_same_failure_after_a_retry_and_a_rollback_stops_the_run():
 def test_a_different_failure_after_them_is_still_corrected():
     other = {"stage": "gdd", "decision": "retry", "guidance": ["schema: no map"]}
     assert _gate([other, _correction("rollback")]).decision != "stop"
+
+
+def test_a_design_whose_preview_the_reference_loses_is_retried_weaker_never_sent_back_to_the_brief():
+    weak = {"id": "balance_preview", "passed": False, "mandatory": True, "kind": "check:balance_preview",
+            "reason": "reference policy won 1/3 seeds of the designed level: the enemy is too strong for the "
+                      "reference play: make the enemy weaker"}
+    history = [{"stage": "gdd", "decision": "retry", "guidance": ["balance_preview: " + weak["reason"]]}]
+    out = meta_feedback({"stage": "gdd", "verdict": {"passed": False, "criteria": [weak]}, "attempts": 2, "budget": 3,
+                         "total_iterations": 3, "total_budget": 11, "history": history})
+    assert (out.decision, out.target_stage) == ("retry", "gdd") and any("weaker" in g for g in out.guidance)
+    spent = meta_feedback({"stage": "gdd", "verdict": {"passed": False, "criteria": [weak]}, "attempts": 3,
+                           "budget": 3, "total_iterations": 4, "total_budget": 11, "history": history * 2})
+    assert spent.decision == "stop"
