@@ -409,6 +409,7 @@ def expectation_grammar() -> str:
     lines.append("  Order events are the orders of the team under test (its policy) only: orders given by a rule's "
                  "order() or by an AI controller leave no order event (show their effect with `state` positions).")
     lines.append("  A run stopped by a test's `until` ends with an end event whose ended_by is 'until', and no winners.")
+    _mark_described(EventExpectation)   # its `event` key is the line's kind and the kinds are listed above
     lines.append(f"- {{result: {{...}}}}: the run's outcome; keys: {model_fields_text(ResultSpec)}.")
     lines.append(f"- {{state: {{...}}}}: {_doc(StateSpec)} Keys: {model_fields_text(StateSpec)}. "
                  "Use it to show a mechanic really happened (resources moved, units spawned or destroyed, "
