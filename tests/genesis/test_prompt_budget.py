@@ -154,3 +154,21 @@ def test_a_declined_library_rule_is_asked_again_as_a_new_rule(tmp_path):
     assert [lib is not None for lib, _ in calls] == [True, False]
     assert any("cannot do what this component needs" in g for g in calls[1][1])
     assert out["route"] == "test_rules" and out["rules"][0].source == new["source"]
+
+
+def test_the_latest_pm_guidance_is_shown_as_current_and_earlier_guidance_as_superseded():
+    from genesis.models import Guidance
+    from genesis.pipeline.nodes import stage_guidance
+
+    state = {"guidance": {"gdd": ["two solar collectors", "fix the target rule", "one solar collector"]},
+             "guidance_latest": {"gdd": 1}}
+    guidance = stage_guidance(state, "gdd")
+    assert guidance == state["guidance"]["gdd"] and guidance.latest == ["one solar collector"]
+    text = render(PROMPTS / "_retry.j2", retry=None, guidance=guidance)
+    latest, earlier = text.split("Earlier PM guidance")
+    assert "one solar collector" in latest and "where earlier guidance says otherwise it wins" in latest
+    assert "two solar collectors" in earlier and "fix the target rule" in earlier and "superseded" in earlier
+    # a state from before the count was kept, and a plain list: all of it is current, as before
+    assert stage_guidance({"guidance": {"gdd": ["a"]}}, "gdd").earlier == 0
+    assert "Earlier" not in render(PROMPTS / "_retry.j2", retry=None, guidance=["a"])
+    assert Guidance(["a"], earlier=5).earlier == 1
