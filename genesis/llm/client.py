@@ -531,8 +531,14 @@ class LLMClient:
         if cfg.structured_output == "json_schema":
             response_format: dict[str, Any] = {"type": "json_schema", "json_schema": {
                 "name": output_model.__name__, "schema": lean, "strict": False}}
-        else:
+        elif cfg.api_base:
+            # a self-hosted server: llama.cpp-style servers turn a JSON-mode schema into a grammar
             response_format = {"type": "json_object", "schema": lean}
+        else:
+            # a hosted provider's JSON mode reads no schema (litellm maps only json_schema's to Anthropic,
+            # Ollama and Gemini; OpenAI's ignores it), nor does the offline backend: the system message's
+            # copy is the one the model reads
+            response_format = {"type": "json_object"}
         request: dict[str, Any] = {
             "model": cfg.model, "messages": messages, "response_format": response_format,
             "temperature": cfg.temperature, "timeout": cfg.timeout, "drop_params": True,

@@ -52,9 +52,8 @@ def test_request_uses_json_object_schema_format_timeout_and_no_litellm_retries(t
     fake = ScriptedLiteLLM([REPLIES["plain"]]).install(monkeypatch)
     call(make_client(tmp_path, timeout=7.5, temperature=0.0))
     sent = fake.calls[0]
-    # the schema without its annotations: the system message already states it with its descriptions
-    assert sent["response_format"] == {"type": "json_object", "schema": lean_schema(Brief.model_json_schema())}
-    assert set(sent["response_format"]["schema"]["properties"]) == {"title", "waves"}   # a property called title stays
+    # a hosted provider's JSON mode reads no schema: the system message carries the one copy
+    assert sent["response_format"] == {"type": "json_object"}
     assert sent["timeout"] == 7.5 and sent["temperature"] == 0.0
     assert sent["drop_params"] is True and sent["max_retries"] == 0
     assert sent["messages"][0]["role"] == "system" and "waves: int" in sent["messages"][0]["content"]
@@ -72,6 +71,11 @@ def test_local_api_base_gets_placeholder_key(tmp_path, monkeypatch):
     fake = ScriptedLiteLLM([REPLIES["plain"]]).install(monkeypatch)
     call(make_client(tmp_path, api_base="http://127.0.0.1:9/v1"))
     assert fake.calls[0]["api_base"] == "http://127.0.0.1:9/v1" and fake.calls[0]["api_key"]
+    # a self-hosted server's JSON mode gets the schema too (llama.cpp-style servers enforce it as a grammar),
+    # without its annotations: the system message states it with its descriptions
+    fmt = fake.calls[0]["response_format"]
+    assert fmt == {"type": "json_object", "schema": lean_schema(Brief.model_json_schema())}
+    assert set(fmt["schema"]["properties"]) == {"title", "waves"}   # a property called title stays
 
 
 @pytest.mark.parametrize("bad", ["garbage", "truncated", "wrong_type", "missing_field"])
