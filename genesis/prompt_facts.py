@@ -261,6 +261,19 @@ def _grouped(values: dict[str, float]) -> str:
     return "; ".join(f"{v:g}: {', '.join(names)}" for v, names in sorted(by_value.items()))
 
 
+def buildings() -> str:
+    """Which units are buildings, from the catalog (a "commander building" was read into the roster before)."""
+    catalog = load_catalog().units
+    units = catalog.values()
+    fixed = sorted({u.category for u in units} - {u.category for u in units if not u.is_building})
+    moving = sorted({u.category for u in units} - set(fixed))
+    commander = catalog.get("commander")
+    mobile_builder = commander is not None and not commander.is_building and commander.build_power
+    return (f"A building is a unit of speed 0: every unit of the categories {', '.join(fixed)}; the units of "
+            f"{', '.join(moving)} move" + ("; the commander is a mobile builder, not a building." if mobile_builder
+                                          else "."))
+
+
 def unit_roster(balance: bool = True) -> str:
     """The roster table and sight radius, plus, with `balance`, what balancing needs beside them: build
     times, build power, storage (the GDD balances; the brief only picks the units)."""
@@ -268,7 +281,7 @@ def unit_roster(balance: bool = True) -> str:
     power = ", ".join(f"{n} {u.build_power:g}" for n, u in sorted(units.items()) if u.build_power)
     storage = ", ".join(f"{n} {u.storage_metal:g}/{u.storage_energy:g}" for n, u in sorted(units.items())
                         if u.storage_metal or u.storage_energy)
-    seen = (roster_table(load_catalog())
+    seen = (roster_table(load_catalog()) + buildings() + "\n"
             + "Sight radius (tiles; what a unit sees under fog, and how far it acquires enemies on attack-move or "
             f"patrol): {_grouped({n: u.sight for n, u in units.items()})}.")
     if not balance:
@@ -494,7 +507,7 @@ def unit_names() -> str:
 
     groups = units_by_category(load_catalog())
     return "Unit types by category: " + "; ".join(
-        f"{cat}: {', '.join(keys)}" for cat, keys in groups.items())
+        f"{cat}: {', '.join(keys)}" for cat, keys in groups.items()) + ". " + buildings()
 
 
 def level_fields() -> str:
