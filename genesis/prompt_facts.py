@@ -111,9 +111,10 @@ MAP_PREAMBLE = ("Built-in maps (use {\"name\": ...}; x grows right, y grows down
 
 
 @lru_cache(maxsize=None)
-def map_entry(name: str) -> str:
-    """One built-in map: size, terrain shares, spawn points, metal deposits and its terrain sketch."""
-    return _map_text(name, load_map(MapRef(name=name)))
+def map_entry(name: str, legend: bool = True) -> str:
+    """One built-in map: size, terrain shares, spawn points, metal deposits and its terrain sketch (with the
+    sketch's legend unless `legend` is False: a catalog states it once, SKETCH_LEGEND)."""
+    return _map_text(name, load_map(MapRef(name=name)), legend)
 
 
 def map_of(ref: dict | None) -> str:
@@ -132,7 +133,7 @@ def map_sizes() -> str:
     return "; ".join(f"{name} {m.width}x{m.height}" for name, m in ((n, load_map(MapRef(name=n))) for n in list_maps()))
 
 
-def _map_text(name: str, m) -> str:
+def _map_text(name: str, m, legend: bool = True) -> str:
     tiles = m.width * m.height
     share = {label: sum(r.count(ch) for r in m.rows) / tiles for ch, label in
              (("~", "water"), ("#", "cliff"), ("=", "bridge"))}
@@ -142,16 +143,15 @@ def _map_text(name: str, m) -> str:
     where = " ".join(f"({x:g},{y:g})" for x, y in deposits.tolist())
     return "\n".join([f"- {name}: {m.width}x{m.height} tiles; {terrain}; spawns: {spawns}",
                       f"  {len(deposits)} metal deposits (tile centres; a metal_extractor earns only on one): {where}",
-                      terrain_sketch(m)])
+                      terrain_sketch(m, legend)])
 
 
 def map_catalog(deposits: bool = True) -> str:
     """Every built-in map (see `map_entry`; without its deposit line unless `deposits`) and the procedural
     map's parameters."""
-    entries = [map_entry(name) if deposits else "\n".join(line for line in map_entry(name).splitlines()
-                                                          if "metal deposits (" not in line)
-               for name in list_maps()]
-    return "\n".join([MAP_PREAMBLE, *entries, procedural_map()])
+    entries = [map_entry(name, False) if deposits else "\n".join(
+        line for line in map_entry(name, False).splitlines() if "metal deposits (" not in line) for name in list_maps()]
+    return "\n".join([MAP_PREAMBLE, SKETCH_LEGEND, *entries, procedural_map()])
 
 
 def maps_for(brief: dict | str) -> str:
@@ -162,7 +162,7 @@ def maps_for(brief: dict | str) -> str:
     if not named:
         return map_catalog()
     others = [line for name in list_maps() if name not in named for line in map_entry(name).splitlines()[:1]]
-    return "\n".join([MAP_PREAMBLE, *(map_entry(name) for name in named),
+    return "\n".join([MAP_PREAMBLE, SKETCH_LEGEND, *(map_entry(name, False) for name in named),
                       "Other built-in maps (terrain not shown: the brief did not pick them):", *others,
                       procedural_map()])
 
@@ -198,7 +198,12 @@ def sketch_step(m) -> int:
     return finest
 
 
-def terrain_sketch(m) -> str:
+SKETCH_LEGEND = ("Terrain sketches: a character is a square block of tiles and shows # if any of its tiles is cliff, "
+                 "else ~ if any is water, else = for a bridge, else . (open); letters are spawns, keyed above the "
+                 "sketch; a row stops at its last non-open cell.")
+
+
+def terrain_sketch(m, legend: bool = True) -> str:
     """A picture of the map: each cell covers a square block of tiles and shows `#` if any is cliff,
     else `~` if any is water, else `=` for a bridge, else `.`; spawn points are letters, keyed after
     the picture. The cell is as large as it can be without closing a passage (`sketch_step`)."""
@@ -218,12 +223,14 @@ def terrain_sketch(m) -> str:
         keys.append(f"{letter}={sp.name}")
     closed = label_regions(_coarse_open(ground_passable(terrain_array(m)), step))[1] > \
         label_regions(ground_passable(terrain_array(m)))[1]
-    legend = (f"  terrain sketch, 1 character = {step}x{step} tiles (# cliff, ~ water, = bridge, . open; a cell is "
-              f"marked blocked if any of its tiles is; "
-              + ("a passage narrower than a cell can show as blocked; " if closed else
-                 "every passage between open areas shows; ")
-              + f"letters are spawns: {', '.join(keys)}; a row stops at its last non-open cell):")
-    return "\n".join([legend] + ["  " + "".join(r).rstrip(".") for r in grid])
+    passages = "a passage narrower than a cell can show as blocked" if closed else "every passage between open areas shows"
+    if legend:
+        head = (f"  terrain sketch, 1 character = {step}x{step} tiles (# cliff, ~ water, = bridge, . open; a cell is "
+                f"marked blocked if any of its tiles is; {passages}; letters are spawns: {', '.join(keys)}; a row "
+                "stops at its last non-open cell):")
+    else:
+        head = f"  terrain sketch, 1 character = {step}x{step} tiles ({passages}; {', '.join(keys)}):"
+    return "\n".join([head] + ["  " + "".join(r).rstrip(".") for r in grid])
 
 
 def footprints() -> str:
