@@ -71,15 +71,25 @@ def _mark_described(model: type[BaseModel]) -> None:
         seen.add(model.__name__)
 
 
+_BOUNDS = (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<="), ("min_length", "min length "),
+           ("max_length", "max length "))
+
+
+def _bounds_text(field) -> str:
+    found = [f"{sign}{getattr(m, key)}" for m in field.metadata for key, sign in _BOUNDS if hasattr(m, key)]
+    return f" ({', '.join(found)})" if found else ""
+
+
 def model_fields_text(model: type[BaseModel], skip: tuple[str, ...] = ()) -> str:
-    """`name: type = default (description)` for each field of a model."""
+    """`name: type (bounds) = default — description` for each field of a model: all the prompt's copy of the
+    output schema would say of it (a model listed whole here is left out of that copy)."""
     if not skip:
         _mark_described(model)
     parts = []
     for name, field in model.model_fields.items():
         if name in skip:
             continue
-        text = f"{name}: {_type_text(field.annotation)}"
+        text = f"{name}: {_type_text(field.annotation)}{_bounds_text(field)}"
         if not field.is_required():
             default = field.get_default(call_default_factory=True)
             text += f" = {default!r}" if not isinstance(default, BaseModel) else ""
@@ -168,7 +178,7 @@ def maps_for(brief: dict | str) -> str:
 
 
 def procedural_map() -> str:
-    return ("A procedural map is {\"generate\": {" + model_fields_text(MapRef.model_fields["generate"].annotation.__args__[0])
+    return ("A procedural map is {\"generate\": MapGenParams {" + model_fields_text(MapRef.model_fields["generate"].annotation.__args__[0])
             + "}} (its spawns: " + ", ".join(s.name for s in load_map(MapRef(generate={})).spawns) + ").")
 
 
@@ -308,7 +318,7 @@ def controllers() -> str:
         meaning = model.model_fields[keys[-1]].description
         rest = model_fields_text(model, skip=("type", "behaviour"))
         _mark_described(model)   # the skipped tag's meaning is stated on the line too
-        lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
+        lines.append(f"- {model.__name__} {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
                      + (f". {_doc(model)}" if _doc(model) else ""))
     lines.append(f"A target is a point {{x, y}} or {target_selector()}.")
     return "\n".join(lines)
@@ -331,13 +341,14 @@ def conditions_menu() -> str:
 
 
 def target_selector() -> str:
-    return f"a selector {{{model_fields_text(TargetSelector)}}} ({_doc(TargetSelector)})"
+    return f"a selector TargetSelector {{{model_fields_text(TargetSelector)}}} ({_doc(TargetSelector)})"
 
 
 def conditions() -> str:
     lines = ["Declarative win/loss conditions (level `conditions`, GDD `conditions`; the engine checks them):"]
     for model in _union_members(Condition):
-        lines.append(f"- {{kind: {model.model_fields['kind'].default!r}, {model_fields_text(model, skip=('kind',))}}}: "
+        lines.append(f"- {model.__name__} {{kind: {model.model_fields['kind'].default!r}, "
+                     f"{model_fields_text(model, skip=('kind',))}}}: "
                      f"{_doc(model)}")
         _mark_described(model)   # its kind is stated on the line
     lines.append(f"A TargetSelector is {target_selector()}.")
@@ -349,7 +360,7 @@ def switches() -> str:
 
 
 def start_units() -> str:
-    return f"A team's start units: {{{model_fields_text(StartUnit)}}}. {_doc(StartUnit)}"
+    return f"A team's start units, each StartUnit {{{model_fields_text(StartUnit)}}}. {_doc(StartUnit)}"
 
 
 # --- reference strategies ------------------------------------------------------------------------
@@ -416,9 +427,10 @@ def economy() -> str:
 def expectation_grammar() -> str:
     """The expectation families and the fields each trace event kind carries."""
     lines = ["Expectations (a list; each entry has exactly one of `event`, `result`, `state`; unknown keys are errors):",
-             f"- {{event: kind, ...}}: {_doc(EventExpectation)} Keys: {model_fields_text(EventExpectation, skip=('event',))}.",
-             f"  distinct_sectors: {{{model_fields_text(SectorSpec)}}}; time_clusters: {{{model_fields_text(ClusterSpec)}}}; "
-             f"increasing: {{{model_fields_text(IncreasingSpec)}}}.",
+             f"- EventExpectation {{event: kind, ...}}: {_doc(EventExpectation)} Keys: "
+             f"{model_fields_text(EventExpectation, skip=('event',))}.",
+             f"  distinct_sectors: SectorSpec {{{model_fields_text(SectorSpec)}}}; time_clusters: ClusterSpec "
+             f"{{{model_fields_text(ClusterSpec)}}}; increasing: IncreasingSpec {{{model_fields_text(IncreasingSpec)}}}.",
              "  `where` paths must be fields of the event kind:"]
     for kind, fields in EVENT_FIELDS.items():
         note = EVENT_FIELD_NOTES.get(kind)
@@ -430,8 +442,8 @@ def expectation_grammar() -> str:
                  "order() or by an AI controller leave no order event (show their effect with `state` positions).")
     lines.append("  A run stopped by a test's `until` ends with an end event whose ended_by is 'until', and no winners.")
     _mark_described(EventExpectation)   # its `event` key is the line's kind and the kinds are listed above
-    lines.append(f"- {{result: {{...}}}}: the run's outcome; keys: {model_fields_text(ResultSpec)}.")
-    lines.append(f"- {{state: {{...}}}}: {_doc(StateSpec)} Keys: {model_fields_text(StateSpec)}. "
+    lines.append(f"- {{result: ResultSpec}}: the run's outcome; ResultSpec keys: {model_fields_text(ResultSpec)}.")
+    lines.append(f"- {{state: StateSpec}}: {_doc(StateSpec)} StateSpec keys: {model_fields_text(StateSpec)}. "
                  "Use it to show a mechanic really happened (resources moved, units spawned or destroyed, "
                  "a unit changed owner or reached a place).")
     return "\n".join(lines)
@@ -520,7 +532,7 @@ def unit_names() -> str:
 def level_fields() -> str:
     from engine.schema.level import LevelConfig, Team
 
-    return (f"{{{model_fields_text(LevelConfig)}}}; a team is {{{model_fields_text(Team)}}}; "
+    return (f"LevelConfig {{{model_fields_text(LevelConfig)}}}; a team is Team {{{model_fields_text(Team)}}}; "
             "unknown keys are errors")
 
 

@@ -172,3 +172,15 @@ def test_the_latest_pm_guidance_is_shown_as_current_and_earlier_guidance_as_supe
     assert stage_guidance({"guidance": {"gdd": ["a"]}}, "gdd").earlier == 0
     assert "Earlier" not in render(PROMPTS / "_retry.j2", retry=None, guidance=["a"])
     assert Guidance(["a"], earlier=5).earlier == 1
+
+
+def test_a_model_the_facts_list_whole_is_named_in_the_schema_text_not_repeated():
+    with recording_described() as described:
+        facts = FACTS.level_fields + FACTS.switches + FACTS.conditions
+    text = schema_text(RuleDraft.model_json_schema(), described)
+    listed = text.rsplit("not repeated here: ", 1)[1]
+    assert "Switches" in listed and "DestroyTarget" in listed and "\nSwitches:" not in text
+    # what the schema's line said the facts say: every key with its bounds, default and meaning, under its name
+    assert "time_limit: float (>0, <=7200) = 600.0 — seconds" in facts
+    assert "DestroyTarget {kind: 'destroy_target'" in facts and "deadline: float | null (>0) = None" in facts
+    assert "\nRuleTest:" in text    # a model no fact lists keeps its line
