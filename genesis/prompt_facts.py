@@ -320,7 +320,8 @@ def controllers() -> str:
         _mark_described(model)   # the skipped tag's meaning is stated on the line too
         lines.append(f"- {model.__name__} {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
                      + (f". {_doc(model)}" if _doc(model) else ""))
-    lines.append(f"A target is a point {{x, y}} or {target_selector()}.")
+    # the conditions, which every prompt with the controllers also gets, define the selector once
+    lines.append("A target is a point {x, y} or a TargetSelector (see the conditions).")
     return "\n".join(lines)
 
 
