@@ -54,6 +54,7 @@ def test_a_template_splits_into_a_static_prefix_and_the_task(gdd):
 def test_compact_json_drops_nulls_but_keeps_empty_values():
     assert json.loads(compact_json({"a": None, "b": [], "c": {"d": None, "e": 0}, "f": 1}, drop=("f",))) == \
         {"b": [], "c": {"e": 0}}
+    assert compact_json({"a": [1, 2], "b": "x, y: z"}) == '{"a":[1,2],"b":"x, y: z"}'   # no space after a separator
 
 
 def test_the_brief_schema_shown_asks_for_no_expectations():
