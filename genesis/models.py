@@ -430,6 +430,24 @@ class Verdict(Doc):
     unrecoverable: str = ""  # why no retry can pass (e.g. the model's context is too small); the PM must stop
 
 
+class Guidance(list):
+    """A stage's PM guidance in the order given, knowing how many of its first items came from earlier gates
+    (a writer sees the latest as what to apply now and the earlier as already applied, superseded where they
+    differ: corrections still add up, and a stale one is not read as current)."""
+
+    def __init__(self, items=(), earlier: int = 0):
+        super().__init__(items)
+        self.earlier = max(0, min(earlier, len(self)))
+
+    @property
+    def latest(self) -> list[str]:
+        return self[self.earlier:]
+
+    @property
+    def before(self) -> list[str]:
+        return self[:self.earlier]
+
+
 class RetryContext(Doc):
     """What a stage's writer sees on a retry: its rejected answer and why it was rejected."""
 

@@ -71,15 +71,25 @@ def _mark_described(model: type[BaseModel]) -> None:
         seen.add(model.__name__)
 
 
+_BOUNDS = (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<="), ("min_length", "min length "),
+           ("max_length", "max length "))
+
+
+def _bounds_text(field) -> str:
+    found = [f"{sign}{getattr(m, key)}" for m in field.metadata for key, sign in _BOUNDS if hasattr(m, key)]
+    return f" ({', '.join(found)})" if found else ""
+
+
 def model_fields_text(model: type[BaseModel], skip: tuple[str, ...] = ()) -> str:
-    """`name: type = default (description)` for each field of a model."""
+    """`name: type (bounds) = default — description` for each field of a model: all the prompt's copy of the
+    output schema would say of it (a model listed whole here is left out of that copy)."""
     if not skip:
         _mark_described(model)
     parts = []
     for name, field in model.model_fields.items():
         if name in skip:
             continue
-        text = f"{name}: {_type_text(field.annotation)}"
+        text = f"{name}: {_type_text(field.annotation)}{_bounds_text(field)}"
         if not field.is_required():
             default = field.get_default(call_default_factory=True)
             text += f" = {default!r}" if not isinstance(default, BaseModel) else ""
@@ -111,9 +121,10 @@ MAP_PREAMBLE = ("Built-in maps (use {\"name\": ...}; x grows right, y grows down
 
 
 @lru_cache(maxsize=None)
-def map_entry(name: str) -> str:
-    """One built-in map: size, terrain shares, spawn points, metal deposits and its terrain sketch."""
-    return _map_text(name, load_map(MapRef(name=name)))
+def map_entry(name: str, legend: bool = True) -> str:
+    """One built-in map: size, terrain shares, spawn points, metal deposits and its terrain sketch (with the
+    sketch's legend unless `legend` is False: a catalog states it once, SKETCH_LEGEND)."""
+    return _map_text(name, load_map(MapRef(name=name)), legend)
 
 
 def map_of(ref: dict | None) -> str:
@@ -132,7 +143,7 @@ def map_sizes() -> str:
     return "; ".join(f"{name} {m.width}x{m.height}" for name, m in ((n, load_map(MapRef(name=n))) for n in list_maps()))
 
 
-def _map_text(name: str, m) -> str:
+def _map_text(name: str, m, legend: bool = True) -> str:
     tiles = m.width * m.height
     share = {label: sum(r.count(ch) for r in m.rows) / tiles for ch, label in
              (("~", "water"), ("#", "cliff"), ("=", "bridge"))}
@@ -142,16 +153,15 @@ def _map_text(name: str, m) -> str:
     where = " ".join(f"({x:g},{y:g})" for x, y in deposits.tolist())
     return "\n".join([f"- {name}: {m.width}x{m.height} tiles; {terrain}; spawns: {spawns}",
                       f"  {len(deposits)} metal deposits (tile centres; a metal_extractor earns only on one): {where}",
-                      terrain_sketch(m)])
+                      terrain_sketch(m, legend)])
 
 
 def map_catalog(deposits: bool = True) -> str:
     """Every built-in map (see `map_entry`; without its deposit line unless `deposits`) and the procedural
     map's parameters."""
-    entries = [map_entry(name) if deposits else "\n".join(line for line in map_entry(name).splitlines()
-                                                          if "metal deposits (" not in line)
-               for name in list_maps()]
-    return "\n".join([MAP_PREAMBLE, *entries, procedural_map()])
+    entries = [map_entry(name, False) if deposits else "\n".join(
+        line for line in map_entry(name, False).splitlines() if "metal deposits (" not in line) for name in list_maps()]
+    return "\n".join([MAP_PREAMBLE, SKETCH_LEGEND, *entries, procedural_map()])
 
 
 def maps_for(brief: dict | str) -> str:
@@ -162,13 +172,13 @@ def maps_for(brief: dict | str) -> str:
     if not named:
         return map_catalog()
     others = [line for name in list_maps() if name not in named for line in map_entry(name).splitlines()[:1]]
-    return "\n".join([MAP_PREAMBLE, *(map_entry(name) for name in named),
+    return "\n".join([MAP_PREAMBLE, SKETCH_LEGEND, *(map_entry(name, False) for name in named),
                       "Other built-in maps (terrain not shown: the brief did not pick them):", *others,
                       procedural_map()])
 
 
 def procedural_map() -> str:
-    return ("A procedural map is {\"generate\": {" + model_fields_text(MapRef.model_fields["generate"].annotation.__args__[0])
+    return ("A procedural map is {\"generate\": MapGenParams {" + model_fields_text(MapRef.model_fields["generate"].annotation.__args__[0])
             + "}} (its spawns: " + ", ".join(s.name for s in load_map(MapRef(generate={})).spawns) + ").")
 
 
@@ -198,7 +208,12 @@ def sketch_step(m) -> int:
     return finest
 
 
-def terrain_sketch(m) -> str:
+SKETCH_LEGEND = ("Terrain sketches: a character is a square block of tiles and shows # if any of its tiles is cliff, "
+                 "else ~ if any is water, else = for a bridge, else . (open); letters are spawns, keyed above the "
+                 "sketch; a row stops at its last non-open cell.")
+
+
+def terrain_sketch(m, legend: bool = True) -> str:
     """A picture of the map: each cell covers a square block of tiles and shows `#` if any is cliff,
     else `~` if any is water, else `=` for a bridge, else `.`; spawn points are letters, keyed after
     the picture. The cell is as large as it can be without closing a passage (`sketch_step`)."""
@@ -218,12 +233,14 @@ def terrain_sketch(m) -> str:
         keys.append(f"{letter}={sp.name}")
     closed = label_regions(_coarse_open(ground_passable(terrain_array(m)), step))[1] > \
         label_regions(ground_passable(terrain_array(m)))[1]
-    legend = (f"  terrain sketch, 1 character = {step}x{step} tiles (# cliff, ~ water, = bridge, . open; a cell is "
-              f"marked blocked if any of its tiles is; "
-              + ("a passage narrower than a cell can show as blocked; " if closed else
-                 "every passage between open areas shows; ")
-              + f"letters are spawns: {', '.join(keys)}; a row stops at its last non-open cell):")
-    return "\n".join([legend] + ["  " + "".join(r).rstrip(".") for r in grid])
+    passages = "a passage narrower than a cell can show as blocked" if closed else "every passage between open areas shows"
+    if legend:
+        head = (f"  terrain sketch, 1 character = {step}x{step} tiles (# cliff, ~ water, = bridge, . open; a cell is "
+                f"marked blocked if any of its tiles is; {passages}; letters are spawns: {', '.join(keys)}; a row "
+                "stops at its last non-open cell):")
+    else:
+        head = f"  terrain sketch, 1 character = {step}x{step} tiles ({passages}; {', '.join(keys)}):"
+    return "\n".join([head] + ["  " + "".join(r).rstrip(".") for r in grid])
 
 
 def footprints() -> str:
@@ -261,6 +278,19 @@ def _grouped(values: dict[str, float]) -> str:
     return "; ".join(f"{v:g}: {', '.join(names)}" for v, names in sorted(by_value.items()))
 
 
+def buildings() -> str:
+    """Which units are buildings, from the catalog (a "commander building" was read into the roster before)."""
+    catalog = load_catalog().units
+    units = catalog.values()
+    fixed = sorted({u.category for u in units} - {u.category for u in units if not u.is_building})
+    moving = sorted({u.category for u in units} - set(fixed))
+    commander = catalog.get("commander")
+    mobile_builder = commander is not None and not commander.is_building and commander.build_power
+    return (f"A building is a unit of speed 0: every unit of the categories {', '.join(fixed)}; the units of "
+            f"{', '.join(moving)} move" + ("; the commander is a mobile builder, not a building." if mobile_builder
+                                          else "."))
+
+
 def unit_roster(balance: bool = True) -> str:
     """The roster table and sight radius, plus, with `balance`, what balancing needs beside them: build
     times, build power, storage (the GDD balances; the brief only picks the units)."""
@@ -268,7 +298,7 @@ def unit_roster(balance: bool = True) -> str:
     power = ", ".join(f"{n} {u.build_power:g}" for n, u in sorted(units.items()) if u.build_power)
     storage = ", ".join(f"{n} {u.storage_metal:g}/{u.storage_energy:g}" for n, u in sorted(units.items())
                         if u.storage_metal or u.storage_energy)
-    seen = (roster_table(load_catalog())
+    seen = (roster_table(load_catalog()) + buildings() + "\n"
             + "Sight radius (tiles; what a unit sees under fog, and how far it acquires enemies on attack-move or "
             f"patrol): {_grouped({n: u.sight for n, u in units.items()})}.")
     if not balance:
@@ -288,9 +318,10 @@ def controllers() -> str:
         meaning = model.model_fields[keys[-1]].description
         rest = model_fields_text(model, skip=("type", "behaviour"))
         _mark_described(model)   # the skipped tag's meaning is stated on the line too
-        lines.append(f"- {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
+        lines.append(f"- {model.__name__} {json.dumps(tag)}" + (f" + {rest}" if rest else "") + f": {meaning}"
                      + (f". {_doc(model)}" if _doc(model) else ""))
-    lines.append(f"A target is a point {{x, y}} or {target_selector()}.")
+    # the conditions, which every prompt with the controllers also gets, define the selector once
+    lines.append("A target is a point {x, y} or a TargetSelector (see the conditions).")
     return "\n".join(lines)
 
 
@@ -311,13 +342,14 @@ def conditions_menu() -> str:
 
 
 def target_selector() -> str:
-    return f"a selector {{{model_fields_text(TargetSelector)}}} ({_doc(TargetSelector)})"
+    return f"a selector TargetSelector {{{model_fields_text(TargetSelector)}}} ({_doc(TargetSelector)})"
 
 
 def conditions() -> str:
     lines = ["Declarative win/loss conditions (level `conditions`, GDD `conditions`; the engine checks them):"]
     for model in _union_members(Condition):
-        lines.append(f"- {{kind: {model.model_fields['kind'].default!r}, {model_fields_text(model, skip=('kind',))}}}: "
+        lines.append(f"- {model.__name__} {{kind: {model.model_fields['kind'].default!r}, "
+                     f"{model_fields_text(model, skip=('kind',))}}}: "
                      f"{_doc(model)}")
         _mark_described(model)   # its kind is stated on the line
     lines.append(f"A TargetSelector is {target_selector()}.")
@@ -329,7 +361,7 @@ def switches() -> str:
 
 
 def start_units() -> str:
-    return f"A team's start units: {{{model_fields_text(StartUnit)}}}. {_doc(StartUnit)}"
+    return f"A team's start units, each StartUnit {{{model_fields_text(StartUnit)}}}. {_doc(StartUnit)}"
 
 
 # --- reference strategies ------------------------------------------------------------------------
@@ -396,9 +428,10 @@ def economy() -> str:
 def expectation_grammar() -> str:
     """The expectation families and the fields each trace event kind carries."""
     lines = ["Expectations (a list; each entry has exactly one of `event`, `result`, `state`; unknown keys are errors):",
-             f"- {{event: kind, ...}}: {_doc(EventExpectation)} Keys: {model_fields_text(EventExpectation, skip=('event',))}.",
-             f"  distinct_sectors: {{{model_fields_text(SectorSpec)}}}; time_clusters: {{{model_fields_text(ClusterSpec)}}}; "
-             f"increasing: {{{model_fields_text(IncreasingSpec)}}}.",
+             f"- EventExpectation {{event: kind, ...}}: {_doc(EventExpectation)} Keys: "
+             f"{model_fields_text(EventExpectation, skip=('event',))}.",
+             f"  distinct_sectors: SectorSpec {{{model_fields_text(SectorSpec)}}}; time_clusters: ClusterSpec "
+             f"{{{model_fields_text(ClusterSpec)}}}; increasing: IncreasingSpec {{{model_fields_text(IncreasingSpec)}}}.",
              "  `where` paths must be fields of the event kind:"]
     for kind, fields in EVENT_FIELDS.items():
         note = EVENT_FIELD_NOTES.get(kind)
@@ -409,8 +442,9 @@ def expectation_grammar() -> str:
     lines.append("  Order events are the orders of the team under test (its policy) only: orders given by a rule's "
                  "order() or by an AI controller leave no order event (show their effect with `state` positions).")
     lines.append("  A run stopped by a test's `until` ends with an end event whose ended_by is 'until', and no winners.")
-    lines.append(f"- {{result: {{...}}}}: the run's outcome; keys: {model_fields_text(ResultSpec)}.")
-    lines.append(f"- {{state: {{...}}}}: {_doc(StateSpec)} Keys: {model_fields_text(StateSpec)}. "
+    _mark_described(EventExpectation)   # its `event` key is the line's kind and the kinds are listed above
+    lines.append(f"- {{result: ResultSpec}}: the run's outcome; ResultSpec keys: {model_fields_text(ResultSpec)}.")
+    lines.append(f"- {{state: StateSpec}}: {_doc(StateSpec)} StateSpec keys: {model_fields_text(StateSpec)}. "
                  "Use it to show a mechanic really happened (resources moved, units spawned or destroyed, "
                  "a unit changed owner or reached a place).")
     return "\n".join(lines)
@@ -493,13 +527,13 @@ def unit_names() -> str:
 
     groups = units_by_category(load_catalog())
     return "Unit types by category: " + "; ".join(
-        f"{cat}: {', '.join(keys)}" for cat, keys in groups.items())
+        f"{cat}: {', '.join(keys)}" for cat, keys in groups.items()) + ". " + buildings()
 
 
 def level_fields() -> str:
     from engine.schema.level import LevelConfig, Team
 
-    return (f"{{{model_fields_text(LevelConfig)}}}; a team is {{{model_fields_text(Team)}}}; "
+    return (f"LevelConfig {{{model_fields_text(LevelConfig)}}}; a team is Team {{{model_fields_text(Team)}}}; "
             "unknown keys are errors")
 
 

@@ -321,24 +321,31 @@ def _schema_json(model: type[BaseModel]) -> str:
     return json.dumps(model.model_json_schema())
 
 
-# defaults too: a default constrains no reply, and the prompt's copy of the schema states each one
-_ANNOTATIONS = ("description", "title", "examples", "default")
+# defaults too: a default constrains no reply, and the prompt's copy of the schema states each one;
+# a discriminator only names the tag that the oneOf's members already fix with their consts
+_ANNOTATIONS = ("description", "title", "examples", "default", "discriminator")
+_NULL = {"type": "null"}
 
 
 def lean_schema(node: Any) -> Any:
     """A JSON schema without its annotations (descriptions, titles, examples, defaults): what the request's
     response_format carries, since the system message already gives the schema with its descriptions
-    (each annotation would be paid for twice). Property and definition names are kept."""
+    (each annotation would be paid for twice). Property and definition names are kept. An optional
+    property whose default is null is left as its one other type: leaving it out says null."""
     if isinstance(node, list):
         return [lean_schema(v) for v in node]
     if not isinstance(node, dict):
         return node
     out = {}
     for k, v in node.items():
-        if k in _ANNOTATIONS and (k == "default" or not isinstance(v, dict)):
+        if k in _ANNOTATIONS and (k in ("default", "discriminator") or not isinstance(v, dict)):
             continue
         out[k] = ({name: lean_schema(sub) for name, sub in v.items()} if k in ("properties", "$defs", "definitions")
                   and isinstance(v, dict) else lean_schema(v))
+    others = [o for o in out.get("anyOf", []) if o != _NULL]
+    if "default" in node and node["default"] is None and len(others) == 1 and len(out["anyOf"]) == 2:
+        rest = {k: v for k, v in out.items() if k != "anyOf"}
+        out = {**others[0], **rest}
     return out
 
 
@@ -524,8 +531,14 @@ class LLMClient:
         if cfg.structured_output == "json_schema":
             response_format: dict[str, Any] = {"type": "json_schema", "json_schema": {
                 "name": output_model.__name__, "schema": lean, "strict": False}}
-        else:
+        elif cfg.api_base:
+            # a self-hosted server: llama.cpp-style servers turn a JSON-mode schema into a grammar
             response_format = {"type": "json_object", "schema": lean}
+        else:
+            # a hosted provider's JSON mode reads no schema (litellm maps only json_schema's to Anthropic,
+            # Ollama and Gemini; OpenAI's ignores it), nor does the offline backend: the system message's
+            # copy is the one the model reads
+            response_format = {"type": "json_object"}
         request: dict[str, Any] = {
             "model": cfg.model, "messages": messages, "response_format": response_format,
             "temperature": cfg.temperature, "timeout": cfg.timeout, "drop_params": True,

@@ -50,8 +50,9 @@ class RoleConfig(BaseModel):
     max_retries: int = Field(default=2, ge=0)
     temperature: float = Field(default=0.2, ge=0)
     max_tokens: int | None = Field(default=None, gt=0)
-    # json_object: {"type": "json_object", "schema": ...} — what llama.cpp/Ollama-style servers accept.
-    # json_schema: OpenAI structured outputs, for providers that support it.
+    # json_object: JSON mode, {"type": "json_object"}, with the schema ({"type": "json_object", "schema": ...})
+    # only for a server at api_base (llama.cpp-style servers enforce it; hosted JSON modes read none).
+    # json_schema: structured outputs (the schema in every request), for providers that support it.
     structured_output: Literal["json_object", "json_schema"] = "json_object"
     # Rate limits (429), overload (503), server and connection errors: retried with exponential
     # backoff and jitter, at least as long as the server's Retry-After, at most backoff_max seconds.

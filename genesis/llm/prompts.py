@@ -26,12 +26,12 @@ def _environment(root: str) -> jinja2.Environment:
 
 
 def compact_json(value: Any, drop: tuple[str, ...] = ()) -> str:
-    """JSON without the nulls of a model dump: a key whose value is null is left out (null is each such
-    field's default; an empty list may be a param's value, so it stays); `drop`: top-level keys the
-    reader has no use for."""
+    """JSON without the nulls of a model dump and without spaces after separators: a key whose value is null
+    is left out (null is each such field's default; an empty list may be a param's value, so it stays);
+    `drop`: top-level keys the reader has no use for."""
     if isinstance(value, dict):
         value = {k: v for k, v in value.items() if k not in drop}
-    return json.dumps(_without_empty(value), ensure_ascii=False)
+    return json.dumps(_without_empty(value), ensure_ascii=False, separators=(",", ":"))
 
 
 def _without_empty(value: Any) -> Any:

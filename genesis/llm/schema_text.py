@@ -2,8 +2,8 @@
 
 The request's `response_format` carries the full JSON schema. The copy in the prompt is a compact
 type notation of that schema: every object with its keys (`key?` = optional, `= default`), types,
-enums, bounds and descriptions, each referenced model once by name. Field descriptions of the
-models whose fields the prompt's facts already list are left out (each fact once).
+enums, bounds and descriptions, each referenced model once by name. A model whose fields the prompt's
+facts already list whole is only named (each fact once).
 """
 from __future__ import annotations
 
@@ -20,11 +20,15 @@ _BOUNDS = (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("ex
 
 
 def schema_text(schema: dict[str, Any], described: Collection[str] = ()) -> str:
-    """The schema's root model and then every model it references, one line each."""
+    """The schema's root model and then every model it references, one line each; a model the prompt's facts
+    list whole (`described`: every field with its type, bounds, default and meaning) is named, not repeated."""
     defs = schema.get("$defs") or {}
     root = schema.get("title") or "Answer"
     lines = [f"{root}: {_type(schema, defs, describe=True)}"]
-    lines += [f"{name}: {_type(node, defs, describe=name not in described)}" for name, node in defs.items()]
+    lines += [f"{name}: {_type(node, defs, describe=True)}" for name, node in defs.items() if name not in described]
+    listed = [name for name in defs if name in described]
+    if listed:
+        lines.append(f"Listed whole in this prompt's facts (by name), not repeated here: {', '.join(listed)}.")
     return "\n".join([LEGEND, *lines])
 
 

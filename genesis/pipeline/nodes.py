@@ -21,7 +21,7 @@ from genesis.fileio import atomic_write_json, atomic_write_text, dump_yaml
 from genesis.llm.client import ModelCallError
 from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, composed_rule, library_rule,
                                 library_summaries, signature, worked_example)
-from genesis.models import GDD, Brief, Clarification, Requirement, RetryContext, RuleArtifact, Verdict, VisualVerdict
+from genesis.models import GDD, Brief, Clarification, Guidance, Requirement, RetryContext, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.feedback import append as append_feedback
@@ -85,7 +85,7 @@ class Nodes:
                 clar += [Clarification(question=q, answer=a) for q, a in zip(questions, answers)]
                 questions = self.ctx.designer.questions(query, clar)
         try:
-            brief = self.ctx.designer.clarify(query, clar, state.get("guidance", {}).get("brief", []),
+            brief = self.ctx.designer.clarify(query, clar, stage_guidance(state, "brief"),
                                               self._retry(state, "brief"))
         except ModelCallError as exc:
             return {"status": "failed", "stop_reason": f"stage 1 (brief): {exc}", "route": "finalize",
@@ -147,7 +147,7 @@ class Nodes:
         similar = [{"id": h.id, "score": h.score, "summary": h.document[:200]}
                    for h in self.ctx.kb.search("gdds", brief.summary, k=3)]
         try:
-            gdd = self.ctx.designer.write_gdd(brief, similar, state.get("guidance", {}).get("gdd", []),
+            gdd = self.ctx.designer.write_gdd(brief, similar, stage_guidance(state, "gdd"),
                                               library_summaries(self.ctx.kb), self._retry(state, "gdd"),
                                               self._criteria("gdd", "level"))
         except ModelCallError as exc:
@@ -184,7 +184,7 @@ class Nodes:
     def write_rules(self, state: dict) -> dict:
         t0 = time.perf_counter()
         gdd: GDD = state["gdd"]
-        guidance, retry = state.get("guidance", {}).get("rules", []), self._retry(state, "rules")
+        guidance, retry = stage_guidance(state, "rules"), self._retry(state, "rules")
         example, criteria = worked_example(self.ctx.kb), self._criteria("rules")
         arts = []
         kept, verified = kept_unchanged(state, gdd.rule_components), verified_rules(state)
@@ -205,7 +205,7 @@ class Nodes:
                 if draft.write_new:   # the library rule cannot do it: ask for a new rule, with the rule API
                     declined = [f"the library rule {lib['id'] if lib else comp.library_rule} cannot do what this "
                                 "component needs (your own judgement): write a new rule"]
-                    draft = self.ctx.developer.write_rule(comp, None, guidance + declined, example, retry, criteria,
+                    draft = self.ctx.developer.write_rule(comp, None, Guidance(guidance + declined, guidance.earlier), example, retry, criteria,
                                                           gdd, verified=verified.get(comp.id), kept=sorted(kept))
                 # the level names the rule by its component id, whatever id the draft gave
                 art = keep_or_build(draft.model_copy(update={"id": comp.id}), verified.get(comp.id), self.ctx.kb)
@@ -268,7 +268,7 @@ class Nodes:
         self.ctx.say("level", "assembling the level")
         gdd, arts = state["gdd"], state["rules"]
         try:
-            config = self.ctx.developer.assemble_level(gdd, arts, state.get("guidance", {}).get("level", []),
+            config = self.ctx.developer.assemble_level(gdd, arts, stage_guidance(state, "level"),
                                                        self._retry(state, "level"), self._criteria("level"))
         except ModelCallError as exc:
             return {"verdicts": {"level": self._fail_verdict("level", "developer", str(exc), exc.permanent)}, "route": "gate_level"}
@@ -471,6 +471,7 @@ class Nodes:
                 update["attempts"] = {s: 0 for s in STAGE_ORDER[STAGE_ORDER.index(target):]}
             if mf.guidance:  # guidance accumulates so repeated corrections (e.g. "stronger") add up
                 update["guidance"] = {target: state.get("guidance", {}).get(target, []) + mf.guidance}
+                update["guidance_latest"] = {target: len(mf.guidance)}
             if mf.decision != "advance":
                 later = STAGE_ORDER[STAGE_ORDER.index(target) + 1:]  # their artifacts will be rewritten
                 update["retry"] = {**{s: None for s in later}, target: self._retry_context(state, stage, verdict, target)}
@@ -517,6 +518,14 @@ class Nodes:
         status = state.get("status") or "failed"
         write_outputs(self.ctx, {**state, "status": status})
         return {"status": status}
+
+
+def stage_guidance(state: dict, stage: str) -> Guidance:
+    """The stage's accumulated PM guidance, the last gate's items marked as the latest (a state from before
+    the count was kept reads as all latest)."""
+    items = state.get("guidance", {}).get(stage, [])
+    latest = state.get("guidance_latest", {}).get(stage, len(items))
+    return Guidance(items, earlier=len(items) - latest)
 
 
 def _stopped_status(stage: str, verdict: Verdict, state: dict) -> str:

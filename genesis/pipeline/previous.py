@@ -42,6 +42,20 @@ def level_as_written(level: dict[str, Any], rule_params: dict[str, dict[str, Any
     return {**out, **({"metadata": metadata} if metadata else {})}
 
 
+# values a writer chose, where null may mean something (a param, a `where` match): kept as written
+CHOSEN_VALUES = ("params", "strategy_params", "where", "metadata")
+
+
+def without_defaults_null(value: Any) -> Any:
+    """A document dump without its null fields (null is each such field's default), except under the keys
+    whose values the writer chose (CHOSEN_VALUES)."""
+    if isinstance(value, dict):
+        return {k: v if k in CHOSEN_VALUES else without_defaults_null(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_defaults_null(v) for v in value]
+    return value
+
+
 def previous_text(target: str, previous: Any, rules: list | None = None) -> str:
     """The rejected artifact of stage `target` as its writer sees it on a retry (`rules`: the stage-3
     rule artifacts, whose params the level prompt lists)."""
@@ -55,7 +69,7 @@ def previous_text(target: str, previous: Any, rules: list | None = None) -> str:
     if target == "level":
         text = json.dumps(level_as_written(previous, {r.id: r.params for r in rules or []}), separators=(",", ":"))
     else:
-        text = json.dumps(previous, sort_keys=False)
+        text = json.dumps(without_defaults_null(previous), separators=(",", ":"))
     if len(text) > MAX_PREVIOUS_CHARS:
         text = text[:MAX_PREVIOUS_CHARS] + f" ... [cut: {len(text) - MAX_PREVIOUS_CHARS} more characters]"
     return text

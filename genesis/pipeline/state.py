@@ -46,6 +46,7 @@ class PipelineState(TypedDict, total=False):
     level: dict
     verdicts: Annotated[dict[str, Verdict], merge]
     guidance: Annotated[dict[str, list[str]], merge]
+    guidance_latest: Annotated[dict[str, int], merge]   # per stage: how many of its last guidance items the last gate gave
     retry: Annotated[dict[str, RetryContext | None], merge]   # per stage: what its next writer sees
     attempts: Annotated[dict[str, int], merge]
     iterations: int

@@ -81,3 +81,19 @@ def test_the_previous_level_keeps_what_differs_from_the_defaults_and_from_the_li
     assert "resources" not in shown["teams"][1]
     assert shown["rules"][0]["params"] == changed            # the developer changed them: shown in full
     assert "metadata" in level and "variation" in level["metadata"]     # the state's level is left as it is
+
+
+def test_a_rejected_design_comes_back_without_its_default_nulls_but_with_the_values_its_writer_chose():
+    import json
+
+    from genesis.pipeline.previous import without_defaults_null
+
+    gdd = {"title": "t", "map": {"name": "open_field", "file": None, "generate": None},
+           "rule_components": [{"id": "w", "library_rule": None, "params": {"target": None, "times": []}}],
+           "requirements": [{"id": "r", "expect": [{"event": "death", "where": {"killer_team": None}, "min": 1,
+                                                    "max": None, "after": None}]}]}
+    shown = without_defaults_null(gdd)
+    assert shown["map"] == {"name": "open_field"} and "library_rule" not in shown["rule_components"][0]
+    assert shown["rule_components"][0]["params"] == {"target": None, "times": []}      # a param's null stays
+    assert shown["requirements"][0]["expect"] == [{"event": "death", "where": {"killer_team": None}, "min": 1}]
+    assert len(json.dumps(shown)) < len(json.dumps(gdd))

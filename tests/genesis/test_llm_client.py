@@ -52,9 +52,8 @@ def test_request_uses_json_object_schema_format_timeout_and_no_litellm_retries(t
     fake = ScriptedLiteLLM([REPLIES["plain"]]).install(monkeypatch)
     call(make_client(tmp_path, timeout=7.5, temperature=0.0))
     sent = fake.calls[0]
-    # the schema without its annotations: the system message already states it with its descriptions
-    assert sent["response_format"] == {"type": "json_object", "schema": lean_schema(Brief.model_json_schema())}
-    assert set(sent["response_format"]["schema"]["properties"]) == {"title", "waves"}   # a property called title stays
+    # a hosted provider's JSON mode reads no schema: the system message carries the one copy
+    assert sent["response_format"] == {"type": "json_object"}
     assert sent["timeout"] == 7.5 and sent["temperature"] == 0.0
     assert sent["drop_params"] is True and sent["max_retries"] == 0
     assert sent["messages"][0]["role"] == "system" and "waves: int" in sent["messages"][0]["content"]
@@ -72,6 +71,11 @@ def test_local_api_base_gets_placeholder_key(tmp_path, monkeypatch):
     fake = ScriptedLiteLLM([REPLIES["plain"]]).install(monkeypatch)
     call(make_client(tmp_path, api_base="http://127.0.0.1:9/v1"))
     assert fake.calls[0]["api_base"] == "http://127.0.0.1:9/v1" and fake.calls[0]["api_key"]
+    # a self-hosted server's JSON mode gets the schema too (llama.cpp-style servers enforce it as a grammar),
+    # without its annotations: the system message states it with its descriptions
+    fmt = fake.calls[0]["response_format"]
+    assert fmt == {"type": "json_object", "schema": lean_schema(Brief.model_json_schema())}
+    assert set(fmt["schema"]["properties"]) == {"title", "waves"}   # a property called title stays
 
 
 @pytest.mark.parametrize("bad", ["garbage", "truncated", "wrong_type", "missing_field"])
@@ -331,3 +335,16 @@ def test_the_lean_schema_drops_every_annotation_but_keeps_every_property_and_def
     assert annotations(full) > 50 and annotations(lean) == 0
     assert set(lean["properties"]) == set(full["properties"]) and set(lean["$defs"]) == set(full["$defs"])
     assert len(json.dumps(lean)) < 0.6 * len(json.dumps(full))
+
+
+def test_the_lean_schema_leaves_a_null_default_optional_by_its_other_type_and_drops_discriminators():
+    from genesis.models import GDD
+
+    lean = lean_schema(GDD.model_json_schema())
+    deadline = lean["$defs"]["DestroyTarget"]["properties"]["deadline"]
+    assert deadline == {"exclusiveMinimum": 0, "type": "number"}          # was anyOf [number > 0, null]
+    assert "deadline" not in lean["$defs"]["DestroyTarget"]["required"]   # left out, it is null
+    assert "discriminator" not in json.dumps(lean) and "oneOf" in json.dumps(lean)
+    # a nullable field whose default is not null keeps its null: leaving it out would not mean null
+    assert lean_schema({"anyOf": [{"type": "integer"}, {"type": "null"}], "default": 3}) == \
+        {"anyOf": [{"type": "integer"}, {"type": "null"}]}

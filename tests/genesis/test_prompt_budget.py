@@ -54,6 +54,7 @@ def test_a_template_splits_into_a_static_prefix_and_the_task(gdd):
 def test_compact_json_drops_nulls_but_keeps_empty_values():
     assert json.loads(compact_json({"a": None, "b": [], "c": {"d": None, "e": 0}, "f": 1}, drop=("f",))) == \
         {"b": [], "c": {"e": 0}}
+    assert compact_json({"a": [1, 2], "b": "x, y: z"}) == '{"a":[1,2],"b":"x, y: z"}'   # no space after a separator
 
 
 def test_the_brief_schema_shown_asks_for_no_expectations():
@@ -154,3 +155,33 @@ def test_a_declined_library_rule_is_asked_again_as_a_new_rule(tmp_path):
     assert [lib is not None for lib, _ in calls] == [True, False]
     assert any("cannot do what this component needs" in g for g in calls[1][1])
     assert out["route"] == "test_rules" and out["rules"][0].source == new["source"]
+
+
+def test_the_latest_pm_guidance_is_shown_as_current_and_earlier_guidance_as_superseded():
+    from genesis.models import Guidance
+    from genesis.pipeline.nodes import stage_guidance
+
+    state = {"guidance": {"gdd": ["two solar collectors", "fix the target rule", "one solar collector"]},
+             "guidance_latest": {"gdd": 1}}
+    guidance = stage_guidance(state, "gdd")
+    assert guidance == state["guidance"]["gdd"] and guidance.latest == ["one solar collector"]
+    text = render(PROMPTS / "_retry.j2", retry=None, guidance=guidance)
+    latest, earlier = text.split("Earlier PM guidance")
+    assert "one solar collector" in latest and "where earlier guidance says otherwise it wins" in latest
+    assert "two solar collectors" in earlier and "fix the target rule" in earlier and "superseded" in earlier
+    # a state from before the count was kept, and a plain list: all of it is current, as before
+    assert stage_guidance({"guidance": {"gdd": ["a"]}}, "gdd").earlier == 0
+    assert "Earlier" not in render(PROMPTS / "_retry.j2", retry=None, guidance=["a"])
+    assert Guidance(["a"], earlier=5).earlier == 1
+
+
+def test_a_model_the_facts_list_whole_is_named_in_the_schema_text_not_repeated():
+    with recording_described() as described:
+        facts = FACTS.level_fields + FACTS.switches + FACTS.conditions
+    text = schema_text(RuleDraft.model_json_schema(), described)
+    listed = text.rsplit("not repeated here: ", 1)[1]
+    assert "Switches" in listed and "DestroyTarget" in listed and "\nSwitches:" not in text
+    # what the schema's line said the facts say: every key with its bounds, default and meaning, under its name
+    assert "time_limit: float (>0, <=7200) = 600.0 — seconds" in facts
+    assert "DestroyTarget {kind: 'destroy_target'" in facts and "deadline: float | null (>0) = None" in facts
+    assert "\nRuleTest:" in text    # a model no fact lists keeps its line

@@ -251,3 +251,24 @@ def test_a_gdd_with_a_malformed_role_is_rejected(gdd):
         type(gdd).model_validate(data)
     data["strategy_params"]["roles"] = [{"role": "escort", "tag": "convoy", "to": [10, 12]}]
     assert type(gdd).model_validate(data).strategy_params["roles"][0]["to"] == [10, 12]
+
+
+def test_the_roster_says_which_units_are_buildings_and_that_the_commander_is_not_one():
+    from engine.catalog import load_catalog
+
+    units = load_catalog().units
+    line = FACTS.roster.split("A building is", 1)[1].split("\n", 1)[0]
+    assert "the commander is a mobile builder, not a building" in line and units["commander"].speed > 0
+    buildings = line.split("categories ", 1)[1].split(";", 1)[0].split(", ")
+    assert buildings and all(u.is_building for u in units.values() if u.category in buildings)
+    assert not any(u.is_building for u in units.values() if u.category not in buildings)
+    assert "the commander is a mobile builder" in FACTS.roster_picks and "the commander is a mobile builder" in FACTS.unit_names
+
+
+def test_every_prompt_with_the_controllers_defines_the_selector_they_point_to():
+    from genesis.agents.base import PROMPTS
+
+    assert "see the conditions" in FACTS.controllers and "A TargetSelector is" in FACTS.conditions
+    for template in PROMPTS.glob("*.j2"):
+        text = template.read_text()
+        assert "facts.controllers }}" not in text or "facts.conditions }}" in text, template.name

@@ -53,7 +53,7 @@ def test_a_rollback_the_pm_asks_for_after_the_stage_budget_is_spent_happens_and_
     assert update["route"] == "write_gdd" and update["iterations"] == 5
     assert update["attempts"] == {"gdd": 0, "rules": 0, "level": 0}
     retry = update["retry"]["gdd"]
-    assert f'"title": "{GDD_DOC.title}"' in retry.previous                       # the GDD it will rewrite
+    assert f'"title":"{GDD_DOC.title}"' in retry.previous                       # the GDD it will rewrite
     assert any("needed >= 1" in e and "[stage rules]" in e for e in retry.errors)   # the raw check error
     assert retry.judge_feedback == ["the convoy rule never logs arrivals"]
     assert update["retry"]["rules"] is None and update["guidance"] == {"gdd": ["log arrivals"]}
@@ -64,7 +64,7 @@ def test_a_retry_shows_the_writer_its_own_previous_artifact():
     update = _nodes(pm).gate("rules")(_state(attempts={"rules": 1}))
     retry = update["retry"]["rules"]
     assert "function on_start() end" in retry.previous and update["attempts"] == {"rules": 2}
-    assert '"reuse": "staggered_waves"' in retry.previous and "library source" not in retry.previous
+    assert '"reuse":"staggered_waves"' in retry.previous and "library source" not in retry.previous
 
 
 def test_guidance_given_with_an_advance_reaches_the_next_stage():
