@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +80,8 @@ class KBCommitterActor:
     ids are picked and committed), and commits applied one at a time (an actor runs one call at a
     time). It opens the KB on first use, so a restart never fails on an unreachable chroma server."""
 
-    def __init__(self, root: str, server: str | None):
-        self.root, self.server = root, server
+    def __init__(self, root: str, server: str | None, token: str | None = None):
+        self.root, self.server, self.token = root, server, token
         self._kb = None
         self.holder: str | None = None
         self.until = 0.0
@@ -92,7 +92,7 @@ class KBCommitterActor:
             from genesis.kb.store import KnowledgeBase, use_committer
 
             use_committer(None)
-            self._kb = KnowledgeBase(self.root, server=self.server or "")
+            self._kb = KnowledgeBase(self.root, server=self.server or "", token=self.token or "")
         return self._kb
 
     def acquire(self, owner: str) -> bool:
@@ -150,13 +150,14 @@ class CommitterSpec:
     name: str
     kb_root: str
     server: str | None
+    token: str | None = field(default=None, repr=False)
 
     def handle(self):
         ray = _ray()
         return ray.remote(KBCommitterActor).options(
             name=self.name, namespace=NAMESPACE, get_if_exists=True, lifetime="detached", num_cpus=0,
             max_restarts=-1, max_task_retries=0,
-        ).remote(self.kb_root, self.server)
+        ).remote(self.kb_root, self.server, self.token)
 
 
 class RayCommitter:
@@ -269,12 +270,16 @@ class _Running:
 
 
 class RayPool:
-    """`with RayPool(address, size, kb_root, kb_server, env) as pool: for job, outcome in pool.run(jobs): ...`"""
+    """`with RayPool(address, size, kb_root, kb_server, env) as pool: for job, outcome in pool.run(jobs): ...`
+    (the chroma server's token, if any, is env's GENESIS_KB_TOKEN)."""
 
     def __init__(self, address: str | None, size: int | None, kb_root: Path, kb_server: str | None,
                  cpus_per_query: int, env: dict[str, str], deadline_s: float):
+        from genesis.workspace import SETTINGS
+
         self.address, self.requested = address, size
-        self.spec = CommitterSpec(committer_name(kb_root), str(Path(kb_root).resolve()), kb_server)
+        self.spec = CommitterSpec(committer_name(kb_root), str(Path(kb_root).resolve()), kb_server,
+                                  env.get(SETTINGS["kb_token"]))
         self.cpus_per_query = cpus_per_query
         self.env = dict(env)
         self.deadline_s = deadline_s

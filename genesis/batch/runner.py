@@ -112,7 +112,7 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
     if server := workspace.setting("kb_server"):  # down at the start: one message, not an infra_error per query
         from genesis.kb.store import check_server
 
-        check_server(server)
+        check_server(server, workspace.setting("kb_token"))
     batch_dir = batch_folder(file, settings.out, settings.shard)
     batch_dir.mkdir(parents=True, exist_ok=True)
     mine = settings.shard.select(queries) if settings.shard else queries
