@@ -41,6 +41,7 @@ LEASE_WAIT_S = 600.0      # a worker waiting longer than this for the write leas
 CALL_TIMEOUT_S = 120.0    # one committer call; a commit indexes a few items
 CALL_ATTEMPTS = 4         # a committer call that fails (actor restarting, killed) is retried this often
 POLL_S = 0.05
+CLIENT_CONNECT_S = 180.0  # how long a ray:// driver keeps trying to connect (each ray.init tries ~30 s)
 WAIT_SLICE_S = 5.0        # the driver checks deadlines and renews its committer registration this often
 
 
@@ -292,11 +293,7 @@ class RayPool:
     def __enter__(self) -> RayPool:
         ray = _ray()
         if not ray.is_initialized():
-            try:
-                ray.init(address=self.address or None, namespace=NAMESPACE, include_dashboard=False,
-                         log_to_driver=False)
-            except (ConnectionError, RuntimeError, ValueError) as err:
-                raise RayUnavailable(f"cannot start or reach the Ray cluster {self.address or '(local)'}: {err}") from None
+            self._connect(ray)
             self._started_ray = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.size = self.requested or max(1, cpus // max(1, self.cpus_per_query))
@@ -308,6 +305,23 @@ class RayPool:
             self.close()  # __exit__ does not run when __enter__ raises
             raise
         return self
+
+    def _connect(self, ray) -> None:
+        """ray.init; through Ray Client (ray://) retried for CLIENT_CONNECT_S: `ray start` returns before
+        the head's client server listens, and each driver waits for a server process of its own, which
+        on a loaded head takes longer than one ray.init allows (it gives up after about 30 s)."""
+        deadline = time.monotonic() + (CLIENT_CONNECT_S if (self.address or "").startswith("ray://") else 0.0)
+        while True:
+            try:
+                ray.init(address=self.address or None, namespace=NAMESPACE, include_dashboard=False,
+                         log_to_driver=False)
+                return
+            except ConnectionError as err:
+                if time.monotonic() < deadline:
+                    continue
+                raise RayUnavailable(f"cannot reach the Ray cluster {self.address or '(local)'}: {err}") from None
+            except (RuntimeError, ValueError) as err:
+                raise RayUnavailable(f"cannot start or reach the Ray cluster {self.address or '(local)'}: {err}") from None
 
     def __exit__(self, exc_type, *exc) -> None:
         self.close(kill=exc_type is not None)
