@@ -307,9 +307,10 @@ class RayPool:
         return self
 
     def _connect(self, ray) -> None:
-        """ray.init; through Ray Client (ray://) retried for CLIENT_CONNECT_S: `ray start` returns before
-        the head's client server listens, and each driver waits for a server process of its own, which
-        on a loaded head takes longer than one ray.init allows (it gives up after about 30 s)."""
+        """ray.init; through Ray Client (ray://) retried for CLIENT_CONNECT_S. One ray.init gives up after
+        about 30 s (3 attempts), and on a loaded head that is not always enough: the client server may not
+        listen yet (a head still starting), and each driver waits for a server process of its own
+        (a new Python importing ray, which the head's proxy itself waits 30 s for)."""
         deadline = time.monotonic() + (CLIENT_CONNECT_S if (self.address or "").startswith("ray://") else 0.0)
         while True:
             try:
