@@ -400,7 +400,7 @@ def refused(address: str, token: str | None) -> KBAuthError:
 def check_server(address: str, token: str | None = None) -> None:
     """Raises KBUnavailableError unless the chroma server at `address` answers, KBAuthError unless it
     accepts `token`."""
-    server_client(address, token).heartbeat()
+    _Remote(server_client(address, token), address, token).heartbeat()
 
 
 def manifest_name(server: str | None) -> str:
