@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -176,8 +177,10 @@ def serve(host: str = typer.Option("localhost", "--host", help="interface to lis
     address = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{port}"
     # with a token chroma listens on loopback only, behind the gate that checks it
     chroma_host, chroma_port = ("127.0.0.1", _free_loopback_port()) if token else (host, port)
+    # chroma logs every request at INFO: that would flood the terminal `kb serve &` shares with the batch
+    env = {**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")}
     proc = subprocess.Popen([sys.executable, "-c", _CHROMA, "run", "--path", str(data), "--host", chroma_host,
-                             "--port", str(chroma_port)], preexec_fn=_die_with_parent)
+                             "--port", str(chroma_port)], preexec_fn=_die_with_parent, env=env)
     gate = Gate(token, f"http://127.0.0.1:{chroma_port}", host, port) if token else None
     # a service manager's SIGTERM (or a closed terminal) stops the server like Ctrl-C: never an orphan
     for sig in (signal.SIGTERM, signal.SIGHUP):
