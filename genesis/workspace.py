@@ -40,8 +40,9 @@ MARKER_TEXT = """\
 
 # Settings of the workspace's services (not of the models): the environment variable, else the key in the
 # config file (genesis.yaml). kb_server: a chroma server (`genesis kb serve`) holding the KB index;
-# checkpointer: where LangGraph checkpoints go (sqlite, the default, or a postgres:// URL).
-SETTINGS = {"kb_server": "GENESIS_KB_SERVER", "checkpointer": "GENESIS_CHECKPOINTER"}
+# kb_token: the token that server requires; checkpointer: where LangGraph checkpoints go (sqlite, the
+# default, or a postgres:// URL).
+SETTINGS = {"kb_server": "GENESIS_KB_SERVER", "kb_token": "GENESIS_KB_TOKEN", "checkpointer": "GENESIS_CHECKPOINTER"}
 
 
 class WorkspaceError(ValueError):

@@ -44,6 +44,8 @@ class RichBatchView:
                    else f"[bold yellow]{label}[/]" if record.playable else f"[bold red]{label}[/]")
         took = f"{record.wall_s:.0f} s" if record.wall_s is not None else ""
         extra = ", fast-tracked" if record.fast_tracked else ""
+        if record.infra_retries:  # an outage it came through: visible here, not only in batch.json
+            extra += f", after {record.infra_retries} infra retr{'y' if record.infra_retries == 1 else 'ies'}"
         reason = "" if record.usable else f" — {escape(record.reason[:160])}"
         self.progress.console.print(f"  {record.index + 1:>3}. {verdict} {escape(record.query[:70])}  ({took}{extra}){reason}")
         self.progress.advance(self.task)

@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ LEASE_WAIT_S = 600.0      # a worker waiting longer than this for the write leas
 CALL_TIMEOUT_S = 120.0    # one committer call; a commit indexes a few items
 CALL_ATTEMPTS = 4         # a committer call that fails (actor restarting, killed) is retried this often
 POLL_S = 0.05
+CLIENT_CONNECT_S = 180.0  # how long a ray:// driver keeps trying to connect (each ray.init tries ~30 s)
 WAIT_SLICE_S = 5.0        # the driver checks deadlines and renews its committer registration this often
 
 
@@ -80,8 +81,8 @@ class KBCommitterActor:
     ids are picked and committed), and commits applied one at a time (an actor runs one call at a
     time). It opens the KB on first use, so a restart never fails on an unreachable chroma server."""
 
-    def __init__(self, root: str, server: str | None):
-        self.root, self.server = root, server
+    def __init__(self, root: str, server: str | None, token: str | None = None):
+        self.root, self.server, self.token = root, server, token
         self._kb = None
         self.holder: str | None = None
         self.until = 0.0
@@ -92,7 +93,7 @@ class KBCommitterActor:
             from genesis.kb.store import KnowledgeBase, use_committer
 
             use_committer(None)
-            self._kb = KnowledgeBase(self.root, server=self.server or "")
+            self._kb = KnowledgeBase(self.root, server=self.server or "", token=self.token or "")
         return self._kb
 
     def acquire(self, owner: str) -> bool:
@@ -150,13 +151,14 @@ class CommitterSpec:
     name: str
     kb_root: str
     server: str | None
+    token: str | None = field(default=None, repr=False)
 
     def handle(self):
         ray = _ray()
         return ray.remote(KBCommitterActor).options(
             name=self.name, namespace=NAMESPACE, get_if_exists=True, lifetime="detached", num_cpus=0,
             max_restarts=-1, max_task_retries=0,
-        ).remote(self.kb_root, self.server)
+        ).remote(self.kb_root, self.server, self.token)
 
 
 class RayCommitter:
@@ -269,12 +271,16 @@ class _Running:
 
 
 class RayPool:
-    """`with RayPool(address, size, kb_root, kb_server, env) as pool: for job, outcome in pool.run(jobs): ...`"""
+    """`with RayPool(address, size, kb_root, kb_server, env) as pool: for job, outcome in pool.run(jobs): ...`
+    (the chroma server's token, if any, is env's GENESIS_KB_TOKEN)."""
 
     def __init__(self, address: str | None, size: int | None, kb_root: Path, kb_server: str | None,
                  cpus_per_query: int, env: dict[str, str], deadline_s: float):
+        from genesis.workspace import SETTINGS
+
         self.address, self.requested = address, size
-        self.spec = CommitterSpec(committer_name(kb_root), str(Path(kb_root).resolve()), kb_server)
+        self.spec = CommitterSpec(committer_name(kb_root), str(Path(kb_root).resolve()), kb_server,
+                                  env.get(SETTINGS["kb_token"]))
         self.cpus_per_query = cpus_per_query
         self.env = dict(env)
         self.deadline_s = deadline_s
@@ -287,11 +293,7 @@ class RayPool:
     def __enter__(self) -> RayPool:
         ray = _ray()
         if not ray.is_initialized():
-            try:
-                ray.init(address=self.address or None, namespace=NAMESPACE, include_dashboard=False,
-                         log_to_driver=False)
-            except (ConnectionError, RuntimeError, ValueError) as err:
-                raise RayUnavailable(f"cannot start or reach the Ray cluster {self.address or '(local)'}: {err}") from None
+            self._connect(ray)
             self._started_ray = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.size = self.requested or max(1, cpus // max(1, self.cpus_per_query))
@@ -303,6 +305,24 @@ class RayPool:
             self.close()  # __exit__ does not run when __enter__ raises
             raise
         return self
+
+    def _connect(self, ray) -> None:
+        """ray.init; through Ray Client (ray://) retried for CLIENT_CONNECT_S. One ray.init gives up after
+        about 30 s (3 attempts), and on a loaded head that is not always enough: the client server may not
+        listen yet (a head still starting), and each driver waits for a server process of its own
+        (a new Python importing ray, which the head's proxy itself waits 30 s for)."""
+        deadline = time.monotonic() + (CLIENT_CONNECT_S if (self.address or "").startswith("ray://") else 0.0)
+        while True:
+            try:
+                ray.init(address=self.address or None, namespace=NAMESPACE, include_dashboard=False,
+                         log_to_driver=False)
+                return
+            except ConnectionError as err:
+                if time.monotonic() < deadline:
+                    continue
+                raise RayUnavailable(f"cannot reach the Ray cluster {self.address or '(local)'}: {err}") from None
+            except (RuntimeError, ValueError) as err:
+                raise RayUnavailable(f"cannot start or reach the Ray cluster {self.address or '(local)'}: {err}") from None
 
     def __exit__(self, exc_type, *exc) -> None:
         self.close(kill=exc_type is not None)

@@ -64,6 +64,10 @@ def sim_processes(workers: int) -> int:
     return generation_processes(workers)
 
 
+KB_SERVER_WAIT_S = 300.0
+KB_SERVER_POLL_S = 2.0
+
+
 @dataclass
 class BatchSettings:
     workers: int | None = None  # None: default_workers() locally, the cluster's CPUs / 2 on Ray
@@ -77,6 +81,7 @@ class BatchSettings:
     retries: int = BATCH_RETRIES    # infra_error queries generated again within this run (with backoff)
     retry_base_s: float = RETRY_BASE_S
     task_deadline_s: float = DEFAULT_TASK_DEADLINE_S  # a Ray task still running then is cancelled as hung
+    kb_server_wait_s: float = KB_SERVER_WAIT_S  # a retry round waits this long at most for the chroma server
 
 
 def _now() -> str:
@@ -112,7 +117,9 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
     if server := workspace.setting("kb_server"):  # down at the start: one message, not an infra_error per query
         from genesis.kb.store import check_server
 
-        check_server(server)
+        check_server(server, workspace.setting("kb_token"))
+    else:
+        settings = replace(settings, kb_server_wait_s=0.0)
     batch_dir = batch_folder(file, settings.out, settings.shard)
     batch_dir.mkdir(parents=True, exist_ok=True)
     mine = settings.shard.select(queries) if settings.shard else queries
@@ -160,6 +167,7 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
                         events.query_finished(done[job.index])
                 if retry:  # the outage may last: wait before trying the service again
                     time.sleep(retry_delay(max(attempts[j.index] for j in retry), base_s=settings.retry_base_s))
+                    await_kb_server(settings.kb_server_wait_s)
                 jobs = retry
     except KeyboardInterrupt:
         final = summary("interrupted")
@@ -172,6 +180,28 @@ def run_batch(file: Path, settings: BatchSettings | None = None, events: BatchEv
     if events:
         events.end(final, batch_dir)
     return final, batch_dir
+
+
+def await_kb_server(wait_s: float) -> None:
+    """Before a retry round: while the KB's chroma server is down (restarting) every retry would fail at
+    once and use up its attempts in seconds, so wait until it answers again, for `wait_s` at most (a
+    server still down then leaves the retries to end as infra_error, generated again by the next run)."""
+    if wait_s <= 0:
+        return
+    from genesis import workspace
+    from genesis.kb.common import KBUnavailableError
+    from genesis.kb.store import check_server
+
+    server, token = workspace.setting("kb_server"), workspace.setting("kb_token")
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            check_server(server, token)
+            return
+        except KBUnavailableError:
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(KB_SERVER_POLL_S)
 
 
 def should_retry(record: QueryRecord, attempts: int, retries: int) -> bool:

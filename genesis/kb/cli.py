@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from rich.table import Table
 
 from genesis.cli_output import fail, out, print_json, print_table
 from genesis.fileio import LockTimeout
-from genesis.kb.common import COLLECTIONS, KBError, KBSourceError
+from genesis.kb.common import COLLECTIONS, KBAuthError, KBError, KBSourceError
 
 app = typer.Typer(help="Search and maintain the knowledge base of verified games.", no_args_is_help=True,
                   rich_markup_mode=None)
@@ -27,7 +28,7 @@ def _open():
 
     try:
         return KnowledgeBase()
-    except (WorkspaceError, KBSourceError) as e:  # bad configuration: an unusable workspace or a malformed source
+    except (WorkspaceError, KBSourceError, KBAuthError) as e:  # bad configuration: workspace, source or token
         fail(str(e), code=2)
     except (KBError, LockTimeout, EmbeddingModelMissing) as e:
         fail(str(e))
@@ -160,28 +161,46 @@ def serve(host: str = typer.Option("localhost", "--host", help="interface to lis
     """Serve the knowledge base's index from a chroma server (`chroma run`) until Ctrl-C.
 
     Processes with kb_server set (genesis.yaml, or GENESIS_KB_SERVER=http://HOST:PORT) search it
-    instead of their own embedded index; the KB's source files stay the truth."""
+    instead of their own embedded index; the KB's source files stay the truth. With kb_token set
+    (genesis.yaml, or GENESIS_KB_TOKEN) every request must carry that token."""
     from genesis import workspace
+    from genesis.kb.token_gate import Gate, TokenError, check_token, masked
 
     try:
         ws = workspace.ensure()
-    except workspace.WorkspaceError as e:
+        token = workspace.setting("kb_token")
+        if token:
+            check_token(token)
+    except (workspace.WorkspaceError, TokenError) as e:
         fail(str(e), code=2)
     data = path or ws.root / ".genesis" / "chroma-server"
     address = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{port}"
-    proc = subprocess.Popen([sys.executable, "-c", _CHROMA, "run", "--path", str(data), "--host", host, "--port", str(port)],
-                            preexec_fn=_die_with_parent)
+    # with a token chroma listens on loopback only, behind the gate that checks it
+    chroma_host, chroma_port = ("127.0.0.1", _free_loopback_port()) if token else (host, port)
+    # chroma logs every request at INFO: that would flood the terminal `kb serve &` shares with the batch
+    env = {**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")}
+    proc = subprocess.Popen([sys.executable, "-c", _CHROMA, "run", "--path", str(data), "--host", chroma_host,
+                             "--port", str(chroma_port)], preexec_fn=_die_with_parent, env=env)
+    gate = Gate(token, f"http://127.0.0.1:{chroma_port}", host, port) if token else None
     # a service manager's SIGTERM (or a closed terminal) stops the server like Ctrl-C: never an orphan
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
     try:
+        if gate is not None:
+            try:
+                gate.start(SERVER_START_S)
+            except OSError as e:
+                fail(f"{e} (is port {port} in use?)")
         _index_on(ws.kb, address, proc)
-        out.print(f"knowledge base {ws.kb} served at {address} (index in {data}); set kb_server: {address} in "
+        access = f"; every request needs the token kb_token {masked(token)}" if token else ""
+        out.print(f"knowledge base {ws.kb} served at {address} (index in {data}{access}); set kb_server: {address} in "
                   f"genesis.yaml or GENESIS_KB_SERVER={address} where the workers run. Ctrl-C stops it.", highlight=False)
         code = proc.wait()
     except KeyboardInterrupt:
         code = 0
     finally:
+        if gate is not None:
+            gate.stop()
         if proc.poll() is None:
             proc.terminate()
             try:
@@ -189,6 +208,14 @@ def serve(host: str = typer.Option("localhost", "--host", help="interface to lis
             except subprocess.TimeoutExpired:
                 proc.kill()
     raise typer.Exit(code)
+
+
+def _free_loopback_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def _interrupt(signum, frame) -> None:

@@ -27,3 +27,7 @@ class KBCommitError(KBError):
 
 class KBUnavailableError(KBError, InfraError):
     """The KB's chroma server or committer could not be reached: no verdict on what was being made."""
+
+
+class KBAuthError(KBError):
+    """The KB's chroma server refused this process's token (none, or another): a setting to fix, not an outage."""

@@ -45,8 +45,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from genesis.fileio import FileLock, atomic_write_json, dump_yaml, fsync_dir, parse_yaml
-from genesis.kb.common import (COLLECTIONS, KBCommitError, KBConflictError, KBError, KBIndexDamaged, KBSourceError,
-                               KBUnavailableError)
+from genesis.kb.common import (COLLECTIONS, KBAuthError, KBCommitError, KBConflictError, KBError, KBIndexDamaged,
+                               KBSourceError, KBUnavailableError)
 
 
 INDEX_FORMAT = 2  # bump when documents/metadata derived from the sources or the manifest change
@@ -54,6 +54,7 @@ INDEX_FORMAT = 2  # bump when documents/metadata derived from the sources or the
 # same mtime tick, so its content is hashed rather than trusted (git's "racy clean" rule).
 RACY_NS = 2_000_000_000
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # filesystem-safe; seed levels use e.g. "FS-F"
+UNAVAILABLE_STATUS = (502, 503, 504)  # what a gate or load balancer answers for a chroma server that is down
 READ_ATTEMPTS = 5  # refreshes a reader asks for before it gives up on an index that never matches its manifest
 
 
@@ -368,17 +369,38 @@ def parse_server(address: str) -> tuple[str, int, bool]:
     return parts.hostname, port, parts.scheme == "https"
 
 
-def check_server(address: str) -> None:
-    """Raises KBUnavailableError unless the chroma server at `address` answers."""
+def server_client(address: str, token: str | None) -> Any:
+    """chromadb's HttpClient for the server at `address`, sending `token` (the `kb_token` setting) with
+    every request. Raises KBAuthError when the server refuses it, KBUnavailableError when it does not answer."""
     import chromadb
     from chromadb.config import Settings
+    from chromadb.errors import ChromaAuthError
 
     host, port, ssl = parse_server(address)
+    auth = {"chroma_client_auth_provider": "chromadb.auth.token_authn.TokenAuthClientProvider",
+            "chroma_client_auth_credentials": token} if token else {}
     try:
-        chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=Settings(anonymized_telemetry=False)).heartbeat()
-    except Exception as err:  # chromadb checks the server on connect; any failure means "not reachable"
+        return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=Settings(anonymized_telemetry=False, **auth))
+    except ChromaAuthError:
+        raise refused(address, token) from None
+    except Exception as err:  # chromadb checks the server on connect; any other failure means "not reachable"
         raise KBUnavailableError(f"cannot reach the KB's chroma server {address}: {err} "
                                  "(start one with `genesis kb serve`, or unset kb_server)") from None
+
+
+def refused(address: str, token: str | None) -> KBAuthError:
+    """The one-line message for a server that wants another token (never the token itself)."""
+    if token:
+        return KBAuthError(f"the KB's chroma server {address} refused the token in kb_token: "
+                           "set the token `genesis kb serve` was started with")
+    return KBAuthError(f"the KB's chroma server {address} needs a token: set kb_token in genesis.yaml "
+                       "or GENESIS_KB_TOKEN to the token `genesis kb serve` was started with")
+
+
+def check_server(address: str, token: str | None = None) -> None:
+    """Raises KBUnavailableError unless the chroma server at `address` answers, KBAuthError unless it
+    accepts `token`."""
+    _Remote(server_client(address, token), address, token).heartbeat()
 
 
 def manifest_name(server: str | None) -> str:
@@ -393,8 +415,8 @@ class _Remote:
     """A chroma client or collection on a server: a call the server cannot answer (down, restarting,
     unreachable) raises KBUnavailableError, an infrastructure failure, not a KB fault."""
 
-    def __init__(self, target: Any, server: str):
-        self._target, self._server = target, server
+    def __init__(self, target: Any, server: str, token: str | None):
+        self._target, self._server, self._token = target, server, token
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._target, name)
@@ -404,11 +426,20 @@ class _Remote:
         def call(*args: Any, **kwargs: Any) -> Any:
             import httpx
 
+            from chromadb.errors import ChromaAuthError
+
             try:
                 out = value(*args, **kwargs)
             except (httpx.TransportError, ConnectionError) as err:
                 raise KBUnavailableError(f"the KB's chroma server {self._server} did not answer: {err}") from None
-            return _Remote(out, self._server) if hasattr(out, "query") and hasattr(out, "upsert") else out
+            except httpx.HTTPStatusError as err:  # a gate or balancer in front of a server that is down
+                if err.response.status_code not in UNAVAILABLE_STATUS:
+                    raise
+                raise KBUnavailableError(f"the KB's chroma server {self._server} is unavailable "
+                                         f"(HTTP {err.response.status_code})") from None
+            except ChromaAuthError:
+                raise refused(self._server, self._token) from None
+            return _Remote(out, self._server, self._token) if hasattr(out, "query") and hasattr(out, "upsert") else out
         return call
 
 
@@ -421,12 +452,13 @@ class _Index:
     chroma server it renews the collection handles, which a rebuild elsewhere replaces).
     """
 
-    _instances: dict[tuple[Path, str | None], _Index] = {}
+    _instances: dict[tuple[Path, str | None, str | None], _Index] = {}
     _instances_guard = threading.Lock()
 
-    def __init__(self, path: Path, server: str | None = None):
+    def __init__(self, path: Path, server: str | None = None, token: str | None = None):
         self.path = path
         self.server = server
+        self.token = token
         self.created: set[str] = set()  # collections this connection had to create
         self.client: Any = None
         self.generation: str | None = None
@@ -434,9 +466,9 @@ class _Index:
         self.guard = threading.RLock()
 
     @classmethod
-    def for_path(cls, path: Path, server: str | None = None) -> _Index:
+    def for_path(cls, path: Path, server: str | None = None, token: str | None = None) -> _Index:
         with cls._instances_guard:
-            return cls._instances.setdefault((path, server), cls(path, server))
+            return cls._instances.setdefault((path, server, token), cls(path, server, token))
 
     @property
     def name(self) -> str:
@@ -451,13 +483,7 @@ class _Index:
         self.close()
         self.created = set()
         if self.server:
-            host, port, ssl = parse_server(self.server)
-            try:
-                self.client = _Remote(chromadb.HttpClient(host=host, port=port, ssl=ssl,
-                                                          settings=Settings(anonymized_telemetry=False)), self.server)
-            except Exception as err:  # chromadb checks the server on connect; any failure means "not reachable"
-                raise KBUnavailableError(f"cannot reach the KB's chroma server {self.server}: {err} "
-                              "(start one with `genesis kb serve`, or unset kb_server)") from None
+            self.client = _Remote(server_client(self.server, self.token), self.server, self.token)
             self._open_collections()
         else:
             self.path.mkdir(parents=True, exist_ok=True)
@@ -536,10 +562,10 @@ class KnowledgeBase:
     """Search, read and extend the KB at `root` (default: the workspace's, seeded on first use)."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None, lock_timeout: float = 120.0,
-                 server: str | None = None, committer: Committer | None = None):
+                 server: str | None = None, committer: Committer | None = None, token: str | None = None):
         """`server`: a chroma server holding the index (default: the `kb_server` setting, else the
-        embedded index); `committer`: who commits (default: the one set by use_committer, else this
-        object under file locks)."""
+        embedded index); `token`: what that server requires (default: the `kb_token` setting);
+        `committer`: who commits (default: the one set by use_committer, else this object under file locks)."""
         from genesis import workspace
 
         if root is None:
@@ -551,7 +577,8 @@ class KnowledgeBase:
         self.server = server if server is not None else workspace.setting("kb_server")
         self.manifest_path = self.chroma_dir / manifest_name(self.server)
         self._committer = committer if committer is not None else _committer
-        self._index = _Index.for_path(self.chroma_dir, self.server)
+        token = token if token is not None else workspace.setting("kb_token")
+        self._index = _Index.for_path(self.chroma_dir, self.server, token or None)
         self.root.mkdir(parents=True, exist_ok=True)
         self._ensure_fresh()
 

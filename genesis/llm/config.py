@@ -111,6 +111,7 @@ class _FileConfig(BaseModel):
     # not a model setting: runs that must fail alike before the retrospective proposes (pipeline.evolution)
     min_recurrence: int | None = Field(None, ge=1)
     kb_server: str | None = None       # workspace services, read by genesis.workspace.setting
+    kb_token: str | None = Field(None, repr=False)
     checkpointer: str | None = None
     roles: dict[Literal["pm", "designer", "developer", "analyst", "vlm"], dict[str, Any]] = Field(
         default_factory=dict)

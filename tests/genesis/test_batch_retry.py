@@ -251,3 +251,50 @@ def test_a_retry_keeps_the_commit_of_an_earlier_attempt_instead_of_adding_it_aga
     out = evolve(SimpleNamespace(kb=kb, rubrics_root=rubrics), {"options": {"commit_key": "/batches/b/defend"}})
     assert out["committed"] == {"gdd": "first_attempt", "new_rules": [], "added": [], "by_earlier_attempt": True}
     assert sorted(e.id for e in kb.list("gdds")) == gdds
+
+
+def test_a_retry_round_waits_for_a_chroma_server_that_is_still_down(flaky, tmp_path, monkeypatch):
+    """A restarting chroma server must not use up every query's retries in seconds."""
+    from genesis.kb import store
+
+    log, answers = [], iter([True, False, False, True])  # up at the start, then down twice, then back
+
+    def check_server(address, token=None):
+        log.append("check")
+        if not next(answers):
+            raise KBUnavailableError("down")
+
+    monkeypatch.setenv("GENESIS_KB_SERVER", "http://127.0.0.1:9")
+    monkeypatch.setattr(store, "check_server", check_server)
+    monkeypatch.setattr(runner, "KB_SERVER_POLL_S", 0.0)
+    scripted = FlakyPool.outcome
+
+    def outcome(self, job):
+        log.append(f"run {job.index}")
+        return scripted(self, job)
+
+    monkeypatch.setattr(FlakyPool, "outcome", outcome)
+    FlakyPool.script = {0: ["infra_error", "crashed"], 1: ["crashed"]}
+    summary, _ = run_batch(flaky, _settings(tmp_path, retries=1))
+    assert log == ["check", "run 0", "run 1", "check", "check", "check", "run 0"]
+    assert summary.queries[0].status == "crashed"
+
+
+def test_a_retry_round_waits_for_the_chroma_server_only_so_long(flaky, tmp_path, monkeypatch):
+    from genesis.kb import store
+
+    calls = []
+
+    def check_server(address, token=None):
+        calls.append(address)
+        if len(calls) > 1:
+            raise KBUnavailableError("down")
+
+    monkeypatch.setenv("GENESIS_KB_SERVER", "http://127.0.0.1:9")
+    monkeypatch.setattr(store, "check_server", check_server)
+    monkeypatch.setattr(runner, "KB_SERVER_POLL_S", 0.01)
+    FlakyPool.script = {0: ["infra_error", "infra_error"], 1: ["crashed"]}
+    settings = BatchSettings(workers=1, out=tmp_path / "batch", kb_root=tmp_path, rubrics_root=tmp_path,
+                             retries=1, retry_base_s=0.0, kb_server_wait_s=0.2)
+    summary, _ = run_batch(flaky, settings)
+    assert summary.queries[0].status == "infra_error" and len(calls) > 2
