@@ -143,14 +143,16 @@ def _print_certificate(cert: dict | None) -> None:
     if cert.get("skipped"):
         console.print(f"   [yellow]·[/] validity certificate skipped ({escape(str(cert['skipped']))})")
         return
-    band = f", difficulty {cert['difficulty']}" if cert.get("difficulty") else ""
     if cert.get("valid"):
+        band = f", difficulty {cert['difficulty']}" if cert.get("difficulty") else ""
         console.print(f"   [green]✓[/] validity certificate: valid{band} (" + escape("; ".join(
             f"{name}: {c.get('detail', '')}" for name, c in (cert.get("checks") or {}).items())) + ")")
         return
     from genesis.checks.certificate_checks import certificate_reason
 
-    console.print(f"   [red]✗[/] validity certificate: not valid ({escape(certificate_reason(cert))}){band}")
+    # a band rates a benchmark task: an uncertified level has none, only where its ladder stood
+    ladder = f"; its ladder alone would read {cert['difficulty']}, not a difficulty" if cert.get("difficulty") else ""
+    console.print(f"   [red]✗[/] validity certificate: not valid ({escape(certificate_reason(cert))}){ladder}")
 
 
 def _interactive_loop(outcome, progress):

@@ -42,5 +42,8 @@ def test_the_summary_says_whether_the_validity_certificate_holds_and_why_not(mon
     assert "validity certificate: valid" in _summary(monkeypatch, {"valid": True, "checks": {}, "flags": []})
     assert "validity certificate: valid, difficulty hard" in _summary(
         monkeypatch, {"valid": True, "checks": {}, "flags": [], "difficulty": "hard"})
+    # a level that is not certified has no difficulty band, only where its ladder stood
+    text = _summary(monkeypatch, {**failed, "difficulty": "medium"})
+    assert "difficulty medium" not in text and "ladder alone would read medium, not a difficulty" in text
     assert "validity certificate skipped (GENESIS_CERTIFICATE=off)" in _summary(
         monkeypatch, {"skipped": "GENESIS_CERTIFICATE=off"})
