@@ -199,10 +199,11 @@ def start(query: str, *, out: Path | None = None, model_cli: dict[str, Any] | No
         finally:
             ctx.close()
             conn.close()
-    if outcome.status == "refused" and out is None and fresh:
+    if outcome.status == "refused" and fresh:
         outcome.record = record_refusal(ws, outcome, query)
-        shutil.rmtree(out_dir, ignore_errors=True)
-        workspace.forget_run(run_id, ws)
+        if out is None:   # a folder the caller named (a batch's per-query record) stays
+            shutil.rmtree(out_dir, ignore_errors=True)
+            workspace.forget_run(run_id, ws)
     return outcome
 
 

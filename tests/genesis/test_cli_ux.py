@@ -137,6 +137,16 @@ def test_a_refusal_leaves_a_line_in_the_refusals_log_not_a_scenario_folder(tmp_p
     assert json.loads(line)["run_id"] == data["run_id"]
 
 
+def test_a_refusal_into_a_named_folder_keeps_it_and_is_logged_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENESIS_WORKSPACE", str(tmp_path / "ws"))
+    result = invoke("new", "bake a chocolate cake with three layers", "--out", str(tmp_path / "cake"), "--json")
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert (tmp_path / "cake" / "validation.json").exists()     # a batch's per-query record stays
+    [line] = Path(data["refusal_record"]).read_text().splitlines()
+    assert json.loads(line)["query"] == "bake a chocolate cake with three layers"
+
+
 # --- nothing overwritten --------------------------------------------------------------------------------------------
 def test_out_into_a_folder_of_other_files_is_refused_unless_forced(tmp_path, monkeypatch):
     from genesis.pipeline import runner
