@@ -447,7 +447,9 @@ def _teams(r: Reading) -> None:
     for m in re.finditer(r"\b(?:every|each)\s+(?:\w+\s+)?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
                          r"on\s+(?:its|their)\s+own)|\b(?:fights?|against)\s+every\s+other\b|\bbattle royale\b|"
                          r"\bnone of them allied\b|\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is left|survives|stands)\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
-                         r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
+                         r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|"
+                         r"\b(?:nobody|no\s+one|none)(?:\s+is|'s)?\s+on\s+(?:anybody|anyone)'?s\s+(?:team|side)\b|"
+                         r"\bno\s+(?:friends|allies)\s+among\s+them\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
                          r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b", text):
         c.archetype = "ffa"
         r.hit(m, "archetype")
@@ -499,13 +501,13 @@ def _teams(r: Reading) -> None:
     if c.archetype != "ffa":
         return
     n = re.search(_NUM + r"[\s-]+(?:[\w-]+\s+){0,2}?(?:teams?|players?|sides|factions|armies|empires|clans|nations|"
-                          r"warlords|commanders|opponents|rivals)\b", text)
+                          r"warlords|commanders|opponents|rivals|squads|forces)\b", text)
     if n and not way and number(n.group(1)) >= 2:
         wanted = int(number(n.group(1)))
         # "five factions": the player is one; "against four opponents/rivals": the player comes on top
-        if re.search(r"opponents|rivals", n.group(0)) \
+        if re.search(r"opponents|rivals|\bother\b", n.group(0)) \
                 or re.search(r"\b(?:the\s+player|you|me|myself|us)\s+and\s+$", text[:n.start()]):
-            wanted += 1     # "the player and 6 AI armies": seven sides
+            wanted += 1     # "the player and 6 AI armies", "two other sides": the player's side too
         problem = ""
         if wanted > _FFA_MAX:
             problem = f"{wanted} teams requested; a free-for-all holds at most {_FFA_MAX}"

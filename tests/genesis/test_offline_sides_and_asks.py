@@ -151,3 +151,13 @@ def test_an_attack_in_other_words_or_a_timed_side_still_reads_as_a_defence(query
 def test_a_destroy_verb_on_an_enemy_building_is_a_siege(verb, target):
     reading = read(f"{verb} their {target} before four minutes are up; your ten assault bots can't be replaced.")
     assert reading.is_game and reading.concepts.archetype == "siege"
+
+
+@pytest.mark.parametrize("query,teams", [
+    ("Put me in a brawl with two other sides where nobody is on anybody's team; 8 minute limit, ranked by kills.", 3),
+    ("A skirmish against three other armies, no one is on anyone's side, last army standing wins.", 4),
+    ("Five squads, no friends among them, fight until one remains.", 5),
+])
+def test_everyone_on_their_own_and_n_other_sides_read_as_a_free_for_all(query, teams):
+    reading = read(query)
+    assert reading.is_game and reading.concepts.archetype == "ffa" and reading.concepts.teams == teams
