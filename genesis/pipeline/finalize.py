@@ -64,16 +64,22 @@ def shipped_design(state: dict) -> dict[str, Any] | None:
 def clause_records(state: dict) -> list[dict[str, Any]]:
     """The brief's clauses, each with the evidence status of the requirements that check it. A clause the
     brief calls honoured whose requirement failed in the validation runs is on record as partial: the
-    level did not show it."""
+    level did not show it. A run that delivered no level that plays honoured nothing: its brief's plan
+    is on record as not honoured."""
     brief = state.get("brief")
     status = {e["id"]: e["status"] for e in state.get("evidence") or []}
     text = {r.id: r.text for r in brief.requirements} if brief else {}
+    delivered = state.get("status") in PLAYS or not brief or not brief.is_game
     out = []
     for c in (brief.clauses if brief else []):
         record = {**c.model_dump(include={"text", "status", "requirement_ids", "built", "why"}),
                   "evidence": {rid: status[rid] for rid in c.requirement_ids if rid in status}}
         failed = [rid for rid, s in record["evidence"].items() if s == "failed"]
-        if c.status in ("honoured", "assumed") and failed:
+        if not delivered and c.status != "not_honoured":
+            record.update(status="not_honoured", built="", why="; ".join(filter(None, [
+                c.why, f"planned ({', '.join(c.requirement_ids) or 'no requirement'}), but the run delivered no "
+                       "level that plays"])))
+        elif c.status in ("honoured", "assumed") and failed:
             shown = [rid for rid in c.requirement_ids if rid not in failed]
             record.update(status="partial", built="; ".join(text.get(rid, rid) for rid in shown) or "nothing shown",
                           why="; ".join(filter(None, [c.why, "the validation runs failed " + ", ".join(
@@ -86,7 +92,7 @@ def _unshown(state: dict, clauses: list[dict[str, Any]]) -> list[str]:
     """The "Not honoured" lines of the clauses the validation runs took down to partial."""
     brief = state.get("brief")
     return [f"\"{r['text'].strip(' ,;:.!?')}\": {r['why']}" for r, c in zip(clauses, brief.clauses if brief else [])
-            if r["status"] != c.status]
+            if r["status"] != c.status and r["status"] == "partial"]
 
 
 def write_design_files(out, state: dict) -> None:

@@ -64,7 +64,7 @@ def test_the_schema_a_model_is_given_has_the_partial_status_and_what_was_built()
 def test_validation_json_carries_each_clause_with_the_evidence_of_its_requirements():
     brief = _brief()
     evidence = [{"id": "team_count", "status": "verified"}, {"id": "ffa_no_allies", "status": "failed"}]
-    records = [ClauseRecord.model_validate(r) for r in clause_records({"brief": brief, "evidence": evidence})]
+    records = [ClauseRecord.model_validate(r) for r in clause_records({"brief": brief, "status": "playable", "evidence": evidence})]
     assert [r.text for r in records] == [c.text for c in brief.clauses]
     (part,) = [r for r in records if r.status == "partial"]
     assert part.evidence == {"team_count": "verified", "ffa_no_allies": "failed"} and part.built and part.why
@@ -75,7 +75,7 @@ def test_the_report_shows_a_partial_clause_once_with_what_was_built_and_what_was
     brief = _brief()
     (folder / "brief.json").write_text(json.dumps(brief.model_dump(mode="json")))
     validation = json.loads((folder / "validation.json").read_text())
-    validation["clauses"] = clause_records({"brief": brief, "evidence": [{"id": "team_count", "status": "verified"}]})
+    validation["clauses"] = clause_records({"brief": brief, "status": "playable", "evidence": [{"id": "team_count", "status": "verified"}]})
     (folder / "validation.json").write_text(json.dumps(validation))
     html = write_report(folder).read_text()
     part = _partial(brief)
@@ -117,7 +117,7 @@ def test_an_honoured_clause_whose_requirement_failed_in_validation_is_on_record_
     failing = target.requirement_ids[-1]
     evidence = [{"id": rid, "status": "failed" if rid == failing else "verified"}
                 for c in brief.clauses for rid in c.requirement_ids]
-    records = {r["text"]: r for r in clause_records({"brief": brief, "evidence": evidence})}
+    records = {r["text"]: r for r in clause_records({"brief": brief, "status": "playable", "evidence": evidence})}
     record = ClauseRecord.model_validate(records[target.text])
     assert record.status == "partial" and failing in record.why and failing not in record.built
     # clauses whose requirements all held keep their status
@@ -138,3 +138,14 @@ def test_times_listed_after_an_attack_in_the_same_sentence_stay_attack_times():
     brief = _brief("Survive 5 minutes: the left camp gets hit at 1:30, the right one sixty seconds after that.")
     (account,) = [c for c in brief.clauses if "right one" in c.text]
     assert "no attack" not in account.why
+
+
+def test_a_run_that_delivered_no_level_that_plays_claims_no_clause_honoured():
+    brief = _brief("Survive 6 minutes; waves from the west and the north.")
+    records = clause_records({"brief": brief, "status": "failed", "evidence": []})
+    assert records and all(r["status"] == "not_honoured" for r in records)
+    planned = [r for r, c in zip(records, brief.clauses) if c.status == "honoured"]
+    assert planned and all("delivered no level that plays" in r["why"] for r in planned)
+    # a level that plays keeps the brief's statuses
+    kept = clause_records({"brief": brief, "status": "playable", "evidence": []})
+    assert [r["status"] for r in kept] == [c.status for c in brief.clauses]
