@@ -611,6 +611,10 @@ def _waves(r: Reading) -> None:
         c.growth_factor = 1 + float(pct.group(1)) / 100
         c.escalating = True
         r.hit(pct, "escalating")
+    for m in re.finditer(r"\beach(?:\s+[\w-]+)?\s+(?:is\s+)?(?:bigger|larger|stronger|harder|heavier|fiercer)\s+than\s+"
+                         r"the\s+(?:one\s+before|last(?:\s+one)?|previous(?:\s+one)?)\b", text):
+        c.escalating = True      # "each knock harder than the one before"
+        r.hit(m, "escalating")
     for m in re.finditer(r"\beach(?:\s+(?:one|wave|attack|time|of them))?\s+(?:is\s+)?(?:bigger|larger|stronger)\b", text):
         c.escalating = True
         r.hit(m, "escalating")
@@ -844,6 +848,10 @@ def _directions(r: Reading) -> None:
     c.fronts = len(set(c.directions))
     if len(c.directions) > 1 and (c.direction_times or _sides_ordered(text, named)):
         r.hit((named[0][0], named[-1][1]), "front_order")
+        # sides listed in order with no count, time or interval name one attack each ("first at your eastern
+        # gate, a while later at the western one, and last of all from the north")
+        if c.waves is None and not r.moments and not c.wave_interval:
+            c.waves = len(c.directions)
 
 
 # A list of sides states their order only with an order word between two sides ("west, then east"), "first"

@@ -161,3 +161,19 @@ def test_a_destroy_verb_on_an_enemy_building_is_a_siege(verb, target):
 def test_everyone_on_their_own_and_n_other_sides_read_as_a_free_for_all(query, teams):
     reading = read(query)
     assert reading.is_game and reading.concepts.archetype == "ffa" and reading.concepts.teams == teams
+
+
+@pytest.mark.parametrize("query,sides", [
+    ("They'll knock at your eastern gate first, a while later at the western one, and last of all from the north, "
+     "each knock harder than the one before; hold the command centre for six minutes.", ["e", "w", "n"]),
+    ("Attacks come first from the south, then from the west; keep the base alive for 5 minutes.", ["s", "w"]),
+])
+def test_sides_listed_in_order_with_no_count_or_times_are_one_attack_each(query, sides):
+    reading = read(query)
+    assert reading.concepts.directions == sides and reading.concepts.waves == len(sides)
+    waves = next(rc for rc in design(_brief(query)).rule_components if "waves" in rc.id)
+    assert (waves.params.get("count") or len(waves.params.get("times", []))) == len(sides)
+
+
+def test_each_attack_harder_than_the_one_before_is_escalation():
+    assert read("Defend the base for 6 minutes: waves from the east, each push heavier than the last.").concepts.escalating
