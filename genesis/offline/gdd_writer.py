@@ -160,7 +160,7 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
                "recon": _recon, "micro": _micro, "resources": _resources}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
-    gdd = _with_start_forces(builder(brief, c, guidance or []), c)
+    gdd = _with_production_means(_with_start_forces(builder(brief, c, guidance or []), c), c)
     # a component names only the requirements this brief has among those it can serve
     asked = {r.id for r in brief.requirements}
     return gdd.model_copy(update={"rule_components": [
@@ -198,6 +198,39 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
     reqs = [Requirement.model_validate({**r.model_dump(), "expect": checks}) if r.id == "start_forces" else r
             for r in gdd.requirements]
     return gdd.model_copy(update={"teams": teams, "requirements": reqs})
+
+
+PRODUCTION_START = {"metal": 300.0, "energy": 600.0}   # what a player asked to produce starts with, when it has nothing
+
+
+def _with_production_means(gdd: GDD, c: Concepts) -> GDD:
+    """Production the request turns on is usable: a player with no builder or factory gets a constructor bot
+    by its first group (unless the request names the player's army: then that is the army), and one with no
+    resources the PRODUCTION_START amounts (said in the assumptions)."""
+    if not (c.production and gdd.production):
+        return gdd
+    player = next(t for t in gdd.teams if t.id == PLAYER)
+    catalog = load_catalog().units
+    army_named = any(catalog[t].speed > 0 for t in c.player_start if t in catalog)
+    builds = any(catalog[u.type].builds for u in player.units if u.type in catalog)
+    if (builds or army_named) and player.metal > 0:
+        return gdd
+    update: dict = {}
+    said = []
+    if not builds and not army_named:
+        m = G.load(gdd.map.model_dump())
+        anchor = next(((u.x, u.y) for u in player.units if u.x is not None), None) or G.base_point(m)[1]
+        taken = [(u.x, u.y) for u in player.units if u.x is not None]
+        update["units"] = player.units + _spread(m, [UnitPlacement(type="constructor_bot", count=1)], anchor, taken)
+        said.append("a constructor bot")
+    if player.metal <= 0:
+        update.update(metal=PRODUCTION_START["metal"], energy=max(player.energy, PRODUCTION_START["energy"]))
+        said.append(f"{PRODUCTION_START['metal']:g} metal and {PRODUCTION_START['energy']:g} energy")
+    if not said:
+        return gdd
+    teams = [t.model_copy(update=update) if t.id == PLAYER else t for t in gdd.teams]
+    note = f"production is on as asked: the player starts with {' and '.join(said)} to produce with"
+    return gdd.model_copy(update={"teams": teams, "assumptions": [*gdd.assumptions, note]})
 
 
 def _requirements(brief: Brief, expects: Expects) -> list[Requirement]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.catalog import load_catalog
 from genesis.offline.brief_writer import write_brief
 from genesis.offline.concepts import read
 from genesis.offline.gdd_writer import design
@@ -49,3 +50,20 @@ def test_an_item_that_is_no_roster_unit_is_not_built_and_says_so():
     brief = write_brief(q := "survive 4 minutes of waves; you start with 3 dragons", read(q))
     assert brief.concepts.player_start == {}
     assert any(c.status == "not_honoured" and "dragons" in c.text for c in brief.clauses)
+
+
+@pytest.mark.parametrize("query", [
+    "Defend against four waves from the south-west; you start with 3 light turrets and production enabled; survive "
+    "until 6:00.",
+    "Siege: destroy the enemy factory within 6 minutes, production enabled.",
+])
+def test_production_asked_for_gives_the_player_something_to_produce_with(query):
+    gdd = design(write_brief(query, read(query), []))
+    player = gdd.teams[0]
+    catalog = load_catalog().units
+    assert gdd.production and player.metal > 0
+    assert any(catalog[u.type].builds for u in player.units)
+    assert any("production is on as asked" in a for a in gdd.assumptions)
+    # asked for nothing of the kind: the design adds nothing
+    plain = design(write_brief("defend two fronts with staggered waves", read("defend two fronts with staggered waves"), []))
+    assert not any("production is on as asked" in a for a in plain.assumptions)
