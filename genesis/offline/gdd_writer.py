@@ -207,7 +207,8 @@ def _with_production_means(gdd: GDD, c: Concepts) -> GDD:
     """Production the request turns on is usable: a player with no builder or factory gets a constructor bot
     by its first group (unless the request names the player's army: then that is the army), and one with no
     resources the PRODUCTION_START amounts (said in the assumptions)."""
-    if not (c.production and gdd.production):
+    # the production and resource families design the player's economy themselves
+    if not (c.production and gdd.production) or c.archetype in ("production", "resources"):
         return gdd
     player = next(t for t in gdd.teams if t.id == PLAYER)
     catalog = load_catalog().units
