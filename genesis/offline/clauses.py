@@ -190,11 +190,12 @@ def _unpaired(a: int, b: int, reading: Reading) -> str:
     """When text[a:b] times an attack from a named side ("waves from the west at 1:00 and 3:00") and the
     reading did not tie those times to that side, what was kept and what was not ("" when tied or untimed)."""
     c = reading.concepts
-    sides = [reading.text[h.start:h.end] for h in reading.hits if h.key == "directions" and a <= h.start < b]
+    spans = {(h.start, h.end) for h in reading.hits if h.key == "directions" and a <= h.start < b}
+    named = [(reading.text[s:e], side) for s, e, side in reading.sides if (s, e) in spans]
     times = [s for start, _, s in reading.moments if a <= start < b]
-    if not sides or not times:
+    if not named or not times:
         return ""
-    codes = {V.COMPASS.get(w.replace("-", "").replace(" ", ""), w) for w in sides}
+    codes = {side for _, side in named}
     # the designer sends the named sides in order at the read times when there are as many of each, and
     # every attack from the one side when only one is named
     times_of = c.direction_times or (c.wave_times if len(c.wave_times) == len(c.directions) else [])
@@ -204,7 +205,8 @@ def _unpaired(a: int, b: int, reading: Reading) -> str:
     if all(any((d, t) in tied for d in codes) for t in times):
         return ""
     shown = ", ".join(f"{int(t) // 60}:{int(t) % 60:02d}" for t in times)
-    return f"the times ({shown}) are kept but not the side each attack comes from ({', '.join(sides)})"
+    return f"the times ({shown}) are kept but not the side each attack comes from " \
+           f"({', '.join(dict.fromkeys(w for w, _ in named))})"
 
 
 def _ids(keys: list[str], have: dict[str, str], archetype: str) -> list[str]:

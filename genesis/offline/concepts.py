@@ -56,6 +56,7 @@ class Reading:
     moments: list[tuple[int, int, float]] = field(default_factory=list)   # named times: (start, end, seconds)
     limits: list[tuple[re.Match, float]] = field(default_factory=list)    # game-length phrases, most likely first
     hazard_spans: list[tuple[int, int]] = field(default_factory=list)     # clauses about a natural hazard
+    sides: list[tuple[int, int, str]] = field(default_factory=list)       # named sides: (start, end, direction)
 
     def hit(self, m: re.Match | tuple[int, int], key: str, problem: str = "", note: str = "") -> None:
         start, end = (m.start(), m.end()) if isinstance(m, re.Match) else m
@@ -818,6 +819,7 @@ def _directions(r: Reading) -> None:
         named.sort()
     if not named:
         return
+    r.sides = named
     for start, end, _ in named:
         r.hit((start, end), "directions")
     # a time named between a side and the next side is that side's ("west at 1:00, north at 2:30"), or

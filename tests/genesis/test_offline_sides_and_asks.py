@@ -177,3 +177,10 @@ def test_sides_listed_in_order_with_no_count_or_times_are_one_attack_each(query,
 
 def test_each_attack_harder_than_the_one_before_is_escalation():
     assert read("Defend the base for 6 minutes: waves from the east, each push heavier than the last.").concepts.escalating
+
+
+def test_sides_named_as_adjectives_tie_to_their_times_as_the_reader_read_them():
+    # "western" / "eastern" are the reader's w / e: the clauses are honoured, not reported as untied
+    brief = _brief("Survive 5 minutes: a wave hits the western gate at 1:00 and the eastern gate at 2:00.")
+    assert brief.concepts.directions == ["w", "e"] and brief.concepts.direction_times == [60.0, 120.0]
+    assert all(c.status == "honoured" for c in brief.clauses if "gate" in c.text)
