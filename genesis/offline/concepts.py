@@ -223,24 +223,25 @@ def read(query: str) -> Reading:
                 "allied_bases", "ffa_count", "teams", "production_target", "hold_time", "recon", "micro",
                 "resource_goal"}
     if not any(h.key in evidence for h in r.hits):
-        unread = _first_unread(r, query)
-        return _refuse(r, "the offline backend does not understand what game this asks for"
-                          + (f" (\"{unread}\" is not in its vocabulary)" if unread else "")
-                          + ": no scenario family, attacks or goal it knows (defend, waves, produce, free-for-all, "
-                            "2v2, destroy, capture, raids); rephrase with those words or use a real model with --model")
+        return _game_not_understood(r, query, "no scenario family, attacks or goal it knows")
     # a defence is a game of attacks: sides and things to keep name one only when something attacks, or a
     # side is given a time ("right flank at 1:00, left flank at 2:30")
     inferred_defence = c.archetype == "defense" and not any(h.key == "archetype" for h in r.hits)
     attacked = c.direction_times or _ATTACKED.search(text) or any(
         h.key in ("waves", "probe", "escalating", "staggered", "raids", "air", "ambush") for h in r.hits)
     if inferred_defence and not attacked:
-        unread = _first_unread(r, query)
-        return _refuse(r, "the offline backend does not understand what game this asks for"
-                          + (f" (\"{unread}\" is not in its vocabulary)" if unread else "")
-                          + ": it reads sides, times or things to keep, but no attack to defend against and no game "
-                            "it knows (defend, waves, produce, free-for-all, 2v2, destroy, capture, raids); rephrase "
-                            "with those words or use a real model with --model")
+        return _game_not_understood(r, query, "it reads sides, times or things to keep, but no attack to defend "
+                                              "against and no game it knows")
     return r
+
+
+def _game_not_understood(r: Reading, query: str, why: str) -> Reading:
+    """The refusal of a request whose game is not understood, quoting the first stretch it could not read."""
+    unread = _first_unread(r, query)
+    return _refuse(r, "the offline backend does not understand what game this asks for"
+                      + (f" (\"{unread}\" is not in its vocabulary)" if unread else "")
+                      + f": {why} (defend, waves, produce, free-for-all, 2v2, destroy, capture, raids); rephrase "
+                        "with those words or use a real model with --model")
 
 
 def _first_unread(r: Reading, query: str) -> str:
