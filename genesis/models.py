@@ -100,6 +100,7 @@ class Concepts(Doc):
     map_hint: str | None = Field(None, description="built-in map the request points at, one of: " + ", ".join(list_maps()))
     scouting: bool = Field(False, description="the player must scout to learn where attacks come from")
     raids: bool = Field(False, description="small enemy parties harass economy targets")
+    unopposed: bool = Field(False, description="the request says no enemy attacks the player (a race against the clock)")
     allied_bases: int | None = Field(None, description="number of allied (AI) bases fighting with the player")
     directions: list[Direction] = Field(default_factory=list, description="the attack sides the request names, in "
                                         "its order: compass points, or left / right (flanks as the player faces "

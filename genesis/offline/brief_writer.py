@@ -429,6 +429,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         given = [f"{n} {t.replace('_', ' ')}" for t, n in c.player_start.items()]
         given += [f"{_fmt(c.player_metal)} metal"] if c.player_metal is not None else []
         reqs.append(Requirement(id="start_forces", text="the player starts with " + ", ".join(given)))
+    if c.unopposed:
+        reqs.append(Requirement(id="unopposed", text="no enemy unit is on the map or arrives: nothing attacks the player"))
     title = reading_title(query)
     clauses = account(query, reading, reqs, arch)
     # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)

@@ -147,12 +147,21 @@ def is_english(text: str) -> bool:
 # verbs read in their game sense: "weather three pushes" / "ride out the storm of attacks" is to withstand them
 _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand")]
+# Corners named as on a screen ("the top-left corner", "bottom right") are compass corners: north is up.
+_SCREEN_CORNERS = {("top", "left"): "north-west", ("top", "right"): "north-east", ("bottom", "left"): "south-west",
+                   ("bottom", "right"): "south-east"}
+_SCREEN_CORNER = re.compile(r"(?<![\w-])(top|upper|bottom|lower)[\s-]*(left|right)(?:[\s-]+hand)?(?![\w-])")
+
+
+def _screen_corner(m: re.Match) -> str:
+    return _SCREEN_CORNERS[("top" if m.group(1) in ("top", "upper") else "bottom", m.group(2))]
 
 
 def read(query: str) -> Reading:
     text, offsets = quantities.canonical(*spelling.correct(*normalise(query)))
     for pattern, verb in _IDIOMS:
         text, offsets = quantities.rewrite(text, offsets, pattern, lambda m, verb=verb: verb)
+    text, offsets = quantities.rewrite(text, offsets, _SCREEN_CORNER, _screen_corner)
     c = Concepts()
     r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 
@@ -191,6 +200,7 @@ def read(query: str) -> Reading:
     _safe_zone(r)
     _protect(r)
     _resource_goal(r)
+    _unopposed(r)
     _escort(r)
     _recon(r)
     _micro(r)
@@ -368,7 +378,13 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer
                       # "plant your army on the hilltop", "station your units in the zone"
                       r"|\b(?:plant|station|post|park|put|keep|move|get)\s+(?:your|the|all\s+your)\s+(?:army|units|forces|"
                       r"troops|squad|men)\s+(?:on|at|in|onto|into)\s+(?:the\s+)?(?:(?:central|middle)\s+)?"
-                      r"(?:hilltop|hill|summit|zone|plaza|plateau|high ground|centre|center|middle|point|beacon)\b")
+                      r"(?:hilltop|hill|summit|zone|plaza|plateau|high ground|centre|center|middle|point|beacon)\b"
+                      # staying on a place for a time: "sit on the bridge for two minutes running"
+                      r"|\b(?:sit|sitting|camp|camping|squat|squatting|park|parking|stand|standing|stay|staying|remain|"
+                      r"remaining|perch|perching)\s+(?:on|at|in|atop|upon|onto)\s+(?:the\s+|that\s+)?(?:[\w-]+\s+){0,2}?"
+                      r"(?:bridge|pass|crossroads|ridge|crossing|ford|junction|gate|hilltop|hill|summit|zone|plaza|"
+                      r"plateau|centre|center|middle|point|beacon|circle|square)\b(?=[^.;]{0,40}?\bfor\s+(?:\d|(?:"
+                      + "|".join(V.NUMBER_WORDS) + r"|half)\b))")
 
 
 def _archetype(r: Reading) -> None:
@@ -446,7 +462,7 @@ def _teams(r: Reading) -> None:
     text, c = r.text, r.concepts
     for m in re.finditer(r"\b(?:allies|allied|ally|teammates?|team-?mates?|alliances?|partners?|friendly)\b", text):
         r.hit(m, "allies")
-    for m in re.finditer(r"\b(?:every|each)\s+(?:\w+\s+)?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
+    for m in re.finditer(r"\b(?:every|each)\s+(?:[\w-]+\s+){0,2}?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
                          r"on\s+(?:its|their)\s+own)|\b(?:fights?|against)\s+every\s+other\b|\bbattle royale\b|"
                          r"\bnone of them allied\b|\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is left|survives|stands)\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
                          r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|"
@@ -480,6 +496,17 @@ def _teams(r: Reading) -> None:
             r.unsupported.append(problem)
         c.teams = max(2, min(wanted, _FFA_MAX))
         r.hit(way, "ffa_count", problem)
+    if c.archetype != "ffa" and (sides := _sides_in_words(text)):
+        (ours, ours_span), (theirs, theirs_span) = sides
+        c.team_size, c.teams, c.archetype = ours, 2, "teams"
+        problem = ""
+        if ours != theirs:
+            problem = (f"uneven sides ({ours}v{theirs}) are played as {ours}v{ours}: team battles are symmetric")
+            r.unsupported.append(problem)
+        r.hit(ours_span, "teams")
+        r.hit(theirs_span, "teams", problem)
+        r.matched.append(f"{ours}v{theirs} teams (sides in words)")
+        return
     m = re.search(r"(\d)\s*v\s*(\d)", _WORD_TEAMS.sub(lambda w: f"{_SMALL[w.group(1)]}v{_SMALL[w.group(2)]}"
                                                        + " " * (len(w.group(0)) - 3), text))
     # the phrase as written ("two versus two"), not the "2v2" it was read as
@@ -519,6 +546,31 @@ def _teams(r: Reading) -> None:
     elif not way:
         c.teams = 4
         r.assumptions.append("no team count given: 4 teams")
+
+
+_FRIENDS = (r"(?:friends?|allies|ally|partners?|team-?mates?|comrades?|companions?|buddy|buddies|wingm[ae]n|"
+            r"sidekicks?)")
+_FOES = r"(?:armies|teams|sides|players|factions|opponents|enemies|foes|rivals|commanders|forces)"
+
+
+def _sides_in_words(text: str) -> tuple[tuple[int, tuple[int, int]], tuple[int, tuple[int, int]]] | None:
+    """Two sides said in words: "you and one computer-run friend ... two hostile computer armies", "me and
+    two allies against three enemy teams": ((players on ours, span), (teams on theirs, span))."""
+    ours = re.search(r"\b(?:you|me|the\s+player|we)\s+(?:and|plus|with)\s+" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?"
+                     + _FRIENDS + r"\b", text)
+    if ours is None:
+        return None
+    theirs = re.search(_NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:hostile|enemy|opposing|rival|computer|ai)\s+(?:[\w-]+\s+)?"
+                       + _FOES + r"\b|\b(?:against|versus|vs\.?|facing|take\s+on)\s+" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?"
+                       + _FOES + r"\b", text[ours.end():])
+    if theirs is None:
+        return None
+    n_ours = 1 + int(number(ours.group(1)))
+    n_theirs = int(number(theirs.group(1) or theirs.group(2)))
+    if not (2 <= n_ours <= 4 and 1 <= n_theirs <= 4):
+        return None
+    at = ours.end()
+    return (n_ours, ours.span()), (n_theirs, (at + theirs.start(), at + theirs.end()))
 
 
 def _objectives(r: Reading) -> None:
@@ -751,7 +803,7 @@ def _times(r: Reading) -> None:
                                           text)):
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
-    lm2 = re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|game|match|"
+    lm2 = re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|clock|game|match|"
                     r"battle|long|mission|scenario|round)\b", text) \
         or re.search(r"\b(?:limit|deadline|timer)\s+(?:of\s+)?" + _NUM + r"\s*" + _UNIT, text)
     if lm2:
@@ -1000,6 +1052,28 @@ def _production_goal(r: Reading) -> None:
                             text[at:])
 
 
+_UNOPPOSED = re.compile(r"\b(?:nobody|no\s+one|no\s+enemy|no\s+enemies|nothing)\s+(?:is\s+|are\s+|will\s+(?:be\s+)?)?"
+                        r"(?:shooting|attacking|attacks?|shoots?|coming\s+for|bothering|harassing|threatening)\b|"
+                        r"\bno\s+(?:enemy|enemies|opposition|opponents?|attackers?|attacks?|raids?|threats?)\s+"
+                        r"(?:at\s+all|on\s+the\s+map|whatsoever|this\s+time)\b|\b(?:nobody|no\s+one)\s+is\s+"
+                        r"allowed\s+to\s+attack\b|\b(?:just\s+)?you\s+against\s+the\s+clock\b|\bunopposed\b|"
+                        r"\bin\s+peace\b|\bpeaceful(?:ly)?\b")
+
+
+def _unopposed(r: Reading) -> None:
+    """A race against the clock with no enemy: "nobody is shooting at you", "just you against the clock".
+    Only the production and resource goals are games without an enemy; elsewhere it is not built."""
+    text, c = r.text, r.concepts
+    for m in _UNOPPOSED.finditer(text):
+        if c.archetype not in ("production", "resources"):
+            r.hit(m, "unopposed", "only a production or resource goal is played with no enemy; this game has one")
+        elif c.raids or c.wave_times:
+            r.hit(m, "unopposed", "the request also names attacks: they are built")
+        else:
+            c.unopposed = True
+            r.hit(m, "unopposed")
+
+
 def _raids(r: Reading) -> None:
     """Raids: "raiders strike your extractors", "bombers hit your solar collectors every 90 s"."""
     text, c = r.text, r.concepts
@@ -1079,8 +1153,8 @@ def _protect(r: Reading) -> None:
                      r"stay alive|live|not die)", text) \
         or re.search(r"\b(?:protect|guard|escort|save|defend)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
-        or re.search(r"\bif\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|falls|is (?:killed|destroyed|lost))",
-                     text)
+        or re.search(r"\b(?:if|or|and|once|when|should)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|die|falls|"
+                     r"is (?:killed|destroyed|lost))", text)
     if m:
         c.protect_unit = roster_names()[next(g for g in m.groups() if g)]
         # the unit kept alive is the player's: its words ("your heavy tank") say nothing of what the
@@ -1125,7 +1199,9 @@ def _difficulty(r: Reading) -> None:
 def _deadline_and_hold(r: Reading) -> None:
     """"before minute 6" / "within 6 minutes" deadlines and "hold the zone for 2 minutes"."""
     text, c = r.text, r.concepts
-    hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay)\b[^.;,]{0,40}?\s"
+    hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay|sit|sitting|camp|"
+                     r"camping|squat|squatting|park|parking|stand|standing|remain|remaining|perch|perching)\b"
+                     r"[^.;,]{0,40}?\s"
                      r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM
                      + r"\s*(?:whole\s+|full\s+|straight\s+|solid\s+|consecutive\s+|uninterrupted\s+)?"
                      + _UNIT + r")", text)
@@ -1142,6 +1218,11 @@ def _deadline_and_hold(r: Reading) -> None:
         c.hold_time = (int(hold.group(1)) * 60 + int(hold.group(2)) if hold.group(1)
                        else _seconds(hold.group(3), hold.group(4)))
         r.hit(hold, "hold_time")
+        # the hold is uncontested: "with none of theirs on it", "while no enemy is inside"
+        for m in re.finditer(r"\b(?:with|while|and)\s+(?:none\s+of\s+(?:theirs|them|the\s+enemy'?s?|their\s+\w+)|no\s+(?:enemy|"
+                             r"enemies|enemy\s+units?|hostiles?|one\s+of\s+theirs|opponents?))\s+(?:\w+\s+){0,2}?(?:on|in|"
+                             r"inside|at|within)\s+(?:it|them|the\s+[\w-]+)\b", text):
+            r.hit(m, "hold_time")
         limits = [h for h in r.hits if h.key == "time_limit"]
         if limits and hold.start() <= limits[0].start and limits[0].end <= hold.end():
             # "hold it for 2 minutes" is how long to hold, not how long the game lasts
@@ -1289,6 +1370,10 @@ def _escort(r: Reading) -> None:
             r.hit(m, "ambush")
     for m in re.finditer(r"\b(?:from|in|out of)\s+(?:the\s+)?(forests?|woods|trees|jungle|undergrowth)\b", text):
         r.hit(m, "ambush", note=f"the maps have no {m.group(1)}: the ambushers wait beside the route")
+    # the escorted unit's death ends the game: "if he hasn't arrived by 2:30, or dies, it's over"
+    for m in re.finditer(r"\b(?:or|and|if|should|once)\s+(?:(?:he|she|it|they)\s+)?(?:dies|die|is\s+killed|gets\s+killed|"
+                         r"falls|is\s+destroyed|is\s+lost)\b", text):
+        r.hit(m, "protect")
     # the enemy's attacks on an escort are its ambushes: "enemies attack twice along the road"
     for h in r.hits:
         if h.key in ("waves", "staggered", "raids", "escalating", "fronts", "random_side"):
@@ -1297,8 +1382,31 @@ def _escort(r: Reading) -> None:
     c.raids = False
 
 
-_LOCATE = re.compile(r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see)\s+(?:all\s+|every\s+|each\s+)?"
-                     r"(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
+_LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|"
+                r"(?:get|lay|set|have|put|keep)\s+(?:your\s+)?eyes\s+on)\s+")
+_LOCATE = re.compile(_LOCATE_VERB + r"(?:all\s+|every\s+|each\s+)?(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM
+                     + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
+# the targets named first and found by pronoun: "the enemy factory spawns in a corner; spot it"
+_LOCATE_PRONOUN = re.compile(_LOCATE_VERB + r"(?:it|them|(?:every|each|all|both)\s+(?:one\s+)?of\s+them|all\s+"
+                             + _NUM + r"(?:\s+of\s+them)?)\b")
+_ENEMY_NAMED = r"(?:(?:the|a|an)\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy|enemy's|their|hostile|opposing)\s+"
+
+
+def _locate_target(text: str) -> tuple[str | None, str, list[tuple[int, int]]] | None:
+    """What a search asks to find: (count word or None, roster name, spans read): the targets after the verb
+    ("locate all four enemy extractors"), or the enemy units named before a pronoun ("five enemy radar
+    towers stand in the murk; get eyes on every one of them")."""
+    m = re.search(_LOCATE.pattern + _unit_pattern("any"), text)
+    if m:
+        return m.group(1), m.group(2), [m.span()]
+    p = _LOCATE_PRONOUN.search(text)
+    if p is None:
+        return None
+    named = list(re.finditer(_ENEMY_NAMED + _unit_pattern("any"), text[:p.start()]))
+    if not named:
+        return None
+    a = named[-1]
+    return a.group(1), a.group(2), [a.span(), p.span()]
 
 
 def _recon(r: Reading) -> None:
@@ -1309,20 +1417,28 @@ def _recon(r: Reading) -> None:
     # finding something is the game only when nothing else is ("defend your base and find their scouts")
     if any(h.key == "archetype" for h in r.hits):
         return
-    m = re.search(_LOCATE.pattern + _unit_pattern("any"), text)
-    if m is None:
+    target = _locate_target(text)
+    if target is None:
         return
+    count, name, spans = target
     c.archetype = "recon"  # type: ignore[assignment]
     r.matched.append("archetype recon")
-    c.locate_type = roster_names()[m.group(2)]
-    c.locate_count = max(1, min(8, int(number(m.group(1))))) if m.group(1) else None
-    if m.group(1) is None:
+    c.locate_type = roster_names()[name]
+    c.locate_count = max(1, min(8, int(number(count)))) if count else None
+    if count is None:
         r.assumptions.append("no number of targets given: 4")
     for h in r.hits:
         # the scouting words, the targets counted and the enemy's attack words all describe the search
         if h.key in ("scouting", "objectives", "objective", "archetype", "raids"):
             h.key = "recon"
-    r.hit(m, "recon")
+    for span in spans:
+        r.hit(span, "recon")
+    # where the targets stand is the design's (sites round the map centre drawn per seed), never the request's
+    placed = [_segment(text, a) for a, _ in spans]
+    r.hits = [dataclasses.replace(h, problem="the targets stand at sites round the map centre drawn per game; where "
+                                             "the request places them is not built")
+              if h.key in ("map", "directions", "fronts", "random_side") and not h.problem
+              and any(a <= h.start < b for a, b in placed) else h for h in r.hits]
     # the scout it searches with: "with your scout", "using one fast unit"
     for s in re.finditer(r"\b(?:with|using|use)\s+(?:your|a|one|the|an|its)\s+(?:(?:single|fast|lone|only|own)\s+)*"
                          r"(?:scout|unit|recon unit)\b", text):
@@ -1458,7 +1574,8 @@ _STOCK_VERB = (r"\b(?:stockpile|stockpiling|bank|banking|hoard|hoarding|accumula
                r"save(?:\s+up)?|saving(?:\s+up)?|gather|gathering|mine|mining|collect|collecting|store|storing|stash|"
                r"stashing|harvest|harvesting|extract|extracting|pile\s+up|piling\s+up|stock\s+up(?:\s+on)?|"
                r"build\s+up|building\s+up|rack\s+up|reach|reaching|hit|sit\s+on|put\s+aside|set\s+aside|"
-               r"scrape\s+together|raise)\s+")
+               r"scrape\s+together|raise|(?:squirrel|squirreling|squirrelling|tuck|tucking|salt|salting|sock|socking|"
+               r"stow|stowing|lay|laying|put|putting|stack|stacking)\s+(?:away|by|up))\s+")
 _STOCK_NOUN = (r"\b(?:an?\s+|the\s+)?(?:stockpile|reserve|hoard|stash|bank|war chest|treasury|nest egg|stock|"
                r"savings)\s+of\s+")
 _STOCK_QUALIFIER = (r"(?:resources?\s*[:,-]\s*)?(?:(?:an?\s+)?(?:total\s+of\s+)?|at\s+least\s+|over\s+|more\s+than\s+|"

@@ -160,7 +160,7 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
                "recon": _recon, "micro": _micro, "resources": _resources}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
-    gdd = _with_production_means(_with_start_forces(builder(brief, c, guidance or []), c), c)
+    gdd = _with_unopposed(_with_production_means(_with_start_forces(builder(brief, c, guidance or []), c), c))
     # a component names only the requirements this brief has among those it can serve
     asked = {r.id for r in brief.requirements}
     return gdd.model_copy(update={"rule_components": [
@@ -198,6 +198,14 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
     reqs = [Requirement.model_validate({**r.model_dump(), "expect": checks}) if r.id == "start_forces" else r
             for r in gdd.requirements]
     return gdd.model_copy(update={"teams": teams, "requirements": reqs})
+
+
+def _with_unopposed(gdd: GDD) -> GDD:
+    """Evidence for "nobody attacks you": the enemy side has no unit at the start and none ever spawns."""
+    checks = [{"state": {"at": 0, "team": ENEMY, "units_max": 0}}, {"event": "spawn", "where": {"team": ENEMY}, "max": 0}]
+    return gdd.model_copy(update={"requirements": [
+        Requirement.model_validate({**r.model_dump(), "expect": checks}) if r.id == "unopposed" else r
+        for r in gdd.requirements]})
 
 
 PRODUCTION_START = {"metal": 300.0, "energy": 600.0}   # what a player asked to produce starts with, when it has nothing
