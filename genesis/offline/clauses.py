@@ -55,7 +55,7 @@ KEY_IDS: dict[str, list[str]] = {
     "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
     "difficulty": ["difficulty"], "ambush": ["ambush"], "destination": ["escort_arrival"],
     "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"], "recon": ["locate_win", "hidden_targets"],
-    "start_forces": ["start_forces"], "unopposed": ["unopposed"],
+    "start_forces": ["start_forces"], "unopposed": ["unopposed"], "fortification": ["fortification"],
     "micro": ["eliminate_win", "armies"], "armies": ["armies"], "losses": ["max_losses"], "kiting": ["armies"],
     "resource_goal": ["resource_win", "resource_idle", "deadline"], "resource_keep": ["resource_keep"],
 }

@@ -416,8 +416,17 @@ def _archetype(r: Reading) -> None:
             r.hit(m, "archetype")
 
 
+_DEFENCE_LINE = re.compile(r"\b(?:turret|defen[cs]e|defensive|gun|bunker|tower)s?\s+(?:line|wall|belt|cordon)\b|"
+                           r"\b(?:line|wall|row|belt|cordon|chain)\s+of\s+(?:[\w-]+\s+)?(?:turrets|towers|guns|defen[cs]es|"
+                           r"bunkers|emplacements)\b")
+
+
 def _siege_target(r: Reading) -> None:
     """The building (or commander) a siege names as its target: "destroy the enemy factory" -> bot_lab."""
+    # the design fortifies the target with a ring: a line or a wall across the map is another layout
+    for line in _DEFENCE_LINE.finditer(r.text):
+        r.hit(line, "fortification", "the fortification is a turret ring round the target at a site drawn per "
+                                     "game, not a line across the map")
     m = _SIEGE.search(r.text)
     named = re.search(r"(?<![\w-])" + _unit_pattern("any"), m.group(0)) if m else None
     if named is None:
@@ -430,7 +439,9 @@ def _siege_target(r: Reading) -> None:
 
 _FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
 _START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:starts?|begins?)\s+with|starting\s+with|"
-                           r"(?:you|the\s+player)\s+(?:gets?|has|have)|with\s+a\s+fortified\s+base\s+of)\s+"
+                           r"(?:you|the\s+player)\s+(?:gets?|has|have)|with\s+a\s+fortified\s+base\s+of|"
+                           r"(?:you(?:'re|\s+are)|the\s+player\s+is)\s+(?:given|handed|issued|allotted|dealt)|"
+                           r"(?:you|the\s+player)\s+(?:receives?|command|commands|control|controls))\s+"
                            r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)")
 
 
@@ -704,6 +715,10 @@ def _waves(r: Reading) -> None:
             r.hit(m, "random_timing")
 
 
+_STILL_STANDING = re.compile(r"\bstill\s+(?:have|has|hold|holds|own|owns|be\s+standing|standing|alive|up|intact|there|"
+                             r"in\s+one\s+piece)\b|\b(?:standing|alive|intact|in\s+one\s+piece)\s*$")
+
+
 def _time_phrases(text: str) -> list[tuple[int, int, float]]:
     """Moments the request names: "at minute 3", "at 90 seconds", "at 60s", "at 2:30", "at the 4-minute mark"."""
     found = [(m.start(), m.end(), number(m.group(1)) * 60)
@@ -746,7 +761,8 @@ def _time_phrases(text: str) -> list[tuple[int, int, float]]:
     return sorted(set(found + more))
 
 
-_CHANCE = r"\b(?:some ?time|at some (?:point|moment)|at any (?:time|point|moment)|at a random (?:time|moment)|randomly)"
+_CHANCE = (r"\b(?:some ?time|at some (?:[\w-]+ )?(?:point|moment|time)|at any (?:time|point|moment)|"
+           r"at an? (?:random|unannounced|unknown|unexpected|surprise|secret) (?:time|moment|point)|randomly)")
 _WINDOW_FIRST = re.compile(_CHANCE + r"\s+(?:in|during|within)\s+the\s+first\s+" + _NUM + r"\s*" + _WORD_UNIT)
 _WINDOW_BETWEEN = re.compile(_CHANCE + r"\s+between\s+(?:minute\s+)?" + _NUM + r"(?:\s*" + _UNIT + r")?\s+and\s+"
                              r"(minute\s+)?" + _NUM + r"(?:\s*" + _UNIT + r")?")
@@ -780,6 +796,10 @@ def _times(r: Reading) -> None:
     r.moments = [t for t in _time_phrases(text) if not _in_hazard(r, t[0])]
     if window:
         r.moments = [t for t in r.moments if not window[0] <= t[0] < window[1]]
+    # "still have the base at four minutes": the moment something must still stand is the end of the game
+    kept = [t for t in r.moments if _STILL_STANDING.search(text[_segment(text, t[0])[0]:t[0]])
+            and not _ATTACKED.search(text[_segment(text, t[0])[0]:t[0]])]
+    r.moments = [t for t in r.moments if t not in kept]
     if (m := next((m for m in re.finditer(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
                    if not _in_hazard(r, m.start())), None)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
@@ -821,6 +841,10 @@ def _times(r: Reading) -> None:
                                  "the", "around", "about", "have", "hold", "it", "for"):
                 lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
+    if limit is None and kept:
+        start, end, limit = kept[-1]
+        lm = re.compile(re.escape(text[start:end])).search(text, start)
+        candidates.append((lm, limit))
     r.limits = candidates       # a hold time is not the game length: the next phrase may be
     if limit is not None and lm is not None:
         _set_limit(r, lm, limit)
@@ -929,15 +953,22 @@ def _sides_ordered(text: str, named: list[tuple[int, int, str]]) -> bool:
                 or _ORDER_CLOSING.match(text[last_end:last_end + 50]))
 
 
+_NOT_IN_ROSTER_AIR = ["gunships", "gunship", "helicopters", "helicopter", "choppers", "chopper", "drones", "drone",
+                      "jets", "zeppelins", "airships"]
+
+
 def _units_and_switches(r: Reading) -> None:
     text, c = r.text, r.concepts
     found = r.moments
-    air_hits = [m for t in V.UNIT_KIND_TRIGGERS["air"] + ["by air", "air raid", "air raids", "planes", "gunships",
-                                                          "airstrike", "airstrikes", "air strike", "air strikes"]
+    air_hits = [m for t in V.UNIT_KIND_TRIGGERS["air"] + ["by air", "air raid", "air raids", "planes", "airstrike",
+                                                          "airstrikes", "air strike", "air strikes", *_NOT_IN_ROSTER_AIR]
                 for m in [_find(text, t)] if m]
     c.air = bool(air_hits)
     for m in air_hits:
-        r.hit(m, "air")
+        # aircraft the roster does not have are flown as its bombers: a stated stand-in, never the thing asked
+        word = m.group(0).rstrip("s")
+        r.hit(m, "air", note=f"the roster has no {word}: the air attack is made of bombers"
+              if m.group(0) in _NOT_IN_ROSTER_AIR else "")
     times = [t for _, _, t in found]
     if c.air and len(found) > 1:
         # the time named closest to the air words is the air assault's: designs read it as the last one

@@ -128,6 +128,10 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     # a moment as a point or mark on the clock: "the one-minute point", "the 4.5-minute mark" -> "1:00", "4:30"
     (re.compile(rf"(?<![\w-])the\s+{_ANY}[\s-]*{_UNIT}\s+(?:point|mark|bell|gong|horn|buzzer|siren)(?![\w-])"),
      lambda m: _clock(m)),
+    # a span between two marks: "between the one- and three-minute marks" -> "between 1 and 3 minutes"
+    (re.compile(rf"(?<![\w-])between\s+the\s+{_ANY}(?:[\s-]*{_UNIT})?\s*-?\s+and\s+(?:the\s+)?{_ANY}[\s-]*{_UNIT}\s+"
+                r"(?:marks?|points?)(?![\w-])"),
+     lambda m: f"between {m.group(1)} and {m.group(3)} {m.group(4) if m.group(4).endswith('s') else m.group(4) + 's'}"),
     # "two minutes in" (into the game) -> "at 2:00"
     (re.compile(rf"(?<![\w-]){_ANY}\s*{_UNIT}\s+in(?=\s*(?:[,;.]|and\b|then\b|$))"),
      lambda m: "at " + _clock(m)),

@@ -94,3 +94,34 @@ def test_a_bare_verdict_closes_the_condition_before_it(query):
 def test_the_player_s_unit_dying_after_or_is_a_loss_to_protect():
     c = read("Survive 5 minutes against waves from the west, or your commander dies and you lose.").concepts
     assert c.protect_unit == "commander"
+
+
+@pytest.mark.parametrize("craft", ["gunships", "helicopters", "drones"])
+def test_aircraft_the_roster_lacks_are_a_stated_stand_in_never_honoured(craft):
+    brief = _brief(f"Survive 5 minutes; enemy {craft} attack from the north at 2:00.")
+    (clause,) = [c for c in brief.clauses if craft in c.text]
+    assert clause.status == "assumed" and "bombers" in clause.why
+
+
+@pytest.mark.parametrize("given", ["You're given", "You are handed", "You command"])
+def test_start_forces_given_in_other_words(given):
+    c = read(f"Survive 5 minutes against waves from the east. {given} 3 light turrets and 2 aa turrets.").concepts
+    assert c.player_start == {"light_turret": 3, "aa_turret": 2}
+
+
+def test_the_moment_something_must_still_stand_is_the_game_length_not_an_attack():
+    c = read("Raiders hit you from the west at 1:00 and 2:00; still have your storage at six minutes.").concepts
+    assert c.wave_times == [60.0, 120.0] and c.time_limit == 360
+
+
+def test_an_attack_window_between_two_marks():
+    c = read("Survive: bombers show up at some unannounced moment between the two- and four-minute marks; "
+             "hold out for 6 minutes.").concepts
+    assert c.attack_window == [120.0, 240.0] and c.time_limit == 360
+
+
+@pytest.mark.parametrize("line", ["the turret line", "a line of heavy turrets", "their defence belt"])
+def test_a_siege_line_is_reported_as_the_ring_it_is_built_as(line):
+    brief = _brief(f"Break through {line} and destroy the enemy bot lab within 8 minutes.")
+    (clause,) = [c for c in brief.clauses if line.split()[-1] in c.text]
+    assert clause.status == "partial" and "ring" in clause.why
