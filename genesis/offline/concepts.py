@@ -1021,13 +1021,14 @@ def _units_and_switches(r: Reading) -> None:
     if "efficien" in text:
         c.ranking = "damage_efficiency"
         r.hit(re.search(r"[\w ]{0,20}efficien\w*", text), "ranking")
-    elif (m := re.search(r"\b(?:kills|kill count|most kills)\b", text)):
+    elif (m := re.search(r"\b(?:kills|kill count|most kills|(?:killed|destroyed|slain) the most)\b", text)):
         c.ranking = "kills"
         r.hit(m, "ranking")
-    elif (m := _find(text, "damage dealt")):
+    elif (m := re.search(r"\bdamage\s+dealt\b|\b(?:dealt|done|inflicted|caused)\s+the\s+most\s+damage\b|"
+                         r"\bmost\s+damage\s+(?:dealt|done|inflicted)\b", text)):
         c.ranking = "damage_dealt"
         r.hit(m, "ranking")
-    elif (m := re.search(r"\b(?:hp|health|hit points) (?:left|remaining)\b", text)):
+    elif (m := re.search(r"\b(?:hp|health|hit points) (?:left|remaining)\b|\bmost\s+(?:hp|health|hit\s+points)\b", text)):
         c.ranking = "hp_remaining"
         r.hit(m, "ranking")
     elif "surviv" in text and c.archetype == "ffa":
