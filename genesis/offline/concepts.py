@@ -475,6 +475,9 @@ def _teams(r: Reading) -> None:
         r.hit(m, "allies")
     for m in re.finditer(r"\b(?:every|each)\s+(?:[\w-]+\s+){0,2}?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
                          r"on\s+(?:its|their)\s+own)|\b(?:fights?|against)\s+every\s+other\b|\bbattle royale\b|"
+                         r"\b(?:fight|fights|fighting|against|versus|battling|at\s+war\s+with)\s+(?:everybody|everyone|"
+                         r"all)\s+else\b|\b(?:each|every\s*one|everybody|everyone)\b[^.;]{0,30}?\b(?:fight|fights|fighting|against|"
+                         r"versus)\s+(?:all\s+)?the\s+(?:others|rest)\b|"
                          r"\bnone of them allied\b|\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is left|survives|stands)\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
                          r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|"
                          r"\b(?:nobody|no\s+one|none)(?:\s+is|'s)?\s+on\s+(?:anybody|anyone)'?s\s+(?:team|side)\b|"

@@ -125,3 +125,16 @@ def test_a_siege_line_is_reported_as_the_ring_it_is_built_as(line):
     brief = _brief(f"Break through {line} and destroy the enemy bot lab within 8 minutes.")
     (clause,) = [c for c in brief.clauses if line.split()[-1] in c.text]
     assert clause.status == "partial" and "ring" in clause.why
+
+
+@pytest.mark.parametrize("query,teams", [
+    ("Me and three computer opponents, each of us fighting everybody else.", 4),
+    ("Four commanders, each one fighting the rest, fog on.", 4),
+])
+def test_a_free_for_all_said_as_everyone_fighting_everyone_else(query, teams):
+    c = read(query).concepts
+    assert (c.archetype, c.teams) == ("ffa", teams)
+
+
+def test_units_fighting_the_rest_in_a_defence_are_no_free_for_all():
+    assert read("Defend your base against waves; your turrets fight the rest.").concepts.archetype == "defense"
