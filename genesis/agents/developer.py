@@ -14,6 +14,13 @@ from genesis.models import GDD, LevelDraft, RetryContext, RuleArtifact, RuleComp
 DESIGN_CONTEXT = {"map", "teams", "rule_components", "requirements", "time_limit", "fog_of_war", "production"}
 
 
+def design_context(gdd: GDD, component_id: str) -> dict[str, Any]:
+    """The design a rule is written in, without the component being written: the prompt shows it once, apart."""
+    design = gdd.model_dump(mode="json", include=DESIGN_CONTEXT)
+    design["rule_components"] = [c for c in design["rule_components"] if c["id"] != component_id]
+    return design
+
+
 class RuleReuseShown(BaseModel):
     """The answers the reuse prompt asks for (a part of RuleDraft's): reuse the offered rule, or ask to write one."""
 
@@ -34,7 +41,7 @@ class Developer(Agent):
                    verified: RuleArtifact | None = None, kept: list[str] | None = None) -> RuleDraft:
         """A draft that reuses `library` by reference, keeps the `verified` rule of an earlier visit,
         or holds a new rule with its tests. `kept`: other components kept unchanged from the last attempt."""
-        design = gdd.model_dump(mode="json", include=DESIGN_CONTEXT) if gdd else None
+        design = design_context(gdd, component.id) if gdd else None
         shown = None
         if verified is not None:
             shown = {"params": verified.params, "reused_from": verified.reused_from,
