@@ -103,7 +103,7 @@ def prompts():
         "designer.write_gdd": {"brief": brief.model_dump(mode="json"), "similar": [], "guidance": [], "retry": None,
                                "library": library, "criteria": _criteria("gdd", "level")},
         "developer.write_rule": {"component": gdd.rule_components[0].model_dump(mode="json"), "library": None,
-                                 "design": design_context(gdd, gdd.rule_components[0].id),
+                                 "design": design_context(gdd, gdd.rule_components[0]),
                                  "guidance": [], "example": example, "retry": None, "criteria": _criteria("rules"),
                                  "verified": None, "kept": []},
         "developer.assemble_level": {"gdd": gdd.model_dump(mode="json"), "rules": [], "guidance": [], "retry": None,
