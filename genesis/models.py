@@ -69,6 +69,9 @@ class Concepts(Doc):
         f"{name}: {meaning}" for name, meaning in ARCHETYPES.items()))
     fronts: int | None = Field(None, description="number of distinct attack directions, if the request names them")
     objectives: int | None = Field(None, description="number of things the player must protect or take")
+    keep_objectives: int | None = Field(None, ge=1, description="the player loses once fewer than this many "
+                                                                "objectives are left (\"keep at least 2 of the 4\"); "
+                                                                "None: losing any one loses")
     objective_type: str | None = Field(None, description="unit type from the roster of the objectives (e.g. a "
                                                          "storage "
                                                           "to protect)")

@@ -277,11 +277,14 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                      + (", from a random side each time" if c.random_side else ""))
         if c.air:
             enemy.append("an air assault arrives " + (f"at {_fmt(c.wave_times[-1])}" if c.wave_times else "late"))
-        if arch == "raids":
+        kept = c.keep_objectives if c.keep_objectives and c.keep_objectives < (c.objectives or 0) else None
+        if arch == "raids" and not kept:
             assumptions.append(f"losing any {c.objective_type.replace('_', ' ')} loses and surviving until "
                                f"{_fmt(c.time_limit)} wins (the request names no end condition)")
         win.append(f"survive until {_fmt(c.time_limit)}")
-        loss.append(f"any of the {c.objectives} protected {c.objective_type.replace('_', ' ')}(s) is destroyed")
+        loss.append(f"fewer than {kept} of the {c.objectives} protected {c.objective_type.replace('_', ' ')}s are "
+                    "left" if kept else
+                    f"any of the {c.objectives} protected {c.objective_type.replace('_', ' ')}(s) is destroyed")
         if c.scouting:
             enemy.append("each attack comes from a side the player has not scouted")
             reqs.append(Requirement(id="scouting", text="each attack comes from a side the player has not scouted"))
@@ -302,7 +305,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             reqs.append(Requirement(id="air", text="an air assault takes place"))
         if c.wave_interval:
             reqs.append(Requirement(id="interval", text=f"raids every {_fmt(c.wave_interval)}"))
-        reqs.append(Requirement(id="objective_loss", text="losing an objective loses the game", on="idle"))
+        reqs.append(Requirement(id="objective_loss", text=f"fewer than {kept} objectives left loses the game" if kept
+                                else "losing an objective loses the game", on="idle"))
         reqs.append(Requirement(id="survive_win", text=f"a good defence wins at {_fmt(c.time_limit)}"))
     elif arch == "production":
         comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())

@@ -188,6 +188,7 @@ def read(query: str) -> Reading:
     _units_and_switches(r)
     _production_goal(r)
     _raids(r)
+    _keep_count(r)
     _safe_zone(r)
     _protect(r)
     _resource_goal(r)
@@ -541,6 +542,54 @@ def _objectives(r: Reading) -> None:
         c.allied_bases = 2
         c.fronts = c.fronts or 2
         r.hit(m, "allied_bases")
+
+
+_OBJECT_NOUNS = r"objectives?|buildings?|structures?|extractors?|collectors?|storages?|generators?|outposts?|bases"
+_STILL = (r"(?:(?:alive|standing|up|intact|left|remaining|in\s+one\s+piece)\b|(?:survive|survives|remain|remains|"
+          r"stand|stands)\b)")
+
+
+def _keep_count(r: Reading) -> None:
+    """How many objectives must survive when not every one must: "keep at least 2 extractors alive", "two of
+    the four should still be up", "losing no more than 2 of them". Only buildings and objectives count: a
+    squad's survivors are the micro family's (max_losses)."""
+    text, c = r.text, r.concepts
+    building = _unit_pattern("building")
+    noun = r"(?:" + _OBJECT_NOUNS + r"|" + building + r")"
+    of_total = r"of\s+(?:them|those|these|the|your|my|our)(?:\s+" + _NUM + r")?"
+    at_least = re.compile(r"\bat\s+least\s+" + _NUM + r"\s+(?:" + of_total + r"\s+)?(?:[\w-]+\s+){0,2}?(?:"
+                          + noun + r"\s+)?(?:[\w-]+\s+){0,3}?" + _STILL)
+    n_of_m = re.compile(_NUM + r"\s+" + of_total + r"\s+(?:[\w-]+\s+){0,2}?(?:" + noun + r"\s+)?(?:[\w-]+\s+){0,3}?"
+                        + _STILL)
+    at_most = re.compile(r"\b(?:lose|losing|lost)\s+(?:no\s+more\s+than|at\s+most|only)\s+" + _NUM + r"\s+(?:"
+                         + of_total + r"|(?:[\w-]+\s+)?" + noun + r")")
+    for pattern in (at_least, n_of_m):
+        for m in pattern.finditer(text):
+            said = m.group(0)
+            # the kept things are buildings or objectives: "at least two tanks still roll" is a squad's
+            if re.search(_unit_pattern("mobile"), said):
+                continue
+            if not re.search(noun, said) and not re.search(of_total, said) and not c.objectives:
+                continue
+            groups = [g for g in m.groups() if g]
+            keep = int(number(groups[0]))
+            total = int(number(groups[1])) if len(groups) > 1 and groups[1] in said[said.find(" of "):] else None
+            if total:
+                c.objectives = total
+            c.keep_objectives = keep
+            r.hit(m, "keep_count")
+            return
+    for m in at_most.finditer(text):
+        if re.search(_unit_pattern("mobile"), m.group(0)):
+            continue
+        groups = [g for g in m.groups() if g]
+        lost = int(number(groups[0]))
+        total = int(number(groups[1])) if len(groups) > 1 else c.objectives
+        if total and total > lost:
+            c.objectives = total
+            c.keep_objectives = total - lost
+            r.hit(m, "keep_count")
+            return
 
 
 def _waves(r: Reading) -> None:

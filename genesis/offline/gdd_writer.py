@@ -296,7 +296,14 @@ def _composed(c: Concepts, site: Site, comps: list[RuleComponent], expects: Expe
     requirements a composed one serves is replaced by it, so no attack is built twice."""
     extra, extra_expects = composed_designs.components(c, site)
     served = {rid for comp in extra for rid in comp.requirement_ids}
-    kept = [comp for comp in comps if not comp.requirement_ids or not set(comp.requirement_ids) <= served]
+
+    def in_play(comp: RuleComponent) -> set[str]:
+        # a component names every requirement it could serve ("attack_window" on raids); those this design
+        # has no evidence for do not keep it next to the composed one that does its work
+        ids = set(comp.requirement_ids)
+        return (ids & (set(expects) | served)) or ids
+
+    kept = [comp for comp in comps if not comp.requirement_ids or not in_play(comp) <= served]
     expects.update(extra_expects)
     return composed_designs.as_recipes(kept) + extra
 
@@ -393,7 +400,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     distinct = [i for i in range(len(fronts)) if front_xy[i] not in front_xy[:i]]   # each front once
     taken: list[tuple[float, float]] = []
     objectives = []
-    n_obj = c.objectives or len(distinct)
+    # "keep at least 3" needs 3 objectives at the least
+    n_obj = max(c.objectives or len(distinct), c.keep_objectives or 0)
     # raiders are fast, and under fog the defence sees attackers late: then the objectives sit
     # closer to home so a defence can reach them in time
     # closer to home; so do fragile objectives (a radar tower, an extractor: a few hits destroy them
@@ -625,10 +633,12 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # raids from a random named side and unscouted sides have no order or times to hold them to
         expects.update(_direction_expects(sides, attack_times, base, ground_spawns,
                                           ordered=not (c.scouting or c.random_side or c.wave_interval)))
+    keep = c.keep_objectives if c.keep_objectives and c.keep_objectives < len(objectives) else None
     comps.append(RuleComponent(
-        id="protect_objective_loss", purpose="losing any objective loses", kind="termination",
+        id="protect_objective_loss", kind="termination",
+        purpose=f"fewer than {keep} objectives left loses" if keep else "losing any objective loses",
         library_rule="protect_objective_loss", requirement_ids=["objective_loss"],
-        params={"team": PLAYER, "tag": OBJECTIVE_TAG, "mode": "any"}))
+        params={"team": PLAYER, "tag": OBJECTIVE_TAG, "mode": "any", **({"keep": keep} if keep else {})}))
     comps.append(RuleComponent(
         id="survive_timer_win", purpose="surviving until the time limit wins", kind="termination",
         library_rule="survive_timer_win", requirement_ids=["survive_win"],
@@ -648,7 +658,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # a wave may come `late` seconds after its time (the seed's jitter)
         expects["wave_times"] = [V.late_window(_expect_spawns(after=t - 1, before=t + 5, min=1), late)
                                  for t in c.wave_times]
-    expects["objective_loss"] = [{"result": {"losers_include": PLAYER}}]
+    # with a kept count the idle player loses on the loss that leaves one too few, not on the first
+    expects["objective_loss"] = [{"result": {"losers_include": PLAYER, **(
+        {"reason_contains": f"({len(objectives) - keep + 1} lost, {keep - 1} left)"} if keep else {})}}]
     expects["survive_win"] = [{"result": {"winners_include": PLAYER}}]
     if c.raid_target_type and "raid_target" not in expects and c.raid_target_type == (c.objective_type or
                                                                                        "metal_storage"):
@@ -704,7 +716,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     ]
     n = len(objectives)
     obj = (c.objective_type or "metal_storage").replace("_", " ")
-    desc = ((f"Survive for {c.time_limit / 60:g} minutes without losing any of your {n} {obj}s. If even one is "
+    desc = ((f"Survive for {c.time_limit / 60:g} minutes with at least {keep} of your {n} {obj}s standing. "
+             + ("If every one is destroyed, you lose. " if keep == 1 else f"If fewer than {keep} are left, you lose. ")
+             if keep else
+             f"Survive for {c.time_limit / 60:g} minutes without losing any of your {n} {obj}s. If even one is "
              "destroyed, you lose. " if n > 1 else
              f"Survive for {c.time_limit / 60:g} minutes without losing your {obj}. If it is destroyed, you lose. ")
             + ("It stands at the bridgehead and your army starts in a camp behind it. " if bridge else "")

@@ -1,0 +1,66 @@
+"""Keeping some, not all, objectives ("keep at least 2 of the 4"): the reader reads the kept count in
+several phrasings, the designer builds the loss on the loss that leaves one too few (protect_objective_loss
+`keep`) and says so, and a squad's survivors stay the micro family's (fast: reader and designer only)."""
+import pytest
+
+from genesis.offline import gdd_writer, quantities
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+
+
+@pytest.mark.parametrize("query, total, keep", [
+    ("Raid defence: enemy fast bots raid your 4 metal extractors every 45 seconds from a random map edge; keep at "
+     "least 2 extractors alive until 6:00.", 4, 2),
+    ("Every minute and a quarter a pair of bombers comes diving out of the north-east at your solar collectors; "
+     "come the five-minute mark, two of the four should still be up.", 4, 2),
+    ("Defend your 5 metal storages against waves from the north for 5 minutes; you may lose no more than 2 of them.",
+     5, 3),
+    ("Raiders hit your 3 solar collectors every minute; survive 4 minutes with at least one of them still standing.",
+     3, 1),
+    ("Raiders strike your 6 metal extractors every 40 seconds; hold out 5 minutes with at least 4 of them intact.",
+     6, 4),
+])
+def test_the_kept_count_is_read_and_built(query, total, keep):
+    c = read(query).concepts
+    assert (c.objectives, c.keep_objectives) == (total, keep)
+    brief = write_brief(query, read(query))
+    gdd = gdd_writer.design(brief)
+    loss = next(rc for rc in gdd.rule_components if rc.id == "protect_objective_loss")
+    assert loss.params["keep"] == keep
+    assert sum(1 for t in gdd.teams for u in t.units if u.tag == "objective") == total
+    assert f"at least {keep} of your {total}" in gdd.agent_description
+    # the idle loss is evidenced on the loss that leaves one too few, not on the first one
+    idle = next(r for r in gdd.requirements if r.id == "objective_loss")
+    assert any(f"({total - keep + 1} lost, {keep - 1} left)" in str(e.model_dump() if hasattr(e, "model_dump") else e) for e in idle.expect)
+
+
+@pytest.mark.parametrize("query", [
+    "Defend your 3 metal storages against waves from the north and the east for 5 minutes.",
+    "Raiders hit your 4 solar collectors every minute; survive 5 minutes.",
+])
+def test_without_a_kept_count_losing_any_objective_loses(query):
+    gdd = gdd_writer.design(write_brief(query, read(query)))
+    loss = next(rc for rc in gdd.rule_components if rc.id == "protect_objective_loss")
+    assert "keep" not in loss.params and loss.params["mode"] == "any"
+
+
+def test_a_squads_survivors_are_not_a_kept_objective_count():
+    c = read("Micro skirmish: 6 artillery bots vs 9 light bots; kill all enemies while at least 4 artillery bots "
+             "still stand.").concepts
+    assert c.keep_objectives is None
+
+
+def test_raids_are_built_once_not_by_a_library_rule_and_a_composed_one_together():
+    query = ("Raid defence: enemy fast bots raid your 4 metal extractors every 45 seconds from a random map edge; "
+             "keep at least 2 extractors alive until 6:00.")
+    ids = [rc.id for rc in gdd_writer.design(write_brief(query, read(query))).rule_components]
+    assert sum(i in ("periodic_raids", "composed_raids") for i in ids) == 1, ids
+
+
+@pytest.mark.parametrize("phrase, seconds", [
+    ("every minute and a quarter", "every 75 seconds"), ("every minute and a half", "every 90 seconds"),
+    ("one and a quarter minutes", "75 seconds"), ("two and three quarters minutes", "165 seconds"),
+    ("3 minutes and a quarter", "195 seconds"), ("a minute and a half", "90 seconds"),
+])
+def test_quarters_and_halves_of_a_unit_are_seconds(phrase, seconds):
+    assert quantities.canonical(phrase, list(range(len(phrase))))[0] == seconds
