@@ -40,6 +40,13 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
                             reason="the reference policy could not move its units")
     if stage == "level" and ids and ids <= {"certificate", "difficulty"}:
         return _certificate_decision(failed)
+    if stage == "level" and _identical_to_last(stage, reasons, inputs.get("history", [])):
+        # the simulations are deterministic: word for word the same failures mean the last correction left the
+        # level as it was (a strength already at its floor, a design that cannot move), so the next is no different
+        return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]
+                            reason="the last correction left every failure word for word the same: no change the "
+                                   "offline designer can make addresses them; not honoured: "
+                                   + "; ".join(reasons))
     if stage == "level":
         guidance = _balance_guidance(failed)
         if not guidance and _repeats_last_failure(stage, failed, inputs.get("history", [])):
@@ -129,6 +136,12 @@ def _repeats_last_failure(stage: str, failed: list[dict[str, Any]], history: lis
         return False
     ids = {c["id"] for c in failed}
     return all(ids <= {g.split(":", 1)[0].strip() for g in d.get("guidance", [])} for d in prev[-corrections:])
+
+
+def _identical_to_last(stage: str, reasons: list[str], history: list[dict[str, Any]]) -> bool:
+    """The last correction at this stage named these very failures, word for word (counts, seeds and times)."""
+    prev = [d for d in history if d.get("stage") == stage and d.get("decision") in ("retry", "rollback")]
+    return bool(prev and reasons) and set(reasons) <= set(prev[-1].get("guidance", []))
 
 
 def _score(text: str, label: str) -> float | None:
