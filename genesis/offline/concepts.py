@@ -1203,6 +1203,7 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:before|by)\s+(?:the\s+)?" + _NUM + r"[\s-]*" + _WORD_UNIT + r"(?:\s+mark)?", text) \
         or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
         or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text) \
+        or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
         or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT + r"\s+to\b", text) \
         or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text)
     seconds = None

@@ -64,3 +64,13 @@ def test_raids_are_built_once_not_by_a_library_rule_and_a_composed_one_together(
 ])
 def test_quarters_and_halves_of_a_unit_are_seconds(phrase, seconds):
     assert quantities.canonical(phrase, list(range(len(phrase))))[0] == seconds
+
+
+@pytest.mark.parametrize("query, deadline", [
+    ("Micro skirmish: 6 artillery bots vs 9 light bots on an open map, no production; kill all enemies within 1:40 "
+     "while losing no more than 2 artillery bots.", 100.0),
+    ("Siege: destroy the enemy bot lab within 4:30. It is guarded by turrets.", 270.0),
+    ("Focus fire: 6 rocket bots versus 2 heavy tanks; kill both in under 1:30.", 90.0),
+])
+def test_a_deadline_given_on_the_clock_is_read(query, deadline):
+    assert read(query).concepts.deadline == deadline
