@@ -69,6 +69,8 @@ class Concepts(Doc):
         f"{name}: {meaning}" for name, meaning in ARCHETYPES.items()))
     fronts: int | None = Field(None, description="number of distinct attack directions, if the request names them")
     objectives: int | None = Field(None, description="number of things the player must protect or take")
+    raid_size: int | None = Field(None, ge=1, description="units in each raid, when the request counts them (\"a pair "
+                                                          "of bombers every 75 s\")")
     keep_objectives: int | None = Field(None, ge=1, description="the player loses once fewer than this many "
                                                                 "objectives are left (\"keep at least 2 of the 4\"); "
                                                                 "None: losing any one loses")

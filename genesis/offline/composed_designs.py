@@ -133,7 +133,8 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
     interval = c.wave_interval
     raider = _raider(c)
     air = raider == AIR_RAIDER
-    units = {raider: _size(1 if air else 2, site.strength)}   # one bomber already destroys a building
+    # one bomber already destroys a building; a raid the request counts is that many
+    units = {raider: c.raid_size or _size(1 if air else 2, site.strength)}
     # the sides the request leaves open are drawn too: the first raid's side, then never the previous one
     random_side = (c.random_side or not site.sides_named) and len(site.fronts) >= 2
     fronts = site.fronts if random_side else site.fronts[:2]

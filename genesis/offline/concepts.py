@@ -414,9 +414,11 @@ def _siege_target(r: Reading) -> None:
 
 
 _FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+# a list ends at punctuation or where the sentence goes on ("... and 4 heavy tanks with no production")
+_GOES_ON = r"\s+(?:with|without|but|while|plus|against|versus|vs|on|in|at|to|for|from|so|then)\b"
 _START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:starts?|begins?)\s+with|starting\s+with|"
                            r"(?:you|the\s+player)\s+(?:gets?|has|have)|with\s+a\s+fortified\s+base\s+of)\s+"
-                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)")
+                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$|" + _GOES_ON + r")))+)")
 
 
 def _start_forces(r: Reading) -> None:
@@ -425,7 +427,7 @@ def _start_forces(r: Reading) -> None:
     of the list is left to the clause accounting (not understood)."""
     c = r.concepts
     for m in _START_FORCES.finditer(r.text):
-        for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$)", m.group(1)):
+        for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$|" + _GOES_ON + ")", m.group(1)):
             count = int(number(item.group(1)))
             words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
             at = (m.start(1) + item.start(), m.start(1) + item.end())
@@ -793,7 +795,9 @@ def _times(r: Reading) -> None:
     if lm:
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
-    if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")", text)):
+    # "come 5:00, two should still be up": come before a time on the clock is until
+    if limit is None and (lm := re.search(r"\b(?:until|till|to|come)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")",
+                                          text)):
         limit = number(lm.group(1)) * 60 if lm.group(1) else int(lm.group(2)) * 60 + int(lm.group(3))
         candidates.append((lm, limit))
     if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b",
@@ -1061,6 +1065,11 @@ def _raids(r: Reading) -> None:
     target = re.search(r"\b(?:hit|hits|strike|strikes|bomb|bombs|target|targets|attack|attacks|go for|goes for|"
                        r"raid|raids|harass|harasses|hunt|hunts|go after|goes after)\s+(?:at\s+|on\s+)?(?:your|the|my|our)\s+"
                        r"(?:\w+\s+)??" + _unit_pattern("building"), text)
+    # an attacker that comes at a building on a schedule raids it: "bombers come diving out of the north-east at
+    # your solar collectors" (every minute)
+    target = target or re.search(r"\b(?:comes?|coming|dives?|diving|swoops?|swooping|descends?|descending|flies|"
+                                 r"flying|rushes|rushing|charges|charging|streaks?|streaking)\b[^.;]{0,60}?\bat\s+"
+                                 r"(?:your|the|my|our)\s+(?:\w+\s+)??" + _unit_pattern("building"), text)
     if target and (c.raids or c.wave_interval):
         c.raids = True
         c.raid_target_type = roster_names()[target.group(1)]
@@ -1083,8 +1092,27 @@ def _raids(r: Reading) -> None:
             if h.key == "unsupported_goal" and theft.start() <= h.start < theft.end():
                 h.key, h.problem = "theft", ""
         r.hit(theft, "theft")
+    if c.raids:
+        _raid_size(r)
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
+
+
+def _raid_size(r: Reading) -> None:
+    """How many units each raid is, when counted: "a pair of bombers every 75 s", "each raid is 3 fast bots",
+    "raids of 4 light bots". A count of buildings ("your 4 extractors") is what is raided, not who raids."""
+    text, c = r.text, r.concepts
+    mobile = _unit_pattern("mobile")
+    for m in re.finditer(r"(?:\ba\s+)?" + _GROUP_NUM + r"\s+(?:of\s+)?(?:[\w-]+\s+)?" + mobile, text):
+        before = text[max(0, m.start() - 40):m.start()]
+        sentence = text[text.rfind(".", 0, m.start()) + 1:(text.find(".", m.end()) + 1 or len(text))]
+        periodic = re.search(r"\bevery\b|\braids?\b|\beach\b", sentence)
+        if not periodic or re.search(r"\b(?:you|your|player)\s+(?:start|begin|have|get)s?\b[^.;]*$", before):
+            continue
+        word = m.group(1)
+        c.raid_size = _GROUP_WORDS.get(word) or int(number(word))
+        r.hit(m, "raid_size")
+        return
 
 
 def _safe_zone(r: Reading) -> None:

@@ -554,7 +554,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
             library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target", "attack_window"],
             params={"team": ENEMY, "interval": interval, "first_at": first_at, "sides": fronts,
-                    "size": _scaled(3, strength, 2), "unit_type": _main_type(c),
+                    "size": c.raid_size or _scaled(3, strength, 2), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
                     "avoid_repeat": c.random_side, "jitter": raid_late,
                     "target_type": raid_target, "target_team": PLAYER}))

@@ -74,3 +74,38 @@ def test_quarters_and_halves_of_a_unit_are_seconds(phrase, seconds):
 ])
 def test_a_deadline_given_on_the_clock_is_read(query, deadline):
     assert read(query).concepts.deadline == deadline
+
+
+@pytest.mark.parametrize("query, size, target, interval", [
+    ("Every minute and a quarter a pair of bombers comes diving out of the north-east at your solar collectors; "
+     "come the five-minute mark, two of the four should still be up.", 2, "solar_collector", 75.0),
+    ("Every 60 seconds raids of 3 light bots hit your 2 metal storages from the west; survive 5 minutes.", 3,
+     "metal_storage", 60.0),
+    ("Every 90 seconds 4 bombers swoop in at your metal extractors from the south; survive 6 minutes.", 4,
+     "metal_extractor", 90.0),
+])
+def test_a_counted_raid_on_a_building_is_built_that_size(query, size, target, interval):
+    c = read(query).concepts
+    assert (c.archetype, c.raid_size, c.raid_target_type, c.wave_interval) == ("raids", size, target, interval)
+    gdd = gdd_writer.design(write_brief(query, read(query)))
+    raids = [rc for rc in gdd.rule_components if rc.id in ("periodic_raids", "composed_raids")]
+    assert len(raids) == 1
+    params = raids[0].params
+    assert params.get("size") == size or size in params.get("s1_a1_units", {}).values()
+
+
+def test_an_uncounted_raid_keeps_the_designed_size_and_a_start_force_is_no_raid_size():
+    assert read("Raid defence: enemy fast bots raid your 4 metal extractors every 45 seconds.").concepts.raid_size is None
+    c = read("You start with 5 light tanks; enemy raiders hit your 3 extractors every minute.").concepts
+    assert c.raid_size is None
+
+
+def test_come_before_a_clock_time_is_how_long_the_game_lasts():
+    c = read("Raiders hit your 3 extractors every minute; come 4:30 at least one must still stand.").concepts
+    assert c.time_limit == 270
+
+
+def test_a_start_list_ends_where_the_sentence_goes_on():
+    c = read("Siege: destroy the enemy bot lab on the plateau within 7 minutes. It is guarded by 8 light turrets; fog "
+             "of war off, and you start with 6 artillery bots and 4 heavy tanks with no production.").concepts
+    assert c.player_start == {"artillery_bot": 6, "heavy_tank": 4}
