@@ -9,7 +9,7 @@ from genesis.models import Brief, Clarification, Concepts, Requirement
 from genesis.offline.clauses import account, unsupported_lines
 from genesis.offline import wave_growth
 from genesis.offline.composed_designs import ZONE_EVERY
-from genesis.offline.concepts import _NUM, Reading, number
+from genesis.offline.concepts import _NUM, Reading, artillery_siege, number
 
 COMPETENCY = {
     "defense": "spatial_temporal_reasoning",
@@ -355,10 +355,12 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         win.append("destroy the enemy target structure")
         loss.append(f"the deadline {_fmt(c.time_limit)} passes")
         enemy.append("the enemy holds a static fortification of turrets around the target")
-        reqs.append(Requirement(id="fortification", text="the target is fortified with turrets"))
+        guards = ", ".join(f"{n} {t.replace('_', ' ')}s" for t, n in c.guard_turrets.items())
+        reqs.append(Requirement(id="fortification", text=f"the target is guarded by {guards}" if guards
+                                else "the target is fortified with turrets"))
         reqs.append(Requirement(id="destroy_win", text="destroying the target wins"))
         reqs.append(Requirement(id="deadline_loss", text="the deadline loses", on="idle"))
-        if "artillery" in c.unit_kinds:
+        if artillery_siege(c):
             reqs.append(Requirement(id="artillery_only", text="the player's army is artillery only"))
     elif arch == "capture":
         win.append("hold the zone long enough")
@@ -427,7 +429,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         "micro": f"you command {_force_text(c.squad)} and nothing is built" if c.squad else "",
         "resources": "you start with builders and a little metal and energy, and grow an economy",
     }[arch]
-    if "artillery" in c.unit_kinds and arch == "siege":
+    if artillery_siege(c):
         composition = "you command an artillery-only assault force against a turret line"
     if c.player_start or c.player_metal is not None:
         given = [f"{n} {t.replace('_', ' ')}" for t, n in c.player_start.items()]

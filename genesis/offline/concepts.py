@@ -200,6 +200,7 @@ def read(query: str) -> Reading:
     _start_forces(r)
     if c.archetype == "siege":
         _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
+        _siege_guards(r)
 
     # the game itself is one the backend has no design for: refuse rather than build another one
     first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(text))
@@ -411,6 +412,28 @@ def _siege_target(r: Reading) -> None:
     if type_id in _building_types() or type_id == "commander":
         r.concepts.objective_type = type_id
         r.hit((m.start() + named.start(), m.start() + named.end()), "objective")
+
+
+def artillery_siege(c: Concepts) -> bool:
+    """A siege by artillery alone: artillery asked for, and no other mobile unit named in the player's start."""
+    catalog = load_catalog().units
+    army = [t for t in c.player_start if t in catalog and catalog[t].speed > 0]
+    return c.archetype == "siege" and "artillery" in c.unit_kinds and all(t == "artillery_bot" for t in army)
+
+
+def _siege_guards(r: Reading) -> None:
+    """The turrets a siege's target stands among, when counted: "guarded by 8 light turrets", "8 heavy
+    turrets guard the bot lab", "ringed by a dozen turrets"."""
+    turret = r"((?:light|heavy|aa|anti-air)\s+)?turrets?\b"
+    num = r"(?:a\s+)?" + _GROUP_NUM
+    m = re.search(r"\b(?:guarded|defended|ringed|surrounded|protected|covered|encircled)\s+by\s+" + num + r"\s+"
+                  + turret, r.text) \
+        or re.search(num + r"\s+" + turret + r"\s+(?:guard|defend|ring|surround|protect|cover|encircle)", r.text)
+    if m is None:
+        return
+    kind = (m.group(2) or "light ").strip().replace("anti-air", "aa")
+    r.concepts.guard_turrets = {f"{kind}_turret": _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))}
+    r.hit(m, "fortification")
 
 
 _FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"

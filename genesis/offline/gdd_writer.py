@@ -7,7 +7,7 @@ import re
 from engine.catalog import load_catalog
 from engine.level import RING_GROWTH, RING_SIZE
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
-from genesis.offline import composed_designs, economy, pm_brain, wave_growth
+from genesis.offline import composed_designs, concepts, economy, pm_brain, wave_growth
 from genesis.offline import geometry as G
 from genesis.offline import variation as V
 from genesis.offline.composed_designs import Site
@@ -1253,7 +1253,7 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     fort_name, fort = G.base_point(m)
     # the besiegers come from a side, not a corner: no candidate site lies on the way to all the others
     start = LV.side_start(m, fort) or G.pick_fronts(m, fort, 1)[0]
-    artillery = "artillery" in c.unit_kinds
+    artillery = concepts.artillery_siege(c)
     army = ([UnitPlacement(type="artillery_bot", count=8)] if artillery else
             [UnitPlacement(type="assault_bot", count=8), UnitPlacement(type="artillery_bot", count=4),
              UnitPlacement(type="light_tank", count=4)])
@@ -1265,7 +1265,8 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
               and c.objective_type not in ("light_turret", "heavy_turret", "wall") else "metal_storage")
     sites = LV.siege_sites(m, fort, ring=SIEGE_RING_RADIUS)
     fog = bool(c.fog)
-    turrets = max(4, round(SIEGE_RING * _strength(guidance)))
+    # the turrets the request counts are those turrets; else a ring as strong as the PM asks
+    turret_type, turrets = next(iter(c.guard_turrets.items()), ("light_turret", max(4, round(SIEGE_RING * _strength(guidance)))))
     teams = [
         TeamPlan(id=PLAYER, name="Besiegers", role="player", controller={"type": "agent"}, units=army,
                  metal=300 if c.production else 0, energy=600 if c.production else 0),
@@ -1276,13 +1277,16 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                       "candidate sites of the base, drawn per seed" + ("" if fog else "; decoy rings at the others"),
                       kind="setup", library_rule="static_fortification", requirement_ids=["fortification"],
                       params={"team": ENEMY, "center": [fort[0], fort[1]], "radius": SIEGE_RING_RADIUS,
-                              "turrets": turrets, "turret_type": "light_turret", "walls": 0, "sites": sites,
+                              "turrets": turrets, "turret_type": turret_type, "walls": 0, "sites": sites,
                               "decoy_turrets": 0 if fog else turrets, "core_type": target,
                               "core_tag": "target"}),
     ]
     deadline = c.deadline or c.time_limit
     met = _deadline_expects(deadline, "did not destroy the target")
-    expects: Expects = {"fortification": [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 3}],
+    fortified = ([{"event": "rule_log", "where": {"name": "fortification", "fields.turrets": turrets}, "min": 1,
+                   "max": 1}] if c.guard_turrets else [])
+    expects: Expects = {"fortification": [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 3},
+                                          *fortified],
                         "destroy_win": [{"result": {"winners_include": PLAYER}}], "deadline_loss": met["idle"],
                         "deadline": met}
     if artillery:

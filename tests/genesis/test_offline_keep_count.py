@@ -109,3 +109,30 @@ def test_a_start_list_ends_where_the_sentence_goes_on():
     c = read("Siege: destroy the enemy bot lab on the plateau within 7 minutes. It is guarded by 8 light turrets; fog "
              "of war off, and you start with 6 artillery bots and 4 heavy tanks with no production.").concepts
     assert c.player_start == {"artillery_bot": 6, "heavy_tank": 4}
+
+
+@pytest.mark.parametrize("query, guards", [
+    ("Siege: destroy the enemy bot lab on the plateau within 7 minutes. It is guarded by 8 light turrets; fog of war "
+     "off, and you start with 6 artillery bots and 4 heavy tanks with no production.", {"light_turret": 8}),
+    ("Siege: 5 heavy turrets guard the enemy vehicle plant; destroy it within 6 minutes.", {"heavy_turret": 5}),
+    ("Siege: destroy the enemy factory, ringed by a dozen turrets, within 8 minutes.", {"light_turret": 12}),
+])
+def test_a_sieges_counted_guards_are_built_and_evidenced(query, guards):
+    c = read(query).concepts
+    assert c.archetype == "siege" and c.guard_turrets == guards
+    gdd = gdd_writer.design(write_brief(query, read(query)))
+    fort = next(rc for rc in gdd.rule_components if rc.id == "static_fortification")
+    (kind, n), = guards.items()
+    assert (fort.params["turret_type"], fort.params["turrets"]) == (kind, n)
+    req = next(r for r in gdd.requirements if r.id == "fortification")
+    assert any(e.model_dump(exclude_none=True).get("where", {}).get("fields.turrets") == n for e in req.expect)
+
+
+def test_a_siege_army_with_tanks_is_not_called_artillery_only():
+    query = ("Siege: destroy the enemy bot lab on the plateau within 7 minutes. It is guarded by 8 light turrets; you "
+             "start with 6 artillery bots and 4 heavy tanks with no production.")
+    brief = write_brief(query, read(query))
+    assert "artillery_only" not in {r.id for r in brief.requirements}
+    assert "artillery only" not in gdd_writer.design(brief).agent_description
+    only = "Siege: destroy the enemy bot lab on the plateau within 7 minutes using only artillery."
+    assert "artillery_only" in {r.id for r in write_brief(only, read(only)).requirements}
