@@ -305,6 +305,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             reqs.append(Requirement(id="air", text="an air assault takes place"))
         if c.wave_interval:
             reqs.append(Requirement(id="interval", text=f"raids every {_fmt(c.wave_interval)}"))
+        if c.raid_size:
+            reqs.append(Requirement(id="raid_size", text=f"each raid is {c.raid_size} units"))
         reqs.append(Requirement(id="objective_loss", text=f"fewer than {kept} objectives left loses the game" if kept
                                 else "losing an objective loses the game", on="idle"))
         reqs.append(Requirement(id="survive_win", text=f"a good defence wins at {_fmt(c.time_limit)}"))

@@ -163,7 +163,7 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
     target = c.raid_target_type or "the player's base"
     # the raids are the design's attacks: a library raid component serving only these requirements is replaced
     served = (["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])
-              + (["theft"] if c.theft else []))
+              + (["theft"] if c.theft else []) + (["raid_size"] if c.raid_size else []))
     comp = _component("composed_raids", f"{'air' if air else 'ground'} raids every {interval:g} s (each up to "
                       f"{late:g} s late) from {'a random side among ' if random_side else ''}{', '.join(fronts)} "
                       f"against {target}, never the same side twice in a row"
@@ -185,6 +185,10 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
                         {"event": "spawn", "where": {**where, "type": not_air if air else air_types}, "max": 0}]}
     if air:
         expects["air"] = expects["raid_domain"]
+    if c.raid_size:
+        # every raid is the counted group
+        expects["raid_size"] = [{"event": "rule_log", "where": {"name": "group_spawned", "fields.count": c.raid_size},
+                                 "min": 2}]
     if c.theft:
         # every raid moves the player's metal to the raiders (nothing when the player has none left)
         expects["theft"] = [{"event": "resources_transferred", "where": {"from": site.player, "to": site.enemy},

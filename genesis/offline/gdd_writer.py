@@ -552,7 +552,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         late = raid_late
         comps.append(RuleComponent(
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
-            library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target", "attack_window"],
+            library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target", "attack_window",
+                                                            "raid_size"],
             params={"team": ENEMY, "interval": interval, "first_at": first_at, "sides": fronts,
                     "size": c.raid_size or _scaled(3, strength, 2), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
@@ -568,6 +569,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # the rule logs the type of the unit each raid goes for
         expects["raid_target"] = [{"event": "rule_log", "where": {"name": "raid", "fields.target_type": raid_target},
                                    "min": 1}]
+        if c.raid_size:
+            expects["raid_size"] = [{"event": "rule_log", "where": {"name": "raid", "fields.count": c.raid_size},
+                                     "min": 2}]
     elif c.staggered or len(set(times)) > 1:
         ground_times = times[:-1] if c.air and len(times) > 1 and not c.direction_times else times
         params = {"team": ENEMY, "fronts": [fronts[i % len(fronts)] for i in range(len(ground_times))],
