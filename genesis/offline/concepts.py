@@ -146,7 +146,10 @@ def is_english(text: str) -> bool:
 
 # verbs read in their game sense: "weather three pushes" / "ride out the storm of attacks" is to withstand them
 _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
-                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand")]
+                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand"),
+           # turning units out of a factory is producing them: "churn out fifteen light bots", "pump out 6 tanks"
+           (re.compile(r"(?<![\w-])(?:churn|pump|crank|turn|spit)(?:s|ing|ed)?\s+out(?=\s+(?:\d+|an?|"
+                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "produce")]
 
 
 def read(query: str) -> Reading:

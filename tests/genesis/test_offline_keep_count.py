@@ -136,3 +136,23 @@ def test_a_siege_army_with_tanks_is_not_called_artillery_only():
     assert "artillery only" not in gdd_writer.design(brief).agent_description
     only = "Siege: destroy the enemy bot lab on the plateau within 7 minutes using only artillery."
     assert "artillery_only" in {r.id for r in write_brief(only, read(only)).requirements}
+
+
+@pytest.mark.parametrize("query, goal", [
+    ("Churn out fifteen light bots before your neighbour to the east does the same.", {"light_bot": 15}),
+    ("Pump out 6 light tanks within 8 minutes.", {"light_tank": 6}),
+    ("Crank out four assault bots by minute 6.", {"assault_bot": 4}),
+])
+def test_turning_units_out_is_a_production_goal(query, goal):
+    c = read(query).concepts
+    assert (c.archetype, c.target_composition) == ("production", goal)
+
+
+def test_a_negated_attack_is_not_marked_honoured_by_a_design_without_it():
+    query = ("Churn out fifteen light bots before your neighbour to the east does the same; they're racing you to "
+             "that exact count, nobody is allowed to attack, and whoever gets there second has lost.")
+    brief = write_brief(query, read(query))
+    gdd = gdd_writer.design(brief)
+    assert not any(rc.kind == "spawn" for rc in gdd.rule_components)
+    said = next(cl for cl in brief.clauses if "nobody is allowed to attack" in cl.text)
+    assert said.status != "honoured"
