@@ -1454,7 +1454,8 @@ _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|ev
                         r"\bcome out ahead\b")
 _KITING = re.compile(r"\b(?:are|is)\s+faster\b|\bfaster\s+than\b|\boutranges?\b|\bout-?range\b|\bkit(?:e|ing)\b|"
                      r"\bshort[\s-]range\b|\b(?:longer|more)\s+range\b")
-_LOSSES = re.compile(r"\blos(?:e|ing)\s+no\s+more\s+than\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)?|"
+_LOSSES = re.compile(r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most)\s+"
+                     + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)?|"
                      r"\bat\s+least\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)\s+(?:still\s+)?"
                      r"(?:roll|rolling|alive|survive|standing|left|remain)\w*|\bwithout\s+losing\s+(?:a|any)\s+"
                      r"(?:single\s+)?(?:units?|bots?|tanks?)\b")
@@ -1499,6 +1500,10 @@ def _micro(r: Reading) -> None:
                                                  "production_target", "ffa_count", "teams")]
     c.objectives = c.objective_type = c.protect_unit = None
     c.waves, c.raids, c.target_composition = 0, False, {}
+    # a count of units read as a goal to produce turned production on; a skirmish builds nothing unless asked to
+    switched = [r.text[h.start:h.end] for h in r.hits if h.key == "production_switch"]
+    if not switched or any(re.search(r"\bno\b|without|fixed|nothing", w) for w in switched):
+        c.production = False
     if armies:
         mine, theirs = _force_type(armies.group(2)), _force_type(armies.group(4))
         problem = "" if mine and theirs else (f"no roster unit is called \"{armies.group(2 if not mine else 4)}\"")

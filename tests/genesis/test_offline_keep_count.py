@@ -156,3 +156,15 @@ def test_a_negated_attack_is_not_marked_honoured_by_a_design_without_it():
     assert not any(rc.kind == "spawn" for rc in gdd.rule_components)
     said = next(cl for cl in brief.clauses if "nobody is allowed to attack" in cl.text)
     assert said.status != "honoured"
+
+
+@pytest.mark.parametrize("query, losses", [
+    ("Focus-fire drill: 6 rocket bots versus 2 heavy tanks, no production, fog of war off; kill both tanks within 90 "
+     "seconds without losing more than 1 rocket bot.", 1),
+    ("Micro skirmish: 6 artillery bots vs 9 light bots on an open map, no production; kill all enemies within 1:40 "
+     "while losing no more than 2 artillery bots.", 2),
+    ("Micro: 5 light tanks vs 8 light bots, losing at most 1 tank; kill all enemies in 2 minutes.", 1),
+])
+def test_a_skirmish_reads_its_loss_cap_and_builds_nothing(query, losses):
+    c = read(query).concepts
+    assert (c.archetype, c.max_losses, c.production) == ("micro", losses, False)
