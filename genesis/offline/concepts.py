@@ -1258,7 +1258,8 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
         or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text) \
         or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
-        or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT + r"\s+to\b", text) \
+        or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
+                     + r"(?:\s+(?:flat|total|in\s+all|only))?(?:\s+to\b|\s*(?=[.;,]|$))", text) \
         or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text)
     seconds = None
     if dm:
@@ -1443,7 +1444,9 @@ _GROUP_NUM = r"(?<![a-z])(\d+|trio|pair|dozen|" + "|".join(sorted(V.NUMBER_WORDS
 _GROUP_WORDS = {"trio": 3, "pair": 2, "dozen": 12}
 _FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?|vehicles?|robots?|soldiers|troops|"
           r"infantry|artillery))\b")
-_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"\s+(?:versus|vs\.?|v|against|take on|face|facing|fight|"
+# a few words may stand between the squad and its foe: "your four light tanks are on their own against twelve ..."
+_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|stand|stands|go|goes)(?:\s+[\w']+){0,3}?)?"
+                     r"\s+(?:versus|vs\.?|v|against|take on|face|facing|fight|"
                      r"must kill|must destroy|kill|destroy)\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
                      r"(?:(?:a|an)\s+(?:swarm|horde|pack|group|mob|wave|squad|force)\s+of\s+)?" + _FORCE)
 _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
@@ -1451,7 +1454,7 @@ _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|ev
                         r"(?:scrap|dead|destroyed|gone)\b|\bwin the (?:skirmish|fight|battle|engagement)\b|"
                         r"\b(?:micro|kiting|focus[\s-]fire)\s+(?:test|drill|challenge|exercise|skirmish)\b|"
                         r"\boutnumbered(?:\s+\d+\s+to\s+\d+)?|\bbefore they reach (?:them|you|it)\b|"
-                        r"\bcome out ahead\b")
+                        r"\bcome out ahead\b|\bnothing\s+(?:hostile|enemy)\s+(?:moves|is\s+left|remains|stands)\b")
 _KITING = re.compile(r"\b(?:are|is)\s+faster\b|\bfaster\s+than\b|\boutranges?\b|\bout-?range\b|\bkit(?:e|ing)\b|"
                      r"\bshort[\s-]range\b|\b(?:longer|more)\s+range\b")
 _LOSSES = re.compile(r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most)\s+"

@@ -168,3 +168,15 @@ def test_a_negated_attack_is_not_marked_honoured_by_a_design_without_it():
 def test_a_skirmish_reads_its_loss_cap_and_builds_nothing(query, losses):
     c = read(query).concepts
     assert (c.archetype, c.max_losses, c.production) == ("micro", losses, False)
+
+
+@pytest.mark.parametrize("query, squad, enemy, deadline", [
+    ("Outnumbered three to one: your four light tanks are on their own against twelve assault bots that charge in "
+     "from a different direction each game; the job's done once nothing hostile moves, and you have two minutes "
+     "flat.", {"light_tank": 4}, {"assault_bot": 12}, 120.0),
+    ("Your 5 rocket bots stand alone against 8 light bots; win once nothing enemy remains. You have 90 seconds.",
+     {"rocket_bot": 5}, {"light_bot": 8}, 90.0),
+])
+def test_a_skirmish_with_words_between_the_armies_is_read(query, squad, enemy, deadline):
+    c = read(query).concepts
+    assert (c.archetype, c.squad, c.enemy_force, c.deadline) == ("micro", squad, enemy, deadline)
