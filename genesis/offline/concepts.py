@@ -667,7 +667,7 @@ def _waves(r: Reading) -> None:
                       r"detachment)|test(?:ing)? (?:attack|wave|push)|feels? you out)\b", text)
     # then the enemy's real one: "the main attack", "its full army", "the real assault", "in full force"
     main = re.search(r"\b(?:main|full|real|true|actual|big|major|whole|serious|proper)\s+(?:\w+\s+)?(?:attack|assault|"
-                     r"force|army|push|wave|thrust|strike|body|offensive|invasion|onslaught)\b|"
+                     r"force|army|push|wave|thrust|strike|body|offensive|invasion|onslaught|punch|blow|hit)\b|"
                      r"\bin (?:full )?force\b", text)
     if probe and main and probe.start() < main.start():
         c.probe_then_main = True
@@ -805,6 +805,18 @@ def _times(r: Reading) -> None:
     r.moments = [t for t in _time_phrases(text) if not _in_hazard(r, t[0])]
     if window:
         r.moments = [t for t in r.moments if not window[0] <= t[0] < window[1]]
+    # a building still to have at a time says how long the game lasts, not when an attack comes: "still have your
+    # factory at five minutes and it counts as a win"
+    kept = re.search(r"\b(?:still\s+)?(?:have|hold|own|keep)\s+(?:your|the|my|our)\s+(?:[\w-]+\s+){0,2}?"
+                     + _unit_pattern("building") + r"\s+(?:still\s+)?(?:standing\s+|alive\s+|intact\s+|up\s+)?"
+                     r"(?:at|by|come)\s+(?:about\s+)?(?:" + _NUM + r"\s*" + _UNIT + r"|" + _CLOCK + r")"
+                     r"(?:,?\s+and\s+(?:it|that)(?:'s|\s+is|\s+counts\s+as)\s+a\s+win\b)?", text)
+    if kept:
+        r.moments = [t for t in r.moments if not kept.start() <= t[0] < kept.end()]
+        c.objective_type = c.objective_type or roster_names()[kept.group(1)]
+        if not kept.group(1).endswith("s"):
+            c.objectives = c.objectives or 1     # "your factory": the one
+        r.hit(kept, "objective")
     if (m := next((m for m in re.finditer(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
                    if not _in_hazard(r, m.start())), None)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
@@ -814,11 +826,14 @@ def _times(r: Reading) -> None:
         r.hit(m, "interval")
     candidates: list[tuple[re.Match, float]] = []
     limit = None
-    lm = next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
+    if kept:
+        limit = _seconds(kept.group(2), kept.group(3)) if kept.group(2) else int(kept.group(4)) * 60 + int(kept.group(5))
+        candidates.append((kept, limit))
+    lm = kept or next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
                                       + _NUM + r"\s*" + _UNIT, text)
                if not any(a <= m.start() < b for a, b, _ in r.moments) and not _in_hazard(r, m.start())
                and not (window and window[0] <= m.start() < window[1])), None)
-    if lm:
+    if lm and not kept:
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
     # "come 5:00, two should still be up": come before a time on the clock is until

@@ -331,15 +331,21 @@ def _trapped(guidance: list[str]) -> bool:
     return any("trapped" in g for g in guidance)
 
 
-def _wave_schedule(c: Concepts, n_fronts: int) -> list[float]:
+def _wave_schedule(c: Concepts, n_fronts: int, ordered: bool = False) -> list[float]:
     """Attack times: the named directions' own times, else the request's wave times, else one wave a
-    minute from 0:45 (one per front at least)."""
+    minute from 0:45 (one per front at least). Sides asked to come in an order each get a time of their own:
+    the stated times first, the rest a step after the last."""
     if c.directions and len(c.direction_times) == len(c.directions):
         return list(c.direction_times)
     n = c.waves or n_fronts
     # closer together when that many waves would not all come before the game ends
     step = max(20.0, min(60.0, ((c.time_limit or 300.0) - 45 - 30) / max(1, n - 1)))
-    return list(c.wave_times) or [round(45 + i * step) for i in range(n)]
+    times = list(c.wave_times) or [round(45 + i * step) for i in range(n)]
+    missing = len(c.directions) - len(set(times)) if ordered else 0
+    if missing > 0:
+        last = max(times)
+        times = sorted(set(times)) + [round(last + (k + 1) * step) for k in range(missing)]
+    return times
 
 
 def _spawn_gap(times: list[float]) -> float:
@@ -434,7 +440,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     home = G.passable_near(m, *camp, [], 0.0, main_region_only=True) if safe else camp
     scale = _armed_objective_scale(c)
     strength = _strength(guidance) * scale
-    times = _wave_schedule(c, len(fronts))
+    times = _wave_schedule(c, len(fronts), ordered=any(r.id == "front_order" for r in brief.requirements))
     # what the request pins (the seed varies the rest): stated times come within a few seconds, open
     # ones within a wider window; which front attacks when is drawn unless the request orders the sides
     times_clause = V.times_stated(brief)

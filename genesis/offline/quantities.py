@@ -21,7 +21,8 @@ _TENS_WORDS = "|".join(_TENS)
 _WORDS = (rf"(?:(?:a|one|{'|'.join(_UNITS)})\s+hundred(?:\s+and)?(?:\s+(?:(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?"
           rf"|{_SMALL_WORDS}))?|(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?|thirteen|fourteen|fifteen|sixteen|"
           rf"seventeen|eighteen|nineteen)")
-_NUMBER_IN_WORDS = re.compile(rf"(?<![\w-])({_WORDS})(?![\w-])")
+# a number in words stands alone, or before a hyphenated unit ("the forty-second mark", "a thirty-minute game")
+_NUMBER_IN_WORDS = re.compile(rf"(?<![\w-])({_WORDS})(?![\w]|-(?!(?:seconds?|minutes?|mins?|secs?|hours?)\b))")
 _N = r"(\d+(?:\.\d+)?|a|an|one|" + "|".join(_UNITS) + r")"
 _UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?)"
 _ANY = r"(\d+(?:\.\d+)?|" + _SMALL_WORDS + r")"      # a number in digits or a small one in words

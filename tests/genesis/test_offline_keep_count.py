@@ -180,3 +180,31 @@ def test_a_skirmish_reads_its_loss_cap_and_builds_nothing(query, losses):
 def test_a_skirmish_with_words_between_the_armies_is_read(query, squad, enemy, deadline):
     c = read(query).concepts
     assert (c.archetype, c.squad, c.enemy_force, c.deadline) == ("micro", squad, enemy, deadline)
+
+
+def test_a_probe_and_a_punch_at_flank_times_with_a_factory_to_keep_is_read_and_ordered():
+    query = ("A probing party pokes at your right flank around the forty-second mark, and the real punch lands on your "
+             "left flank roughly two minutes after that. Still have your factory at five minutes and it counts as a win.")
+    c = read(query).concepts
+    assert (c.probe_then_main, c.direction_times, c.directions) == (True, [40.0, 160.0], ["right", "left"])
+    assert (c.time_limit, c.objective_type, c.objectives) == (300.0, "bot_lab", 1)
+    brief = write_brief(query, read(query))
+    assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.why) for cl in brief.clauses]
+    gdd = gdd_writer.design(brief)
+    assert all(r.expect for r in gdd.requirements if r.testable)
+
+
+@pytest.mark.parametrize("phrase, canonical", [
+    ("around the forty-second mark", "around 0:40"), ("the twenty-five-second mark", "0:25"),
+    ("a thirty-minute game", "a 30-minute game"), ("forty-five bots", "45 bots"),
+])
+def test_a_number_in_words_before_a_hyphenated_unit_is_a_number(phrase, canonical):
+    assert quantities.canonical(phrase, list(range(len(phrase))))[0] == canonical
+
+
+def test_sides_asked_in_order_get_a_time_each_so_the_order_is_evidenced():
+    query = "Enemies attack from the north, then from the east at 2:00; survive 6 minutes."
+    gdd = gdd_writer.design(write_brief(query, read(query)))
+    waves = next(rc for rc in gdd.rule_components if rc.id == "staggered_waves")
+    assert len(set(waves.params["times"])) == 2
+    assert next(r for r in gdd.requirements if r.id == "front_order").expect
