@@ -1144,14 +1144,16 @@ def _raid_size(r: Reading) -> None:
     "raids of 4 light bots". A count of buildings ("your 4 extractors") is what is raided, not who raids."""
     text, c = r.text, r.concepts
     mobile = _unit_pattern("mobile")
-    for m in re.finditer(r"(?:\ba\s+)?" + _GROUP_NUM + r"\s+(?:of\s+)?(?:[\w-]+\s+)?" + mobile, text):
+    for m in re.finditer(r"(?:\ba\s+)?(?<![\w:.])" + _GROUP_NUM + r"\s+(?:of\s+)?(?:[\w-]+\s+)?" + mobile, text):
         before = text[max(0, m.start() - 40):m.start()]
         sentence = text[text.rfind(".", 0, m.start()) + 1:(text.find(".", m.end()) + 1 or len(text))]
         periodic = re.search(r"\bevery\b|\braids?\b|\beach\b", sentence)
         if not periodic or re.search(r"\b(?:you|your|player)\s+(?:start|begin|have|get)s?\b[^.;]*$", before):
             continue
-        word = m.group(1)
-        c.raid_size = _GROUP_WORDS.get(word) or int(number(word))
+        size = _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))
+        if size < 1:
+            continue
+        c.raid_size = size
         r.hit(m, "raid_size")
         return
 

@@ -208,3 +208,8 @@ def test_sides_asked_in_order_get_a_time_each_so_the_order_is_evidenced():
     waves = next(rc for rc in gdd.rule_components if rc.id == "staggered_waves")
     assert len(set(waves.params["times"])) == 2
     assert next(r for r in gdd.requirements if r.id == "front_order").expect
+
+
+def test_a_clock_time_before_the_raiders_is_no_raid_size():
+    c = read("collect 3000 energy before the timer hits 4:00 while bombers raid your solar collectors").concepts
+    assert c.raids and c.raid_size is None
