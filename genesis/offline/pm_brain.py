@@ -46,10 +46,12 @@ def _level_decision(inputs: dict[str, Any], failed: list[dict[str, Any]], ids: s
     if _identical_to_last("level", reasons, history):
         # the simulations are deterministic: word for word the same failures mean the last correction left the
         # level as it was (a strength already at its floor, forces the request fixes), so the next is no different
+        unmet = [e["id"] for e in inputs.get("evidence", []) if e.get("status") == "failed"]
         return MetaFeedback(decision="stop", target_stage="level", guidance=reasons,  # type: ignore[arg-type]
                             reason="the last correction left every failure word for word the same, so no change the "
                                    "offline designer can make addresses them; not honoured: "
-                                   + ", ".join(sorted({c["id"] for c in failed})))
+                                   + ", ".join(sorted({c["id"] for c in failed}))
+                                   + (f" (the runs do not show the requirements {', '.join(unmet)})" if unmet else ""))
     # an army that never moves while an idle player wins too was not needed, not trapped: the enemy is too weak
     # once placed where every group can leave, an army that still stays put holds by plan (a ranked
     # free-for-all's pocket): the failing criteria decide, not another identical placement

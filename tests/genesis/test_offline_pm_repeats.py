@@ -49,16 +49,18 @@ REF_LOST = {"id": "reference_wins", "passed": False, "mandatory": True, "kind": 
                       "destroyed (1 lost, 3 left)"}
 
 
-def _level(history, criteria=(REF_LOST,)):
+def _level(history, criteria=(REF_LOST,), evidence=()):
     return meta_feedback({"stage": "level", "verdict": {"passed": False, "criteria": list(criteria)}, "attempts": 1,
-                          "budget": 3, "total_iterations": 6, "total_budget": 11, "history": history})
+                          "budget": 3, "total_iterations": 6, "total_budget": 11, "history": history,
+                          "evidence": list(evidence)})
 
 
 def test_a_level_failing_word_for_word_as_before_its_correction_stops_and_names_what_is_not_honoured():
     first = _level([])
     assert first.decision == "rollback" and first.target_stage == "gdd"
-    again = _level([{"stage": "level", "decision": first.decision, "guidance": first.guidance, "reason": first.reason}])
-    assert again.decision == "stop"
+    again = _level([{"stage": "level", "decision": first.decision, "guidance": first.guidance, "reason": first.reason}],
+                   evidence=[{"id": "survive_win", "status": "failed"}, {"id": "interval", "status": "verified"}])
+    assert again.decision == "stop" and "the requirements survive_win)" in again.reason
     assert "word for word" in again.reason and "not honoured: reference_wins" in again.reason
     assert any("1 lost, 3 left" in g for g in again.guidance)
 
