@@ -43,9 +43,10 @@ class Site:
 
 def _size(n: float, strength: float) -> int:
     # a weaker enemy is asked for after a lost reference run: round down then, so every such call
-    # shrinks the group (round(2 * 0.75) is 2, and the same failure would repeat until the budget ends)
+    # shrinks the group (round(2 * 0.75) is 2, and the same failure would repeat until the budget ends);
+    # a stronger one rounds up, so every call grows it (round(2 * 1.25) is 2)
     v = n * strength
-    return max(1, math.floor(v + 1e-9) if strength < 1 else round(v))
+    return max(1, math.floor(v + 1e-9) if strength < 1 else math.ceil(v - 1e-9))
 
 
 def _attack(site: Site, target_type: str | None = None, withdraw: bool = False) -> dict:

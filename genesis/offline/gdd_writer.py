@@ -309,10 +309,10 @@ def _composed(c: Concepts, site: Site, comps: list[RuleComponent], expects: Expe
 
 
 def _scaled(n: float, strength: float, least: int = 1) -> int:
-    """n units at this enemy strength; a weaker enemy rounds down, so every call for one shrinks the
-    group (round(2 * 0.75) is 2: the same loss would repeat until the iteration budget ran out)."""
+    """n units at this enemy strength; a weaker enemy rounds down and a stronger one up, so every call for
+    one changes the group (round(2 * 0.75) and round(2 * 1.25) are 2: the same failure would repeat)."""
     v = n * strength
-    return max(least, math.floor(v + 1e-9) if strength < 1 else round(v))
+    return max(least, math.floor(v + 1e-9) if strength < 1 else math.ceil(v - 1e-9))
 
 
 def _strength(guidance: list[str]) -> float:

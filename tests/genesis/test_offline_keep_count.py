@@ -213,3 +213,11 @@ def test_sides_asked_in_order_get_a_time_each_so_the_order_is_evidenced():
 def test_a_clock_time_before_the_raiders_is_no_raid_size():
     c = read("collect 3000 energy before the timer hits 4:00 while bombers raid your solar collectors").concepts
     assert c.raids and c.raid_size is None
+
+
+@pytest.mark.parametrize("strength", [1.25, 1.5, 0.75, 0.5])
+def test_every_strength_step_changes_a_group_so_a_correction_is_never_a_no_op(strength):
+    from genesis.offline import composed_designs, wave_growth
+    assert composed_designs._size(2, strength) != 2
+    assert gdd_writer._scaled(3, strength, 1) != 3
+    assert wave_growth._scaled(3, strength) != 3
