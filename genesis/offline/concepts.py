@@ -599,9 +599,9 @@ def _keep_count(r: Reading) -> None:
                 continue
             if not re.search(noun, said) and not re.search(of_total, said) and not c.objectives:
                 continue
-            groups = [g for g in m.groups() if g]
-            keep = int(number(groups[0]))
-            total = int(number(groups[1])) if len(groups) > 1 and groups[1] in said[said.find(" of "):] else None
+            # groups: the kept count, the total counted after "of the", the building named
+            keep = int(number(m.group(1)))
+            total = int(number(m.group(2))) if m.group(2) else None
             if total:
                 c.objectives = total
             c.keep_objectives = keep
@@ -610,9 +610,8 @@ def _keep_count(r: Reading) -> None:
     for m in at_most.finditer(text):
         if re.search(_unit_pattern("mobile"), m.group(0)):
             continue
-        groups = [g for g in m.groups() if g]
-        lost = int(number(groups[0]))
-        total = int(number(groups[1])) if len(groups) > 1 else c.objectives
+        lost = int(number(m.group(1)))
+        total = int(number(m.group(2))) if m.group(2) else c.objectives
         if total and total > lost:
             c.objectives = total
             c.keep_objectives = total - lost

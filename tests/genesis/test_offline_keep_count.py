@@ -221,3 +221,14 @@ def test_every_strength_step_changes_a_group_so_a_correction_is_never_a_no_op(st
     assert composed_designs._size(2, strength) != 2
     assert gdd_writer._scaled(3, strength, 1) != 3
     assert wave_growth._scaled(3, strength) != 3
+
+
+@pytest.mark.parametrize("query", [
+    "Visibility drill with the fog rolled in: enemy gunships show up at some unannounced moment between the one- and "
+    "three-minute marks, from whichever side they please. You're given two radar towers and four anti-air turrets; "
+    "lose no more than one radar tower and still have the base at four minutes.",
+    "Raiders hit your 4 metal extractors every minute; keep at least 2 metal extractors alive until 5:00.",
+])
+def test_a_building_named_in_the_kept_phrase_is_never_read_as_a_count(query):
+    c = read(query).concepts
+    assert c.keep_objectives is None or isinstance(c.keep_objectives, int)
