@@ -69,6 +69,14 @@ class Concepts(Doc):
         f"{name}: {meaning}" for name, meaning in ARCHETYPES.items()))
     fronts: int | None = Field(None, description="number of distinct attack directions, if the request names them")
     objectives: int | None = Field(None, description="number of things the player must protect or take")
+    raid_size: int | None = Field(None, ge=1, description="units in each raid, when the request counts them (\"a pair "
+                                                          "of bombers every 75 s\")")
+    guard_turrets: dict[str, int] = Field(default_factory=dict, description="siege: turret type from the roster -> "
+                                                                           "count guarding the target, when the request "
+                                                                           "counts them (\"guarded by 8 light turrets\")")
+    keep_objectives: int | None = Field(None, ge=1, description="the player loses once fewer than this many "
+                                                                "objectives are left (\"keep at least 2 of the 4\"); "
+                                                                "None: losing any one loses")
     objective_type: str | None = Field(None, description="unit type from the roster of the objectives (e.g. a "
                                                          "storage "
                                                           "to protect)")

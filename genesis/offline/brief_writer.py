@@ -9,7 +9,7 @@ from genesis.models import Brief, Clarification, Concepts, Requirement
 from genesis.offline.clauses import account, unsupported_lines
 from genesis.offline import wave_growth
 from genesis.offline.composed_designs import ZONE_EVERY
-from genesis.offline.concepts import _NUM, Reading, number
+from genesis.offline.concepts import _NUM, Reading, artillery_siege, number
 
 COMPETENCY = {
     "defense": "spatial_temporal_reasoning",
@@ -277,11 +277,14 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                      + (", from a random side each time" if c.random_side else ""))
         if c.air:
             enemy.append("an air assault arrives " + (f"at {_fmt(c.wave_times[-1])}" if c.wave_times else "late"))
-        if arch == "raids":
+        kept = c.keep_objectives if c.keep_objectives and c.keep_objectives < (c.objectives or 0) else None
+        if arch == "raids" and not kept:
             assumptions.append(f"losing any {c.objective_type.replace('_', ' ')} loses and surviving until "
                                f"{_fmt(c.time_limit)} wins (the request names no end condition)")
         win.append(f"survive until {_fmt(c.time_limit)}")
-        loss.append(f"any of the {c.objectives} protected {c.objective_type.replace('_', ' ')}(s) is destroyed")
+        loss.append(f"fewer than {kept} of the {c.objectives} protected {c.objective_type.replace('_', ' ')}s are "
+                    "left" if kept else
+                    f"any of the {c.objectives} protected {c.objective_type.replace('_', ' ')}(s) is destroyed")
         if c.scouting:
             enemy.append("each attack comes from a side the player has not scouted")
             reqs.append(Requirement(id="scouting", text="each attack comes from a side the player has not scouted"))
@@ -302,7 +305,10 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             reqs.append(Requirement(id="air", text="an air assault takes place"))
         if c.wave_interval:
             reqs.append(Requirement(id="interval", text=f"raids every {_fmt(c.wave_interval)}"))
-        reqs.append(Requirement(id="objective_loss", text="losing an objective loses the game", on="idle"))
+        if c.raid_size:
+            reqs.append(Requirement(id="raid_size", text=f"each raid is {c.raid_size} units"))
+        reqs.append(Requirement(id="objective_loss", text=f"fewer than {kept} objectives left loses the game" if kept
+                                else "losing an objective loses the game", on="idle"))
         reqs.append(Requirement(id="survive_win", text=f"a good defence wins at {_fmt(c.time_limit)}"))
     elif arch == "production":
         comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
@@ -351,10 +357,12 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         win.append("destroy the enemy target structure")
         loss.append(f"the deadline {_fmt(c.time_limit)} passes")
         enemy.append("the enemy holds a static fortification of turrets around the target")
-        reqs.append(Requirement(id="fortification", text="the target is fortified with turrets"))
+        guards = ", ".join(f"{n} {t.replace('_', ' ')}s" for t, n in c.guard_turrets.items())
+        reqs.append(Requirement(id="fortification", text=f"the target is guarded by {guards}" if guards
+                                else "the target is fortified with turrets"))
         reqs.append(Requirement(id="destroy_win", text="destroying the target wins"))
         reqs.append(Requirement(id="deadline_loss", text="the deadline loses", on="idle"))
-        if "artillery" in c.unit_kinds:
+        if artillery_siege(c):
             reqs.append(Requirement(id="artillery_only", text="the player's army is artillery only"))
     elif arch == "capture":
         win.append("hold the zone long enough")
@@ -423,7 +431,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         "micro": f"you command {_force_text(c.squad)} and nothing is built" if c.squad else "",
         "resources": "you start with builders and a little metal and energy, and grow an economy",
     }[arch]
-    if "artillery" in c.unit_kinds and arch == "siege":
+    if artillery_siege(c):
         composition = "you command an artillery-only assault force against a turret line"
     if c.player_start or c.player_metal is not None:
         given = [f"{n} {t.replace('_', ' ')}" for t, n in c.player_start.items()]

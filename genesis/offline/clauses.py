@@ -51,7 +51,7 @@ KEY_IDS: dict[str, list[str]] = {
     "production_switch": ["no_production", "production_win", "settings"], "fog": ["settings"], "map": ["settings"],
     "equal_forces": ["teams", "team_count", "alliances"], "ranking": ["ranking", "decisive"], "raider": ["raider"],
     "production_target": ["production_win"], "raids": ["raids", "interval", "raid_target", "raid_domain"],
-    "raid_target": ["raid_target"], "theft": ["theft"], "safe_zone": ["safe_zone"], "protect": ["protect_unit"], "teams": ["alliances", "team_count"],
+    "raid_target": ["raid_target"], "keep_count": ["objective_loss"], "raid_size": ["raid_size"], "fortification": ["fortification"], "theft": ["theft"], "safe_zone": ["safe_zone"], "protect": ["protect_unit"], "teams": ["alliances", "team_count"],
     "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
     "difficulty": ["difficulty"], "ambush": ["ambush"], "destination": ["escort_arrival"],
     "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"], "recon": ["locate_win", "hidden_targets"],

@@ -146,7 +146,10 @@ def is_english(text: str) -> bool:
 
 # verbs read in their game sense: "weather three pushes" / "ride out the storm of attacks" is to withstand them
 _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
-                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand")]
+                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand"),
+           # turning units out of a factory is producing them: "churn out fifteen light bots", "pump out 6 tanks"
+           (re.compile(r"(?<![\w-])(?:churn|pump|crank|turn|spit)(?:s|ing|ed)?\s+out(?=\s+(?:\d+|an?|"
+                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "produce")]
 # Corners named as on a screen ("the top-left corner", "bottom right") are compass corners: north is up.
 _SCREEN_CORNERS = {("top", "left"): "north-west", ("top", "right"): "north-east", ("bottom", "left"): "south-west",
                    ("bottom", "right"): "south-east"}
@@ -197,6 +200,7 @@ def read(query: str) -> Reading:
     _units_and_switches(r)
     _production_goal(r)
     _raids(r)
+    _keep_count(r)
     _safe_zone(r)
     _protect(r)
     _resource_goal(r)
@@ -209,6 +213,7 @@ def read(query: str) -> Reading:
     _start_forces(r)
     if c.archetype == "siege":
         _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
+        _siege_guards(r)
 
     # the game itself is one the backend has no design for: refuse rather than build another one
     first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(text))
@@ -437,12 +442,36 @@ def _siege_target(r: Reading) -> None:
         r.hit((m.start() + named.start(), m.start() + named.end()), "objective")
 
 
+def artillery_siege(c: Concepts) -> bool:
+    """A siege by artillery alone: artillery asked for, and no other mobile unit named in the player's start."""
+    catalog = load_catalog().units
+    army = [t for t in c.player_start if t in catalog and catalog[t].speed > 0]
+    return c.archetype == "siege" and "artillery" in c.unit_kinds and all(t == "artillery_bot" for t in army)
+
+
+def _siege_guards(r: Reading) -> None:
+    """The turrets a siege's target stands among, when counted: "guarded by 8 light turrets", "8 heavy
+    turrets guard the bot lab", "ringed by a dozen turrets"."""
+    turret = r"((?:light|heavy|aa|anti-air)\s+)?turrets?\b"
+    num = r"(?:a\s+)?" + _GROUP_NUM
+    m = re.search(r"\b(?:guarded|defended|ringed|surrounded|protected|covered|encircled)\s+by\s+" + num + r"\s+"
+                  + turret, r.text) \
+        or re.search(num + r"\s+" + turret + r"\s+(?:guard|defend|ring|surround|protect|cover|encircle)", r.text)
+    if m is None:
+        return
+    kind = (m.group(2) or "light ").strip().replace("anti-air", "aa")
+    r.concepts.guard_turrets = {f"{kind}_turret": _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))}
+    r.hit(m, "fortification")
+
+
 _FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+# a list ends at punctuation or where the sentence goes on ("... and 4 heavy tanks with no production")
+_GOES_ON = r"\s+(?:with|without|but|while|plus|against|versus|vs|on|in|at|to|for|from|so|then)\b"
 _START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:starts?|begins?)\s+with|starting\s+with|"
                            r"(?:you|the\s+player)\s+(?:gets?|has|have)|with\s+a\s+fortified\s+base\s+of|"
                            r"(?:you(?:'re|\s+are)|the\s+player\s+is)\s+(?:given|handed|issued|allotted|dealt)|"
                            r"(?:you|the\s+player)\s+(?:receives?|command|commands|control|controls))\s+"
-                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)")
+                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$|" + _GOES_ON + r")))+)")
 
 
 def _start_forces(r: Reading) -> None:
@@ -451,7 +480,7 @@ def _start_forces(r: Reading) -> None:
     of the list is left to the clause accounting (not understood)."""
     c = r.concepts
     for m in _START_FORCES.finditer(r.text):
-        for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$)", m.group(1)):
+        for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$|" + _GOES_ON + ")", m.group(1)):
             count = int(number(item.group(1)))
             words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
             at = (m.start(1) + item.start(), m.start(1) + item.end())
@@ -609,6 +638,63 @@ def _objectives(r: Reading) -> None:
         r.hit(m, "allied_bases")
 
 
+_OBJECT_NOUNS = r"objectives?|buildings?|structures?|extractors?|collectors?|storages?|generators?|outposts?|bases"
+_STILL = (r"(?:(?:alive|standing|up|intact|left|remaining|in\s+one\s+piece)\b|(?:survive|survives|remain|remains|"
+          r"stand|stands)\b)")
+
+
+def _keep_count(r: Reading) -> None:
+    """How many objectives must survive when not every one must: "keep at least 2 extractors alive", "two of
+    the four should still be up", "losing no more than 2 of them". Only buildings and objectives count: a
+    squad's survivors are the micro family's (max_losses)."""
+    text, c = r.text, r.concepts
+    building = _unit_pattern("building")
+    noun = r"(?:" + _OBJECT_NOUNS + r"|" + building + r")"
+    of_total = r"of\s+(?:them|those|these|the|your|my|our)(?:\s+" + _NUM + r")?"
+    at_least = re.compile(r"\bat\s+least\s+" + _NUM + r"\s+(?:" + of_total + r"\s+)?(?:[\w-]+\s+){0,2}?(?:"
+                          + noun + r"\s+)?(?:[\w-]+\s+){0,3}?" + _STILL)
+    n_of_m = re.compile(_NUM + r"\s+" + of_total + r"\s+(?:[\w-]+\s+){0,2}?(?:" + noun + r"\s+)?(?:[\w-]+\s+){0,3}?"
+                        + _STILL)
+    at_most = re.compile(r"\b(?:lose|losing|lost)\s+(?:no\s+more\s+than|at\s+most|only)\s+" + _NUM + r"\s+(?:"
+                         + of_total + r"|(?:[\w-]+\s+)?" + noun + r")")
+    for pattern in (at_least, n_of_m):
+        for m in pattern.finditer(text):
+            said = m.group(0)
+            # the kept things are buildings or objectives: "at least two tanks still roll" is a squad's
+            if re.search(_unit_pattern("mobile"), said):
+                continue
+            if not re.search(noun, said) and not re.search(of_total, said) and not c.objectives:
+                continue
+            # groups: the kept count, the total counted after "of the", the building named
+            keep = int(number(m.group(1)))
+            total = int(number(m.group(2))) if m.group(2) else None
+            named = re.search(building, said)
+            kind = roster_names()[named.group(1)] if named else None
+            if kind and c.objective_type not in (None, kind):
+                continue        # another building than the one the game keeps: not this clause's count
+            if kind is None and c.objective_type is None and not total:
+                continue        # nothing says what is kept: left to the clause accounting
+            c.objective_type = c.objective_type or kind
+            if re.search(r"\ball\s+$", text[max(0, m.start() - 5):m.start()]):
+                c.objectives, c.keep_objectives = keep, None     # "all three of your radar towers": every one
+            else:
+                if total:
+                    c.objectives = total
+                c.keep_objectives = keep
+            r.hit(m, "keep_count")
+            return
+    for m in at_most.finditer(text):
+        if re.search(_unit_pattern("mobile"), m.group(0)):
+            continue
+        lost = int(number(m.group(1)))
+        total = int(number(m.group(2))) if m.group(2) else c.objectives
+        if total and total > lost:
+            c.objectives = total
+            c.keep_objectives = total - lost
+            r.hit(m, "keep_count")
+            return
+
+
 def _waves(r: Reading) -> None:
     text, c = r.text, r.concepts
     m = _count_before(text, r"fronts?|directions?|sides|approaches|lanes|flanks")
@@ -656,7 +742,7 @@ def _waves(r: Reading) -> None:
                       r"detachment)|test(?:ing)? (?:attack|wave|push)|feels? you out)\b", text)
     # then the enemy's real one: "the main attack", "its full army", "the real assault", "in full force"
     main = re.search(r"\b(?:main|full|real|true|actual|big|major|whole|serious|proper)\s+(?:\w+\s+)?(?:attack|assault|"
-                     r"force|army|push|wave|thrust|strike|body|offensive|invasion|onslaught)\b|"
+                     r"force|army|push|wave|thrust|strike|body|offensive|invasion|onslaught|punch|blow|hit)\b|"
                      r"\bin (?:full )?force\b", text)
     if probe and main and probe.start() < main.start():
         c.probe_then_main = True
@@ -799,10 +885,22 @@ def _times(r: Reading) -> None:
     r.moments = [t for t in _time_phrases(text) if not _in_hazard(r, t[0])]
     if window:
         r.moments = [t for t in r.moments if not window[0] <= t[0] < window[1]]
+    # a building still to have at a time says how long the game lasts, not when an attack comes: "still have your
+    # factory at five minutes and it counts as a win"
+    kept = re.search(r"\b(?:still\s+)?(?:have|hold|own|keep)\s+(?:your|the|my|our)\s+(?:[\w-]+\s+){0,2}?"
+                     + _unit_pattern("building") + r"\s+(?:still\s+)?(?:standing\s+|alive\s+|intact\s+|up\s+)?"
+                     r"(?:at|by|come)\s+(?:about\s+)?(?:" + _NUM + r"\s*" + _UNIT + r"|" + _CLOCK + r")"
+                     r"(?:,?\s+and\s+(?:it|that)(?:'s|\s+is|\s+counts\s+as)\s+a\s+win\b)?", text)
+    if kept:
+        r.moments = [t for t in r.moments if not kept.start() <= t[0] < kept.end()]
+        c.objective_type = c.objective_type or roster_names()[kept.group(1)]
+        if not kept.group(1).endswith("s"):
+            c.objectives = c.objectives or 1     # "your factory": the one
+        r.hit(kept, "objective")
     # "still have the base at four minutes": the moment something must still stand is the end of the game
-    kept = [t for t in r.moments if _STILL_STANDING.search(text[_segment(text, t[0])[0]:t[0]])
+    standing = [t for t in r.moments if _STILL_STANDING.search(text[_segment(text, t[0])[0]:t[0]])
             and not _ATTACKED.search(text[_segment(text, t[0])[0]:t[0]])]
-    r.moments = [t for t in r.moments if t not in kept]
+    r.moments = [t for t in r.moments if t not in standing]
     if (m := next((m for m in re.finditer(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
                    if not _in_hazard(r, m.start())), None)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
@@ -812,14 +910,19 @@ def _times(r: Reading) -> None:
         r.hit(m, "interval")
     candidates: list[tuple[re.Match, float]] = []
     limit = None
-    lm = next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
+    if kept:
+        limit = _seconds(kept.group(2), kept.group(3)) if kept.group(2) else int(kept.group(4)) * 60 + int(kept.group(5))
+        candidates.append((kept, limit))
+    lm = kept or next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
                                       + _NUM + r"\s*" + _UNIT, text)
                if not any(a <= m.start() < b for a, b, _ in r.moments) and not _in_hazard(r, m.start())
                and not (window and window[0] <= m.start() < window[1])), None)
-    if lm:
+    if lm and not kept:
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
-    if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")", text)):
+    # "come 5:00, two should still be up": come before a time on the clock is until
+    if limit is None and (lm := re.search(r"\b(?:until|till|to|come)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")",
+                                          text)):
         limit = number(lm.group(1)) * 60 if lm.group(1) else int(lm.group(2)) * 60 + int(lm.group(3))
         candidates.append((lm, limit))
     if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b",
@@ -844,8 +947,8 @@ def _times(r: Reading) -> None:
                                  "the", "around", "about", "have", "hold", "it", "for"):
                 lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
-    if limit is None and kept:
-        start, end, limit = kept[-1]
+    if limit is None and standing:
+        start, end, limit = standing[-1]
         lm = re.compile(re.escape(text[start:end])).search(text, start)
         candidates.append((lm, limit))
     r.limits = candidates       # a hold time is not the game length: the next phrase may be
@@ -1121,6 +1224,11 @@ def _raids(r: Reading) -> None:
     target = re.search(r"\b(?:hit|hits|strike|strikes|bomb|bombs|target|targets|attack|attacks|go for|goes for|"
                        r"raid|raids|harass|harasses|hunt|hunts|go after|goes after)\s+(?:at\s+|on\s+)?(?:your|the|my|our)\s+"
                        r"(?:\w+\s+)??" + _unit_pattern("building"), text)
+    # an attacker that comes at a building on a schedule raids it: "bombers come diving out of the north-east at
+    # your solar collectors" (every minute)
+    target = target or re.search(r"\b(?:comes?|coming|dives?|diving|swoops?|swooping|descends?|descending|flies|"
+                                 r"flying|rushes|rushing|charges|charging|streaks?|streaking)\b[^.;]{0,60}?\bat\s+"
+                                 r"(?:your|the|my|our)\s+(?:\w+\s+)??" + _unit_pattern("building"), text)
     if target and (c.raids or c.wave_interval):
         c.raids = True
         c.raid_target_type = roster_names()[target.group(1)]
@@ -1143,8 +1251,29 @@ def _raids(r: Reading) -> None:
             if h.key == "unsupported_goal" and theft.start() <= h.start < theft.end():
                 h.key, h.problem = "theft", ""
         r.hit(theft, "theft")
+    if c.raids:
+        _raid_size(r)
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
+
+
+def _raid_size(r: Reading) -> None:
+    """How many units each raid is, when counted: "a pair of bombers every 75 s", "each raid is 3 fast bots",
+    "raids of 4 light bots". A count of buildings ("your 4 extractors") is what is raided, not who raids."""
+    text, c = r.text, r.concepts
+    mobile = _unit_pattern("mobile")
+    for m in re.finditer(r"(?:\ba\s+)?(?<![\w:.])" + _GROUP_NUM + r"\s+(?:of\s+)?(?:[\w-]+\s+)?" + mobile, text):
+        before = text[max(0, m.start() - 40):m.start()]
+        sentence = text[text.rfind(".", 0, m.start()) + 1:(text.find(".", m.end()) + 1 or len(text))]
+        periodic = re.search(r"\bevery\b|\braids?\b|\beach\b", sentence)
+        if not periodic or re.search(r"\b(?:you|your|player)\s+(?:start|begin|have|get)s?\b[^.;]*$", before):
+            continue
+        size = _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))
+        if size < 1:
+            continue
+        c.raid_size = size
+        r.hit(m, "raid_size")
+        return
 
 
 def _safe_zone(r: Reading) -> None:
@@ -1270,7 +1399,9 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:before|by)\s+(?:the\s+)?" + _NUM + r"[\s-]*" + _WORD_UNIT + r"(?:\s+mark)?", text) \
         or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
         or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text) \
-        or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT + r"\s+to\b", text) \
+        or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
+        or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
+                     + r"(?:\s+(?:flat|total|in\s+all|only))?(?:\s+to\b|\s*(?=[.;,]|$))", text) \
         or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text)
     seconds = None
     if dm:
@@ -1490,7 +1621,9 @@ _GROUP_NUM = r"(?<![a-z])(\d+|trio|pair|dozen|" + "|".join(sorted(V.NUMBER_WORDS
 _GROUP_WORDS = {"trio": 3, "pair": 2, "dozen": 12}
 _FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?|vehicles?|robots?|soldiers|troops|"
           r"infantry|artillery))\b")
-_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"\s+(?:versus|vs\.?|v|against|take on|face|facing|fight|"
+# a few words may stand between the squad and its foe: "your four light tanks are on their own against twelve ..."
+_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|stand|stands|go|goes)(?:\s+[\w']+){0,3}?)?"
+                     r"\s+(?:versus|vs\.?|v|against|take on|face|facing|fight|"
                      r"must kill|must destroy|kill|destroy)\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
                      r"(?:(?:a|an)\s+(?:swarm|horde|pack|group|mob|wave|squad|force)\s+of\s+)?" + _FORCE)
 _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
@@ -1498,10 +1631,11 @@ _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|ev
                         r"(?:scrap|dead|destroyed|gone)\b|\bwin the (?:skirmish|fight|battle|engagement)\b|"
                         r"\b(?:micro|kiting|focus[\s-]fire)\s+(?:test|drill|challenge|exercise|skirmish)\b|"
                         r"\boutnumbered(?:\s+\d+\s+to\s+\d+)?|\bbefore they reach (?:them|you|it)\b|"
-                        r"\bcome out ahead\b")
+                        r"\bcome out ahead\b|\bnothing\s+(?:hostile|enemy)\s+(?:moves|is\s+left|remains|stands)\b")
 _KITING = re.compile(r"\b(?:are|is)\s+faster\b|\bfaster\s+than\b|\boutranges?\b|\bout-?range\b|\bkit(?:e|ing)\b|"
                      r"\bshort[\s-]range\b|\b(?:longer|more)\s+range\b")
-_LOSSES = re.compile(r"\blos(?:e|ing)\s+no\s+more\s+than\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)?|"
+_LOSSES = re.compile(r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most)\s+"
+                     + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)?|"
                      r"\bat\s+least\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)\s+(?:still\s+)?"
                      r"(?:roll|rolling|alive|survive|standing|left|remain)\w*|\bwithout\s+losing\s+(?:a|any)\s+"
                      r"(?:single\s+)?(?:units?|bots?|tanks?)\b")
@@ -1546,6 +1680,10 @@ def _micro(r: Reading) -> None:
                                                  "production_target", "ffa_count", "teams")]
     c.objectives = c.objective_type = c.protect_unit = None
     c.waves, c.raids, c.target_composition = 0, False, {}
+    # a count of units read as a goal to produce turned production on; a skirmish builds nothing unless asked to
+    switched = [r.text[h.start:h.end] for h in r.hits if h.key == "production_switch"]
+    if not switched or any(re.search(r"\bno\b|without|fixed|nothing", w) for w in switched):
+        c.production = False
     if armies:
         mine, theirs = _force_type(armies.group(2)), _force_type(armies.group(4))
         problem = "" if mine and theirs else (f"no roster unit is called \"{armies.group(2 if not mine else 4)}\"")

@@ -21,7 +21,8 @@ _TENS_WORDS = "|".join(_TENS)
 _WORDS = (rf"(?:(?:a|one|{'|'.join(_UNITS)})\s+hundred(?:\s+and)?(?:\s+(?:(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?"
           rf"|{_SMALL_WORDS}))?|(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?|thirteen|fourteen|fifteen|sixteen|"
           rf"seventeen|eighteen|nineteen)")
-_NUMBER_IN_WORDS = re.compile(rf"(?<![\w-])({_WORDS})(?![\w-])")
+# a number in words stands alone, or before a hyphenated unit ("the forty-second mark", "a thirty-minute game")
+_NUMBER_IN_WORDS = re.compile(rf"(?<![\w-])({_WORDS})(?![\w]|-(?!(?:seconds?|minutes?|mins?|secs?|hours?)\b))")
 _N = r"(\d+(?:\.\d+)?|a|an|one|" + "|".join(_UNITS) + r")"
 _UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?)"
 _ANY = r"(\d+(?:\.\d+)?|" + _SMALL_WORDS + r")"      # a number in digits or a small one in words
@@ -65,12 +66,24 @@ def _thousands(m: re.Match) -> str:          # "two thousand", "2 thousand 500",
     return _fmt(_num(m.group(1)) * 1000 + float(m.group(2) or 0))
 
 
-def _half(m: re.Match) -> str:                # "a minute and a half", "two and a half minutes"
-    return f"{_fmt((_num(m.group(1)) + 0.5) * _unit_seconds(m.group(2)))} seconds"
+_SHARES = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
+_SHARE = r"(a\s+half|a\s+quarter|three\s+quarters)"
 
 
-def _quarter(m: re.Match) -> str:             # "two and a quarter minutes", "a minute and a quarter"
-    return f"{_fmt((_num(m.group(1)) + 0.25) * _unit_seconds(m.group(2)))} seconds"
+def _share(words: str) -> float:
+    return _SHARES[re.sub(r"\s+", " ", words)]
+
+
+def _half(m: re.Match) -> str:                # "a minute and a half", "two and a quarter minutes"
+    return f"{_fmt((_num(m.group(1)) + _share(m.group(3))) * _unit_seconds(m.group(2)))} seconds"
+
+
+def _and_share(m: re.Match) -> str:           # "two and a quarter minutes": the share comes before the unit
+    return f"{_fmt((_num(m.group(1)) + _share(m.group(2))) * _unit_seconds(m.group(3)))} seconds"
+
+
+def _bare_unit_and_share(m: re.Match) -> str:  # "every minute and a quarter": one unit, no article
+    return f"{m.group(1)} {_fmt((1 + _share(m.group(3))) * _unit_seconds(m.group(2)))} seconds"
 
 
 def _half_of(m: re.Match) -> str:             # "half a minute", "half an hour"
@@ -113,11 +126,12 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w.-])(\d+|{_SMALL_WORDS})\s+hundred(?![\w-])"), _hundreds),
     (re.compile(rf"(?<![\w.-]){_N}\s+thousand(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"), _thousands),
     (re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)k()(?![\w-])"), _thousands),
-    (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+a\s+half(?![\w-])"), _half),
-    (re.compile(rf"(?<![\w-]){_N}\s+and\s+a\s+half\s+{_UNIT}(?![\w-])"), _half),
-    (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?)\s*-\s*and\s*-\s*a\s*-\s*half\s*-?\s*{_UNIT}(?![\w-])"), _half),
-    (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+a\s+quarter(?![\w-])"), _quarter),
-    (re.compile(rf"(?<![\w-]){_N}\s+and\s+a\s+quarter\s+{_UNIT}(?![\w-])"), _quarter),
+    (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+{_SHARE}(?![\w-])"), _half),
+    (re.compile(rf"(?<![\w-]){_N}\s+and\s+{_SHARE}\s+{_UNIT}(?![\w-])"), _and_share),
+    (re.compile(rf"(?<![\w-])(every|each|per|after|for|within|in)\s+{_UNIT}\s+and\s+{_SHARE}(?![\w-])"),
+     _bare_unit_and_share),
+    (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?)\s*-\s*and\s*-\s*a\s*-\s*half\s*-?\s*{_UNIT}(?![\w-])"),
+     lambda m: f"{_fmt((_num(m.group(1)) + 0.5) * _unit_seconds(m.group(2)))} seconds"),
     (re.compile(rf"(?<![\w-])half\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _half_of),
     (re.compile(rf"(?<![\w-])(?:a|one|(three))\s+quarters?\s+of\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _quarter_of),
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?"
