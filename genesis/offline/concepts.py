@@ -147,6 +147,10 @@ def is_english(text: str) -> bool:
 # verbs read in their game sense: "weather three pushes" / "ride out the storm of attacks" is to withstand them
 _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand"),
+           # attacks that keep coming at a target are raids: "quick bots keep darting at your collectors"
+           (re.compile(r"(?<![\w-])keep(?:s)?\s+(?:on\s+)?(?:darting|dashing|sniping|picking|nipping|poking|striking|hitting|"
+                       r"lunging|swooping|diving|jabbing|chipping\s+away)(?:\s+(?:at|on|into))?(?=\s+(?:your|our|my|the)\b)"),
+            "raid"),
            # turning units out of a factory is producing them: "churn out fifteen light bots", "pump out 6 tanks"
            (re.compile(r"(?<![\w-])(?:churn|pump|crank|turn|spit)(?:s|ing|ed)?\s+out(?=\s+(?:\d+|an?|"
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), "produce")]
@@ -235,7 +239,7 @@ def read(query: str) -> Reading:
     # the request must say what game it is: a family named, or attacks described; never the default defence
     evidence = {"archetype", "fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe",
                 "objective", "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target",
-                "allied_bases", "ffa_count", "teams", "production_target", "hold_time", "recon", "micro",
+                "allied_bases", "ffa_count", "teams", "production_target", "hold_time", "recon", "micro", "armies",
                 "resource_goal"}
     if not any(h.key in evidence for h in r.hits):
         return _game_not_understood(r, query, "no scenario family, attacks or goal it knows")
@@ -500,7 +504,9 @@ def _start_forces(r: Reading) -> None:
 def _teams(r: Reading) -> None:
     """"2v2", "two versus two", "1v1v1v1", "a three-way battle", "five factions", "free-for-all"."""
     text, c = r.text, r.concepts
-    for m in re.finditer(r"\b(?:allies|allied|ally|teammates?|team-?mates?|alliances?|partners?|friendly)\b", text):
+    for m in re.finditer(r"\b(?:allies|allied|ally|teammates?|team-?mates?|alliances?|partners?|friendly)\b|"
+                         r"\b(?:\w+\s+)?(?:of\s+)?(?:my|our|your)\s+(?:side|team|allies)\s+(?:are|is)\s+(?:run|played|"
+                         r"controlled|commanded)\s+by\s+(?:the\s+)?(?:computer|ai|bots?)\b", text):
         r.hit(m, "allies")
     for m in re.finditer(r"\b(?:every|each)\s+(?:[\w-]+\s+){0,2}?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
                          r"on\s+(?:its|their)\s+own)|\b(?:fights?|against)\s+every\s+other\b|\bbattle royale\b|"
@@ -599,6 +605,12 @@ _FOES = r"(?:armies|teams|sides|players|factions|opponents|enemies|foes|rivals|c
 def _sides_in_words(text: str) -> tuple[tuple[int, tuple[int, int]], tuple[int, tuple[int, int]]] | None:
     """Two sides said in words: "you and one computer-run friend ... two hostile computer armies", "me and
     two allies against three enemy teams": ((players on ours, span), (teams on theirs, span))."""
+    us = re.search(r"(?<![\w-])" + _NUM + r"\s+of\s+us\b", text)
+    them = re.search(r"(?<![\w-])" + _NUM + r"\s+of\s+them\b", text[us.end():]) if us else None
+    if us and them and 2 <= number(us.group(1)) <= 4 and 1 <= number(them.group(1)) <= 4:
+        # "three of us on one side, three of them on the other": the player counts among us
+        return ((int(number(us.group(1))), us.span()),
+                (int(number(them.group(1))), (us.end() + them.start(), us.end() + them.end())))
     ours = re.search(r"\b(?:you|me|the\s+player|we)\s+(?:and|plus|with)\s+" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?"
                      + _FRIENDS + r"\b", text)
     if ours is None:
@@ -788,6 +800,10 @@ def _waves(r: Reading) -> None:
                          r"\s+(?:does|do|did|can|could|will)\s*(?:n't|not)\s+(?:know|predict|see coming|guess)|"
                          r"\b(?:unpredictable|unannounced|secret|hidden|surprise|random(?:ly chosen)?)\s+"
                          r"(?:directions?|sides?)\b", text):
+        c.random_side = True
+        r.hit(m, "random_side")
+    for m in re.finditer(r"\bfrom\s+(?:no\s+(?:fixed|set|single|particular|one)|(?:a\s+)?(?:different|varying|changing)|"
+                         r"any\s+old)\s+(?:edge|side|direction|flank|quarter)s?\b", text):
         c.random_side = True
         r.hit(m, "random_side")
     if c.random_side and c.fronts == 1:
@@ -1095,6 +1111,9 @@ def _units_and_switches(r: Reading) -> None:
             r.hit(m, "artillery_only")
     off = [m for w in ("no production", "without production", "fixed forces", "no building", "no base building",
                        "fixed armies", "no reinforcements") if (m := _find(text, w))]
+    off += list(re.finditer(r"\b(?:nothing|no\s+units?|none)\s+(?:can|may|is\s+allowed\s+to|will)\s+be\s+(?:built|produced|made|"
+                            r"trained)\b|\bproduction\s+(?:is\s+)?(?:off|disabled|switched\s+off|turned\s+off)\b|"
+                            r"\bno\s+(?:factories|new\s+units|building\s+allowed)\b", text))
     if off:
         c.production = False
         for m in off:
@@ -1437,7 +1456,8 @@ _COMPASS = (r"(north[\s-]?east|north[\s-]?west|south[\s-]?east|south[\s-]?west|n
 _SIDE_OF = {"north": "n", "south": "s", "east": "e", "west": "w", "ne": "ne", "nw": "nw", "se": "se", "sw": "sw"}
 _ESCORT_TO = re.compile(r"\b(?:to|towards?|into|reach(?:es)?|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,4}?(?:in|at|on|of)?\s*"
                         r"(?:the\s+)?" + _COMPASS)
-_ESCORT_FROM = re.compile(r"\bfrom\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?" + _COMPASS)
+_ESCORT_FROM = re.compile(r"(?:\bfrom|\b(?:stranded|stuck|trapped|cut\s+off|pinned\s+down|waiting|sitting|left)\s+(?:over\s+|"
+                          r"out\s+|back\s+)?(?:on|in|at))\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?" + _COMPASS)
 _FAR_SIDE = re.compile(r"\b(?:across|over|through|past)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:bridge|river|map|valley|"
                        r"pass|canyon|wasteland|enemy territory|no man's land)\b|\b(?:to|on|reach)\s+the\s+(?:other|far)\s+"
                        r"(?:side|end|bank|shore|edge)\b|\bto\s+safety\b|\b(?:extraction|evac(?:uation)?)\s+(?:point|zone)\b|\bdestination\b")
@@ -1463,6 +1483,14 @@ def _escort(r: Reading) -> None:
     named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text) \
         or re.search(own + r"(?:" + convoy + "|" + _unit_pattern("mobile") + r")\s+(?:has|have|needs?|must|should)\s+"
                      r"(?:to\s+)?(?:reach|get\s+to|make\s+it\s+to|arrive\s+at|cross)\b", text)
+    back = None
+    if named is None:
+        # the unit named first and brought by pronoun: "our engineer is stranded in the east; bring him home"
+        back = re.search(r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+(?:him|her|it|them)\b", text)
+        earlier = list(re.finditer(r"\b(?:our|your|my)\s+(?:[\w-]+\s+){0,2}?(?:" + convoy + "|" + _unit_pattern("mobile")
+                                   + ")", text[:back.start()])) if back else []
+        named = earlier[-1] if earlier else None
+        back = back if named else None
     going = _ESCORT_TO.search(text) or _FAR_SIDE.search(text)
     escorting = re.search(r"\bescort(?:ing|ed)?\s+" + own, text)
     words = [m for w in V.ESCORT_WORDS if (m := _find(text, w))]
@@ -1486,7 +1514,7 @@ def _escort(r: Reading) -> None:
                                                  "objective", "objectives")]
     c.directions, c.direction_times, c.objective_type, c.objectives = [], [], None, None
     r.matched.append("archetype escort")
-    for m in [escorting, named, *words]:
+    for m in [escorting, named, back, *words]:
         if m is not None:
             r.hit(m, "archetype")
     if named and named.group(1):
@@ -1536,6 +1564,10 @@ def _escort(r: Reading) -> None:
             r.hit(m, "ambush")
     for m in re.finditer(r"\b(?:from|in|out of)\s+(?:the\s+)?(forests?|woods|trees|jungle|undergrowth)\b", text):
         r.hit(m, "ambush", note=f"the maps have no {m.group(1)}: the ambushers wait beside the route")
+    # the escorted unit arriving whole: "he has to make it in one piece", "it must get there alive"
+    for m in re.finditer(r"\b(?:he|she|it|they)\s+(?:has|have|must|needs?|should)\s+(?:to\s+)?(?:make\s+it|arrive|get\s+"
+                         r"there|get\s+through|survive)\s+(?:in\s+one\s+piece|alive|intact|unharmed|safely)\b", text):
+        r.hit(m, "protect")
     # the escorted unit's death ends the game: "if he hasn't arrived by 2:30, or dies, it's over"
     for m in re.finditer(r"\b(?:or|and|if|should|once)\s+(?:(?:he|she|it|they)\s+)?(?:dies|die|is\s+killed|gets\s+killed|"
                          r"falls|is\s+destroyed|is\s+lost)\b", text):
@@ -1555,6 +1587,12 @@ _LOCATE = re.compile(_LOCATE_VERB + r"(?:all\s+|every\s+|each\s+)?(?:of\s+)?(?:t
 # the targets named first and found by pronoun: "the enemy factory spawns in a corner; spot it"
 _LOCATE_PRONOUN = re.compile(_LOCATE_VERB + r"(?:it|them|(?:every|each|all|both)\s+(?:one\s+)?of\s+them|all\s+"
                              + _NUM + r"(?:\s+of\s+them)?)\b")
+# ... or passively: "every one of them has to have been spotted", "they must all be found"
+_LOCATED_PRONOUN = re.compile(r"\b(?:(?:every|each|all|both)\s+(?:one\s+)?of\s+them|they\s+(?:\w+\s+)?all)\s+(?:[\w']+\s+){0,4}?"
+                              r"(?:spotted|found|located|seen|sighted|discovered|revealed|scouted|eyeballed)\b")
+# places of the enemy a search may name that the roster has no unit for: searched as metal storages (a note says so)
+_SITE_NOUNS = r"outposts?|camps?|bases?|positions?|installations?|emplacements?|bunkers?|caches?|depots?"
+SITE_STANDIN = "metal_storage"
 _ENEMY_NAMED = r"(?:(?:the|a|an)\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy|enemy's|their|hostile|opposing)\s+"
 
 
@@ -1565,10 +1603,10 @@ def _locate_target(text: str) -> tuple[str | None, str, list[tuple[int, int]]] |
     m = re.search(_LOCATE.pattern + _unit_pattern("any"), text)
     if m:
         return m.group(1), m.group(2), [m.span()]
-    p = _LOCATE_PRONOUN.search(text)
+    p = _LOCATE_PRONOUN.search(text) or _LOCATED_PRONOUN.search(text)
     if p is None:
         return None
-    named = list(re.finditer(_ENEMY_NAMED + _unit_pattern("any"), text[:p.start()]))
+    named = list(re.finditer(_ENEMY_NAMED + "(" + _unit_pattern("any") + "|" + _SITE_NOUNS + ")", text[:p.start()]))
     if not named:
         return None
     a = named[-1]
@@ -1589,7 +1627,7 @@ def _recon(r: Reading) -> None:
     count, name, spans = target
     c.archetype = "recon"  # type: ignore[assignment]
     r.matched.append("archetype recon")
-    c.locate_type = roster_names()[name]
+    c.locate_type = roster_names().get(name, SITE_STANDIN)
     c.locate_count = max(1, min(8, int(number(count)))) if count else None
     if count is None:
         r.assumptions.append("no number of targets given: 4")
@@ -1598,7 +1636,8 @@ def _recon(r: Reading) -> None:
         if h.key in ("scouting", "objectives", "objective", "archetype", "raids"):
             h.key = "recon"
     for span in spans:
-        r.hit(span, "recon")
+        r.hit(span, "recon", note="" if name in roster_names() else
+              f"the roster has no {name.rstrip('s')}: the targets are {SITE_STANDIN.replace('_', ' ')}s")
     # where the targets stand is the design's (sites round the map centre drawn per seed), never the request's
     placed = [_segment(text, a) for a, _ in spans]
     r.hits = [dataclasses.replace(h, problem="the targets stand at sites round the map centre drawn per game; where "
@@ -1623,7 +1662,8 @@ _FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?
           r"infantry|artillery))\b")
 # a few words may stand between the squad and its foe: "your four light tanks are on their own against twelve ..."
 _ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|stand|stands|go|goes)(?:\s+[\w']+){0,3}?)?"
-                     r"\s+(?:versus|vs\.?|v|against|take on|face|facing|fight|"
+                     r"\s+(?:versus|vs\.?|v|against|take on|face|facing|fight|(?:square|squares|face|faces)\s+off\s+"
+                     r"(?:with|against)|go\s+up\s+against|goes\s+up\s+against|clash\s+with|clashes\s+with|"
                      r"must kill|must destroy|kill|destroy)\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
                      r"(?:(?:a|an)\s+(?:swarm|horde|pack|group|mob|wave|squad|force)\s+of\s+)?" + _FORCE)
 _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
@@ -1631,7 +1671,10 @@ _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|ev
                         r"(?:scrap|dead|destroyed|gone)\b|\bwin the (?:skirmish|fight|battle|engagement)\b|"
                         r"\b(?:micro|kiting|focus[\s-]fire)\s+(?:test|drill|challenge|exercise|skirmish)\b|"
                         r"\boutnumbered(?:\s+\d+\s+to\s+\d+)?|\bbefore they reach (?:them|you|it)\b|"
-                        r"\bcome out ahead\b|\bnothing\s+(?:hostile|enemy)\s+(?:moves|is\s+left|remains|stands)\b")
+                        r"\bcome out ahead\b|\bnothing\s+(?:hostile|enemy)\s+(?:moves|is\s+left|remains|stands)\b|"
+                        r"\b(?:not\s+(?:a\s+single|one)|none)\s+of\s+(?:theirs|them|the\s+enemy'?s?)\s+(?:is|are)\s+(?:still\s+)?"
+                        r"(?:left|standing|alive|moving)\b|\buntil\s+(?:they\s+are|the\s+enemy\s+is)\s+(?:all\s+)?(?:dead|gone|"
+                        r"destroyed|wiped\s+out)\b")
 _KITING = re.compile(r"\b(?:are|is)\s+faster\b|\bfaster\s+than\b|\boutranges?\b|\bout-?range\b|\bkit(?:e|ing)\b|"
                      r"\bshort[\s-]range\b|\b(?:longer|more)\s+range\b")
 _LOSSES = re.compile(r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most)\s+"

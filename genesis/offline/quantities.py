@@ -17,8 +17,8 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "si
          "eighty": 80, "ninety": 90}
 _SMALL_WORDS = "|".join(sorted({**_UNITS, **_TEENS}, key=len, reverse=True))
 _TENS_WORDS = "|".join(_TENS)
-# a number in words up to 999: "one hundred and twenty", "a hundred", "forty-five", "thirteen"
-_WORDS = (rf"(?:(?:a|one|{'|'.join(_UNITS)})\s+hundred(?:\s+and)?(?:\s+(?:(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?"
+# a number in words up to 999: "one hundred and twenty", "a hundred", "hundred-and-twenty", "forty-five", "thirteen"
+_WORDS = (rf"(?:(?:(?:a|one|{'|'.join(_UNITS)})[\s-]+hundred|hundred(?=-and-))(?:[\s-]+and)?(?:[\s-]+(?:(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?"
           rf"|{_SMALL_WORDS}))?|(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?|thirteen|fourteen|fifteen|sixteen|"
           rf"seventeen|eighteen|nineteen)")
 # a number in words stands alone, or before a hyphenated unit ("the forty-second mark", "a thirty-minute game")
@@ -117,7 +117,7 @@ def _rate(m: re.Match) -> str:             # "three times a minute", "twice per 
 _REWRITES: list[tuple[re.Pattern, object]] = [
     (_NUMBER_IN_WORDS, lambda m: str(_value(m.group(1)))),
     # counts by the dozen and in pairs: "half a dozen", "two dozen", "a pair of heavy tanks", "a trio of"
-    (re.compile(r"(?<![\w-])half\s+a\s+dozen(?:\s+of)?(?![\w-])"), lambda m: "6"),
+    (re.compile(r"(?<![\w-])(?:half\s+an?\s+|an?\s+half[\s-]+)dozen(?:\s+of)?(?![\w-])"), lambda m: "6"),
     (re.compile(rf"(?<![\w-])(?:(a|one|\d+|{_SMALL_WORDS})\s+)dozens?(?:\s+of)?(?![\w-])"),
      lambda m: str(12 * (1 if m.group(1) in ("a", "one") else round(_num(m.group(1)))))),
     (re.compile(r"(?<![\w-])an?\s+(pair|brace|trio)\s+of(?![\w-])"), lambda m: "3" if m.group(1) == "trio" else "2"),
@@ -158,7 +158,8 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
                 r"gone|ticked\s+by|run\s+out)(?![\w-])"), lambda m: f"at {_clock(m)}"),
     # the end of the game named as a moment: "the whistle blows at 12 minutes" is a game lasting that long
     (re.compile(r"(?<![\w-])(?:the\s+)?(?:final\s+)?whistle\s+blows\s+at|(?:it's|it\s+is)\s+over\s+at|"
-                r"the\s+(?:game|match|round|battle)\s+ends\s+at|time\s+(?:is\s+up|runs\s+out)\s+at"), lambda m: "lasting"),
+                r"the\s+(?:game|match|round|battle)\s+ends\s+at|time\s+(?:is\s+up|runs\s+out)\s+at|"
+                r"the\s+(?:game\s+)?(?:clock|timer)\s+(?:runs\s+out|stops|hits\s+zero|expires)\s+at"), lambda m: "lasting"),
     # a clock reading stated through the clock: "until the clock hits 3:00", "the 3:00 mark", "the timer reads 2:30"
     (re.compile(r"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
                 r"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+(\d{1,2}:[0-5]\d)\b"), lambda m: m.group(1)),

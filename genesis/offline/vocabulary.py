@@ -54,13 +54,15 @@ UNIT_KIND_TRIGGERS = {
     "tank": ["tank", "tanks", "armor", "armour", "vehicle", "vehicles"],
     "bot": ["bot", "bots", "infantry"],
     "heavy": ["heavy"],
-    "raider": ["raider", "raiders"],
+    "raider": ["raider", "raiders", "fast bots", "quick bots", "speedy bots", "fast enemy bots", "quick enemy bots",
+               "fast units", "quick units"],
     "commander": ["enemy commander", "their commander"],
 }
 
 # The enemy's timing is left to chance ("may raid you at any time").
 RANDOM_TIMING_TRIGGERS = ["at any time", "any time", "anytime", "at random times", "at a random time", "randomly",
-                          "unpredictable", "unpredictably", "without warning"]
+                          "unpredictable", "unpredictably", "without warning", "without any warning", "with no warning",
+                          "unannounced"]
 
 OBJECTIVE_TYPES = {
     "metal storage": "metal_storage", "metal storages": "metal_storage", "storage": "metal_storage",
@@ -98,7 +100,7 @@ UNIT_SYNONYMS = {
     "storage": "metal_storage", "factory": "bot_lab", "factories": "bot_lab", "plane": "fighter",
     "gunship": "bomber", "infantry": "assault_bot", "bot": "light_bot", "bots": "light_bot",
     "anti-air turret": "aa_turret", "anti-air tower": "aa_turret", "anti-air emplacement": "aa_turret",
-    "anti-air gun": "aa_turret", "anti-air vehicle": "aa_vehicle", "heavy gun": "heavy_turret",
+    "anti-air gun": "aa_turret", "lookout": "scout", "spotter": "scout", "anti-air vehicle": "aa_vehicle", "heavy gun": "heavy_turret",
     "artillery battery": "long_range_cannon", "artillery batteries": "long_range_cannon", "hq": "commander",
 }
 
@@ -110,7 +112,8 @@ ESCORT_VERBS = ["escort", "escorting", "bring", "get", "take", "lead", "drive", 
 CONVOY_WORDS = ["convoy", "convoys", "truck", "trucks", "lorry", "lorries", "supply wagon", "supply wagons", "wagon",
                 "wagons"]
 CONVOY_UNIT = "constructor_vehicle"
-AMBUSH_WORDS = ["ambush", "ambushes", "ambushed", "ambushers", "patrol", "patrols", "lying in wait", "lie in wait"]
+AMBUSH_WORDS = ["ambush", "ambushes", "ambushed", "ambushers", "patrol", "patrols", "lying in wait", "lie in wait",
+                "lurking", "lurks", "lurk", "waylay", "waylaid", "bushwhack", "bushwhackers"]
 
 # Goals the offline backend has no design for: a clause asking for one is reported, and a request whose
 # game is one of them is refused rather than built as something else.

@@ -138,3 +138,49 @@ def test_a_free_for_all_said_as_everyone_fighting_everyone_else(query, teams):
 
 def test_units_fighting_the_rest_in_a_defence_are_no_free_for_all():
     assert read("Defend your base against waves; your turrets fight the rest.").concepts.archetype == "defense"
+
+
+@pytest.mark.parametrize("query,size", [
+    ("Two of us on one side, two of them on the other; the clock stops at twelve minutes.", 2),
+    ("Four of us against four of them, three of my side are run by the computer.", 4),
+])
+def test_sides_counted_as_us_and_them(query, size):
+    c = read(query).concepts
+    assert (c.archetype, c.team_size) == ("teams", size)
+
+
+def test_a_unit_named_first_and_brought_home_by_pronoun_is_escorted():
+    r = read("Your scout is stuck out in the north-east; get her back to the south-west corner within 3 minutes, "
+             "past the patrols lurking on the way, and she has to arrive alive.")
+    c = r.concepts
+    assert (c.archetype, c.escort_unit, c.escort_from, c.escort_to) == ("escort", "scout", "ne", "sw")
+    assert c.ambush and all(cl.status == "honoured" for cl in write_brief(r.text, r).clauses)
+
+
+def test_search_targets_found_passively_and_named_as_places_are_a_stated_stand_in():
+    brief = _brief("Four enemy camps hide somewhere in the fog; by the ninety-second mark they must all be found.")
+    assert brief.concepts.archetype == "recon" and brief.concepts.locate_count == 4
+    assert {c.status for c in brief.clauses if "camps" in c.text or "found" in c.text} == {"assumed"}
+
+
+@pytest.mark.parametrize("words", ["keep darting at", "keep sniping at", "keep on hitting"])
+def test_attacks_that_keep_coming_at_a_target_are_raids(words):
+    c = read(f"From no fixed edge, enemy bots {words} your three metal extractors; survive 5 minutes.").concepts
+    assert c.archetype == "raids" and c.random_side
+
+
+@pytest.mark.parametrize("query", [
+    "A half-dozen assault bots go up against ten light bots and nothing can be built; you win once none of them is "
+    "left, inside two minutes.",
+    "Eight light tanks clash with twenty light bots, no factories; done when not a single one of theirs is standing.",
+])
+def test_skirmishes_said_in_other_words(query):
+    c = read(query).concepts
+    assert c.archetype == "micro" and c.production is False and c.squad and c.enemy_force
+
+
+@pytest.mark.parametrize("phrase,seconds", [("the hundred-and-twenty-second mark", 120),
+                                            ("the hundred-and-fifty-second mark", 150)])
+def test_hundreds_written_with_hyphens(phrase, seconds):
+    c = read(f"Find all three enemy radar towers by {phrase}.").concepts
+    assert c.deadline == seconds

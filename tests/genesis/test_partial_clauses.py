@@ -126,7 +126,7 @@ def test_an_honoured_clause_whose_requirement_failed_in_validation_is_on_record_
 
 @pytest.mark.parametrize("clause", ["the base has to be standing at five minutes",
                                     "if both pairs still have a commander at ten minutes it's a draw",
-                                    "the clock stops at seven and a half minutes"])
+                                    "a flag is raised at seven and a half minutes"])
 def test_a_time_in_a_clause_that_names_no_attack_is_not_claimed_as_an_attack_time(clause):
     brief = _brief(f"Fog of war on; {clause}.")
     (account,) = [c for c in brief.clauses if clause.split()[1] in c.text and "minutes" in c.text]
