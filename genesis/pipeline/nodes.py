@@ -21,7 +21,7 @@ from genesis.fileio import atomic_write_json, atomic_write_text, dump_yaml
 from genesis.llm.client import ModelCallError
 from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, composed_rule, library_rule,
                                 library_summaries, signature, worked_example)
-from genesis.models import GDD, Brief, Clarification, Guidance, Requirement, RetryContext, RuleArtifact, Verdict, VisualVerdict
+from genesis.models import GDD, Brief, Clarification, Guidance, MetaFeedback, Requirement, RetryContext, RuleArtifact, Verdict, VisualVerdict
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.feedback import append as append_feedback
@@ -441,8 +441,14 @@ class Nodes:
             total = state.get("iterations", 0) + 1
             entry = None if verdict.passed else self._feedback_entry(state, stage, verdict)
             self._log_verdict(state, stage, verdict, total)
+            if stage == STAGE_ORDER[-1] and verdict.passed:
+                # the last stage passed: it advances whatever the PM says, and no stage is left to guide
+                mf = MetaFeedback(decision="advance", target_stage="done", reason="the level passed every criterion; "
+                                  "nothing acts after it (no PM call)")
+            else:
+                mf = None
             try:
-                mf = self.ctx.pm.gate(stage, verdict, state.get("decisions", []), attempts, STAGE_BUDGET, total,
+                mf = mf or self.ctx.pm.gate(stage, verdict, state.get("decisions", []), attempts, STAGE_BUDGET, total,
                                       TOTAL_BUDGET, entry["signatures"] if entry else [],
                                       evidence=state.get("evidence") if stage == "level" else None,
                                       runs=state.get("runs") if stage == "level" else None,
