@@ -5,7 +5,7 @@ import dataclasses
 import re
 
 from engine.catalog import load_catalog
-from genesis.models import Brief, Clarification, Concepts, Requirement
+from genesis.models import Brief, Clarification, ClauseAccount, Concepts, Requirement
 from genesis.offline.clauses import account, unsupported_lines
 from genesis.offline import wave_growth
 from genesis.offline.composed_designs import ZONE_EVERY
@@ -441,6 +441,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="unopposed", text="no enemy unit is on the map or arrives: nothing attacks the player"))
     title = reading_title(query)
     clauses = account(query, reading, reqs, arch)
+    if arch in ("defense", "raids"):
+        clauses = [_wave_types_kept(cl, c, reading) for cl in clauses]
     # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)
     lines = unsupported_lines(clauses)
     unsupported = [u for u in unsupported if not any(u in line for line in lines)] + lines
@@ -619,3 +621,32 @@ def reading_title(query: str) -> str:
     """The whole request as the title: a cut one ("…") names a different scenario in every listing."""
     title = " ".join(query.split())
     return title[:1].upper() + title[1:]
+
+
+# phrases whose unit names are the player's or a target, not what the enemy attacks with
+_NOT_ATTACKERS = {"start_forces", "protect", "escort_unit", "objective", "objectives", "resource_keep", "raid_target",
+                  "keep_count", "production_target", "recon"}
+_NAMED_UNIT = r"(?:^|\b(?:\d+|a|an|of|by|the|and|with|enemy|their|hostile)\s+)"   # a unit named, not a verb ("scout")
+
+
+def _wave_types_kept(clause: ClauseAccount, c: Concepts, reading: Reading) -> ClauseAccount:
+    """An honoured clause that names the enemy's units is honoured only when the waves are built of them: the
+    waves are one mix for every attack (the player's units and the targets named are not the enemy's)."""
+    from genesis.offline.concepts import roster_names, _unit_pattern
+    from genesis.offline.gdd_writer import wave_types
+
+    if clause.status != "honoured":
+        return clause
+    built = wave_types(c)
+    at = reading.offsets
+    other = [(at[h.start], at[h.end - 1] + 1) for h in reading.hits if h.key in _NOT_ATTACKERS and h.end <= len(at)]
+    text = clause.text.lower()
+    named = [m for m in re.finditer(_NAMED_UNIT + _unit_pattern("mobile"), text)
+             if not any(a <= clause.start + m.start() < b for a, b in other)]
+    missing = list(dict.fromkeys(m.group(1) for m in named if roster_names()[m.group(1)] not in built))
+    if not missing:
+        return clause
+    mix = ", ".join(t.replace("_", " ") + "s" for t in sorted(built))
+    return clause.model_copy(update={
+        "status": "partial", "built": f"the attacks as read, each made of {mix}",
+        "why": f"every wave is one mix ({mix}): the {', '.join(missing)} named here are not built"})

@@ -151,6 +151,9 @@ _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their
            (re.compile(r"(?<![\w-])keep(?:s)?\s+(?:on\s+)?(?:darting|dashing|sniping|picking|nipping|poking|striking|hitting|"
                        r"lunging|swooping|diving|jabbing|chipping\s+away)(?:\s+(?:at|on|into))?(?=\s+(?:your|our|my|the)\b)"),
             "raid"),
+           # units "off the line" are produced: "seven assault bots off the line"
+           (re.compile(r"(?<![\w-])(?:rolled\s+|rolling\s+|coming\s+)?(?:off|out\s+of)\s+the\s+(?:production\s+|assembly\s+)?"
+                       r"(?:line|factory|factories)(?![\w-])"), "produced"),
            # turning units out of a factory is producing them: "churn out fifteen light bots", "pump out 6 tanks"
            (re.compile(r"(?<![\w-])(?:churn|pump|crank|turn|spit)(?:s|ing|ed)?\s+out(?=\s+(?:\d+|an?|"
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), "produce")]
@@ -499,6 +502,11 @@ def _start_forces(r: Reading) -> None:
                 r.hit(at, "start_forces")
         if any(h.key == "start_forces" and m.start(1) <= h.start for h in r.hits):
             r.hit((m.start(), m.start(1)), "start_forces")     # "you start with": said by the items it lists
+    # the player's own units say nothing of what the enemy attacks with ("you start with 6 light tanks")
+    spans = [(h.start, h.end) for h in r.hits if h.key == "start_forces"]
+    if spans and c.unit_kinds != ["artillery"]:
+        masked = "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(r.text))
+        c.unit_kinds = [k for k in c.unit_kinds if any(_has(masked, t) for t in V.UNIT_KIND_TRIGGERS.get(k, [k]))]
 
 
 def _teams(r: Reading) -> None:
@@ -937,7 +945,7 @@ def _times(r: Reading) -> None:
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
     # "come 5:00, two should still be up": come before a time on the clock is until
-    if limit is None and (lm := re.search(r"\b(?:until|till|to|come)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")",
+    if limit is None and (lm := re.search(r"\b(?:until|till|to|come|through|past|beyond)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")",
                                           text)):
         limit = number(lm.group(1)) * 60 if lm.group(1) else int(lm.group(2)) * 60 + int(lm.group(3))
         candidates.append((lm, limit))
@@ -1105,7 +1113,7 @@ def _units_and_switches(r: Reading) -> None:
     for m in ground:
         r.hit(m, "ground")
     c.unit_kinds = [k for k, ts in V.UNIT_KIND_TRIGGERS.items() if any(_has(text, t) for t in ts)]
-    for w in ("artillery only", "only artillery"):
+    for w in ("artillery only", "only artillery", "artillery-only", "all-artillery", "all artillery"):
         if (m := _find(text, w)):
             c.unit_kinds = ["artillery"]
             r.hit(m, "artillery_only")
@@ -1169,6 +1177,10 @@ def _production_goal(r: Reading) -> None:
     units = _unit_pattern("mobile")
     m = re.search(r"\b(?:build|train|make|get|own|field|produce|assemble|muster|raise)\s+(?:up\s+)?(?:an?\s+army\s+"
                   r"of\s+)?" + _NUM + r"\s+" + units, text)
+    if m is None:
+        # the count first, the making after: "seven assault bots produced", "6 light tanks built and ready"
+        m = re.search(_NUM + r"\s+" + units + r"\s+(?:produced|built|made|trained|fielded|finished|rolled\s+out|ready)\b",
+                      text)
     if m is None and c.archetype == "defense" and not any(h.key == "archetype" for h in r.hits) \
             and re.search(r"\bdeadline\b|\b(?:before|by)\s+(?:the\s+)?minute\b|"
                           r"\b(?:before|by)\s+(?:the\s+)?\S+?[\s-]*minutes?\s+mark\b|\b(?:before|by)\s+\d{1,2}:[0-5]\d\b|"

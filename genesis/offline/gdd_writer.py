@@ -79,6 +79,13 @@ def _wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
     return {"light_bot": _scaled(4, strength, 1), "assault_bot": _scaled(1, strength, 1)}
 
 
+def wave_types(c: Concepts) -> set[str]:
+    """The unit types the attacks of a defence or raid design are made of (ground waves, raiders, an air
+    attack's bombers, a raid the enemy commander leads)."""
+    return (set(_wave_units(c)) | ({_main_type(c)} if c.archetype == "raids" else set())
+            | ({"bomber"} if c.air else set()) | ({"commander"} if "commander" in c.unit_kinds else set()))
+
+
 def _main_type(c: Concepts) -> str:
     if "tank" in c.unit_kinds:
         return "light_tank"

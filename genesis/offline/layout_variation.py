@@ -258,7 +258,8 @@ def ffa_variation(centre: tuple[float, float]) -> Variation:
 
 
 # --- capture and hold -----------------------------------------------------------------------------
-FIXED_ZONE = re.compile(r"\b(?:middle|centre|center|central|plaza|crossroads?|bridge|ford)\b", re.I)
+FIXED_ZONE = re.compile(r"\b(?:middle|centre|center|central|plaza|crossroads?|bridge|ford|plateau|hilltop|hill|summit|"
+                        r"high\s+ground)\b", re.I)
 
 
 def zone_fixed(query: str) -> bool:

@@ -71,7 +71,7 @@ _SHARE = r"(a\s+half|a\s+quarter|three\s+quarters)"
 
 
 def _share(words: str) -> float:
-    return _SHARES[re.sub(r"\s+", " ", words)]
+    return _SHARES[re.sub(r"[\s-]+", " ", words)]
 
 
 def _half(m: re.Match) -> str:                # "a minute and a half", "two and a quarter minutes"
@@ -128,13 +128,15 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)k()(?![\w-])"), _thousands),
     (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+{_SHARE}(?![\w-])"), _half),
     (re.compile(rf"(?<![\w-]){_N}\s+and\s+{_SHARE}\s+{_UNIT}(?![\w-])"), _and_share),
+    # hyphenated: "the three-and-a-quarter-minute mark"
+    (re.compile(rf"(?<![\w-]){_N}-and-(a-half|a-quarter|three-quarters)-{_UNIT}(?![\w])"), _and_share),
     (re.compile(rf"(?<![\w-])(every|each|per|after|for|within|in)\s+{_UNIT}\s+and\s+{_SHARE}(?![\w-])"),
      _bare_unit_and_share),
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?)\s*-\s*and\s*-\s*a\s*-\s*half\s*-?\s*{_UNIT}(?![\w-])"),
      lambda m: f"{_fmt((_num(m.group(1)) + 0.5) * _unit_seconds(m.group(2)))} seconds"),
     (re.compile(rf"(?<![\w-])half\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _half_of),
     (re.compile(rf"(?<![\w-])(?:a|one|(three))\s+quarters?\s+of\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _quarter_of),
-    (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?"
+    (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+(?:full\s+|whole\s+|solid\s+)?(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?"
                 rf"(\d+|{_SMALL_WORDS})\s*(?:seconds?|secs?|s)(?![\w-])"), _compound),
     (re.compile(r"(?<![\w-])(a|an|one|\d+)\s+minutes?\s+(\d{1,2})(?!\s*(?:[\w-]|:))"), _unit_then_seconds),
     # a rate: "three times a minute" is every 20 seconds
@@ -159,7 +161,8 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     # the end of the game named as a moment: "the whistle blows at 12 minutes" is a game lasting that long
     (re.compile(r"(?<![\w-])(?:the\s+)?(?:final\s+)?whistle\s+blows\s+at|(?:it's|it\s+is)\s+over\s+at|"
                 r"the\s+(?:game|match|round|battle)\s+ends\s+at|time\s+(?:is\s+up|runs\s+out)\s+at|"
-                r"the\s+(?:game\s+)?(?:clock|timer)\s+(?:runs\s+out|stops|hits\s+zero|expires)\s+at"), lambda m: "lasting"),
+                r"the\s+(?:game\s+)?(?:clock|timer)\s+(?:runs\s+out|stops|hits\s+zero|expires)(?:\s+(?:you|the\s+game|"
+                r"everything|play))?(?:\s+(?:cold|dead|short))?\s+at"), lambda m: "lasting"),
     # a clock reading stated through the clock: "until the clock hits 3:00", "the 3:00 mark", "the timer reads 2:30"
     (re.compile(r"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
                 r"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+(\d{1,2}:[0-5]\d)\b"), lambda m: m.group(1)),

@@ -74,7 +74,8 @@ OBJECTIVE_TYPES = {
 MAP_HINTS = {
     "bridge": "river_bridges", "river": "river_bridges", "corridor": "two_front_corridor",
     "crossroads": "crossroads", "plateau": "plateau_fortress", "fortified": "plateau_fortress",
-    "fortress": "plateau_fortress", "arena": "four_corner_arena", "four corners": "four_corner_arena",
+    "fortress": "plateau_fortress", "hilltop": "plateau_fortress", "hill": "plateau_fortress", "summit": "plateau_fortress",
+    "high ground": "plateau_fortress", "arena": "four_corner_arena", "four corners": "four_corner_arena",
     "open field": "open_field",
 }
 

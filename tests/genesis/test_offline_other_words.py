@@ -184,3 +184,33 @@ def test_skirmishes_said_in_other_words(query):
 def test_hundreds_written_with_hyphens(phrase, seconds):
     c = read(f"Find all three enemy radar towers by {phrase}.").concepts
     assert c.deadline == seconds
+
+
+@pytest.mark.parametrize("query,named", [
+    ("Survive 6 minutes: light bots from the west at 1:00, then a heavy tank wave from the north at 4:00.", "heavy tank"),
+    ("Defend your storage for 5 minutes against rocket bots from the east every 60 seconds.", "rocket bot"),
+])
+def test_enemy_units_the_waves_are_not_made_of_are_never_honoured(query, named):
+    brief = _brief(query)
+    (clause,) = [c for c in brief.clauses if named in c.text]
+    assert clause.status == "partial" and named in clause.why
+
+
+def test_the_player_s_own_units_are_not_taken_for_the_enemy_s():
+    c = read("Survive 5 minutes against waves from the north-west every 60 seconds; you start with 6 light tanks.").concepts
+    assert "tank" not in c.unit_kinds
+
+
+@pytest.mark.parametrize("query,limit", [
+    ("Keep the factory standing through the seven-minute mark against waves from the east.", 420),
+    ("Waves from the south; hold out past 6:30.", 390),
+])
+def test_a_building_kept_through_a_moment_sets_the_game_length(query, limit):
+    assert read(query).concepts.time_limit == limit
+
+
+def test_hyphenated_shares_of_a_minute_and_units_off_the_line():
+    c = read("Waves hit your left flank at the three-and-a-quarter-minute mark; survive 6 minutes.").concepts
+    assert c.wave_times == [195.0]
+    c = read("Five light tanks off the line before the clock stops you cold at seven minutes.").concepts
+    assert (c.archetype, c.target_composition, c.time_limit) == ("production", {"light_tank": 5}, 420)
