@@ -106,6 +106,12 @@ def _report(outcome) -> int:
         band = f", difficulty {cert['difficulty']}" if cert.get("valid") and cert.get("difficulty") else ""
         console.print(f"[bold {colour}]{escape(verdict)}[/] {outcome.out_dir}/  (backend: {v['backend']['designer']}, "
                       f"{v['generation_time_s']} s{', fast-tracked' if v.get('fast_tracked') else ''}{band})")
+        from genesis.pipeline.finalize import clause_tally, clause_tally_text
+
+        tally = clause_tally(v.get("clauses") or [])
+        if tally:   # what of the request the level builds: a certified level may still build only part of it
+            shade = "green" if set(tally) == {"honoured"} else "yellow"
+            console.print(f"   [{shade}]request: {escape(clause_tally_text(tally))}[/]")
         for e in v.get("requirements", []):
             mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "·"}[e.get("passed")]
             # details quote lists such as ['sw', 'n'], which rich would read as markup and drop

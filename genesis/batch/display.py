@@ -5,6 +5,8 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
+
+from genesis.pipeline.finalize import clause_tally_text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from genesis.batch.queries import BatchQuery
@@ -47,6 +49,8 @@ class RichBatchView:
         if record.infra_retries:  # an outage it came through: visible here, not only in batch.json
             extra += f", after {record.infra_retries} infra retr{'y' if record.infra_retries == 1 else 'ies'}"
         reason = "" if record.usable else f" — {escape(record.reason[:160])}"
+        if record.usable and set(record.clauses) - {"honoured"}:   # a task that builds only part of its request
+            extra += f"; {escape(clause_tally_text(record.clauses))}"
         self.progress.console.print(f"  {record.index + 1:>3}. {verdict} {escape(record.query[:70])}  ({took}{extra}){reason}")
         self.progress.advance(self.task)
         self._describe()

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from genesis.fileio import read_json_object
+from genesis.pipeline.finalize import clause_tally
 from genesis.pipeline.runner import INFRA_ERROR, RUN_FILE
 
 RETRY_DECISIONS = ("retry", "rollback")
@@ -40,6 +41,8 @@ class QueryRecord(BaseModel):
     rubric_versions: dict[str, int] = Field(default_factory=dict)
     backend: str | None = None
     report: str | None = Field(None, description="link to the scenario report, relative to the batch folder")
+    clauses: dict[str, int] = Field(default_factory=dict, description="how many of the request's clauses are "
+                                                                      "honoured, partial, assumed, not honoured")
 
     @property
     def infra_error(self) -> bool:
@@ -107,7 +110,7 @@ def from_folder(index: int, query: str, slug: str, folder: Path, *, wall_s: floa
         model_calls=int(usage.get("calls", 0)), prompt_tokens=int(usage.get("prompt_tokens", 0)),
         completion_tokens=int(usage.get("completion_tokens", 0)), **_cost(v),
         rubric_versions=v.get("rubric_versions") or {}, backend=designer,
-        report=_report_link(folder, slug, v.get("status")))
+        report=_report_link(folder, slug, v.get("status")), clauses=clause_tally(v.get("clauses") or []))
 
 
 def _cost(v: dict[str, Any]) -> dict[str, Any]:

@@ -88,6 +88,23 @@ def clause_records(state: dict) -> list[dict[str, Any]]:
     return out
 
 
+CLAUSE_STATUSES = ("honoured", "partial", "assumed", "not_honoured")
+
+
+def clause_tally(clauses: list[dict[str, Any]]) -> dict[str, int]:
+    """How many of the request's clauses are in each status (validation.json's `clauses`)."""
+    return {s: n for s in CLAUSE_STATUSES if (n := sum(c.get("status") == s for c in clauses))}
+
+
+def clause_tally_text(tally: dict[str, int]) -> str:
+    """"3 of 5 clauses honoured (1 partial, 1 not honoured)"; "" when the request had no clauses."""
+    total = sum(tally.values())
+    if not total:
+        return ""
+    rest = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in tally.items() if s != "honoured")
+    return f"{tally.get('honoured', 0)} of {total} clauses honoured" + (f" ({rest})" if rest else "")
+
+
 def _unshown(state: dict, clauses: list[dict[str, Any]]) -> list[str]:
     """The "Not honoured" lines of the clauses the validation runs took down to partial."""
     brief = state.get("brief")
