@@ -330,23 +330,38 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="production_win", text=f"producing {comp} wins"))
         reqs.append(Requirement(id="deadline_loss", text="missing the deadline loses", on="idle"))
     elif arch == "ffa":
-        win.append(f"rank first by {c.ranking or 'damage efficiency'} at {_fmt(c.time_limit)}")
-        loss.append("rank below first")
+        if c.elimination:
+            win.append(f"be the last team {_LEFT[c.elimination]} by {_fmt(c.time_limit)}")
+            loss.append(f"{_OUT[c.elimination]}, or another team is still in at {_fmt(c.time_limit)}")
+            reqs.append(Requirement(id="elimination_win", text=f"a team is out once {_OUT_WHEN[c.elimination]}; the "
+                                                                f"last team left by {_fmt(c.time_limit)} wins"))
+            assumptions.append(f"with more than one team still in at {_fmt(c.time_limit)}, nobody wins")
+        else:
+            win.append(f"rank first by {c.ranking or 'damage efficiency'} at {_fmt(c.time_limit)}")
+            loss.append("rank below first")
+            reqs.append(Requirement(id="ranking", text="teams are ranked at the end"))
         enemy.append(f"{c.teams - 1} AI teams with equal forces fight everyone")
         reqs.append(Requirement(id="teams", text=f"{c.teams} teams with equal forces"))
-        reqs.append(Requirement(id="ranking", text="teams are ranked at the end"))
     elif arch == "teams":
-        metric = (c.ranking or "damage_efficiency").replace("_", " ")
-        win.append("the enemy alliance has no mobile units left, or yours holds the best-ranked team "
-                   f"by {metric} at {_fmt(c.time_limit)}")
-        loss.append("your alliance has no mobile units left, or the enemy holds the best-ranked team at the end")
         enemy.append(f"{c.team_size} AI enemy teams attack the nearest enemy; your {c.team_size - 1} ally team(s) "
                      "are AI controlled")
-        assumptions.append(f"a battle still undecided at {_fmt(c.time_limit)} goes to the alliance of the team "
-                           f"with the best {metric}")
         reqs.append(Requirement(id="alliances", text=f"{c.team_size}v{c.team_size} alliances"))
         reqs.append(Requirement(id="no_production", text="fixed forces, no production"))
-        reqs.append(Requirement(id="decisive", text="every battle ends with a winning alliance"))
+        if c.elimination:
+            win.append(f"the enemy alliance is out ({_ALLIANCE_OUT[c.elimination]}) by {_fmt(c.time_limit)}")
+            loss.append(f"your alliance is out ({_ALLIANCE_OUT[c.elimination]}), or the enemy alliance is still in at "
+                        f"{_fmt(c.time_limit)}")
+            reqs.append(Requirement(id="elimination_win", text=f"an alliance is out once {_ALLIANCE_OUT[c.elimination]}; "
+                                                                f"the other wins, if by {_fmt(c.time_limit)}"))
+            assumptions.append(f"with both alliances still in at {_fmt(c.time_limit)}, nobody wins")
+        else:
+            metric = (c.ranking or "damage_efficiency").replace("_", " ")
+            win.append("the enemy alliance has no mobile units left, or yours holds the best-ranked team "
+                       f"by {metric} at {_fmt(c.time_limit)}")
+            loss.append("your alliance has no mobile units left, or the enemy holds the best-ranked team at the end")
+            assumptions.append(f"a battle still undecided at {_fmt(c.time_limit)} goes to the alliance of the team "
+                               f"with the best {metric}")
+            reqs.append(Requirement(id="decisive", text="every battle ends with a winning alliance"))
     elif arch == "siege":
         win.append("destroy the enemy target structure")
         loss.append(f"the deadline {_fmt(c.time_limit)} passes")
@@ -425,6 +440,10 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     }[arch]
     if "artillery" in c.unit_kinds and arch == "siege":
         composition = "you command an artillery-only assault force against a turret line"
+    if c.side_army or c.rival_army:
+        reqs.append(Requirement(id="side_armies", text=_side_armies_text(c)))
+    if c.elimination == "commanders" and arch in ("ffa", "teams") and "commander" not in c.side_army:
+        assumptions.append("every team starts with one commander: the game is decided by the commanders' deaths")
     if c.player_start or c.player_metal is not None:
         given = [f"{n} {t.replace('_', ' ')}" for t, n in c.player_start.items()]
         given += [f"{_fmt(c.player_metal)} metal"] if c.player_metal is not None else []
@@ -547,8 +566,23 @@ def _micro_defaults(c: Concepts) -> list[str]:
     return said
 
 
+_LEFT = {"units": "with units left", "commanders": "with a living commander"}
+_OUT = {"units": "your team is wiped out", "commanders": "your commander dies"}
+_OUT_WHEN = {"units": "every unit of it is destroyed", "commanders": "its commander dies"}
+_ALLIANCE_OUT = {"units": "every unit of its teams destroyed", "commanders": "every commander of its teams dead"}
+
+
+def _side_armies_text(c: Concepts) -> str:
+    if not c.rival_army:
+        return f"each team starts with {_force_text(c.side_army)}"
+    ours = f"each team of your alliance starts with {_force_text(c.side_army)}; " if c.side_army else ""
+    return ours + f"each enemy team starts with {_force_text(c.rival_army)}"
+
+
 def _force_text(force: dict[str, int]) -> str:
     return " and ".join(f"{n} {t.replace('_', ' ')}{'s' if n > 1 else ''}" for t, n in force.items())
+
+
 def _resource_text(c: Concepts) -> str:
     """ "an income of 20 metal per second" / "a stockpile of 1500 metal" """
     amount = f"{c.resource_amount:g} {c.resource_kind or 'metal'}"

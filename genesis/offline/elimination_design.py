@@ -1,0 +1,53 @@
+"""The free-for-all and team-battle pieces a request's own words fix: each side's start army as stated, and
+an end by elimination (a side is out once its commanders die, or once every unit of it is destroyed) in
+place of the ranking at the time limit. The engine's conditions do it: `protect_target` of a side's
+commanders puts its alliance out when they are dead (`mode: all` over an alliance's tagged commanders),
+`last_survivor` ends the game when one alliance has anything left."""
+from __future__ import annotations
+
+from genesis.models import Concepts, UnitPlacement
+
+COMMANDER = "commander"
+
+
+def stated_army(army: dict[str, int], fallback: list[UnitPlacement]) -> list[UnitPlacement]:
+    """The army a request states, in its order; the family's own when it states none."""
+    return [UnitPlacement(type=t, count=n) for t, n in army.items()] if army else fallback
+
+
+def with_commander(groups: list[UnitPlacement], tag: str | None) -> list[UnitPlacement]:
+    """`groups` with one commander tagged `tag` (a side is out once its tagged commanders die; untagged in
+    a free-for-all, where each team's own commander is selected by its team): the stated commander when
+    the army has one, else one more unit."""
+    out = [g.model_copy(update={"tag": tag}) if g.type == COMMANDER else g for g in groups]
+    if not any(g.type == COMMANDER for g in groups):
+        out.insert(0, UnitPlacement(type=COMMANDER, count=1, tag=tag))
+    return out
+
+
+def commander_tag(alliance: int) -> str:
+    return f"side_{alliance + 1}_commander"
+
+
+def conditions(elimination: str, alliances: list[int], tagged: bool = True) -> list[dict]:
+    """The end by elimination of alliances led by the teams `alliances` (one team of each alliance): with
+    `tagged` an alliance's commanders carry its tag, else each lead team's own commander is selected."""
+    if elimination == "units":
+        return [{"kind": "last_survivor", "mobile_only": False}]
+    return [{"kind": "protect_target", "team": lead, "mode": "all",
+             "target": {"tag": commander_tag(k)} if tagged else {"team": lead, "type": COMMANDER}}
+            for k, lead in enumerate(alliances)]
+
+
+def win_expects(elimination: str, player: int) -> list[dict]:
+    """The player's win comes from the elimination of the others, not from the clock or a ranking."""
+    why = "last survivor" if elimination == "units" else COMMANDER
+    return [{"result": {"winners_include": player, "ended_by": "condition", "reason_contains": why}}]
+
+
+def ending_text(c: Concepts, who: str) -> str:
+    """How the game ends, for the agent description; `who` names the sides ("alliance", "team")."""
+    out = "every commander of it is dead" if c.elimination == "commanders" else "every unit of it is destroyed"
+    article = "An" if who[0] in "aeiou" else "A"
+    return (f"{article} {who} is out once {out}; the last {who} left wins. If more than one {who} is still in after "
+            f"{c.time_limit / 60:g} minutes, nobody wins.")
