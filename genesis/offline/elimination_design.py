@@ -5,9 +5,11 @@ commanders puts its alliance out when they are dead (`mode: all` over an allianc
 `last_survivor` ends the game when one alliance has anything left."""
 from __future__ import annotations
 
+from engine.catalog import load_catalog
 from genesis.models import Concepts, UnitPlacement
 
 COMMANDER = "commander"
+KITE_TAG = "kiters"       # the player's stated units the reference kites with
 
 
 def stated_army(army: dict[str, int], fallback: list[UnitPlacement]) -> list[UnitPlacement]:
@@ -23,6 +25,24 @@ def with_commander(groups: list[UnitPlacement], tag: str | None) -> list[UnitPla
     if not any(g.type == COMMANDER for g in groups):
         out.insert(0, UnitPlacement(type=COMMANDER, count=1, tag=tag))
     return out
+
+
+def kites(ours: dict[str, int], theirs: dict[str, int]) -> bool:
+    """Every armed mobile unit of `ours` outruns and outranges every one of `theirs`: a stated army that
+    loses a brawl and wins at its own range (rocket bots against assault bots)."""
+    cat = load_catalog().units
+    mine = [cat[t] for t in ours if cat[t].weapon and cat[t].speed > 0 and t != COMMANDER]
+    foes = [cat[t] for t in theirs if cat[t].weapon and cat[t].speed > 0 and t != COMMANDER]
+    return bool(mine and foes) and min(u.speed for u in mine) > max(u.speed for u in foes) \
+        and min(u.weapon.range for u in mine) > max(u.weapon.range for u in foes)
+
+
+def kite_tagged(groups: list[UnitPlacement]) -> tuple[list[UnitPlacement], list[dict]]:
+    """`groups` with their untagged mobile units tagged for the reference's `kite` role, and that role."""
+    cat = load_catalog().units
+    out = [g.model_copy(update={"tag": KITE_TAG}) if g.tag is None and cat[g.type].speed > 0 else g for g in groups]
+    count = sum(g.count for g in out if g.tag == KITE_TAG)
+    return out, [{"role": "kite", "tag": KITE_TAG, "count": count}]
 
 
 def commander_tag(alliance: int) -> str:

@@ -1200,6 +1200,10 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if c.elimination == "commanders":
         ours_stated = ED.with_commander(ours_stated, ED.commander_tag(0))
         theirs_stated = ED.with_commander(theirs_stated, ED.commander_tag(1))
+    # stated armies that lose a brawl but outrun and outrange the enemy's are played at their range
+    roles: list[dict] = []
+    if c.side_army and ED.kites(c.side_army, c.rival_army or c.side_army):
+        ours_stated, roles = ED.kite_tagged(ours_stated)
     army = _spread(m, ours_stated, origin, [])
     # a request for equal or stated forces keeps them; otherwise a stronger enemy is the lever against a
     # plan that wins without watching the game
@@ -1241,6 +1245,8 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             f"{'ally is' if size == 2 else 'allies are'} controlled by the AI and will not communicate. Where your "
             "alliance starts (one half of the map, you at one of its starts) and which of you the enemy sides "
             "hunt first change from game to game: find your ally and fight together. "
+            + ("Your units are faster and outrange the enemy's: fight at your range and back off from theirs. "
+               if roles else "")
             + (ED.ending_text(c, "alliance") if c.elimination else
                "The last alliance with mobile units standing wins; if both still stand after "
                f"{c.time_limit / 60:g} minutes, the alliance of the team with the best {metric.replace('_', ' ')}"
@@ -1249,7 +1255,8 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit, requirements=_requirements(brief, expects), conditions=conditions,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               strategy_params={"engage_at": 0, "with_allies": True, "join_allies": True},
+               strategy_params={"engage_at": 0, "with_allies": True, "join_allies": True,
+                                **({"roles": roles} if roles else {})},
                variation=LV.team_variation((m.width / 2, m.height / 2)))
 
 
