@@ -479,8 +479,10 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
     alive and the level settings the request asks for."""
     keys = {h.key for h in reading.hits}
     arch = c.archetype
-    # a capture's garrison and relief columns come from no named side at no named time: those are reported
-    attacked = arch in ("defense", "raids") or (arch == "production" and (c.wave_times or c.raids))
+    # a capture's garrison and relief columns come from no named side at no named time, unless the request
+    # names the counterattacks' sides and times: those are reported
+    attacked = arch in ("defense", "raids") or (arch == "production" and (c.wave_times or c.raids)) \
+        or (arch == "capture" and len(c.direction_times) == len(c.directions) > 0)
     reqs: list[Requirement] = []
     if c.directions and attacked:
         sides = ", ".join(_SIDE_NAMES[d] for d in c.directions)

@@ -6,7 +6,7 @@ import re
 
 from engine.catalog import load_catalog
 from engine.level import RING_GROWTH, RING_SIZE
-from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
+from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement, Variation
 from genesis.offline import composed_designs, economy, pm_brain, wave_growth
 from genesis.offline import elimination_design as ED
 from genesis.offline import geometry as G
@@ -1145,7 +1145,13 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         kind="objective", library_rule="capture_and_hold",
         requirement_ids=["capture_win", "hold_zone", "deadline"], params=params)]
     comps += protect
-    if fixed:
+    counter: Expects = {}
+    named = bool(c.directions) and len(c.direction_times) == len(c.directions)
+    if named:
+        # the request names the counterattacks' sides and times: they come as said, a few seconds late
+        counter_comp, counter = _counterattacks(brief, c, m, zone, _scaled(RELIEF_SIZE, strength, 1))
+        comps.append(counter_comp)
+    elif fixed:
         # the request fixes the zone: the seed varies the relief columns that try to retake it
         comps.append(LV.relief_component(m, start, _scaled(RELIEF_SIZE, strength, 1)))
     met = _deadline_expects(deadline, "did not hold the zone in time")
@@ -1157,14 +1163,17 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             {"event": "rule_log", "where": {"rule": "capture_and_hold", "name": "zone_held"},
              "values": {"field": "fields.held", "min": hold, "max": hold + 2}, "min": 1, "max": 1},
             {"result": {"winners_include": PLAYER, "duration_min": hold}}],
-        "deadline": met, "deadline_loss": met["idle"], **protect_expects}
+        "deadline": met, "deadline_loss": met["idle"], **protect_expects, **counter}
     teams = [
         TeamPlan(id=PLAYER, name="Attackers", role="player", controller={"type": "agent"}, units=army),
         TeamPlan(id=ENEMY, name="Garrison", role="enemy", controller={"type": "ai", "behaviour": "hold"},
                  units=garrison),
     ]
-    relief = (" Small relief columns of the garrison come to retake it, from a side and at a time that change from "
-              "game to game." if fixed else "")
+    relief = (" Enemy counterattacks come to retake it: " + ", ".join(
+        f"from the {SIDE_NAMES[side]} at about {t // 60:g}:{t % 60:02g}"
+        for side, t in zip(_named_fronts(c, m, zone)[0], c.direction_times)) + "."
+              if named else " Small relief columns of the garrison come to retake it, from a side and at a time "
+              "that change from game to game." if fixed else "")
     where = ("at the map centre" if fixed else
              f"at one of {len(zones)} garrisoned outposts ({LV.sites_text(zones)}): which one changes from game to "
              "game and is marked and announced at the start")
@@ -1177,7 +1186,39 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
                time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="hold_zone",
-               strategy_params=strategy, variation=LV.capture_variation(zones) if zones else LV.relief_variation(zone_xy))
+               strategy_params=strategy, variation=(
+                   LV.capture_variation(zones) if zones else
+                   _counter_variation(brief, zone_xy) if named else LV.relief_variation(zone_xy)))
+
+
+def _counterattacks(brief: Brief, c: Concepts, m, zone: tuple[float, float], size: int
+                    ) -> tuple[RuleComponent, Expects]:
+    """The counterattacks a capture request names: each from its side at its time (up to a few seconds
+    late), at the zone; evidenced by their sides and times as seen from the zone."""
+    sides, fronts = _named_fronts(c, m, zone)
+    times = list(c.direction_times)
+    units = {"light_bot": size}
+    late = V.schedule_jitter(times, True)
+    comp = RuleComponent(
+        id="staggered_waves", purpose="the named counterattacks, each from its side at its time, at the zone",
+        kind="spawn", library_rule="staggered_waves", requirement_ids=["directions", "front_order", "front_times"],
+        params={"team": ENEMY, "fronts": fronts, "times": times, "units": units, "jitter": late,
+                "targets": [[round(zone[0], 1), round(zone[1], 1)]] * len(fronts)})
+    spawned = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": sorted(units)})
+    return comp, _direction_expects(sides, times, zone, spawned)
+
+
+def _counter_variation(brief: Brief, zone: list[float]) -> Variation:
+    """The zone and every counterattack's side and time are the request's: a fixed drill, but for a few
+    seconds of lateness."""
+    from genesis.offline import layout_variation as LV   # the families' own module
+
+    late = V.STATED_JITTER
+    varies = [V.vary(f"each counterattack's time, up to {late:g} s after the stated one", "staggered_waves.jitter",
+                     "the counterattack as it appears, not the clock")]
+    fixed = V.stated(brief, "front_times", "directions", "front_order")
+    probe = LV.relief_variation(zone).probes
+    return V.variation(varies, probe, fixed_by=fixed)
 
 
 def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
