@@ -486,13 +486,16 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
     reqs: list[Requirement] = []
     if c.directions and attacked:
         sides = ", ".join(_SIDE_NAMES[d] for d in c.directions)
-        reqs.append(Requirement(id="directions", text=f"attacks come from the named sides: {sides}"))
+        # a capture's counterattacks are seen in a game that lasts until them: the idle player's (a quick
+        # hold wins before they come)
+        on = "idle" if arch == "capture" else "reference"
+        reqs.append(Requirement(id="directions", text=f"attacks come from the named sides: {sides}", on=on))
         if "front_order" in keys and len(c.directions) > 1:
-            reqs.append(Requirement(id="front_order", text=f"the sides attack in the stated order: {sides}"))
+            reqs.append(Requirement(id="front_order", text=f"the sides attack in the stated order: {sides}", on=on))
         if c.direction_times:
             reqs.append(Requirement(id="front_times", text="each side attacks at its stated time (within 10 s): "
                                     + ", ".join(f"{_SIDE_NAMES[d]} at {_fmt(t)}"
-                                                for d, t in zip(c.directions, c.direction_times))))
+                                                for d, t in zip(c.directions, c.direction_times)), on=on))
     if c.growth_factor and attacked:
         reqs.append(Requirement(id="growth", text=f"each wave is at least {c.growth_factor:g} times the size of "
                                                   "the one before"))

@@ -1252,7 +1252,9 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     strength = 1.0 if equal or c.side_army or c.rival_army else _strength(guidance)
     enemy = _spread(m, [g.model_copy(update={"count": _scaled(g.count, strength)}) if g.type != ED.COMMANDER else g
                         for g in theirs_stated], origin, [])
-    layouts = LV.team_layouts(m, size, army, origin, enemy_army=enemy)
+    # fixed forces the reference loses with are eased by the enemy's plan: no ganging up
+    gang = 1 if strength == 1 and _strength(guidance) < 1 else LV.GANG
+    layouts = LV.team_layouts(m, size, army, origin, enemy_army=enemy, gang=gang)
     teams = []
     for i in range(size * 2):
         ally_ids = list(range(size)) if i < size else list(range(size, 2 * size))
@@ -1284,8 +1286,9 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
               f"{'larger' if strength > 1 else 'smaller'} than yours")
     desc = (f"A {size}v{size} battle with fixed {forces} and no production. Your "
             f"{'ally is' if size == 2 else 'allies are'} controlled by the AI and will not communicate. Where your "
-            "alliance starts (one half of the map, you at one of its starts) and which of you the enemy sides "
-            "hunt first change from game to game: find your ally and fight together. "
+            "alliance starts (one half of the map, you at one of its starts)"
+            + (" and which of you the enemy sides hunt first change" if gang > 1 else " changes")
+            + " from game to game: find your ally and fight together. "
             + ("Your units are faster and outrange the enemy's: fight at your range and back off from theirs. "
                if roles else "")
             + (ED.ending_text(c, "alliance") if c.elimination else
@@ -1298,7 +1301,7 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
                strategy_params={"engage_at": 0, "with_allies": True, "join_allies": True,
                                 **({"roles": roles} if roles else {})},
-               variation=LV.team_variation((m.width / 2, m.height / 2)))
+               variation=LV.team_variation((m.width / 2, m.height / 2), ganged=gang > 1))
 
 
 SIEGE_RING = 10          # turrets round the core at enemy strength 1: an army marching in a body breaks one ring

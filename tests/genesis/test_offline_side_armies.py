@@ -98,3 +98,40 @@ def test_without_an_elimination_the_ranking_stays_and_no_elimination_is_claimed(
     gdd = design(brief)
     assert any(c.kind == "rank_by_score" for c in gdd.conditions)
     assert not any(r.id == "elimination_win" for r in brief.requirements)
+
+
+def test_fixed_forces_the_reference_loses_with_are_eased_by_the_enemys_plan_not_by_changing_them():
+    brief = write_brief(C11, read(C11))
+    first, eased = design(brief), design(brief, ["balance_preview: ...: make the enemy weaker"])
+    assert _layout_armies(first) == _layout_armies(eased)          # the stated armies stay as stated
+
+    def hunted(gdd) -> list[list[int]]:
+        return [[c["controller"]["target"]["team"] for c in lay["controllers"] if c["team"] >= 3]
+                for lay in next(r for r in gdd.rule_components if r.id == "layout").params["layouts"]]
+    assert any(len(set(h)) < len(h) for h in hunted(first))       # two enemy sides gang up on one team
+    assert all(len(set(h)) == len(h) for h in hunted(eased))      # each goes for its own nearest
+    assert not any("gang" in v.what for v in eased.variation.varies)
+
+
+CAPTURE = ("Capture the crossroads centre and hold it for 2 minutes continuously before minute 7; enemy "
+           "counterattacks come from the north at 3:00 and from the east at 5:00.")
+
+
+@pytest.mark.parametrize("query, fronts, times", [
+    (CAPTURE, ["north", "east"], [180.0, 300.0]),
+    ("Take the hill in the middle of the map and keep it for 90 seconds within 6 minutes; the enemy strikes back "
+     "from the west at 2:00 and from the south at 4:00.", ["west", "south"], [120.0, 240.0]),
+])
+def test_a_captures_named_counterattacks_come_from_their_sides_at_their_times(query, fronts, times):
+    brief = write_brief(query, read(query))
+    gdd = design(brief)
+    waves = next(r for r in gdd.rule_components if r.id == "staggered_waves")
+    assert waves.params["fronts"] == fronts and waves.params["times"] == times and waves.params["jitter"] <= 5
+    assert not any(r.id == "relief" for r in gdd.rule_components)       # no columns from drawn sides
+    zone = next(r for r in gdd.rule_components if r.id == "capture_and_hold").params["zone"]
+    assert all(t == zone for t in waves.params["targets"])
+    named = [r for r in gdd.requirements if r.id in ("directions", "front_times")]
+    assert len(named) == 2 and all(r.expect and r.on == "idle" for r in named)
+    counter = next(c for c in brief.clauses if "back" in c.text or "counterattack" in c.text)
+    assert counter.status == "honoured"
+    assert gdd.variation.fixed_by and all(v.how.endswith("jitter") for v in gdd.variation.varies)
