@@ -147,6 +147,13 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         assumptions += taken
         unsupported += unusable
     arch = c.archetype
+    if c.production and arch in ("ffa", "teams"):
+        # the sides fight with their start armies: production asked for is reported, never claimed
+        unbuilt = f"production in a {'free-for-all' if arch == 'ffa' else 'team battle'} is not built: every side " \
+                  "fights with its start army"
+        unsupported.append(unbuilt)
+        reading = dataclasses.replace(reading, hits=[
+            dataclasses.replace(h, problem=unbuilt) if h.key == "production_switch" else h for h in reading.hits])
     if c.time_limit is None and arch == "capture" and c.hold_time:
         c.time_limit = max(DEFAULT_TIME_LIMIT[arch], c.hold_time + 180)
         assumptions.append(f"no duration given: {_fmt(c.time_limit)} (time to take the zone and hold it)")
