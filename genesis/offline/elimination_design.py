@@ -45,28 +45,6 @@ def kite_tagged(groups: list[UnitPlacement]) -> tuple[list[UnitPlacement], list[
     return out, [{"role": "kite", "tag": KITE_TAG, "count": count}]
 
 
-SCOUT_TAG = "scout"
-
-
-def with_scout(groups: list[UnitPlacement], waypoints: list[list[float]]) -> tuple[list[UnitPlacement], list[dict]]:
-    """`groups` with one unit of the first untagged mobile group tagged as the reference's scout, and its
-    role looking at `waypoints` first: an elimination under fog ends only once the reference finds the
-    rivals that are left."""
-    cat = load_catalog().units
-    out: list[UnitPlacement] = []
-    for g in groups:
-        if not any(o.tag == SCOUT_TAG for o in out) and g.tag is None and cat[g.type].speed > 0 \
-                and g.type != COMMANDER:
-            out.append(g.model_copy(update={"count": 1, "tag": SCOUT_TAG}))
-            if g.count > 1:
-                out.append(g.model_copy(update={"count": g.count - 1}))
-        else:
-            out.append(g)
-    if not any(o.tag == SCOUT_TAG for o in out):
-        return groups, []
-    return out, [{"role": "scout", "tag": SCOUT_TAG, "count": 1, "waypoints": waypoints}]
-
-
 def commander_tag(alliance: int) -> str:
     return f"side_{alliance + 1}_commander"
 

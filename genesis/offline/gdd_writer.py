@@ -1043,10 +1043,6 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     stated = ED.stated_army(c.side_army, _mixed_army())
     if c.elimination == "commanders":
         stated = ED.with_commander(stated, None)
-    roles: list[dict] = []
-    if c.elimination and c.fog:
-        # the last rivals to put out hide in the fog: a scout of the army looks round every start for them
-        stated, roles = ED.with_scout(stated, [[round(v, 1) for v in sp[s]] for s in starts])
     army = _spread(m, stated, origin, [])
     layouts = LV.ffa_layouts(m, starts, size, army, origin, lambda side, hunter: LV.ffa_prey(side, hunter, c.teams))
     teams = []
@@ -1093,8 +1089,10 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                time_limit=c.time_limit + (0 if c.elimination else 30), requirements=_requirements(brief, expects),
                conditions=ending,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
+               # an elimination is won only once every rival is found: the army searches the starts
                strategy_params={"engage_at": round(c.time_limit * FFA_ENGAGE_SHARE[plan], 1),
-                                **({"roles": roles} if roles else {})},
+                                **({"sweep": [[round(v, 1) for v in sp[s]] for s in starts]} if c.elimination
+                                   else {})},
                variation=LV.ffa_variation((m.width / 2, m.height / 2)))
 
 

@@ -85,6 +85,7 @@ def test_a_free_for_all_to_the_last_living_commander_puts_out_each_team_whose_co
     assert [(c.kind, c.team, c.target.team, c.target.type) for c in gdd.conditions] == [
         ("protect_target", t, t, "commander") for t in range(4)]
     assert gdd.time_limit == 900     # the elimination must come by the limit the request states
+    assert len(gdd.strategy_params["sweep"]) == 4     # the reference searches every start for the rivals left
     for teams in _layout_armies(gdd):
         assert all(army == {"commander": 1, "light_tank": 8} for army in teams.values())
 
