@@ -358,8 +358,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             win.append(f"the enemy alliance is out ({_ALLIANCE_OUT[c.elimination]}) by {_fmt(c.time_limit)}")
             loss.append(f"your alliance is out ({_ALLIANCE_OUT[c.elimination]}), or the enemy alliance is still in at "
                         f"{_fmt(c.time_limit)}")
-            reqs.append(Requirement(id="elimination_win", text=f"an alliance is out once {_ALLIANCE_OUT[c.elimination]}; "
-                                                                f"the other wins, if by {_fmt(c.time_limit)}"))
+            reqs.append(Requirement(id="elimination_win", text=f"an alliance is out once "
+                                    f"{_ALLIANCE_OUT[c.elimination]}; the other wins, if by {_fmt(c.time_limit)}"))
             assumptions.append(f"with both alliances still in at {_fmt(c.time_limit)}, nobody wins")
         else:
             metric = (c.ranking or "damage_efficiency").replace("_", " ")

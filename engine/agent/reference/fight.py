@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from engine.agent.policy import centroid
+from engine.agent.policy import COMMANDER, centroid
 from engine.agent.reference.strategy import Strategy
 
 
@@ -62,7 +62,9 @@ class Fight(Strategy):
         w = sim.world
         idx = w.alive_idx
         allies = [t for t in sim.teams[ref.team].allies if t != ref.team]
-        ally_army = idx[np.isin(w.team[idx], allies) & w.armed[idx] & (w.speed[idx] > 0)]
+        # an ally's army, as the player's own, leaves its commander at home
+        ally_army = idx[np.isin(w.team[idx], allies) & w.armed[idx] & (w.speed[idx] > 0)
+                        & (w.category[idx] != COMMANDER)]
         army = ref.army(sim)
         if not ally_army.size or not army.size:
             return None
