@@ -1091,8 +1091,8 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
                # an elimination is won only once every rival is found: the army searches the starts
                strategy_params={"engage_at": round(c.time_limit * FFA_ENGAGE_SHARE[plan], 1),
-                                **({"sweep": [[round(v, 1) for v in sp[s]] for s in starts]} if c.elimination
-                                   else {})},
+                                **({"sweep": [[round(v, 1) for v in sp[s]] for s in starts],
+                                    "guard_radius": FFA_GUARD} if c.elimination else {})},
                variation=LV.ffa_variation((m.width / 2, m.height / 2)))
 
 
@@ -1103,6 +1103,7 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
 # in every plan: the request asked for a fair free-for-all.
 FFA_ENGAGE_SHARE = {"late": 2 / 3, "midway": 0.5, "join_at_once": 0.0}
 FFA_PLANS = tuple(FFA_ENGAGE_SHARE)
+FFA_GUARD = 15.0    # tiles round home within which a waiting army strikes intruders: its commander stands there
 
 
 def _ffa_plan(c: Concepts, guidance: list[str]) -> str:

@@ -38,3 +38,22 @@ def test_joining_allies_means_their_army_not_a_commander_left_at_home(tmp_path, 
     sim = Simulation(load_level(cfg, base_dir=tmp_path), seed=0, policies={0: make_policy("reference", team=0)})
     result = sim.run()
     assert result.winners == [0, 1], result.reason
+
+
+def test_a_waiting_army_with_a_guard_radius_strikes_what_attacks_its_home(tmp_path, h):
+    """Before engage_at the army holds home; with guard_radius it beats off an enemy shooting what it
+    left there (a storage out of its own weapons' reach), without it the storage is lost."""
+    def play(reference: dict):
+        h.write_map(tmp_path, h.open_rows(SIZE, SIZE))
+        cfg = h.level_dict([h.team(0, [{"type": "light_tank", "x": 8.5, "y": 8.5, "count": 4, "spread": 2},
+                                       {"type": "metal_storage", "x": 8.5, "y": 18.5, "tag": "store"}]),
+                            h.team(1, [{"type": "light_bot", "x": 11.5, "y": 21.5}], controller={"type": "none"})],
+                           conditions=[{"kind": "protect_target", "team": 0, "target": {"team": 0, "tag": "store"}}],
+                           switches={"fog_of_war": False, "time_limit": 120})
+        cfg["metadata"] = {"reference": {"strategy": "fight", "engage_at": 200, **reference}}
+        return Simulation(load_level(cfg, base_dir=tmp_path), seed=0,
+                          policies={0: make_policy("reference", team=0)}).run()
+
+    assert play({"guard_radius": 15}).winners == [0]
+    lost = play({})
+    assert 0 not in lost.winners and "protected" in lost.reason

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from engine.agent.observation import visible_enemy_ids
 from engine.agent.policy import COMMANDER, centroid
 from engine.agent.reference.strategy import Strategy
 
@@ -27,7 +28,9 @@ class Fight(Strategy):
               "join_radius": "tiles (default 10): how close to the allied army counts as joined",
               "sweep": "list of [x, y] points (default none) the army searches, nearest first, when it sees no enemy",
               "sweep_radius": "tiles (default 6): how close the army's centre comes to a sweep point to have "
-                              "searched it"}
+                              "searched it",
+              "guard_radius": "tiles (default 0: none): before engage_at the army strikes a visible enemy within "
+                              "this distance of its home (one attacking what it left there) and walks back after"}
 
     def __init__(self, ref):
         super().__init__(ref)
@@ -36,7 +39,7 @@ class Fight(Strategy):
     def decide(self, sim) -> list[dict]:
         ref = self.ref
         if sim.time < float(self.spec.get("engage_at", 0.0)):
-            return ref.send(sim, ref.home)
+            return ref.send(sim, self._intruder(sim) or ref.home)
         if self.spec.get("join_allies"):
             rally = self._ally_rally(sim)
             if rally is not None:
@@ -45,6 +48,18 @@ class Fight(Strategy):
         if target is None:
             target = self._sweep(sim)
         return ref.send(sim, target) if target is not None else []
+
+    def _intruder(self, sim) -> tuple[float, float] | None:
+        """The visible enemy nearest to home within guard_radius of it, if any."""
+        reach = float(self.spec.get("guard_radius", 0.0))
+        enemies = visible_enemy_ids(sim, self.ref.team) if reach > 0 else np.empty(0, dtype=np.int64)
+        if not enemies.size:
+            return None
+        w = sim.world
+        hx, hy = self.ref.home
+        d = np.hypot(w.x[enemies] - hx, w.y[enemies] - hy)
+        k = int(np.argmin(d))
+        return (float(w.x[enemies[k]]), float(w.y[enemies[k]])) if d[k] <= reach else None
 
     def _sweep(self, sim) -> tuple[float, float] | None:
         """The nearest sweep point the army has not yet searched (come within sweep_radius of)."""
