@@ -5,6 +5,8 @@ commanders puts its alliance out when they are dead (`mode: all` over an allianc
 `last_survivor` ends the game when one alliance has anything left."""
 from __future__ import annotations
 
+import math
+
 from engine.catalog import load_catalog
 from genesis.models import Concepts, UnitPlacement
 
@@ -12,9 +14,19 @@ COMMANDER = "commander"
 KITE_TAG = "kiters"       # the player's stated units the reference kites with
 
 
+GROUP_MAX = 4     # units of one start group: a rule spawns a larger one crowded round its point
+
+
 def stated_army(army: dict[str, int], fallback: list[UnitPlacement]) -> list[UnitPlacement]:
-    """The army a request states, in its order; the family's own when it states none."""
-    return [UnitPlacement(type=t, count=n) for t, n in army.items()] if army else fallback
+    """The army a request states, in its order, in groups of at most GROUP_MAX of a type split evenly
+    (5 tanks: 3 and 2); the family's own when it states none."""
+    if not army:
+        return fallback
+    out = []
+    for kind, n in army.items():
+        parts = math.ceil(n / GROUP_MAX)
+        out += [UnitPlacement(type=kind, count=n // parts + (k < n % parts)) for k in range(parts)]
+    return out
 
 
 def with_commander(groups: list[UnitPlacement], tag: str | None) -> list[UnitPlacement]:
