@@ -60,10 +60,19 @@ def read(r, roster: dict[str, str], unit_pattern: str, number) -> None:
     c, text = r.concepts, r.text
     if c.archetype not in ("ffa", "teams"):
         return
-    for m in _ALL.finditer(text):
-        c.side_army = _army(r, m, roster, unit_pattern, number) or c.side_army
-    for m in _OURS.finditer(text):
-        c.side_army = _army(r, m, roster, unit_pattern, number) or c.side_army
+    ours = []
+    for m in [*_ALL.finditer(text), *_OURS.finditer(text)]:
+        army = _army(r, m, roster, unit_pattern, number)
+        if army:
+            c.side_army = army
+            ours.append(m.span())
+    # "every player starts with ..." was also read as the player's own start: the side army is it
+    given = [h for h in r.hits if h.key == "start_forces"]
+    said_here = [h for h in given if any(a <= h.start < b for a, b in ours)]
+    if said_here:
+        r.hits = [h for h in r.hits if h not in said_here]
+        if len(said_here) == len(given):
+            c.player_start = {}
     if c.archetype == "teams":
         for m in _THEIRS.finditer(text):
             c.rival_army = _army(r, m, roster, unit_pattern, number) or c.rival_army

@@ -136,3 +136,10 @@ def test_a_captures_named_counterattacks_come_from_their_sides_at_their_times(qu
     counter = next(c for c in brief.clauses if "back" in c.text or "counterattack" in c.text)
     assert counter.status == "honoured"
     assert gdd.variation.fixed_by and all(v.how.endswith("jitter") for v in gdd.variation.varies)
+
+
+def test_every_players_army_is_the_side_army_not_a_second_start_of_the_players_own():
+    c = read("1v1v1v1 on the river map: every player starts with a commander and 6 light tanks; a player is out "
+             "once its commander dies; 12 minutes.").concepts
+    assert c.side_army == {"commander": 1, "light_tank": 6} and c.player_start == {}
+    assert c.elimination == "commanders"
