@@ -1153,7 +1153,7 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     named = bool(c.directions) and len(c.direction_times) == len(c.directions)
     if named:
         # the request names the counterattacks' sides and times: they come as said, a few seconds late
-        counter_comp, counter = _counterattacks(brief, c, m, zone, _scaled(RELIEF_SIZE, strength, 1))
+        counter_comp, counter = _counterattacks(c, m, zone, _scaled(RELIEF_SIZE, strength, 1))
         comps.append(counter_comp)
     elif fixed:
         # the request fixes the zone: the seed varies the relief columns that try to retake it
@@ -1192,11 +1192,11 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="hold_zone",
                strategy_params=strategy, variation=(
                    LV.capture_variation(zones) if zones else
-                   _counter_variation(brief, zone_xy) if named else LV.relief_variation(zone_xy)))
+                   _counter_variation(brief, zone_xy, counter_comp.params["jitter"]) if named else
+                   LV.relief_variation(zone_xy)))
 
 
-def _counterattacks(brief: Brief, c: Concepts, m, zone: tuple[float, float], size: int
-                    ) -> tuple[RuleComponent, Expects]:
+def _counterattacks(c: Concepts, m, zone: tuple[float, float], size: int) -> tuple[RuleComponent, Expects]:
     """The counterattacks a capture request names: each from its side at its time (up to a few seconds
     late), at the zone; evidenced by their sides and times as seen from the zone."""
     sides, fronts = _named_fronts(c, m, zone)
@@ -1212,12 +1212,11 @@ def _counterattacks(brief: Brief, c: Concepts, m, zone: tuple[float, float], siz
     return comp, _direction_expects(sides, times, zone, spawned)
 
 
-def _counter_variation(brief: Brief, zone: list[float]) -> Variation:
-    """The zone and every counterattack's side and time are the request's: a fixed drill, but for a few
-    seconds of lateness."""
+def _counter_variation(brief: Brief, zone: list[float], late: float) -> Variation:
+    """The zone and every counterattack's side and time are the request's: a fixed drill, but for up to
+    `late` seconds of lateness."""
     from genesis.offline import layout_variation as LV   # the families' own module
 
-    late = V.STATED_JITTER
     varies = [V.vary(f"each counterattack's time, up to {late:g} s after the stated one", "staggered_waves.jitter",
                      "the counterattack as it appears, not the clock")]
     fixed = V.stated(brief, "front_times", "directions", "front_order")
