@@ -616,7 +616,9 @@ def _judge(seeds: tuple[int, ...], limit: float, taped: CertRun, replayed: CertR
     allowed = n // 2
     loop_wins = sum(r.won for r in loop)
     unvaried = len(loop) > 1 and sum(r.same_as_seed is not None for r in loop) == len(loop) - 1
+    won_seeds = ", ".join(str(r.seed) for r in loop if r.won)
     told = (f"the reference's seed-{seeds[0]} orders ({len(taped.schedule)}) replayed blind won {_wins(loop)}"
+            + (f" (seed{'s' * (loop_wins > 1)} {won_seeds})" if loop_wins else "")
             + (f" ({loop_stopped})" if loop_stopped else "")
             + ("; the level plays the same game on every seed" if unvaried else ""))
     if drill:

@@ -69,6 +69,14 @@ class Concepts(Doc):
         f"{name}: {meaning}" for name, meaning in ARCHETYPES.items()))
     fronts: int | None = Field(None, description="number of distinct attack directions, if the request names them")
     objectives: int | None = Field(None, description="number of things the player must protect or take")
+    raid_size: int | None = Field(None, ge=1, description="units in each raid, when the request counts them (\"a pair "
+                                                          "of bombers every 75 s\")")
+    guard_turrets: dict[str, int] = Field(default_factory=dict, description="siege: turret type from the roster -> "
+                                                                           "count guarding the target, when the request "
+                                                                           "counts them (\"guarded by 8 light turrets\")")
+    keep_objectives: int | None = Field(None, ge=1, description="the player loses once fewer than this many "
+                                                                "objectives are left (\"keep at least 2 of the 4\"); "
+                                                                "None: losing any one loses")
     objective_type: str | None = Field(None, description="unit type from the roster of the objectives (e.g. a "
                                                          "storage "
                                                           "to protect)")
@@ -100,6 +108,7 @@ class Concepts(Doc):
     map_hint: str | None = Field(None, description="built-in map the request points at, one of: " + ", ".join(list_maps()))
     scouting: bool = Field(False, description="the player must scout to learn where attacks come from")
     raids: bool = Field(False, description="small enemy parties harass economy targets")
+    unopposed: bool = Field(False, description="the request says no enemy attacks the player (a race against the clock)")
     allied_bases: int | None = Field(None, description="number of allied (AI) bases fighting with the player")
     directions: list[Direction] = Field(default_factory=list, description="the attack sides the request names, in "
                                         "its order: compass points, or left / right (flanks as the player faces "

@@ -537,6 +537,25 @@ def level_fields() -> str:
             "unknown keys are errors")
 
 
+def _one_draw_odds(seeds: int) -> str:
+    """How likely one seeded choice among k equal options fails the blind-replay requirement by chance: the
+    replay wins seed 0 and every other seed that draws seed 0's option."""
+    from math import comb
+
+    allowed = seeds // 2
+    others = seeds - 1
+
+    def fails(k: int) -> float:
+        p = 1 / k
+        return sum(comb(others, j) * p ** j * (1 - p) ** (others - j) for j in range(allowed, others + 1))
+
+    odds = ", ".join(f"{fails(k):.0%} with {k}" for k in (2, 3, 4, 6, 8))
+    return (f"A single seeded choice among k equal options fails (3) by chance when {allowed} of the other "
+            f"{others} seeds draw seed 0's option (the replay tends to win those): {odds} options; combine "
+            "independent draws (side x time x "
+            "composition) or offer more options rather than rely on one small choice.")
+
+
 def validity_certificate() -> str:
     """What the level gate's certificate plays and requires, and the tools that make seeds matter."""
     from genesis.certificate import SEEDS
@@ -552,7 +571,7 @@ def validity_certificate() -> str:
         "replay of the reference's seed-0 orders by game time. It requires: (1) the seed changes the game: the "
         "reference plays a different game on at least 2 of the later seeds, unless `variation.fixed_by` quotes the "
         "clause of the request that fixes every event (a fixed drill); (2) no cheap policy (random, rush, turtle, a "
-        "probe) wins every seed; (3) the blind replay wins at most half the seeds.\n"
+        "probe) wins every seed; (3) the blind replay wins at most half the seeds. " + _one_draw_odds(n) + "\n"
         "Tools that make a seed matter: `random()` / `random_int(a, b)` in a rule (seeded: the same seed gives the "
         "same draws) to pick which front or side an attack hits and in what order, wave times within a window, "
         "spawn or objective positions among candidates, the composition; `switches.spawn_jitter` (tiles: mobile "

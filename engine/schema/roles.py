@@ -27,6 +27,9 @@ class RoleSpec(Strict):
     at: Point | None = Field(None, description="hold_back: the safe point to stay at (default: `behind` tiles "
                                                "behind the army, on the side away from the enemy it knows)")
     behind: float = Field(8.0, gt=0, le=40, description="hold_back: tiles behind the army's centre")
+    margin: float | None = Field(None, ge=0, le=20, description=(
+        "scout, hold_back, escort: tiles beyond a visible enemy's weapon range at which the unit backs off (default: "
+        "the role's own, in its description); 0 lets it stand just outside that range (a spotter at stand-off)"))
     to: Point | None = Field(None, description="escort: [x, y] the escorted unit goes to (required)")
     guards: int | None = Field(None, ge=1, description="escort: how many army units (nearest first) escort it "
                                                        "(default: the whole army)")

@@ -14,7 +14,9 @@ class Analyst(Agent):
         if not criteria:
             return JudgedReview(results=[])
         return self.ask("analyst.review_gdd", JudgedReview, stage="gdd", inputs={
-            "brief": brief.model_dump(mode="json"), "gdd": gdd.model_dump(mode="json"), "criteria": criteria})
+            "brief": brief.model_dump(mode="json"), "criteria": criteria,
+            # the expectations are the automated checks' to verify (requirement evidence); the judged criteria read prose
+            "gdd": gdd.model_dump(mode="json", exclude={"requirements": {"__all__": {"expect"}}})})
 
     def visual_review(self, query: str, description: str, frames: list[str], context: dict | None = None) -> VisualVerdict:
         """VLM review of the frames; only called when a VLM model is configured. `context` (captions,

@@ -1,6 +1,7 @@
 """Developer: writes or reuses a Lua rule per GDD component (Stage 3) and assembles the level (Stage 4)."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -12,6 +13,21 @@ from genesis.models import GDD, LevelDraft, RetryContext, RuleArtifact, RuleComp
 
 # What a rule's developer needs of the design: where it runs, who plays, and what else the level holds.
 DESIGN_CONTEXT = {"map", "teams", "rule_components", "requirements", "time_limit", "fog_of_war", "production"}
+
+
+def design_context(gdd: GDD, component: RuleComponent) -> dict[str, Any]:
+    """The design a rule is written in, without the component being written (the prompt shows it once,
+    apart); the expectations only of the requirements it serves (its requirement_ids, and those whose
+    expectations name its rule id): the others keep their text, which says what the rest of the level
+    must show. A component that names none sees every expectation."""
+    design = gdd.model_dump(mode="json", include=DESIGN_CONTEXT)
+    design["rule_components"] = [c for c in design["rule_components"] if c["id"] != component.id]
+    served = set(component.requirement_ids) | {r["id"] for r in design["requirements"]
+                                               if f'"{component.id}"' in json.dumps(r.get("expect"))}
+    if served:
+        design["requirements"] = [r if r["id"] in served else {k: v for k, v in r.items() if k != "expect"}
+                                  for r in design["requirements"]]
+    return design
 
 
 class RuleReuseShown(BaseModel):
@@ -34,7 +50,7 @@ class Developer(Agent):
                    verified: RuleArtifact | None = None, kept: list[str] | None = None) -> RuleDraft:
         """A draft that reuses `library` by reference, keeps the `verified` rule of an earlier visit,
         or holds a new rule with its tests. `kept`: other components kept unchanged from the last attempt."""
-        design = gdd.model_dump(mode="json", include=DESIGN_CONTEXT) if gdd else None
+        design = design_context(gdd, component) if gdd else None
         shown = None
         if verified is not None:
             shown = {"params": verified.params, "reused_from": verified.reused_from,

@@ -21,10 +21,11 @@ EVIDENCE_DETAIL_CHARS = 400
 RETRO_FAILURES = 50   # the most recent failed verdicts the retrospective reads
 
 
-def evidence_digest(evidence: list[dict]) -> list[dict]:
-    """Per requirement: status, the deciding expectations with their observed numbers, and each seed's pass."""
+def evidence_digest(evidence: list[dict], passed: bool = False) -> list[dict]:
+    """Per requirement: status, the deciding expectations with their observed numbers, and each seed's pass.
+    On a `passed` verdict a verified requirement's numbers decide nothing (the stage advances): they are left out."""
     return [{"id": e["id"], "on": e.get("on"), "status": e.get("status"),
-             "detail": evidence_detail(e, EVIDENCE_DETAIL_CHARS),
+             **({} if passed and e.get("status") == "verified" else {"detail": evidence_detail(e, EVIDENCE_DETAIL_CHARS)}),
              "seeds": {str(r["seed"]): r["passed"] for r in e.get("per_run", [])}} for e in evidence]
 
 
@@ -37,7 +38,7 @@ class PM(Agent):
         """`query` and `summary`: the request and the brief's summary, so guidance can name the design."""
         return self.ask("pm.meta_feedback", MetaFeedback, stage=stage, inputs={
             "stage": stage, "query": query, "summary": summary, "verdict": verdict.model_dump(mode="json"), "history": history[-8:],
-            "signatures": signatures, "evidence": evidence_digest(evidence or []), "runs": runs or [],
+            "signatures": signatures, "evidence": evidence_digest(evidence or [], verdict.passed), "runs": runs or [],
             "scope": STAGE_SCOPE,
             "attempts": attempts, "budget": budget, "total_iterations": total, "total_budget": total_budget})
 

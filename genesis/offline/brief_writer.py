@@ -9,7 +9,7 @@ from genesis.models import Brief, Clarification, Concepts, Requirement
 from genesis.offline.clauses import account, unsupported_lines
 from genesis.offline import wave_growth
 from genesis.offline.composed_designs import ZONE_EVERY
-from genesis.offline.concepts import _NUM, Reading, number
+from genesis.offline.concepts import _NUM, Reading, artillery_siege, number
 
 COMPETENCY = {
     "defense": "spatial_temporal_reasoning",
@@ -284,11 +284,14 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                      + (", from a random side each time" if c.random_side else ""))
         if c.air:
             enemy.append("an air assault arrives " + (f"at {_fmt(c.wave_times[-1])}" if c.wave_times else "late"))
-        if arch == "raids":
+        kept = c.keep_objectives if c.keep_objectives and c.keep_objectives < (c.objectives or 0) else None
+        if arch == "raids" and not kept:
             assumptions.append(f"losing any {c.objective_type.replace('_', ' ')} loses and surviving until "
                                f"{_fmt(c.time_limit)} wins (the request names no end condition)")
         win.append(f"survive until {_fmt(c.time_limit)}")
-        loss.append(f"any of the {c.objectives} protected {c.objective_type.replace('_', ' ')}(s) is destroyed")
+        loss.append(f"fewer than {kept} of the {c.objectives} protected {c.objective_type.replace('_', ' ')}s are "
+                    "left" if kept else
+                    f"any of the {c.objectives} protected {c.objective_type.replace('_', ' ')}(s) is destroyed")
         if c.scouting:
             enemy.append("each attack comes from a side the player has not scouted")
             reqs.append(Requirement(id="scouting", text="each attack comes from a side the player has not scouted"))
@@ -309,7 +312,10 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             reqs.append(Requirement(id="air", text="an air assault takes place"))
         if c.wave_interval:
             reqs.append(Requirement(id="interval", text=f"raids every {_fmt(c.wave_interval)}"))
-        reqs.append(Requirement(id="objective_loss", text="losing an objective loses the game", on="idle"))
+        if c.raid_size:
+            reqs.append(Requirement(id="raid_size", text=f"each raid is {c.raid_size} units"))
+        reqs.append(Requirement(id="objective_loss", text=f"fewer than {kept} objectives left loses the game" if kept
+                                else "losing an objective loses the game", on="idle"))
         reqs.append(Requirement(id="survive_win", text=f"a good defence wins at {_fmt(c.time_limit)}"))
     elif arch == "production":
         comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
@@ -373,10 +379,12 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         win.append("destroy the enemy target structure")
         loss.append(f"the deadline {_fmt(c.time_limit)} passes")
         enemy.append("the enemy holds a static fortification of turrets around the target")
-        reqs.append(Requirement(id="fortification", text="the target is fortified with turrets"))
+        guards = ", ".join(f"{n} {t.replace('_', ' ')}s" for t, n in c.guard_turrets.items())
+        reqs.append(Requirement(id="fortification", text=f"the target is guarded by {guards}" if guards
+                                else "the target is fortified with turrets"))
         reqs.append(Requirement(id="destroy_win", text="destroying the target wins"))
         reqs.append(Requirement(id="deadline_loss", text="the deadline loses", on="idle"))
-        if "artillery" in c.unit_kinds:
+        if artillery_siege(c):
             reqs.append(Requirement(id="artillery_only", text="the player's army is artillery only"))
     elif arch == "capture":
         win.append("hold the zone long enough")
@@ -445,7 +453,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         "micro": f"you command {_force_text(c.squad)} and nothing is built" if c.squad else "",
         "resources": "you start with builders and a little metal and energy, and grow an economy",
     }[arch]
-    if "artillery" in c.unit_kinds and arch == "siege":
+    if artillery_siege(c):
         composition = "you command an artillery-only assault force against a turret line"
     if c.side_army or c.rival_army:
         reqs.append(Requirement(id="side_armies", text=_side_armies_text(c)))
@@ -455,6 +463,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         given = [f"{n} {t.replace('_', ' ')}" for t, n in c.player_start.items()]
         given += [f"{_fmt(c.player_metal)} metal"] if c.player_metal is not None else []
         reqs.append(Requirement(id="start_forces", text="the player starts with " + ", ".join(given)))
+    if c.unopposed:
+        reqs.append(Requirement(id="unopposed", text="no enemy unit is on the map or arrives: nothing attacks the player"))
     title = reading_title(query)
     clauses = account(query, reading, reqs, arch)
     # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)

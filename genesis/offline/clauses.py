@@ -52,11 +52,12 @@ KEY_IDS: dict[str, list[str]] = {
     "production_switch": ["no_production", "production_win", "settings"], "fog": ["settings"], "map": ["settings"],
     "equal_forces": ["teams", "team_count", "alliances"], "ranking": ["ranking", "decisive"], "raider": ["raider"],
     "production_target": ["production_win"], "raids": ["raids", "interval", "raid_target", "raid_domain"],
-    "raid_target": ["raid_target"], "theft": ["theft"], "safe_zone": ["safe_zone"], "protect": ["protect_unit"], "teams": ["alliances", "team_count"],
+    "raid_target": ["raid_target"], "keep_count": ["objective_loss"], "raid_size": ["raid_size"], "fortification": ["fortification"], "theft": ["theft"], "safe_zone": ["safe_zone"], "protect": ["protect_unit"], "teams": ["alliances", "team_count"],
     "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
     "difficulty": ["difficulty"], "ambush": ["ambush"], "destination": ["escort_arrival"],
     "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"], "recon": ["locate_win", "hidden_targets"],
-    "start_forces": ["start_forces"], "side_armies": ["side_armies"], "elimination": ["elimination_win"],
+    "start_forces": ["start_forces"], "unopposed": ["unopposed"], "fortification": ["fortification"],
+    "side_armies": ["side_armies"], "elimination": ["elimination_win"],
     "micro": ["eliminate_win", "armies"], "armies": ["armies"], "losses": ["max_losses"], "kiting": ["armies"],
     "resource_goal": ["resource_win", "resource_idle", "deadline"], "resource_keep": ["resource_keep"],
 }
@@ -141,7 +142,19 @@ def segments(text: str, whole: list[tuple[int, int]] | None = None) -> list[tupl
     if len(merged) > 1 and all(w in _FILLER for w in _words(text[merged[-1][0]:merged[-1][1]])):
         last = merged.pop()
         merged[-1] = (merged[-1][0], last[1])
-    return merged or [(0, len(text))]
+    # a bare verdict ("..., or your commander dies, you've lost.") is the end of the condition before it
+    joined: list[tuple[int, int]] = []
+    for a, b in merged:
+        if joined and _VERDICT.match(text[a:b]) and not re.search(r"[.!?]\s*$", text[joined[-1][0]:joined[-1][1]]):
+            joined[-1] = (joined[-1][0], b)
+        else:
+            joined.append((a, b))
+    return joined or [(0, len(text))]
+
+
+_VERDICT = re.compile(r"\s*(?:then\s+|and\s+)?(?:you(?:'ve|\s+have)?\s+(?:lost|won|lose|win|failed|fail)(?:\s+the\s+game)?|"
+                      r"(?:it'?s|it\s+is|that'?s|that\s+is)\s+(?:over|game\s+over|a\s+(?:loss|win|draw|defeat|victory))|"
+                      r"game\s+over)\s*[.!]*\s*$")
 
 
 def account(query: str, reading: Reading, requirements: list[Requirement], archetype: str) -> list[ClauseAccount]:

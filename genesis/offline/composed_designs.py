@@ -43,9 +43,10 @@ class Site:
 
 def _size(n: float, strength: float) -> int:
     # a weaker enemy is asked for after a lost reference run: round down then, so every such call
-    # shrinks the group (round(2 * 0.75) is 2, and the same failure would repeat until the budget ends)
+    # shrinks the group (round(2 * 0.75) is 2, and the same failure would repeat until the budget ends);
+    # a stronger one rounds up, so every call grows it (round(2 * 1.25) is 2)
     v = n * strength
-    return max(1, math.floor(v + 1e-9) if strength < 1 else round(v))
+    return max(1, math.floor(v + 1e-9) if strength < 1 else math.ceil(v - 1e-9))
 
 
 def _attack(site: Site, target_type: str | None = None, withdraw: bool = False) -> dict:
@@ -133,7 +134,8 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
     interval = c.wave_interval
     raider = _raider(c)
     air = raider == AIR_RAIDER
-    units = {raider: _size(1 if air else 2, site.strength)}   # one bomber already destroys a building
+    # one bomber already destroys a building; a raid the request counts is that many
+    units = {raider: c.raid_size or _size(1 if air else 2, site.strength)}
     # the sides the request leaves open are drawn too: the first raid's side, then never the previous one
     random_side = (c.random_side or not site.sides_named) and len(site.fronts) >= 2
     fronts = site.fronts if random_side else site.fronts[:2]
@@ -162,7 +164,7 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
     target = c.raid_target_type or "the player's base"
     # the raids are the design's attacks: a library raid component serving only these requirements is replaced
     served = (["raids", "interval", "fronts", "raid_target", "raid_domain"] + (["air"] if air else [])
-              + (["theft"] if c.theft else []))
+              + (["theft"] if c.theft else []) + (["raid_size"] if c.raid_size else []))
     comp = _component("composed_raids", f"{'air' if air else 'ground'} raids every {interval:g} s (each up to "
                       f"{late:g} s late) from {'a random side among ' if random_side else ''}{', '.join(fronts)} "
                       f"against {target}, never the same side twice in a row"
@@ -184,6 +186,10 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
                         {"event": "spawn", "where": {**where, "type": not_air if air else air_types}, "max": 0}]}
     if air:
         expects["air"] = expects["raid_domain"]
+    if c.raid_size:
+        # every raid is the counted group
+        expects["raid_size"] = [{"event": "rule_log", "where": {"name": "group_spawned", "fields.count": c.raid_size},
+                                 "min": 2}]
     if c.theft:
         # every raid moves the player's metal to the raiders (nothing when the player has none left)
         expects["theft"] = [{"event": "resources_transferred", "where": {"from": site.player, "to": site.enemy},

@@ -146,13 +146,25 @@ def is_english(text: str) -> bool:
 
 # verbs read in their game sense: "weather three pushes" / "ride out the storm of attacks" is to withstand them
 _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
-                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand")]
+                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand"),
+           # turning units out of a factory is producing them: "churn out fifteen light bots", "pump out 6 tanks"
+           (re.compile(r"(?<![\w-])(?:churn|pump|crank|turn|spit)(?:s|ing|ed)?\s+out(?=\s+(?:\d+|an?|"
+                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "produce")]
+# Corners named as on a screen ("the top-left corner", "bottom right") are compass corners: north is up.
+_SCREEN_CORNERS = {("top", "left"): "north-west", ("top", "right"): "north-east", ("bottom", "left"): "south-west",
+                   ("bottom", "right"): "south-east"}
+_SCREEN_CORNER = re.compile(r"(?<![\w-])(top|upper|bottom|lower)[\s-]*(left|right)(?:[\s-]+hand)?(?![\w-])")
+
+
+def _screen_corner(m: re.Match) -> str:
+    return _SCREEN_CORNERS[("top" if m.group(1) in ("top", "upper") else "bottom", m.group(2))]
 
 
 def read(query: str) -> Reading:
     text, offsets = quantities.canonical(*spelling.correct(*normalise(query)))
     for pattern, verb in _IDIOMS:
         text, offsets = quantities.rewrite(text, offsets, pattern, lambda m, verb=verb: verb)
+    text, offsets = quantities.rewrite(text, offsets, _SCREEN_CORNER, _screen_corner)
     c = Concepts()
     r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 
@@ -188,9 +200,11 @@ def read(query: str) -> Reading:
     _units_and_switches(r)
     _production_goal(r)
     _raids(r)
+    _keep_count(r)
     _safe_zone(r)
     _protect(r)
     _resource_goal(r)
+    _unopposed(r)
     _escort(r)
     _recon(r)
     _micro(r)
@@ -200,6 +214,7 @@ def read(query: str) -> Reading:
     side_armies.read(r, roster_names(), _unit_pattern("any"), number)
     if c.archetype == "siege":
         _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
+        _siege_guards(r)
 
     # the game itself is one the backend has no design for: refuse rather than build another one
     first_game = min((h.start for h in r.hits if h.key == "archetype"), default=len(text))
@@ -369,7 +384,13 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer
                       # "plant your army on the hilltop", "station your units in the zone"
                       r"|\b(?:plant|station|post|park|put|keep|move|get)\s+(?:your|the|all\s+your)\s+(?:army|units|forces|"
                       r"troops|squad|men)\s+(?:on|at|in|onto|into)\s+(?:the\s+)?(?:(?:central|middle)\s+)?"
-                      r"(?:hilltop|hill|summit|zone|plaza|plateau|high ground|centre|center|middle|point|beacon)\b")
+                      r"(?:hilltop|hill|summit|zone|plaza|plateau|high ground|centre|center|middle|point|beacon)\b"
+                      # staying on a place for a time: "sit on the bridge for two minutes running"
+                      r"|\b(?:sit|sitting|camp|camping|squat|squatting|park|parking|stand|standing|stay|staying|remain|"
+                      r"remaining|perch|perching)\s+(?:on|at|in|atop|upon|onto)\s+(?:the\s+|that\s+)?(?:[\w-]+\s+){0,2}?"
+                      r"(?:bridge|pass|crossroads|ridge|crossing|ford|junction|gate|hilltop|hill|summit|zone|plaza|"
+                      r"plateau|centre|center|middle|point|beacon|circle|square)\b(?=[^.;]{0,40}?\bfor\s+(?:\d|(?:"
+                      + "|".join(V.NUMBER_WORDS) + r"|half)\b))")
 
 
 def _archetype(r: Reading) -> None:
@@ -401,8 +422,17 @@ def _archetype(r: Reading) -> None:
             r.hit(m, "archetype")
 
 
+_DEFENCE_LINE = re.compile(r"\b(?:turret|defen[cs]e|defensive|gun|bunker|tower)s?\s+(?:line|wall|belt|cordon)\b|"
+                           r"\b(?:line|wall|row|belt|cordon|chain)\s+of\s+(?:[\w-]+\s+)?(?:turrets|towers|guns|defen[cs]es|"
+                           r"bunkers|emplacements)\b")
+
+
 def _siege_target(r: Reading) -> None:
     """The building (or commander) a siege names as its target: "destroy the enemy factory" -> bot_lab."""
+    # the design fortifies the target with a ring: a line or a wall across the map is another layout
+    for line in _DEFENCE_LINE.finditer(r.text):
+        r.hit(line, "fortification", "the fortification is a turret ring round the target at a site drawn per "
+                                     "game, not a line across the map")
     m = _SIEGE.search(r.text)
     named = re.search(r"(?<![\w-])" + _unit_pattern("any"), m.group(0)) if m else None
     if named is None:
@@ -413,10 +443,36 @@ def _siege_target(r: Reading) -> None:
         r.hit((m.start() + named.start(), m.start() + named.end()), "objective")
 
 
+def artillery_siege(c: Concepts) -> bool:
+    """A siege by artillery alone: artillery asked for, and no other mobile unit named in the player's start."""
+    catalog = load_catalog().units
+    army = [t for t in c.player_start if t in catalog and catalog[t].speed > 0]
+    return c.archetype == "siege" and "artillery" in c.unit_kinds and all(t == "artillery_bot" for t in army)
+
+
+def _siege_guards(r: Reading) -> None:
+    """The turrets a siege's target stands among, when counted: "guarded by 8 light turrets", "8 heavy
+    turrets guard the bot lab", "ringed by a dozen turrets"."""
+    turret = r"((?:light|heavy|aa|anti-air)\s+)?turrets?\b"
+    num = r"(?:a\s+)?" + _GROUP_NUM
+    m = re.search(r"\b(?:guarded|defended|ringed|surrounded|protected|covered|encircled)\s+by\s+" + num + r"\s+"
+                  + turret, r.text) \
+        or re.search(num + r"\s+" + turret + r"\s+(?:guard|defend|ring|surround|protect|cover|encircle)", r.text)
+    if m is None:
+        return
+    kind = (m.group(2) or "light ").strip().replace("anti-air", "aa")
+    r.concepts.guard_turrets = {f"{kind}_turret": _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))}
+    r.hit(m, "fortification")
+
+
 _FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+# a list ends at punctuation or where the sentence goes on ("... and 4 heavy tanks with no production")
+_GOES_ON = r"\s+(?:with|without|but|while|plus|against|versus|vs|on|in|at|to|for|from|so|then)\b"
 _START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:starts?|begins?)\s+with|starting\s+with|"
-                           r"(?:you|the\s+player)\s+(?:gets?|has|have)|with\s+a\s+fortified\s+base\s+of)\s+"
-                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)")
+                           r"(?:you|the\s+player)\s+(?:gets?|has|have)|with\s+a\s+fortified\s+base\s+of|"
+                           r"(?:you(?:'re|\s+are)|the\s+player\s+is)\s+(?:given|handed|issued|allotted|dealt)|"
+                           r"(?:you|the\s+player)\s+(?:receives?|command|commands|control|controls))\s+"
+                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$|" + _GOES_ON + r")))+)")
 
 
 def _start_forces(r: Reading) -> None:
@@ -425,7 +481,7 @@ def _start_forces(r: Reading) -> None:
     of the list is left to the clause accounting (not understood)."""
     c = r.concepts
     for m in _START_FORCES.finditer(r.text):
-        for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$)", m.group(1)):
+        for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$|" + _GOES_ON + ")", m.group(1)):
             count = int(number(item.group(1)))
             words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
             at = (m.start(1) + item.start(), m.start(1) + item.end())
@@ -447,8 +503,11 @@ def _teams(r: Reading) -> None:
     text, c = r.text, r.concepts
     for m in re.finditer(r"\b(?:allies|allied|ally|teammates?|team-?mates?|alliances?|partners?|friendly)\b", text):
         r.hit(m, "allies")
-    for m in re.finditer(r"\b(?:every|each)\s+(?:\w+\s+)?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
+    for m in re.finditer(r"\b(?:every|each)\s+(?:[\w-]+\s+){0,2}?(?:for\s+(?:itself|themselves|themself|himself|herself)|"
                          r"on\s+(?:its|their)\s+own)|\b(?:fights?|against)\s+every\s+other\b|\bbattle royale\b|"
+                         r"\b(?:fight|fights|fighting|against|versus|battling|at\s+war\s+with)\s+(?:everybody|everyone|"
+                         r"all)\s+else\b|\b(?:each|every\s*one|everybody|everyone)\b[^.;]{0,30}?\b(?:fight|fights|fighting|against|"
+                         r"versus)\s+(?:all\s+)?the\s+(?:others|rest)\b|"
                          r"\bnone of them allied\b|\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is left|survives|stands)\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
                          r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|"
                          r"\b(?:nobody|no\s+one|none)(?:\s+is|'s)?\s+on\s+(?:anybody|anyone)'?s\s+(?:team|side)\b|"
@@ -481,6 +540,17 @@ def _teams(r: Reading) -> None:
             r.unsupported.append(problem)
         c.teams = max(2, min(wanted, _FFA_MAX))
         r.hit(way, "ffa_count", problem)
+    if c.archetype != "ffa" and (sides := _sides_in_words(text)):
+        (ours, ours_span), (theirs, theirs_span) = sides
+        c.team_size, c.teams, c.archetype = ours, 2, "teams"
+        problem = ""
+        if ours != theirs:
+            problem = (f"uneven sides ({ours}v{theirs}) are played as {ours}v{ours}: team battles are symmetric")
+            r.unsupported.append(problem)
+        r.hit(ours_span, "teams")
+        r.hit(theirs_span, "teams", problem)
+        r.matched.append(f"{ours}v{theirs} teams (sides in words)")
+        return
     m = re.search(r"(\d)\s*v\s*(\d)", _WORD_TEAMS.sub(lambda w: f"{_SMALL[w.group(1)]}v{_SMALL[w.group(2)]}"
                                                        + " " * (len(w.group(0)) - 3), text))
     # the phrase as written ("two versus two"), not the "2v2" it was read as
@@ -522,6 +592,31 @@ def _teams(r: Reading) -> None:
         r.assumptions.append("no team count given: 4 teams")
 
 
+_FRIENDS = (r"(?:friends?|allies|ally|partners?|team-?mates?|comrades?|companions?|buddy|buddies|wingm[ae]n|"
+            r"sidekicks?)")
+_FOES = r"(?:armies|teams|sides|players|factions|opponents|enemies|foes|rivals|commanders|forces)"
+
+
+def _sides_in_words(text: str) -> tuple[tuple[int, tuple[int, int]], tuple[int, tuple[int, int]]] | None:
+    """Two sides said in words: "you and one computer-run friend ... two hostile computer armies", "me and
+    two allies against three enemy teams": ((players on ours, span), (teams on theirs, span))."""
+    ours = re.search(r"\b(?:you|me|the\s+player|we)\s+(?:and|plus|with)\s+" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?"
+                     + _FRIENDS + r"\b", text)
+    if ours is None:
+        return None
+    theirs = re.search(_NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:hostile|enemy|opposing|rival|computer|ai)\s+(?:[\w-]+\s+)?"
+                       + _FOES + r"\b|\b(?:against|versus|vs\.?|facing|take\s+on)\s+" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?"
+                       + _FOES + r"\b", text[ours.end():])
+    if theirs is None:
+        return None
+    n_ours = 1 + int(number(ours.group(1)))
+    n_theirs = int(number(theirs.group(1) or theirs.group(2)))
+    if not (2 <= n_ours <= 4 and 1 <= n_theirs <= 4):
+        return None
+    at = ours.end()
+    return (n_ours, ours.span()), (n_theirs, (at + theirs.start(), at + theirs.end()))
+
+
 def _objectives(r: Reading) -> None:
     text, c = r.text, r.concepts
     m = _count_before(text, r"metal storages?|storages?|objectives?|extractors?|bases|generators?|outposts?|"
@@ -542,6 +637,63 @@ def _objectives(r: Reading) -> None:
         c.allied_bases = 2
         c.fronts = c.fronts or 2
         r.hit(m, "allied_bases")
+
+
+_OBJECT_NOUNS = r"objectives?|buildings?|structures?|extractors?|collectors?|storages?|generators?|outposts?|bases"
+_STILL = (r"(?:(?:alive|standing|up|intact|left|remaining|in\s+one\s+piece)\b|(?:survive|survives|remain|remains|"
+          r"stand|stands)\b)")
+
+
+def _keep_count(r: Reading) -> None:
+    """How many objectives must survive when not every one must: "keep at least 2 extractors alive", "two of
+    the four should still be up", "losing no more than 2 of them". Only buildings and objectives count: a
+    squad's survivors are the micro family's (max_losses)."""
+    text, c = r.text, r.concepts
+    building = _unit_pattern("building")
+    noun = r"(?:" + _OBJECT_NOUNS + r"|" + building + r")"
+    of_total = r"of\s+(?:them|those|these|the|your|my|our)(?:\s+" + _NUM + r")?"
+    at_least = re.compile(r"\bat\s+least\s+" + _NUM + r"\s+(?:" + of_total + r"\s+)?(?:[\w-]+\s+){0,2}?(?:"
+                          + noun + r"\s+)?(?:[\w-]+\s+){0,3}?" + _STILL)
+    n_of_m = re.compile(_NUM + r"\s+" + of_total + r"\s+(?:[\w-]+\s+){0,2}?(?:" + noun + r"\s+)?(?:[\w-]+\s+){0,3}?"
+                        + _STILL)
+    at_most = re.compile(r"\b(?:lose|losing|lost)\s+(?:no\s+more\s+than|at\s+most|only)\s+" + _NUM + r"\s+(?:"
+                         + of_total + r"|(?:[\w-]+\s+)?" + noun + r")")
+    for pattern in (at_least, n_of_m):
+        for m in pattern.finditer(text):
+            said = m.group(0)
+            # the kept things are buildings or objectives: "at least two tanks still roll" is a squad's
+            if re.search(_unit_pattern("mobile"), said):
+                continue
+            if not re.search(noun, said) and not re.search(of_total, said) and not c.objectives:
+                continue
+            # groups: the kept count, the total counted after "of the", the building named
+            keep = int(number(m.group(1)))
+            total = int(number(m.group(2))) if m.group(2) else None
+            named = re.search(building, said)
+            kind = roster_names()[named.group(1)] if named else None
+            if kind and c.objective_type not in (None, kind):
+                continue        # another building than the one the game keeps: not this clause's count
+            if kind is None and c.objective_type is None and not total:
+                continue        # nothing says what is kept: left to the clause accounting
+            c.objective_type = c.objective_type or kind
+            if re.search(r"\ball\s+$", text[max(0, m.start() - 5):m.start()]):
+                c.objectives, c.keep_objectives = keep, None     # "all three of your radar towers": every one
+            else:
+                if total:
+                    c.objectives = total
+                c.keep_objectives = keep
+            r.hit(m, "keep_count")
+            return
+    for m in at_most.finditer(text):
+        if re.search(_unit_pattern("mobile"), m.group(0)):
+            continue
+        lost = int(number(m.group(1)))
+        total = int(number(m.group(2))) if m.group(2) else c.objectives
+        if total and total > lost:
+            c.objectives = total
+            c.keep_objectives = total - lost
+            r.hit(m, "keep_count")
+            return
 
 
 def _waves(r: Reading) -> None:
@@ -591,7 +743,7 @@ def _waves(r: Reading) -> None:
                       r"detachment)|test(?:ing)? (?:attack|wave|push)|feels? you out)\b", text)
     # then the enemy's real one: "the main attack", "its full army", "the real assault", "in full force"
     main = re.search(r"\b(?:main|full|real|true|actual|big|major|whole|serious|proper)\s+(?:\w+\s+)?(?:attack|assault|"
-                     r"force|army|push|wave|thrust|strike|body|offensive|invasion|onslaught)\b|"
+                     r"force|army|push|wave|thrust|strike|body|offensive|invasion|onslaught|punch|blow|hit)\b|"
                      r"\bin (?:full )?force\b", text)
     if probe and main and probe.start() < main.start():
         c.probe_then_main = True
@@ -653,6 +805,10 @@ def _waves(r: Reading) -> None:
             r.hit(m, "random_timing")
 
 
+_STILL_STANDING = re.compile(r"\bstill\s+(?:have|has|hold|holds|own|owns|be\s+standing|standing|alive|up|intact|there|"
+                             r"in\s+one\s+piece)\b|\b(?:standing|alive|intact|in\s+one\s+piece)\s*$")
+
+
 def _time_phrases(text: str) -> list[tuple[int, int, float]]:
     """Moments the request names: "at minute 3", "at 90 seconds", "at 60s", "at 2:30", "at the 4-minute mark"."""
     found = [(m.start(), m.end(), number(m.group(1)) * 60)
@@ -695,7 +851,8 @@ def _time_phrases(text: str) -> list[tuple[int, int, float]]:
     return sorted(set(found + more))
 
 
-_CHANCE = r"\b(?:some ?time|at some (?:point|moment)|at any (?:time|point|moment)|at a random (?:time|moment)|randomly)"
+_CHANCE = (r"\b(?:some ?time|at some (?:[\w-]+ )?(?:point|moment|time)|at any (?:time|point|moment)|"
+           r"at an? (?:random|unannounced|unknown|unexpected|surprise|secret) (?:time|moment|point)|randomly)")
 _WINDOW_FIRST = re.compile(_CHANCE + r"\s+(?:in|during|within)\s+the\s+first\s+" + _NUM + r"\s*" + _WORD_UNIT)
 _WINDOW_BETWEEN = re.compile(_CHANCE + r"\s+between\s+(?:minute\s+)?" + _NUM + r"(?:\s*" + _UNIT + r")?\s+and\s+"
                              r"(minute\s+)?" + _NUM + r"(?:\s*" + _UNIT + r")?")
@@ -729,6 +886,22 @@ def _times(r: Reading) -> None:
     r.moments = [t for t in _time_phrases(text) if not _in_hazard(r, t[0])]
     if window:
         r.moments = [t for t in r.moments if not window[0] <= t[0] < window[1]]
+    # a building still to have at a time says how long the game lasts, not when an attack comes: "still have your
+    # factory at five minutes and it counts as a win"
+    kept = re.search(r"\b(?:still\s+)?(?:have|hold|own|keep)\s+(?:your|the|my|our)\s+(?:[\w-]+\s+){0,2}?"
+                     + _unit_pattern("building") + r"\s+(?:still\s+)?(?:standing\s+|alive\s+|intact\s+|up\s+)?"
+                     r"(?:at|by|come)\s+(?:about\s+)?(?:" + _NUM + r"\s*" + _UNIT + r"|" + _CLOCK + r")"
+                     r"(?:,?\s+and\s+(?:it|that)(?:'s|\s+is|\s+counts\s+as)\s+a\s+win\b)?", text)
+    if kept:
+        r.moments = [t for t in r.moments if not kept.start() <= t[0] < kept.end()]
+        c.objective_type = c.objective_type or roster_names()[kept.group(1)]
+        if not kept.group(1).endswith("s"):
+            c.objectives = c.objectives or 1     # "your factory": the one
+        r.hit(kept, "objective")
+    # "still have the base at four minutes": the moment something must still stand is the end of the game
+    standing = [t for t in r.moments if _STILL_STANDING.search(text[_segment(text, t[0])[0]:t[0]])
+            and not _ATTACKED.search(text[_segment(text, t[0])[0]:t[0]])]
+    r.moments = [t for t in r.moments if t not in standing]
     if (m := next((m for m in re.finditer(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
                    if not _in_hazard(r, m.start())), None)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
@@ -738,21 +911,26 @@ def _times(r: Reading) -> None:
         r.hit(m, "interval")
     candidates: list[tuple[re.Match, float]] = []
     limit = None
-    lm = next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
+    if kept:
+        limit = _seconds(kept.group(2), kept.group(3)) if kept.group(2) else int(kept.group(4)) * 60 + int(kept.group(5))
+        candidates.append((kept, limit))
+    lm = kept or next((m for m in re.finditer(r"\b(?:survive|for|lasting|last|after|in)\s+(?:the\s+first\s+)?(?:about\s+)?"
                                       + _NUM + r"\s*" + _UNIT, text)
                if not any(a <= m.start() < b for a, b, _ in r.moments) and not _in_hazard(r, m.start())
                and not (window and window[0] <= m.start() < window[1])), None)
-    if lm:
+    if lm and not kept:
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
-    if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")", text)):
+    # "come 5:00, two should still be up": come before a time on the clock is until
+    if limit is None and (lm := re.search(r"\b(?:until|till|to|come)\s+(?:minute\s+" + _NUM + r"|" + _CLOCK + r")",
+                                          text)):
         limit = number(lm.group(1)) * 60 if lm.group(1) else int(lm.group(2)) * 60 + int(lm.group(3))
         candidates.append((lm, limit))
     if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b",
                                           text)):
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
-    lm2 = re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|game|match|"
+    lm2 = re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|clock|game|match|"
                     r"battle|long|mission|scenario|round)\b", text) \
         or re.search(r"\b(?:limit|deadline|timer)\s+(?:of\s+)?" + _NUM + r"\s*" + _UNIT, text)
     if lm2:
@@ -770,6 +948,10 @@ def _times(r: Reading) -> None:
                                  "the", "around", "about", "have", "hold", "it", "for"):
                 lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
+    if limit is None and standing:
+        start, end, limit = standing[-1]
+        lm = re.compile(re.escape(text[start:end])).search(text, start)
+        candidates.append((lm, limit))
     r.limits = candidates       # a hold time is not the game length: the next phrase may be
     if limit is not None and lm is not None:
         _set_limit(r, lm, limit)
@@ -878,15 +1060,22 @@ def _sides_ordered(text: str, named: list[tuple[int, int, str]]) -> bool:
                 or _ORDER_CLOSING.match(text[last_end:last_end + 50]))
 
 
+_NOT_IN_ROSTER_AIR = ["gunships", "gunship", "helicopters", "helicopter", "choppers", "chopper", "drones", "drone",
+                      "jets", "zeppelins", "airships"]
+
+
 def _units_and_switches(r: Reading) -> None:
     text, c = r.text, r.concepts
     found = r.moments
-    air_hits = [m for t in V.UNIT_KIND_TRIGGERS["air"] + ["by air", "air raid", "air raids", "planes", "gunships",
-                                                          "airstrike", "airstrikes", "air strike", "air strikes"]
+    air_hits = [m for t in V.UNIT_KIND_TRIGGERS["air"] + ["by air", "air raid", "air raids", "planes", "airstrike",
+                                                          "airstrikes", "air strike", "air strikes", *_NOT_IN_ROSTER_AIR]
                 for m in [_find(text, t)] if m]
     c.air = bool(air_hits)
     for m in air_hits:
-        r.hit(m, "air")
+        # aircraft the roster does not have are flown as its bombers: a stated stand-in, never the thing asked
+        word = m.group(0).rstrip("s")
+        r.hit(m, "air", note=f"the roster has no {word}: the air attack is made of bombers"
+              if m.group(0) in _NOT_IN_ROSTER_AIR else "")
     times = [t for _, _, t in found]
     if c.air and len(found) > 1:
         # the time named closest to the air words is the air assault's: designs read it as the last one
@@ -939,13 +1128,14 @@ def _units_and_switches(r: Reading) -> None:
     if "efficien" in text:
         c.ranking = "damage_efficiency"
         r.hit(re.search(r"[\w ]{0,20}efficien\w*", text), "ranking")
-    elif (m := re.search(r"\b(?:kills|kill count|most kills)\b", text)):
+    elif (m := re.search(r"\b(?:kills|kill count|most kills|(?:killed|destroyed|slain) the most)\b", text)):
         c.ranking = "kills"
         r.hit(m, "ranking")
-    elif (m := _find(text, "damage dealt")):
+    elif (m := re.search(r"\bdamage\s+dealt\b|\b(?:dealt|done|inflicted|caused)\s+the\s+most\s+damage\b|"
+                         r"\bmost\s+damage\s+(?:dealt|done|inflicted)\b", text)):
         c.ranking = "damage_dealt"
         r.hit(m, "ranking")
-    elif (m := re.search(r"\b(?:hp|health|hit points) (?:left|remaining)\b", text)):
+    elif (m := re.search(r"\b(?:hp|health|hit points) (?:left|remaining)\b|\bmost\s+(?:hp|health|hit\s+points)\b", text)):
         c.ranking = "hp_remaining"
         r.hit(m, "ranking")
     elif "surviv" in text and c.archetype == "ffa":
@@ -1001,6 +1191,28 @@ def _production_goal(r: Reading) -> None:
                             text[at:])
 
 
+_UNOPPOSED = re.compile(r"\b(?:nobody|no\s+one|no\s+enemy|no\s+enemies|nothing)\s+(?:is\s+|are\s+|will\s+(?:be\s+)?)?"
+                        r"(?:shooting|attacking|attacks?|shoots?|coming\s+for|bothering|harassing|threatening)\b|"
+                        r"\bno\s+(?:enemy|enemies|opposition|opponents?|attackers?|attacks?|raids?|threats?)\s+"
+                        r"(?:at\s+all|on\s+the\s+map|whatsoever|this\s+time)\b|\b(?:nobody|no\s+one)\s+is\s+"
+                        r"allowed\s+to\s+attack\b|\b(?:just\s+)?you\s+against\s+the\s+clock\b|\bunopposed\b|"
+                        r"\bin\s+peace\b|\bpeaceful(?:ly)?\b")
+
+
+def _unopposed(r: Reading) -> None:
+    """A race against the clock with no enemy: "nobody is shooting at you", "just you against the clock".
+    Only the production and resource goals are games without an enemy; elsewhere it is not built."""
+    text, c = r.text, r.concepts
+    for m in _UNOPPOSED.finditer(text):
+        if c.archetype not in ("production", "resources"):
+            r.hit(m, "unopposed", "only a production or resource goal is played with no enemy; this game has one")
+        elif c.raids or c.wave_times:
+            r.hit(m, "unopposed", "the request also names attacks: they are built")
+        else:
+            c.unopposed = True
+            r.hit(m, "unopposed")
+
+
 def _raids(r: Reading) -> None:
     """Raids: "raiders strike your extractors", "bombers hit your solar collectors every 90 s"."""
     text, c = r.text, r.concepts
@@ -1013,6 +1225,11 @@ def _raids(r: Reading) -> None:
     target = re.search(r"\b(?:hit|hits|strike|strikes|bomb|bombs|target|targets|attack|attacks|go for|goes for|"
                        r"raid|raids|harass|harasses|hunt|hunts|go after|goes after)\s+(?:at\s+|on\s+)?(?:your|the|my|our)\s+"
                        r"(?:\w+\s+)??" + _unit_pattern("building"), text)
+    # an attacker that comes at a building on a schedule raids it: "bombers come diving out of the north-east at
+    # your solar collectors" (every minute)
+    target = target or re.search(r"\b(?:comes?|coming|dives?|diving|swoops?|swooping|descends?|descending|flies|"
+                                 r"flying|rushes|rushing|charges|charging|streaks?|streaking)\b[^.;]{0,60}?\bat\s+"
+                                 r"(?:your|the|my|our)\s+(?:\w+\s+)??" + _unit_pattern("building"), text)
     if target and (c.raids or c.wave_interval):
         c.raids = True
         c.raid_target_type = roster_names()[target.group(1)]
@@ -1035,8 +1252,29 @@ def _raids(r: Reading) -> None:
             if h.key == "unsupported_goal" and theft.start() <= h.start < theft.end():
                 h.key, h.problem = "theft", ""
         r.hit(theft, "theft")
+    if c.raids:
+        _raid_size(r)
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
+
+
+def _raid_size(r: Reading) -> None:
+    """How many units each raid is, when counted: "a pair of bombers every 75 s", "each raid is 3 fast bots",
+    "raids of 4 light bots". A count of buildings ("your 4 extractors") is what is raided, not who raids."""
+    text, c = r.text, r.concepts
+    mobile = _unit_pattern("mobile")
+    for m in re.finditer(r"(?:\ba\s+)?(?<![\w:.])" + _GROUP_NUM + r"\s+(?:of\s+)?(?:[\w-]+\s+)?" + mobile, text):
+        before = text[max(0, m.start() - 40):m.start()]
+        sentence = text[text.rfind(".", 0, m.start()) + 1:(text.find(".", m.end()) + 1 or len(text))]
+        periodic = re.search(r"\bevery\b|\braids?\b|\beach\b", sentence)
+        if not periodic or re.search(r"\b(?:you|your|player)\s+(?:start|begin|have|get)s?\b[^.;]*$", before):
+            continue
+        size = _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))
+        if size < 1:
+            continue
+        c.raid_size = size
+        r.hit(m, "raid_size")
+        return
 
 
 def _safe_zone(r: Reading) -> None:
@@ -1080,8 +1318,8 @@ def _protect(r: Reading) -> None:
                      r"stay alive|live|not die)", text) \
         or re.search(r"\b(?:protect|guard|escort|save|defend)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
-        or re.search(r"\bif\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|falls|is (?:killed|destroyed|lost))",
-                     text)
+        or re.search(r"\b(?:if|or|and|once|when|should)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|die|falls|"
+                     r"is (?:killed|destroyed|lost))", text)
     if m:
         c.protect_unit = roster_names()[next(g for g in m.groups() if g)]
         # the unit kept alive is the player's: its words ("your heavy tank") say nothing of what the
@@ -1126,7 +1364,9 @@ def _difficulty(r: Reading) -> None:
 def _deadline_and_hold(r: Reading) -> None:
     """"before minute 6" / "within 6 minutes" deadlines and "hold the zone for 2 minutes"."""
     text, c = r.text, r.concepts
-    hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay)\b[^.;,]{0,40}?\s"
+    hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay|sit|sitting|camp|"
+                     r"camping|squat|squatting|park|parking|stand|standing|remain|remaining|perch|perching)\b"
+                     r"[^.;,]{0,40}?\s"
                      r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM
                      + r"\s*(?:whole\s+|full\s+|straight\s+|solid\s+|consecutive\s+|uninterrupted\s+)?"
                      + _UNIT + r")", text)
@@ -1143,6 +1383,11 @@ def _deadline_and_hold(r: Reading) -> None:
         c.hold_time = (int(hold.group(1)) * 60 + int(hold.group(2)) if hold.group(1)
                        else _seconds(hold.group(3), hold.group(4)))
         r.hit(hold, "hold_time")
+        # the hold is uncontested: "with none of theirs on it", "while no enemy is inside"
+        for m in re.finditer(r"\b(?:with|while|and)\s+(?:none\s+of\s+(?:theirs|them|the\s+enemy'?s?|their\s+\w+)|no\s+(?:enemy|"
+                             r"enemies|enemy\s+units?|hostiles?|one\s+of\s+theirs|opponents?))\s+(?:\w+\s+){0,2}?(?:on|in|"
+                             r"inside|at|within)\s+(?:it|them|the\s+[\w-]+)\b", text):
+            r.hit(m, "hold_time")
         limits = [h for h in r.hits if h.key == "time_limit"]
         if limits and hold.start() <= limits[0].start and limits[0].end <= hold.end():
             # "hold it for 2 minutes" is how long to hold, not how long the game lasts
@@ -1155,7 +1400,9 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:before|by)\s+(?:the\s+)?" + _NUM + r"[\s-]*" + _WORD_UNIT + r"(?:\s+mark)?", text) \
         or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
         or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text) \
-        or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT + r"\s+to\b", text) \
+        or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
+        or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
+                     + r"(?:\s+(?:flat|total|in\s+all|only))?(?:\s+to\b|\s*(?=[.;,]|$))", text) \
         or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text)
     seconds = None
     if dm:
@@ -1290,6 +1537,10 @@ def _escort(r: Reading) -> None:
             r.hit(m, "ambush")
     for m in re.finditer(r"\b(?:from|in|out of)\s+(?:the\s+)?(forests?|woods|trees|jungle|undergrowth)\b", text):
         r.hit(m, "ambush", note=f"the maps have no {m.group(1)}: the ambushers wait beside the route")
+    # the escorted unit's death ends the game: "if he hasn't arrived by 2:30, or dies, it's over"
+    for m in re.finditer(r"\b(?:or|and|if|should|once)\s+(?:(?:he|she|it|they)\s+)?(?:dies|die|is\s+killed|gets\s+killed|"
+                         r"falls|is\s+destroyed|is\s+lost)\b", text):
+        r.hit(m, "protect")
     # the enemy's attacks on an escort are its ambushes: "enemies attack twice along the road"
     for h in r.hits:
         if h.key in ("waves", "staggered", "raids", "escalating", "fronts", "random_side"):
@@ -1298,8 +1549,31 @@ def _escort(r: Reading) -> None:
     c.raids = False
 
 
-_LOCATE = re.compile(r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see)\s+(?:all\s+|every\s+|each\s+)?"
-                     r"(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
+_LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|"
+                r"(?:get|lay|set|have|put|keep)\s+(?:your\s+)?eyes\s+on)\s+")
+_LOCATE = re.compile(_LOCATE_VERB + r"(?:all\s+|every\s+|each\s+)?(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM
+                     + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
+# the targets named first and found by pronoun: "the enemy factory spawns in a corner; spot it"
+_LOCATE_PRONOUN = re.compile(_LOCATE_VERB + r"(?:it|them|(?:every|each|all|both)\s+(?:one\s+)?of\s+them|all\s+"
+                             + _NUM + r"(?:\s+of\s+them)?)\b")
+_ENEMY_NAMED = r"(?:(?:the|a|an)\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy|enemy's|their|hostile|opposing)\s+"
+
+
+def _locate_target(text: str) -> tuple[str | None, str, list[tuple[int, int]]] | None:
+    """What a search asks to find: (count word or None, roster name, spans read): the targets after the verb
+    ("locate all four enemy extractors"), or the enemy units named before a pronoun ("five enemy radar
+    towers stand in the murk; get eyes on every one of them")."""
+    m = re.search(_LOCATE.pattern + _unit_pattern("any"), text)
+    if m:
+        return m.group(1), m.group(2), [m.span()]
+    p = _LOCATE_PRONOUN.search(text)
+    if p is None:
+        return None
+    named = list(re.finditer(_ENEMY_NAMED + _unit_pattern("any"), text[:p.start()]))
+    if not named:
+        return None
+    a = named[-1]
+    return a.group(1), a.group(2), [a.span(), p.span()]
 
 
 def _recon(r: Reading) -> None:
@@ -1310,20 +1584,28 @@ def _recon(r: Reading) -> None:
     # finding something is the game only when nothing else is ("defend your base and find their scouts")
     if any(h.key == "archetype" for h in r.hits):
         return
-    m = re.search(_LOCATE.pattern + _unit_pattern("any"), text)
-    if m is None:
+    target = _locate_target(text)
+    if target is None:
         return
+    count, name, spans = target
     c.archetype = "recon"  # type: ignore[assignment]
     r.matched.append("archetype recon")
-    c.locate_type = roster_names()[m.group(2)]
-    c.locate_count = max(1, min(8, int(number(m.group(1))))) if m.group(1) else None
-    if m.group(1) is None:
+    c.locate_type = roster_names()[name]
+    c.locate_count = max(1, min(8, int(number(count)))) if count else None
+    if count is None:
         r.assumptions.append("no number of targets given: 4")
     for h in r.hits:
         # the scouting words, the targets counted and the enemy's attack words all describe the search
         if h.key in ("scouting", "objectives", "objective", "archetype", "raids"):
             h.key = "recon"
-    r.hit(m, "recon")
+    for span in spans:
+        r.hit(span, "recon")
+    # where the targets stand is the design's (sites round the map centre drawn per seed), never the request's
+    placed = [_segment(text, a) for a, _ in spans]
+    r.hits = [dataclasses.replace(h, problem="the targets stand at sites round the map centre drawn per game; where "
+                                             "the request places them is not built")
+              if h.key in ("map", "directions", "fronts", "random_side") and not h.problem
+              and any(a <= h.start < b for a, b in placed) else h for h in r.hits]
     # the scout it searches with: "with your scout", "using one fast unit"
     for s in re.finditer(r"\b(?:with|using|use)\s+(?:your|a|one|the|an|its)\s+(?:(?:single|fast|lone|only|own)\s+)*"
                          r"(?:scout|unit|recon unit)\b", text):
@@ -1340,7 +1622,9 @@ _GROUP_NUM = r"(?<![a-z])(\d+|trio|pair|dozen|" + "|".join(sorted(V.NUMBER_WORDS
 _GROUP_WORDS = {"trio": 3, "pair": 2, "dozen": 12}
 _FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?|vehicles?|robots?|soldiers|troops|"
           r"infantry|artillery))\b")
-_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"\s+(?:versus|vs\.?|v|against|take on|face|facing|fight|"
+# a few words may stand between the squad and its foe: "your four light tanks are on their own against twelve ..."
+_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|stand|stands|go|goes)(?:\s+[\w']+){0,3}?)?"
+                     r"\s+(?:versus|vs\.?|v|against|take on|face|facing|fight|"
                      r"must kill|must destroy|kill|destroy)\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
                      r"(?:(?:a|an)\s+(?:swarm|horde|pack|group|mob|wave|squad|force)\s+of\s+)?" + _FORCE)
 _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
@@ -1348,10 +1632,11 @@ _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|ev
                         r"(?:scrap|dead|destroyed|gone)\b|\bwin the (?:skirmish|fight|battle|engagement)\b|"
                         r"\b(?:micro|kiting|focus[\s-]fire)\s+(?:test|drill|challenge|exercise|skirmish)\b|"
                         r"\boutnumbered(?:\s+\d+\s+to\s+\d+)?|\bbefore they reach (?:them|you|it)\b|"
-                        r"\bcome out ahead\b")
+                        r"\bcome out ahead\b|\bnothing\s+(?:hostile|enemy)\s+(?:moves|is\s+left|remains|stands)\b")
 _KITING = re.compile(r"\b(?:are|is)\s+faster\b|\bfaster\s+than\b|\boutranges?\b|\bout-?range\b|\bkit(?:e|ing)\b|"
                      r"\bshort[\s-]range\b|\b(?:longer|more)\s+range\b")
-_LOSSES = re.compile(r"\blos(?:e|ing)\s+no\s+more\s+than\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)?|"
+_LOSSES = re.compile(r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most)\s+"
+                     + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)?|"
                      r"\bat\s+least\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)\s+(?:still\s+)?"
                      r"(?:roll|rolling|alive|survive|standing|left|remain)\w*|\bwithout\s+losing\s+(?:a|any)\s+"
                      r"(?:single\s+)?(?:units?|bots?|tanks?)\b")
@@ -1396,6 +1681,10 @@ def _micro(r: Reading) -> None:
                                                  "production_target", "ffa_count", "teams")]
     c.objectives = c.objective_type = c.protect_unit = None
     c.waves, c.raids, c.target_composition = 0, False, {}
+    # a count of units read as a goal to produce turned production on; a skirmish builds nothing unless asked to
+    switched = [r.text[h.start:h.end] for h in r.hits if h.key == "production_switch"]
+    if not switched or any(re.search(r"\bno\b|without|fixed|nothing", w) for w in switched):
+        c.production = False
     if armies:
         mine, theirs = _force_type(armies.group(2)), _force_type(armies.group(4))
         problem = "" if mine and theirs else (f"no roster unit is called \"{armies.group(2 if not mine else 4)}\"")
@@ -1459,7 +1748,8 @@ _STOCK_VERB = (r"\b(?:stockpile|stockpiling|bank|banking|hoard|hoarding|accumula
                r"save(?:\s+up)?|saving(?:\s+up)?|gather|gathering|mine|mining|collect|collecting|store|storing|stash|"
                r"stashing|harvest|harvesting|extract|extracting|pile\s+up|piling\s+up|stock\s+up(?:\s+on)?|"
                r"build\s+up|building\s+up|rack\s+up|reach|reaching|hit|sit\s+on|put\s+aside|set\s+aside|"
-               r"scrape\s+together|raise)\s+")
+               r"scrape\s+together|raise|(?:squirrel|squirreling|squirrelling|tuck|tucking|salt|salting|sock|socking|"
+               r"stow|stowing|lay|laying|put|putting|stack|stacking)\s+(?:away|by|up))\s+")
 _STOCK_NOUN = (r"\b(?:an?\s+|the\s+)?(?:stockpile|reserve|hoard|stash|bank|war chest|treasury|nest egg|stock|"
                r"savings)\s+of\s+")
 _STOCK_QUALIFIER = (r"(?:resources?\s*[:,-]\s*)?(?:(?:an?\s+)?(?:total\s+of\s+)?|at\s+least\s+|over\s+|more\s+than\s+|"

@@ -7,7 +7,7 @@ import re
 from engine.catalog import load_catalog
 from engine.level import RING_GROWTH, RING_SIZE
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement, Variation
-from genesis.offline import composed_designs, economy, pm_brain, wave_growth
+from genesis.offline import composed_designs, concepts, economy, pm_brain, wave_growth
 from genesis.offline import elimination_design as ED
 from genesis.offline import geometry as G
 from genesis.offline import variation as V
@@ -161,7 +161,7 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
                "recon": _recon, "micro": _micro, "resources": _resources}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
-    gdd = _with_production_means(_with_start_forces(builder(brief, c, guidance or []), c), c)
+    gdd = _with_unopposed(_with_production_means(_with_start_forces(builder(brief, c, guidance or []), c), c))
     # a component names only the requirements this brief has among those it can serve
     asked = {r.id for r in brief.requirements}
     return gdd.model_copy(update={"rule_components": [
@@ -199,6 +199,14 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
     reqs = [Requirement.model_validate({**r.model_dump(), "expect": checks}) if r.id == "start_forces" else r
             for r in gdd.requirements]
     return gdd.model_copy(update={"teams": teams, "requirements": reqs})
+
+
+def _with_unopposed(gdd: GDD) -> GDD:
+    """Evidence for "nobody attacks you": the enemy side has no unit at the start and none ever spawns."""
+    checks = [{"state": {"at": 0, "team": ENEMY, "units_max": 0}}, {"event": "spawn", "where": {"team": ENEMY}, "max": 0}]
+    return gdd.model_copy(update={"requirements": [
+        Requirement.model_validate({**r.model_dump(), "expect": checks}) if r.id == "unopposed" else r
+        for r in gdd.requirements]})
 
 
 PRODUCTION_START = {"metal": 300.0, "energy": 600.0}   # what a player asked to produce starts with, when it has nothing
@@ -297,16 +305,23 @@ def _composed(c: Concepts, site: Site, comps: list[RuleComponent], expects: Expe
     requirements a composed one serves is replaced by it, so no attack is built twice."""
     extra, extra_expects = composed_designs.components(c, site)
     served = {rid for comp in extra for rid in comp.requirement_ids}
-    kept = [comp for comp in comps if not comp.requirement_ids or not set(comp.requirement_ids) <= served]
+
+    def in_play(comp: RuleComponent) -> set[str]:
+        # a component names every requirement it could serve ("attack_window" on raids); those this design
+        # has no evidence for do not keep it next to the composed one that does its work
+        ids = set(comp.requirement_ids)
+        return (ids & (set(expects) | served)) or ids
+
+    kept = [comp for comp in comps if not comp.requirement_ids or not in_play(comp) <= served]
     expects.update(extra_expects)
     return composed_designs.as_recipes(kept) + extra
 
 
 def _scaled(n: float, strength: float, least: int = 1) -> int:
-    """n units at this enemy strength; a weaker enemy rounds down, so every call for one shrinks the
-    group (round(2 * 0.75) is 2: the same loss would repeat until the iteration budget ran out)."""
+    """n units at this enemy strength; a weaker enemy rounds down and a stronger one up, so every call for
+    one changes the group (round(2 * 0.75) and round(2 * 1.25) are 2: the same failure would repeat)."""
     v = n * strength
-    return max(least, math.floor(v + 1e-9) if strength < 1 else round(v))
+    return max(least, math.floor(v + 1e-9) if strength < 1 else math.ceil(v - 1e-9))
 
 
 def _strength(guidance: list[str]) -> float:
@@ -325,15 +340,21 @@ def _trapped(guidance: list[str]) -> bool:
     return any("trapped" in g for g in guidance)
 
 
-def _wave_schedule(c: Concepts, n_fronts: int) -> list[float]:
+def _wave_schedule(c: Concepts, n_fronts: int, ordered: bool = False) -> list[float]:
     """Attack times: the named directions' own times, else the request's wave times, else one wave a
-    minute from 0:45 (one per front at least)."""
+    minute from 0:45 (one per front at least). Sides asked to come in an order each get a time of their own:
+    the stated times first, the rest a step after the last."""
     if c.directions and len(c.direction_times) == len(c.directions):
         return list(c.direction_times)
     n = c.waves or n_fronts
     # closer together when that many waves would not all come before the game ends
     step = max(20.0, min(60.0, ((c.time_limit or 300.0) - 45 - 30) / max(1, n - 1)))
-    return list(c.wave_times) or [round(45 + i * step) for i in range(n)]
+    times = list(c.wave_times) or [round(45 + i * step) for i in range(n)]
+    missing = len(c.directions) - len(set(times)) if ordered else 0
+    if missing > 0:
+        last = max(times)
+        times = sorted(set(times)) + [round(last + (k + 1) * step) for k in range(missing)]
+    return times
 
 
 def _spawn_gap(times: list[float]) -> float:
@@ -394,7 +415,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     distinct = [i for i in range(len(fronts)) if front_xy[i] not in front_xy[:i]]   # each front once
     taken: list[tuple[float, float]] = []
     objectives = []
-    n_obj = c.objectives or len(distinct)
+    # "keep at least 3" needs 3 objectives at the least
+    n_obj = max(c.objectives or len(distinct), c.keep_objectives or 0)
     # raiders are fast, and under fog the defence sees attackers late: then the objectives sit
     # closer to home so a defence can reach them in time
     # closer to home; so do fragile objectives (a radar tower, an extractor: a few hits destroy them
@@ -427,7 +449,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     home = G.passable_near(m, *camp, [], 0.0, main_region_only=True) if safe else camp
     scale = _armed_objective_scale(c)
     strength = _strength(guidance) * scale
-    times = _wave_schedule(c, len(fronts))
+    times = _wave_schedule(c, len(fronts), ordered=any(r.id == "front_order" for r in brief.requirements))
     # what the request pins (the seed varies the rest): stated times come within a few seconds, open
     # ones within a wider window; which front attacks when is drawn unless the request orders the sides
     times_clause = V.times_stated(brief)
@@ -545,9 +567,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         late = raid_late
         comps.append(RuleComponent(
             id="periodic_raids", purpose="raids from a random side at a fixed interval", kind="spawn",
-            library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target", "attack_window"],
+            library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target", "attack_window",
+                                                            "raid_size"],
             params={"team": ENEMY, "interval": interval, "first_at": first_at, "sides": fronts,
-                    "size": _scaled(3, strength, 2), "unit_type": _main_type(c),
+                    "size": c.raid_size or _scaled(3, strength, 2), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
                     "avoid_repeat": c.random_side, "jitter": raid_late,
                     "target_type": raid_target, "target_team": PLAYER}))
@@ -561,6 +584,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # the rule logs the type of the unit each raid goes for
         expects["raid_target"] = [{"event": "rule_log", "where": {"name": "raid", "fields.target_type": raid_target},
                                    "min": 1}]
+        if c.raid_size:
+            expects["raid_size"] = [{"event": "rule_log", "where": {"name": "raid", "fields.count": c.raid_size},
+                                     "min": 2}]
     elif c.staggered or len(set(times)) > 1:
         ground_times = times[:-1] if c.air and len(times) > 1 and not c.direction_times else times
         params = {"team": ENEMY, "fronts": [fronts[i % len(fronts)] for i in range(len(ground_times))],
@@ -626,10 +652,12 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # raids from a random named side and unscouted sides have no order or times to hold them to
         expects.update(_direction_expects(sides, attack_times, base, ground_spawns,
                                           ordered=not (c.scouting or c.random_side or c.wave_interval)))
+    keep = c.keep_objectives if c.keep_objectives and c.keep_objectives < len(objectives) else None
     comps.append(RuleComponent(
-        id="protect_objective_loss", purpose="losing any objective loses", kind="termination",
+        id="protect_objective_loss", kind="termination",
+        purpose=f"fewer than {keep} objectives left loses" if keep else "losing any objective loses",
         library_rule="protect_objective_loss", requirement_ids=["objective_loss"],
-        params={"team": PLAYER, "tag": OBJECTIVE_TAG, "mode": "any"}))
+        params={"team": PLAYER, "tag": OBJECTIVE_TAG, "mode": "any", **({"keep": keep} if keep else {})}))
     comps.append(RuleComponent(
         id="survive_timer_win", purpose="surviving until the time limit wins", kind="termination",
         library_rule="survive_timer_win", requirement_ids=["survive_win"],
@@ -649,7 +677,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # a wave may come `late` seconds after its time (the seed's jitter)
         expects["wave_times"] = [V.late_window(_expect_spawns(after=t - 1, before=t + 5, min=1), late)
                                  for t in c.wave_times]
-    expects["objective_loss"] = [{"result": {"losers_include": PLAYER}}]
+    # with a kept count the idle player loses on the loss that leaves one too few, not on the first
+    expects["objective_loss"] = [{"result": {"losers_include": PLAYER, **(
+        {"reason_contains": f"({len(objectives) - keep + 1} lost, {keep - 1} left)"} if keep else {})}}]
     expects["survive_win"] = [{"result": {"winners_include": PLAYER}}]
     if c.raid_target_type and "raid_target" not in expects and c.raid_target_type == (c.objective_type or
                                                                                        "metal_storage"):
@@ -705,7 +735,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     ]
     n = len(objectives)
     obj = (c.objective_type or "metal_storage").replace("_", " ")
-    desc = ((f"Survive for {c.time_limit / 60:g} minutes without losing any of your {n} {obj}s. If even one is "
+    desc = ((f"Survive for {c.time_limit / 60:g} minutes with at least {keep} of your {n} {obj}s standing. "
+             + ("If every one is destroyed, you lose. " if keep == 1 else f"If fewer than {keep} are left, you lose. ")
+             if keep else
+             f"Survive for {c.time_limit / 60:g} minutes without losing any of your {n} {obj}s. If even one is "
              "destroyed, you lose. " if n > 1 else
              f"Survive for {c.time_limit / 60:g} minutes without losing your {obj}. If it is destroyed, you lose. ")
             + ("It stands at the bridgehead and your army starts in a camp behind it. " if bridge else "")
@@ -1323,7 +1356,7 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     fort_name, fort = G.base_point(m)
     # the besiegers come from a side, not a corner: no candidate site lies on the way to all the others
     start = LV.side_start(m, fort) or G.pick_fronts(m, fort, 1)[0]
-    artillery = "artillery" in c.unit_kinds
+    artillery = concepts.artillery_siege(c)
     army = ([UnitPlacement(type="artillery_bot", count=8)] if artillery else
             [UnitPlacement(type="assault_bot", count=8), UnitPlacement(type="artillery_bot", count=4),
              UnitPlacement(type="light_tank", count=4)])
@@ -1335,7 +1368,8 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
               and c.objective_type not in ("light_turret", "heavy_turret", "wall") else "metal_storage")
     sites = LV.siege_sites(m, fort, ring=SIEGE_RING_RADIUS)
     fog = bool(c.fog)
-    turrets = max(4, round(SIEGE_RING * _strength(guidance)))
+    # the turrets the request counts are those turrets; else a ring as strong as the PM asks
+    turret_type, turrets = next(iter(c.guard_turrets.items()), ("light_turret", max(4, round(SIEGE_RING * _strength(guidance)))))
     teams = [
         TeamPlan(id=PLAYER, name="Besiegers", role="player", controller={"type": "agent"}, units=army,
                  metal=300 if c.production else 0, energy=600 if c.production else 0),
@@ -1346,13 +1380,16 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                       "candidate sites of the base, drawn per seed" + ("" if fog else "; decoy rings at the others"),
                       kind="setup", library_rule="static_fortification", requirement_ids=["fortification"],
                       params={"team": ENEMY, "center": [fort[0], fort[1]], "radius": SIEGE_RING_RADIUS,
-                              "turrets": turrets, "turret_type": "light_turret", "walls": 0, "sites": sites,
+                              "turrets": turrets, "turret_type": turret_type, "walls": 0, "sites": sites,
                               "decoy_turrets": 0 if fog else turrets, "core_type": target,
                               "core_tag": "target"}),
     ]
     deadline = c.deadline or c.time_limit
     met = _deadline_expects(deadline, "did not destroy the target")
-    expects: Expects = {"fortification": [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 3}],
+    fortified = ([{"event": "rule_log", "where": {"name": "fortification", "fields.turrets": turrets}, "min": 1,
+                   "max": 1}] if c.guard_turrets else [])
+    expects: Expects = {"fortification": [{"event": "spawn", "where": {"source": "rule", "team": ENEMY}, "min": 3},
+                                          *fortified],
                         "destroy_win": [{"result": {"winners_include": PLAYER}}], "deadline_loss": met["idle"],
                         "deadline": met}
     if artillery:

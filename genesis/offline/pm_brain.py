@@ -1,6 +1,7 @@
 """The offline PM: MetaFeedback decisions and the rubric retrospective, from the feedback log."""
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -30,30 +31,54 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
     if attempts >= budget or total >= total_budget:
         return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]
                             reason=f"iteration budget spent at stage {stage} ({attempts}/{budget}, total {total}/{total_budget})")
+    if stage == "level":
+        decision = _level_decision(inputs, failed, ids, reasons)
+        if decision.decision == "stop":
+            return decision
+        # the failures' fingerprint goes with the decision, so the next gate sees whether they changed
+        return decision.model_copy(update={"reason": f"{decision.reason} [failures {_fingerprint(reasons)}]"})
+    return _design_decision(inputs, stage, failed, ids, reasons, attempts)
+
+
+def _level_decision(inputs: dict[str, Any], failed: list[dict[str, Any]], ids: set[str],
+                    reasons: list[str]) -> MetaFeedback:
+    history = inputs.get("history", [])
+    if _identical_to_last("level", reasons, history):
+        # the simulations are deterministic: word for word the same failures mean the last correction left the
+        # level as it was (a strength already at its floor, forces the request fixes), so the next is no different
+        unmet = [e["id"] for e in inputs.get("evidence", []) if e.get("status") == "failed"]
+        return MetaFeedback(decision="stop", target_stage="level", guidance=reasons,  # type: ignore[arg-type]
+                            reason="the last correction left every failure word for word the same, so no change the "
+                                   "offline designer can make addresses them; not honoured: "
+                                   + ", ".join(sorted({c["id"] for c in failed}))
+                                   + (f" (the runs do not show the requirements {', '.join(unmet)})" if unmet else ""))
     # an army that never moves while an idle player wins too was not needed, not trapped: the enemy is too weak
     # once placed where every group can leave, an army that still stays put holds by plan (a ranked
     # free-for-all's pocket): the failing criteria decide, not another identical placement
-    placed_free = any(g.startswith(TRAPPED) for d in inputs.get("history", []) for g in d.get("guidance", []))
-    if stage == "level" and "immobile_units" in inputs.get("signatures", []) and not placed_free \
+    placed_free = any(g.startswith(TRAPPED) for d in history for g in d.get("guidance", []))
+    if "immobile_units" in inputs.get("signatures", []) and not placed_free \
             and _balance_guidance(failed) != [STRONGER]:
         return MetaFeedback(decision="rollback", target_stage="gdd", guidance=[TRAPPED, *reasons],
                             reason="the reference policy could not move its units")
-    if stage == "level" and ids and ids <= {"certificate", "difficulty"}:
+    if ids and ids <= {"certificate", "difficulty"}:
         return _certificate_decision(failed)
-    if stage == "level":
-        guidance = _balance_guidance(failed)
-        if not guidance and _repeats_last_failure(stage, failed, inputs.get("history", [])):
-            return MetaFeedback(decision="stop", target_stage=stage, guidance=reasons,  # type: ignore[arg-type]
-                                reason="the same criteria failed again and no design change addresses them")
-        if "requirement_evidence" in ids:
-            return MetaFeedback(decision="rollback", target_stage="gdd", guidance=guidance + reasons,
-                                reason="requirements are not evidenced by the trace: the design must change")
-        if "rule_tests_pass" in ids or "lua_compiles" in ids:
-            return MetaFeedback(decision="rollback", target_stage="rules", guidance=reasons, reason="rules broken")
-        if guidance:
-            return MetaFeedback(decision="rollback", target_stage="gdd", guidance=guidance + reasons,
-                                reason="balance must change in the design")
-        return MetaFeedback(decision="retry", target_stage="level", guidance=reasons, reason="fix the level")
+    guidance = _balance_guidance(failed)
+    if not guidance and _repeats_last_failure("level", failed, history):
+        return MetaFeedback(decision="stop", target_stage="level", guidance=reasons,  # type: ignore[arg-type]
+                            reason="the same criteria failed again and no design change addresses them")
+    if "requirement_evidence" in ids:
+        return MetaFeedback(decision="rollback", target_stage="gdd", guidance=guidance + reasons,
+                            reason="requirements are not evidenced by the trace: the design must change")
+    if "rule_tests_pass" in ids or "lua_compiles" in ids:
+        return MetaFeedback(decision="rollback", target_stage="rules", guidance=reasons, reason="rules broken")
+    if guidance:
+        return MetaFeedback(decision="rollback", target_stage="gdd", guidance=guidance + reasons,
+                            reason="balance must change in the design")
+    return MetaFeedback(decision="retry", target_stage="level", guidance=reasons, reason="fix the level")
+
+
+def _design_decision(inputs: dict[str, Any], stage: str, failed: list[dict[str, Any]], ids: set[str],
+                     reasons: list[str], attempts: int) -> MetaFeedback:
     if stage == "gdd" and ids <= {"balance_preview"} and any(w in r for r in reasons for w in ("weaker", "stronger")):
         # each retry moves the enemy's strength one more step (the writer counts the calls); the brief has no
         # say in balance, so a rollback to it would only write the same design again
@@ -129,6 +154,17 @@ def _repeats_last_failure(stage: str, failed: list[dict[str, Any]], history: lis
         return False
     ids = {c["id"] for c in failed}
     return all(ids <= {g.split(":", 1)[0].strip() for g in d.get("guidance", [])} for d in prev[-corrections:])
+
+
+def _fingerprint(reasons: list[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(reasons)).encode()).hexdigest()[:12]
+
+
+def _identical_to_last(stage: str, reasons: list[str], history: list[dict[str, Any]]) -> bool:
+    """The last correction at this stage was made for these very failures, word for word (counts, seeds and
+    times), as its fingerprint shows."""
+    prev = [d for d in history if d.get("stage") == stage and d.get("decision") in ("retry", "rollback")]
+    return bool(prev and reasons) and f"[failures {_fingerprint(reasons)}]" in prev[-1].get("reason", "")
 
 
 def _score(text: str, label: str) -> float | None:

@@ -21,7 +21,8 @@ _TENS_WORDS = "|".join(_TENS)
 _WORDS = (rf"(?:(?:a|one|{'|'.join(_UNITS)})\s+hundred(?:\s+and)?(?:\s+(?:(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?"
           rf"|{_SMALL_WORDS}))?|(?:{_TENS_WORDS})(?:[\s-](?:{'|'.join(_UNITS)}))?|thirteen|fourteen|fifteen|sixteen|"
           rf"seventeen|eighteen|nineteen)")
-_NUMBER_IN_WORDS = re.compile(rf"(?<![\w-])({_WORDS})(?![\w-])")
+# a number in words stands alone, or before a hyphenated unit ("the forty-second mark", "a thirty-minute game")
+_NUMBER_IN_WORDS = re.compile(rf"(?<![\w-])({_WORDS})(?![\w]|-(?!(?:seconds?|minutes?|mins?|secs?|hours?)\b))")
 _N = r"(\d+(?:\.\d+)?|a|an|one|" + "|".join(_UNITS) + r")"
 _UNIT = r"(hours?|hrs?|minutes?|mins?|seconds?|secs?)"
 _ANY = r"(\d+(?:\.\d+)?|" + _SMALL_WORDS + r")"      # a number in digits or a small one in words
@@ -65,8 +66,24 @@ def _thousands(m: re.Match) -> str:          # "two thousand", "2 thousand 500",
     return _fmt(_num(m.group(1)) * 1000 + float(m.group(2) or 0))
 
 
-def _half(m: re.Match) -> str:                # "a minute and a half", "two and a half minutes"
-    return f"{_fmt((_num(m.group(1)) + 0.5) * _unit_seconds(m.group(2)))} seconds"
+_SHARES = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
+_SHARE = r"(a\s+half|a\s+quarter|three\s+quarters)"
+
+
+def _share(words: str) -> float:
+    return _SHARES[re.sub(r"\s+", " ", words)]
+
+
+def _half(m: re.Match) -> str:                # "a minute and a half", "two and a quarter minutes"
+    return f"{_fmt((_num(m.group(1)) + _share(m.group(3))) * _unit_seconds(m.group(2)))} seconds"
+
+
+def _and_share(m: re.Match) -> str:           # "two and a quarter minutes": the share comes before the unit
+    return f"{_fmt((_num(m.group(1)) + _share(m.group(2))) * _unit_seconds(m.group(3)))} seconds"
+
+
+def _bare_unit_and_share(m: re.Match) -> str:  # "every minute and a quarter": one unit, no article
+    return f"{m.group(1)} {_fmt((1 + _share(m.group(3))) * _unit_seconds(m.group(2)))} seconds"
 
 
 def _half_of(m: re.Match) -> str:             # "half a minute", "half an hour"
@@ -99,14 +116,22 @@ def _rate(m: re.Match) -> str:             # "three times a minute", "twice per 
 # in order: numbers in words first, so the duration forms after them see digits
 _REWRITES: list[tuple[re.Pattern, object]] = [
     (_NUMBER_IN_WORDS, lambda m: str(_value(m.group(1)))),
+    # counts by the dozen and in pairs: "half a dozen", "two dozen", "a pair of heavy tanks", "a trio of"
+    (re.compile(r"(?<![\w-])half\s+a\s+dozen(?:\s+of)?(?![\w-])"), lambda m: "6"),
+    (re.compile(rf"(?<![\w-])(?:(a|one|\d+|{_SMALL_WORDS})\s+)dozens?(?:\s+of)?(?![\w-])"),
+     lambda m: str(12 * (1 if m.group(1) in ("a", "one") else round(_num(m.group(1)))))),
+    (re.compile(r"(?<![\w-])an?\s+(pair|brace|trio)\s+of(?![\w-])"), lambda m: "3" if m.group(1) == "trio" else "2"),
     # large amounts (a stockpile of metal): digit groups, hundreds and thousands
     (re.compile(r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+)(?![\w,-]|\.\d)"), lambda m: m.group(1).replace(",", "")),
     (re.compile(rf"(?<![\w.-])(\d+|{_SMALL_WORDS})\s+hundred(?![\w-])"), _hundreds),
     (re.compile(rf"(?<![\w.-]){_N}\s+thousand(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"), _thousands),
     (re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)k()(?![\w-])"), _thousands),
-    (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+a\s+half(?![\w-])"), _half),
-    (re.compile(rf"(?<![\w-]){_N}\s+and\s+a\s+half\s+{_UNIT}(?![\w-])"), _half),
-    (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?)\s*-\s*and\s*-\s*a\s*-\s*half\s*-?\s*{_UNIT}(?![\w-])"), _half),
+    (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+{_SHARE}(?![\w-])"), _half),
+    (re.compile(rf"(?<![\w-]){_N}\s+and\s+{_SHARE}\s+{_UNIT}(?![\w-])"), _and_share),
+    (re.compile(rf"(?<![\w-])(every|each|per|after|for|within|in)\s+{_UNIT}\s+and\s+{_SHARE}(?![\w-])"),
+     _bare_unit_and_share),
+    (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?)\s*-\s*and\s*-\s*a\s*-\s*half\s*-?\s*{_UNIT}(?![\w-])"),
+     lambda m: f"{_fmt((_num(m.group(1)) + 0.5) * _unit_seconds(m.group(2)))} seconds"),
     (re.compile(rf"(?<![\w-])half\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _half_of),
     (re.compile(rf"(?<![\w-])(?:a|one|(three))\s+quarters?\s+of\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _quarter_of),
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?"
@@ -115,7 +140,12 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     # a rate: "three times a minute" is every 20 seconds
     (re.compile(r"(?<![\w-])(once|twice|(?:\d+|" + "|".join(_UNITS) + r")\s+times)\s+(?:a|an|per|each|every)\s+(minute|hour)(?![\w-])"), _rate),
     # a moment as a point or mark on the clock: "the one-minute point", "the 4.5-minute mark" -> "1:00", "4:30"
-    (re.compile(rf"(?<![\w-])the\s+{_ANY}[\s-]*{_UNIT}\s+(?:point|mark)(?![\w-])"), lambda m: _clock(m)),
+    (re.compile(rf"(?<![\w-])the\s+{_ANY}[\s-]*{_UNIT}\s+(?:point|mark|bell|gong|horn|buzzer|siren)(?![\w-])"),
+     lambda m: _clock(m)),
+    # a span between two marks: "between the one- and three-minute marks" -> "between 1 and 3 minutes"
+    (re.compile(rf"(?<![\w-])between\s+the\s+{_ANY}(?:[\s-]*{_UNIT})?\s*-?\s+and\s+(?:the\s+)?{_ANY}[\s-]*{_UNIT}\s+"
+                r"(?:marks?|points?)(?![\w-])"),
+     lambda m: f"between {m.group(1)} and {m.group(3)} {m.group(4) if m.group(4).endswith('s') else m.group(4) + 's'}"),
     # "two minutes in" (into the game) -> "at 2:00"
     (re.compile(rf"(?<![\w-]){_ANY}\s*{_UNIT}\s+in(?=\s*(?:[,;.]|and\b|then\b|$))"),
      lambda m: "at " + _clock(m)),
@@ -123,12 +153,18 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])(until|till|before|by)\s+(?:the\s+)?{_ANY}\s*{_UNIT}\s+(?:have\s+|has\s+|are\s+|is\s+)?"
                 r"(?:passed|elapsed|gone\s+by|gone|up|over|elapse|pass|go\s+by|run\s+out|on\s+the\s+clock|"
                 r"ticked\s+by|tick\s+by)(?![\w-])"), lambda m: f"{m.group(1)} {_clock(m, 2)}"),
+    # ... or a moment it comes: "when twenty minutes have gone by" -> "at 20:00"
+    (re.compile(rf"(?<![\w-])(?:when|once)\s+(?:the\s+)?{_ANY}\s*{_UNIT}\s+(?:have|has)\s+(?:passed|elapsed|gone\s+by|"
+                r"gone|ticked\s+by|run\s+out)(?![\w-])"), lambda m: f"at {_clock(m)}"),
     # the end of the game named as a moment: "the whistle blows at 12 minutes" is a game lasting that long
     (re.compile(r"(?<![\w-])(?:the\s+)?(?:final\s+)?whistle\s+blows\s+at|(?:it's|it\s+is)\s+over\s+at|"
                 r"the\s+(?:game|match|round|battle)\s+ends\s+at|time\s+(?:is\s+up|runs\s+out)\s+at"), lambda m: "lasting"),
     # a clock reading stated through the clock: "until the clock hits 3:00", "the 3:00 mark", "the timer reads 2:30"
     (re.compile(r"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
                 r"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+(\d{1,2}:[0-5]\d)\b"), lambda m: m.group(1)),
+    # ... or as a span: "before the clock passes five and a half minutes" -> "before 5:30"
+    (re.compile(rf"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
+                rf"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+{_ANY}\s*{_UNIT}(?![\w-])"), lambda m: _clock(m)),
     (re.compile(r"(?<![\w-])the\s+(\d{1,2}:[0-5]\d)\s+mark(?![\w-])"), lambda m: m.group(1)),
 ]
 

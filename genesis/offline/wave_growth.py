@@ -25,7 +25,7 @@ def base_and_growth(factor: float, strength: float = 1.0) -> tuple[int, int]:
 
 def _scaled(n: float, strength: float) -> int:
     v = n * strength
-    return math.floor(v + 1e-9) if strength < 1 else round(v)
+    return math.floor(v + 1e-9) if strength < 1 else math.ceil(v - 1e-9)
 
 
 def sizes(base: int, growth: int, factor: float, count: int) -> list[int]:

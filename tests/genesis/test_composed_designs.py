@@ -238,3 +238,14 @@ def test_a_free_for_all_in_a_shrinking_safe_zone_is_read_designed_and_evidenced(
     results = evaluate(req.expect, run, map_size=run["map_size"])
     assert all(r.passed for r in results), [r.detail for r in results]
     assert run["ended_by"] == "condition" and run["duration"] >= 239       # still ranked at the time limit
+
+
+def test_a_counted_raid_is_evidenced_on_its_group_size(tmp_path):
+    counted = AIR_RAIDS.model_copy(update={"raid_size": 2})
+    units = [{"type": "metal_extractor", "x": 30.5, "y": 32.5}, {"type": "commander", "at": "base"}]
+    expects, view, size = _run(tmp_path, counted, CORRIDOR, units, 260)
+    assert _holds(expects["raid_size"], view, size)
+    # raids of another size fail it
+    other, view, size = _run(tmp_path, counted, CORRIDOR, units, 260,
+                             {"s1_a1_units": {"bomber": 3}, "s2_a1_units": {"bomber": 3}})
+    assert not _holds(other["raid_size"], view, size)

@@ -15,7 +15,7 @@ from engine.catalog import load_catalog
 from engine.schema.expect import EVENT_FIELDS
 from genesis import rubric_store
 from genesis.agents.base import PROMPTS
-from genesis.agents.developer import DESIGN_CONTEXT
+from genesis.agents.developer import design_context
 from genesis.checks.registry import CHECKS
 from genesis.kb.library import WORKED_EXAMPLE_RULE
 from genesis.llm import render
@@ -103,7 +103,7 @@ def prompts():
         "designer.write_gdd": {"brief": brief.model_dump(mode="json"), "similar": [], "guidance": [], "retry": None,
                                "library": library, "criteria": _criteria("gdd", "level")},
         "developer.write_rule": {"component": gdd.rule_components[0].model_dump(mode="json"), "library": None,
-                                 "design": gdd.model_dump(mode="json", include=DESIGN_CONTEXT),
+                                 "design": design_context(gdd, gdd.rule_components[0]),
                                  "guidance": [], "example": example, "retry": None, "criteria": _criteria("rules"),
                                  "verified": None, "kept": []},
         "developer.assemble_level": {"gdd": gdd.model_dump(mode="json"), "rules": [], "guidance": [], "retry": None,

@@ -193,7 +193,8 @@ def test_the_pm_stops_when_the_same_failure_repeats_with_no_correction():
     assert first.decision == "retry"
     again = meta_feedback({"stage": "level", "verdict": v, "attempts": 2, "budget": 3,
                            "history": [{"stage": "level", **first.model_dump()}]})
-    assert again.decision == "stop" and "same criteria" in again.reason
+    # the failure is word for word the last one: stopped at once, naming the criterion not honoured
+    assert again.decision == "stop" and "word for word" in again.reason and "not honoured: x" in again.reason
 
 
 def test_long_survival_keeps_attacking_over_the_whole_game():

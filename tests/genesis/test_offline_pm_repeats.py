@@ -42,3 +42,42 @@ def test_a_design_whose_preview_the_reference_loses_is_retried_weaker_never_sent
     spent = meta_feedback({"stage": "gdd", "verdict": {"passed": False, "criteria": [weak]}, "attempts": 3,
                            "budget": 3, "total_iterations": 4, "total_budget": 11, "history": history * 2})
     assert spent.decision == "stop"
+
+
+REF_LOST = {"id": "reference_wins", "passed": False, "mandatory": True, "kind": "check:reference_wins",
+            "reason": "reference policy won 2/3 seeds; seed 1: protect_objective_loss: objective metal_extractor "
+                      "destroyed (1 lost, 3 left)"}
+
+
+def _level(history, criteria=(REF_LOST,), evidence=()):
+    return meta_feedback({"stage": "level", "verdict": {"passed": False, "criteria": list(criteria)}, "attempts": 1,
+                          "budget": 3, "total_iterations": 6, "total_budget": 11, "history": history,
+                          "evidence": list(evidence)})
+
+
+def test_a_level_failing_word_for_word_as_before_its_correction_stops_and_names_what_is_not_honoured():
+    first = _level([])
+    assert first.decision == "rollback" and first.target_stage == "gdd"
+    again = _level([{"stage": "level", "decision": first.decision, "guidance": first.guidance, "reason": first.reason}],
+                   evidence=[{"id": "survive_win", "status": "failed"}, {"id": "interval", "status": "verified"}])
+    assert again.decision == "stop" and "the requirements survive_win)" in again.reason
+    assert "word for word" in again.reason and "not honoured: reference_wins" in again.reason
+    assert any("1 lost, 3 left" in g for g in again.guidance)
+
+
+def test_a_level_whose_correction_changed_its_failures_is_corrected_again():
+    first = _level([])
+    moved = {**REF_LOST, "reason": REF_LOST["reason"].replace("2/3", "1/3")}
+    assert _level([{"stage": "level", "decision": first.decision, "guidance": first.guidance, "reason": first.reason}],
+                  criteria=(moved,)).decision == "rollback"
+
+
+CERT = {"id": "certificate", "passed": False, "mandatory": True, "kind": "check:certificate",
+        "reason": "not certified: no_cheap_win: rush won every seed, e.g. seed 0: won in 86 s, lost 0 units"}
+
+
+def test_a_certificate_failing_word_for_word_after_its_correction_stops_too():
+    first = _level([], criteria=(CERT,))
+    assert first.decision == "rollback"
+    again = _level([{"stage": "level", **first.model_dump(mode="json")}], criteria=(CERT,))
+    assert again.decision == "stop" and "not honoured: certificate" in again.reason

@@ -124,16 +124,23 @@ def test_times_of_a_side_the_reader_could_not_tie_are_reported_not_claimed():
     assert clause.status == "partial" and "west" in clause.why and "1:00" in clause.why
 
 
-@pytest.mark.parametrize("query,unread", [
+@pytest.mark.parametrize("query,family", [
     ("Walk your commander from the top-left corner to the bottom-right one; if he hasn't arrived by minute 3, "
-     "it's over.", "Walk your commander"),
-    ("You and one computer-run friend share the western half; two hostile armies share the eastern half.",
-     "computer-run friend"),
-    ("Sit on the bridge for two minutes running with none of theirs on it, or you've lost.", "Sit on the bridge"),
+     "it's over.", "escort"),
+    ("Drive the truck from the lower-left corner to the upper right; ambushes lie in wait.", "escort"),
+    ("You and one computer-run friend share the western half; two hostile armies share the eastern half.", "teams"),
+    ("Me plus two AI teammates against three enemy factions.", "teams"),
+    ("Sit on the bridge for two minutes running with none of theirs on it, or you've lost.", "capture"),
+    ("Camp on the hilltop for ninety seconds straight.", "capture"),
 ])
-def test_sides_and_times_with_nothing_attacking_are_not_read_as_a_defence(query, unread):
+def test_games_said_without_their_family_words_are_read_as_those_games(query, family):
     reading = read(query)
-    assert not reading.is_game and unread in reading.refusal and "does not understand what game" in reading.refusal
+    assert reading.is_game and reading.concepts.archetype == family
+
+
+def test_sides_and_times_with_nothing_attacking_are_still_refused_naming_what_was_not_read():
+    reading = read("Keep the old mill and the north gate standing until 6:00.")
+    assert not reading.is_game and "does not understand what game" in reading.refusal and "\"" in reading.refusal
 
 
 @pytest.mark.parametrize("query", [

@@ -86,8 +86,8 @@ def test_the_report_shows_a_partial_clause_once_with_what_was_built_and_what_was
 
 
 @pytest.mark.parametrize("count", ["three", "4", "five", "twenty"])
-@pytest.mark.parametrize("thing,asked", [("constructors", "alive"), ("radar towers", "standing"),
-                                         ("heavy tanks", "in one piece"), ("metal extractors", "intact")])
+@pytest.mark.parametrize("thing,asked", [("constructors", "alive"), ("engineers", "standing"),
+                                         ("heavy tanks", "in one piece"), ("scouts", "intact")])
 def test_a_clause_whose_count_or_unit_was_not_read_is_never_honoured(count, thing, asked):
     # the deadline in it is read, the things it asks to keep are not: the clause is at most partial and says
     # which words were not read
@@ -149,3 +149,15 @@ def test_a_run_that_delivered_no_level_that_plays_claims_no_clause_honoured():
     # a level that plays keeps the brief's statuses
     kept = clause_records({"brief": brief, "status": "playable", "evidence": []})
     assert [r["status"] for r in kept] == [c.status for c in brief.clauses]
+
+
+@pytest.mark.parametrize("count,n", [("three", 3), ("4", 4), ("five", 5)])
+@pytest.mark.parametrize("thing,type_id", [("radar towers", "radar_tower"), ("metal extractors", "metal_extractor")])
+def test_keeping_all_n_of_your_buildings_builds_n_of_them_as_the_objectives(count, n, thing, type_id):
+    from genesis.offline.gdd_writer import design
+
+    brief = _brief(f"Hold out against enemy waves from the east; keep all {count} of your {thing} standing until minute 6.")
+    (clause,) = [c for c in brief.clauses if thing in c.text]
+    player = next(t for t in design(brief).teams if t.id == 0)
+    assert clause.status == "honoured"
+    assert sum(u.count for u in player.units if u.type == type_id and u.tag == "objective") == n

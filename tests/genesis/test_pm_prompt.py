@@ -80,3 +80,11 @@ def test_the_visual_reviewer_is_told_the_map_geometry_and_that_outcomes_are_not_
     prompt = render(PROMPTS / "analyst_visual_review.j2", query="q", description="d", n_frames=1, **context)
     assert "[0, 30, 640, 457]" in prompt and "96x64 tiles" in prompt
     assert "no reason for playable=false" in prompt
+
+
+def test_on_a_passed_verdict_only_unverified_requirements_keep_their_numbers():
+    verified = {**EVIDENCE[0], "id": "waves", "status": "verified", "detail": "observed 3 waves"}
+    digest = evidence_digest([verified, EVIDENCE[0]], passed=True)
+    assert "detail" not in digest[0] and digest[0]["seeds"] == {"0": False, "1": False}
+    assert "observed 0" in digest[1]["detail"]
+    assert "detail" in evidence_digest([verified])[0]   # a failed verdict: every number, for the decision

@@ -185,3 +185,38 @@ def test_a_model_the_facts_list_whole_is_named_in_the_schema_text_not_repeated()
     assert "time_limit: float (>0, <=7200) = 600.0 — seconds" in facts
     assert "DestroyTarget {kind: 'destroy_target'" in facts and "deadline: float | null (>0) = None" in facts
     assert "\nRuleTest:" in text    # a model no fact lists keeps its line
+
+
+def test_a_rule_prompt_shows_its_component_once_and_only_the_expectations_it_serves(gdd):
+    from genesis.agents.developer import design_context
+
+    comp = gdd.rule_components[0]
+    design = design_context(gdd, comp)
+    assert comp.id not in [c["id"] for c in design["rule_components"]]
+    served = [r for r in design["requirements"] if "expect" in r]
+    others = [r for r in design["requirements"] if "expect" not in r]
+    assert served and {r["id"] for r in served} >= set(comp.requirement_ids)
+    assert all(r["text"] for r in others)   # the rest of the level is still named by its requirements' text
+    unlisted = comp.model_copy(update={"id": "unlisted", "requirement_ids": []})
+    assert all("expect" in r for r in design_context(gdd, unlisted)["requirements"] if r.get("expect") is not None)
+    client = _Recorder({"id": comp.id, "params": {}, "source": "x", "meta": {"title": "t", "description": "d"},
+                        "tests": []})
+    with pytest.raises(ValueError):
+        Developer(client).write_rule(comp, None, [], gdd=gdd)
+    task = client.calls[0]["prompt"][-1]["content"]
+    assert task.count(f'"id":"{comp.id}"') == 1
+
+
+def test_the_level_and_the_analyst_prompts_leave_out_what_they_do_not_act_on(gdd):
+    from genesis.agents.analyst import Analyst
+
+    client = _Recorder({"level": {}})
+    with pytest.raises(ValueError):
+        Developer(client).assemble_level(gdd, [], [])   # the answer is not a level: only the prompt is read
+    task = client.calls[0]["prompt"][-1]["content"]
+    assert gdd.agent_description in task and gdd.summary not in task and '"win_paths"' not in task
+    client = _Recorder({"results": []})
+    brief = write_brief("defend two fronts with staggered waves", read("defend two fronts with staggered waves"), [])
+    Analyst(client).judge_gdd(brief, gdd, [{"id": "c", "text": "t", "kind": "judged", "mandatory": True}])
+    task = client.calls[0]["prompt"][-1]["content"]
+    assert '"expect"' not in task and all(r.text in task for r in gdd.requirements)

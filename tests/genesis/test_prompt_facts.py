@@ -272,3 +272,11 @@ def test_every_prompt_with_the_controllers_defines_the_selector_they_point_to():
     for template in PROMPTS.glob("*.j2"):
         text = template.read_text()
         assert "facts.controllers }}" not in text or "facts.conditions }}" in text, template.name
+
+
+def test_the_certificate_facts_give_the_odds_a_small_seeded_choice_fails_the_blind_replay():
+    from genesis.prompt_facts import validity_certificate
+
+    text = validity_certificate()
+    # 5 seeds, at most 2 replay wins: seed 0 plus 2 of the other 4 drawing its option (binomial, p = 1/k)
+    assert "41% with 3" in text and "8% with 8" in text

@@ -34,13 +34,13 @@ def can_hit(w, shooters: np.ndarray, unit: int) -> np.ndarray:
     return w.armed[shooters] & hits
 
 
-def threats(sim, unit: int, enemies: np.ndarray) -> np.ndarray:
-    """The visible `enemies` that could hit `unit` and stand within their weapon range + margin of it."""
+def threats(sim, unit: int, enemies: np.ndarray, margin: float = RETREAT_MARGIN) -> np.ndarray:
+    """The visible `enemies` that could hit `unit` and stand within their weapon range + `margin` of it."""
     w = sim.world
     if not enemies.size:
         return enemies
     d = np.hypot(w.x[enemies] - w.x[unit], w.y[enemies] - w.y[unit])
-    return enemies[can_hit(w, enemies, unit) & (d <= w.w_range[enemies] + RETREAT_MARGIN)]
+    return enemies[can_hit(w, enemies, unit) & (d <= w.w_range[enemies] + margin)]
 
 
 class Role:
@@ -61,6 +61,11 @@ class Role:
         self.units = units
         self.goals: dict[int, tuple[float, float]] = {}
         self.calm_until: dict[int, float] = {}
+
+    @property
+    def margin(self) -> float:
+        """Tiles beyond an enemy's weapon range at which this role's units back off."""
+        return RETREAT_MARGIN if self.spec.margin is None else self.spec.margin
 
     def owned(self) -> list[int]:
         """The units this role keeps out of the army."""
@@ -98,7 +103,7 @@ class Role:
         """Orders that take `unit` away from the threats it sees (None when it sees none): straight
         away from them, bent toward `toward` (default home) when that lies away from them too."""
         w = sim.world
-        near = threats(sim, unit, enemies)
+        near = threats(sim, unit, enemies, self.margin)
         if not near.size:
             if sim.time < self.calm_until.get(unit, -1.0):
                 return self.stop(sim, unit)
@@ -235,7 +240,7 @@ class Scout(Role):
         w = sim.world
         ids = self.ref.memory.ids()
         ids = ids[can_hit(w, ids, u)] if ids.size else ids
-        return np.array([(*self.ref.memory.where(int(i)), float(w.w_range[i]) + RETREAT_MARGIN) for i in ids.tolist()],
+        return np.array([(*self.ref.memory.where(int(i)), float(w.w_range[i]) + self.margin) for i in ids.tolist()],
                         dtype=float).reshape(-1, 3)
 
     @staticmethod
