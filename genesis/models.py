@@ -158,6 +158,16 @@ class Concepts(Doc):
     resource_income: bool = Field(False, description="resources: the goal is an income per second, not a stockpile")
     resource_keep: str | None = Field(None, description="resources: unit type from the roster the player must not "
                                                         "lose one of (\"without losing an extractor\")")
+    elimination: Literal["units", "commanders"] | None = Field(None, description=(
+        "free-for-all and team battles: the game is decided by elimination, not a ranking: `units` when a side is "
+        "out once every unit of it is destroyed (\"wipe out both enemy teams\"), `commanders` when a side is out "
+        "once its commander(s) die (\"the last team with a living commander wins\"); null when the request says "
+        "neither"))
+    side_army: dict[str, int] = Field(default_factory=dict, description=(
+        "free-for-all and team battles: each team's start army as the request states it, unit type from the roster "
+        "-> count (the player's alliance's when `rival_army` is set too)"))
+    rival_army: dict[str, int] = Field(default_factory=dict, description=(
+        "team battles: each enemy team's start army, when the request states it apart from the player's side's"))
 
 
 class ClauseAccount(Doc):

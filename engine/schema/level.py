@@ -286,9 +286,10 @@ class LevelConfig(Strict):
 
     def _roles_have_units(self, roles) -> None:
         """Roles are given at the start, to the player's start units: a role naming none would
-        silently do nothing."""
+        silently do nothing. A player with no placed units gets its start army from a rule at the
+        start (a seeded layout): the reference checks its roles against it then (`build_roles`)."""
         player = next((t for t in self.teams if t.id == 0), None)
-        if player is None:
+        if player is None or not player.units:
             return
         for i, role in enumerate(roles):
             if not any((role.tag is None or u.tag == role.tag) and (role.type is None or u.type == role.type)

@@ -16,7 +16,7 @@ class RoleSpec(Strict):
     """One role for the own mobile units matching `tag` / `type` (the lowest ids first, `count` of
     them, none another role took): they leave the army and its strategy for good (an escort's guards
     rejoin the army once the escorted units are dead). Roles are given once, at the start: a role
-    must match a start unit of team 0."""
+    must match a start unit of team 0 (placed, or spawned by a rule at the start)."""
 
     role: Literal[ROLE_NAMES] = Field(description="what the units do (each role is described below)")
     tag: str | None = Field(None, description="tag of the own unit(s) taking the role")

@@ -147,6 +147,13 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         assumptions += taken
         unsupported += unusable
     arch = c.archetype
+    if c.production and arch in ("ffa", "teams"):
+        # the sides fight with their start armies: production asked for is reported, never claimed
+        unbuilt = f"production in a {'free-for-all' if arch == 'ffa' else 'team battle'} is not built: every side " \
+                  "fights with its start army"
+        unsupported.append(unbuilt)
+        reading = dataclasses.replace(reading, hits=[
+            dataclasses.replace(h, problem=unbuilt) if h.key == "production_switch" else h for h in reading.hits])
     if c.time_limit is None and arch == "capture" and c.hold_time:
         c.time_limit = max(DEFAULT_TIME_LIMIT[arch], c.hold_time + 180)
         assumptions.append(f"no duration given: {_fmt(c.time_limit)} (time to take the zone and hold it)")
@@ -336,23 +343,38 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="production_win", text=f"producing {comp} wins"))
         reqs.append(Requirement(id="deadline_loss", text="missing the deadline loses", on="idle"))
     elif arch == "ffa":
-        win.append(f"rank first by {c.ranking or 'damage efficiency'} at {_fmt(c.time_limit)}")
-        loss.append("rank below first")
+        if c.elimination:
+            win.append(f"be the last team {_LEFT[c.elimination]} by {_fmt(c.time_limit)}")
+            loss.append(f"{_OUT[c.elimination]}, or another team is still in at {_fmt(c.time_limit)}")
+            reqs.append(Requirement(id="elimination_win", text=f"a team is out once {_OUT_WHEN[c.elimination]}; the "
+                                                                f"last team left by {_fmt(c.time_limit)} wins"))
+            assumptions.append(f"with more than one team still in at {_fmt(c.time_limit)}, nobody wins")
+        else:
+            win.append(f"rank first by {c.ranking or 'damage efficiency'} at {_fmt(c.time_limit)}")
+            loss.append("rank below first")
+            reqs.append(Requirement(id="ranking", text="teams are ranked at the end"))
         enemy.append(f"{c.teams - 1} AI teams with equal forces fight everyone")
         reqs.append(Requirement(id="teams", text=f"{c.teams} teams with equal forces"))
-        reqs.append(Requirement(id="ranking", text="teams are ranked at the end"))
     elif arch == "teams":
-        metric = (c.ranking or "damage_efficiency").replace("_", " ")
-        win.append("the enemy alliance has no mobile units left, or yours holds the best-ranked team "
-                   f"by {metric} at {_fmt(c.time_limit)}")
-        loss.append("your alliance has no mobile units left, or the enemy holds the best-ranked team at the end")
         enemy.append(f"{c.team_size} AI enemy teams attack the nearest enemy; your {c.team_size - 1} ally team(s) "
                      "are AI controlled")
-        assumptions.append(f"a battle still undecided at {_fmt(c.time_limit)} goes to the alliance of the team "
-                           f"with the best {metric}")
         reqs.append(Requirement(id="alliances", text=f"{c.team_size}v{c.team_size} alliances"))
         reqs.append(Requirement(id="no_production", text="fixed forces, no production"))
-        reqs.append(Requirement(id="decisive", text="every battle ends with a winning alliance"))
+        if c.elimination:
+            win.append(f"the enemy alliance is out ({_ALLIANCE_OUT[c.elimination]}) by {_fmt(c.time_limit)}")
+            loss.append(f"your alliance is out ({_ALLIANCE_OUT[c.elimination]}), or the enemy alliance is still in at "
+                        f"{_fmt(c.time_limit)}")
+            reqs.append(Requirement(id="elimination_win", text=f"an alliance is out once "
+                                    f"{_ALLIANCE_OUT[c.elimination]}; the other wins, if by {_fmt(c.time_limit)}"))
+            assumptions.append(f"with both alliances still in at {_fmt(c.time_limit)}, nobody wins")
+        else:
+            metric = (c.ranking or "damage_efficiency").replace("_", " ")
+            win.append("the enemy alliance has no mobile units left, or yours holds the best-ranked team "
+                       f"by {metric} at {_fmt(c.time_limit)}")
+            loss.append("your alliance has no mobile units left, or the enemy holds the best-ranked team at the end")
+            assumptions.append(f"a battle still undecided at {_fmt(c.time_limit)} goes to the alliance of the team "
+                               f"with the best {metric}")
+            reqs.append(Requirement(id="decisive", text="every battle ends with a winning alliance"))
     elif arch == "siege":
         win.append("destroy the enemy target structure")
         loss.append(f"the deadline {_fmt(c.time_limit)} passes")
@@ -433,6 +455,10 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     }[arch]
     if artillery_siege(c):
         composition = "you command an artillery-only assault force against a turret line"
+    if c.side_army or c.rival_army:
+        reqs.append(Requirement(id="side_armies", text=_side_armies_text(c)))
+    if c.elimination == "commanders" and arch in ("ffa", "teams") and "commander" not in c.side_army:
+        assumptions.append("every team starts with one commander: the game is decided by the commanders' deaths")
     if c.player_start or c.player_metal is not None:
         given = [f"{n} {t.replace('_', ' ')}" for t, n in c.player_start.items()]
         given += [f"{_fmt(c.player_metal)} metal"] if c.player_metal is not None else []
@@ -472,18 +498,23 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
     alive and the level settings the request asks for."""
     keys = {h.key for h in reading.hits}
     arch = c.archetype
-    # a capture's garrison and relief columns come from no named side at no named time: those are reported
-    attacked = arch in ("defense", "raids") or (arch == "production" and (c.wave_times or c.raids))
+    # a capture's garrison and relief columns come from no named side at no named time, unless the request
+    # names the counterattacks' sides and times: those are reported
+    attacked = arch in ("defense", "raids") or (arch == "production" and (c.wave_times or c.raids)) \
+        or (arch == "capture" and len(c.direction_times) == len(c.directions) > 0)
     reqs: list[Requirement] = []
     if c.directions and attacked:
         sides = ", ".join(_SIDE_NAMES[d] for d in c.directions)
-        reqs.append(Requirement(id="directions", text=f"attacks come from the named sides: {sides}"))
+        # a capture's counterattacks are seen in a game that lasts until them: the idle player's (a quick
+        # hold wins before they come)
+        on = "idle" if arch == "capture" else "reference"
+        reqs.append(Requirement(id="directions", text=f"attacks come from the named sides: {sides}", on=on))
         if "front_order" in keys and len(c.directions) > 1:
-            reqs.append(Requirement(id="front_order", text=f"the sides attack in the stated order: {sides}"))
+            reqs.append(Requirement(id="front_order", text=f"the sides attack in the stated order: {sides}", on=on))
         if c.direction_times:
             reqs.append(Requirement(id="front_times", text="each side attacks at its stated time (within 10 s): "
                                     + ", ".join(f"{_SIDE_NAMES[d]} at {_fmt(t)}"
-                                                for d, t in zip(c.directions, c.direction_times))))
+                                                for d, t in zip(c.directions, c.direction_times)), on=on))
     if c.growth_factor and attacked:
         reqs.append(Requirement(id="growth", text=f"each wave is at least {c.growth_factor:g} times the size of "
                                                   "the one before"))
@@ -559,8 +590,23 @@ def _micro_defaults(c: Concepts) -> list[str]:
     return said
 
 
+_LEFT = {"units": "with units left", "commanders": "with a living commander"}
+_OUT = {"units": "your team is wiped out", "commanders": "your commander dies"}
+_OUT_WHEN = {"units": "every unit of it is destroyed", "commanders": "its commander dies"}
+_ALLIANCE_OUT = {"units": "every unit of its teams destroyed", "commanders": "every commander of its teams dead"}
+
+
+def _side_armies_text(c: Concepts) -> str:
+    if not c.rival_army:
+        return f"each team starts with {_force_text(c.side_army)}"
+    ours = f"each team of your alliance starts with {_force_text(c.side_army)}; " if c.side_army else ""
+    return ours + f"each enemy team starts with {_force_text(c.rival_army)}"
+
+
 def _force_text(force: dict[str, int]) -> str:
     return " and ".join(f"{n} {t.replace('_', ' ')}{'s' if n > 1 else ''}" for t, n in force.items())
+
+
 def _resource_text(c: Concepts) -> str:
     """ "an income of 20 metal per second" / "a stockpile of 1500 metal" """
     amount = f"{c.resource_amount:g} {c.resource_kind or 'metal'}"

@@ -45,7 +45,8 @@ KEY_IDS: dict[str, list[str]] = {
     "objective": ["objective_loss", "destroy_win", "capture_win", "hold_zone", "raid_target"],
     "objectives": ["objective_loss", "destroy_win", "capture_win", "hold_zone", "raid_target"],
     "allied_bases": ["objective_loss", "staggered"],
-    "time_limit": ["survive_win", "deadline_loss", "deadline", "ranking", "decisive", "capture_win"],
+    "time_limit": ["survive_win", "deadline_loss", "deadline", "ranking", "decisive", "capture_win",
+                   "elimination_win"],
     "deadline": ["deadline", "deadline_loss"], "hold_time": ["hold_zone"], "air": ["air", "raid_domain"],
     "ground": ["raid_domain", "air"], "artillery_only": ["artillery_only"],
     "production_switch": ["no_production", "production_win", "settings"], "fog": ["settings"], "map": ["settings"],
@@ -56,6 +57,7 @@ KEY_IDS: dict[str, list[str]] = {
     "difficulty": ["difficulty"], "ambush": ["ambush"], "destination": ["escort_arrival"],
     "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"], "recon": ["locate_win", "hidden_targets"],
     "start_forces": ["start_forces"], "unopposed": ["unopposed"], "fortification": ["fortification"],
+    "side_armies": ["side_armies"], "elimination": ["elimination_win"],
     "micro": ["eliminate_win", "armies"], "armies": ["armies"], "losses": ["max_losses"], "kiting": ["armies"],
     "resource_goal": ["resource_win", "resource_idle", "deadline"], "resource_keep": ["resource_keep"],
 }
@@ -79,7 +81,7 @@ _ATTACK = re.compile(r"\b(?:waves?|attack\w*|assault\w*|raid\w*|push\w*|columns?
                      r"spawns?|appears?|march\w*|advanc\w*|charg\w*|storm\w*|invad\w*|bots|tanks|aircraft)\b")
 _OUTCOME_KEYS = {"archetype", "time_limit", "deadline", "hold_time", "protect", "objective", "objectives",
                  "production_target", "ffa_count", "ranking", "micro", "losses", "escort_unit", "destination", "recon",
-                 "raid_target", "teams", "safe_zone", "armies", "resource_goal", "resource_keep"}
+                 "raid_target", "teams", "safe_zone", "armies", "resource_goal", "resource_keep", "elimination"}
 # Phrases that name something without asking for anything on their own ("the outposts", "the river").
 _WEAK = {"objective", "map", "ground"}
 # Words that are articles or vague amounts far more often than counts ("a wave", "both sides").

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from engine.catalog import load_catalog
 from genesis.models import Concepts
-from genesis.offline import quantities, spelling
+from genesis.offline import quantities, side_armies, spelling
 from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
@@ -218,6 +218,7 @@ def read(query: str) -> Reading:
     _deadline_and_hold(r)
     _difficulty(r)
     _start_forces(r)
+    side_armies.read(r, roster_names(), _unit_pattern("any"), number)
     if c.archetype == "siege":
         _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
         _siege_guards(r)

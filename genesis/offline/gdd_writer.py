@@ -6,8 +6,9 @@ import re
 
 from engine.catalog import load_catalog
 from engine.level import RING_GROWTH, RING_SIZE
-from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement
+from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement, Variation
 from genesis.offline import composed_designs, concepts, economy, pm_brain, wave_growth
+from genesis.offline import elimination_design as ED
 from genesis.offline import geometry as G
 from genesis.offline import variation as V
 from genesis.offline.composed_designs import Site
@@ -1050,6 +1051,13 @@ def _mixed_army() -> list[UnitPlacement]:
 MAX_STARTS = 8   # the compass spawns of the maps (procedural ones included)
 
 
+def _side_army_expects(ours: dict[str, int], theirs: dict[str, int], size: int, sides: int = 2) -> list[dict]:
+    """At the start every team holds the army the request states for its side: `ours` for the player's
+    side (its first `size` teams), `theirs` for every other."""
+    return [{"state": {"at": 0, "team": t, "type": kind, "units_min": n, "units_max": n}}
+            for t in range(sides * size) for kind, n in (ours if t < size else theirs).items()]
+
+
 def _team_count_expects(sides: int, size: int) -> list[dict]:
     """At the start, exactly sides x size teams own units, in `sides` alliances of `size` teams each."""
     return [{"state": {"at": 0, "teams_min": sides * size, "teams_max": sides * size, "alliances_min": sides,
@@ -1072,7 +1080,10 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     starts = G.ring_starts(m, n)
     plan = _ffa_plan(c, guidance)
     origin = sp[starts[0]]
-    army = _spread(m, _mixed_army(), origin, [])
+    stated = ED.stated_army(c.side_army, _mixed_army())
+    if c.elimination == "commanders":
+        stated = ED.with_commander(stated, None)
+    army = _spread(m, stated, origin, [])
     layouts = LV.ffa_layouts(m, starts, size, army, origin, lambda side, hunter: LV.ffa_prey(side, hunter, c.teams))
     teams = []
     for i in range(n):
@@ -1090,27 +1101,38 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if c.safe_zone:
         zone, zone_expects = composed_designs.safe_zone(c, (m.width, m.height), c.time_limit)
         comps.append(zone)
-    ranking = [{"kind": "rank_by_score", "metric": c.ranking or "damage_efficiency", "time": c.time_limit}]
+    # every team is its own alliance's lead in a free-for-all of one team a side
+    ending = (ED.conditions(c.elimination, list(range(n)), tagged=False) if c.elimination else
+              [{"kind": "rank_by_score", "metric": c.ranking or "damage_efficiency", "time": c.time_limit}])
     counted = _team_count_expects(c.teams, size)
     expects: Expects = {
         "teams": [{"event": "spawn", "where": {"source": "rule"}, "before": 0.5,
                    "distinct_sectors": {"min": n, "center": "map_center"}}],
         "ranking": [{"result": {"ended_by": "condition", "duration_min": c.time_limit - 1}}],
         "team_count": counted,
+        "side_armies": _side_army_expects(c.side_army, c.side_army, size, c.teams),
         # no side is allied with another: every alliance is one side's own players
         "ffa_no_allies": counted, **zone_expects}
+    if c.elimination:
+        expects["elimination_win"] = ED.win_expects(c.elimination, PLAYER)
     who = f"{c.teams} teams" if size == 1 else f"{c.teams} sides of {size} allied teams"
     desc = (f"Free-for-all between {who} with equal forces and no alliances between sides. Which start your side "
-            "holds and which rival comes for you first change from game to game. After "
-            f"{c.time_limit / 60:g} minutes teams are ranked by {(c.ranking or 'damage efficiency').replace('_', ' ')}"
-            "; rank first to win."
+            "holds and which rival comes for you first change from game to game. "
+            + (ED.ending_text(c, "team") if c.elimination else
+               f"After {c.time_limit / 60:g} minutes teams are ranked by "
+               f"{(c.ranking or 'damage efficiency').replace('_', ' ')}; rank first to win.")
             + (" A safe zone round the map centre shrinks at regular intervals: units outside it lose hp at each "
                "shrink." if c.safe_zone else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
-               time_limit=c.time_limit + 30, requirements=_requirements(brief, expects), conditions=ranking,
+               # a ranking is taken at the time limit, inside the game; an elimination must come by it
+               time_limit=c.time_limit + (0 if c.elimination else 30), requirements=_requirements(brief, expects),
+               conditions=ending,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               strategy_params={"engage_at": round(c.time_limit * FFA_ENGAGE_SHARE[plan], 1)},
+               # an elimination is won only once every rival is found: the army searches the starts
+               strategy_params={"engage_at": round(c.time_limit * FFA_ENGAGE_SHARE[plan], 1),
+                                **({"sweep": [[round(v, 1) for v in sp[s]] for s in starts],
+                                    "guard_radius": FFA_GUARD} if c.elimination else {})},
                variation=LV.ffa_variation((m.width / 2, m.height / 2)))
 
 
@@ -1121,6 +1143,7 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
 # in every plan: the request asked for a fair free-for-all.
 FFA_ENGAGE_SHARE = {"late": 2 / 3, "midway": 0.5, "join_at_once": 0.0}
 FFA_PLANS = tuple(FFA_ENGAGE_SHARE)
+FFA_GUARD = 15.0    # tiles round home within which a waiting army strikes intruders: its commander stands there
 
 
 def _ffa_plan(c: Concepts, guidance: list[str]) -> str:
@@ -1166,7 +1189,13 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         kind="objective", library_rule="capture_and_hold",
         requirement_ids=["capture_win", "hold_zone", "deadline"], params=params)]
     comps += protect
-    if fixed:
+    counter: Expects = {}
+    named = bool(c.directions) and len(c.direction_times) == len(c.directions)
+    if named:
+        # the request names the counterattacks' sides and times: they come as said, a few seconds late
+        counter_comp, counter = _counterattacks(c, m, zone, _scaled(RELIEF_SIZE, strength, 1))
+        comps.append(counter_comp)
+    elif fixed:
         # the request fixes the zone: the seed varies the relief columns that try to retake it
         comps.append(LV.relief_component(m, start, _scaled(RELIEF_SIZE, strength, 1)))
     met = _deadline_expects(deadline, "did not hold the zone in time")
@@ -1178,14 +1207,17 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             {"event": "rule_log", "where": {"rule": "capture_and_hold", "name": "zone_held"},
              "values": {"field": "fields.held", "min": hold, "max": hold + 2}, "min": 1, "max": 1},
             {"result": {"winners_include": PLAYER, "duration_min": hold}}],
-        "deadline": met, "deadline_loss": met["idle"], **protect_expects}
+        "deadline": met, "deadline_loss": met["idle"], **protect_expects, **counter}
     teams = [
         TeamPlan(id=PLAYER, name="Attackers", role="player", controller={"type": "agent"}, units=army),
         TeamPlan(id=ENEMY, name="Garrison", role="enemy", controller={"type": "ai", "behaviour": "hold"},
                  units=garrison),
     ]
-    relief = (" Small relief columns of the garrison come to retake it, from a side and at a time that change from "
-              "game to game." if fixed else "")
+    relief = (" Enemy counterattacks come to retake it: " + ", ".join(
+        f"from the {SIDE_NAMES[side]} at about {t // 60:g}:{t % 60:02g}"
+        for side, t in zip(_named_fronts(c, m, zone)[0], c.direction_times)) + "."
+              if named else " Small relief columns of the garrison come to retake it, from a side and at a time "
+              "that change from game to game." if fixed else "")
     where = ("at the map centre" if fixed else
              f"at one of {len(zones)} garrisoned outposts ({LV.sites_text(zones)}): which one changes from game to "
              "game and is marked and announced at the start")
@@ -1198,7 +1230,38 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
                time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="hold_zone",
-               strategy_params=strategy, variation=LV.capture_variation(zones) if zones else LV.relief_variation(zone_xy))
+               strategy_params=strategy, variation=(
+                   LV.capture_variation(zones) if zones else
+                   _counter_variation(brief, zone_xy, counter_comp.params["jitter"]) if named else
+                   LV.relief_variation(zone_xy)))
+
+
+def _counterattacks(c: Concepts, m, zone: tuple[float, float], size: int) -> tuple[RuleComponent, Expects]:
+    """The counterattacks a capture request names: each from its side at its time (up to a few seconds
+    late), at the zone; evidenced by their sides and times as seen from the zone."""
+    sides, fronts = _named_fronts(c, m, zone)
+    times = list(c.direction_times)
+    units = {"light_bot": size}
+    late = V.schedule_jitter(times, True)
+    comp = RuleComponent(
+        id="staggered_waves", purpose="the named counterattacks, each from its side at its time, at the zone",
+        kind="spawn", library_rule="staggered_waves", requirement_ids=["directions", "front_order", "front_times"],
+        params={"team": ENEMY, "fronts": fronts, "times": times, "units": units, "jitter": late,
+                "targets": [[round(zone[0], 1), round(zone[1], 1)]] * len(fronts)})
+    spawned = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": sorted(units)})
+    return comp, _direction_expects(sides, times, zone, spawned)
+
+
+def _counter_variation(brief: Brief, zone: list[float], late: float) -> Variation:
+    """The zone and every counterattack's side and time are the request's: a fixed drill, but for up to
+    `late` seconds of lateness."""
+    from genesis.offline import layout_variation as LV   # the families' own module
+
+    varies = [V.vary(f"each counterattack's time, up to {late:g} s after the stated one", "staggered_waves.jitter",
+                     "the counterattack as it appears, not the clock")]
+    fixed = V.stated(brief, "front_times", "directions", "front_order")
+    probe = LV.relief_variation(zone).probes
+    return V.variation(varies, probe, fixed_by=fixed)
 
 
 def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
@@ -1216,13 +1279,25 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         raise ValueError(f"the map {map_ref['name']!r} has no two opposite halves of {size} starts each")
     _, ours, theirs = halves[0]
     origin = sp[ours[0]]
-    army = _spread(m, _mixed_army(), origin, [])
-    # a request for equal forces keeps them equal; otherwise a stronger enemy is the lever against a plan
-    # that wins without watching the game
+    ours_stated = ED.stated_army(c.side_army, _mixed_army())
+    theirs_stated = ED.stated_army(c.rival_army or c.side_army, _mixed_army())
+    if c.elimination == "commanders":
+        ours_stated = ED.with_commander(ours_stated, ED.commander_tag(0))
+        theirs_stated = ED.with_commander(theirs_stated, ED.commander_tag(1))
+    # stated armies that lose a brawl but outrun and outrange the enemy's are played at their range
+    roles: list[dict] = []
+    if c.side_army and ED.kites(c.side_army, c.rival_army or c.side_army):
+        ours_stated, roles = ED.kite_tagged(ours_stated)
+    army = _spread(m, ours_stated, origin, [])
+    # a request for equal or stated forces keeps them; otherwise a stronger enemy is the lever against a
+    # plan that wins without watching the game
     equal = bool(re.search(r"\b(?:equal|same|identical|matching|mirror\w*)\b", brief.query.lower()))
-    strength = 1.0 if equal else _strength(guidance)
-    enemy = _spread(m, [g.model_copy(update={"count": _scaled(g.count, strength)}) for g in _mixed_army()], origin, [])
-    layouts = LV.team_layouts(m, size, army, origin, enemy_army=enemy)
+    strength = 1.0 if equal or c.side_army or c.rival_army else _strength(guidance)
+    enemy = _spread(m, [g.model_copy(update={"count": _scaled(g.count, strength)}) if g.type != ED.COMMANDER else g
+                        for g in theirs_stated], origin, [])
+    # fixed forces the reference loses with are eased by the enemy's plan: no ganging up
+    gang = 1 if strength == 1 and _strength(guidance) < 1 else LV.GANG
+    layouts = LV.team_layouts(m, size, army, origin, enemy_army=enemy, gang=gang)
     teams = []
     for i in range(size * 2):
         ally_ids = list(range(size)) if i < size else list(range(size, 2 * size))
@@ -1233,33 +1308,43 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                               allies=[a for a in ally_ids if a != i], units=[]))
     metric = c.ranking or "damage_efficiency"
     # the battle ends when one alliance has no mobile units left; if both still stand at the time
-    # limit, the side of the best-ranked team wins, so every game has a decision
-    conditions = [{"kind": "last_survivor", "mobile_only": True}, {"kind": "rank_by_score", "metric": metric}]
+    # limit, the side of the best-ranked team wins, so every game has a decision; an elimination the
+    # request asks for ends it instead, and nobody wins at the time limit
+    conditions = (ED.conditions(c.elimination, [PLAYER, size]) if c.elimination else
+                  [{"kind": "last_survivor", "mobile_only": True}, {"kind": "rank_by_score", "metric": metric}])
     at_start = {"event": "spawn", "where": {"source": "rule"}, "before": 0.5}
     expects = {"alliances": [{**at_start, "distinct_sectors": {"min": 2, "center": "map_center"}},
                              *_team_count_expects(2, size)],
                "team_count": _team_count_expects(2, size),
                "no_production": [{"event": "spawn", "where": {"source": "production"}, "max": 0}],
-               "decisive": [{"result": {"ended_by": "condition"}}]}
+               "decisive": [{"result": {"ended_by": "condition"}}],
+               "side_armies": _side_army_expects(c.side_army, c.rival_army or c.side_army, size)}
+    if c.elimination:
+        expects["elimination_win"] = ED.win_expects(c.elimination, PLAYER)
     comps = [LV.layout_component(layouts, ["alliances", "team_count"],
                                  f"mirrored starts of the two alliances and the enemy's focus, one of {len(layouts)} "
                                  "drawn per seed")]
-    forces = ("equal forces" if strength == 1 else
+    forces = ("stated forces" if c.side_army or c.rival_army else "equal forces" if strength == 1 else
               f"forces, each enemy side's about {round(100 * abs(strength - 1)):d}% "
               f"{'larger' if strength > 1 else 'smaller'} than yours")
     desc = (f"A {size}v{size} battle with fixed {forces} and no production. Your "
             f"{'ally is' if size == 2 else 'allies are'} controlled by the AI and will not communicate. Where your "
-            "alliance starts (one half of the map, you at one of its starts) and which of you the enemy sides "
-            "hunt first change from game to game: find your ally and fight together. The last alliance with "
-            f"mobile units standing wins; if both still stand after {c.time_limit / 60:g} minutes, the alliance of "
-            f"the team with the best {metric.replace('_', ' ')}"
-            + (" (damage dealt / damage received)" if metric == "damage_efficiency" else "") + " wins.")
+            "alliance starts (one half of the map, you at one of its starts)"
+            + (" and which of you the enemy sides hunt first change" if gang > 1 else " changes")
+            + " from game to game: find your ally and fight together. "
+            + ("Your units are faster and outrange the enemy's: fight at your range and back off from theirs. "
+               if roles else "")
+            + (ED.ending_text(c, "alliance") if c.elimination else
+               "The last alliance with mobile units standing wins; if both still stand after "
+               f"{c.time_limit / 60:g} minutes, the alliance of the team with the best {metric.replace('_', ' ')}"
+               + (" (damage dealt / damage received)" if metric == "damage_efficiency" else "") + " wins."))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=False,
                time_limit=c.time_limit, requirements=_requirements(brief, expects), conditions=conditions,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               strategy_params={"engage_at": 0, "with_allies": True, "join_allies": True},
-               variation=LV.team_variation((m.width / 2, m.height / 2)))
+               strategy_params={"engage_at": 0, "with_allies": True, "join_allies": True,
+                                **({"roles": roles} if roles else {})},
+               variation=LV.team_variation((m.width / 2, m.height / 2), ganged=gang > 1))
 
 
 SIEGE_RING = 10          # turrets round the core at enemy strength 1: an army marching in a body breaks one ring

@@ -148,12 +148,14 @@ GANG = 2                       # enemy sides that gang up on the hunted team (al
 
 
 def team_layouts(m, size: int, army: list[UnitPlacement], origin: tuple[float, float],
-                 enemy_army: list[UnitPlacement] | None = None) -> list[dict]:
+                 enemy_army: list[UnitPlacement] | None = None, gang: int = GANG) -> list[dict]:
     """Every mirrored start of a size-v-size battle: our alliance on one half of the map (the player at
     any of its starts), theirs on the opposite half, and which team of ours the enemy sides gang up on
     (the two nearest to it; a third goes for its own nearest). Each AI ally attacks the enemy side
     nearest to it; the player must join an ally where it stands. `enemy_army` (default `army`) is each
-    enemy side's army: stronger when the design must make an unwatched plan lose."""
+    enemy side's army: stronger when the design must make an unwatched plan lose. With `gang` 1 no
+    enemy sides gang up: each goes for the team of ours nearest to it (fixed forces too strong for the
+    reference are eased this way, not by changing them)."""
     sp = G.spawns(m)
     layouts = []
     for half, ours, theirs in halves(sp, size):
@@ -163,38 +165,39 @@ def team_layouts(m, size: int, army: list[UnitPlacement], origin: tuple[float, f
             pos.update({size + j: sp[s] for j, s in enumerate(theirs)})
             # whom the enemy gangs up on: any team of a pair; in a 3v3 the player's (two enemy sides on
             # one ally of three is a fight no joining wins on every map)
-            for focus in range(size if size <= 2 else 1):
+            for focus in range(size if size <= 2 and gang > 1 else 1):
                 strike = TEAM_ENEMY_FIRST_AT
                 units, ctrls = [], []
                 for t in range(2 * size):
                     own = army if t < size or enemy_army is None else enemy_army
                     units += army_entries(t, moved(own, origin, pos[t], m))
                 # the two enemy sides nearest to the hunted team gang up on it; any other goes for its nearest
-                gang = sorted(range(size, 2 * size), key=lambda e: (math.dist(pos[e], pos[focus]), e))[:GANG]
+                ganged = sorted(range(size, 2 * size), key=lambda e: (math.dist(pos[e], pos[focus]), e))[:gang] \
+                    if gang > 1 else []
                 for t in range(1, 2 * size):
                     if t < size:
                         foe = min(range(size, 2 * size), key=lambda f: (math.dist(pos[t], pos[f]), f))
                         ctrls.append({"team": t, "controller": waves(foe, TEAM_ALLY_FIRST_AT)})
-                    elif t in gang:
+                    elif t in ganged:
                         ctrls.append({"team": t, "controller": waves(focus, strike)})
                     else:
                         foe = min(range(size), key=lambda f: (math.dist(pos[t], pos[f]), f))
                         ctrls.append({"team": t, "controller": waves(foe, strike)})
-                who = "you" if focus == 0 else f"ally {focus}"
+                who = ("you" if focus == 0 else f"ally {focus}") if ganged else "their nearest"
                 layouts.append({"name": f"{half} half, you at {order[0]}, enemies hunt {who}",
                                 "units": units, "controllers": ctrls})
     return layouts
 
 
-def team_variation(centre: tuple[float, float]) -> Variation:
-    return Variation(varies=[
-        SeedVariation(what="which half of the map your alliance holds and which of its starts is yours (mirrored "
-                           "layouts), so where your ally stands", how="layout: random",
-                      observe="find your ally and join it before the enemy arrives; a march to a fixed point "
-                              "joins nobody on most seeds"),
-        SeedVariation(what="which team of your alliance the enemy sides gang up on", how="layout: random",
-                      observe="see whom the enemy columns head for and fight beside that team")],
-        probes=[_to_centre(centre)])
+def team_variation(centre: tuple[float, float], ganged: bool = True) -> Variation:
+    varies = [SeedVariation(what="which half of the map your alliance holds and which of its starts is yours "
+                                 "(mirrored layouts), so where your ally stands", how="layout: random",
+                            observe="find your ally and join it before the enemy arrives; a march to a fixed point "
+                                    "joins nobody on most seeds")]
+    if ganged:
+        varies.append(SeedVariation(what="which team of your alliance the enemy sides gang up on", how="layout: random",
+                                    observe="see whom the enemy columns head for and fight beside that team"))
+    return Variation(varies=varies, probes=[_to_centre(centre)])
 
 
 def _to_centre(centre: tuple[float, float]) -> Probe:

@@ -236,6 +236,14 @@ def test_bad_roles_are_rejected_with_their_place(h, roles, needle):
     assert "metadata.reference.roles" in str(err.value) and needle in str(err.value)
 
 
+def test_a_role_of_a_player_whose_army_a_rule_spawns_is_checked_when_the_game_starts(tmp_path, h):
+    """With no placed start unit (a seeded layout spawns the army) the schema cannot check a role: the
+    reference does, at the start, and a role matching nothing stops the game rather than do nothing."""
+    sim = game(tmp_path, h, [], [{"type": "light_bot", "x": 40.5, "y": 32.5}],
+               {"strategy": "attack", "roles": [{"role": "kite", "tag": "kiters", "count": 2}]})
+    with pytest.raises(ValueError, match="roles.0: no start unit of team 0 has tag 'kiters'"):
+        sim.run(until=1)
+
 
 # --- kite ----------------------------------------------------------------------------------------
 def kite_game(tmp_path, h, roles, enemies=6):

@@ -441,8 +441,12 @@ def build_roles(ref, sim, specs: list[RoleSpec]) -> list[Role]:
     w = sim.world
     taken: set[int] = set()
     chosen: list[list[int]] = []
-    for spec in specs:
+    for k, spec in enumerate(specs):
         ids = w.select(team=ref.team, tag=spec.tag, type_name=spec.type)
+        if not ids.size:
+            # the level schema checks placed start units; one a rule spawns at the start is checked here
+            raise ValueError(f"reference roles.{k}: no start unit of team {ref.team} has "
+                             + " and ".join(f"{n} {v!r}" for n, v in (("tag", spec.tag), ("type", spec.type)) if v))
         units = sorted(int(i) for i in ids if int(i) not in taken and w.speed[i] > 0)[:spec.count]
         taken.update(units)
         chosen.append(units)

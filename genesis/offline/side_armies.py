@@ -1,0 +1,84 @@
+"""What the free-for-all and team-battle requests say about every side rather than the player alone: each
+side's start army ("each team starts with a commander and 8 light tanks", "the two enemy teams each get 6
+assault bots") and a game decided by elimination ("wipe out both enemy teams", "the last team with a living
+commander wins"), as opposed to a ranking at the time limit."""
+from __future__ import annotations
+
+import re
+
+from genesis.offline import vocabulary as V
+
+_NUM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
+_ITEM = _NUM + r"\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+_LIST = r"((?:(?:and\s+)?" + _ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)"
+_GETS = r"(?:starts?\s+with|begins?\s+with|gets?|has|have|is\s+given|are\s+given|fields?|spawns?\s+with)"
+_SIDE = r"(?:teams?|armies|army|sides?|players?|factions?|warlords?|camps?|clans?|nations?|empires?)"
+# whose army a statement gives: every side's, the player's alliance's, or each enemy side's
+_ALL = re.compile(r"\b(?:each|every)\s+(?:one\s+of\s+the\s+\w+\s+)?" + _SIDE + r"\s+" + _GETS + r"\s+" + _LIST)
+_OURS = re.compile(r"\b(?:the\s+player|you|i|me)\s+and\s+(?:(?:an?|\w+)\s+)?(?:ai\s+|computer\s+|ai-controlled\s+)?"
+                   r"(?:all(?:y|ies)|teammates?|partners?|friends?)\s+each\s+" + _GETS + r"\s+" + _LIST)
+_THEIRS = re.compile(r"\b(?:(?:the\s+)?(?:\w+\s+)?(?:enemy|rival|opposing|hostile)\s+(?:ai\s+)?" + _SIDE + r"\s+each|"
+                     r"(?:each|every)\s+(?:enemy|rival|opposing|hostile)\s+(?:ai\s+)?" + _SIDE + r")\s+" + _GETS
+                     + r"\s+" + _LIST)
+
+# a side is out once its commander(s) die
+_BY_COMMANDERS = re.compile(
+    r"\blast\s+(?:team|side|army|player|alliance|one|faction|warlord)\s+with\s+(?:an?\s+)?(?:living|surviving|live)\s+"
+    r"commanders?\b|"
+    r"\b(?:los(?:es|e)|is\s+(?:out|eliminated|beaten|defeated))\s+(?:when|once|if|as\s+soon\s+as)\s+"
+    r"(?:all\s+(?:\w+\s+)?(?:of\s+)?)?(?:its|their|his|her)\s+(?:\w+\s+)?commanders?\s+(?:(?:are|is|has|have)\s+)?"
+    r"(?:dead|killed|destroyed|dies?|fall(?:s|en)?|lost)\b|"
+    r"\bcommanders?\s+(?:dies?|falls?|is\s+(?:killed|destroyed|dead))[^.;]{0,40}?\b(?:los(?:es|e)|out|eliminated)\b|"
+    r"\b(?:kill|destroy|eliminate|take\s+out)\s+(?:all|every|each|both)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?enemy\s+"
+    r"commanders?\b")
+# a side is out once every unit of it is destroyed
+_BY_UNITS = re.compile(
+    r"\b(?:wipe\s+out|destroy|eliminate|annihilate|exterminate|crush|kill\s+off)\s+(?:all|every|each|both|all\s+the|"
+    r"the\s+(?:two|three|other))\s+(?:\w+\s+)?(?:enemy\s+|rival\s+|other\s+)?(?:teams?|sides?|armies|alliances?|"
+    r"enemies|units|opponents|rivals|factions)\b|"
+    r"\blast\s+(?:team|side|army|alliance|one|faction|player)\s+(?:left\s+)?standing\b|"
+    r"\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is\s+left|survives|stands)\b")
+
+
+def _army(r, m: re.Match, roster: dict[str, str], unit_pattern: str, number) -> dict[str, int]:
+    """The roster units of a statement's list, hit as `side_armies` when every item is one."""
+    army: dict[str, int] = {}
+    for item in re.finditer(_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$)", m.group(1)):
+        words = item.group(2)
+        named = re.match(unit_pattern, words)
+        if not (named and named.end() == len(words.rstrip())):
+            return {}
+        type_id = roster[named.group(1)]
+        army[type_id] = army.get(type_id, 0) + int(number(item.group(1)))
+    if army:
+        r.hit(m, "side_armies")
+    return army
+
+
+def read(r, roster: dict[str, str], unit_pattern: str, number) -> None:
+    """Each side's start army and the elimination a free-for-all or team battle is decided by."""
+    c, text = r.concepts, r.text
+    if c.archetype not in ("ffa", "teams"):
+        return
+    ours = []
+    for m in [*_ALL.finditer(text), *_OURS.finditer(text)]:
+        army = _army(r, m, roster, unit_pattern, number)
+        if army:
+            c.side_army = army
+            ours.append(m.span())
+    # "every player starts with ..." was also read as the player's own start: the side army is it
+    given = [h for h in r.hits if h.key == "start_forces"]
+    said_here = [h for h in given if any(a <= h.start < b for a, b in ours)]
+    if said_here:
+        r.hits = [h for h in r.hits if h not in said_here]
+        if len(said_here) == len(given):
+            c.player_start = {}
+    if c.archetype == "teams":
+        for m in _THEIRS.finditer(text):
+            c.rival_army = _army(r, m, roster, unit_pattern, number) or c.rival_army
+    if (m := _BY_COMMANDERS.search(text)):
+        c.elimination = "commanders"
+        r.hit(m, "elimination")
+    elif (m := _BY_UNITS.search(text)):
+        c.elimination = "units"
+        r.hit(m, "elimination")
