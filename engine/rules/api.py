@@ -155,10 +155,12 @@ API_DOC: dict[str, str] = {
     "give_resources": "give_resources(team, metal, energy): ADDS the amounts (>= 0); take_resources and "
                       "transfer_resources take them away",
     "take_resources": "take_resources(team, metal, energy) -> {metal=, energy=}: removes up to the amounts (>= 0) "
-                      "from the team, never below 0; returns what was taken; traced as a resources_taken event",
+                      "from the team, never below 0; returns what was taken; traced as a resources_taken event (also "
+                      "when nothing was taken: metal=0)",
     "transfer_resources": "transfer_resources(from, to, metal, energy) -> {metal=, energy=}: moves up to the amounts "
-                          "(>= 0) from team `from` to team `to` (at most what `from` has); returns what moved; traced "
-                          "as a resources_transferred event",
+                          "(>= 0) from team `from` to team `to` (at most what `from` has; the receiver's storage does "
+                          "not cap it); returns what moved; traced as a resources_transferred event (also when nothing "
+                          "moved: metal=0)",
     "damage": f"damage(ids, amount) -> {{units=, dealt=, killed={{ids}}}}: takes `amount` hp (0..{MAX_HP_CHANGE:,.0f}, "
               f"armour ignored) from each living unit of ids (an id or a list of up to {MAX_IDS}; dead ids are "
               "skipped); a unit at 0 hp dies like one killed in combat (death event with killer_team nil, "

@@ -104,6 +104,23 @@ def test_take_and_transfer_resources_are_clamped_and_traced(arena, h):
     assert (moved["from"], moved["to"], moved["metal"]) == (0, 1, 70)
 
 
+def test_a_transfer_is_not_capped_by_the_receiver_s_storage_and_an_empty_one_is_still_traced(arena, h):
+    # team 1 has no storage at all (a scout): 5000 metal still arrives; a second transfer finds nothing left
+    teams = [h.team(0, [{"type": "light_bot", "x": 5, "y": 5}], resources={"metal": 5000, "energy": 0}),
+             h.team(1, [{"type": "scout", "x": 28, "y": 28}], resources={"metal": 0, "energy": 0})]
+    src = """
+    function on_start()
+      transfer_resources(0, 1, 5000, 0)
+      log("empty", transfer_resources(0, 1, 10, 0))
+      log("b", resources(1))
+    end
+    """
+    sim, res = run_rule(arena, h, src, teams=teams, until=0.5, switches={"production": False})
+    assert events(res, "rule_log", "b")[0]["fields"]["metal"] == 5000
+    assert events(res, "rule_log", "empty")[0]["fields"] == {"metal": 0, "energy": 0}
+    assert [e["metal"] for e in events(res, "resources_transferred")] == [5000, 0]
+
+
 def test_a_unit_that_may_not_fire_never_attacks_until_allowed_again(arena, h):
     teams = [h.team(0, [{"type": "light_bot", "x": 10, "y": 10}]), h.team(1, [{"type": "light_bot", "x": 13, "y": 10}])]
     src = """
