@@ -635,7 +635,7 @@ def _bomb_fragile(c: Concepts) -> bool:
 
 def _default_waves(c: Concepts) -> int:
     """How many attacks a request that gives no count gets: enough to fill the game."""
-    if c.escalating:
+    if c.escalating and not (c.wave_interval and not c.wave_times):
         # "each wave bigger than the last" needs a few waves, whatever first time the request states
         return max(3, len(c.wave_times))
     if c.wave_times:

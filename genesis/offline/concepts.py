@@ -811,6 +811,10 @@ def _waves(r: Reading) -> None:
                          r"(?:directions?|sides?)\b", text):
         c.random_side = True
         r.hit(m, "random_side")
+    for m in re.finditer(r"\b(?:sides?|directions?|edges?|flanks?)\s+(?:is\s+|are\s+)?(?:drawn|picked|chosen|rolled|decided|"
+                         r"selected)\s+(?:at\s+random|randomly|by\s+chance)\b", text):
+        c.random_side = True
+        r.hit(m, "random_side")
     for m in re.finditer(r"\bfrom\s+(?:no\s+(?:fixed|set|single|particular|one)|(?:a\s+)?(?:different|varying|changing)|"
                          r"any\s+old)\s+(?:edge|side|direction|flank|quarter)s?\b", text):
         c.random_side = True

@@ -498,9 +498,14 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                     _expect_spawns(before=c.attack_window[0] - 1, max=0)]
     ground_spawns = _expect_spawns()
     if growing:
-        wave_times = times[:count] if len(times) >= count else []
+        every = bool(c.wave_interval) and not explicit     # "every 50 seconds": the request's own interval
+        wave_times = times[:count] if len(times) >= count and not every else []
         # unlisted waves spread over the game, the last a minute before its end
-        interval = float(max(40, min(90, round((c.time_limit - 60 - times[0]) / max(1, count - 1)))))
+        interval = (float(c.wave_interval) if every else
+                    float(max(40, min(90, round((c.time_limit - 60 - times[0]) / max(1, count - 1))))))
+        if every:
+            expects["interval"] = [_expect_spawns(where={"source": "rule", "team": ENEMY, "type": _main_type(c)},
+                                                  time_clusters={"min": 2, "gap": interval * 0.6})]
         params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": interval, "count": count,
                   "base_size": base_size, "growth": step,
                   "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG, "nearest_target": True}
@@ -523,7 +528,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         comps.append(RuleComponent(
             id="escalating_waves", purpose="waves each larger than the last", kind="spawn",
             library_rule="escalating_waves", requirement_ids=["escalation", "growth", "fronts", "directions",
-                                                              "front_order", "front_times", "attack_window"],
+                                                              "front_order", "front_times", "attack_window", "interval"],
             params=params))
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": _main_type(c)})
         attack_times = wave_times or [times[0] + interval * i for i in range(count)]
@@ -890,8 +895,12 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     sp = G.spawns(m)
     home_name = "sw" if "sw" in sp else G.base_point(m)[0]
     home = sp.get(home_name, (m.width / 2, m.height / 2))
-    # the raids and timed attacks draw their side among three per game
+    # the raids and timed attacks draw their side among three per game, or come from the one side named
     raid_from = G.pick_fronts(m, home, 3)
+    named_sides: list[str] = []
+    if len(set(c.directions)) == 1:
+        named_sides, named_fronts = _named_fronts(c, m, home)
+        raid_from = named_fronts[:1]
     strength = _strength(guidance)
     deadline = c.deadline or c.time_limit
     goal = {"team": PLAYER, "units": c.target_composition, "deadline": deadline}
@@ -901,7 +910,7 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     site = Site(map_ref=map_ref, base=home, fronts=list(raid_from), target_tag="home", strength=strength,
                 times_stated=bool(V.times_stated(brief)),
                 # a race's raid interval comes only from the request (no requirement of its own checks it)
-                interval_stated=bool(c.wave_interval or V.stated(brief, "interval")), sides_named=bool(c.directions))
+                interval_stated=bool(c.wave_interval or V.stated(brief, "interval")), sides_named=bool(named_sides))
     varies: list = []
     knob = "production_goal.deadline"
     if attacked:
@@ -924,6 +933,10 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if attacked:
         expects["production_win"].append({"event": "rule_log", "where": {"rule": "production_goal",
                                                                          "name": "threat_cleared"}, "min": 1})
+    if attacked and named_sides:
+        times = sorted(c.wave_times)
+        expects.update(_direction_expects(named_sides * len(times), times, home,
+                                          {"event": "spawn", "where": {"source": "rule", "team": ENEMY}}))
     start = [UnitPlacement(type="commander", tag="home"), UnitPlacement(type="constructor_bot")]
     # a goal one factory could not turn out in time starts with enough factories (each placed on its own)
     prebuilt = economy.prebuilt_factories(c.target_composition, [u.type for u in start], deadline)

@@ -214,3 +214,21 @@ def test_hyphenated_shares_of_a_minute_and_units_off_the_line():
     assert c.wave_times == [195.0]
     c = read("Five light tanks off the line before the clock stops you cold at seven minutes.").concepts
     assert (c.archetype, c.target_composition, c.time_limit) == ("production", {"light_tank": 5}, 420)
+
+
+def test_growing_waves_at_a_stated_interval_fill_the_game_and_evidence_the_interval():
+    brief = _brief("Survive 6 minutes against escalating waves every 45 seconds from 2 directions, each wave's side "
+                   "drawn at random.")
+    gdd = design(brief)
+    (waves,) = [rc for rc in gdd.rule_components if rc.id == "escalating_waves"]
+    assert waves.params["interval"] == 45 and waves.params["count"] >= 6 and brief.concepts.random_side
+    (interval,) = [r for r in gdd.requirements if r.id == "interval"]
+    assert interval.expect
+
+
+def test_a_race_s_timed_attack_comes_from_the_side_named_and_says_so():
+    brief = _brief("Produce 4 light tanks before minute 5; an enemy column comes in from the north-east at 2:00.")
+    gdd = design(brief)
+    assert not [r.id for r in gdd.requirements if r.testable and not r.expect]
+    (directions,) = [r for r in gdd.requirements if r.id == "directions"]
+    assert "ne" in str(directions.expect[0].model_dump())
