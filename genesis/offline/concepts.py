@@ -190,6 +190,11 @@ def read(query: str) -> Reading:
             r.hit(span, "forbidden", why)
 
     _archetype(r)
+    outside = _OUTSIDE.search(text)
+    if outside:
+        said = query[r.offsets[outside.start()]:r.offsets[outside.end() - 1] + 1]
+        return _refuse(r, f"this asks for something outside Genesis (\"{said}\"): Genesis builds mini-games "
+                          "for its own simulator; it does not play other games, go online or use accounts")
     other = _other_game(r)
     if other:
         return _refuse(r, f"this asks for {other}, which is not a real-time strategy scenario: Genesis builds RTS "
@@ -323,6 +328,17 @@ def _forbidden_asks(text: str) -> list[tuple[int, int]]:
         else:
             spans.append((a, b))
     return spans
+
+
+# Playing a commercial game, online or on an account: never a scenario of Genesis's own simulator (a title named
+# as a style, "a StarCraft-style rush", is not this)
+_TITLES = (r"starcraft(?:\s+ii|\s+2)?|warcraft(?:\s+iii|\s+3)?|age\s+of\s+empires(?:\s+\w+)?|dota(?:\s+2)?|"
+           r"league\s+of\s+legends|company\s+of\s+heroes|command\s+(?:&|and)\s+conquer|total\s+war|supreme\s+commander|"
+           r"beyond\s+all\s+reason|zero-k|civilization|hearts\s+of\s+iron")
+_OUTSIDE = re.compile(r"\b(?:play|plays|playing|played|grind|grinding)\s+(?:\w+\s+){0,2}?(?:" + _TITLES + r")\b|"
+                      r"\b(?:on|with|using|from|into)\s+(?:my|your|our|a|the)\s+(?:real\s+|own\s+|personal\s+|live\s+)?"
+                      r"(?:[\w.-]+\s+){0,2}?account\b|\bbattle\.net\b|\bagainst\s+(?:real\s+|live\s+)?human\s+"
+                      r"(?:opponents|players)\b|\b(?:online|ranked)\s+(?:ladder|matchmaking)\b")
 
 
 def _other_game(r: Reading) -> str | None:

@@ -232,3 +232,24 @@ def test_a_race_s_timed_attack_comes_from_the_side_named_and_says_so():
     assert not [r.id for r in gdd.requirements if r.testable and not r.expect]
     (directions,) = [r for r in gdd.requirements if r.id == "directions"]
     assert "ne" in str(directions.expect[0].model_dump())
+
+
+@pytest.mark.parametrize("query,quoted", [
+    ("Have the agent play ranked Age of Empires games online against human players tonight.", "play ranked Age of"),
+    ("Log the bot into my Steam account and let it grind Dota 2.", "into my Steam account"),
+])
+def test_playing_other_games_or_using_accounts_is_refused_with_the_words(query, quoted):
+    r = read(query)
+    assert not r.is_game and "outside Genesis" in r.refusal and quoted.split()[0] in r.refusal
+
+
+@pytest.mark.parametrize("query", ["A StarCraft-style rush defence: survive 5 minutes against waves from the north.",
+                                   "Defend against waves like in Age of Empires for 6 minutes."])
+def test_a_commercial_title_named_as_a_style_is_not_refused(query):
+    assert read(query).is_game
+
+
+def test_a_clause_read_through_one_word_is_not_honoured_as_a_whole():
+    brief = _brief("Survive 5 minutes against waves from the east; the waves wear red hats and sing loudly about "
+                   "their grandmothers' famous soup recipes.")
+    assert not any(c.status == "honoured" and "grandmothers" in c.text for c in brief.clauses)
