@@ -507,7 +507,19 @@ def rule_api_menu() -> str:
     """The rule API by signature only, plus its limits: what a designer can ask a new rule component to do
     (the developer, who writes the rule, gets each function's meaning)."""
     return ("Rule scripts (Lua, written by the developer) react to " + ", ".join(_signature(c) for c in CALLBACKS)
-            + " and call: " + ", ".join(_signature(t) for t in RULE_API.values()) + ".\n" + rule_api_limits())
+            + " and call: " + ", ".join(_signature(t) for t in RULE_API.values()) + ".\n" + _design_semantics()
+            + rule_api_limits())
+
+
+# the functions whose meaning a design is balanced on, said to the designer as the developer is told them
+DESIGN_SEMANTICS = ("at", "every", "damage", "spawn", "set_fire", "transfer_resources")
+
+
+def _design_semantics() -> str:
+    lines = [f"- {RULE_API[name]}" for name in DESIGN_SEMANTICS if name in RULE_API]
+    return ("What some of them do (a design balances on these):\n" + "\n".join(lines) + "\n"
+            "- what the agent under test sees: message() text in its observation; mark() markers and areas only "
+            "in the drawn frames (an agent observing images sees them, one reading the JSON observation does not)\n")
 
 
 def rule_api() -> str:
