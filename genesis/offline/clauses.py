@@ -154,7 +154,7 @@ def segments(text: str, whole: list[tuple[int, int]] | None = None) -> list[tupl
 
 _VERDICT = re.compile(r"\s*(?:then\s+|and\s+)?(?:you(?:'ve|\s+have)?\s+(?:lost|won|lose|win|failed|fail)(?:\s+the\s+game)?|"
                       r"(?:it'?s|it\s+is|that'?s|that\s+is)\s+(?:over|game\s+over|a\s+(?:loss|win|draw|defeat|victory))|"
-                      r"game\s+over)\s*[.!]*\s*$")
+                      r"game\s+over|anything\s+(?:less|else|short\s+of\s+that)\s+(?:is\s+)?(?:a\s+)?(?:loss|defeat))\s*[.!]*\s*$")
 
 
 def account(query: str, reading: Reading, requirements: list[Requirement], archetype: str) -> list[ClauseAccount]:

@@ -6,6 +6,7 @@ brief can account for each clause of the request: what was built for it, or why 
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -163,6 +164,17 @@ _SCREEN_CORNERS = {("top", "left"): "north-west", ("top", "right"): "north-east"
 _SCREEN_CORNER = re.compile(r"(?<![\w-])(top|upper|bottom|lower)[\s-]*(left|right)(?:[\s-]+hand)?(?![\w-])")
 
 
+# Edges named as on a screen: "the bottom edge of the map", "the top one", "the left edge" (a flank stays a flank)
+_SCREEN_EDGE = re.compile(r"(?<![\w-])(?:(top|upper|bottom|lower|left|right)(?=\s+(?:edge|border|end|rim)\b|\s+of\s+the\s+"
+                          r"map\b)|(top|upper|bottom|lower)(?=\s+one\b))")
+_SCREEN_SIDES = {"top": "north", "upper": "north", "bottom": "south", "lower": "south", "left": "west", "right": "east"}
+
+
+# Sides named by the sun: "from where the sun sets" is from the west
+_SUN = re.compile(r"(?<![\w-])(?:where|whence)\s+the\s+sun\s+(sets|rises|goes\s+down|comes\s+up)\b|"
+                  r"(?<![\w-])the\s+(setting|rising)\s+sun\b")
+
+
 def _screen_corner(m: re.Match) -> str:
     return _SCREEN_CORNERS[("top" if m.group(1) in ("top", "upper") else "bottom", m.group(2))]
 
@@ -172,6 +184,9 @@ def read(query: str) -> Reading:
     for pattern, verb in _IDIOMS:
         text, offsets = quantities.rewrite(text, offsets, pattern, lambda m, verb=verb: verb)
     text, offsets = quantities.rewrite(text, offsets, _SCREEN_CORNER, _screen_corner)
+    text, offsets = quantities.rewrite(text, offsets, _SUN, lambda m: "the west" if re.search(r"set|down", m.group(0))
+                                       else "the east")
+    text, offsets = quantities.rewrite(text, offsets, _SCREEN_EDGE, lambda m: _SCREEN_SIDES[m.group(1) or m.group(2)])
     c = Concepts()
     r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 
@@ -194,7 +209,8 @@ def read(query: str) -> Reading:
     if outside:
         said = query[r.offsets[outside.start()]:r.offsets[outside.end() - 1] + 1]
         return _refuse(r, f"this asks for something outside Genesis (\"{said}\"): Genesis builds mini-games "
-                          "for its own simulator; it does not play other games, go online or use accounts")
+                          "for its own simulator; it does not write other programs, play other games, go online or "
+                          "use accounts")
     other = _other_game(r)
     if other:
         return _refuse(r, f"this asks for {other}, which is not a real-time strategy scenario: Genesis builds RTS "
@@ -221,6 +237,7 @@ def read(query: str) -> Reading:
     _recon(r)
     _micro(r)
     _deadline_and_hold(r)
+    _capture_contenders(r)
     _difficulty(r)
     _start_forces(r)
     side_armies.read(r, roster_names(), _unit_pattern("any"), number)
@@ -338,7 +355,11 @@ _TITLES = (r"starcraft(?:\s+ii|\s+2)?|warcraft(?:\s+iii|\s+3)?|age\s+of\s+empire
 _OUTSIDE = re.compile(r"\b(?:play|plays|playing|played|grind|grinding)\s+(?:\w+\s+){0,2}?(?:" + _TITLES + r")\b|"
                       r"\b(?:on|with|using|from|into)\s+(?:my|your|our|a|the)\s+(?:real\s+|own\s+|personal\s+|live\s+)?"
                       r"(?:[\w.-]+\s+){0,2}?account\b|\bbattle\.net\b|\bagainst\s+(?:real\s+|live\s+)?human\s+"
-                      r"(?:opponents|players)\b|\b(?:online|ranked)\s+(?:ladder|matchmaking)\b")
+                      r"(?:opponents|players)\b|\b(?:online|ranked)\s+(?:ladder|matchmaking)\b|"
+                      # a program, not a scenario: "write a Python script that scrapes the Steam store"
+                      r"\b(?:write|code|build|make|create)\s+(?:me\s+)?(?:a|an)\s+(?:[\w-]+\s+)?(?:script|program|scraper|"
+                      r"crawler|website|web\s+app|spreadsheet)\b|\bscrap(?:e|es|ing)\s+(?:the\s+)?(?:[\w.-]+\s+)?(?:store|site|"
+                      r"website|web|page)")
 
 
 def _other_game(r: Reading) -> str | None:
@@ -382,6 +403,9 @@ def _refuse(r: Reading, why: str) -> Reading:
 
 _KILL = (r"(?:destroy|knock\s+out|knock\s+down|take\s+out|raze|demolish|wreck|flatten|silence|eliminate|kill|"
          r"neutrali[sz]e|wipe\s+out|take\s+down|bring\s+down|level|topple|blow\s+up|burn\s+down|smash)")
+_SIEGE_NOUNS = (r"storage|base|fortress|turrets?|factory|hq|headquarters|bunkers?|stronghold|fort|plant|lab|"
+                r"emplacements?|batter(?:y|ies)|commander|guns?|installations?|outposts?|towers?|radars?|"
+                r"radar\s+towers?|dish(?:es)?|buildings?")
 _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|an?|that|every|all|each|both)\s+(?:of\s+the\s+)?(?:enemy\s+)?"
                     r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
                     r"bunker|position|stronghold|fort|plant|lab|emplacements?|battery|batteries|commander|guns?|"
@@ -391,7 +415,14 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|an?|that|every|all|each|bo
                     r"|\b(?:the|their|an?)\s+enemy(?:'s)?\s+(?:[\w-]+\s+){0,5}?(?:base|fortress|hq|headquarters|stronghold|"
                     r"fort|bunker|commander|battery|cannon|artillery)\b"
                     r"[^.]{0,240}?\b(?:" + _KILL + r"\s+(?:it|them|him|her)|(?:take|knock|wipe|bring|shoot)\s+"
-                    r"(?:it|them|him|her)\s+(?:out|down))\b")
+                    r"(?:it|them|him|her)\s+(?:out|down))\b"
+                    # "bring down every one of the three enemy radar towers"
+                    r"|\b" + _KILL + r"\s+(?:every|each|all)\s+(?:(?:last|single)\s+)?(?:one\s+)?(?:of\s+)?(?:the|their)\s+"
+                    r"(?:\w+\s+)?(?:enemy\s+)?(?:[\w-]+\s+){0,2}?(?:" + _SIEGE_NOUNS + r")\b"
+                    # the target first, its end in the passive: "their whole base has to be rubble by 10:00"
+                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:whole\s+|entire\s+)?(?:" + _SIEGE_NOUNS + r")\b[^.;]{0,60}?\b(?:has|have|"
+                    r"must|needs?)\s+to\s+be\s+(?:rubble|razed|flattened|destroyed|levell?ed|gone|wiped\s+out|in\s+ruins|"
+                    r"ashes|reduced\s+to\s+rubble)\b")
 
 
 # a place to take and keep; a bridge, pass or crossroads only with a verb of taking ("hold the bridge against
@@ -452,6 +483,11 @@ _DEFENCE_LINE = re.compile(r"\b(?:turret|defen[cs]e|defensive|gun|bunker|tower)s
 
 def _siege_target(r: Reading) -> None:
     """The building (or commander) a siege names as its target: "destroy the enemy factory" -> bot_lab."""
+    # the siege is won by destroying its one target: "every last building", "the whole base" asks for more
+    for whole in re.finditer(r"\b(?:every|all|each)\s+(?:last\s+|single\s+)?(?:of\s+(?:their|the)\s+)?(?:enemy\s+)?"
+                             r"(?:buildings?|structures?)\b|\b(?:whole|entire)\s+(?:enemy\s+)?base\b", r.text):
+        r.hit(whole, "objective", "the siege is won by destroying its target building; the rest of the base need "
+                                  "not fall")
     # the design fortifies the target with a ring: a line or a wall across the map is another layout
     for line in _DEFENCE_LINE.finditer(r.text):
         r.hit(line, "fortification", "the fortification is a turret ring round the target at a site drawn per "
@@ -541,7 +577,8 @@ def _teams(r: Reading) -> None:
                          r"\bnone of them allied\b|\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is left|survives|stands)\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
                          r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|"
                          r"\b(?:nobody|no\s+one|none)(?:\s+is|'s)?\s+on\s+(?:anybody|anyone)'?s\s+(?:team|side)\b|"
-                         r"\bno\s+(?:friends|allies)\s+among\s+them\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
+                         r"\bno\s+(?:friends|allies)\s+among\s+them\b|\b(?:no|without)\s+(?:friends|friendships|allies)\b|"
+                         r"\bfriendless\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
                          r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b", text):
         c.archetype = "ffa"
         r.hit(m, "archetype")
@@ -720,6 +757,13 @@ def _keep_count(r: Reading) -> None:
                 c.keep_objectives = keep
             r.hit(m, "keep_count")
             return
+    half = re.search(r"\bhalf\s+(?:of\s+)?(?:them|those|these|the\s+[\w-]+|your\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:[\w-]+\s+){0,3}?"
+                     + _STILL, text)
+    if half and c.objectives and c.objectives > 1:
+        # "half of them still standing": the kept share of the objectives counted before
+        c.keep_objectives = math.ceil(c.objectives / 2)
+        r.hit(half, "keep_count")
+        return
     for m in at_most.finditer(text):
         if re.search(_unit_pattern("mobile"), m.group(0)):
             continue
@@ -766,8 +810,9 @@ def _waves(r: Reading) -> None:
             c.escalating = True
             r.hit(m, "escalating")
     # double / triple in their common misspellings too ("dubble", "duble", "doubel", "tripple")
-    m = re.search(r"\b(" + _DOUBLE + r"|twice (?:as (?:big|large|strong)|the size)|" + _TRIPLE + r"|"
-                  + _NUM + r"\s*(?:times|x|\u00d7) (?:as (?:big|large|strong|many)|the size|bigger|larger|stronger))", text)
+    m = re.search(r"\b(" + _DOUBLE + r"|twice (?:as (?:big|large|strong|heavy|numerous|powerful)|the size)|" + _TRIPLE
+                  + r"|" + _NUM + r"\s*(?:times|x|\u00d7) (?:as (?:big|large|strong|many|heavy|numerous|powerful)|the size|"
+                  r"bigger|larger|stronger|heavier))", text)
     # "grow by 50% each time": a factor of 1.5
     pct = re.search(r"\b(?:grows?|grow(?:ing)?|increases?|increasing|bigger|larger|stronger)\s+(?:by\s+)?"
                     r"(\d+(?:\.\d+)?)\s*(?:%|percent)", text)
@@ -825,6 +870,10 @@ def _waves(r: Reading) -> None:
                          r"\s+(?:does|do|did|can|could|will)\s*(?:n't|not)\s+(?:know|predict|see coming|guess)|"
                          r"\b(?:unpredictable|unannounced|secret|hidden|surprise|random(?:ly chosen)?)\s+"
                          r"(?:directions?|sides?)\b", text):
+        c.random_side = True
+        r.hit(m, "random_side")
+    # "out of either the north or the south": one of the named sides, drawn each time
+    for m in re.finditer(r"\beither\s+(?:the\s+)?" + _COMPASS + r"\s+or\s+(?:the\s+)?" + _COMPASS, text):
         c.random_side = True
         r.hit(m, "random_side")
     for m in re.finditer(r"\b(?:sides?|directions?|edges?|flanks?)\s+(?:is\s+|are\s+)?(?:drawn|picked|chosen|rolled|decided|"
@@ -946,7 +995,7 @@ def _times(r: Reading) -> None:
     standing = [t for t in r.moments if _STILL_STANDING.search(text[_segment(text, t[0])[0]:t[0]])
             and not _ATTACKED.search(text[_segment(text, t[0])[0]:t[0]])]
     r.moments = [t for t in r.moments if t not in standing]
-    if (m := next((m for m in re.finditer(r"\bevery\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
+    if (m := next((m for m in re.finditer(r"\b(?:every|each)\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
                    if not _in_hazard(r, m.start())), None)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
         r.hit(m, "interval")
@@ -1152,8 +1201,8 @@ def _units_and_switches(r: Reading) -> None:
         if (m := _find(text, "production")):
             r.hit(m, "production_switch")
     # any fog the request names is on ("full fog of war", "through the fog"), unless it turns it off
-    if (m := re.search(r"fog of war (?:off|disabled)|\bno fog(?: of war)?|without (?:the )?fog(?: of war)?|fog off|"
-                       r"fog (?:is )?disabled", text)):
+    if (m := re.search(r"\bfog(?: of war)?\s+(?:is\s+|are\s+|gets\s+|turned\s+|switched\s+|set\s+)*(?:off|disabled|lifted|"
+                       r"removed)\b|\bno fog(?: of war)?|without (?:the |any )?fog(?: of war)?", text)):
         c.fog = False
         r.hit(m, "fog")
     elif (m := re.search(r"\b(?:(?:full|total|heavy|thick|with|under|in|through)\s+(?:the\s+)?)?fog(?: of war)?"
@@ -1243,7 +1292,7 @@ def _production_goal(r: Reading) -> None:
 
 
 _UNOPPOSED = re.compile(r"\b(?:nobody|no\s+one|no\s+enemy|no\s+enemies|nothing)\s+(?:is\s+|are\s+|will\s+(?:be\s+)?)?"
-                        r"(?:shooting|attacking|attacks?|shoots?|coming\s+for|bothering|harassing|threatening)\b|"
+                        r"(?:shooting|attacking|attacks?|shoots?|coming\s+for|bothering|harassing|threatening|out\s+to\s+get)\b|"
                         r"\bno\s+(?:enemy|enemies|opposition|opponents?|attackers?|attacks?|raids?|threats?)\s+"
                         r"(?:at\s+all|on\s+the\s+map|whatsoever|this\s+time)\b|\b(?:nobody|no\s+one)\s+is\s+"
                         r"allowed\s+to\s+attack\b|\b(?:just\s+)?you\s+against\s+the\s+clock\b|\bunopposed\b|"
@@ -1370,7 +1419,9 @@ def _protect(r: Reading) -> None:
         or re.search(r"\b(?:protect|guard|escort|save|defend)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:if|or|and|once|when|should)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|die|falls|"
-                     r"is (?:killed|destroyed|lost))", text)
+                     r"is (?:killed|destroyed|lost))", text) \
+        or re.search(r"\b(?:losing|the\s+loss\s+of)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:ends\s+(?:it|the\s+(?:game|run|"
+                     r"match))|loses(?:\s+the\s+game)?|means\s+(?:defeat|a\s+loss)|is\s+(?:a\s+)?(?:defeat|loss))", text)
     if m:
         c.protect_unit = roster_names()[next(g for g in m.groups() if g)]
         # the unit kept alive is the player's: its words ("your heavy tank") say nothing of what the
@@ -1410,6 +1461,20 @@ def _difficulty(r: Reading) -> None:
             continue
         r.concepts.difficulty = band
         r.hit(m, "difficulty")
+
+
+def _capture_contenders(r: Reading) -> None:
+    """A capture is the player against the zone's garrison: more contending teams ("three-team king of the hill",
+    "the player and two AI armies") or a race to hold it ("first to hold it wins") are not built."""
+    if r.concepts.archetype != "capture":
+        return
+    for m in re.finditer(r"(?<![\w-])(?:" + _NUM + r")[\s-]+(?:team|side|army|faction|player)s?\b(?=[\s-]+(?:king|capture|"
+                         r"battle|match|game|contest|fight))|\b(?:the\s+player|you)\s+and\s+" + _NUM + r"\s+(?:[\w-]+\s+)?"
+                         r"(?:armies|teams|factions|rivals|opponents)\b", r.text):
+        r.hit(m, "teams", "a capture is played by the player against the zone's garrison: other contending teams are "
+                          "not built")
+    for m in re.finditer(r"\b(?:first|whoever|whichever\s+(?:side|team|army))\s+(?:to\s+)?(?:holds?|keeps?|controls?)\b", r.text):
+        r.hit(m, "hold_time", "only the player can win by holding the zone; no other side races for it")
 
 
 def _deadline_and_hold(r: Reading) -> None:
@@ -1455,6 +1520,12 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
                      + r"(?:\s+(?:flat|total|in\s+all|only))?(?:\s+to\b|\s*(?=[.;,]|$))", text) \
         or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text)
+    if dm is None and c.archetype == "resources":
+        # "have 1500 metal in your coffers at 4:15": the moment the stockpile is counted is its deadline
+        dm = re.search(r"\bat\s+" + _CLOCK, text)
+        if dm:
+            r.hits = [h for h in r.hits if not (h.key == "wave_times" and dm.start() <= h.start < dm.end())]
+            r.moments = [t for t in r.moments if not dm.start() <= t[0] < dm.end()]
     seconds = None
     if dm:
         g = dm.groups()
@@ -1487,7 +1558,8 @@ def _deadline_and_hold(r: Reading) -> None:
 _COMPASS = (r"(north[\s-]?east|north[\s-]?west|south[\s-]?east|south[\s-]?west|north|south|east|west|ne|nw|se|sw)"
             r"(?:ern)?(?:[\s-]+(?:edge|corner|side|end|border|exit|flank|bank))?(?![\w-])")
 _SIDE_OF = {"north": "n", "south": "s", "east": "e", "west": "w", "ne": "ne", "nw": "nw", "se": "se", "sw": "sw"}
-_ESCORT_TO = re.compile(r"\b(?:to|towards?|into|reach(?:es)?|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,4}?(?:in|at|on|of)?\s*"
+_ESCORT_TO = re.compile(r"(?<!has )(?<!have )(?<!need )(?<!needs )(?<!got )(?<!ought )(?<!want )(?<!going )"
+                        r"\b(?:to|towards?|into|reach(?:es)?|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,4}?(?:in|at|on|of)?\s*"
                         r"(?:the\s+)?" + _COMPASS)
 _ESCORT_FROM = re.compile(r"(?:\bfrom|\b(?:stranded|stuck|trapped|cut\s+off|pinned\s+down|waiting|sitting|left)\s+(?:over\s+|"
                           r"out\s+|back\s+)?(?:on|in|at))\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?" + _COMPASS)
@@ -1515,7 +1587,8 @@ def _escort(r: Reading) -> None:
     verbs = r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+" + own
     named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text) \
         or re.search(own + r"(?:" + convoy + "|" + _unit_pattern("mobile") + r")\s+(?:has|have|needs?|must|should)\s+"
-                     r"(?:to\s+)?(?:reach|get\s+to|make\s+it\s+to|arrive\s+at|cross)\b", text)
+                     r"(?:to\s+)?(?:reach|get\s+to|get\s+from|make\s+it\s+(?:to|from)|arrive\s+at|cross|travel|walk|drive|"
+                     r"move|go)\b", text)
     back = None
     if named is None:
         # the unit named first and brought by pronoun: "our engineer is stranded in the east; bring him home"
@@ -1611,17 +1684,25 @@ def _escort(r: Reading) -> None:
             c.ambush = True
             h.key = "ambush"
     c.raids = False
+    if c.escort_count and c.escort_count > 1:
+        # the convoy's first arrival wins: where it is brought is built, that all of it arrives is not
+        r.hits = [dataclasses.replace(h, problem="the first of the convoy to arrive wins; the others need not arrive")
+                  if h.key == "destination" and not h.problem else h for h in r.hits]
 
 
-_LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|"
-                r"(?:get|lay|set|have|put|keep)\s+(?:your\s+)?eyes\s+on)\s+")
+_LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|sight|"
+                r"map\s+out\s+where|work\s+out\s+where|figure\s+out\s+where|"
+                r"(?:get|lay|set|have|put|keep|clap|clapped)\s+(?:your\s+)?eyes\s+on)\s+")
 _LOCATE = re.compile(_LOCATE_VERB + r"(?:all\s+|every\s+|each\s+)?(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM
                      + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
 # the targets named first and found by pronoun: "the enemy factory spawns in a corner; spot it"
 _LOCATE_PRONOUN = re.compile(_LOCATE_VERB + r"(?:it|them|(?:every|each|all|both)\s+(?:one\s+)?of\s+them|all\s+"
-                             + _NUM + r"(?:\s+of\s+them)?)\b")
+                             + _NUM + r"(?:\s+of\s+them)?|(?:every|each)\s+(?:last\s+|single\s+)?one)\b")
 # ... or passively: "every one of them has to have been spotted", "they must all be found"
-_LOCATED_PRONOUN = re.compile(r"\b(?:(?:every|each|all|both)\s+(?:one\s+)?of\s+them|they\s+(?:\w+\s+)?all)\s+(?:[\w']+\s+){0,4}?"
+_LOCATED_PRONOUN = re.compile(r"\b(?:(?:every|each|all|both)\s+(?:last\s+)?(?:one\s+)?of\s+them|they\s+(?:\w+\s+)?all|"
+                              r"(?:every|each)\s+(?:last\s+)?(?:one|outpost|camp|base|target|site|tower|extractor|"
+                              r"factory|building)|(?:eyes\s+on|sight\s+of)\s+(?:every|each)\s+(?:last\s+)?one)\s+"
+                              r"(?:[\w']+\s+){0,4}?"
                               r"(?:spotted|found|located|seen|sighted|discovered|revealed|scouted|eyeballed)\b")
 # places of the enemy a search may name that the roster has no unit for: searched as metal storages (a note says so)
 _SITE_NOUNS = r"outposts?|camps?|bases?|positions?|installations?|emplacements?|bunkers?|caches?|depots?"
@@ -1634,6 +1715,11 @@ def _locate_target(text: str) -> tuple[str | None, str, list[tuple[int, int]]] |
     ("locate all four enemy extractors"), or the enemy units named before a pronoun ("five enemy radar
     towers stand in the murk; get eyes on every one of them")."""
     m = re.search(_LOCATE.pattern + _unit_pattern("any"), text)
+    if m:
+        return m.group(1), m.group(2), [m.span()]
+    # "map out where the enemy put its four outposts"
+    m = re.search(_LOCATE_VERB + r"(?:the\s+enemy\s+(?:put|placed|hid|hides|keeps|has|built)\s+)?(?:its|their|the)\s+(?:"
+                  + _NUM + r"\s+)?(?:hidden\s+)?(" + _unit_pattern("any") + "|" + _SITE_NOUNS + r")", text)
     if m:
         return m.group(1), m.group(2), [m.span()]
     p = _LOCATE_PRONOUN.search(text) or _LOCATED_PRONOUN.search(text)
@@ -1699,22 +1785,28 @@ _ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|s
                      r"(?:with|against)|go\s+up\s+against|goes\s+up\s+against|clash\s+with|clashes\s+with|"
                      r"must kill|must destroy|kill|destroy)\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
                      r"(?:(?:a|an)\s+(?:swarm|horde|pack|group|mob|wave|squad|force)\s+of\s+)?" + _FORCE)
+# the two armies compared: "seven rocket bots, quicker and longer-reaching than the nine assault bots"
+_ARMIES_COMPARED = re.compile(_FORCE + r",?\s+(?:[\w-]+,?\s+){1,5}?than\s+(?:the\s+|their\s+|an?\s+)?(?:enemy\s+)?" + _FORCE)
 _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
                         r"(?:\s+(?:out|enemies|enemy units|units|bots|tanks))?|\bevery\s+[\w-]+\s+(?:is|are)\s+"
                         r"(?:scrap|dead|destroyed|gone)\b|\bwin the (?:skirmish|fight|battle|engagement)\b|"
                         r"\b(?:micro|kiting|focus[\s-]fire)\s+(?:test|drill|challenge|exercise|skirmish)\b|"
                         r"\boutnumbered(?:\s+\d+\s+to\s+\d+)?|\bbefore they reach (?:them|you|it)\b|"
                         r"\bcome out ahead\b|\bnothing\s+(?:hostile|enemy)\s+(?:moves|is\s+left|remains|stands)\b|"
+                        r"\b(?:pick|picks|picking)\s+them\s+apart\b|\b(?:cut|mow)\s+them\s+(?:all\s+)?down\b|"
+                        r"\bfinish\s+them\s+(?:all\s+)?off\b|"
                         r"\b(?:not\s+(?:a\s+single|one)|none)\s+of\s+(?:theirs|them|the\s+enemy'?s?)\s+(?:is|are)\s+(?:still\s+)?"
                         r"(?:left|standing|alive|moving)\b|\buntil\s+(?:they\s+are|the\s+enemy\s+is)\s+(?:all\s+)?(?:dead|gone|"
                         r"destroyed|wiped\s+out)\b")
-_KITING = re.compile(r"\b(?:are|is)\s+faster\b|\bfaster\s+than\b|\boutranges?\b|\bout-?range\b|\bkit(?:e|ing)\b|"
+_KITING = re.compile(r"\b(?:are|is)\s+faster\b|\b(?:faster|quicker|speedier)\s+(?:and\s+[\w-]+\s+)?than\b|"
+                     r"\blonger[\s-](?:reaching|ranged)\b|\bouts?peed\b|\boutpace\b|\boutranges?\b|\bout-?range\b|\bkit(?:e|ing)\b|"
                      r"\bshort[\s-]range\b|\b(?:longer|more)\s+range\b")
 _LOSSES = re.compile(r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most)\s+"
                      + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)?|"
                      r"\bat\s+least\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)\s+(?:still\s+)?"
                      r"(?:roll|rolling|alive|survive|standing|left|remain)\w*|\bwithout\s+losing\s+(?:a|any)\s+"
-                     r"(?:single\s+)?(?:units?|bots?|tanks?)\b")
+                     r"(?:single\s+)?(?:units?|bots?|tanks?)\b|"
+                     r"\blos(?:e|ing)\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:(?:units?|bots?|tanks?)\s+)?at\s+(?:the\s+)?most\b")
 _DEFENCE_WORDS = re.compile(r"defen|surviv|hold|protect|withstand|repel|fend|guard|waves?\b|raid|harass")
 _RANGED = {"ranged": "rocket_bot", "long-range": "rocket_bot", "long range": "rocket_bot", "rocket": "rocket_bot",
            "artillery": "artillery_bot", "sniper": "sniper_bot"}
@@ -1745,7 +1837,7 @@ def _micro(r: Reading) -> None:
     # a defence with forces named ("survive 3 minutes with 5 tanks against 20 bots") stays a defence
     if any(h.key == "archetype" and _DEFENCE_WORDS.search(text[h.start:h.end]) for h in r.hits):
         return
-    armies = _ARMIES.search(text)
+    armies = _ARMIES.search(text) or _ARMIES_COMPARED.search(text)
     goal = _ELIMINATE.search(text)
     if not armies and not (goal and re.search(r"\b(?:skirmish|micro|kiting|focus[\s-]fire)\b", text)):
         return
@@ -1830,7 +1922,8 @@ _STOCK_NOUN = (r"\b(?:an?\s+|the\s+)?(?:stockpile|reserve|hoard|stash|bank|war c
 _STOCK_QUALIFIER = (r"(?:resources?\s*[:,-]\s*)?(?:(?:an?\s+)?(?:total\s+of\s+)?|at\s+least\s+|over\s+|more\s+than\s+|"
                     r"up\s+to\s+)?")
 # "have 1500 metal by minute 4", "1500 metal in the bank", "1500 metal banked"
-_STOCK_AFTER = (r"(?=\s+(?:in\s+(?:the\s+|your\s+)?(?:bank|storage|reserve|stock|stores)|banked|saved|"
+_STOCK_AFTER = (r"(?=\s+(?:(?:sitting\s+|stored\s+|piled\s+up\s+)?in\s+(?:the\s+|your\s+)?(?:bank|storage|reserve|stock|stores|"
+                r"coffers|treasury|vault|war\s+chest)|banked|saved|"
                 r"stockpiled|stored|hoarded|in\s+hand)\b)")
 _HAVE_BY = r"\b(?:have|get|hold|own|end\s+with|finish\s+with)\s+(?:at\s+least\s+)?" + _AMOUNT + \
            r"(?=\s+(?:by|before|within|in\s+under|in\s+less\s+than|no\s+later\s+than)\b)"

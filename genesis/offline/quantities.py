@@ -108,6 +108,12 @@ def _clock(m: re.Match, at: int = 1) -> str:  # the number and unit at groups at
     return f"{total // 60}:{total % 60:02d}"
 
 
+def _clock_list(numbers: str, unit: str) -> str:
+    values = re.findall(rf"\d+(?:\.\d+)?|{_SMALL_WORDS}", numbers)
+    clocks = [f"{round(_num(v) * _unit_seconds(unit)) // 60}:{round(_num(v) * _unit_seconds(unit)) % 60:02d}" for v in values]
+    return ", ".join(clocks[:-1]) + " and " + clocks[-1] if len(clocks) > 1 else clocks[0]
+
+
 def _rate(m: re.Match) -> str:             # "three times a minute", "twice per minute"
     per = {"once": 1.0, "twice": 2.0}.get(m.group(1)) or _num(m.group(1).split()[0])
     return f"every {_fmt(_unit_seconds(m.group(2)) / per)} seconds"
@@ -121,11 +127,15 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])(?:(a|one|\d+|{_SMALL_WORDS})\s+)dozens?(?:\s+of)?(?![\w-])"),
      lambda m: str(12 * (1 if m.group(1) in ("a", "one") else round(_num(m.group(1)))))),
     (re.compile(r"(?<![\w-])an?\s+(pair|brace|trio)\s+of(?![\w-])"), lambda m: "3" if m.group(1) == "trio" else "2"),
+    (re.compile(r"(?<![\w-])a\s+couple(?:\s+of)?(?![\w-])"), lambda m: "2"),
     # large amounts (a stockpile of metal): digit groups, hundreds and thousands
     (re.compile(r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+)(?![\w,-]|\.\d)"), lambda m: m.group(1).replace(",", "")),
     (re.compile(rf"(?<![\w.-])(\d+|{_SMALL_WORDS})\s+hundred(?![\w-])"), _hundreds),
     (re.compile(rf"(?<![\w.-]){_N}\s+thousand(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"), _thousands),
     (re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)k()(?![\w-])"), _thousands),
+    # "one and a half thousand metal" -> 1500
+    (re.compile(rf"(?<![\w.-])(\d+|a|one|{_SMALL_WORDS})\s+and\s+{_SHARE}\s+(thousand|hundred)(?![\w-])"),
+     lambda m: str(round((_num(m.group(1)) + _share(m.group(2))) * (1000 if m.group(3) == "thousand" else 100)))),
     (re.compile(rf"(?<![\w-]){_N}\s+{_UNIT}\s+and\s+{_SHARE}(?![\w-])"), _half),
     (re.compile(rf"(?<![\w-]){_N}\s+and\s+{_SHARE}\s+{_UNIT}(?![\w-])"), _and_share),
     # hyphenated: "the three-and-a-quarter-minute mark"
@@ -148,6 +158,9 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])between\s+the\s+{_ANY}(?:[\s-]*{_UNIT})?\s*-?\s+and\s+(?:the\s+)?{_ANY}[\s-]*{_UNIT}\s+"
                 r"(?:marks?|points?)(?![\w-])"),
      lambda m: f"between {m.group(1)} and {m.group(3)} {m.group(4) if m.group(4).endswith('s') else m.group(4) + 's'}"),
+    # a list of moments sharing one unit: "at one, three and five minutes" -> "at 1:00, 3:00 and 5:00"
+    (re.compile(rf"(?<![\w-])at\s+((?:{_ANY}\s*,\s*)+(?:{_ANY}\s*,?\s+and\s+)?{_ANY}|{_ANY}\s+and\s+{_ANY})\s+{_UNIT}(?![\w-])"),
+     lambda m: "at " + _clock_list(m.group(1), m.group(m.re.groups))),
     # "two minutes in" (into the game) -> "at 2:00"
     (re.compile(rf"(?<![\w-]){_ANY}\s*{_UNIT}\s+in(?=\s*(?:[,;.]|and\b|then\b|$))"),
      lambda m: "at " + _clock(m)),

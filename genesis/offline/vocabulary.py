@@ -68,7 +68,9 @@ OBJECTIVE_TYPES = {
     "metal storage": "metal_storage", "metal storages": "metal_storage", "storage": "metal_storage",
     "storages": "metal_storage", "extractor": "metal_extractor", "extractors": "metal_extractor",
     "energy storage": "energy_storage", "solar": "solar_collector", "commander": "commander",
-    "base": "metal_storage", "bases": "metal_storage", "turret": "light_turret",
+    "base": "metal_storage", "bases": "metal_storage", "turret": "light_turret", "radar tower": "radar_tower",
+    "radar towers": "radar_tower", "radar": "radar_tower", "radars": "radar_tower", "factory": "bot_lab",
+    "factories": "bot_lab", "solar collector": "solar_collector", "solar collectors": "solar_collector",
 }
 
 MAP_HINTS = {
@@ -123,7 +125,7 @@ UNSUPPORTED_GOALS = ["assassinate", "assassination", "rescue", "steal", "stealin
                      "evacuate", "heal", "repair", "naval", "ships", "submarine", "submarines", "boats", "nuke",
                      "nuclear", "teleport", "teleporters", "teleporting", "day-night", "weather", "hero", "heroes",
                      "spell", "spells", "magic", "dragon", "dragons", "zombie", "zombies", "tower defense",
-                     "diplomacy", "trade", "trading", "bribe", "betray", "betrays", "traitor", "mind control",
+                     "diplomacy", "peace treaty", "treaty", "negotiate", "negotiation", "negotiating", "trade", "trading", "bribe", "betray", "betrays", "traitor", "mind control",
                      "invisible", "cloaked", "cloak", "decoy", "decoys", "flee", "flees", "reinforcement"]
 
 # Games and activities that are not a real-time strategy scenario: a request built around one is refused,

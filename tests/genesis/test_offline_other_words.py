@@ -253,3 +253,91 @@ def test_a_clause_read_through_one_word_is_not_honoured_as_a_whole():
     brief = _brief("Survive 5 minutes against waves from the east; the waves wear red hats and sing loudly about "
                    "their grandmothers' famous soup recipes.")
     assert not any(c.status == "honoured" and "grandmothers" in c.text for c in brief.clauses)
+
+
+@pytest.mark.parametrize("query", [
+    "Take down every one of the four enemy turrets on the ridge before 6:00.",
+    "Their entire fortress has to be razed by the eight-minute mark.",
+])
+def test_sieges_said_with_other_verbs_and_in_the_passive(query):
+    assert read(query).concepts.archetype == "siege"
+
+
+def test_a_whole_base_to_destroy_is_reported_as_the_one_target_built():
+    brief = _brief("Their entire base, every last building, has to be rubble by the nine-minute mark.")
+    (clause,) = [c for c in brief.clauses if "every last building" in c.text]
+    assert clause.status == "partial" and "target building" in clause.why
+
+
+def test_edges_named_as_on_a_screen_and_a_goal_to_get_from_one_to_another():
+    c = read("Your engineer has to get from the left edge of the map to the right one... no: to the right edge "
+             "before 4:00; patrols lurk on the way.").concepts
+    assert (c.archetype, c.escort_from, c.escort_to) == ("escort", "w", "e")
+
+
+@pytest.mark.parametrize("query,count", [
+    ("Five enemy factories sit out in the dark; your lone scout has to clap eyes on every last one inside 3 minutes.", 5),
+    ("Work out where the enemy put its three radar towers before 2:30; fog of war on.", 3),
+])
+def test_searches_said_in_other_words(query, count):
+    c = read(query).concepts
+    assert c.archetype == "recon" and c.locate_count == count
+
+
+def test_losing_the_searching_unit_ends_the_game_when_said_so():
+    assert read("Find all four enemy extractors within 3 minutes; losing the scout ends it.").concepts.protect_unit \
+        == "scout"
+
+
+def test_a_stockpile_counted_at_a_moment_and_amounts_with_a_share_of_a_thousand():
+    c = read("Have two and a half thousand energy sitting in your treasury at 5:30; nobody is out to get you.").concepts
+    assert (c.archetype, c.resource_amount, c.resource_kind, c.deadline, c.unopposed) == \
+        ("resources", 2500, "energy", 330, True)
+
+
+def test_a_skirmish_said_by_comparing_the_two_armies():
+    c = read("Five rocket bots, quicker and longer-ranged than the eight assault bots coming for them: cut them "
+             "down, lose a couple at most, within 2 minutes.").concepts
+    assert (c.archetype, c.squad, c.enemy_force, c.max_losses) == ("micro", {"rocket_bot": 5}, {"assault_bot": 8}, 2)
+
+
+def test_fog_switched_off_in_other_words():
+    for said in ("fog of war is off", "the fog is lifted", "fog is turned off"):
+        assert read(f"Destroy the enemy bot lab before 6:00; {said}.").concepts.fog is False
+
+
+@pytest.mark.parametrize("said,side", [("from where the sun sets", "w"), ("out of the rising sun", "e")])
+def test_sides_named_by_the_sun(said, side):
+    assert set(read(f"Survive 5 minutes: waves come {said} at 1:00 and 3:00.").concepts.directions) == {side}
+
+
+def test_a_list_of_moments_sharing_one_unit():
+    assert read("Raiders hit from the west at two, four and six minutes; survive 7 minutes.").concepts.wave_times == \
+        [120.0, 240.0, 360.0]
+
+
+def test_half_of_the_objectives_kept_and_a_main_attack_three_times_as_heavy():
+    c = read("Raids from the east every minute go for your six metal extractors; half of them still standing at "
+             "5:00 wins.").concepts
+    assert (c.objectives, c.keep_objectives) == (6, 3)
+    c = read("A feint hits the west first, then the main attack, three times as heavy, from the east; survive "
+             "6 minutes.").concepts
+    assert c.main_factor == 3
+
+
+def test_a_capture_with_more_contenders_or_a_race_to_hold_is_reported_not_built():
+    brief = _brief("Four-team king of the hill on the central plateau: first to hold it for 60 seconds wins.")
+    assert all(c.status != "honoured" for c in brief.clauses if "Four-team" in c.text or "first to hold" in c.text)
+
+
+def test_a_convoy_whose_first_truck_arriving_wins_does_not_claim_them_all():
+    brief = _brief("Convoy escort with 3 trucks: drive them to the east edge within 5 minutes past ambushes.")
+    (clause,) = [c for c in brief.clauses if "drive them" in c.text]
+    assert clause.status == "partial" and "first of the convoy" in clause.why
+
+
+def test_a_program_or_a_negotiation_is_refused_naming_it():
+    r = read("Write a Python script that scrapes a web store for prices.")
+    assert not r.is_game and "Write a Python script" in r.refusal
+    r = read("Make the agent negotiate a peace treaty with the other side.")
+    assert not r.is_game and ("negotiate" in r.refusal or "peace treaty" in r.refusal)

@@ -341,7 +341,7 @@ def test_a_model_brief_without_clause_accounting_is_rejected_and_offsets_are_loc
      lambda c: c.protect_unit == "heavy_tank" and c.time_limit == 240),
     ("IF YOUR COMMANDER FALLS YOU LOSE. survive three waves", lambda c: c.protect_unit == "commander"),
     ("protect the radar tower from the enemy attack from the south",
-     lambda c: c.protect_unit == "radar_tower" and c.directions == ["s"]),
+     lambda c: "radar_tower" in (c.protect_unit, c.objective_type) and c.directions == ["s"]),
     ("defend the metal extractors against air raids every ninety seconds",
      lambda c: c.raid_target_type == "metal_extractor" and c.air and c.wave_interval == 90),
     ("knock out the turret line with artillery only", lambda c: c.archetype == "siege" and c.unit_kinds == ["artillery"]),

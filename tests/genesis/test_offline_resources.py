@@ -248,7 +248,7 @@ def test_an_income_more_than_the_deposits_in_reach_give_is_partial_and_built_wit
 @pytest.mark.parametrize("spoken, canonical", [
     ("fifteen hundred metal", "1500 metal"), ("twelve hundred", "1200"), ("two thousand five hundred", "2500"),
     ("a thousand metal", "1000 metal"), ("1,500 metal", "1500 metal"), ("1.5k metal", "1500 metal"),
-    ("at 1, 3 and 5 minutes", "at 1, 3 and 5 minutes"), ("an ak-47", "an ak-47"), ("a k", "a k"),
+    ("at 1, 3 and 5 minutes", "at 1:00, 3:00 and 5:00"), ("an ak-47", "an ak-47"), ("a k", "a k"),
 ])
 def test_large_amounts_are_rewritten_to_digits_and_nothing_else_is(spoken, canonical):
     from genesis.offline import quantities
