@@ -672,7 +672,7 @@ def reading_title(query: str) -> str:
 # phrases whose unit names are the player's or a target, not what the enemy attacks with
 _NOT_ATTACKERS = {"start_forces", "protect", "escort_unit", "objective", "objectives", "resource_keep", "raid_target",
                   "keep_count", "production_target", "recon"}
-_NAMED_UNIT = r"(?:^|\b(?:\d+|a|an|of|by|the|and|with|enemy|their|hostile)\s+)"   # a unit named, not a verb ("scout")
+_NAMED_UNIT = r"(?:^|\b(?:\d+|a|an|of|by|the|and|with|enemy|their|hostile|light|heavy|fast|quick)\s+)"   # a unit named, not a verb ("scout")
 
 
 def _wave_types_kept(clause: ClauseAccount, c: Concepts, reading: Reading) -> ClauseAccount:

@@ -83,7 +83,9 @@ def _wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
 def wave_types(c: Concepts) -> set[str]:
     """The unit types the attacks of a defence or raid design are made of (ground waves, raiders, an air
     attack's bombers, a raid the enemy commander leads)."""
-    return (set(_wave_units(c)) | ({_main_type(c)} if c.archetype == "raids" else set())
+    # raids at an interval are the raider type's; raids at stated times come as the ground waves do
+    periodic = c.archetype == "raids" and c.wave_interval and not c.wave_times
+    return (set(_wave_units(c)) | ({_main_type(c)} if periodic else set())
             | ({"bomber"} if c.air else set()) | ({"commander"} if "commander" in c.unit_kinds else set()))
 
 
