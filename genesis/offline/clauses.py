@@ -182,10 +182,10 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
 # A clause read through a few of its words only ("play ranked StarCraft II ladder games on my real account":
 # "ranked") is not honoured as a whole: at most THIN_SHARE of its content words read, with THIN_WORDS or more not
 THIN_SHARE, THIN_WORDS = 0.25, 4
-_STOP = {"and", "or", "if", "when", "as", "its", "his", "her", "each", "every", "there", "than", "then", "up", "out",
-         "off", "over", "into", "onto", "who", "what", "so", "do", "does", "did", "was", "were", "been", "being", "just",
-         "only", "very", "too", "more", "most", "less", "least", "before", "after", "until", "till", "through", "about",
-         "around", "this", "that", "these", "those", "it's", "you're", "they're", "there's", "of", "in", "on", "at"}
+_STOP = {"if", "when", "as", "its", "his", "her", "each", "every", "there", "than", "out", "off", "into", "onto", "who",
+         "what", "do", "does", "did", "was", "were", "been", "being", "just", "only", "very", "too", "more", "most",
+         "less", "least", "after", "until", "till", "through", "about", "around", "these", "those", "it's", "you're",
+         "they're", "there's"}   # beside _GENERIC's words
 
 
 def _thin(text: str, a: int, b: int, hits: list[Hit]) -> str:

@@ -992,8 +992,8 @@ def _times(r: Reading) -> None:
             c.objectives = c.objectives or 1     # "your factory": the one
         r.hit(kept, "objective")
     # "still have the base at four minutes": the moment something must still stand is the end of the game
-    standing = [t for t in r.moments if _STILL_STANDING.search(text[_segment(text, t[0])[0]:t[0]])
-            and not _ATTACKED.search(text[_segment(text, t[0])[0]:t[0]])]
+    before = {t: text[_segment(text, t[0])[0]:t[0]] for t in r.moments}    # each moment's clause up to it
+    standing = [t for t in r.moments if _STILL_STANDING.search(before[t]) and not _ATTACKED.search(before[t])]
     r.moments = [t for t in r.moments if t not in standing]
     if (m := next((m for m in re.finditer(r"\b(?:every|each)\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
                    if not _in_hazard(r, m.start())), None)):

@@ -103,14 +103,17 @@ def _unit_then_seconds(m: re.Match) -> str:   # "a minute thirty" (after words b
     return f"{_fmt(_num(m.group(1)) * 60 + float(m.group(2)))} seconds"
 
 
-def _clock(m: re.Match, at: int = 1) -> str:  # the number and unit at groups at, at+1 as "m:ss"
-    total = round(_num(m.group(at)) * _unit_seconds(m.group(at + 1)))
+def _mmss(value: str, unit: str) -> str:         # "2", "minutes" -> "2:00"
+    total = round(_num(value) * _unit_seconds(unit))
     return f"{total // 60}:{total % 60:02d}"
 
 
+def _clock(m: re.Match, at: int = 1) -> str:  # the number and unit at groups at, at+1 as "m:ss"
+    return _mmss(m.group(at), m.group(at + 1))
+
+
 def _clock_list(numbers: str, unit: str) -> str:
-    values = re.findall(rf"\d+(?:\.\d+)?|{_SMALL_WORDS}", numbers)
-    clocks = [f"{round(_num(v) * _unit_seconds(unit)) // 60}:{round(_num(v) * _unit_seconds(unit)) % 60:02d}" for v in values]
+    clocks = [_mmss(v, unit) for v in re.findall(rf"\d+(?:\.\d+)?|{_SMALL_WORDS}", numbers)]
     return ", ".join(clocks[:-1]) + " and " + clocks[-1] if len(clocks) > 1 else clocks[0]
 
 
