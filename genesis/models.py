@@ -96,6 +96,8 @@ class Concepts(Doc):
     ground: bool = Field(True, description="the request involves ground units")
     unit_kinds: list[str] = Field(default_factory=list, description="kinds of units the request names, from: "
                                   + ", ".join(UNIT_KINDS))
+    wave_units: list[str] = Field(default_factory=list, description="the roster unit types (ids) the request says "
+                                  "the enemy's attacks are made of, if it names them")
     teams: int = Field(2, description="number of teams, the player's included")
     team_size: int = Field(1, description="teams per side (2 for a 2v2)")
     production: bool | None = Field(None, description="whether factories and builders may produce (null: the request "

@@ -669,30 +669,26 @@ def reading_title(query: str) -> str:
     return title[:1].upper() + title[1:]
 
 
-# phrases whose unit names are the player's or a target, not what the enemy attacks with
-_NOT_ATTACKERS = {"start_forces", "protect", "escort_unit", "objective", "objectives", "resource_keep", "raid_target",
-                  "keep_count", "production_target", "recon"}
-_NAMED_UNIT = r"(?:^|\b(?:\d+|a|an|of|by|the|and|with|enemy|their|hostile|light|heavy|fast|quick)\s+)"   # a unit named, not a verb ("scout")
-
-
 def _wave_types_kept(clause: ClauseAccount, c: Concepts, reading: Reading) -> ClauseAccount:
     """An honoured clause that names the enemy's units is honoured only when the waves are built of them: the
     waves are one mix for every attack (the player's units and the targets named are not the enemy's)."""
-    from genesis.offline.concepts import roster_names, _unit_pattern
+    from genesis.offline.concepts import attack_unit_names, roster_names
     from genesis.offline.gdd_writer import wave_types
 
     if clause.status != "honoured":
         return clause
     built = wave_types(c)
     at = reading.offsets
-    other = [(at[h.start], at[h.end - 1] + 1) for h in reading.hits if h.key in _NOT_ATTACKERS and h.end <= len(at)]
-    text = clause.text.lower()
-    named = [m for m in re.finditer(_NAMED_UNIT + _unit_pattern("mobile"), text)
-             if not any(a <= clause.start + m.start() < b for a, b in other)]
-    missing = list(dict.fromkeys(m.group(1) for m in named if roster_names()[m.group(1)] not in built))
-    if not missing:
+    inside = [n for i, n in attack_unit_names(reading) if clause.start <= at[i] < clause.end]
+    missing = list(dict.fromkeys(n for n in inside if roster_names()[n] not in built))
+    # a clause naming its waves' units is not built when every wave also brings the units another clause named
+    others = {roster_names()[n] for _, n in attack_unit_names(reading)} - {roster_names()[n] for n in inside}
+    mixed = sorted(others & built) if inside else []
+    if not missing and not mixed:
         return clause
     mix = ", ".join(t.replace("_", " ") + "s" for t in sorted(built))
+    why = (f"the {', '.join(missing)} named here are not built" if missing else
+           f"these attacks also bring the {', '.join(t.replace('_', ' ') + 's' for t in mixed)} named elsewhere")
     return clause.model_copy(update={
         "status": "partial", "built": f"the attacks as read, each made of {mix}",
-        "why": f"every wave is one mix ({mix}): the {', '.join(missing)} named here are not built"})
+        "why": f"every wave is one mix ({mix}): {why}"})

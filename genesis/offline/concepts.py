@@ -13,7 +13,8 @@ from functools import lru_cache
 
 from engine.catalog import load_catalog
 from genesis.models import Concepts
-from genesis.offline import quantities, side_armies, spelling
+from genesis import quantities
+from genesis.offline import side_armies, spelling
 from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
@@ -241,6 +242,7 @@ def read(query: str) -> Reading:
     _difficulty(r)
     _start_forces(r)
     side_armies.read(r, roster_names(), _unit_pattern("any"), number)
+    _attack_units(r)
     if c.archetype == "siege":
         _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
         _siege_guards(r)
@@ -560,6 +562,34 @@ def _start_forces(r: Reading) -> None:
     if spans and c.unit_kinds != ["artillery"]:
         masked = "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(r.text))
         c.unit_kinds = [k for k in c.unit_kinds if any(_has(masked, t) for t in V.UNIT_KIND_TRIGGERS.get(k, [k]))]
+
+
+# phrases whose unit names are the player's or a target, not what the enemy attacks with
+NOT_ATTACKERS = {"start_forces", "protect", "escort_unit", "objective", "objectives", "resource_keep", "raid_target",
+                 "keep_count", "production_target", "recon", "armies", "side_armies", "micro"}
+NAMED_UNIT = r"(?:^|\b(?:\d+|a|an|of|by|the|and|with|against|versus|vs|enemy|their|hostile|light|heavy|fast|quick)\s+)"   # not a verb ("scout")
+
+
+def attack_unit_names(r: Reading, start: int = 0, end: int | None = None) -> list[tuple[int, str]]:
+    """(offset in the normalised text, the name) of each mobile roster unit named in text[start:end] that is
+    not the player's, a target or an army of a side: the units the enemy's attacks are made of."""
+    other = [(h.start, h.end) for h in r.hits if h.key in NOT_ATTACKERS]
+    return [(start + m.start(1), m.group(1))
+            for m in re.finditer(NAMED_UNIT + _unit_pattern("mobile"), r.text[start:end])
+            if not any(a <= start + m.start(1) < b for a, b in other)]
+
+
+def _attack_units(r: Reading) -> None:
+    """"waves of light bots and light tanks", "rocket bot waves": the ground types the attacks are made of
+    (aircraft are the air attack's, builders and commanders never make a wave)."""
+    catalog = load_catalog().units
+    for at, name in attack_unit_names(r):
+        t = roster_names()[name]
+        u = catalog[t]
+        if u.category in ("bot", "vehicle") and u.weapon and not u.builds:
+            if t not in r.concepts.wave_units:
+                r.concepts.wave_units.append(t)
+            r.hit((at, at + len(name)), "wave_units")
 
 
 def _teams(r: Reading) -> None:

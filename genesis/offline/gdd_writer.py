@@ -73,6 +73,15 @@ def map_choice(c: Concepts, query: str) -> dict:
 
 
 def _wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
+    """The units of one ground wave: the types the request names, as strong together as the usual mix."""
+    usual = _usual_wave_units(c, strength)
+    if not c.wave_units:
+        return usual
+    each = math.sqrt(_power(usual) / _power({t: 1 for t in c.wave_units}))   # power grows with the square of size
+    return {t: max(1, round(each)) for t in c.wave_units}
+
+
+def _usual_wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
     if "artillery" in c.unit_kinds and c.archetype != "siege":
         return {"artillery_bot": _scaled(2, strength, 1), "light_bot": _scaled(2, strength, 1)}
     if "tank" in c.unit_kinds:
@@ -83,13 +92,33 @@ def _wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
 def wave_types(c: Concepts) -> set[str]:
     """The unit types the attacks of a defence or raid design are made of (ground waves, raiders, an air
     attack's bombers, a raid the enemy commander leads)."""
-    # raids at an interval are the raider type's; raids at stated times come as the ground waves do
-    periodic = c.archetype == "raids" and c.wave_interval and not c.wave_times
-    return (set(_wave_units(c)) | ({_main_type(c)} if periodic else set())
-            | ({"bomber"} if c.air else set()) | ({"commander"} if "commander" in c.unit_kinds else set()))
+    return ({_raider(c)} if c.archetype == "production" else {_relief_type(c)} if c.archetype == "capture" else
+            {_main_type(c)} if _one_type_waves(c) else set(_wave_units(c))) \
+        | ({"bomber"} if c.air else set()) | ({"commander"} if "commander" in c.unit_kinds else set())
+
+
+def _one_type_waves(c: Concepts) -> bool:
+    """The defence's attacks are one unit type: growing waves and raids from a random side at an interval
+    (library rules with one `unit_type`), in the order `_defense` picks its attack."""
+    return bool(c.escalating or c.growth_factor) or (not c.probe_then_main and not c.scouting
+                                                     and bool(c.random_side or c.wave_interval))
+
+
+def _relief_type(c: Concepts) -> str:
+    """The unit a capture's relief columns are made of."""
+    return c.wave_units[0] if c.wave_units else "light_bot"
+
+
+def _raider(c: Concepts) -> str:
+    """The unit a production race's raids are made of."""
+    if "commander" in c.unit_kinds:
+        return "commander"
+    return c.wave_units[0] if c.wave_units else "raider_bot" if "raider" in c.unit_kinds else "light_bot"
 
 
 def _main_type(c: Concepts) -> str:
+    if c.wave_units:
+        return c.wave_units[0]
     if "tank" in c.unit_kinds:
         return "light_tank"
     if "raider" in c.unit_kinds:
@@ -144,11 +173,19 @@ def _group_radius(g: UnitPlacement) -> float:
     return g.spread * (1 + max(0, g.count - 2) // RING_SIZE * RING_GROWTH) if g.count > 1 else 0.0
 
 
+def _ring_spread(g: UnitPlacement) -> float:
+    """The least spread at which neighbouring units of the group's first ring stand clear of each other (the
+    engine sets them 360/(count-1) degrees apart): a group the balance grew to 32 overlapped on spread 2."""
+    size = load_catalog().units[g.type].size * 1.1
+    return size if g.count <= 2 else size / (2 * math.sin(math.pi / (g.count - 1)))
+
+
 def _spread(m, groups: list[UnitPlacement], center: tuple[float, float], taken: list,
             safe: bool = False) -> list[UnitPlacement]:
     """Gives each unit group its own spot near `center` so groups placed in rings never overlap: big groups
     (wider rings) are set further apart."""
     out = []
+    groups = [g.model_copy(update={"spread": max(g.spread, _ring_spread(g))}) for g in groups]
     widest = max((_group_radius(g) for g in groups), default=0.0)
     scale = max(1.0, (2 * widest + 1.5) / GROUP_STEP)
     for k, g in enumerate(groups):
@@ -949,7 +986,7 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     timed_raids = attacked and not c.wave_interval     # "raids hit you at 3:00 and 6:00": the timed attacks
     if c.raids and not timed_raids:
         by_commander = "commander" in c.unit_kinds
-        raider = "commander" if by_commander else ("raider_bot" if "raider" in c.unit_kinds else "light_bot")
+        raider = _raider(c)
         size = 1 if by_commander else _scaled(2, strength, 2)
         # raids come during the build-up of the race, not after it is won: five intervals fit before the deadline
         interval = c.wave_interval or float(min(RAID_INTERVAL, round(deadline / 5)))
@@ -1212,7 +1249,7 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         comps.append(counter_comp)
     elif fixed:
         # the request fixes the zone: the seed varies the relief columns that try to retake it
-        comps.append(LV.relief_component(m, start, _scaled(RELIEF_SIZE, strength, 1)))
+        comps.append(LV.relief_component(m, start, _scaled(RELIEF_SIZE, strength, 1), _relief_type(c)))
     met = _deadline_expects(deadline, "did not hold the zone in time")
     expects: Expects = {
         "capture_win": [{"result": {"winners_include": PLAYER, "reason_contains": "held the zone"}}],

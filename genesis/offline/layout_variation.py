@@ -300,7 +300,7 @@ def capture_variation(zones: list[list[float]]) -> Variation:
 RELIEF_INTERVAL, RELIEF_FIRST_AT, RELIEF_JITTER = 60.0, 50.0, 30.0
 
 
-def relief_component(m, start: tuple[float, float], size: int) -> RuleComponent:
+def relief_component(m, start: tuple[float, float], size: int, unit_type: str = "light_bot") -> RuleComponent:
     """Relief columns of the garrison (library rule `periodic_raids`) from a seeded side other than the
     player's, each up to RELIEF_JITTER s late, never twice in a row from the same side."""
     sp = G.spawns(m)
@@ -309,7 +309,7 @@ def relief_component(m, start: tuple[float, float], size: int) -> RuleComponent:
     return RuleComponent(id="relief", purpose="relief columns from a random side at a random time try to retake the "
                          "zone", kind="spawn", library_rule="periodic_raids", requirement_ids=[],
                          params={"team": 1, "interval": RELIEF_INTERVAL, "first_at": RELIEF_FIRST_AT, "sides": sides,
-                                 "size": size, "unit_type": "light_bot", "target_type": "light_tank", "target_team": 0,
+                                 "size": size, "unit_type": unit_type, "target_type": "light_tank", "target_team": 0,
                                  "jitter": RELIEF_JITTER, "avoid_repeat": True})
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from engine.errors import EngineError
 from genesis import scenario_files as F
 from genesis.certificate import scenario_certificate
+from genesis.checks import clause_audit
 from genesis.difficulty import band_of
 from genesis.fileio import atomic_write_json, atomic_write_text
 from genesis.pipeline.docs import gdd_markdown
@@ -64,12 +65,15 @@ def shipped_design(state: dict) -> dict[str, Any] | None:
 def clause_records(state: dict) -> list[dict[str, Any]]:
     """The brief's clauses, each with the evidence status of the requirements that check it. A clause the
     brief calls honoured whose requirement failed in the validation runs is on record as partial: the
-    level did not show it. A run that delivered no level that plays honoured nothing: its brief's plan
+    level did not show it, and so is one naming a unit type, a switch, a time, a count or a number of sides
+    the shipped level lacks (`clause_audit`). A run that delivered no level that plays honoured nothing: its brief's plan
     is on record as not honoured."""
     brief = state.get("brief")
     status = {e["id"]: e["status"] for e in state.get("evidence") or []}
     text = {r.id: r.text for r in brief.requirements} if brief else {}
     delivered = state.get("status") in PLAYS or not brief or not brief.is_game
+    level = state.get("level") if delivered else None
+    sources = [r.source for r in state.get("rules") or []]
     out = []
     for c in (brief.clauses if brief else []):
         record = {**c.model_dump(include={"text", "status", "requirement_ids", "built", "why"}),
@@ -84,6 +88,9 @@ def clause_records(state: dict) -> list[dict[str, Any]]:
             record.update(status="partial", built="; ".join(text.get(rid, rid) for rid in shown) or "nothing shown",
                           why="; ".join(filter(None, [c.why, "the validation runs failed " + ", ".join(
                               f"{rid} ({text.get(rid, rid)})" for rid in failed)])))
+        elif c.status == "honoured" and level and (lacks := clause_audit.missing(c.text, level, sources)):
+            record.update(status="partial", built=c.built or "; ".join(text.get(r, r) for r in c.requirement_ids),
+                          why="; ".join(filter(None, [c.why, "the level shipped has " + "; ".join(lacks)])))
         out.append(record)
     return out
 

@@ -3,7 +3,8 @@ several phrasings, the designer builds the loss on the loss that leaves one too 
 `keep`) and says so, and a squad's survivors stay the micro family's (fast: reader and designer only)."""
 import pytest
 
-from genesis.offline import gdd_writer, quantities
+from genesis import quantities
+from genesis.offline import gdd_writer
 from genesis.offline.brief_writer import write_brief
 from genesis.offline.concepts import read
 

@@ -186,14 +186,35 @@ def test_hundreds_written_with_hyphens(phrase, seconds):
     assert c.deadline == seconds
 
 
-@pytest.mark.parametrize("query,named", [
-    ("Survive 6 minutes: light bots from the west at 1:00, then a heavy tank wave from the north at 4:00.", "heavy tank"),
-    ("Defend your storage for 5 minutes against rocket bots from the east every 60 seconds.", "rocket bot"),
+@pytest.mark.parametrize("query,named,why", [
+    # every wave is one mix: a wave the request gives its own units is not built as asked
+    ("Survive 6 minutes: light bots from the west at 1:00, then a heavy tank wave from the north at 4:00.", "heavy tank",
+     "light bots named elsewhere"),
+    ("Survive 7 minutes against growing waves of light bots and light tanks every 50 seconds.", "light tanks",
+     "light tanks named here are not built"),
 ])
-def test_enemy_units_the_waves_are_not_made_of_are_never_honoured(query, named):
+def test_enemy_units_the_waves_are_not_made_of_are_never_honoured(query, named, why):
     brief = _brief(query)
     (clause,) = [c for c in brief.clauses if named in c.text]
-    assert clause.status == "partial" and named in clause.why
+    assert clause.status == "partial" and why in clause.why
+
+
+@pytest.mark.parametrize("query,named,types", [
+    ("Defend your storage for 5 minutes against rocket bots from the east every 60 seconds.", "rocket bots",
+     {"rocket_bot"}),
+    ("Defend your base against rocket bot waves from the north-east at 1:15, 2:45 and 4:15.", "rocket bot", {"rocket_bot"}),
+    ("Hold out 6 minutes: waves of sniper bots and assault bots from the south at 1:00, 3:00 and 5:00.", "sniper bots",
+     {"sniper_bot", "assault_bot"}),
+])
+def test_the_waves_are_made_of_the_enemy_units_the_request_names(query, named, types):
+    from genesis.offline.gdd_writer import design
+
+    brief = _brief(query)
+    (clause,) = [c for c in brief.clauses if named in c.text]
+    assert clause.status == "honoured", clause
+    spawned = {t for comp in design(brief).rule_components for k in ("units", "unit_type") if k in comp.params
+               for t in ([comp.params[k]] if isinstance(comp.params[k], str) else comp.params[k])}
+    assert types <= spawned and not spawned - types - {"bomber"}
 
 
 def test_the_player_s_own_units_are_not_taken_for_the_enemy_s():

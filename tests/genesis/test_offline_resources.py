@@ -251,7 +251,7 @@ def test_an_income_more_than_the_deposits_in_reach_give_is_partial_and_built_wit
     ("at 1, 3 and 5 minutes", "at 1:00, 3:00 and 5:00"), ("an ak-47", "an ak-47"), ("a k", "a k"),
 ])
 def test_large_amounts_are_rewritten_to_digits_and_nothing_else_is(spoken, canonical):
-    from genesis.offline import quantities
+    from genesis import quantities
     from genesis.offline.concepts import normalise
 
     assert quantities.canonical(*normalise(spoken))[0] == canonical

@@ -1,0 +1,228 @@
+"""What an honoured clause names, looked up in the level that shipped.
+
+A clause is honoured only when the level builds it. Requirement evidence shows the mechanics a design
+chose to check; this audit catches what a design quietly swapped or left out: a clause that names unit or
+building types, fog or production, times, counts of a unit type or a number of teams the shipped level does
+not hold is on record as partial, naming what is missing. It reads only the clause's words and the level
+(with its rule scripts), so it holds whichever backend wrote the brief. It is deliberately loose — a name
+counts as present anywhere in the level — so what it reports is missing for certain."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Iterator
+
+from engine.catalog import load_catalog
+from genesis.quantities import canonical
+
+_SMALL = {"a": 1, "an": 1, "one": 1, "single": 1, "lone": 1, "two": 2, "both": 2, "pair": 2, "three": 3, "four": 4,
+          "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_COUNT_WORDS = "|".join(k for k, v in _SMALL.items() if v > 1)
+_NEGATION = re.compile(r"\b(?:no|without|never|not|nor|zero|lacks?|lacking|except|instead\s+of|rather\s+than|"
+                       r"neither|none)\s+(?:\w+\s+){0,2}$")
+_BOUND = re.compile(r"\b(?:more|fewer|less|most|least|over|under|up\s+to|lose|loses|losing|lost|kill|kills|killed|"
+                    r"destroy|destroys|destroyed)\s+(?:than\s+)?$")
+# words that stand for every type of a kind: "factories" are bot labs and vehicle plants alike
+_KIND_WORDS = {"factory": "category:factory", "factories": "category:factory", "turret": "id:turret",
+               "turrets": "id:turret", "extractor": "id:extractor", "extractors": "id:extractor",
+               "tank": "id:tank", "tanks": "id:tank", "aircraft": "category:air", "vehicles": "category:vehicle",
+               "tower": "category:defense", "towers": "category:defense", "storage": "id:storage",
+               "storages": "id:storage", "radar": "id:radar", "radars": "id:radar"}
+# "scout" is a verb as often as a unit: it names the unit after a number, an article or an adjective
+_VERB_TOO = {"scout", "scouts"}
+_NAMED = re.compile(r"(?:\d+|a|an|the|one|single|lone|your|their|enemy|light|fast|quick|fleet|hostile|of)\s+$")
+
+
+@lru_cache(maxsize=1)
+def _type_names() -> dict[str, frozenset[str]]:
+    """Every name a clause may call a unit type by -> the type ids it means."""
+    catalog = load_catalog().units
+    names: dict[str, set[str]] = {}
+    for type_id, unit in catalog.items():
+        for name in {unit.name.lower().replace("-", " "), type_id.replace("_", " ")}:
+            for form in (name, name + "s"):
+                names.setdefault(form, set()).add(type_id)
+    for word, kind in _KIND_WORDS.items():
+        how, key = kind.split(":")
+        names.setdefault(word, set()).update(
+            t for t, u in catalog.items() if (u.category == key if how == "category" else key in t))
+    return {n: frozenset(ts) for n, ts in names.items() if ts}
+
+
+@lru_cache(maxsize=1)
+def _type_pattern() -> re.Pattern:
+    alternatives = "|".join(re.escape(n).replace(r"\ ", r"[\s_-]+") for n in sorted(_type_names(), key=len,
+                                                                                     reverse=True))
+    return re.compile(rf"(?<![\w-])({alternatives})(?![\w-])")
+
+
+def named_types(text: str) -> list[tuple[str, frozenset[str], int | None]]:
+    """(the words, the type ids they mean, the count stated before them or None) for every unit type the
+    text names as present: "no turrets", "without a factory" name nothing."""
+    low = text.lower()
+    out = []
+    for m in _type_pattern().finditer(low):
+        before = low[:m.start()]
+        word = re.sub(r"[\s_-]+", " ", m.group(1))
+        if _NEGATION.search(before) or (word in _VERB_TOO and not _NAMED.search(before)):
+            continue
+        count = re.search(r"(?<![\w:.])(\d+|" + _COUNT_WORDS + r")\s+(?:\w+\s+)?$", before)
+        n = (int(count.group(1)) if count.group(1).isdigit() else _SMALL[count.group(1)]) if count else None
+        if count and _BOUND.search(before[:count.start()]):
+            n = None      # "lose no more than 2 tanks" bounds a loss, it does not say how many there are
+        out.append((m.group(1), _type_names()[word], n))
+    return out
+
+
+def named_switches(text: str) -> dict[str, bool]:
+    """Fog of war and production as the text sets them ("fog of war is off", "no production")."""
+    low = text.lower()
+    out = {}
+    for key, word in (("fog_of_war", r"fog(?:\s+of\s+war)?"), ("production", r"production|reinforcements?")):
+        if not re.search(rf"\b(?:{word})\b", low):
+            continue
+        off = re.search(rf"\b(?:no|without|disable\w*|lift\w*|remov\w*|cannot\s+be|can't\s+be)\s+(?:the\s+)?"
+                        rf"(?:{word})\b|\b(?:{word})\s+(?:is\s+|are\s+|turned\s+|switched\s+|stays\s+|set\s+)?"
+                        rf"(?:off|disabled|lifted|removed|none)\b", low)
+        if key == "production" and not off and "reinforce" in low and not re.search(r"\bproduction\b", low):
+            continue
+        out[key] = not off
+    return out
+
+
+_UNIT_SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "min": 60, "mins": 60, "minute": 60,
+                 "minutes": 60, "hour": 3600, "hours": 3600}
+_AMOUNT = r"(\d+(?:\.\d+)?|" + "|".join(k for k in _SMALL if k not in ("both", "pair")) + r")"
+
+
+def named_times(text: str) -> list[float]:
+    """The times and durations the text states, in seconds ("at 1:15", "every 70 seconds", "each minute")."""
+    low, _ = canonical(text.lower(), list(range(len(text))))
+    out = [int(m.group(1)) * 60 + int(m.group(2)) for m in re.finditer(r"(?<![\d:])(\d{1,3}):([0-5]\d)(?![\d:])", low)]
+    for m in re.finditer(rf"(?<![\w.]){_AMOUNT}((?:\s*,\s*{_AMOUNT})*(?:\s*,?\s*(?:and|or|to)\s+{_AMOUNT})?)"
+                         rf"[\s-]*(seconds?|secs?|minutes?|mins?|hours?|s)(?![\w])", low):
+        unit = _UNIT_SECONDS[m.group(m.lastindex)]
+        values = [m.group(1)] + re.findall(rf"(?<![\w.]){_AMOUNT}(?![\w.])", m.group(2))
+        out += [(float(v) if v[0].isdigit() else _SMALL[v]) * unit for v in values]
+    out += [_UNIT_SECONDS[u] for u in re.findall(r"\b(?:every|each|per|a)\s+(minute|second)\b", low)]
+    return [t for t in out if t > 0]
+
+
+def named_windows(text: str) -> list[tuple[float, float]]:
+    """The spans the text gives as "between A and B" (in seconds)."""
+    low, _ = canonical(text.lower(), list(range(len(text))))
+    out = []
+    for m in re.finditer(r"\bbetween\s+.{1,40}?\s+and\s+.{1,40}?(?=[,;.]|$)", low):
+        times = named_times(m.group(0))
+        if len(times) == 2:
+            out.append((min(times), max(times)))
+    return out
+
+
+def named_team_count(text: str) -> int | None:
+    """How many sides the text fixes: "3v3" -> 6, "1v1v1v1" -> 4, "three-team" / "six-way" -> 3 / 6."""
+    low, _ = canonical(text.lower(), list(range(len(text))))
+    low = re.sub(r"(?<![a-z])(" + _COUNT_WORDS + r"|one)(?![a-z])", lambda m: str(_SMALL[m.group(1)]), low)
+    m = re.search(r"(?<![\w-])\d+(?:\s*(?:v|vs\.?|versus)\s*\d+|-on-\d+)+(?![\w-])", low)
+    if m:
+        counts = [int(n) for n in re.findall(r"\d+", m.group(0))]
+        return sum(counts)
+    m = re.search(r"(?<![\w-])(\d+)[\s-]+(?:way|teams?|armies|factions|players)\b", low)
+    return int(m.group(1)) if m else None
+
+
+def _walk(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _walk(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _walk(v)
+    else:
+        yield value
+
+
+def _lua_literals(source: str) -> tuple[set[str], set[float]]:
+    strings = set(re.findall(r"""["']([A-Za-z_][\w-]*)["']""", source))
+    numbers = {float(n) for n in re.findall(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])", source)}
+    return strings, numbers
+
+
+def _type_counts(level: dict) -> dict[str, set[int]]:
+    """Per unit type, every count the level gives it: a units entry's count, a {type: n} table, and the
+    number of units of one type a team (or a layout's team) starts with."""
+    counts: dict[str, set[int]] = {}
+    types = set(load_catalog().units)
+
+    def add(t: str, n: Any) -> None:
+        if t in types and isinstance(n, (int, float)) and not isinstance(n, bool):
+            counts.setdefault(t, set()).add(int(n))
+
+    def visit(value: Any) -> None:
+        if isinstance(value, dict):
+            t = value.get("type") or value.get("unit") or value.get("unit_type")
+            if isinstance(t, str) and ("count" in value or "n" in value):
+                add(t, value.get("count", value.get("n")))
+            for k, v in value.items():
+                if k in types:
+                    add(k, v)
+                visit(v)
+        elif isinstance(value, list):
+            per: dict[tuple, int] = {}
+            for v in value:
+                if isinstance(v, dict) and isinstance(v.get("type"), str):
+                    key = (v.get("team"), v["type"])
+                    per[key] = per.get(key, 0) + int(v.get("count", 1) or 1)
+                visit(v)
+            for (_, t), n in per.items():
+                add(t, n)
+
+    visit(level)
+    return counts
+
+
+def missing(text: str, level: dict, sources: list[str]) -> list[str]:
+    """What the clause names that the level lacks, each as a short phrase ([] when nothing is missing)."""
+    strings, numbers = set(), set()
+    for v in _walk(level):
+        if isinstance(v, str):
+            strings.add(v)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            numbers.add(float(v))
+    lua_strings, lua_numbers = set(), set()
+    for source in sources:
+        s, n = _lua_literals(source)
+        lua_strings |= s
+        lua_numbers |= n
+    out = []
+    counts = _type_counts(level)
+    for words, ids, n in named_types(text):
+        if not ids & (strings | lua_strings):
+            out.append(f"no {words} in the level")
+        elif n is not None and not any(n in counts.get(t, ()) for t in ids) and not ids & lua_strings:
+            out.append(f"{n} {words} named, the level has " + (", ".join(
+                f"{'/'.join(str(c) for c in sorted(counts[t]))} {t.replace('_', ' ')}" for t in sorted(ids)
+                if t in counts) or "none"))
+    switches = level.get("switches") or {}
+    for key, on in named_switches(text).items():
+        if key in switches and bool(switches[key]) != on:
+            out.append(f"{key.replace('_', ' ')} is {'on' if switches[key] else 'off'} in the level")
+    every = numbers | lua_numbers
+
+    def has(t: float) -> bool:
+        return any(abs(t - x) <= max(2.0, 0.03 * t) for x in every)
+
+    # a window "between 1:00 and 3:00" may be built as its middle with a jitter
+    windows = [(a, b) for a, b in named_windows(text) if has((a + b) / 2)]
+    for t in dict.fromkeys(named_times(text)):
+        if not has(t) and not any(t in w for w in windows):
+            out.append(f"no time or duration of {_clock(t)} in the level")
+    teams = named_team_count(text)
+    if teams and teams != len(level.get("teams") or []):
+        out.append(f"{teams} sides named, the level has {len(level.get('teams') or [])}")
+    return list(dict.fromkeys(out))
+
+
+def _clock(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}" if seconds >= 60 else f"{seconds:g} s"

@@ -1,0 +1,105 @@
+"""An honoured clause is looked up in the level that shipped: unit types, counts, switches, times and the
+number of sides it names must be there, or the clause is on record as partial, naming what is missing."""
+from __future__ import annotations
+
+import pytest
+
+from genesis.checks import clause_audit as A
+from genesis.models import Brief, ClauseAccount
+from genesis.pipeline.finalize import clause_records
+
+
+def _level(units=(), rules=(), switches=None, teams=2, conditions=()):
+    team_list = [{"id": i, "units": [{"type": t, "x": 5.0 + k, "y": 5.0} for k, t in enumerate(units)] if i == 0 else []}
+                 for i in range(teams)]
+    return {"teams": team_list, "rules": list(rules), "switches": switches or {"fog_of_war": False, "production": False},
+            "conditions": list(conditions), "map": {"name": "open_field"}}
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("your 4 artillery bots and 6 assault bots", [("artillery_bot", 4), ("assault_bot", 6)]),
+    ("three enemy factories", [("bot_lab", 3)]),
+    ("keep both radar towers up", [("radar_tower", 2)]),
+    ("a heavy tank has to come through alive", [("heavy_tank", None)]),
+    ("you have no factory and never any turrets", []),
+    ("scout the ridge with your lone scout", [("scout", None)]),
+])
+def test_the_unit_types_a_clause_names_as_present_with_their_counts(text, expected):
+    named = A.named_types(text)
+    assert len(named) == len(expected)
+    assert all(t in ids and n == count for (_, ids, n), (t, count) in zip(named, expected))
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("fog of war is off", {"fog_of_war": False}), ("with fog of war", {"fog_of_war": True}),
+    ("no fog, no production", {"fog_of_war": False, "production": False}),
+    ("production enabled, fog of war on", {"fog_of_war": True, "production": True}),
+    ("the squad cannot be reinforced", {}), ("defend the base", {}),
+])
+def test_fog_and_production_as_a_clause_sets_them(text, expected):
+    assert A.named_switches(text) == expected
+
+
+@pytest.mark.parametrize("text,seconds", [
+    ("waves at 1:15, 2:45 and 4:15", [75, 165, 255]), ("every seventy seconds", [70]),
+    ("the first at the forty-five-second mark, then one each minute", [45, 60]),
+    ("sometime between 60 and 150 seconds", [60, 150]), ("until the eight-minute mark", [480]),
+    ("a minute and a half", [90]), ("defend the base", []),
+])
+def test_the_times_a_clause_states_in_seconds(text, seconds):
+    assert sorted(A.named_times(text)) == sorted(seconds)
+
+
+@pytest.mark.parametrize("text,n", [("1v1v1v1 on crossroads", 4), ("Team battle, 3v3", 6), ("two-on-two", 4),
+                                    ("a three-team king of the hill", 3), ("a six-way free-for-all", 6),
+                                    ("attacks from two sides", None)])
+def test_the_number_of_sides_a_clause_fixes(text, n):
+    assert A.named_team_count(text) == n
+
+
+def test_what_the_level_lacks_is_named_and_what_it_has_passes():
+    level = _level(units=["artillery_bot"] * 8, switches={"fog_of_war": True, "production": False},
+                   rules=[{"id": "waves", "params": {"times": [30, 90, 150], "units": {"light_bot": 3}}}])
+    lacks = A.missing("your 4 artillery bots and 6 assault bots, fog of war is off, raids at 1:00", level, [])
+    assert lacks == ["4 artillery bots named, the level has 8 artillery bot", "no assault bots in the level",
+                     "fog of war is on in the level", "no time or duration of 1:00 in the level"]
+    assert A.missing("8 artillery bots; 3 light bots strike at 1:30 with fog of war", level, []) == []
+
+
+def test_a_rule_script_that_spawns_a_type_at_a_time_holds_both():
+    level = _level(rules=[{"id": "ambush", "params": {}}])
+    source = 'at(75, function() spawn(1, "heavy_tank", 10, 10) end)'
+    assert A.missing("a heavy tank ambush at 1:15", level, [source]) == []
+    assert A.missing("a heavy tank ambush at 1:15", level, []) == ["no heavy tank in the level",
+                                                                   "no time or duration of 1:15 in the level"]
+
+
+def test_a_level_with_another_number_of_sides_is_named():
+    assert A.missing("a 3v3 team battle", _level(teams=2), []) == ["6 sides named, the level has 2"]
+    assert A.missing("a 3v3 team battle", _level(teams=6), []) == []
+
+
+def _brief(query: str, clauses: list[tuple[str, str]]) -> Brief:
+    at, accounts = 0, []
+    for text, status in clauses:
+        start = query.index(text, at)
+        accounts.append(ClauseAccount(text=text, start=start, end=start + len(text), status=status,
+                                      requirement_ids=["r"] if status == "honoured" else [],
+                                      why="" if status == "honoured" else "not built"))
+        at = start + len(text)
+    return Brief.model_validate({"query": query, "title": "t", "competency": "resource_management", "summary": "s",
+                                 "composition": "c", "enemy_behaviour": [], "win_conditions": [], "loss_conditions": [],
+                                 "requirements": [{"id": "r", "text": "the heavy tank survives"}], "concepts": {},
+                                 "clauses": accounts})
+
+
+def test_an_honoured_clause_the_shipped_level_lacks_is_on_record_as_partial_saying_what_is_missing():
+    query = "Escort your heavy tank north; fog of war on."
+    brief = _brief(query, [("Escort your heavy tank north;", "honoured"), ("fog of war on.", "honoured")])
+    state = {"brief": brief, "status": "playable", "evidence": [{"id": "r", "status": "verified"}],
+             "level": _level(units=["light_tank"], switches={"fog_of_war": True, "production": False})}
+    first, second = clause_records(state)
+    assert first["status"] == "partial" and "no heavy tank in the level" in first["why"] and first["built"]
+    assert second["status"] == "honoured"
+    state["level"] = _level(units=["heavy_tank"], switches={"fog_of_war": True, "production": False})
+    assert [r["status"] for r in clause_records(state)] == ["honoured", "honoured"]
