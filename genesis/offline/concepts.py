@@ -535,13 +535,18 @@ _START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:s
                            r"(?:you|the\s+player)\s+(?:receives?|command|commands|control|controls))\s+"
                            r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$|" + _GOES_ON + r")))+)")
 
+# "2 anti-air turrets are pre-built", "three turrets already stand": what the player has on the map at the start
+_PREBUILT = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:(?:are|is)\s+"
+                       r"(?:already\s+)?(?:pre-?built|pre-?placed|built|placed|in\s+place|standing|up)|already\s+"
+                       r"(?:stand|stands|exist|exists))\b")
+
 
 def _start_forces(r: Reading) -> None:
     """What the player starts with: "you start with 6 turrets and 2 anti-air towers", "starting with 1
     constructor and 300 metal". Each item that names a roster unit (or metal) is a start force; the rest
     of the list is left to the clause accounting (not understood)."""
     c = r.concepts
-    for m in _START_FORCES.finditer(r.text):
+    for m in [*_START_FORCES.finditer(r.text), *_PREBUILT.finditer(r.text)]:
         for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$|" + _GOES_ON + ")", m.group(1)):
             count = int(number(item.group(1)))
             words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
@@ -556,7 +561,10 @@ def _start_forces(r: Reading) -> None:
                 c.player_start[type_id] = c.player_start.get(type_id, 0) + count
                 r.hit(at, "start_forces")
         if any(h.key == "start_forces" and m.start(1) <= h.start for h in r.hits):
-            r.hit((m.start(), m.start(1)), "start_forces")     # "you start with": said by the items it lists
+            # "you start with" / "are pre-built": said by the items it lists
+            for span in ((m.start(), m.start(1)), (m.end(1), m.end())):
+                if span[1] > span[0]:
+                    r.hit(span, "start_forces")
     # the player's own units say nothing of what the enemy attacks with ("you start with 6 light tanks")
     spans = [(h.start, h.end) for h in r.hits if h.key == "start_forces"]
     if spans and c.unit_kinds != ["artillery"]:
@@ -929,7 +937,9 @@ def _waves(r: Reading) -> None:
 
 
 _STILL_STANDING = re.compile(r"\bstill\s+(?:have|has|hold|holds|own|owns|be\s+standing|standing|alive|up|intact|there|"
-                             r"in\s+one\s+piece)\b|\b(?:standing|alive|intact|in\s+one\s+piece)\s*$")
+                             r"in\s+one\s+piece)\b|\b(?:standing|alive|intact|in\s+one\s+piece)\s*$"
+                             # "the game is won at 5:00 if ...": the moment the game is decided is its end
+                             r"|\b(?:is|are|gets?)\s+(?:won|over|decided)(?:\s+(?:at|by))?\s*$|\b(?:you|they|we)\s+win(?:\s+at)?\s*$")
 
 
 def _time_phrases(text: str) -> list[tuple[int, int, float]]:

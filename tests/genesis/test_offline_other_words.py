@@ -362,3 +362,22 @@ def test_a_program_or_a_negotiation_is_refused_naming_it():
     assert not r.is_game and "Write a Python script" in r.refusal
     r = read("Make the agent negotiate a peace treaty with the other side.")
     assert not r.is_game and ("negotiate" in r.refusal or "peace treaty" in r.refusal)
+
+
+@pytest.mark.parametrize("query,limit", [
+    ("Bombers raid your 3 solar collectors every 70 seconds, and the game is won at 5:00 if one collector survives.", 300),
+    ("Waves from the north every minute; you win at 4:30 with your commander alive.", 270),
+])
+def test_the_moment_a_game_is_won_is_its_end_not_an_attack(query, limit):
+    c = read(query).concepts
+    assert c.time_limit == limit and limit not in c.wave_times
+
+
+@pytest.mark.parametrize("phrase,start", [
+    ("2 anti-air turrets are pre-built", {"aa_turret": 2}),
+    ("three light turrets already stand by the gate", {"light_turret": 3}),
+    ("4 light tanks and a heavy tank are already in place", {"light_tank": 4, "heavy_tank": 1}),
+])
+def test_units_already_on_the_map_are_the_player_s_start(phrase, start):
+    c = read(f"Survive 5 minutes against waves from the east; {phrase}.").concepts
+    assert c.player_start == start
