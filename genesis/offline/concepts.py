@@ -1333,8 +1333,9 @@ def _production_goal(r: Reading) -> None:
 
 _UNOPPOSED = re.compile(r"\b(?:nobody|no\s+one|no\s+enemy|no\s+enemies|nothing)\s+(?:is\s+|are\s+|will\s+(?:be\s+)?)?"
                         r"(?:shooting|attacking|attacks?|shoots?|coming\s+for|bothering|harassing|threatening|out\s+to\s+get)\b|"
-                        r"\bno\s+(?:enemy|enemies|opposition|opponents?|attackers?|attacks?|raids?|threats?)\s+"
-                        r"(?:at\s+all|on\s+the\s+map|whatsoever|this\s+time)\b|\b(?:nobody|no\s+one)\s+is\s+"
+                        r"\bno\s+(?:(?:enemy|hostile|opposing)\s+(?:units?|forces?|troops|armies|army|presence)\s+|enemy\s+|enemies\s+|"
+                        r"opposition\s+|opponents?\s+|attackers?\s+|attacks?\s+|raids?\s+|threats?\s+)(?:at\s+all|on\s+the\s+map|"
+                        r"anywhere|whatsoever|this\s+time)\b|\bno\s+(?:enemy|hostile)\s+(?:units?|forces?|army)\b|\b(?:nobody|no\s+one)\s+is\s+"
                         r"allowed\s+to\s+attack\b|\b(?:just\s+)?you\s+against\s+the\s+clock\b|\bunopposed\b|"
                         r"\bin\s+peace\b|\bpeaceful(?:ly)?\b")
 

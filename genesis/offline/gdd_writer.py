@@ -227,15 +227,19 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
     catalog = load_catalog().units
     # a named army replaces the family's untagged army; named buildings replace only their own kind
     army_named = any(catalog[t].speed > 0 for t in c.player_start)
-    units = [u for u in player.units if u.type not in c.player_start
-             and not (army_named and catalog[u.type].speed > 0 and u.tag is None)]
-    anchor = next(((u.x, u.y) for u in player.units if u.x is not None), None)
-    m = G.load(gdd.map.model_dump())
-    if anchor is None:
-        anchor = G.base_point(m)[1]
-    taken = [(u.x, u.y) for u in units if u.x is not None]
-    units += _spread(m, [UnitPlacement(type=t, count=n) for t, n in c.player_start.items()], anchor, taken)
-    update = {"units": units}
+    if _drawn_player_start(gdd):
+        gdd = _layouts_with_start_forces(gdd, c, army_named)
+        update: dict = {}
+    else:
+        units = [u for u in player.units if u.type not in c.player_start
+                 and not (army_named and catalog[u.type].speed > 0 and u.tag is None)]
+        anchor = next(((u.x, u.y) for u in player.units if u.x is not None), None)
+        m = G.load(gdd.map.model_dump())
+        if anchor is None:
+            anchor = G.base_point(m)[1]
+        taken = [(u.x, u.y) for u in units if u.x is not None]
+        units += _spread(m, [UnitPlacement(type=t, count=n) for t, n in c.player_start.items()], anchor, taken)
+        update = {"units": units}
     checks = [{"state": {"at": 0, "team": PLAYER, "type": t, "units_min": n, "units_max": n}}
               for t, n in c.player_start.items()]
     if c.player_metal is not None:
@@ -245,6 +249,34 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
     reqs = [Requirement.model_validate({**r.model_dump(), "expect": checks}) if r.id == "start_forces" else r
             for r in gdd.requirements]
     return gdd.model_copy(update={"teams": teams, "requirements": reqs})
+
+
+def _layout_start(lay: dict, c: Concepts, army_named: bool) -> dict:
+    """One drawn layout with the player's named start: each named type at exactly its count (the layout's own
+    group of that type keeps its place and tag), the family's untagged army dropped when the request names one."""
+    catalog = load_catalog().units
+    ours = [u for u in lay["units"] if u.get("team") == PLAYER]
+    units = [u for u in lay["units"] if u.get("team") != PLAYER or (
+        u["type"] not in c.player_start and not (army_named and catalog[u["type"]].speed > 0 and not u.get("tag")))]
+    for k, (t, n) in enumerate(c.player_start.items()):
+        own = next((u for u in ours if u["type"] == t), None)
+        units.append({**own, "count": n} if own else
+                     {"team": PLAYER, "type": t, "count": n, "x": ours[0]["x"], "y": ours[0]["y"] + GROUP_STEP * (k + 1)})
+    return {**lay, "units": units}
+
+
+def _drawn_player_start(gdd: GDD) -> bool:
+    return any(u.get("team") == PLAYER for comp in gdd.rule_components
+               for lay in comp.params.get("layouts") or [] for u in lay.get("units", []))
+
+
+def _layouts_with_start_forces(gdd: GDD, c: Concepts, army_named: bool) -> GDD:
+    """A design that draws the player's start among layouts (the start units are the layout rule's, not the
+    team's) gets the named start in every layout: given to the team as well, it stood on the map twice."""
+    return gdd.model_copy(update={"rule_components": [
+        comp.model_copy(update={"params": {**comp.params, "layouts": [
+            _layout_start(lay, c, army_named) for lay in comp.params["layouts"]]}})
+        if comp.params.get("layouts") else comp for comp in gdd.rule_components]})
 
 
 def _with_unopposed(gdd: GDD) -> GDD:

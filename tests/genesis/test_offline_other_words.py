@@ -381,3 +381,25 @@ def test_the_moment_a_game_is_won_is_its_end_not_an_attack(query, limit):
 def test_units_already_on_the_map_are_the_player_s_start(phrase, start):
     c = read(f"Survive 5 minutes against waves from the east; {phrase}.").concepts
     assert c.player_start == start
+
+
+def test_a_drawn_start_holds_the_named_start_forces_once():
+    from genesis.offline.gdd_writer import design
+
+    query = ("Produce 3 heavy tanks and 6 light bots within 5 minutes, starting with a commander and one constructor "
+             "bot; no enemy units on the map.")
+    brief = _brief(query)
+    gdd = design(brief)
+    assert brief.concepts.unopposed
+    player = next(t for t in gdd.teams if t.id == 0)
+    layouts = [lay for comp in gdd.rule_components for lay in comp.params.get("layouts") or []]
+    if layouts:      # the start is drawn: the layouts hold it, the team holds none of it
+        assert not [u for u in player.units if u.type in ("commander", "constructor_bot")]
+        for lay in layouts:
+            ours = {}
+            for u in lay["units"]:
+                if u["team"] == 0:
+                    ours[u["type"]] = ours.get(u["type"], 0) + u.get("count", 1)
+            assert ours == {"commander": 1, "constructor_bot": 1}, lay
+    else:
+        assert sorted(u.type for u in player.units for _ in range(u.count)) == ["commander", "constructor_bot"]

@@ -9,6 +9,21 @@ from genesis.offline.concepts import read
 from genesis.offline.gdd_writer import design
 
 
+def _player_starts(gdd) -> list[dict[str, int]]:
+    """The player's start units by type: the team's, or each drawn layout's when the start is drawn."""
+    layouts = [lay for comp in gdd.rule_components for lay in comp.params.get("layouts") or []
+               if any(u["team"] == 0 for u in lay["units"])]
+    groups = [[(u["type"], u.get("count", 1)) for u in lay["units"] if u["team"] == 0] for lay in layouts] or \
+        [[(u.type, u.count) for t in gdd.teams if t.id == 0 for u in t.units]]
+    out = []
+    for group in groups:
+        counts: dict[str, int] = {}
+        for t, n in group:
+            counts[t] = counts.get(t, 0) + n
+        out.append(counts)
+    return out
+
+
 @pytest.mark.parametrize("query, start, metal", [
     ("survive 6 minutes of waves from the west; you start with 6 turrets and 2 anti-air towers",
      {"light_turret": 6, "aa_turret": 2}, None),
@@ -25,8 +40,9 @@ def test_the_start_the_request_gives_is_built_and_evidenced(query, start, metal)
     assert brief.concepts.player_start == start and brief.concepts.player_metal == metal
     gdd = design(brief)
     player = next(t for t in gdd.teams if t.id == 0)
-    for type_id, count in start.items():
-        assert sum(u.count for u in player.units if u.type == type_id) == count
+    for starts in _player_starts(gdd):
+        for type_id, count in start.items():
+            assert starts.get(type_id, 0) == count
     if metal is not None:
         assert player.metal == metal
     req = next(r for r in gdd.requirements if r.id == "start_forces")
