@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from engine.schema.level import LevelConfig
 from genesis.agents.base import Agent
+from genesis.llm.prompts import compact_json
 from genesis.models import GDD, LevelDraft, RetryContext, RuleArtifact, RuleComponent, RuleDraft
 
 
@@ -41,6 +42,16 @@ class RuleReuseShown(BaseModel):
     write_new: bool = RuleDraft.model_fields["write_new"]
 
 
+def _written_for(key: str, component: RuleComponent) -> str:
+    """The component an earlier rule was written for, compact; empty when it is `component` unchanged (the
+    prompt shows that once)."""
+    try:
+        written = json.loads(key)
+    except ValueError:
+        return key
+    return "" if written == component.model_dump(mode="json") else compact_json(written)
+
+
 class Developer(Agent):
     role = "developer"
 
@@ -54,7 +65,7 @@ class Developer(Agent):
         shown = None
         if verified is not None:
             shown = {"params": verified.params, "reused_from": verified.reused_from,
-                     "written_for": verified.written_for,
+                     "written_for": _written_for(verified.written_for, component),
                      "source": None if verified.reused_from else verified.source,
                      "tests": [] if verified.reused_from else [t.file_form() for t in verified.tests]}
         # a library rule offered (and no earlier rule to keep): the short prompt that reuses it or declines

@@ -148,7 +148,7 @@ class Nodes:
                    for h in self.ctx.kb.search("gdds", brief.summary, k=3)]
         try:
             gdd = self.ctx.designer.write_gdd(brief, similar, stage_guidance(state, "gdd"),
-                                              library_summaries(self.ctx.kb), self._retry(state, "gdd"),
+                                              library_summaries(self.ctx.kb, brief.summary), self._retry(state, "gdd"),
                                               self._criteria("gdd", "level"))
         except ModelCallError as exc:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "model", str(exc), exc.permanent)}, "route": "gate_gdd",
