@@ -8,7 +8,6 @@ from pydantic import BaseModel, ConfigDict
 
 from engine.schema.level import LevelConfig
 from genesis.agents.base import Agent
-from genesis.llm.prompts import compact_json
 from genesis.models import GDD, LevelDraft, RetryContext, RuleArtifact, RuleComponent, RuleDraft
 
 
@@ -43,13 +42,18 @@ class RuleReuseShown(BaseModel):
 
 
 def _written_for(key: str, component: RuleComponent) -> str:
-    """The component an earlier rule was written for, compact; empty when it is `component` unchanged (the
-    prompt shows that once)."""
+    """How the component an earlier rule was written for differs from `component` (which the prompt shows
+    whole): the keys that changed, with their earlier values, compact; empty when nothing changed."""
     try:
         written = json.loads(key)
     except ValueError:
         return key
-    return "" if written == component.model_dump(mode="json") else compact_json(written)
+    now = component.model_dump(mode="json")
+    if not isinstance(written, dict):
+        return key
+    # nulls stay: a key the earlier component lacked shows as null
+    changed = {k: written.get(k) for k in sorted(written.keys() | now.keys()) if written.get(k) != now.get(k)}
+    return json.dumps(changed, ensure_ascii=False, separators=(",", ":")) if changed else ""
 
 
 class Developer(Agent):
