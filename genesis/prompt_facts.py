@@ -156,11 +156,19 @@ def _map_text(name: str, m, legend: bool = True) -> str:
                       terrain_sketch(m, legend)])
 
 
-def map_catalog(deposits: bool = True) -> str:
-    """Every built-in map (see `map_entry`; without its deposit line unless `deposits`) and the procedural
-    map's parameters."""
-    entries = [map_entry(name, False) if deposits else "\n".join(
-        line for line in map_entry(name, False).splitlines() if "metal deposits (" not in line) for name in list_maps()]
+def map_catalog() -> str:
+    """Every built-in map (see `map_entry`) and the procedural map's parameters."""
+    entries = [map_entry(name, False) for name in list_maps()]
+    return "\n".join([MAP_PREAMBLE, SKETCH_LEGEND, *entries, procedural_map()])
+
+
+def map_overview() -> str:
+    """Every built-in map for choosing one: size, terrain shares, spawns and a sketch at most
+    SKETCH_COLUMNS wide (the design stage sees the chosen map's full sketch and deposits)."""
+    entries = []
+    for name in list_maps():
+        m = load_map(MapRef(name=name))
+        entries += [map_entry(name).splitlines()[0], terrain_sketch(m, False, SKETCH_COLUMNS)]
     return "\n".join([MAP_PREAMBLE, SKETCH_LEGEND, *entries, procedural_map()])
 
 
@@ -213,11 +221,12 @@ SKETCH_LEGEND = ("Terrain sketches: a character is a square block of tiles and s
                  "sketch; a row stops at its last non-open cell.")
 
 
-def terrain_sketch(m, legend: bool = True) -> str:
+def terrain_sketch(m, legend: bool = True, columns: int | None = None) -> str:
     """A picture of the map: each cell covers a square block of tiles and shows `#` if any is cliff,
     else `~` if any is water, else `=` for a bridge, else `.`; spawn points are letters, keyed after
-    the picture. The cell is as large as it can be without closing a passage (`sketch_step`)."""
-    step = sketch_step(m)
+    the picture. The cell is as large as it can be without closing a passage (`sketch_step`), or larger
+    when `columns` caps the sketch's width (an overview: a narrow passage may then show as blocked)."""
+    step = sketch_step(m) if columns is None else max(sketch_step(m), -(-m.width // columns))
     grid = []
     for by in range(0, m.height, step):
         row = []
@@ -608,8 +617,8 @@ class Facts:
         return map_catalog()
 
     @property
-    def map_terrain(self) -> str:
-        return map_catalog(deposits=False)
+    def map_overview(self) -> str:
+        return map_overview()
 
     @property
     def map_names(self) -> str:

@@ -41,6 +41,21 @@ class RuleReuseShown(BaseModel):
     write_new: bool = RuleDraft.model_fields["write_new"]
 
 
+def _written_for(key: str, component: RuleComponent) -> str:
+    """How the component an earlier rule was written for differs from `component` (which the prompt shows
+    whole): the keys that changed, with their earlier values, compact; empty when nothing changed."""
+    try:
+        written = json.loads(key)
+    except ValueError:
+        return key
+    now = component.model_dump(mode="json")
+    if not isinstance(written, dict):
+        return key
+    # nulls stay: a key the earlier component lacked shows as null
+    changed = {k: written.get(k) for k in sorted(written.keys() | now.keys()) if written.get(k) != now.get(k)}
+    return json.dumps(changed, ensure_ascii=False, separators=(",", ":")) if changed else ""
+
+
 class Developer(Agent):
     role = "developer"
 
@@ -54,7 +69,7 @@ class Developer(Agent):
         shown = None
         if verified is not None:
             shown = {"params": verified.params, "reused_from": verified.reused_from,
-                     "written_for": verified.written_for,
+                     "written_for": _written_for(verified.written_for, component),
                      "source": None if verified.reused_from else verified.source,
                      "tests": [] if verified.reused_from else [t.file_form() for t in verified.tests]}
         # a library rule offered (and no earlier rule to keep): the short prompt that reuses it or declines

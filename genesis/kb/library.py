@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -77,12 +78,29 @@ def artifact_from_draft(draft: RuleDraft, kb) -> RuleArtifact:
                         reused_from=lib.id)
 
 
-def library_summaries(kb) -> list[dict[str, Any]]:
-    """Every library rule as the designer sees it: id, description and declared params."""
+# The library rules the designer reads in full (the rest one line each): the ones the KB finds closest
+# to the brief.
+LIBRARY_IN_FULL = 4
+
+
+def _gist(description: str) -> str:
+    """A description's first sentence."""
+    text = " ".join(description.split())
+    end = re.search(r"[.;](\s|$)", text)
+    return text[:end.start() + 1] if end else text
+
+
+def library_summaries(kb, relevant_to: str = "") -> list[dict[str, Any]]:
+    """Every library rule as the designer sees it: id, description, its first sentence (`gist`) and
+    declared params; `relevant` marks the LIBRARY_IN_FULL rules the KB finds closest to `relevant_to`
+    (every rule when it is empty)."""
+    close = {h.id for h in kb.search("rules", relevant_to, k=LIBRARY_IN_FULL)} if relevant_to else None
     out = []
     for e in kb.list("rules"):
         meta = library_rule(e).meta
-        out.append({"id": e.id, "description": meta.get("description", ""), "params": meta.get("params") or {}})
+        description = meta.get("description", "")
+        out.append({"id": e.id, "description": description, "gist": _gist(description),
+                    "params": meta.get("params") or {}, "relevant": close is None or e.id in close})
     return out
 
 

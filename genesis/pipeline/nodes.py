@@ -148,7 +148,7 @@ class Nodes:
                    for h in self.ctx.kb.search("gdds", brief.summary, k=3)]
         try:
             gdd = self.ctx.designer.write_gdd(brief, similar, stage_guidance(state, "gdd"),
-                                              library_summaries(self.ctx.kb), self._retry(state, "gdd"),
+                                              library_summaries(self.ctx.kb, brief.summary), self._retry(state, "gdd"),
                                               self._criteria("gdd", "level"))
         except ModelCallError as exc:
             return {"verdicts": {"gdd": self._fail_verdict("gdd", "model", str(exc), exc.permanent)}, "route": "gate_gdd",
@@ -184,7 +184,7 @@ class Nodes:
     def write_rules(self, state: dict) -> dict:
         t0 = time.perf_counter()
         gdd: GDD = state["gdd"]
-        guidance, retry = stage_guidance(state, "rules"), self._retry(state, "rules")
+        guidance = stage_guidance(state, "rules")
         example, criteria = worked_example(self.ctx.kb), self._criteria("rules")
         arts = []
         kept, verified = kept_unchanged(state, gdd.rule_components), verified_rules(state)
@@ -199,6 +199,7 @@ class Nodes:
             else:  # a recipe of a shape composed and verified before reuses that rule
                 entry = composed_rule(self.ctx.kb, comp.recipe, comp.params) if comp.recipe is not None else None
             lib = library_rule(entry).model_dump(mode="json") if entry is not None else None
+            retry = self._rule_retry(state, comp.id, verified.get(comp.id))
             try:
                 draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd,
                                                       verified=verified.get(comp.id), kept=sorted(kept))
@@ -496,6 +497,17 @@ class Nodes:
 
     def _retry(self, state: dict, stage: str) -> RetryContext | None:
         return (state.get("retry") or {}).get(stage)
+
+    def _rule_retry(self, state: dict, comp_id: str, verified: RuleArtifact | None) -> RetryContext | None:
+        """The rules retry as one component's writer sees it: its own rejected rule only (the others are
+        asked, or kept, on their own), and none when the verified rule shown beside it is that same rule."""
+        retry = self._retry(state, "rules")
+        if retry is None or not retry.previous:
+            return retry
+        own = [r for r in state.get("rules") or [] if r.id == comp_id]
+        if verified is not None and all(r.source == verified.source for r in own):
+            own = []
+        return retry.model_copy(update={"previous": previous_text("rules", own)})
 
     def _feedback_entry(self, state: dict, stage: str, verdict: Verdict) -> dict:
         failed = [c for c in verdict.criteria if not c.passed]

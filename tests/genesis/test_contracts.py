@@ -96,7 +96,8 @@ def prompts():
     test = yaml.safe_load((REPO / "kb/rules" / WORKED_EXAMPLE_RULE / "test.yaml").read_text())["tests"][0]
     example = {"id": WORKED_EXAMPLE_RULE, "source": (REPO / "kb/rules" / WORKED_EXAMPLE_RULE / "rule.lua").read_text(),
                "meta": meta, "test": test}
-    library = [{"id": WORKED_EXAMPLE_RULE, "description": meta["description"], "params": meta["params"]}]
+    library = [{"id": WORKED_EXAMPLE_RULE, "description": meta["description"], "gist": meta["description"],
+                "params": meta["params"], "relevant": True}]
     inputs = {
         "designer.clarify": {"query": query, "clarifications": [], "guidance": [], "retry": None,
                              "archetypes": ["defense"], "competencies": ["collaboration"]},

@@ -220,3 +220,25 @@ def test_the_level_and_the_analyst_prompts_leave_out_what_they_do_not_act_on(gdd
     Analyst(client).judge_gdd(brief, gdd, [{"id": "c", "text": "t", "kind": "judged", "mandatory": True}])
     task = client.calls[0]["prompt"][-1]["content"]
     assert '"expect"' not in task and all(r.text in task for r in gdd.requirements)
+
+
+def test_the_gdd_prompt_lists_every_library_rule_in_one_line_and_the_closest_in_full():
+    from types import SimpleNamespace
+
+    from genesis.kb.library import library_summaries
+
+    def entry(rule_id, description, params):
+        return SimpleNamespace(id=rule_id, data={"lua": "", "meta": {"description": description, "params": params}})
+
+    entries = [entry("near", "Spawns waves. Logs rule_log 'wave' per wave.", {"count": {"type": "int", "default": 3}}),
+               entry("far", "Gives metal. Logs rule_log 'paid'.", {"metal": {"type": "float", "default": 50}})]
+    kb = SimpleNamespace(list=lambda c: entries, search=lambda c, text, k: [SimpleNamespace(id="near")])
+    library = library_summaries(kb, "a wave scenario")
+    assert [r["relevant"] for r in library] == [True, False] and library[1]["gist"] == "Gives metal."
+    query = "defend two fronts with staggered waves"
+    static, task = render_parts(PROMPTS / "designer_write_gdd.j2", brief=write_brief(query, read(query), []).model_dump(mode="json"),
+                                similar=[], guidance=[], library=library, retry=None, criteria=[], facts=FACTS)
+    assert "- near: Spawns waves. (params: count)" in static and "- far: Gives metal. (params: metal)" in static
+    assert "count: int = 3" in task and "Logs rule_log 'wave' per wave." in task       # the closest one in full
+    assert "metal: float" not in static + task and "'paid'" not in static + task
+    assert all(r["relevant"] for r in library_summaries(kb))                          # no brief: all in full

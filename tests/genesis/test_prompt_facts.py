@@ -5,14 +5,14 @@ from pathlib import Path
 import pytest
 
 import engine.agent.policies as policies
-from engine.maps import load_map
+from engine.maps import list_maps, load_map
 from engine.schema.level import MapRef
 from genesis.checks.context import CheckContext
 from genesis.checks.gdd_checks import schema
 from genesis.offline.brief_writer import write_brief
 from genesis.offline.concepts import read
 from genesis.offline.gdd_writer import design
-from genesis.prompt_facts import FACTS, RULE_API, SKETCH_MAX_COLUMNS, map_entry, sketch_step, terrain_sketch
+from genesis.prompt_facts import FACTS, RULE_API, SKETCH_COLUMNS, SKETCH_MAX_COLUMNS, map_entry, sketch_step, terrain_sketch
 
 
 def test_every_param_the_reference_policy_reads_is_described_with_its_strategy():
@@ -226,8 +226,12 @@ def test_the_brief_prompt_lists_competencies_archetypes_and_what_the_simulator_o
     assert ", ".join(ARCHETYPES) in prompt
     assert FACTS.rule_api_menu in prompt and FACTS.roster_picks in prompt
     assert FACTS.strategy_menu in prompt and FACTS.controllers_menu in prompt and FACTS.conditions_menu in prompt
-    # the terrain (with its narrow passages), combat, vision and orders already at the brief stage
-    assert FACTS.map_terrain in prompt and "terrain sketch" in prompt
+    # an overview of every map's terrain, combat, vision and orders already at the brief stage (the GDD
+    # stage sees the chosen map's full sketch, with every narrow passage)
+    assert FACTS.map_overview in prompt and "terrain sketch" in prompt
+    assert all(f"- {name}:" in FACTS.map_overview for name in list_maps())
+    rows = [line for line in FACTS.map_overview.splitlines() if line.startswith("  ") and "terrain sketch" not in line]
+    assert rows and max(len(row) for row in rows) <= 2 + SKETCH_COLUMNS
     assert FACTS.combat in prompt and FACTS.vision in prompt and FACTS.orders in prompt
 
 

@@ -67,6 +67,19 @@ def test_a_retry_shows_the_writer_its_own_previous_artifact():
     assert '"reuse":"staggered_waves"' in retry.previous and "library source" not in retry.previous
 
 
+def test_each_rule_writer_sees_only_its_own_rejected_rule_and_not_twice():
+    pm = ScriptedPM(MetaFeedback(decision="retry", target_stage="rules", reason="fix"))
+    nodes = _nodes(pm)
+    state = _state(attempts={"rules": 1})
+    state["retry"] = nodes.gate("rules")(state)["retry"]
+    escort, waves = nodes._rule_retry(state, "escort", None), nodes._rule_retry(state, "waves", None)
+    assert "function on_start() end" in escort.previous and "staggered_waves" not in escort.previous
+    assert '"reuse":"staggered_waves"' in waves.previous and "on_start" not in waves.previous
+    assert escort.errors == state["retry"]["rules"].errors                  # every failing check still shown
+    # the verified rule shown beside it is the same script: its source is not sent a second time
+    assert nodes._rule_retry(state, "escort", state["rules"][0]).previous == ""
+
+
 def test_guidance_given_with_an_advance_reaches_the_next_stage():
     passed = Verdict(stage="gdd", passed=True)
     pm = ScriptedPM(MetaFeedback(decision="advance", target_stage="rules", guidance=["reuse periodic_raids"]))

@@ -1,5 +1,6 @@
 """A rules retry re-asks only the components that failed; after a rollback the developer sees the
 verified scripts of the earlier visit and may keep them by reference."""
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -106,3 +107,13 @@ def test_the_developer_prompt_shows_the_verified_script_and_how_to_keep_it():
                     facts=FACTS)
     assert "-- alpha v1" in prompt and '"keep": true' in prompt
     assert "Kept unchanged from the previous attempt" in prompt and "beta" in prompt
+
+
+def test_a_kept_rules_earlier_component_is_shown_as_what_changed_only():
+    from genesis.agents.developer import _written_for
+
+    comp = COMPONENTS[0]
+    assert _written_for(component_key(comp), comp) == ""
+    before = comp.model_copy(update={"params": {"interval": 30}})
+    changed = json.loads(_written_for(component_key(before), comp))
+    assert changed == {"params": {"interval": 30}}     # the earlier value of the one key that differs
