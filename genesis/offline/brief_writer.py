@@ -635,13 +635,15 @@ def _bomb_fragile(c: Concepts) -> bool:
 
 def _default_waves(c: Concepts) -> int:
     """How many attacks a request that gives no count gets: enough to fill the game."""
-    if c.escalating and not (c.wave_interval and not c.wave_times):
+    # "the first at 0:45, and each minute after that another": the stated first time, then the interval
+    first_then_every = bool(c.wave_interval) and len(c.wave_times) <= 1
+    if c.escalating and not first_then_every:
         # "each wave bigger than the last" needs a few waves, whatever first time the request states
         return max(3, len(c.wave_times))
-    if c.wave_times:
+    if c.wave_times and not first_then_every:
         return len(c.wave_times)
     if c.wave_interval:
-        first = min(c.wave_interval, RAID_FIRST_AT)
+        first = c.wave_times[0] if c.wave_times else min(c.wave_interval, RAID_FIRST_AT)
         return max(1, int((c.time_limit - first) // c.wave_interval) + 1)
     if c.scouting:
         return max(1, int((c.time_limit - SCOUTING_TIME - 30) // 120) + 1)

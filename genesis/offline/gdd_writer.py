@@ -569,7 +569,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                     _expect_spawns(before=c.attack_window[0] - 1, max=0)]
     ground_spawns = _expect_spawns()
     if growing:
-        every = bool(c.wave_interval) and not explicit     # "every 50 seconds": the request's own interval
+        # "every 50 seconds" (after a stated first time or not): the request's own interval
+        every = bool(c.wave_interval) and not (explicit and len(times) > 1)
         wave_times = times[:count] if len(times) >= count and not every else []
         # unlisted waves spread over the game, the last a minute before its end
         interval = (float(c.wave_interval) if every else
@@ -606,6 +607,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         grow = {"gap": _spawn_gap(attack_times), "min_buckets": count}
         expects["escalation"] = [{**ground_spawns, "increasing": grow}]
         expects["growth"] = [{**ground_spawns, "increasing": {**grow, **({"factor": factor} if factor > 1 else {})}}]
+        if every and c.direction_times:
+            # "from the east at 0:45, then every minute": the named side's first wave at its time, the rest after it
+            expects["front_times"] = [{**ground_spawns, "cluster_times": {
+                "gap": grow["gap"], "times": attack_times, "tolerance": 10 + params.get("jitter", 0.0)}}]
         if sides:
             sides = [sides[i % len(sides)] for i in range(count)]
     elif c.probe_then_main:

@@ -403,3 +403,14 @@ def test_a_drawn_start_holds_the_named_start_forces_once():
             assert ours == {"commander": 1, "constructor_bot": 1}, lay
     else:
         assert sorted(u.type for u in player.units for _ in range(u.count)) == ["commander", "constructor_bot"]
+
+
+def test_a_stated_first_wave_then_an_interval_runs_the_interval_through_the_game():
+    from genesis.offline.gdd_writer import design
+
+    brief = _brief("The first party comes from the east at the forty-five-second mark, and each minute after that "
+                   "another, double the one before; survive until 5:00.")
+    comp = next(c for c in design(brief).rule_components if c.id == "escalating_waves")
+    assert comp.params["first_at"] == 45 and comp.params["interval"] == 60 and comp.params["count"] == 5
+    gdd = design(brief)
+    assert all(r.expect for r in gdd.requirements if r.testable)
