@@ -59,7 +59,7 @@ def _fmt(x: float) -> str:
 
 def _hundreds(m: re.Match) -> str:           # "15 hundred" (from "fifteen hundred"), "twelve hundred"
     n = m.group(1)
-    return _fmt((float(n) if n[0].isdigit() else {**_UNITS, **_TEENS}[n]) * 100)
+    return _fmt((float(n) if n[0].isdigit() else {**_UNITS, **_TEENS}[n]) * 100 + float(m.group(2) or 0))
 
 
 def _thousands(m: re.Match) -> str:          # "two thousand", "2 thousand 500", "1.5k"
@@ -126,14 +126,15 @@ def _rate(m: re.Match) -> str:             # "three times a minute", "twice per 
 _REWRITES: list[tuple[re.Pattern, object]] = [
     (_NUMBER_IN_WORDS, lambda m: str(_value(m.group(1)))),
     # counts by the dozen and in pairs: "half a dozen", "two dozen", "a pair of heavy tanks", "a trio of"
-    (re.compile(r"(?<![\w-])(?:half\s+an?\s+|an?\s+half[\s-]+)dozen(?:\s+of)?(?![\w-])"), lambda m: "6"),
+    (re.compile(r"(?<![\w-])(?:half\s+an?\s+|(?:an?\s+)?half[\s-]+)dozen(?:\s+of)?(?![\w-])"), lambda m: "6"),
     (re.compile(rf"(?<![\w-])(?:(a|one|\d+|{_SMALL_WORDS})\s+)dozens?(?:\s+of)?(?![\w-])"),
      lambda m: str(12 * (1 if m.group(1) in ("a", "one") else round(_num(m.group(1)))))),
     (re.compile(r"(?<![\w-])an?\s+(pair|brace|trio)\s+of(?![\w-])"), lambda m: "3" if m.group(1) == "trio" else "2"),
     (re.compile(r"(?<![\w-])a\s+couple(?:\s+of)?(?![\w-])"), lambda m: "2"),
     # large amounts (a stockpile of metal): digit groups, hundreds and thousands
     (re.compile(r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+)(?![\w,-]|\.\d)"), lambda m: m.group(1).replace(",", "")),
-    (re.compile(rf"(?<![\w.-])(\d+|{_SMALL_WORDS})\s+hundred(?![\w-])"), _hundreds),
+    # "seventeen hundred and fifty" (its "fifty" already 50)
+    (re.compile(rf"(?<![\w.-])(\d+|{_SMALL_WORDS})\s+hundred(?:\s+and\s+(\d{{1,2}}))?(?![\w-])"), _hundreds),
     (re.compile(rf"(?<![\w.-]){_N}\s+thousand(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"), _thousands),
     (re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)k()(?![\w-])"), _thousands),
     # "one and a half thousand metal" -> 1500
@@ -161,8 +162,13 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])between\s+the\s+{_ANY}(?:[\s-]*{_UNIT})?\s*-?\s+and\s+(?:the\s+)?{_ANY}[\s-]*{_UNIT}\s+"
                 r"(?:marks?|points?)(?![\w-])"),
      lambda m: f"between {m.group(1)} and {m.group(3)} {m.group(4) if m.group(4).endswith('s') else m.group(4) + 's'}"),
-    # a list of moments sharing one unit: "at one, three and five minutes" -> "at 1:00, 3:00 and 5:00"
-    (re.compile(rf"(?<![\w-])at\s+((?:{_ANY}\s*,\s*)+(?:{_ANY}\s*,?\s+and\s+)?{_ANY}|{_ANY}\s+and\s+{_ANY})\s+{_UNIT}(?![\w-])"),
+    # a half left in a list ("at one, two and a half and four minutes"): its unit comes later
+    (re.compile(rf"(?<![\w.-])({_SMALL_WORDS}|\d+)[\s-]+and[\s-]+a[\s-]+half(?![\w-])"),
+     lambda m: _fmt(_num(m.group(1)) + 0.5)),
+    # a list of moments sharing one unit: "at one, three and five minutes" -> "at 1:00, 3:00 and 5:00", "on the
+    # 2.5 and 5-minute marks" -> "at 2:30 and 5:00"
+    (re.compile(rf"(?<![\w-])(?:at|on)\s+(?:the\s+)?((?:{_ANY}\s*,\s*)+(?:{_ANY}\s*,?\s+and\s+)?{_ANY}|{_ANY}\s+and\s+{_ANY})"
+                rf"[\s-]+{_UNIT}(?:\s+(?:marks|points))?(?![\w-])"),
      lambda m: "at " + _clock_list(m.group(1), m.group(m.re.groups))),
     # "two minutes in" (into the game) -> "at 2:00"
     (re.compile(rf"(?<![\w-]){_ANY}\s*{_UNIT}\s+in(?=\s*(?:[,;.]|and\b|then\b|$))"),

@@ -196,7 +196,13 @@ def _thin(text: str, a: int, b: int, hits: list[Hit]) -> str:
     unread = [m.group(0) for m in words if not any(h.start < a + m.end() and a + m.start() < h.end for h in hits)]
     if len(unread) >= THIN_WORDS and len(words) - len(unread) <= THIN_SHARE * len(words):
         return " ".join(unread)
+    # a clause read only for its time ("reduce it to rubble before 8:30") says more than how long the game is
+    if unread and {h.key for h in hits if h.key not in _WEAK} <= _TIMING:
+        return " ".join(unread)
     return ""
+
+
+_TIMING = {"time_limit", "deadline"}
 
 
 def _subject_words() -> re.Pattern:

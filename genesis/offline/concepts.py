@@ -168,6 +168,9 @@ _SCREEN_CORNER = re.compile(r"(?<![\w-])(top|upper|bottom|lower)[\s-]*(left|righ
 # Edges named as on a screen: "the bottom edge of the map", "the top one", "the left edge" (a flank stays a flank)
 _SCREEN_EDGE = re.compile(r"(?<![\w-])(?:(top|upper|bottom|lower|left|right)(?=\s+(?:edge|border|end|rim)\b|\s+of\s+the\s+"
                           r"map\b)|(top|upper|bottom|lower)(?=\s+one\b))")
+_MAP_SIDES = re.compile(r"(?<![\w-])(?:top|upper|bottom|lower|left|right|left-hand|right-hand)\s+(?:side|half|part)\s+of\s+"
+                        r"the\s+(?:map|field|board|battlefield|arena)\b")
+_SCREEN_SIDE = re.compile(r"(?<![\w-])(top|upper|bottom|lower|left|right)(?:-hand)?(?=\s+(?:side|half|part)\b)")
 _SCREEN_SIDES = {"top": "north", "upper": "north", "bottom": "south", "lower": "south", "left": "west", "right": "east"}
 
 
@@ -188,6 +191,9 @@ def read(query: str) -> Reading:
     text, offsets = quantities.rewrite(text, offsets, _SUN, lambda m: "the west" if re.search(r"set|down", m.group(0))
                                        else "the east")
     text, offsets = quantities.rewrite(text, offsets, _SCREEN_EDGE, lambda m: _SCREEN_SIDES[m.group(1) or m.group(2)])
+    if _MAP_SIDES.search(text):
+        # "from the left side of the map to the right side": sides of the map, not flanks
+        text, offsets = quantities.rewrite(text, offsets, _SCREEN_SIDE, lambda m: _SCREEN_SIDES[m.group(1)])
     c = Concepts()
     r = Reading(concepts=c, is_game=True, text=text, offsets=offsets)
 
@@ -424,7 +430,11 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|an?|that|every|all|each|bo
                     # the target first, its end in the passive: "their whole base has to be rubble by 10:00"
                     r"|\b(?:their|the\s+enemy'?s?)\s+(?:whole\s+|entire\s+)?(?:" + _SIEGE_NOUNS + r")\b[^.;]{0,60}?\b(?:has|have|"
                     r"must|needs?)\s+to\s+be\s+(?:rubble|razed|flattened|destroyed|levell?ed|gone|wiped\s+out|in\s+ruins|"
-                    r"ashes|reduced\s+to\s+rubble)\b")
+                    r"ashes|reduced\s+to\s+rubble)\b"
+                    # "their factory squats behind turrets; reduce it to rubble"
+                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:[\w-]+\s+)?(?:" + _SIEGE_NOUNS + r")\b[^.]{0,240}?\b(?:" + _KILL
+                    + r"\s+(?:it|them)|reduce\s+(?:it|them)\s+to\s+(?:rubble|ashes|ruins|dust)|(?:take|knock|wipe|bring|"
+                    r"shoot)\s+(?:it|them)\s+(?:out|down))\b")
 
 
 # a place to take and keep; a bridge, pass or crossroads only with a verb of taking ("hold the bridge against
@@ -441,6 +451,10 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer
                       r"|\b(?:plant|station|post|park|put|keep|move|get)\s+(?:your|the|all\s+your)\s+(?:army|units|forces|"
                       r"troops|squad|men)\s+(?:on|at|in|onto|into)\s+(?:the\s+)?(?:(?:central|middle)\s+)?"
                       r"(?:hilltop|hill|summit|zone|plaza|plateau|high ground|centre|center|middle|point|beacon)\b"
+                      # a place named before: "the ford is the prize: have troops on it and nobody else's"
+                      r"|\b(?:have|keep|get|put)\s+(?:your\s+|some\s+|our\s+)?(?:troops|units|forces|men|army|soldiers|"
+                      r"squad)\s+(?:on|at|in|atop|upon)\s+(?:it|there|that\s+spot|that\s+place)\b"
+                      r"(?=[^.;]{0,60}?\b(?:nobody|no\s+one|none|no\s+enemy|no\s+enemies|not\s+theirs)\b)"
                       # staying on a place for a time: "sit on the bridge for two minutes running"
                       r"|\b(?:sit|sitting|camp|camping|squat|squatting|park|parking|stand|standing|stay|staying|remain|"
                       r"remaining|perch|perching)\s+(?:on|at|in|atop|upon|onto)\s+(?:the\s+|that\s+)?(?:[\w-]+\s+){0,2}?"
@@ -581,7 +595,9 @@ NAMED_UNIT = r"(?:^|\b(?:\d+|a|an|of|by|the|and|with|against|versus|vs|enemy|the
 def attack_unit_names(r: Reading, start: int = 0, end: int | None = None) -> list[tuple[int, str]]:
     """(offset in the normalised text, the name) of each mobile roster unit named in text[start:end] that is
     not the player's, a target or an army of a side: the units the enemy's attacks are made of."""
-    other = [(h.start, h.end) for h in r.hits if h.key in NOT_ATTACKERS]
+    # an escort's archetype phrase names the escorted unit ("your heavy tank has to make it from ...")
+    other = [(h.start, h.end) for h in r.hits if h.key in NOT_ATTACKERS
+             or (h.key == "archetype" and r.concepts.archetype == "escort")]
     return [(start + m.start(1), m.group(1))
             for m in re.finditer(NAMED_UNIT + _unit_pattern("mobile"), r.text[start:end])
             if not any(a <= start + m.start(1) < b for a, b in other)]
@@ -614,10 +630,14 @@ def _teams(r: Reading) -> None:
                          r"versus)\s+(?:all\s+)?the\s+(?:others|rest)\b|"
                          r"\bnone of them allied\b|\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is left|survives|stands)\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
                          r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|"
+                         r"\b(?:every|each)\s*(?:one)?\s+(?:of\s+them\s+)?(?:is\s+|are\s+)?(?:hostile|opposed)\s+to\s+(?:every|each|all)\s+"
+                         r"(?:the\s+)?others?\b|\bhostile\s+to\s+(?:everyone|everybody|all)\s+(?:else|the\s+others)\b|"
                          r"\b(?:nobody|no\s+one|none)(?:\s+is|'s)?\s+on\s+(?:anybody|anyone)'?s\s+(?:team|side)\b|"
                          r"\bno\s+(?:friends|allies)\s+among\s+them\b|\b(?:no|without)\s+(?:friends|friendships|allies)\b|"
                          r"\bfriendless\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
                          r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b", text):
+        if m.group(0).startswith("last ") and _sides_in_words(text):
+            continue    # "me and two allies against three armies; last side standing wins": sides, not one each
         c.archetype = "ffa"
         r.hit(m, "archetype")
     ffa = re.search(r"\b(\d)(?:\s*v\s*\1){2,}\b", text)
@@ -679,7 +699,8 @@ def _teams(r: Reading) -> None:
     if c.archetype != "ffa":
         return
     n = re.search(_NUM + r"[\s-]+(?:[\w-]+\s+){0,2}?(?:teams?|players?|sides|factions|armies|empires|clans|nations|"
-                          r"warlords|commanders|opponents|rivals|squads|forces)\b", text)
+                          r"warlords|commanders|opponents|rivals|squads|forces|banners|houses|tribes|kingdoms|"
+                          r"dynasties)\b", text)
     if n and not way and number(n.group(1)) >= 2:
         wanted = int(number(n.group(1)))
         # "five factions": the player is one; "against four opponents/rivals": the player comes on top
@@ -712,7 +733,9 @@ def _sides_in_words(text: str) -> tuple[tuple[int, tuple[int, int]], tuple[int, 
         return ((int(number(us.group(1))), us.span()),
                 (int(number(them.group(1))), (us.end() + them.start(), us.end() + them.end())))
     ours = re.search(r"\b(?:you|me|the\s+player|we)\s+(?:and|plus|with)\s+" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?"
-                     + _FRIENDS + r"\b", text)
+                     + _FRIENDS + r"\b", text) \
+        or re.search(r"(?<![\w-])" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?" + _FRIENDS + r"\s+(?:[\w-]+\s+){0,2}?(?:beside|"
+                     r"alongside|with|next\s+to|at\s+the\s+side\s+of)\s+(?:me|you|us|the\s+player)\b", text)
     if ours is None:
         return None
     theirs = re.search(_NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:hostile|enemy|opposing|rival|computer|ai)\s+(?:[\w-]+\s+)?"
@@ -939,7 +962,9 @@ def _waves(r: Reading) -> None:
 _STILL_STANDING = re.compile(r"\bstill\s+(?:have|has|hold|holds|own|owns|be\s+standing|standing|alive|up|intact|there|"
                              r"in\s+one\s+piece)\b|\b(?:standing|alive|intact|in\s+one\s+piece)\s*$"
                              # "the game is won at 5:00 if ...": the moment the game is decided is its end
-                             r"|\b(?:is|are|gets?)\s+(?:won|over|decided)(?:\s+(?:at|by))?\s*$|\b(?:you|they|we)\s+win(?:\s+at)?\s*$")
+                             r"|\b(?:is|are|gets?)\s+(?:won|over|decided|capped|cut\s+off|called|stopped|halted)(?:\s+(?:at|by))?\s*$"
+                             r"|\b(?:you|they|we)\s+win(?:\s+at)?\s*$|\b(?:play|the\s+game|the\s+match|the\s+battle)\s+"
+                             r"(?:ends|stops|finishes)(?:\s+at)?\s*$")
 
 
 def _time_phrases(text: str) -> list[tuple[int, int, float]]:
@@ -1078,7 +1103,8 @@ def _times(r: Reading) -> None:
                     or _in_hazard(r, m.start()):
                 continue
             if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
-                                 "the", "around", "about", "have", "hold", "it", "for"):
+                                 "the", "around", "about", "have", "hold", "it", "for") \
+                    and _seconds(m.group(1), m.group(2)) >= 30:    # "a second, bigger one follows": an ordinal
                 lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
     if limit is None and standing:
@@ -1332,7 +1358,8 @@ def _production_goal(r: Reading) -> None:
 
 
 _UNOPPOSED = re.compile(r"\b(?:nobody|no\s+one|no\s+enemy|no\s+enemies|nothing)\s+(?:is\s+|are\s+|will\s+(?:be\s+)?)?"
-                        r"(?:shooting|attacking|attacks?|shoots?|coming\s+for|bothering|harassing|threatening|out\s+to\s+get)\b|"
+                        r"(?:shooting|attacking|attacks?|attack|shoots?|coming\s+(?:for|after)|comes?\s+(?:for|after)|go(?:es|ing)?\s+after|"
+                        r"bother(?:s|ing)?|trouble(?:s)?|troubling|harass(?:es|ing)?|threaten(?:s|ing)?|out\s+to\s+get)\b|"
                         r"\bno\s+(?:(?:enemy|hostile|opposing)\s+(?:units?|forces?|troops|armies|army|presence)\s+|enemy\s+|enemies\s+|"
                         r"opposition\s+|opponents?\s+|attackers?\s+|attacks?\s+|raids?\s+|threats?\s+)(?:at\s+all|on\s+the\s+map|"
                         r"anywhere|whatsoever|this\s+time)\b|\bno\s+(?:enemy|hostile)\s+(?:units?|forces?|army)\b|\b(?:nobody|no\s+one)\s+is\s+"
@@ -1455,8 +1482,9 @@ def _protect(r: Reading) -> None:
                   r"destroyed)|fall)", text) \
         or re.search(r"\b(?:protect|guard|keep)\s+(?:your|the|my|our)\s+" + one + r"(?:\s+alive)?", text) \
         or re.search(r"\b(?:keep|keeping)\s+(?:your|the|my|our)\s+" + mobile + r"\s+alive", text) \
-        or re.search(r"\b(?:your|the|my|our)\s+" + mobile + r"\s+(?:must|has to|needs to|should)\s+(?:survive|"
-                     r"stay alive|live|not die)", text) \
+        or re.search(r"\b(?:your|the|my|our)\s+" + mobile + r"\s+(?:must|has to|needs to|should|is to)\s+(?:survive|"
+                     r"stay alive|live|not die|(?:come|get|make\s+it|pull)\s+(?:through|out)(?:\s+(?:it|this|that))?\s+(?:alive|"
+                     r"intact|in\s+one\s+piece))", text) \
         or re.search(r"\b(?:protect|guard|escort|save|defend)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:if|or|and|once|when|should)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|die|falls|"
@@ -1522,7 +1550,8 @@ def _deadline_and_hold(r: Reading) -> None:
     """"before minute 6" / "within 6 minutes" deadlines and "hold the zone for 2 minutes"."""
     text, c = r.text, r.concepts
     hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay|sit|sitting|camp|"
-                     r"camping|squat|squatting|park|parking|stand|standing|remain|remaining|perch|perching)\b"
+                     r"camping|squat|squatting|park|parking|stand|standing|remain|remaining|perch|perching|"
+                     r"have\s+(?:your\s+|some\s+|our\s+)?(?:troops|units|forces|men|army|soldiers|squad))\b"
                      r"[^.;,]{0,40}?\s"
                      r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM
                      + r"\s*(?:whole\s+|full\s+|straight\s+|solid\s+|consecutive\s+|uninterrupted\s+)?"
@@ -1600,9 +1629,11 @@ _COMPASS = (r"(north[\s-]?east|north[\s-]?west|south[\s-]?east|south[\s-]?west|n
             r"(?:ern)?(?:[\s-]+(?:edge|corner|side|end|border|exit|flank|bank))?(?![\w-])")
 _SIDE_OF = {"north": "n", "south": "s", "east": "e", "west": "w", "ne": "ne", "nw": "nw", "se": "se", "sw": "sw"}
 _ESCORT_TO = re.compile(r"(?<!has )(?<!have )(?<!need )(?<!needs )(?<!got )(?<!ought )(?<!want )(?<!going )"
+                        r"(?<!start )(?<!starts )(?<!starting )(?<!begin )(?<!begins )(?<!beginning )"
                         r"\b(?:to|towards?|into|reach(?:es)?|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,4}?(?:in|at|on|of)?\s*"
                         r"(?:the\s+)?" + _COMPASS)
-_ESCORT_FROM = re.compile(r"(?:\bfrom|\b(?:stranded|stuck|trapped|cut\s+off|pinned\s+down|waiting|sitting|left)\s+(?:over\s+|"
+_ESCORT_FROM = re.compile(r"(?:\bfrom|\b(?:stranded|stuck|trapped|cut\s+off|pinned\s+down|waiting|sitting|left|start|starts|"
+                          r"starting|begin|begins|beginning|set\s+off|sets\s+off)\s+(?:over\s+|"
                           r"out\s+|back\s+)?(?:on|in|at))\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?" + _COMPASS)
 _FAR_SIDE = re.compile(r"\b(?:across|over|through|past)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:bridge|river|map|valley|"
                        r"pass|canyon|wasteland|enemy territory|no man's land)\b|\b(?:to|on|reach)\s+the\s+(?:other|far)\s+"
@@ -1623,7 +1654,7 @@ def _escort(r: Reading) -> None:
     text, c = r.text, r.concepts
     if c.archetype not in ("defense", "raids") and any(h.key == "archetype" for h in r.hits):
         return
-    own = r"(?:your|the|my|our|a|an)\s+(?:[\w-]+\s+){0,2}?"
+    own = r"(?:your|the|my|our|a|an|both|\d+|" + "|".join(V.NUMBER_WORDS) + r")\s+(?:[\w-]+\s+){0,2}?"
     convoy = "(" + "|".join(re.escape(w) for w in sorted(V.CONVOY_WORDS, key=len, reverse=True)) + r")(?![\w-])"
     verbs = r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+" + own
     named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text) \
@@ -1732,12 +1763,13 @@ def _escort(r: Reading) -> None:
 
 
 _LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|sight|"
-                r"map\s+out\s+where|work\s+out\s+where|figure\s+out\s+where|"
-                r"(?:get|lay|set|have|put|keep|clap|clapped)\s+(?:your\s+)?eyes\s+on)\s+")
+                r"(?:map|work|figure|find|sniff|suss)\s+out\s+where|(?:pin|track|hunt)\s+down(?:\s+where)?|learn\s+where|"
+                r"(?:get|got|gotten|lay|laid|set|have|had|put|keep|kept|clap|clapped)\s+(?:your\s+|its\s+|their\s+)?"
+                r"eyes\s+on)\s+")
 _LOCATE = re.compile(_LOCATE_VERB + r"(?:all\s+|every\s+|each\s+)?(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM
                      + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
 # the targets named first and found by pronoun: "the enemy factory spawns in a corner; spot it"
-_LOCATE_PRONOUN = re.compile(_LOCATE_VERB + r"(?:it|them|(?:every|each|all|both)\s+(?:one\s+)?of\s+them|all\s+"
+_LOCATE_PRONOUN = re.compile(_LOCATE_VERB + r"(?:it|them|both|(?:every|each|all|both)\s+(?:one\s+)?of\s+them|all\s+"
                              + _NUM + r"(?:\s+of\s+them)?|(?:every|each)\s+(?:last\s+|single\s+)?one)\b")
 # ... or passively: "every one of them has to have been spotted", "they must all be found"
 _LOCATED_PRONOUN = re.compile(r"\b(?:(?:every|each|all|both)\s+(?:last\s+)?(?:one\s+)?of\s+them|they\s+(?:\w+\s+)?all|"
@@ -1759,7 +1791,8 @@ def _locate_target(text: str) -> tuple[str | None, str, list[tuple[int, int]]] |
     if m:
         return m.group(1), m.group(2), [m.span()]
     # "map out where the enemy put its four outposts"
-    m = re.search(_LOCATE_VERB + r"(?:the\s+enemy\s+(?:put|placed|hid|hides|keeps|has|built)\s+)?(?:its|their|the)\s+(?:"
+    m = re.search(_LOCATE_VERB + r"(?:(?:each|every|all|both)\s+(?:one\s+)?of\s+)?"
+                  r"(?:the\s+enemy\s+(?:put|placed|hid|hides|keeps|has|built)\s+)?(?:its|their|the|the\s+enemy's)\s+(?:"
                   + _NUM + r"\s+)?(?:hidden\s+)?(" + _unit_pattern("any") + "|" + _SITE_NOUNS + r")", text)
     if m:
         return m.group(1), m.group(2), [m.span()]
@@ -1957,7 +1990,8 @@ _STOCK_VERB = (r"\b(?:stockpile|stockpiling|bank|banking|hoard|hoarding|accumula
                r"stashing|harvest|harvesting|extract|extracting|pile\s+up|piling\s+up|stock\s+up(?:\s+on)?|"
                r"build\s+up|building\s+up|rack\s+up|reach|reaching|hit|sit\s+on|put\s+aside|set\s+aside|"
                r"scrape\s+together|raise|(?:squirrel|squirreling|squirrelling|tuck|tucking|salt|salting|sock|socking|"
-               r"stow|stowing|lay|laying|put|putting|stack|stacking)\s+(?:away|by|up))\s+")
+               r"stow|stowing|lay|laying|put|putting|stack|stacking|stash|stashing|squirrel\s+away|hide|hiding)\s+"
+               r"(?:away|by|up))\s+")
 _STOCK_NOUN = (r"\b(?:an?\s+|the\s+)?(?:stockpile|reserve|hoard|stash|bank|war chest|treasury|nest egg|stock|"
                r"savings)\s+of\s+")
 _STOCK_QUALIFIER = (r"(?:resources?\s*[:,-]\s*)?(?:(?:an?\s+)?(?:total\s+of\s+)?|at\s+least\s+|over\s+|more\s+than\s+|"

@@ -14,7 +14,7 @@ _LIST = r"((?:(?:and\s+)?" + _ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)"
 _GETS = r"(?:starts?\s+with|begins?\s+with|gets?|has|have|is\s+given|are\s+given|fields?|spawns?\s+with)"
 _SIDE = r"(?:teams?|armies|army|sides?|players?|factions?|warlords?|camps?|clans?|nations?|empires?)"
 # whose army a statement gives: every side's, the player's alliance's, or each enemy side's
-_ALL = re.compile(r"\b(?:each|every)\s+(?:one\s+of\s+the\s+\w+\s+)?" + _SIDE + r"\s+" + _GETS + r"\s+" + _LIST)
+_ALL = re.compile(r"\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+(?:\w+\s+)?)?" + _SIDE + r"\s+" + _GETS + r"\s+" + _LIST)
 _OURS = re.compile(r"\b(?:the\s+player|you|i|me)\s+and\s+(?:(?:an?|\w+)\s+)?(?:ai\s+|computer\s+|ai-controlled\s+)?"
                    r"(?:all(?:y|ies)|teammates?|partners?|friends?)\s+each\s+" + _GETS + r"\s+" + _LIST)
 _THEIRS = re.compile(r"\b(?:(?:the\s+)?(?:\w+\s+)?(?:enemy|rival|opposing|hostile)\s+(?:ai\s+)?" + _SIDE + r"\s+each|"

@@ -62,7 +62,7 @@ def shipped_design(state: dict) -> dict[str, Any] | None:
             "level_changes": level_changes(gdd, level) if gdd else []}
 
 
-def clause_records(state: dict) -> list[dict[str, Any]]:
+def clause_records(state: dict, certificate: dict | None = None) -> list[dict[str, Any]]:
     """The brief's clauses, each with the evidence status of the requirements that check it. A clause the
     brief calls honoured whose requirement failed in the validation runs is on record as partial: the
     level did not show it, and so is one naming a unit type, a switch, a time, a count or a number of sides
@@ -74,6 +74,7 @@ def clause_records(state: dict) -> list[dict[str, Any]]:
     delivered = state.get("status") in PLAYS or not brief or not brief.is_game
     level = state.get("level") if delivered else None
     sources = [r.source for r in state.get("rules") or []]
+    missed = _missed_difficulty(state, certificate) if delivered else []
     out = []
     for c in (brief.clauses if brief else []):
         record = {**c.model_dump(include={"text", "status", "requirement_ids", "built", "why"}),
@@ -88,6 +89,9 @@ def clause_records(state: dict) -> list[dict[str, Any]]:
             record.update(status="partial", built="; ".join(text.get(rid, rid) for rid in shown) or "nothing shown",
                           why="; ".join(filter(None, [c.why, "the validation runs failed " + ", ".join(
                               f"{rid} ({text.get(rid, rid)})" for rid in failed)])))
+        elif c.status == "honoured" and "difficulty" in c.requirement_ids and missed:
+            record.update(status="partial", built=c.built or "the level as certified", why="; ".join(filter(None, [
+                c.why, *missed])))
         elif c.status == "honoured" and level and (lacks := clause_audit.missing(c.text, level, sources)):
             record.update(status="partial", built=c.built or "; ".join(text.get(r, r) for r in c.requirement_ids),
                           why="; ".join(filter(None, [c.why, "the level shipped has " + "; ".join(lacks)])))
@@ -135,7 +139,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
     certificate = state.get("certificate") or scenario_certificate(
         ctx.out_dir, state, cache_dir=ctx.validation_cache.root, started=ctx.certificate_games)
     verdict = verdict_label(status, certificate)
-    clauses = clause_records(state)
+    clauses = clause_records(state, certificate)
     return ValidationRecord.model_validate({
         "playable": status in PLAYS,
         "certified": verdict == "CERTIFIED",

@@ -103,3 +103,15 @@ def test_an_honoured_clause_the_shipped_level_lacks_is_on_record_as_partial_sayi
     assert second["status"] == "honoured"
     state["level"] = _level(units=["heavy_tank"], switches={"fog_of_war": True, "production": False})
     assert [r["status"] for r in clause_records(state)] == ["honoured", "honoured"]
+
+
+def test_a_difficulty_asked_and_not_reached_is_not_claimed_honoured():
+    query = "Medium difficulty: escort your heavy tank north."
+    brief = _brief(query, [("Medium difficulty:", "honoured"), ("escort your heavy tank north.", "honoured")])
+    brief.clauses[0].requirement_ids = ["difficulty"]
+    state = {"brief": brief, "status": "playable", "evidence": [], "options": {"difficulty": "medium"},
+             "level": _level(units=["heavy_tank"])}
+    hard, medium = {"difficulty": "hard", "checks": {}}, {"difficulty": "medium", "checks": {}}
+    first, _ = clause_records(state, hard)
+    assert first["status"] == "partial" and "not reached" in first["why"]
+    assert clause_records(state, medium)[0]["status"] == "honoured"

@@ -414,3 +414,37 @@ def test_a_stated_first_wave_then_an_interval_runs_the_interval_through_the_game
     assert comp.params["first_at"] == 45 and comp.params["interval"] == 60 and comp.params["count"] == 5
     gdd = design(brief)
     assert all(r.expect for r in gdd.requirements if r.testable)
+
+
+@pytest.mark.parametrize("query,archetype", [
+    ("Escort 3 supply wagons from the north edge to the south edge within 4 minutes; ambushes lie in wait.", "escort"),
+    ("Your light tank has to make it from the top side of the map to the bottom side in 150 seconds.", "escort"),
+    ("Three enemy solar collectors hide in the fog; your scout has until 2:00 to have laid eyes on all of them.", "recon"),
+    ("Send one scout to track down where each of their four storages stands before 3:00.", "recon"),
+    ("Stash away twelve hundred and fifty energy within four minutes.", "resources"),
+    ("The hilltop is what matters: keep units on it and no enemy near it for 90 seconds, before 8:00.", "capture"),
+    ("Two computer-run allies fight alongside me against three hostile armies; last side standing wins.", "teams"),
+    ("Five clans, each one hostile to every other; the last clan with units alive wins.", "ffa"),
+    ("The enemy's bunker sits behind a wall of turrets; reduce it to ashes before 7:00.", "siege"),
+])
+def test_games_said_in_other_words_are_read_as_their_family(query, archetype):
+    r = read(query)
+    assert r.is_game and r.concepts.archetype == archetype, (r.refusal, r.concepts.archetype)
+
+
+def test_an_ordinal_second_is_no_game_length():
+    c = read("A column comes from the east at 1:30; a second, bigger one follows from the west. Survive 6 minutes.").concepts
+    assert c.time_limit == 360
+
+
+@pytest.mark.parametrize("phrase,times", [("at one, three and a half and five minutes", [60, 210, 300]),
+                                          ("on the one-and-a-half and four-minute marks", [90, 240])])
+def test_a_list_of_moments_with_halves_reads_every_moment(phrase, times):
+    c = read(f"Enemy raiders strike your extractors {phrase}; survive 6 minutes.").concepts
+    assert sorted(c.wave_times) == times
+
+
+def test_a_clause_read_only_for_its_time_is_not_honoured_whole():
+    brief = _brief("Waves come from the north. Crush their morale completely before 6:00.")
+    (clause,) = [c for c in brief.clauses if "morale" in c.text]
+    assert clause.status != "honoured" and "morale" in clause.why
