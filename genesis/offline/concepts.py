@@ -636,8 +636,8 @@ def _teams(r: Reading) -> None:
                          r"\bno\s+(?:friends|allies)\s+among\s+them\b|\b(?:no|without)\s+(?:friends|friendships|allies)\b|"
                          r"\bfriendless\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
                          r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b", text):
-        if m.group(0).startswith("last ") and _sides_in_words(text):
-            continue    # "me and two allies against three armies; last side standing wins": sides, not one each
+        if m.group(0).startswith("last ") and (_sides_in_words(text) or _team_sides(text)):
+            continue    # "3v3 ...; last team standing wins", "me and two allies against three armies": sides
         c.archetype = "ffa"
         r.hit(m, "archetype")
     ffa = re.search(r"\b(\d)(?:\s*v\s*\1){2,}\b", text)
@@ -716,6 +716,12 @@ def _teams(r: Reading) -> None:
     elif not way:
         c.teams = 4
         r.assumptions.append("no team count given: 4 teams")
+
+
+def _team_sides(text: str) -> bool:
+    """An NvN of teams larger than one ("3v3", "two versus two")."""
+    m = re.search(r"(\d)\s*v\s*(\d)", _WORD_TEAMS.sub(lambda w: f"{_SMALL[w.group(1)]}v{_SMALL[w.group(2)]}", text))
+    return bool(m) and int(m.group(1)) > 1 and not re.search(r"\b(\d)(?:\s*v\s*\1){2,}\b", text)
 
 
 _FRIENDS = (r"(?:friends?|allies|ally|partners?|team-?mates?|comrades?|companions?|buddy|buddies|wingm[ae]n|"

@@ -448,3 +448,10 @@ def test_a_clause_read_only_for_its_time_is_not_honoured_whole():
     brief = _brief("Waves come from the north. Crush their morale completely before 6:00.")
     (clause,) = [c for c in brief.clauses if "morale" in c.text]
     assert clause.status != "honoured" and "morale" in clause.why
+
+
+@pytest.mark.parametrize("query,size", [("3v3 on the crossroads, no production; the last team standing wins.", 3),
+                                        ("Two versus two: the last side standing wins.", 2)])
+def test_last_side_standing_in_a_team_battle_keeps_its_teams(query, size):
+    c = read(query).concepts
+    assert c.archetype == "teams" and c.team_size == size
