@@ -592,15 +592,22 @@ NOT_ATTACKERS = {"start_forces", "protect", "escort_unit", "objective", "objecti
 NAMED_UNIT = r"(?:^|\b(?:\d+|a|an|of|by|the|and|with|against|versus|vs|enemy|their|hostile|light|heavy|fast|quick)\s+)"   # not a verb ("scout")
 
 
+# words for any unit of a kind ("waves of bots") name no type of it
+_ANY_KIND = {"bot", "bots", "tank", "tanks", "vehicle", "vehicles", "unit", "units", "infantry", "troops", "soldiers",
+             "aircraft", "planes", "armour", "armor"}
+
+
 def attack_unit_names(r: Reading, start: int = 0, end: int | None = None) -> list[tuple[int, str]]:
     """(offset in the normalised text, the name) of each mobile roster unit named in text[start:end] that is
     not the player's, a target or an army of a side: the units the enemy's attacks are made of."""
     # an escort's archetype phrase names the escorted unit ("your heavy tank has to make it from ...")
     other = [(h.start, h.end) for h in r.hits if h.key in NOT_ATTACKERS
              or (h.key == "archetype" and r.concepts.archetype == "escort")]
+    text = r.text[start:end]
     return [(start + m.start(1), m.group(1))
-            for m in re.finditer(NAMED_UNIT + _unit_pattern("mobile"), r.text[start:end])
-            if not any(a <= start + m.start(1) < b for a, b in other)]
+            for m in re.finditer(r"(?<![\w-])" + _unit_pattern("mobile"), text)
+            if m.group(1) not in _ANY_KIND and not any(a <= start + m.start(1) < b for a, b in other)
+            and (m.group(1) not in ("scout", "scouts") or re.search(NAMED_UNIT + "$", text[:m.start(1)]))]
 
 
 def _attack_units(r: Reading) -> None:
