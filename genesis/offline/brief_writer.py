@@ -671,6 +671,10 @@ def reading_title(query: str) -> str:
     return title[:1].upper() + title[1:]
 
 
+def _plural(types: list[str]) -> str:
+    return ", ".join(t.replace("_", " ") + "s" for t in types)
+
+
 def _wave_types_kept(clause: ClauseAccount, c: Concepts, reading: Reading) -> ClauseAccount:
     """An honoured clause that names the enemy's units is honoured only when the waves are built of them: the
     waves are one mix for every attack (the player's units and the targets named are not the enemy's)."""
@@ -684,13 +688,17 @@ def _wave_types_kept(clause: ClauseAccount, c: Concepts, reading: Reading) -> Cl
     inside = [n for i, n in attack_unit_names(reading) if clause.start <= at[i] < clause.end]
     missing = list(dict.fromkeys(n for n in inside if roster_names()[n] not in built))
     # a clause naming its waves' units is not built when every wave also brings the units another clause named
-    others = {roster_names()[n] for _, n in attack_unit_names(reading)} - {roster_names()[n] for n in inside}
+    named = {roster_names()[n] for _, n in attack_unit_names(reading)}
+    others = named - {roster_names()[n] for n in inside}
     mixed = sorted(others & built) if inside else []
-    if not missing and not mixed:
+    # "bomber waves": the request names what attacks, so units it never names are not what it asked
+    unasked = sorted(built - named - {"commander"}) if inside else []
+    if not missing and not mixed and not unasked:
         return clause
-    mix = ", ".join(t.replace("_", " ") + "s" for t in sorted(built))
+    mix = _plural(sorted(built))
     why = (f"the {', '.join(missing)} named here are not built" if missing else
-           f"these attacks also bring the {', '.join(t.replace('_', ' ') + 's' for t in mixed)} named elsewhere")
+           f"these attacks also bring the {_plural(mixed)} named elsewhere" if mixed else
+           f"these attacks also bring {_plural(unasked)}, which the request does not name")
     return clause.model_copy(update={
         "status": "partial", "built": f"the attacks as read, each made of {mix}",
         "why": f"every wave is one mix ({mix}): {why}"})

@@ -121,6 +121,8 @@ def attack_jitter(c: Concepts, site: Site) -> float:
 def _raider(c: Concepts) -> str:
     if c.air and not c.ground:
         return AIR_RAIDER
+    if c.wave_units:
+        return c.wave_units[0]      # "light tank raids": the raiders the request names
     return "raider_bot" if "raider" in c.unit_kinds else "light_bot"
 
 
@@ -145,6 +147,8 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
     withdraw = c.archetype != "production"
     # a race is won long before a defence ends: its first raid comes half an interval in, during the build-up
     first = interval if withdraw else round(interval / 2, 1)
+    if len(c.wave_times) == 1:
+        first = c.wave_times[0]     # "one every 70 seconds starting at 0:50"
     if random_side:
         # each raid draws its side with the engine's seeded random, never the previous raid's side, and
         # comes up to `late` seconds after its slot

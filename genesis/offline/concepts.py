@@ -1117,7 +1117,9 @@ def _times(r: Reading) -> None:
                 continue
             if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
                                  "the", "around", "about", "have", "hold", "it", "for") \
-                    and _seconds(m.group(1), m.group(2)) >= 30:    # "a second, bigger one follows": an ordinal
+                    and _seconds(m.group(1), m.group(2)) >= 30 \
+                    and not re.match(r"\s+(?:later|after|afterwards|earlier|apart|behind|before|on)\b", text[m.end():]):
+                # "a second, bigger one follows": an ordinal; "a minute later": a time between two events
                 lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
     if limit is None and standing:

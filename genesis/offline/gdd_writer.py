@@ -648,7 +648,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # first time, then a step apart)
         scheduled = not c.wave_interval and len(c.wave_times) > 1
         interval = c.wave_interval or (round(times[1] - times[0], 1) if scheduled else 60)
-        first_at = times[0] if scheduled or c.attack_window else min(interval, 120.0)
+        # "one every 80 seconds starting at 1:00": the stated first time, then the interval
+        first_then_every = bool(c.wave_interval) and len(c.wave_times) == 1
+        first_at = times[0] if scheduled or c.attack_window or first_then_every else min(interval, 120.0)
         raid_target = c.raid_target_type or c.objective_type or "metal_storage"
         raid_late = window_late or (V.schedule_jitter(times, bool(times_clause)) if scheduled
                                     else V.interval_jitter(interval, bool(V.stated(brief, "interval"))))
@@ -670,6 +672,12 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         knob = "periodic_raids.size"
         expects["interval"] = [_expect_spawns(time_clusters={"min": 2, "gap": interval * 0.6})]
         # the rule logs the type of the unit each raid goes for
+        if first_then_every and c.direction_times:
+            # the named side's first raid at its time, the next ones an interval apart to the end of the game
+            raid_times = [first_at + interval * k for k in range(int((c.time_limit - first_at) // interval) + 1)
+                          if first_at + interval * k < c.time_limit - 5]
+            expects["front_times"] = [_expect_spawns(cluster_times={"gap": interval * 0.6, "times": raid_times,
+                                                                    "tolerance": 10 + raid_late})]
         expects["raid_target"] = [{"event": "rule_log", "where": {"name": "raid", "fields.target_type": raid_target},
                                    "min": 1}]
         if c.raid_size:

@@ -455,3 +455,28 @@ def test_a_clause_read_only_for_its_time_is_not_honoured_whole():
 def test_last_side_standing_in_a_team_battle_keeps_its_teams(query, size):
     c = read(query).concepts
     assert c.archetype == "teams" and c.team_size == size
+
+
+def test_raids_at_an_interval_from_a_stated_first_time_start_then_and_are_evidenced():
+    from genesis.offline.gdd_writer import design
+
+    gdd = design(_brief("Defend against light tank raids from the north-east, one every 70 seconds starting at 0:50; "
+                        "survive until 6:00."))
+    params = next(c.params for c in gdd.rule_components if c.id in ("periodic_raids", "composed_raids"))
+    first = {k: v for k, v in params.items() if k.endswith("first_at")}
+    every = {k: v for k, v in params.items() if k.endswith("interval") or k.endswith("every")}
+    assert list(first.values()) == [50] and list(every.values()) == [70]
+    assert "light_tank" in str(params)
+    assert all(r.expect for r in gdd.requirements if r.testable)
+
+
+def test_a_time_between_two_events_is_no_game_length():
+    c = read("A column comes from the east at 1:00; a second one follows a minute later from the west; survive "
+             "6 minutes.").concepts
+    assert c.time_limit == 360
+
+
+def test_waves_of_a_type_the_request_names_do_not_bring_unnamed_units_as_honoured():
+    brief = _brief("Bomber waves hit your base at 1:30 and 3:00; survive until 5:00.")
+    (clause,) = [c for c in brief.clauses if "Bomber" in c.text]
+    assert clause.status == "partial" and "does not name" in clause.why
