@@ -231,14 +231,24 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
         gdd = _layouts_with_start_forces(gdd, c, army_named)
         update: dict = {}
     else:
+        # the family's tagged units of a named type (objectives to keep, a unit to protect) stay, and count
+        kept: dict[str, int] = {}
+        tagged = []
+        for u in player.units:
+            if u.type in c.player_start and u.tag is not None and kept.get(u.type, 0) + u.count <= c.player_start[u.type]:
+                kept[u.type] = kept.get(u.type, 0) + u.count
+                tagged.append(u)
         units = [u for u in player.units if u.type not in c.player_start
                  and not (army_named and catalog[u.type].speed > 0 and u.tag is None)]
         anchor = next(((u.x, u.y) for u in player.units if u.x is not None), None)
         m = G.load(gdd.map.model_dump())
         if anchor is None:
             anchor = G.base_point(m)[1]
-        taken = [(u.x, u.y) for u in units if u.x is not None]
-        units += _spread(m, [UnitPlacement(type=t, count=n) for t, n in c.player_start.items()], anchor, taken)
+        taken = [(u.x, u.y) for u in units + tagged if u.x is not None]
+        rest = {t: n - kept.get(t, 0) for t, n in c.player_start.items() if n > kept.get(t, 0)}
+        # more of the objective's type than the family placed are objectives too ("2 radar towers ... both standing")
+        units += tagged + _spread(m, [UnitPlacement(type=t, count=n, tag=OBJECTIVE_TAG if t == c.objective_type and kept.get(t)
+                                                    else None) for t, n in rest.items()], anchor, taken)
         update = {"units": units}
     checks = [{"state": {"at": 0, "team": PLAYER, "type": t, "units_min": n, "units_max": n}}
               for t, n in c.player_start.items()]

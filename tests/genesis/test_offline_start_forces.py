@@ -83,3 +83,11 @@ def test_production_asked_for_gives_the_player_something_to_produce_with(query):
     # asked for nothing of the kind: the design adds nothing
     plain = design(write_brief("defend two fronts with staggered waves", read("defend two fronts with staggered waves"), []))
     assert not any("production is on as asked" in a for a in plain.assumptions)
+
+
+def test_named_start_buildings_that_are_the_objectives_stay_the_objectives():
+    query = ("Fog of war on: waves from the north at 1:30 and 3:30; you start with 2 radar towers and 8 rocket bots "
+             "and must survive until 5:00 with both radar towers standing.")
+    gdd = design(write_brief(query, read(query)))
+    towers = [u for t in gdd.teams if t.id == 0 for u in t.units if u.type == "radar_tower"]
+    assert sum(u.count for u in towers) == 2 and all(u.tag for u in towers)
