@@ -367,7 +367,9 @@ _OUTSIDE = re.compile(r"\b(?:play|plays|playing|played|grind|grinding)\s+(?:\w+\
                       # a program, not a scenario: "write a Python script that scrapes the Steam store"
                       r"\b(?:write|code|build|make|create)\s+(?:me\s+)?(?:a|an)\s+(?:[\w-]+\s+)?(?:script|program|scraper|"
                       r"crawler|website|web\s+app|spreadsheet)\b|\bscrap(?:e|es|ing)\s+(?:the\s+)?(?:[\w.-]+\s+)?(?:store|site|"
-                      r"website|web|page)")
+                      r"website|web|page)|"
+                      # infrastructure, not a scenario: "deploying a working Kubernetes cluster config"
+                      r"\b(?:kubernetes|k8s|docker|terraform|ansible|helm\s+chart|aws|azure|gcp)\b")
 
 
 def _other_game(r: Reading) -> str | None:
@@ -1673,6 +1675,8 @@ def _escort(r: Reading) -> None:
     convoy = "(" + "|".join(re.escape(w) for w in sorted(V.CONVOY_WORDS, key=len, reverse=True)) + r")(?![\w-])"
     verbs = r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+" + own
     named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text) \
+        or re.search(own + r"(?:" + convoy + r")\s+(?:[\w-]+\s+){0,8}?(?:and\s+)?(?:has|have|needs?|must|should)\s+"
+                     r"(?:to\s+)?(?:reach|get\s+to|make\s+it\s+to|arrive\s+at)\b", text) \
         or re.search(own + r"(?:" + convoy + "|" + _unit_pattern("mobile") + r")\s+(?:has|have|needs?|must|should)\s+"
                      r"(?:to\s+)?(?:reach|get\s+to|get\s+from|make\s+it\s+(?:to|from)|arrive\s+at|cross|travel|walk|drive|"
                      r"move|go)\b", text)
@@ -1690,7 +1694,9 @@ def _escort(r: Reading) -> None:
     # a unit brought somewhere names the game only when nothing else does ("take your tanks to the east
     # edge and defend it" is a defence)
     other_game = any(h.key == "archetype" for h in r.hits)
-    if not (escorting or words or (named and going and named.start() < going.end() and not other_game)):
+    # a convoy brought somewhere is the escort even among attack words ("raiders lie in wait")
+    if not (escorting or words or (named and going and named.start() < going.end()
+                                   and (not other_game or named.group(1)))):
         return
     c.archetype = "escort"  # type: ignore[assignment]
     # what read as another game's words says something of the escort: the enemy's attacks are its ambushes,
@@ -1720,7 +1726,7 @@ def _escort(r: Reading) -> None:
         c.escort_unit = c.protect_unit or "commander"
         if not named and c.protect_unit is None:
             r.assumptions.append("no unit to escort named: the commander")
-    n = re.search(r"\bconvoy\s+of\s+" + _NUM + r"\b|" + _NUM + r"\s+(?:trucks|lorries|wagons|supply wagons)\b", text)
+    n = re.search(r"\bconvoy\s+of\s+" + _NUM + r"\b|" + _NUM + r"\s+(?:(?:supply|cargo|fuel|ammo|ammunition)\s+)?(?:trucks|lorries|wagons|carts|vans)\b", text)
     if n:
         wanted = int(number(n.group(1) or n.group(2)))
         c.escort_count = max(1, min(4, wanted))
@@ -2012,7 +2018,7 @@ _STOCK_NOUN = (r"\b(?:an?\s+|the\s+)?(?:stockpile|reserve|hoard|stash|bank|war c
 _STOCK_QUALIFIER = (r"(?:resources?\s*[:,-]\s*)?(?:(?:an?\s+)?(?:total\s+of\s+)?|at\s+least\s+|over\s+|more\s+than\s+|"
                     r"up\s+to\s+)?")
 # "have 1500 metal by minute 4", "1500 metal in the bank", "1500 metal banked"
-_STOCK_AFTER = (r"(?=\s+(?:(?:sitting\s+|stored\s+|piled\s+up\s+)?in\s+(?:the\s+|your\s+)?(?:bank|storage|reserve|stock|stores|"
+_STOCK_AFTER = (r"(?=\s+(?:(?:sitting\s+|stored\s+|piled\s+up\s+)?in\s+(?:the\s+|your\s+)?(?:bank|storage|reserve|stock|stores?|"
                 r"coffers|treasury|vault|war\s+chest)|banked|saved|"
                 r"stockpiled|stored|hoarded|in\s+hand)\b)")
 _HAVE_BY = r"\b(?:have|get|hold|own|end\s+with|finish\s+with)\s+(?:at\s+least\s+)?" + _AMOUNT + \

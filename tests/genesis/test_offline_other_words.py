@@ -480,3 +480,19 @@ def test_waves_of_a_type_the_request_names_do_not_bring_unnamed_units_as_honoure
     brief = _brief("Bomber waves hit your base at 1:30 and 3:00; survive until 5:00.")
     (clause,) = [c for c in brief.clauses if "Bomber" in c.text]
     assert clause.status == "partial" and "does not name" in clause.why
+
+
+def test_a_convoy_that_has_to_reach_a_place_is_an_escort_of_its_count():
+    c = read("Four cargo trucks roll out of the western rim and have to reach the outpost on the eastern rim within "
+             "five minutes; raiders lie in wait.").concepts
+    assert c.archetype == "escort" and c.escort_count == 4
+
+
+def test_a_stock_sitting_in_store_is_a_resource_goal():
+    c = read("Have nine hundred metal sitting in store by the four-minute mark.").concepts
+    assert c.archetype == "resources" and c.resource_amount == 900
+
+
+def test_infrastructure_work_is_refused_naming_it():
+    r = read("Make an RTS map where the agent wins by writing a Terraform plan for three servers.")
+    assert not r.is_game and "Terraform" in r.refusal
