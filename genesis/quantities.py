@@ -103,12 +103,17 @@ def _unit_then_seconds(m: re.Match) -> str:   # "a minute thirty" (after words b
     return f"{_fmt(_num(m.group(1)) * 60 + float(m.group(2)))} seconds"
 
 
+def clock(seconds: float) -> str:
+    """A game time as the clock shows it: 75 -> "1:15" (whole seconds)."""
+    s = int(seconds)
+    return f"{s // 60}:{s % 60:02d}"
+
+
 def _mmss(value: str, unit: str) -> str:         # "2", "minutes" -> "2:00"
-    total = round(_num(value) * _unit_seconds(unit))
-    return f"{total // 60}:{total % 60:02d}"
+    return clock(round(_num(value) * _unit_seconds(unit)))
 
 
-def _clock(m: re.Match, at: int = 1) -> str:  # the number and unit at groups at, at+1 as "m:ss"
+def _matched_clock(m: re.Match, at: int = 1) -> str:  # the number and unit at groups at, at+1 as "m:ss"
     return _mmss(m.group(at), m.group(at + 1))
 
 
@@ -157,7 +162,7 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(r"(?<![\w-])(once|twice|(?:\d+|" + "|".join(_UNITS) + r")\s+times)\s+(?:a|an|per|each|every)\s+(minute|hour)(?![\w-])"), _rate),
     # a moment as a point or mark on the clock: "the one-minute point", "the 4.5-minute mark" -> "1:00", "4:30"
     (re.compile(rf"(?<![\w-])the\s+{_ANY}[\s-]*{_UNIT}\s+(?:point|mark|bell|gong|horn|buzzer|siren)(?![\w-])"),
-     lambda m: _clock(m)),
+     lambda m: _matched_clock(m)),
     # a span between two marks: "between the one- and three-minute marks" -> "between 1 and 3 minutes"
     (re.compile(rf"(?<![\w-])between\s+the\s+{_ANY}(?:[\s-]*{_UNIT})?\s*-?\s+and\s+(?:the\s+)?{_ANY}[\s-]*{_UNIT}\s+"
                 r"(?:marks?|points?)(?![\w-])"),
@@ -172,14 +177,14 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
      lambda m: "at " + _clock_list(m.group(1), m.group(m.re.groups))),
     # "two minutes in" (into the game) -> "at 2:00"
     (re.compile(rf"(?<![\w-]){_ANY}\s*{_UNIT}\s+in(?=\s*(?:[,;.]|and\b|then\b|$))"),
-     lambda m: "at " + _clock(m)),
+     lambda m: "at " + _matched_clock(m)),
     # a span that runs out: "until six minutes have passed", "before 270 seconds have gone by" -> "until 6:00"
     (re.compile(rf"(?<![\w-])(until|till|before|by)\s+(?:the\s+)?{_ANY}\s*{_UNIT}\s+(?:have\s+|has\s+|are\s+|is\s+)?"
                 r"(?:passed|elapsed|gone\s+by|gone|up|over|elapse|pass|go\s+by|run\s+out|on\s+the\s+clock|"
-                r"ticked\s+by|tick\s+by)(?![\w-])"), lambda m: f"{m.group(1)} {_clock(m, 2)}"),
+                r"ticked\s+by|tick\s+by)(?![\w-])"), lambda m: f"{m.group(1)} {_matched_clock(m, 2)}"),
     # ... or a moment it comes: "when twenty minutes have gone by" -> "at 20:00"
     (re.compile(rf"(?<![\w-])(?:when|once)\s+(?:the\s+)?{_ANY}\s*{_UNIT}\s+(?:have|has)\s+(?:passed|elapsed|gone\s+by|"
-                r"gone|ticked\s+by|run\s+out)(?![\w-])"), lambda m: f"at {_clock(m)}"),
+                r"gone|ticked\s+by|run\s+out)(?![\w-])"), lambda m: f"at {_matched_clock(m)}"),
     # the end of the game named as a moment: "the whistle blows at 12 minutes" is a game lasting that long
     (re.compile(r"(?<![\w-])(?:the\s+)?(?:final\s+)?whistle\s+blows\s+at|(?:it's|it\s+is)\s+over\s+at|"
                 r"the\s+(?:game|match|round|battle)\s+ends\s+at|time\s+(?:is\s+up|runs\s+out)\s+at|"
@@ -190,7 +195,7 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
                 r"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+(\d{1,2}:[0-5]\d)\b"), lambda m: m.group(1)),
     # ... or as a span: "before the clock passes five and a half minutes" -> "before 5:30"
     (re.compile(rf"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
-                rf"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+{_ANY}\s*{_UNIT}(?![\w-])"), lambda m: _clock(m)),
+                rf"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+{_ANY}\s*{_UNIT}(?![\w-])"), lambda m: _matched_clock(m)),
     (re.compile(r"(?<![\w-])the\s+(\d{1,2}:[0-5]\d)\s+mark(?![\w-])"), lambda m: m.group(1)),
 ]
 

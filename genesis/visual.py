@@ -21,6 +21,7 @@ from PIL import Image
 from engine.render import LEGEND
 from engine.replay import Replay
 from engine.replay_media import FRAME_INDEX, MIN_FRAMES
+from genesis.quantities import clock
 
 JUDGE = "offline pixel checker"
 MAX_REVIEW_FRAMES = 16
@@ -34,11 +35,6 @@ class ReviewFrame:
     caption: str
     kinds: list[str]
     map_box: tuple[int, int, int, int] | None = None
-
-
-def _clock(seconds: float) -> str:
-    s = int(seconds)
-    return f"{s // 60}:{s % 60:02d}"
 
 
 def review_frames(frames_dir: str | Path, limit: int = MAX_REVIEW_FRAMES) -> list[ReviewFrame]:
@@ -66,13 +62,13 @@ def review_frames(frames_dir: str | Path, limit: int = MAX_REVIEW_FRAMES) -> lis
 
 def review_context(frames: list[ReviewFrame], replay: Replay | None) -> dict:
     """What the VLM prompt states besides the pictures."""
-    ctx = {"frames": [{"n": i + 1, "time": _clock(f.t), "caption": f.caption or "regular interval"}
+    ctx = {"frames": [{"n": i + 1, "time": clock(f.t), "caption": f.caption or "regular interval"}
                       for i, f in enumerate(frames)], "legend": GLYPH_LEGEND, "min_frames": MIN_FRAMES}
     if replay is not None:
         if frames and frames[0].map_box:
             ctx["map"] = {"width": replay.width, "height": replay.height, "box": list(frames[0].map_box)}
         ctx.update(end_reason=replay.end.reason or replay.end.ended_by, ended_by=replay.end.ended_by,
-                   duration=_clock(replay.end.duration), winners=replay.end.winners, losers=replay.end.losers,
+                   duration=clock(replay.end.duration), winners=replay.end.winners, losers=replay.end.losers,
                    teams=[{"id": t.id, "name": t.name, "color": t.color, "role": "player" if t.player else "other"}
                           for t in replay.teams])
     return ctx
@@ -136,7 +132,7 @@ def review(frames: list[ReviewFrame], team_colors: dict[int, str], player: int =
     if quiet_waves:
         aligned = False
         problems.append("no enemy unit visible in the frame of " + ", ".join(
-            f"{_clock(f.t)} ({f.caption})" for f in quiet_waves[:3]))
+            f"{clock(f.t)} ({f.caption})" for f in quiet_waves[:3]))
     if fronts and fronts > 1 and enemies:
         h, w = imgs[0].shape[:2]
         sectors = set()

@@ -9,11 +9,12 @@ counts as present anywhere in the level — so what it reports is missing for ce
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator
 
 from engine.catalog import load_catalog
-from genesis.quantities import canonical
+from genesis.quantities import canonical, clock
 
 _SMALL = {"a": 1, "an": 1, "one": 1, "single": 1, "lone": 1, "two": 2, "both": 2, "pair": 2, "three": 3, "four": 4,
           "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
@@ -95,9 +96,16 @@ _UNIT_SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "min": 
 _AMOUNT = r"(\d+(?:\.\d+)?|" + "|".join(k for k in _SMALL if k not in ("both", "pair")) + r")"
 
 
+def _canonical(text: str) -> str:
+    return canonical(text.lower(), list(range(len(text))))[0]
+
+
 def named_times(text: str) -> list[float]:
     """The times and durations the text states, in seconds ("at 1:15", "every 70 seconds", "each minute")."""
-    low, _ = canonical(text.lower(), list(range(len(text))))
+    return _times(_canonical(text))
+
+
+def _times(low: str) -> list[float]:
     out = [int(m.group(1)) * 60 + int(m.group(2)) for m in re.finditer(r"(?<![\d:])(\d{1,3}):([0-5]\d)(?![\d:])", low)]
     for m in re.finditer(rf"(?<![\w.]){_AMOUNT}((?:\s*,\s*{_AMOUNT})*(?:\s*,?\s*(?:and|or|to)\s+{_AMOUNT})?)"
                          rf"[\s-]*(seconds?|secs?|minutes?|mins?|hours?|s)(?![\w])", low):
@@ -110,10 +118,9 @@ def named_times(text: str) -> list[float]:
 
 def named_windows(text: str) -> list[tuple[float, float]]:
     """The spans the text gives as "between A and B" (in seconds)."""
-    low, _ = canonical(text.lower(), list(range(len(text))))
     out = []
-    for m in re.finditer(r"\bbetween\s+.{1,40}?\s+and\s+.{1,40}?(?=[,;.]|$)", low):
-        times = named_times(m.group(0))
+    for m in re.finditer(r"\bbetween\s+.{1,40}?\s+and\s+.{1,40}?(?=[,;.]|$)", _canonical(text)):
+        times = _times(m.group(0))
         if len(times) == 2:
             out.append((min(times), max(times)))
     return out
@@ -121,8 +128,7 @@ def named_windows(text: str) -> list[tuple[float, float]]:
 
 def named_team_count(text: str) -> int | None:
     """How many sides the text fixes: "3v3" -> 6, "1v1v1v1" -> 4, "three-team" / "six-way" -> 3 / 6."""
-    low, _ = canonical(text.lower(), list(range(len(text))))
-    low = re.sub(r"(?<![a-z])(" + _COUNT_WORDS + r"|one)(?![a-z])", lambda m: str(_SMALL[m.group(1)]), low)
+    low = re.sub(r"(?<![a-z])(" + _COUNT_WORDS + r"|one)(?![a-z])", lambda m: str(_SMALL[m.group(1)]), _canonical(text))
     m = re.search(r"(?<![\w-])\d+(?:\s*(?:v|vs\.?|versus)\s*\d+|-on-\d+)+(?![\w-])", low)
     if m:
         counts = [int(n) for n in re.findall(r"\d+", m.group(0))]
@@ -182,47 +188,59 @@ def _type_counts(level: dict) -> dict[str, set[int]]:
     return counts
 
 
-def missing(text: str, level: dict, sources: list[str]) -> list[str]:
+@dataclass(frozen=True)
+class LevelFacts:
+    """What a shipped level holds, gathered once for all its clauses: every string and number in level.json and
+    its rule scripts' literals, the counts each unit type is given, its switches and how many sides it has."""
+    strings: frozenset[str]
+    numbers: frozenset[float]
+    lua_strings: frozenset[str]
+    counts: dict[str, set[int]]
+    switches: dict[str, Any]
+    sides: int
+
+    @classmethod
+    def of(cls, level: dict, sources: list[str]) -> LevelFacts:
+        strings, numbers, lua_strings = set(), set(), set()
+        for v in _walk(level):
+            if isinstance(v, str):
+                strings.add(v)
+            elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                numbers.add(float(v))
+        for source in sources:
+            s, n = _lua_literals(source)
+            lua_strings |= s
+            numbers |= n
+        return cls(frozenset(strings), frozenset(numbers), frozenset(lua_strings), _type_counts(level),
+                   level.get("switches") or {}, len(level.get("teams") or []))
+
+    def has_time(self, t: float) -> bool:
+        return any(abs(t - x) <= max(2.0, 0.03 * t) for x in self.numbers)
+
+
+def missing(text: str, facts: LevelFacts) -> list[str]:
     """What the clause names that the level lacks, each as a short phrase ([] when nothing is missing)."""
-    strings, numbers = set(), set()
-    for v in _walk(level):
-        if isinstance(v, str):
-            strings.add(v)
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            numbers.add(float(v))
-    lua_strings, lua_numbers = set(), set()
-    for source in sources:
-        s, n = _lua_literals(source)
-        lua_strings |= s
-        lua_numbers |= n
     out = []
-    counts = _type_counts(level)
     for words, ids, n in named_types(text):
-        if not ids & (strings | lua_strings):
+        if not ids & (facts.strings | facts.lua_strings):
             out.append(f"no {words} in the level")
-        elif n is not None and not any(n in counts.get(t, ()) for t in ids) and not ids & lua_strings:
+        elif n is not None and not any(n in facts.counts.get(t, ()) for t in ids) and not ids & facts.lua_strings:
             out.append(f"{n} {words} named, the level has " + (", ".join(
-                f"{'/'.join(str(c) for c in sorted(counts[t]))} {t.replace('_', ' ')}" for t in sorted(ids)
-                if t in counts) or "none"))
-    switches = level.get("switches") or {}
+                f"{'/'.join(str(c) for c in sorted(facts.counts[t]))} {t.replace('_', ' ')}" for t in sorted(ids)
+                if t in facts.counts) or "none"))
     for key, on in named_switches(text).items():
-        if key in switches and bool(switches[key]) != on:
-            out.append(f"{key.replace('_', ' ')} is {'on' if switches[key] else 'off'} in the level")
-    every = numbers | lua_numbers
-
-    def has(t: float) -> bool:
-        return any(abs(t - x) <= max(2.0, 0.03 * t) for x in every)
-
+        if key in facts.switches and bool(facts.switches[key]) != on:
+            out.append(f"{key.replace('_', ' ')} is {'on' if facts.switches[key] else 'off'} in the level")
     # a window "between 1:00 and 3:00" may be built as its middle with a jitter
-    windows = [(a, b) for a, b in named_windows(text) if has((a + b) / 2)]
+    windows = [(a, b) for a, b in named_windows(text) if facts.has_time((a + b) / 2)]
     for t in dict.fromkeys(named_times(text)):
-        if not has(t) and not any(t in w for w in windows):
+        if not facts.has_time(t) and not any(t in w for w in windows):
             out.append(f"no time or duration of {_clock(t)} in the level")
     teams = named_team_count(text)
-    if teams and teams != len(level.get("teams") or []):
-        out.append(f"{teams} sides named, the level has {len(level.get('teams') or [])}")
+    if teams and teams != facts.sides:
+        out.append(f"{teams} sides named, the level has {facts.sides}")
     return list(dict.fromkeys(out))
 
 
 def _clock(seconds: float) -> str:
-    return f"{int(seconds // 60)}:{int(seconds % 60):02d}" if seconds >= 60 else f"{seconds:g} s"
+    return clock(seconds) if seconds >= 60 else f"{seconds:g} s"

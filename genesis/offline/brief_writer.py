@@ -6,6 +6,7 @@ import re
 
 from engine.catalog import load_catalog
 from genesis.models import Brief, Clarification, ClauseAccount, Concepts, Requirement
+from genesis.quantities import clock
 from genesis.offline.clauses import account, unsupported_lines
 from genesis.offline import wave_growth
 from genesis.offline.composed_designs import ZONE_EVERY
@@ -29,11 +30,6 @@ ATTACKED_RACE_TIME_LIMIT = 900.0    # a production race under timed enemy attack
 DEFAULT_TIME_LIMIT = {"defense": 300.0, "raids": 420.0, "production": 600.0, "ffa": 240.0, "teams": 300.0,
                       "siege": 480.0, "capture": 300.0, "escort": 300.0,
                       "recon": 180.0, "micro": 180.0, "resources": 300.0}
-
-
-def _fmt(seconds: float) -> str:
-    m, s = divmod(int(seconds), 60)
-    return f"{m}:{s:02d}"
 
 
 # What each clarifying question asks, how to spot it (also when re-asked) and what answer it needs.
@@ -125,7 +121,7 @@ def apply_answers(c: Concepts, answers: list[Clarification]) -> tuple[list[str],
             taken.append(f"fronts = {c.fronts} (from your answer)")
         elif kind == "duration":
             c.time_limit = value
-            taken.append(f"time limit = {_fmt(c.time_limit)} (from your answer)")
+            taken.append(f"time limit = {clock(c.time_limit)} (from your answer)")
         else:
             c.fog = value
             taken.append(f"fog of war = {'on' if c.fog else 'off'} (from your answer)")
@@ -156,14 +152,14 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             dataclasses.replace(h, problem=unbuilt) if h.key == "production_switch" else h for h in reading.hits])
     if c.time_limit is None and arch == "capture" and c.hold_time:
         c.time_limit = max(DEFAULT_TIME_LIMIT[arch], c.hold_time + 180)
-        assumptions.append(f"no duration given: {_fmt(c.time_limit)} (time to take the zone and hold it)")
+        assumptions.append(f"no duration given: {clock(c.time_limit)} (time to take the zone and hold it)")
     raced = arch == "production" and bool(c.wave_times) and not c.probe_then_main   # a race under timed attacks
     if c.time_limit is None and raced:
         c.time_limit = ATTACKED_RACE_TIME_LIMIT
-        assumptions.append(f"no duration given: {_fmt(c.time_limit)} (the timed attacks cost the economy time)")
+        assumptions.append(f"no duration given: {clock(c.time_limit)} (the timed attacks cost the economy time)")
     if c.time_limit is None:
         c.time_limit = DEFAULT_TIME_LIMIT[arch]
-        assumptions.append(f"no duration given: {_fmt(c.time_limit)}")
+        assumptions.append(f"no duration given: {clock(c.time_limit)}")
     if c.time_limit < 60:
         unsupported.append(f"a {c.time_limit:.0f}-second game is too short to play; raised to 1:00")
         c.time_limit = 60.0
@@ -217,14 +213,14 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         if not c.wave_times and not c.wave_interval and not c.escalating and not c.probe_then_main:
             c.wave_times = _schedule(c)
             if len(c.wave_times) < c.waves:
-                cut = (f"{c.waves} waves do not fit a {_fmt(c.time_limit)} game ({_fmt(MIN_WAVE_STEP)} s apart "
-                       f"at the closest, the last {_fmt(WAVE_TAIL)} s before the end): {len(c.wave_times)} are built")
+                cut = (f"{c.waves} waves do not fit a {clock(c.time_limit)} game ({clock(MIN_WAVE_STEP)} s apart "
+                       f"at the closest, the last {clock(WAVE_TAIL)} s before the end): {len(c.wave_times)} are built")
                 c.waves = len(c.wave_times)
                 unsupported.append(cut)
                 reading = dataclasses.replace(reading, hits=[
                     dataclasses.replace(h, problem=cut) if h.key == "waves" else h for h in reading.hits])
             assumptions.append(("staggered " if c.staggered else "") + "wave times "
-                               + ", ".join(_fmt(t) for t in c.wave_times)
+                               + ", ".join(clock(t) for t in c.wave_times)
                                + (" (the first at the start of the window the request gives)" if c.attack_window
                                   else " (after time to scout)" if c.scouting else " (spread over the game)"))
     if arch == "teams":
@@ -273,7 +269,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             c.wave_interval = None
     if c.wave_times and c.time_limit and max(c.wave_times) >= c.time_limit:
         c.time_limit = max(c.wave_times) + 120
-        assumptions.append(f"time limit extended to {_fmt(c.time_limit)} so every wave arrives")
+        assumptions.append(f"time limit extended to {clock(c.time_limit)} so every wave arrives")
 
     reqs: list[Requirement] = []
     win, loss, enemy = [], [], []
@@ -283,12 +279,12 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                      + (", each larger than the last" if c.escalating else "")
                      + (", from a random side each time" if c.random_side else ""))
         if c.air:
-            enemy.append("an air assault arrives " + (f"at {_fmt(c.wave_times[-1])}" if c.wave_times else "late"))
+            enemy.append("an air assault arrives " + (f"at {clock(c.wave_times[-1])}" if c.wave_times else "late"))
         kept = c.keep_objectives if c.keep_objectives and c.keep_objectives < (c.objectives or 0) else None
         if arch == "raids" and not kept:
             assumptions.append(f"losing any {c.objective_type.replace('_', ' ')} loses and surviving until "
-                               f"{_fmt(c.time_limit)} wins (the request names no end condition)")
-        win.append(f"survive until {_fmt(c.time_limit)}")
+                               f"{clock(c.time_limit)} wins (the request names no end condition)")
+        win.append(f"survive until {clock(c.time_limit)}")
         loss.append(f"fewer than {kept} of the {c.objectives} protected {c.objective_type.replace('_', ' ')}s are "
                     "left" if kept else
                     f"any of the {c.objectives} protected {c.objective_type.replace('_', ' ')}(s) is destroyed")
@@ -301,32 +297,32 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         if c.staggered or len(c.wave_times) > 1:
             reqs.append(Requirement(id="staggered", text="waves arrive at staggered times"))
         if c.wave_times:
-            reqs.append(Requirement(id="wave_times", text="waves at " + ", ".join(_fmt(t) for t in c.wave_times)))
+            reqs.append(Requirement(id="wave_times", text="waves at " + ", ".join(clock(t) for t in c.wave_times)))
         if c.attack_window:
             lo, hi = c.attack_window
             reqs.append(Requirement(id="attack_window", text=f"the first attack comes at a time drawn between "
-                                                             f"{_fmt(lo)} and {_fmt(hi)}"))
+                                                             f"{clock(lo)} and {clock(hi)}"))
         if c.escalating:
             reqs.append(Requirement(id="escalation", text="each wave is larger than the last"))
         if c.air:
             reqs.append(Requirement(id="air", text="an air assault takes place"))
         if c.wave_interval:
-            reqs.append(Requirement(id="interval", text=f"raids every {_fmt(c.wave_interval)}"))
+            reqs.append(Requirement(id="interval", text=f"raids every {clock(c.wave_interval)}"))
         if c.raid_size:
             reqs.append(Requirement(id="raid_size", text=f"each raid is {c.raid_size} units"))
         reqs.append(Requirement(id="objective_loss", text=f"fewer than {kept} objectives left loses the game" if kept
                                 else "losing an objective loses the game", on="idle"))
-        reqs.append(Requirement(id="survive_win", text=f"a good defence wins at {_fmt(c.time_limit)}"))
+        reqs.append(Requirement(id="survive_win", text=f"a good defence wins at {clock(c.time_limit)}"))
     elif arch == "production":
         comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
         timed = bool(c.wave_times) and not c.probe_then_main
-        win.append(f"own {comp}" + (" and beat the enemy attack at " + ", ".join(_fmt(t) for t in c.wave_times)
+        win.append(f"own {comp}" + (" and beat the enemy attack at " + ", ".join(clock(t) for t in c.wave_times)
                                     if timed else ""))
-        loss.append(f"the deadline {_fmt(c.time_limit)} passes")
+        loss.append(f"the deadline {clock(c.time_limit)} passes")
         if c.raids:
             who = "the enemy commander" if "commander" in c.unit_kinds else "enemy raiders"
             enemy.append(f"{who} raid the economy " + ("at unpredictable times" if c.random_timing
-                                                        else "at " + ", ".join(_fmt(t) for t in c.wave_times)
+                                                        else "at " + ", ".join(clock(t) for t in c.wave_times)
                                                         if timed and not c.wave_interval else "from time to time"))
             reqs.append(Requirement(id="raids", text="enemy raids arrive during the game"))
             if "commander" in c.unit_kinds:
@@ -344,13 +340,13 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="deadline_loss", text="missing the deadline loses", on="idle"))
     elif arch == "ffa":
         if c.elimination:
-            win.append(f"be the last team {_LEFT[c.elimination]} by {_fmt(c.time_limit)}")
-            loss.append(f"{_OUT[c.elimination]}, or another team is still in at {_fmt(c.time_limit)}")
+            win.append(f"be the last team {_LEFT[c.elimination]} by {clock(c.time_limit)}")
+            loss.append(f"{_OUT[c.elimination]}, or another team is still in at {clock(c.time_limit)}")
             reqs.append(Requirement(id="elimination_win", text=f"a team is out once {_OUT_WHEN[c.elimination]}; the "
-                                                                f"last team left by {_fmt(c.time_limit)} wins"))
-            assumptions.append(f"with more than one team still in at {_fmt(c.time_limit)}, nobody wins")
+                                                                f"last team left by {clock(c.time_limit)} wins"))
+            assumptions.append(f"with more than one team still in at {clock(c.time_limit)}, nobody wins")
         else:
-            win.append(f"rank first by {c.ranking or 'damage efficiency'} at {_fmt(c.time_limit)}")
+            win.append(f"rank first by {c.ranking or 'damage efficiency'} at {clock(c.time_limit)}")
             loss.append("rank below first")
             reqs.append(Requirement(id="ranking", text="teams are ranked at the end"))
         enemy.append(f"{c.teams - 1} AI teams with equal forces fight everyone")
@@ -361,23 +357,23 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="alliances", text=f"{c.team_size}v{c.team_size} alliances"))
         reqs.append(Requirement(id="no_production", text="fixed forces, no production"))
         if c.elimination:
-            win.append(f"the enemy alliance is out ({_ALLIANCE_OUT[c.elimination]}) by {_fmt(c.time_limit)}")
+            win.append(f"the enemy alliance is out ({_ALLIANCE_OUT[c.elimination]}) by {clock(c.time_limit)}")
             loss.append(f"your alliance is out ({_ALLIANCE_OUT[c.elimination]}), or the enemy alliance is still in at "
-                        f"{_fmt(c.time_limit)}")
+                        f"{clock(c.time_limit)}")
             reqs.append(Requirement(id="elimination_win", text=f"an alliance is out once "
-                                    f"{_ALLIANCE_OUT[c.elimination]}; the other wins, if by {_fmt(c.time_limit)}"))
-            assumptions.append(f"with both alliances still in at {_fmt(c.time_limit)}, nobody wins")
+                                    f"{_ALLIANCE_OUT[c.elimination]}; the other wins, if by {clock(c.time_limit)}"))
+            assumptions.append(f"with both alliances still in at {clock(c.time_limit)}, nobody wins")
         else:
             metric = (c.ranking or "damage_efficiency").replace("_", " ")
             win.append("the enemy alliance has no mobile units left, or yours holds the best-ranked team "
-                       f"by {metric} at {_fmt(c.time_limit)}")
+                       f"by {metric} at {clock(c.time_limit)}")
             loss.append("your alliance has no mobile units left, or the enemy holds the best-ranked team at the end")
-            assumptions.append(f"a battle still undecided at {_fmt(c.time_limit)} goes to the alliance of the team "
+            assumptions.append(f"a battle still undecided at {clock(c.time_limit)} goes to the alliance of the team "
                                f"with the best {metric}")
             reqs.append(Requirement(id="decisive", text="every battle ends with a winning alliance"))
     elif arch == "siege":
         win.append("destroy the enemy target structure")
-        loss.append(f"the deadline {_fmt(c.time_limit)} passes")
+        loss.append(f"the deadline {clock(c.time_limit)} passes")
         enemy.append("the enemy holds a static fortification of turrets around the target")
         guards = ", ".join(f"{n} {t.replace('_', ' ')}s" for t, n in c.guard_turrets.items())
         reqs.append(Requirement(id="fortification", text=f"the target is guarded by {guards}" if guards
@@ -388,7 +384,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             reqs.append(Requirement(id="artillery_only", text="the player's army is artillery only"))
     elif arch == "capture":
         win.append("hold the zone long enough")
-        loss.append(f"the time runs out at {_fmt(c.time_limit)}")
+        loss.append(f"the time runs out at {clock(c.time_limit)}")
         enemy.append("enemies contest the zone")
         reqs.append(Requirement(id="capture_win", text="holding the zone wins"))
     elif arch == "escort":
@@ -396,7 +392,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         where = f"the {_SIDE_NAMES[c.escort_to]} {'corner' if len(c.escort_to) == 2 else 'edge'}" if c.escort_to \
             else "the far side of the map"
         win.append(f"bring {vip} to {where}")
-        loss.append(f"the deadline {_fmt(c.deadline)} passes before it arrives")
+        loss.append(f"the deadline {clock(c.deadline)} passes before it arrives")
         enemy.append("ambushes wait at sites along the route, drawn per game, and spring on the escorted unit")
         reqs.append(Requirement(id="escort_arrival", text=f"{vip} reaching {where} wins"
                                 + (f", starting from the {_SIDE_NAMES[c.escort_from]}" if c.escort_from else "")))
@@ -405,15 +401,15 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     elif arch == "recon":
         what = f"{c.locate_count} enemy {c.locate_type.replace('_', ' ')}s"
         win.append(f"see all {what}")
-        loss.append(f"the deadline {_fmt(c.deadline)} passes before all are found")
+        loss.append(f"the deadline {clock(c.deadline)} passes before all are found")
         enemy.append("the targets stand at sites drawn per game, hidden by fog of war, each guarded by a turret")
         reqs.append(Requirement(id="locate_win", text=f"seeing all {what} wins"))
         reqs.append(Requirement(id="hidden_targets", text=f"the {what} stand at sites drawn per game, hidden by fog of "
                                                           "war until seen"))
     elif arch == "micro":
         mine, theirs = _force_text(c.squad), _force_text(c.enemy_force)
-        win.append(f"destroy every enemy unit by {_fmt(c.deadline)}")
-        loss.append(f"the deadline {_fmt(c.deadline)} passes with enemy units alive, or your squad is destroyed")
+        win.append(f"destroy every enemy unit by {clock(c.deadline)}")
+        loss.append(f"the deadline {clock(c.deadline)} passes with enemy units alive, or your squad is destroyed")
         enemy.append(f"{theirs} attack your squad from a side drawn per game")
         reqs.append(Requirement(id="eliminate_win", text="destroying every enemy unit wins"))
         reqs.append(Requirement(id="armies", text=f"your {mine} against {theirs}"
@@ -426,7 +422,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     elif arch == "resources":
         goal = _resource_text(c)
         win.append(f"reach {goal}")
-        loss.append(f"the deadline {_fmt(c.deadline)} passes before you do")
+        loss.append(f"the deadline {clock(c.deadline)} passes before you do")
         reqs.append(Requirement(id="resource_win", text=f"reaching {goal} wins"))
         reqs.append(Requirement(id="resource_idle", text=f"a player who builds no economy never reaches {goal} and "
                                                          "loses by the deadline", on="idle"))
@@ -461,7 +457,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         assumptions.append("every team starts with one commander: the game is decided by the commanders' deaths")
     if c.player_start or c.player_metal is not None:
         given = [f"{n} {t.replace('_', ' ')}" for t, n in c.player_start.items()]
-        given += [f"{_fmt(c.player_metal)} metal"] if c.player_metal is not None else []
+        given += [f"{clock(c.player_metal)} metal"] if c.player_metal is not None else []
         reqs.append(Requirement(id="start_forces", text="the player starts with " + ", ".join(given)))
     if c.unopposed:
         reqs.append(Requirement(id="unopposed", text="no enemy unit is on the map or arrives: nothing attacks the player"))
@@ -513,7 +509,7 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
             reqs.append(Requirement(id="front_order", text=f"the sides attack in the stated order: {sides}", on=on))
         if c.direction_times:
             reqs.append(Requirement(id="front_times", text="each side attacks at its stated time (within 10 s): "
-                                    + ", ".join(f"{_SIDE_NAMES[d]} at {_fmt(t)}"
+                                    + ", ".join(f"{_SIDE_NAMES[d]} at {clock(t)}"
                                                 for d, t in zip(c.directions, c.direction_times)), on=on))
     if c.growth_factor and attacked:
         reqs.append(Requirement(id="growth", text=f"each wave is at least {c.growth_factor:g} times the size of "
@@ -528,21 +524,21 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
     elif arch == "teams" and "teams" in keys:
         reqs.append(Requirement(id="team_count", text=f"two alliances of {c.team_size} teams each"))
     if c.hold_time and arch == "capture":
-        reqs.append(Requirement(id="hold_zone", text=f"holding the zone for {_fmt(c.hold_time)} without a break "
+        reqs.append(Requirement(id="hold_zone", text=f"holding the zone for {clock(c.hold_time)} without a break "
                                                      "wins, and a shorter hold does not"))
     if c.deadline:
-        reqs.append(Requirement(id="deadline", text=f"the goal must be reached by {_fmt(c.deadline)}; missing it "
+        reqs.append(Requirement(id="deadline", text=f"the goal must be reached by {clock(c.deadline)}; missing it "
                                                     "loses"))
     if arch == "production" and c.wave_times:
         reqs.append(Requirement(id="enemy_attack", text="the enemy attacks at "
-                                + ", ".join(_fmt(t) for t in c.wave_times) + " during the production race, "
+                                + ", ".join(clock(t) for t in c.wave_times) + " during the production race, "
                                 "and the race is won only once the last attack is beaten"))
     if c.raid_target_type and (c.raids or arch == "raids"):
         reqs.append(Requirement(id="raid_target", text=f"raids go for your "
                                                        f"{c.raid_target_type.replace('_', ' ')}s"))
     if c.safe_zone and arch == "ffa":
         every = c.zone_interval or ZONE_EVERY
-        reqs.append(Requirement(id="safe_zone", text=f"a safe zone shrinks every {_fmt(every)} and every unit "
+        reqs.append(Requirement(id="safe_zone", text=f"a safe zone shrinks every {clock(every)} and every unit "
                                                      "outside it loses hp"))
     if c.theft and c.wave_interval and (c.raids or arch == "raids"):
         reqs.append(Requirement(id="theft", text=f"each raid steals up to {c.theft:g} metal from you and "

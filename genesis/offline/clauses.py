@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from genesis.models import ClauseAccount, Requirement
+from genesis.quantities import clock
 from genesis.offline import vocabulary as V
 from genesis.offline.concepts import Hit, Reading, roster_names
 
@@ -245,7 +246,7 @@ def _unpaired(a: int, b: int, reading: Reading) -> str:
         tied |= {(c.directions[0], t) for t in c.wave_times}
     if all(any((d, t) in tied for d in codes) for t in times):
         return ""
-    shown = ", ".join(f"{int(t) // 60}:{int(t) % 60:02d}" for t in times)
+    shown = ", ".join(clock(t) for t in times)
     return f"the times ({shown}) are kept but not the side each attack comes from " \
            f"({', '.join(dict.fromkeys(w for w, _ in named))})"
 

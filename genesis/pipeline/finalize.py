@@ -73,7 +73,7 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
     text = {r.id: r.text for r in brief.requirements} if brief else {}
     delivered = state.get("status") in PLAYS or not brief or not brief.is_game
     level = state.get("level") if delivered else None
-    sources = [r.source for r in state.get("rules") or []]
+    facts = clause_audit.LevelFacts.of(level, [r.source for r in state.get("rules") or []]) if level else None
     missed = _missed_difficulty(state, certificate) if delivered else []
     out = []
     for c in (brief.clauses if brief else []):
@@ -92,7 +92,7 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
         elif c.status == "honoured" and "difficulty" in c.requirement_ids and missed:
             record.update(status="partial", built=c.built or "the level as certified", why="; ".join(filter(None, [
                 c.why, *missed])))
-        elif c.status == "honoured" and level and (lacks := clause_audit.missing(c.text, level, sources)):
+        elif c.status == "honoured" and facts and (lacks := clause_audit.missing(c.text, facts)):
             record.update(status="partial", built=c.built or "; ".join(text.get(r, r) for r in c.requirement_ids),
                           why="; ".join(filter(None, [c.why, "the level shipped has " + "; ".join(lacks)])))
         out.append(record)

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from engine.errors import EngineError
 from genesis.llm.cost import cost_text
+from genesis.quantities import clock
 from genesis.fileio import atomic_write_text
 from genesis.report.map_picture import write_map_picture
 from genesis.report.replay_widget import widget_inputs
@@ -84,16 +85,11 @@ def _compact(value: Any) -> str:
     return json.dumps(value, separators=(", ", ": "), default=str)
 
 
-def _clock(seconds: float) -> str:
-    s = int(seconds)
-    return f"{s // 60}:{s % 60:02d}"
-
-
 def _environment() -> jinja2.Environment:
     # lenient undefined: folders of failed or older runs lack keys, and the page shows what there is
     env = template_environment(HERE, autoescape=True, trim_blocks=True, lstrip_blocks=True)
     markdown = MarkdownIt("commonmark", {"html": False})   # raw HTML in a model's GDD stays text
-    env.filters.update(markdown=lambda text: Markup(markdown.render(text or "")), compact=_compact, clock=_clock,
+    env.filters.update(markdown=lambda text: Markup(markdown.render(text or "")), compact=_compact, clock=clock,
                        outcome=_outcome)
     return env
 

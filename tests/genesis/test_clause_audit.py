@@ -60,23 +60,24 @@ def test_the_number_of_sides_a_clause_fixes(text, n):
 def test_what_the_level_lacks_is_named_and_what_it_has_passes():
     level = _level(units=["artillery_bot"] * 8, switches={"fog_of_war": True, "production": False},
                    rules=[{"id": "waves", "params": {"times": [30, 90, 150], "units": {"light_bot": 3}}}])
-    lacks = A.missing("your 4 artillery bots and 6 assault bots, fog of war is off, raids at 1:00", level, [])
+    facts = A.LevelFacts.of(level, [])
+    lacks = A.missing("your 4 artillery bots and 6 assault bots, fog of war is off, raids at 1:00", facts)
     assert lacks == ["4 artillery bots named, the level has 8 artillery bot", "no assault bots in the level",
                      "fog of war is on in the level", "no time or duration of 1:00 in the level"]
-    assert A.missing("8 artillery bots; 3 light bots strike at 1:30 with fog of war", level, []) == []
+    assert A.missing("8 artillery bots; 3 light bots strike at 1:30 with fog of war", facts) == []
 
 
 def test_a_rule_script_that_spawns_a_type_at_a_time_holds_both():
     level = _level(rules=[{"id": "ambush", "params": {}}])
     source = 'at(75, function() spawn(1, "heavy_tank", 10, 10) end)'
-    assert A.missing("a heavy tank ambush at 1:15", level, [source]) == []
-    assert A.missing("a heavy tank ambush at 1:15", level, []) == ["no heavy tank in the level",
+    assert A.missing("a heavy tank ambush at 1:15", A.LevelFacts.of(level, [source])) == []
+    assert A.missing("a heavy tank ambush at 1:15", A.LevelFacts.of(level, [])) == ["no heavy tank in the level",
                                                                    "no time or duration of 1:15 in the level"]
 
 
 def test_a_level_with_another_number_of_sides_is_named():
-    assert A.missing("a 3v3 team battle", _level(teams=2), []) == ["6 sides named, the level has 2"]
-    assert A.missing("a 3v3 team battle", _level(teams=6), []) == []
+    assert A.missing("a 3v3 team battle", A.LevelFacts.of(_level(teams=2), [])) == ["6 sides named, the level has 2"]
+    assert A.missing("a 3v3 team battle", A.LevelFacts.of(_level(teams=6), [])) == []
 
 
 def _brief(query: str, clauses: list[tuple[str, str]]) -> Brief:
