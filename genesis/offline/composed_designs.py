@@ -118,12 +118,16 @@ def attack_jitter(c: Concepts, site: Site) -> float:
     return float(round(late, 1))
 
 
-def _raider(c: Concepts) -> str:
-    if c.air and not c.ground:
-        return AIR_RAIDER
+def ground_raider(c: Concepts) -> str:
+    """The ground unit raids are made of: the raiders the request names ("light tank raids"), else raider or
+    light bots."""
     if c.wave_units:
-        return c.wave_units[0]      # "light tank raids": the raiders the request names
+        return c.wave_units[0]
     return "raider_bot" if "raider" in c.unit_kinds else "light_bot"
+
+
+def _raider(c: Concepts) -> str:
+    return AIR_RAIDER if c.air and not c.ground else ground_raider(c)
 
 
 def _sectors(site: Site, fronts: list[str]) -> int:

@@ -111,9 +111,7 @@ def _relief_type(c: Concepts) -> str:
 
 def _raider(c: Concepts) -> str:
     """The unit a production race's raids are made of."""
-    if "commander" in c.unit_kinds:
-        return "commander"
-    return c.wave_units[0] if c.wave_units else "raider_bot" if "raider" in c.unit_kinds else "light_bot"
+    return "commander" if "commander" in c.unit_kinds else composed_designs.ground_raider(c)
 
 
 def _main_type(c: Concepts) -> str:
