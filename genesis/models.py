@@ -419,6 +419,16 @@ class RuleDraft(Doc):
         return self
 
 
+MAX_RULES_PER_CALL = 12
+
+
+class RuleDrafts(Doc):
+    """The developer's answer for several rule components asked in one call: one draft per component."""
+
+    rules: list[RuleDraft] = Field(min_length=1, max_length=MAX_RULES_PER_CALL, description=(
+        "one draft per component asked, in the order given; each draft's id is its component's id"))
+
+
 class LevelDraft(Doc):
     level: LevelConfig = Field(description="the complete level config")
 

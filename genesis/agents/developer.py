@@ -8,22 +8,23 @@ from pydantic import BaseModel, ConfigDict
 
 from engine.schema.level import LevelConfig
 from genesis.agents.base import Agent
-from genesis.models import GDD, LevelDraft, RetryContext, RuleArtifact, RuleComponent, RuleDraft
+from genesis.models import GDD, LevelDraft, RetryContext, RuleArtifact, RuleComponent, RuleDraft, RuleDrafts
 
 
 # What a rule's developer needs of the design: where it runs, who plays, and what else the level holds.
 DESIGN_CONTEXT = {"map", "teams", "rule_components", "requirements", "time_limit", "fog_of_war", "production"}
 
 
-def design_context(gdd: GDD, component: RuleComponent) -> dict[str, Any]:
-    """The design a rule is written in, without the component being written (the prompt shows it once,
-    apart); the expectations only of the requirements it serves (its requirement_ids, and those whose
-    expectations name its rule id): the others keep their text, which says what the rest of the level
-    must show. A component that names none sees every expectation."""
+def design_context(gdd: GDD, *components: RuleComponent) -> dict[str, Any]:
+    """The design rules are written in, without the components being written (the prompt shows them
+    apart); the expectations only of the requirements they serve (their requirement_ids, and those whose
+    expectations name one of their rule ids): the others keep their text, which says what the rest of the
+    level must show. Components that name none see every expectation."""
     design = gdd.model_dump(mode="json", include=DESIGN_CONTEXT)
-    design["rule_components"] = [c for c in design["rule_components"] if c["id"] != component.id]
-    served = set(component.requirement_ids) | {r["id"] for r in design["requirements"]
-                                               if f'"{component.id}"' in json.dumps(r.get("expect"))}
+    asked = {c.id for c in components}
+    design["rule_components"] = [c for c in design["rule_components"] if c["id"] not in asked]
+    served = {i for c in components for i in c.requirement_ids} | {
+        r["id"] for r in design["requirements"] if any(f'"{i}"' in json.dumps(r.get("expect")) for i in asked)}
     if served:
         design["requirements"] = [r if r["id"] in served else {k: v for k, v in r.items() if k != "expect"}
                                   for r in design["requirements"]]
@@ -80,6 +81,17 @@ class Developer(Agent):
             "component": component.model_dump(mode="json"), "library": library, "guidance": guidance,
             "example": example, "retry": retry.model_dump() if retry else None, "criteria": criteria or [],
             "design": design, "verified": shown, "kept": kept or []})
+
+    def write_rules(self, components: list[RuleComponent], gdd: GDD, guidance: list[str],
+                    example: dict[str, Any] | None = None, criteria: list[dict] | None = None,
+                    kept: list[str] | None = None) -> list[RuleDraft]:
+        """New rules for several components in one call: the rule API, grammar and example are sent once,
+        not once per component. Only for components with no library rule offered, no earlier rule to keep
+        and no rejected rule of their own to fix (those are asked one by one)."""
+        return self.ask("developer.write_rules", RuleDrafts, stage="rules", inputs={
+            "components": [c.model_dump(mode="json") for c in components], "guidance": guidance,
+            "example": example, "retry": None, "criteria": criteria or [],
+            "design": design_context(gdd, *components), "kept": kept or []}).rules
 
     def assemble_level(self, gdd: GDD, rules: list[RuleArtifact], guidance: list[str],
                        retry: RetryContext | None = None, criteria: list[dict] | None = None) -> LevelConfig:

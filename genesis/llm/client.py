@@ -40,7 +40,7 @@ from genesis.llm.deadline import CallDeadlineExceeded, call_with_deadline
 from genesis.llm.limits import SlotWaitTimeout, model_slot, retry_after_seconds
 from genesis.llm.offline_provider import METADATA_KEY, register_offline_provider
 from genesis.llm.schema_text import schema_text
-from genesis.llm.transcript import ReplayIndex, ReplayMismatch, Transcript
+from genesis.llm.transcript import CALL_PLAN, ReplayIndex, ReplayMismatch, Transcript
 from genesis.llm.usage import Usage
 
 T = TypeVar("T", bound=BaseModel)
@@ -572,11 +572,16 @@ class LLMClient:
             return 0.0
 
     def _log(self, record: dict[str, Any], **fields: Any) -> None:
-        entry = {"v": 1, "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), **record,
+        entry = {"v": self.call_plan, "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), **record,
                  "replayed": False, "response_text": None, "finish_reason": None, "output": None, "error": None,
                  "error_type": None, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, **fields}
         entry["latency_ms"] = round(entry.get("latency_ms", 0.0), 1)
         self.transcript.append(entry)
+
+    @property
+    def call_plan(self) -> int:
+        """The stage call plan this run follows (transcript.CALL_PLAN; a replay keeps its recording's)."""
+        return self._replay.call_plan if self._replay is not None else CALL_PLAN
 
     def backend_name(self, role: str) -> str:
         """What answers `role`: the configured backend, or in a replay the recorded one."""

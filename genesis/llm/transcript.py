@@ -1,6 +1,6 @@
 """transcript.jsonl: one JSON object per model-call attempt, and the replay index built from it.
 
-Record fields (written by LLMClient): v, ts, call, attempt, final, ok, replayed, role, skill,
+Record fields (written by LLMClient): v (the call plan the run followed, see CALL_PLAN), ts, call, attempt, final, ok, replayed, role, skill,
 stage, model, backend, messages (images elided to sha256), inputs_sha256, response_text,
 finish_reason ("length" = cut off by max_tokens or the context), output (parsed dict, final
 successful attempt), error, error_type, prompt_tokens, completion_tokens, cost_usd, latency_ms.
@@ -13,6 +13,11 @@ import threading
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+
+# The calls a run makes for its stages: 1 asked each new rule in a call of its own; 2 asks the new rules
+# of a rules visit in one call. A replay follows the plan its recording was made with.
+CALL_PLAN = 2
 
 
 class ReplayMismatch(BaseException):
@@ -74,6 +79,7 @@ class ReplayIndex:
         self._served: dict[tuple[str, str, str], int] = defaultdict(int)
         self._lock = threading.Lock()
         self._source = transcript.path
+        self.call_plan = min((int(rec.get("v", 1)) for rec in original or finals), default=CALL_PLAN)
         # which backend answered each role when the transcript was recorded
         self.backends: dict[str, str] = {}
         for rec in original or finals:

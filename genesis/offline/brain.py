@@ -54,6 +54,12 @@ def _write_rule(inputs: dict[str, Any]) -> dict:
     return developer_brain.write_rule(comp, inputs.get("library"), map_ref).model_dump(mode="json")
 
 
+def _write_rules(inputs: dict[str, Any]) -> dict:
+    map_ref = (inputs.get("design") or {}).get("map")
+    return {"rules": [developer_brain.write_rule(RuleComponent.model_validate(c), None, map_ref).model_dump(mode="json")
+                      for c in inputs["components"]]}
+
+
 def _assemble_level(inputs: dict[str, Any]) -> dict:
     return {"level": assemble_level(GDD.model_validate(inputs["gdd"]), inputs["rules"])}
 
@@ -64,6 +70,7 @@ SKILLS = {
     "designer.write_gdd": _write_gdd,
     "analyst.review_gdd": _review_gdd,
     "developer.write_rule": _write_rule,
+    "developer.write_rules": _write_rules,
     "developer.assemble_level": _assemble_level,
     "pm.meta_feedback": lambda i: pm_brain.meta_feedback(i).model_dump(mode="json"),
     "pm.retrospective": lambda i: pm_brain.retrospective(i).model_dump(mode="json"),

@@ -21,7 +21,8 @@ from genesis.fileio import atomic_write_json, atomic_write_text, dump_yaml
 from genesis.llm.client import ModelCallError
 from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, composed_rule, library_rule,
                                 library_summaries, signature, worked_example)
-from genesis.models import GDD, Brief, Clarification, Guidance, MetaFeedback, Requirement, RetryContext, RuleArtifact, Verdict, VisualVerdict
+from genesis.models import (MAX_RULES_PER_CALL, GDD, Brief, Clarification, Guidance, MetaFeedback, Requirement,
+                            RetryContext, RuleArtifact, RuleComponent, RuleDraft, Verdict, VisualVerdict)
 from genesis.pipeline.context import RunContext
 from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.feedback import append as append_feedback
@@ -186,40 +187,72 @@ class Nodes:
         gdd: GDD = state["gdd"]
         guidance = stage_guidance(state, "rules")
         example, criteria = worked_example(self.ctx.kb), self._criteria("rules")
-        arts = []
         kept, verified = kept_unchanged(state, gdd.rule_components), verified_rules(state)
-        for comp in gdd.rule_components:
-            if comp.id in kept:
-                self.ctx.say("rules", f"rule {comp.id}: kept (its tests passed)")
-                arts.append(kept[comp.id])
-                continue
-            self.ctx.say("rules", f"rule {comp.id}")
-            if comp.library_rule:
-                entry = self.ctx.kb.get("rules", comp.library_rule)
-            else:  # a recipe of a shape composed and verified before reuses that rule
-                entry = composed_rule(self.ctx.kb, comp.recipe, comp.params) if comp.recipe is not None else None
-            lib = library_rule(entry).model_dump(mode="json") if entry is not None else None
-            retry = self._rule_retry(state, comp.id, verified.get(comp.id))
-            try:
-                draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, gdd,
-                                                      verified=verified.get(comp.id), kept=sorted(kept))
-                if draft.write_new:   # the library rule cannot do it: ask for a new rule, with the rule API
-                    declined = [f"the library rule {lib['id'] if lib else comp.library_rule} cannot do what this "
-                                "component needs (your own judgement): write a new rule"]
-                    draft = self.ctx.developer.write_rule(comp, None, Guidance(guidance + declined, guidance.earlier), example, retry, criteria,
-                                                          gdd, verified=verified.get(comp.id), kept=sorted(kept))
+        offers = {c.id: self._library_offer(c) for c in gdd.rule_components if c.id not in kept}
+        try:
+            drafted = self._draft_together(state, gdd, offers, verified, guidance, example, criteria, sorted(kept))
+            arts = []
+            for comp in gdd.rule_components:
+                if comp.id in kept:
+                    self.ctx.say("rules", f"rule {comp.id}: kept (its tests passed)")
+                    arts.append(kept[comp.id])
+                    continue
+                self.ctx.say("rules", f"rule {comp.id}")
+                draft = drafted.get(comp.id) or self._draft_one(state, comp, offers[comp.id], verified, guidance,
+                                                                example, criteria, sorted(kept))
                 # the level names the rule by its component id, whatever id the draft gave
                 art = keep_or_build(draft.model_copy(update={"id": comp.id}), verified.get(comp.id), self.ctx.kb)
                 arts.append(art.model_copy(update={"written_for": component_key(comp)}))
-            except ModelCallError as exc:
-                return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc), exc.permanent)},
-                        "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
-            except (UnknownLibraryRule, NothingToKeep) as exc:
-                return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc))},
-                        "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
+        except ModelCallError as exc:
+            return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc), exc.permanent)},
+                    "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
+        except (UnknownLibraryRule, NothingToKeep) as exc:
+            return {"verdicts": {"rules": self._fail_verdict("rules", "developer", str(exc))},
+                    "route": "gate_rules", "rules": [], "stage_times": self._timed("rules", t0)}
         self._write_rule_files(arts)
         return {"rules": arts, "route": "test_rules",
                 "stage_times": self._timed("rules", t0)}
+
+    def _library_offer(self, comp: RuleComponent) -> dict | None:
+        """The verified rule offered for reuse: the component's library rule, or one composed and verified
+        before for a recipe of the same shape."""
+        if comp.library_rule:
+            entry = self.ctx.kb.get("rules", comp.library_rule)
+        else:
+            entry = composed_rule(self.ctx.kb, comp.recipe, comp.params) if comp.recipe is not None else None
+        return library_rule(entry).model_dump(mode="json") if entry is not None else None
+
+    def _draft_together(self, state: dict, gdd: GDD, offers: dict, verified: dict, guidance, example, criteria,
+                        kept: list[str]) -> dict[str, RuleDraft]:
+        """One call for the components that need a new rule and have nothing of their own to reuse, keep or
+        fix; a component the answer leaves out, answers twice or answers with keep / write_new (nothing to keep,
+        no library rule offered) is asked on its own after."""
+        fresh = [c for c in gdd.rule_components if c.id in offers and offers[c.id] is None
+                 and c.id not in verified and self._rule_retry(state, c.id, None) is None]
+        if len(fresh) < 2 or self.ctx.client.call_plan < 2:
+            return {}
+        drafts: dict[str, RuleDraft] = {}
+        for i in range(0, len(fresh), MAX_RULES_PER_CALL):
+            part = fresh[i:i + MAX_RULES_PER_CALL]
+            self.ctx.say("rules", f"writing {len(part)} rules in one call: {', '.join(c.id for c in part)}")
+            answered = self.ctx.developer.write_rules(part, gdd, guidance, example, criteria, kept)
+            ids = [d.id for d in answered]
+            drafts.update({d.id: d for d in answered if ids.count(d.id) == 1 and d.id in {c.id for c in part}
+                           and not (d.write_new or d.keep)})
+        return drafts
+
+    def _draft_one(self, state: dict, comp: RuleComponent, lib: dict | None, verified: dict, guidance, example,
+                   criteria, kept: list[str]) -> RuleDraft:
+        retry = self._rule_retry(state, comp.id, verified.get(comp.id))
+        draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, state["gdd"],
+                                              verified=verified.get(comp.id), kept=kept)
+        if draft.write_new:   # the library rule cannot do it: ask for a new rule, with the rule API
+            declined = [f"the library rule {lib['id'] if lib else comp.library_rule} cannot do what this "
+                        "component needs (your own judgement): write a new rule"]
+            draft = self.ctx.developer.write_rule(comp, None, Guidance(guidance + declined, guidance.earlier), example,
+                                                  retry, criteria, state["gdd"], verified=verified.get(comp.id),
+                                                  kept=kept)
+        return draft
 
     def _write_rule_files(self, arts: list[RuleArtifact]) -> None:
         for a in arts:

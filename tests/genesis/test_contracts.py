@@ -107,6 +107,9 @@ def prompts():
                                  "design": design_context(gdd, gdd.rule_components[0]),
                                  "guidance": [], "example": example, "retry": None, "criteria": _criteria("rules"),
                                  "verified": None, "kept": []},
+        "developer.write_rules": {"components": [c.model_dump(mode="json") for c in gdd.rule_components[:2]],
+                                  "design": design_context(gdd, *gdd.rule_components[:2]), "guidance": [],
+                                  "example": example, "retry": None, "criteria": _criteria("rules"), "kept": []},
         "developer.assemble_level": {"gdd": gdd.model_dump(mode="json"), "rules": [], "guidance": [], "retry": None,
                                      "criteria": _criteria("level")},
     }
@@ -124,16 +127,21 @@ def test_every_check_of_every_rubric_and_of_the_registry_has_a_stated_contract()
     assert not missing, f"checks whose producing prompt is not tied to what they require: {missing}"
 
 
+# a check on rules is stated in the one-rule prompt and in the prompt that asks several rules in one call
+SAME_CONTRACT = {"developer.write_rule": ("developer.write_rules",)}
+
+
 @pytest.mark.parametrize("stage, check", sorted(CONTRACT))
 def test_the_producing_prompt_states_what_the_check_requires(prompts, stage, check):
     skill, phrases = CONTRACT[(stage, check)]
-    prompt = " ".join(prompts[skill].split())  # a phrase may wrap across template lines
-    absent = [p for p in phrases if p not in prompt]
-    assert not absent, f"{skill} prompt does not state what check {stage}/{check} requires: {absent}"
+    for writer in (skill, *SAME_CONTRACT.get(skill, ())):
+        prompt = " ".join(prompts[writer].split())  # a phrase may wrap across template lines
+        absent = [p for p in phrases if p not in prompt]
+        assert not absent, f"{writer} prompt does not state what check {stage}/{check} requires: {absent}"
 
 
 def test_every_rubric_criterion_reaches_its_writer(prompts):
-    writers = {"gdd": ["designer.write_gdd"], "rules": ["developer.write_rule"],
+    writers = {"gdd": ["designer.write_gdd"], "rules": ["developer.write_rule", "developer.write_rules"],
                "level": ["designer.write_gdd", "developer.assemble_level"]}
     for stage, r in rubric_store.load_all(REPO / "rubrics").items():
         for c in r.criteria:
