@@ -545,7 +545,8 @@ def _siege_guards(r: Reading) -> None:
 _FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
 # a list ends at punctuation or where the sentence goes on ("... and 4 heavy tanks with no production")
 _GOES_ON = r"\s+(?:with|without|but|while|plus|against|versus|vs|on|in|at|to|for|from|so|then)\b"
-_START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:starts?|begins?)\s+with|starting\s+with|"
+_START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:starts?|begins?)\s+(?:(?:out|off)\s+)?"
+                           r"(?:with|from)|(?:starting|beginning)\s+(?:(?:out|off)\s+)?(?:with|from)|"
                            r"(?:you|the\s+player)\s+(?:gets?|has|have)|with\s+a\s+fortified\s+base\s+of|"
                            r"(?:you(?:'re|\s+are)|the\s+player\s+is)\s+(?:given|handed|issued|allotted|dealt)|"
                            r"(?:you|the\s+player)\s+(?:receives?|command|commands|control|controls))\s+"

@@ -238,7 +238,10 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
                 tagged.append(u)
         units = [u for u in player.units if u.type not in c.player_start
                  and not (army_named and catalog[u.type].speed > 0 and u.tag is None)]
-        anchor = next(((u.x, u.y) for u in player.units if u.x is not None), None)
+        # the named units stand where the family's army waited: placed beside the first objective instead,
+        # an idle army guarded it as well as any defence would
+        army_at = [(u.x, u.y) for u in player.units if u.x is not None and u.tag is None and catalog[u.type].speed > 0]
+        anchor = next(iter(army_at), None) or next(((u.x, u.y) for u in player.units if u.x is not None), None)
         m = G.load(gdd.map.model_dump())
         if anchor is None:
             anchor = G.base_point(m)[1]

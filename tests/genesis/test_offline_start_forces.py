@@ -34,6 +34,10 @@ def _player_starts(gdd) -> list[dict[str, int]]:
     ("starting with 1 constructor and 300 metal, build 8 light bots by minute 5", {"constructor_bot": 1}, 300.0),
     ("the player begins with three heavy tanks, two light bots and a radar tower; hold out for 4 minutes",
      {"heavy_tank": 3, "light_bot": 2, "radar_tower": 1}, None),
+    ("bank 900 metal within 5 minutes, starting from a commander and two constructor bots; no enemy attacks",
+     {"commander": 1, "constructor_bot": 2}, None),
+    ("you start out with four light tanks and a constructor bot; hold the centre for two minutes",
+     {"light_tank": 4, "constructor_bot": 1}, None),
 ])
 def test_the_start_the_request_gives_is_built_and_evidenced(query, start, metal):
     brief = write_brief(query, read(query))
