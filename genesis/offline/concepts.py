@@ -1210,7 +1210,10 @@ def _directions(r: Reading) -> None:
         c.directions = seen                             # type: ignore[assignment]
     c.fronts = len(set(c.directions))
     if len(c.directions) > 1 and (c.direction_times or _sides_ordered(text, named)):
-        r.hit((named[0][0], named[-1][1]), "front_order")
+        # the sides say the order: a hit over the whole stretch from the first side to the last read every
+        # word between them ("twice that size", "a minute later", "before the second one ends")
+        for start, end, _ in named:
+            r.hit((start, end), "front_order")
         # sides listed in order with no count, time or interval name one attack each ("first at your eastern
         # gate, a while later at the western one, and last of all from the north")
         if c.waves is None and not r.moments and not c.wave_interval:

@@ -179,16 +179,18 @@ def _ring_spread(g: UnitPlacement) -> float:
 
 
 def _spread(m, groups: list[UnitPlacement], center: tuple[float, float], taken: list,
-            safe: bool = False) -> list[UnitPlacement]:
+            safe: bool = False, beside: list[UnitPlacement] = ()) -> list[UnitPlacement]:
     """Gives each unit group its own spot near `center` so groups placed in rings never overlap: big groups
-    (wider rings) are set further apart."""
+    (wider rings) are set further apart, and `beside` (groups already placed, at `taken` spots) keep their
+    rings clear too."""
     out = []
     groups = [g.model_copy(update={"spread": max(g.spread, _ring_spread(g))}) for g in groups]
     widest = max((_group_radius(g) for g in groups), default=0.0)
     scale = max(1.0, (2 * widest + 1.5) / GROUP_STEP)
+    clearance = max(4.0, widest + max((_group_radius(g) for g in beside), default=0.0) + 1.5)
     for k, g in enumerate(groups):
         dx, dy = (scale * d for d in GROUP_OFFSETS[k % len(GROUP_OFFSETS)])
-        x, y = G.passable_near(m, center[0] + dx, center[1] + dy, taken, clearance=4.0, main_region_only=safe)
+        x, y = G.passable_near(m, center[0] + dx, center[1] + dy, taken, clearance=clearance, main_region_only=safe)
         taken.append((x, y))
         out.append(g.model_copy(update={"at": None, "x": round(x, 1), "y": round(y, 1)}))
     return out
@@ -249,7 +251,8 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
         rest = {t: n - kept.get(t, 0) for t, n in c.player_start.items() if n > kept.get(t, 0)}
         # more of the objective's type than the family placed are objectives too ("2 radar towers ... both standing")
         units += tagged + _spread(m, [UnitPlacement(type=t, count=n, tag=OBJECTIVE_TAG if t == c.objective_type and kept.get(t)
-                                                    else None) for t, n in rest.items()], anchor, taken)
+                                                    else None) for t, n in rest.items()], anchor, taken,
+                                  beside=[u for u in units + tagged if u.x is not None])
         update = {"units": units}
     checks = [{"state": {"at": 0, "team": PLAYER, "type": t, "units_min": n, "units_max": n}}
               for t, n in c.player_start.items()]

@@ -161,3 +161,14 @@ def test_keeping_all_n_of_your_buildings_builds_n_of_them_as_the_objectives(coun
     player = next(t for t in design(brief).teams if t.id == 0)
     assert clause.status == "honoured"
     assert sum(u.count for u in player.units if u.type == type_id and u.tag == "objective") == n
+
+
+def test_the_words_between_two_ordered_sides_are_not_read_by_the_order():
+    """The order of two named sides is read from the sides; what lies between them (a time said in words,
+    a size relative to the first attack) is read only by a phrase of its own, or the clause is partial."""
+    brief = _brief("The southern ridge takes a hit when the clock is barely past its opening stretch, and later a "
+                   "force twice that size follows from the north; keep both outposts standing for 5 minutes.")
+    between = [c for c in brief.clauses if "ridge" in c.text or "twice" in c.text]
+    assert len(between) == 2 and all(c.status == "partial" for c in between)
+    assert "opening" in between[0].why
+    assert "twice" in between[1].why
