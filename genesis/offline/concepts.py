@@ -424,17 +424,17 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|an?|that|every|all|each|bo
                     # destroy it", "the enemy commander is dug in ...; take him out"
                     r"|\b(?:the|their|an?)\s+enemy(?:'s)?\s+(?:[\w-]+\s+){0,5}?(?:base|fortress|hq|headquarters|stronghold|"
                     r"fort|bunker|commander|battery|cannon|artillery)\b"
-                    r"[^.]{0,240}?\b(?:" + _KILL + r"\s+(?:it|them|him|her)|(?:take|knock|wipe|bring|shoot)\s+"
+                    r"(?P<gap1>[^.]{0,240}?)\b(?:" + _KILL + r"\s+(?:it|them|him|her)|(?:take|knock|wipe|bring|shoot)\s+"
                     r"(?:it|them|him|her)\s+(?:out|down))\b"
                     # "bring down every one of the three enemy radar towers"
                     r"|\b" + _KILL + r"\s+(?:every|each|all)\s+(?:(?:last|single)\s+)?(?:one\s+)?(?:of\s+)?(?:the|their)\s+"
                     r"(?:\w+\s+)?(?:enemy\s+)?(?:[\w-]+\s+){0,2}?(?:" + _SIEGE_NOUNS + r")\b"
                     # the target first, its end in the passive: "their whole base has to be rubble by 10:00"
-                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:whole\s+|entire\s+)?(?:" + _SIEGE_NOUNS + r")\b[^.;]{0,60}?\b(?:has|have|"
+                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:whole\s+|entire\s+)?(?:" + _SIEGE_NOUNS + r")\b(?P<gap2>[^.;]{0,60}?)\b(?:has|have|"
                     r"must|needs?)\s+to\s+be\s+(?:rubble|razed|flattened|destroyed|levell?ed|gone|wiped\s+out|in\s+ruins|"
                     r"ashes|reduced\s+to\s+rubble)\b"
                     # "their factory squats behind turrets; reduce it to rubble"
-                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:[\w-]+\s+)?(?:" + _SIEGE_NOUNS + r")\b[^.]{0,240}?\b(?:" + _KILL
+                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:[\w-]+\s+)?(?:" + _SIEGE_NOUNS + r")\b(?P<gap3>[^.]{0,240}?)\b(?:" + _KILL
                     + r"\s+(?:it|them)|reduce\s+(?:it|them)\s+to\s+(?:rubble|ashes|ruins|dust)|(?:take|knock|wipe|bring|"
                     r"shoot)\s+(?:it|them)\s+(?:out|down))\b")
 
@@ -488,10 +488,24 @@ def _archetype(r: Reading) -> None:
     r.matched.append(f"archetype {chosen}")
     patterns = {"siege": _SIEGE, "capture": _CAPTURE}
     for m in (patterns[chosen].finditer(text) if chosen in patterns else []):
-        r.hit(m, "archetype")
+        _hit_around_gaps(r, m, "archetype")
     for t in V.ARCHETYPE_TRIGGERS[chosen]:
         for m in triggers_in(t):
             r.hit(m, "archetype")
+
+
+def _hit_around_gaps(r: Reading, m: re.Match, key: str) -> None:
+    """A phrase whose target and verb stand apart ("the enemy commander is dug in ... with 12 light bots ...;
+    take him out") reads the target and the verb: the words between them (`gap` groups) are read only by
+    phrases of their own."""
+    start = m.start()
+    for name in sorted((g for g in m.re.groupindex if g.startswith("gap") and m.group(g) is not None),
+                       key=lambda g: m.start(g)):
+        if m.start(name) > start:
+            r.hit((start, m.start(name)), key)
+        start = m.end(name)
+    if m.end() > start:
+        r.hit((start, m.end()), key)
 
 
 _DEFENCE_LINE = re.compile(r"\b(?:turret|defen[cs]e|defensive|gun|bunker|tower)s?\s+(?:line|wall|belt|cordon)\b|"

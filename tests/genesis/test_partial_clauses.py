@@ -172,3 +172,12 @@ def test_the_words_between_two_ordered_sides_are_not_read_by_the_order():
     assert len(between) == 2 and all(c.status == "partial" for c in between)
     assert "opening" in between[0].why
     assert "twice" in between[1].why
+
+
+def test_the_words_between_a_siege_target_and_its_verb_are_not_read_by_the_siege():
+    """"the enemy X ...; take him out": the target and the verb make the siege; what the request says of the
+    target between them (its guards, its defences) is honoured only when a phrase of its own reads it."""
+    brief = _brief("The enemy commander is holed up past the ford, and every approach is covered by two gun "
+                   "nests; hunt him down and take him out within 7 minutes.")
+    (guards,) = [c for c in brief.clauses if "gun nests" in c.text]
+    assert guards.status != "honoured"
