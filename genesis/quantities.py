@@ -66,8 +66,8 @@ def _thousands(m: re.Match) -> str:          # "two thousand", "2 thousand 500",
     return _fmt(_num(m.group(1)) * 1000 + float(m.group(2) or 0))
 
 
-_SHARES = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
-_SHARE = r"(a\s+half|a\s+quarter|three\s+quarters)"
+_SHARES = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75, "three quarter": 0.75}
+_SHARE = r"(a\s+half|a\s+quarter|three[\s-]+quarters?)"
 
 
 def _share(words: str) -> float:
@@ -157,7 +157,10 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])(?:a|one|(three))\s+quarters?\s+of\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _quarter_of),
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+(?:full\s+|whole\s+|solid\s+)?(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?"
                 rf"(\d+|{_SMALL_WORDS})\s*(?:seconds?|secs?|s)(?![\w-])"), _compound),
-    (re.compile(r"(?<![\w-])(a|an|one|\d+)\s+minutes?\s+(\d{1,2})(?!\s*(?:[\w-]|:))"), _unit_then_seconds),
+    (re.compile(rf"(?<![\w-])(a|an|one|\d+|{_SMALL_WORDS})\s+(?:minutes?|mins?)\s+(\d{{1,2}})(?!\s*(?:[\w-]|:))"),
+     _unit_then_seconds),
+    # written short: "4m40s", "4m 40s"
+    (re.compile(r"(?<![\w-])(\d+)\s*m\s*(\d{1,2})\s*s(?![\w-])"), _unit_then_seconds),
     # a rate: "three times a minute" is every 20 seconds
     (re.compile(r"(?<![\w-])(once|twice|(?:\d+|" + "|".join(_UNITS) + r")\s+times)\s+(?:a|an|per|each|every)\s+(minute|hour)(?![\w-])"), _rate),
     # a moment as a point or mark on the clock: "the one-minute point", "the 4.5-minute mark" -> "1:00", "4:30"

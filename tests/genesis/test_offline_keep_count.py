@@ -62,6 +62,8 @@ def test_raids_are_built_once_not_by_a_library_rule_and_a_composed_one_together(
     ("every minute and a quarter", "every 75 seconds"), ("every minute and a half", "every 90 seconds"),
     ("one and a quarter minutes", "75 seconds"), ("two and three quarters minutes", "165 seconds"),
     ("3 minutes and a quarter", "195 seconds"), ("a minute and a half", "90 seconds"),
+    ("four and three-quarter minutes", "285 seconds"), ("one and three quarter minutes", "105 seconds"),
+    ("six minutes twenty", "380 seconds"), ("3 min 15", "195 seconds"), ("2m30s", "150 seconds"),
 ])
 def test_quarters_and_halves_of_a_unit_are_seconds(phrase, seconds):
     assert quantities.canonical(phrase, list(range(len(phrase))))[0] == seconds
