@@ -990,7 +990,8 @@ def _waves(r: Reading) -> None:
 
 
 _STILL_STANDING = re.compile(r"\bstill\s+(?:have|has|hold|holds|own|owns|be\s+standing|standing|alive|up|intact|there|"
-                             r"in\s+one\s+piece)\b|\b(?:standing|alive|intact|in\s+one\s+piece)\s*$"
+                             r"in\s+one\s+piece)\b|\b(?:standing|alive|intact|in\s+one\s+piece|breathing|living|unharmed|"
+                             r"kicking|on\s+(?:its|his|her|their)\s+feet)\s*$"
                              # "the game is won at 5:00 if ...": the moment the game is decided is its end
                              r"|\b(?:is|are|gets?)\s+(?:won|over|decided|capped|cut\s+off|called|stopped|halted)(?:\s+(?:at|by))?\s*$"
                              r"|\b(?:you|they|we)\s+win(?:\s+at)?\s*$|\b(?:play|the\s+game|the\s+match|the\s+battle)\s+"
@@ -1090,6 +1091,10 @@ def _times(r: Reading) -> None:
     before = {t: text[_segment(text, t[0])[0]:t[0]] for t in r.moments}    # each moment's clause up to it
     standing = [t for t in r.moments if _STILL_STANDING.search(before[t]) and not _ATTACKED.search(before[t])]
     r.moments = [t for t in r.moments if t not in standing]
+    for t in standing:
+        # "... has to be breathing at 5:00": what must still stand is kept, to the end of the game
+        said = _STILL_STANDING.search(before[t])
+        r.hit((t[0] - len(before[t]) + said.start(), t[0] - len(before[t]) + said.end()), "keep_count")
     if (m := next((m for m in re.finditer(r"\b(?:every|each)\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
                    if not _in_hazard(r, m.start())), None)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))

@@ -181,3 +181,12 @@ def test_the_words_between_a_siege_target_and_its_verb_are_not_read_by_the_siege
                    "nests; hunt him down and take him out within 7 minutes.")
     (guards,) = [c for c in brief.clauses if "gun nests" in c.text]
     assert guards.status != "honoured"
+
+
+@pytest.mark.parametrize("keep", ["has to be breathing at the five-minute mark", "must be on its feet at 5:00",
+                                  "needs to be still alive at the 5:00 mark"])
+def test_a_time_a_unit_must_still_live_at_is_the_end_of_the_game_not_an_attack(keep):
+    brief = _brief(f"Enemy columns come from the south at 1:00 and 2:30. Your commander {keep}.")
+    assert brief.concepts.time_limit == 300 and brief.concepts.wave_times == [60, 150]
+    (clause,) = [c for c in brief.clauses if "commander" in c.text]
+    assert clause.status == "honoured" and "objective_loss" in clause.requirement_ids
