@@ -1046,6 +1046,22 @@ _WINDOW_FIRST = re.compile(_CHANCE + r"\s+(?:in|during|within)\s+the\s+first\s+"
 _WINDOW_BETWEEN = re.compile(_CHANCE + r"\s+between\s+(?:minute\s+)?" + _NUM + r"(?:\s*" + _UNIT + r")?\s+and\s+"
                              r"(minute\s+)?" + _NUM + r"(?:\s*" + _UNIT + r")?")
 FIRST_ATTACK_EARLIEST = 30.0    # "sometime in the first 3 minutes": not in the first seconds, before any move
+# a window given on the clock: "sometime between 1:00 and 2:30", "after 1:00 but before 2:30" (the later end may
+# be a bare clock reading: "before the clock shows 2.5")
+_AT = r"(?:\d{1,2}:[0-5]\d\b|" + _NUM + r"\s*" + _UNIT + r")"
+_WINDOW_CLOCKS = re.compile(r"(?:" + _CHANCE + r"\s+between\s+(?P<a>" + _AT + r")\s+and\s+(?P<b>" + _AT + r")"
+                            r"|(?:" + _CHANCE + r"\s+)?(?:after|past)\s+(?P<c>" + _AT + r")\s*,?\s+(?:but\s+|and\s+)?"
+                            r"(?:before|by|until|no\s+later\s+than)\s+(?:the\s+(?:game\s+)?(?:clock|timer)\s+\w+\s+)?"
+                            r"(?P<d>" + _AT + r"|\d+(?:\.\d+)?(?![\w:.])))")
+
+
+def _clock_seconds(said: str, unit_of: str = "") -> float:
+    """Seconds of "2:30", "90 s", "2.5 minutes", or of a bare number in the unit of `unit_of` (minutes on a clock)."""
+    if (m := re.fullmatch(_CLOCK, said)):
+        return int(m.group(1)) * 60 + int(m.group(2))
+    if (m := re.fullmatch(_NUM + r"\s*" + _UNIT, said)):
+        return _seconds(m.group(1), m.group(2))
+    return _seconds(said, "minutes" if ":" in unit_of or "m" in unit_of.split()[-1][:1] else "seconds")
 
 
 def _attack_window(r: Reading) -> tuple[int, int] | None:
@@ -1058,6 +1074,9 @@ def _attack_window(r: Reading) -> tuple[int, int] | None:
     elif (m := _WINDOW_FIRST.search(text)):
         hi = _seconds(m.group(1), m.group(2))
         lo = min(FIRST_ATTACK_EARLIEST, hi / 4)
+    elif (m := _WINDOW_CLOCKS.search(text)):
+        first, last = (m.group("a"), m.group("b")) if m.group("a") else (m.group("c"), m.group("d"))
+        lo, hi = _clock_seconds(first), _clock_seconds(last, first)
     else:
         return None
     if not 0 <= lo < hi:
@@ -1065,7 +1084,19 @@ def _attack_window(r: Reading) -> tuple[int, int] | None:
     c.attack_window = [float(lo), float(hi)]
     c.random_timing = True
     r.hit(m, "attack_window")
+    # "an attack comes sometime between 1:00 and 2:30": one attack, in that window, when the request speaks of
+    # no attacks in the plural
+    one = _ONE_ATTACK.search(text)
+    if c.waves is None and one and not _MANY_ATTACKS.search(text):
+        c.waves = 1
+        r.hit(one, "waves")
     return m.start(), m.end()
+
+
+_ATTACK_NOUNS = r"(?:attack|assault|strike|column|push|raid|wave|force|army|party|band|squad|offensive|incursion)"
+_ONE_ATTACK = re.compile(r"\b(?:an?|one|a\s+single|the)\s+(?:[\w-]+\s+){0,2}?" + _ATTACK_NOUNS + r"\b")
+_MANY_ATTACKS = re.compile(r"\b(?:attacks|assaults|strikes|columns|pushes|raids|waves|forces|armies|parties|bands|squads|"
+                           r"offensives|incursions|second|another|again|then|twice)\b")
 
 
 def _times(r: Reading) -> None:
@@ -1263,6 +1294,18 @@ _NOT_IN_ROSTER_AIR = ["gunships", "gunship", "helicopters", "helicopter", "chopp
                       "jets", "zeppelins", "airships"]
 
 
+# fog said as what the player sees: "all you can see is what your own troops can see", "you only see what your
+# units see", "nothing past your units' sight lines", "you see only around your own units"
+_OWN_UNITS = r"(?:your|its|their)\s+(?:own\s+)?(?:troops|units|forces|army|soldiers|men|side)(?:'s?)?"
+_SIGHT_ONLY = re.compile(r"\b(?:all|everything)\s+(?:you|the\s+player)\s+(?:can\s+)?sees?\s+is\s+what\s+" + _OWN_UNITS
+                         + r"\s+(?:can\s+)?see\b"
+                         r"|\b(?:you|the\s+player|each\s+side|every\s+side)\s+(?:can\s+)?(?:only\s+)?sees?\s+(?:only\s+)?"
+                         r"(?:what|around|near)\s+" + _OWN_UNITS + r"(?:\s+(?:can\s+)?see)?\b"
+                         r"|\bnothing\s+(?:past|beyond|outside)\s+" + _OWN_UNITS + r"\s+(?:sight|vision|view)(?:\s+lines?|"
+                         r"\s+range)?\b"
+                         r"|\b(?:vision|sight|visibility)\s+(?:is\s+)?(?:limited|restricted)\s+to\s+(?:what\s+)?" + _OWN_UNITS)
+
+
 def _units_and_switches(r: Reading) -> None:
     text, c = r.text, r.concepts
     found = r.moments
@@ -1312,7 +1355,7 @@ def _units_and_switches(r: Reading) -> None:
         c.fog = False
         r.hit(m, "fog")
     elif (m := re.search(r"\b(?:(?:full|total|heavy|thick|with|under|in|through)\s+(?:the\s+)?)?fog(?: of war)?"
-                         r"(?:\s+(?:on|enabled))?", text)):
+                         r"(?:\s+(?:on|enabled))?", text) or _SIGHT_ONLY.search(text)):
         c.fog = True
         r.hit(m, "fog")
     for phrase, name in V.MAP_HINTS.items():

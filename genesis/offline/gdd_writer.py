@@ -674,10 +674,12 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target", "attack_window",
                                                             "raid_size"],
             params={"team": ENEMY, "interval": interval, "first_at": first_at, "sides": fronts,
-                    "size": c.raid_size or _scaled(3, strength, 2), "unit_type": _main_type(c),
+                    "size": c.raid_size or _raid_size(c, strength), "unit_type": _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
                     "avoid_repeat": c.random_side, "jitter": raid_late,
-                    "target_type": raid_target, "target_team": PLAYER}))
+                    "target_type": raid_target, "target_team": PLAYER,
+                    # "a column comes sometime between 1:30 and 3:30": that one attack, not one a minute
+                    **({"raids": c.waves} if c.attack_window and not c.wave_interval else {})}))
         varies += [V.vary("which side each raid comes from" + (", never the previous raid's" if c.random_side else ""),
                           "periodic_raids.sides: random", "where each raid appears; the raided objective is the one "
                           "nearest to it"),
@@ -779,7 +781,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         n_dirs = len(set(sides[:2])) or 1
     else:
         n_dirs = min(len(distinct), len(times)) if not c.escalating else len(distinct)
-    min_sectors = 2 if c.random_side and not c.scouting else max(1, n_dirs)
+    # a random side shows as two sides within a game only when more than one attack comes (one attack's side
+    # changes between games: the certificate's seeds show it)
+    min_sectors = 2 if c.random_side and not c.scouting and len(times) > 1 and c.waves != 1 else max(1, n_dirs)
     expects["fronts"] = [_expect_spawns(distinct_sectors={"min": min_sectors, "center": list(base)})]
     if c.staggered or len(set(times)) > 1:
         expects["staggered"] = [_expect_spawns(time_clusters={"min": 2, "gap": 20})]
@@ -973,6 +977,15 @@ def _power(units: dict[str, int]) -> float:
     hp = sum(n * cat[t].hp for t, n in units.items())
     dps = sum(n * cat[t].weapon.damage / cat[t].weapon.reload for t, n in units.items() if cat[t].weapon)
     return hp * dps
+
+
+def _raid_size(c: Concepts, strength: float) -> int:
+    """A raid of the type the request names, as strong as the usual raid of three light bots (a raid of three
+    heavy tanks destroyed any defence; a lone scout raid destroyed nothing)."""
+    usual = _scaled(3, strength, 2)
+    if not c.wave_units:
+        return usual
+    return max(1, round(usual * math.sqrt(_power({"light_bot": 1}) / _power({_main_type(c): 1}))))
 
 
 def _guard_against(raid: dict[str, int], margin: float, unit_type: str = "assault_bot") -> int:

@@ -190,3 +190,26 @@ def test_a_time_a_unit_must_still_live_at_is_the_end_of_the_game_not_an_attack(k
     assert brief.concepts.time_limit == 300 and brief.concepts.wave_times == [60, 150]
     (clause,) = [c for c in brief.clauses if "commander" in c.text]
     assert clause.status == "honoured" and "objective_loss" in clause.requirement_ids
+
+
+@pytest.mark.parametrize("sight", ["All you can see is what your own troops can see.",
+                                   "Each side sees only around its own units.",
+                                   "Vision is restricted to what your units see."])
+def test_fog_said_as_what_the_player_sees_turns_fog_on(sight):
+    brief = _brief(f"{sight} Waves come from the east at 1:00 and 2:30; survive 4 minutes.")
+    assert brief.concepts.fog is True
+    (clause,) = [c for c in brief.clauses if c.text.strip() == sight]
+    assert clause.status == "honoured"
+
+
+@pytest.mark.parametrize("window", ["sometime between 1:30 and 3:00", "after 90 seconds but before 3:00",
+                                    "at some point between the one- and three-minute marks"])
+def test_one_attack_in_a_window_is_one_attack_drawn_in_that_window(window):
+    from genesis.offline.gdd_writer import design
+
+    brief = _brief(f"A raid of light tanks comes {window} from a side picked each game; keep the factory up for 5 minutes.")
+    c = brief.concepts
+    assert c.waves == 1 and c.attack_window and c.attack_window[1] <= 180
+    attacks = [comp for comp in design(brief).rule_components if comp.kind == "spawn"]
+    assert attacks and all(comp.params.get("raids", 1) == 1 and len(comp.params.get("times", [0])) == 1
+                           for comp in attacks)
