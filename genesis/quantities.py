@@ -191,7 +191,7 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     # the end of the game named as a moment: "the whistle blows at 12 minutes" is a game lasting that long
     (re.compile(r"(?<![\w-])(?:the\s+)?(?:final\s+)?whistle\s+blows\s+at|(?:it's|it\s+is)\s+over\s+at|"
                 r"the\s+(?:game|match|round|battle)\s+ends\s+at|time\s+(?:is\s+up|runs\s+out)\s+at|"
-                r"the\s+(?:game\s+)?(?:clock|timer)\s+(?:runs\s+out|stops|hits\s+zero|expires)(?:\s+(?:you|the\s+game|"
+                r"the\s+(?:game\s+)?(?:clock|timer|watch|stopwatch)\s+(?:runs\s+out|stops|hits\s+zero|expires)(?:\s+(?:you|the\s+game|"
                 r"everything|play))?(?:\s+(?:cold|dead|short))?\s+at"), lambda m: "lasting"),
     # a clock reading stated through the clock: "until the clock hits 3:00", "the 3:00 mark", "the timer reads 2:30"
     (re.compile(r"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
@@ -200,6 +200,9 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
                 rf"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+{_ANY}\s*{_UNIT}(?![\w-])"), lambda m: _matched_clock(m)),
     (re.compile(r"(?<![\w-])the\s+(\d{1,2}:[0-5]\d)\s+mark(?![\w-])"), lambda m: m.group(1)),
+    # the end of the game on the clock: "the watch stops at the eight-minute mark" -> "lasting 480 seconds"
+    (re.compile(r"(?<![\w-])lasting\s+(\d{1,2}):([0-5]\d)\b"),
+     lambda m: f"lasting {int(m.group(1)) * 60 + int(m.group(2))} seconds"),
 ]
 
 

@@ -293,18 +293,26 @@ def _game_not_understood(r: Reading, query: str, why: str) -> Reading:
     unread = _first_unread(r, query)
     return _refuse(r, "the offline backend does not understand what game this asks for"
                       + (f" (\"{unread}\" is not in its vocabulary)" if unread else "")
-                      + f": {why} (defend, waves, produce, free-for-all, 2v2, destroy, capture, raids); rephrase "
-                        "with those words or use a real model with --model")
+                      + f": {why} ({GAME_WORDS}); rephrase with those words or use a real model with --model")
+
+
+# the words of each game the offline backend builds, as a refusal suggests them
+GAME_WORDS = ("defend against waves, raids on your economy, produce N units by a time, free-for-all, 2v2 teams, "
+              "destroy a base, capture and hold a zone, escort a unit or convoy to a place, scout / find hidden "
+              "targets, bank N metal or energy, a micro skirmish of N units versus M")
 
 
 def _first_unread(r: Reading, query: str) -> str:
     """The request's first stretch between punctuation that recognised phrases cover less than half of, as
     written ("" if none)."""
-    for m in re.finditer(r"[^,;:.!?()]+", r.text):
+    # a clock ("8:00") or a decimal ("2.5") does not end a stretch: cut there, the quote stopped inside a
+    # rewritten phrase of the request ("The watch stops at the e")
+    for m in re.finditer(r"(?:[^,;:.!?()]|(?<=\d)[:.](?=\d))+", r.text):
         piece = m.group(0).strip()
         covered = sum(max(0, min(h.end, m.end()) - max(h.start, m.start())) for h in r.hits)
         if len(piece.split()) >= 2 and covered < len(m.group(0)) / 2:
             end = r.offsets[m.end()] if m.end() < len(r.offsets) else len(query)
+            end += len(re.match(r"[\w'-]*", query[end:]).group(0))    # never inside a word
             piece = query[r.offsets[m.start()]:end].strip(" ,;:.!?()")
             return piece if len(piece) <= 80 else piece[:79] + "…"
     return ""
@@ -1390,6 +1398,10 @@ def _units_and_switches(r: Reading) -> None:
         r.hit(m, "raider")
 
 
+_HOW_FAST = re.compile(r"\bhow\s+(?:fast|quickly|soon)\s+(?:can|could|will)\s+(?:you|the\s+player|one)\s+(?:get|build|make|"
+                       r"field|produce|train|have|put|roll\s+out|muster|assemble|raise)\b(?:\s+(?:together|out|up))?")
+
+
 def _production_goal(r: Reading) -> None:
     """"build 4 light tanks", "train two assault bots": a unit count to obtain is a production goal."""
     text, c = r.text, r.concepts
@@ -1400,6 +1412,14 @@ def _production_goal(r: Reading) -> None:
         # the count first, the making after: "seven assault bots produced", "6 light tanks built and ready"
         m = re.search(_NUM + r"\s+" + units + r"\s+(?:produced|built|made|trained|fielded|finished|rolled\s+out|ready)\b",
                       text)
+    if m is None and (lead := _HOW_FAST.search(text)):
+        # "how fast can you get two anti-air vehicles and three light tanks into the field?": the list after it
+        m = re.compile(_NUM + r"\s+" + units).search(text, lead.end(), lead.end() + 160)
+        if m is not None:
+            r.hit(lead, "production_target")
+            for extra in re.compile(_NUM + r"\s+" + _unit_pattern("building")).finditer(text, lead.end(), m.start()):
+                r.hit(extra, "production_target", f"buildings in a production goal are not counted "
+                                                  f"(\"{extra.group(0).strip(' ,')}\"): only units")
     if m is None and c.archetype == "defense" and not any(h.key == "archetype" for h in r.hits) \
             and re.search(r"\bdeadline\b|\b(?:before|by)\s+(?:the\s+)?minute\b|"
                           r"\b(?:before|by)\s+(?:the\s+)?\S+?[\s-]*minutes?\s+mark\b|\b(?:before|by)\s+\d{1,2}:[0-5]\d\b|"
@@ -1447,7 +1467,7 @@ _UNOPPOSED = re.compile(r"\b(?:nobody|no\s+one|no\s+enemy|no\s+enemies|nothing)\
                         r"opposition\s+|opponents?\s+|attackers?\s+|attacks?\s+|raids?\s+|threats?\s+)(?:at\s+all|on\s+the\s+map|"
                         r"anywhere|whatsoever|this\s+time)\b|\bno\s+(?:enemy|hostile)\s+(?:units?|forces?|army)\b|\b(?:nobody|no\s+one)\s+is\s+"
                         r"allowed\s+to\s+attack\b|\b(?:just\s+)?you\s+against\s+the\s+clock\b|\bunopposed\b|"
-                        r"\bin\s+peace\b|\bpeaceful(?:ly)?\b")
+                        r"\bin\s+peace\b|\bpeaceful(?:ly)?\b|\bno\s+(?:enemies|enemy|opponents?|opposition)(?=\s*(?:[.;,!]|$))")
 
 
 def _unopposed(r: Reading) -> None:

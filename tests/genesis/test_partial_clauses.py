@@ -213,3 +213,24 @@ def test_one_attack_in_a_window_is_one_attack_drawn_in_that_window(window):
     attacks = [comp for comp in design(brief).rule_components if comp.kind == "spawn"]
     assert attacks and all(comp.params.get("raids", 1) == 1 and len(comp.params.get("times", [0])) == 1
                            for comp in attacks)
+
+
+def test_how_fast_a_list_of_units_gets_made_is_a_production_goal_and_its_buildings_are_partial():
+    brief = _brief("How quickly could you roll out an aa turret, three rocket bots and a pair of heavy tanks? The "
+                   "stopwatch stops at the seven-minute mark no matter what; no enemies.")
+    c = brief.concepts
+    assert c.archetype == "production" and c.target_composition == {"rocket_bot": 3, "heavy_tank": 2}
+    assert c.time_limit == 420 and c.unopposed
+    (turret,) = [cl for cl in brief.clauses if "aa turret" in cl.text]
+    assert turret.status == "partial" and "not counted" in turret.why
+    assert all(cl.status == "honoured" for cl in brief.clauses if "stopwatch" in cl.text or "enemies" in cl.text)
+
+
+def test_a_refusal_quotes_the_unread_stretch_whole_across_a_clock():
+    from genesis.offline.concepts import read
+
+    reading = read("Whistle a tune from the two-minute mark onward near the northern storage, which must still be "
+                   "standing.")
+    assert not reading.is_game
+    assert '"Whistle a tune from the two-minute mark onward near the northern storage"' in reading.refusal
+    assert "escort" in reading.refusal and "bank" in reading.refusal    # every game it builds is suggested
