@@ -424,7 +424,7 @@ _KILL = (r"(?:destroy|knock\s+out|knock\s+down|take\s+out|raze|demolish|wreck|fl
 _SIEGE_NOUNS = (r"storage|base|fortress|turrets?|factory|hq|headquarters|bunkers?|stronghold|fort|plant|lab|"
                 r"emplacements?|batter(?:y|ies)|commander|guns?|installations?|outposts?|towers?|radars?|"
                 r"radar\s+towers?|dish(?:es)?|buildings?")
-_SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|an?|that|every|all|each|both)\s+(?:of\s+the\s+)?(?:enemy\s+)?"
+_SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all|each|both)\s+(?:of\s+the\s+)?(?:enemy\s+)?"
                     r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
                     r"bunker|position|stronghold|fort|plant|lab|emplacements?|battery|batteries|commander|guns?|"
                     r"installations?|outpost|towers?|radar|dish(?:es)?|building)\b"

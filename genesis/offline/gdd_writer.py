@@ -15,6 +15,7 @@ from genesis.offline.composed_designs import Site
 
 PLAYER, ENEMY = 0, 1
 OBJECTIVE_TAG = "objective"
+SIEGE_SIDE_SHARE = 0.55    # a siege base on a named side: this share of the way from the map centre to that edge
 COMPACT_RADIUS = 12.0   # tiles: how far from home objectives under raids / fog may stand
 RAID_RADIUS = 9.0       # tiles: how far from home the economy raided through the fog stands
 AIR_COVER_RADIUS = 4.0  # tiles: fragile objectives under air attack stand this close to home, inside AA range of it
@@ -1485,6 +1486,10 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     m = G.load(map_ref)
     sp = G.spawns(m)
     fort_name, fort = G.base_point(m)
+    named_side = any(r.id == "base_side" for r in brief.requirements)
+    if named_side:
+        # "their base is in the west": the base and its candidate sites stand on that side of the map
+        fort = G.side_point(m, c.directions[0], SIEGE_SIDE_SHARE)
     # the besiegers come from a side, not a corner: no candidate site lies on the way to all the others
     start = LV.side_start(m, fort) or G.pick_fronts(m, fort, 1)[0]
     artillery = concepts.artillery_siege(c)
@@ -1525,6 +1530,12 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                         "deadline": met}
     if artillery:
         expects["artillery_only"] = [{"event": "spawn", "where": {"team": PLAYER, "source": "start", "type": "artillery_bot"}, "min": 1}]
+    if named_side:
+        # every candidate site lies on the named side: the target stands within reach of the base's point
+        reach = max(math.dist(fort, s) for s in sites) + 1.0
+        expects["base_side"] = [{"state": {"at": 1, "team": ENEMY, "tag": "target", "units_min": 1,
+                                           "within": {"x": round(fort[0], 1), "y": round(fort[1], 1),
+                                                      "radius": round(reach, 1)}}}]
     army, protect, protect_expects = _protect(c, army, sp[start], m, [(u.x, u.y) for u in army])
     comps += protect
     expects.update(protect_expects)

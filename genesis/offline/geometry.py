@@ -107,6 +107,14 @@ COMPASS_SPAWN_NAMES = {"n": ("north", "n"), "e": ("east", "e"), "s": ("south", "
                        "sw": ("sw", "southwest", "south_west"), "nw": ("nw", "northwest", "north_west")}
 
 
+def side_point(m: MapData, side: str, share: float) -> tuple[float, float]:
+    """The open ground nearest the point `share` of the way from the map centre to its edge on compass `side`."""
+    vx, vy = COMPASS_VECTORS[side]
+    cx, cy = m.width / 2, m.height / 2
+    x, y = cx + vx * share * (m.width / 2), cy + vy * share * (m.height / 2)
+    return passable_near(m, x, y, [], 0.0, main_region_only=True)
+
+
 def compass_of(origin: tuple[float, float], point: tuple[float, float]) -> str | None:
     """The 8-way compass sector (n, ne, ...) of `point` seen from `origin`; y grows down the map."""
     dx, dy = point[0] - origin[0], origin[1] - point[1]

@@ -234,3 +234,21 @@ def test_a_refusal_quotes_the_unread_stretch_whole_across_a_clock():
     assert not reading.is_game
     assert '"Whistle a tune from the two-minute mark onward near the northern storage"' in reading.refusal
     assert "escort" in reading.refusal and "bank" in reading.refusal    # every game it builds is suggested
+
+
+@pytest.mark.parametrize("side, word", [("w", "west"), ("se", "south-east"), ("n", "north")])
+def test_a_siege_base_on_a_named_side_has_every_candidate_site_on_that_side(side, word):
+    from genesis.offline.gdd_writer import design
+    from genesis.offline import geometry as G
+
+    brief = _brief(f"Their stronghold sits in the {word} of the map; knock out its factory within 7 minutes.")
+    (clause,) = [c for c in brief.clauses if word in c.text]
+    assert clause.status == "honoured" and "base_side" in clause.requirement_ids
+    gdd = design(brief)
+    m = G.load(gdd.map.model_dump())
+    (fort,) = [comp for comp in gdd.rule_components if comp.id == "static_fortification"]
+    centre = (m.width / 2, m.height / 2)
+    vx, vy = G.COMPASS_VECTORS[side]
+    assert all((x - centre[0]) * vx + (y - centre[1]) * vy > 0 for x, y in fort.params["sites"])
+    (req,) = [r for r in gdd.requirements if r.id == "base_side"]
+    assert req.expect and req.expect[0].state.tag == "target"
