@@ -511,6 +511,10 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
             reqs.append(Requirement(id="front_times", text="each side attacks at its stated time (within 10 s): "
                                     + ", ".join(f"{_SIDE_NAMES[d]} at {clock(t)}"
                                                 for d, t in zip(c.directions, c.direction_times)), on=on))
+    if c.directions and arch == "capture" and len(set(c.directions)) == 1 and not c.direction_times:
+        # "hold the western bridge": the zone stands on that side
+        reqs.append(Requirement(id="zone_side", text=f"the zone to hold stands in the {_SIDE_NAMES[c.directions[0]]} "
+                                                     "of the map", on="reference"))
     if c.directions and arch == "siege" and len(set(c.directions)) == 1 and not c.direction_times:
         # "the enemy base is in the west": the target's sites are drawn on that side
         reqs.append(Requirement(id="base_side", text=f"the target stands in the {_SIDE_NAMES[c.directions[0]]} of the "

@@ -37,7 +37,7 @@ _GENERIC = _FILLER | {"enemy", "enemies", "the", "your", "my", "our", "against",
 
 # Which requirements evidence what a recognised phrase asks for (those the brief has).
 KEY_IDS: dict[str, list[str]] = {
-    "fronts": ["fronts", "directions"], "directions": ["directions", "fronts", "base_side"], "direction_times": ["front_times"],
+    "fronts": ["fronts", "directions"], "directions": ["directions", "fronts", "base_side", "zone_side"], "direction_times": ["front_times"],
     "front_order": ["front_order"], "staggered": ["staggered", "front_times", "front_order"],
     "waves": ["wave_times", "escalation", "growth", "probe_main", "interval", "enemy_attack"],
     "wave_times": ["wave_times", "enemy_attack", "front_times"], "interval": ["interval"],

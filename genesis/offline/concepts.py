@@ -473,6 +473,14 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer
                       + "|".join(V.NUMBER_WORDS) + r"|half)\b))")
 
 
+# holding a crossing for a time, with no waves to beat: "hold the western bridge for 80 seconds" is a capture
+# ("hold the bridge against three waves for 5 minutes" is a defence)
+_HOLD_FOR = re.compile(r"\b(?:hold|keep|control|own)\s+(?:the\s+|that\s+)?(?:[\w-]+\s+){0,2}?(?:bridge|pass|crossroads|"
+                       r"ridge|crossing|ford|junction|gate)\b(?=[^.;]{0,40}?\bfor\s+(?:\d|(?:"
+                       + "|".join(V.NUMBER_WORDS) + r"|half)\b))")
+_WAVES = re.compile(r"\b(?:waves?|attacks|assaults|raids)\b")
+
+
 def _archetype(r: Reading) -> None:
     """Sets the scenario family from its trigger words (defence, the model's default, when none is named)."""
     text, c = r.text, r.concepts
@@ -481,6 +489,8 @@ def _archetype(r: Reading) -> None:
         if pattern.search(text) and not any(_has(text, t) for t in V.ARCHETYPE_TRIGGERS["production"]):
             chosen = arch
             break
+    if chosen is None and _HOLD_FOR.search(text) and not _WAVES.search(text):
+        chosen = "capture"
     # a trigger word inside a longer unit name ("assault" in "assault bots") names a unit, not the game
     names = [m.span() for m in re.finditer(r"(?<![\w-])" + _unit_pattern("any"), text)]
 
@@ -494,8 +504,8 @@ def _archetype(r: Reading) -> None:
         return
     c.archetype = chosen  # type: ignore[assignment]
     r.matched.append(f"archetype {chosen}")
-    patterns = {"siege": _SIEGE, "capture": _CAPTURE}
-    for m in (patterns[chosen].finditer(text) if chosen in patterns else []):
+    patterns = {"siege": [_SIEGE], "capture": [_CAPTURE, _HOLD_FOR]}
+    for m in (m for p in patterns.get(chosen, []) for m in p.finditer(text)):
         _hit_around_gaps(r, m, "archetype")
     for t in V.ARCHETYPE_TRIGGERS[chosen]:
         for m in triggers_in(t):

@@ -980,6 +980,28 @@ def _power(units: dict[str, int]) -> float:
     return hp * dps
 
 
+def _side_place(m, side: str, bridge: bool) -> tuple[float, float]:
+    """A place on compass `side`: the map's bridge farthest that way when asked for a bridge, else open ground
+    halfway from the centre to that edge."""
+    vx, vy = G.COMPASS_VECTORS[side]
+    centre = (m.width / 2, m.height / 2)
+    bridges = [p for name, p in G.spawns(m).items() if re.fullmatch(r"bridge_\d+", name)] if bridge else []
+    if bridges:
+        return max(bridges, key=lambda p: (p[0] - centre[0]) * vx + (p[1] - centre[1]) * vy)
+    return G.side_point(m, side, 0.5)
+
+
+def _on_side_expects(m, side: str, where: dict) -> list[dict]:
+    """A rule_log event (`where`) whose fields.x / fields.y lie in the part of the map on compass `side`."""
+    out = []
+    for axis, v, size in (("x", G.COMPASS_VECTORS[side][0], m.width), ("y", G.COMPASS_VECTORS[side][1], m.height)):
+        if v:
+            bounds = {"min": round(size * 0.55, 1)} if v > 0 else {"max": round(size * 0.45, 1)}
+            out.append({"event": "rule_log", "where": where, "values": {"field": f"fields.{axis}", **bounds},
+                        "min": 1})
+    return out
+
+
 def _raid_size(c: Concepts, strength: float) -> int:
     """A raid of the type the request names, as strong as the usual raid of three light bots (a raid of three
     heavy tanks destroyed any defence; a lone scout raid destroyed nothing)."""
@@ -1287,12 +1309,19 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     drawn per seed and marked and announced at the start."""
     from genesis.offline import layout_variation as LV   # here, not at the top: the families' own module
 
-    fixed = LV.zone_fixed(brief.query)
+    side = c.directions[0] if any(r.id == "zone_side" for r in brief.requirements) else None
+    fixed = LV.zone_fixed(brief.query) or side is not None
     map_ref = map_choice(c, brief.query)
     m = G.load(map_ref)
     sp = G.spawns(m)
     _, centre = G.base_point(m)
-    start = sp.get("south") or sp[G.pick_fronts(m, centre, 1)[0]]
+    if side:
+        # "hold the western bridge": the zone stands on that side (on the map's bridge there, when it has one),
+        # the player starts at the side spawn farthest from it
+        centre = _side_place(m, side, "bridge" in brief.query.lower())
+        start = sp[LV.side_start(m, centre) or G.pick_fronts(m, centre, 1)[0]]
+    else:
+        start = sp.get("south") or sp[G.pick_fronts(m, centre, 1)[0]]
     zones = [] if fixed else LV.capture_zones(m, start, centre)
     zone = centre if fixed else tuple(zones[0])
     hold = c.hold_time or DEFAULT_HOLD
@@ -1333,6 +1362,8 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
              "values": {"field": "fields.held", "min": hold, "max": hold + 2}, "min": 1, "max": 1},
             {"result": {"winners_include": PLAYER, "duration_min": hold}}],
         "deadline": met, "deadline_loss": met["idle"], **protect_expects, **counter}
+    if side:
+        expects["zone_side"] = _on_side_expects(m, side, {"rule": "capture_and_hold", "name": "zone"})
     teams = [
         TeamPlan(id=PLAYER, name="Attackers", role="player", controller={"type": "agent"}, units=army),
         TeamPlan(id=ENEMY, name="Garrison", role="enemy", controller={"type": "ai", "behaviour": "hold"},
@@ -1343,7 +1374,7 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         for side, t in zip(_named_fronts(c, m, zone)[0], c.direction_times)) + "."
               if named else " Small relief columns of the garrison come to retake it, from a side and at a time "
               "that change from game to game." if fixed else "")
-    where = ("at the map centre" if fixed else
+    where = (f"at ({zone_xy[0]:g}, {zone_xy[1]:g}), in the {SIDE_NAMES[side]} of the map" if side else "at the map centre" if fixed else
              f"at one of {len(zones)} garrisoned outposts ({LV.sites_text(zones)}): which one changes from game to "
              "game and is marked and announced at the start")
     desc = (f"Take the marked zone {where} and hold it for {hold:g} seconds without a break: some of your units "

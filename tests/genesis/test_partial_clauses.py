@@ -252,3 +252,25 @@ def test_a_siege_base_on_a_named_side_has_every_candidate_site_on_that_side(side
     assert all((x - centre[0]) * vx + (y - centre[1]) * vy > 0 for x, y in fort.params["sites"])
     (req,) = [r for r in gdd.requirements if r.id == "base_side"]
     assert req.expect and req.expect[0].state.tag == "target"
+
+
+@pytest.mark.parametrize("query, side", [
+    ("Hold the southern bridge on the river map for 90 seconds.", "s"),
+    ("Keep the western crossing for a minute and a half with no enemy on it; you have 6 minutes.", "w"),
+    ("Sit on the northern junction for 100 seconds and take it before 5:00.", "n")])
+def test_a_zone_on_a_named_side_stands_there_and_is_evidenced(query, side):
+    from genesis.offline.gdd_writer import design
+    from genesis.offline import geometry as G
+
+    brief = _brief(query)
+    assert brief.concepts.archetype == "capture"
+    said = [c for c in brief.clauses if "zone_side" in c.requirement_ids]
+    assert said and all(c.status == "honoured" for c in said)
+    gdd = design(brief)
+    m = G.load(gdd.map.model_dump())
+    (hold,) = [comp for comp in gdd.rule_components if comp.id == "capture_and_hold"]
+    x, y = hold.params["zone"]
+    vx, vy = G.COMPASS_VECTORS[side]
+    assert (x - m.width / 2) * vx + (y - m.height / 2) * vy > 0
+    (req,) = [r for r in gdd.requirements if r.id == "zone_side"]
+    assert req.expect
