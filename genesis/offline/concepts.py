@@ -1584,6 +1584,19 @@ def _safe_zone(r: Reading) -> None:
         r.hit(outside, "safe_zone")
 
 
+# the unit to keep alive said again by a pronoun: "it must not die", "losing him loses it all", "if she dies"
+_AGAIN = re.compile(r"\b(?:it|he|she|they)\s+(?:must|should|has to|have to|needs to|need to|may)\s+"
+                    r"(?:not die|never die|survive|stay alive|live)\b"
+                    r"|\b(?:losing|the\s+loss\s+of)\s+(?:him|her|it|them)\s+(?:loses|ends|costs|means)\b"
+                    r"(?:\s+(?:it\s+all|the\s+(?:game|run|match|mission)|everything|defeat|a\s+loss))?"
+                    r"|\bif\s+(?:he|she|it|they)\s+(?:dies|die|falls|fall|is\s+(?:killed|destroyed|lost)|goes\s+down)\b")
+
+
+def _kept_again(r: Reading) -> None:
+    for again in _AGAIN.finditer(r.text):
+        r.hit(again, "protect")
+
+
 def _protect(r: Reading) -> None:
     """A named unit to keep alive: "keep your commander alive", "the engineer must survive"."""
     text, c = r.text, r.concepts
@@ -1610,9 +1623,7 @@ def _protect(r: Reading) -> None:
         # enemy attacks with, so a kind named only there is not the enemy's
         masked = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
         c.unit_kinds = [k for k in c.unit_kinds if any(_has(masked, t) for t in V.UNIT_KIND_TRIGGERS.get(k, [k]))]
-        for again in re.finditer(r"\b(?:it|he|she|they)\s+(?:must|should|has to|have to|needs to|need to|may)\s+"
-                                 r"(?:not die|never die|survive|stay alive|live)\b", text):
-            r.hit(again, "protect")
+        _kept_again(r)
         # "escort duty: do not let your tank die": the escort is the unit kept alive
         for e in re.finditer(r"\bescort\w*", text):
             r.hit(e, "protect")
@@ -1809,6 +1820,8 @@ def _escort(r: Reading) -> None:
                                                  "objective", "objectives")]
     c.directions, c.direction_times, c.objective_type, c.objectives = [], [], None, None
     r.matched.append("archetype escort")
+    if not any(h.key == "protect" for h in r.hits):
+        _kept_again(r)
     for m in [escorting, named, back, *words]:
         if m is not None:
             r.hit(m, "archetype")

@@ -41,6 +41,7 @@ AMBUSH_UNIT = {"light_bot": 4, "assault_bot": 1}
 # few heavy guards, not a crowd: a dense crowd of light units round the escorted unit boxes it in
 GUARD_UNIT = {"heavy_tank": 1}
 MAP_DEFAULT = "crossroads"
+TRIP_MAPS = ("open_field",)   # smaller maps a named start and destination may fit on when the default is too wide
 
 
 def _power(units: dict[str, int]) -> float:
@@ -169,18 +170,32 @@ def fit_start(m, start: tuple[float, float], dest: tuple[float, float], vip: str
     return start, path
 
 
+def _map_for_trip(c: Concepts, vip: str, deadline: float, ambushes: int) -> dict:
+    """The map: the one the request names, else the default unless a start the request names ("from the
+    south-east corner") is too far from the destination for the deadline there: then the first smaller map on
+    which the trip fits from where the request puts it (moving the start would build another trip)."""
+    if c.map_hint or not c.escort_from:
+        return {"name": c.map_hint or MAP_DEFAULT}
+    for name in (MAP_DEFAULT, *TRIP_MAPS):
+        m = G.load({"name": name})
+        start, dest = endpoints(m, c)
+        if fit_start(m, start, dest, vip, deadline, ambushes)[0] == start:
+            return {"name": name}
+    return {"name": MAP_DEFAULT}
+
+
 def _xy(p: tuple[float, float]) -> list[float]:
     return [round(p[0], 1), round(p[1], 1)]
 
 
 def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     """The escort GDD; `requirements(expects)` attaches the evidence to the brief's requirements."""
-    map_ref = {"name": c.map_hint or MAP_DEFAULT}
-    m = G.load(map_ref)
     vip = c.escort_unit or "commander"
     count = c.escort_count
     deadline = float(c.deadline or c.time_limit)
     active = max(1, min(len(SITE_SHARES), c.waves or ACTIVE_AMBUSHES))
+    map_ref = _map_for_trip(c, vip, deadline, active)
+    m = G.load(map_ref)
     start, dest = endpoints(m, c)
     start, path = fit_start(m, start, dest, vip, deadline, active)
     sites = ambush_sites(m, path)
