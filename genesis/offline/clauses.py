@@ -300,7 +300,9 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
                                           "requirement that can show it")
     # honoured only when every phrase read in it is checked by a requirement: the rest is reported
     outcome = _OUTCOME.search(segment)
-    if outcome and not any(h.key in _OUTCOME_KEYS for h in hits):
+    # ... by a phrase this scenario checks: "the first alliance to lose both its factories loses" reads the
+    # factories, but a teams game that ends on the last alliance with units never looks at them
+    if outcome and not any(h.key in _OUTCOME_KEYS and _ids([h.key], have, archetype) for h in hits):
         return clause("partial", ids, f"the win or loss condition it states (\"{outcome.group(0)}\") is not built",
                       built=_built(ids, have))
     unbuilt = list(dict.fromkeys(text[h.start:h.end].strip(" ,;:.!?") for h in hits if h.key not in _WEAK and not _ids([h.key], have,
