@@ -279,7 +279,7 @@ def test_a_zone_on_a_named_side_stands_there_and_is_evidenced(query, side):
 def test_a_win_or_loss_read_only_through_a_word_the_scenario_never_checks_is_not_honoured():
     """A 2v2 ends on the last alliance with units: a clause ending it on its buildings names them, but
     nothing in the level looks at them."""
-    brief = _brief("2v2 battle, every side starts with a bot lab and six light bots; the first alliance whose two "
-                   "bot labs are both rubble loses, 10 minute limit.")
-    (clause,) = [c for c in brief.clauses if "rubble" in c.text or "loses" in c.text]
+    brief = _brief("2v2 team battle: each side starts with a factory and 6 light tanks; the first alliance to lose "
+                   "both its factories is out, 10 minute limit.")
+    (clause,) = [c for c in brief.clauses if "is out" in c.text]
     assert clause.status != "honoured"
