@@ -623,7 +623,7 @@ def _start_forces(r: Reading) -> None:
 
 # phrases whose unit names are the player's or a target, not what the enemy attacks with
 NOT_ATTACKERS = {"start_forces", "protect", "escort_unit", "objective", "objectives", "resource_keep", "raid_target",
-                 "keep_count", "production_target", "recon", "armies", "side_armies", "micro"}
+                 "keep_count", "production_target", "recon", "armies", "side_armies", "micro", "losses"}
 NAMED_UNIT = r"(?:^|\b(?:\d+|a|an|of|by|the|and|with|against|versus|vs|enemy|their|hostile|light|heavy|fast|quick)\s+)"   # not a verb ("scout")
 
 
@@ -1357,7 +1357,8 @@ def _units_and_switches(r: Reading) -> None:
     off = [m for w in ("no production", "without production", "fixed forces", "no building", "no base building",
                        "fixed armies", "no reinforcements") if (m := _find(text, w))]
     off += list(re.finditer(r"\b(?:nothing|no\s+units?|none)\s+(?:can|may|is\s+allowed\s+to|will)\s+be\s+(?:built|produced|made|"
-                            r"trained)\b|\bproduction\s+(?:is\s+)?(?:off|disabled|switched\s+off|turned\s+off)\b|"
+                            r"trained)\b|\b(?:nobody|no\s+one|no\s+side|no\s+army|no\s+team)\s+(?:may|can|gets?\s+to|is\s+allowed\s+"
+                            r"to|will)\s+(?:build|produce|train)\b|\bproduction\s+(?:is\s+)?(?:off|disabled|switched\s+off|turned\s+off)\b|"
                             r"\bno\s+(?:factories|new\s+units|building\s+allowed)\b", text))
     if off:
         c.production = False
@@ -1985,10 +1986,14 @@ _FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?
           r"infantry|artillery))\b")
 # a few words may stand between the squad and its foe: "your four light tanks are on their own against twelve ..."
 _ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|stand|stands|go|goes)(?:\s+[\w']+){0,3}?)?"
-                     r"\s+(?:versus|vs\.?|v|against|take on|face|facing|fight|(?:square|squares|face|faces)\s+off\s+"
-                     r"(?:with|against)|go\s+up\s+against|goes\s+up\s+against|clash\s+with|clashes\s+with|"
+                     r"\s+(?:versus|vs\.?|v|against|take on|face|faces|facing|face\s+down|faces\s+down|fight|"
+                     r"(?:square|squares|face|faces)\s+off\s+(?:with|against)|go\s+up\s+against|goes\s+up\s+against|"
+                     r"clash\s+with|clashes\s+with|meet|meets|run\s+into|runs\s+into|take\s+on|takes\s+on|"
                      r"must kill|must destroy|kill|destroy)\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
-                     r"(?:(?:a|an)\s+(?:swarm|horde|pack|group|mob|wave|squad|force)\s+of\s+)?" + _FORCE)
+                     r"(?:(?:a|an)\s+(?:swarm|horde|pack|group|mob|wave|squad|force|knot|band|bunch|gang|cluster|column|"
+                     r"detachment|platoon|company|crowd|mass)\s+of\s+)?" + _FORCE)
+# a squad of two types: "a pair of heavy tanks and a pair of artillery bots meet ...": the first one before the match
+_SQUAD_BEFORE = re.compile(_FORCE + r"\s+and\s+(?:an?\s+)?$")
 # the two armies compared: "seven rocket bots, quicker and longer-reaching than the nine assault bots"
 _ARMIES_COMPARED = re.compile(_FORCE + r",?\s+(?:[\w-]+,?\s+){1,5}?than\s+(?:the\s+|their\s+|an?\s+)?(?:enemy\s+)?" + _FORCE)
 _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
@@ -1999,14 +2004,17 @@ _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|ev
                         r"\bcome out ahead\b|\bnothing\s+(?:hostile|enemy)\s+(?:moves|is\s+left|remains|stands)\b|"
                         r"\b(?:pick|picks|picking)\s+them\s+apart\b|\b(?:cut|mow)\s+them\s+(?:all\s+)?down\b|"
                         r"\bfinish\s+them\s+(?:all\s+)?off\b|"
+                        r"\bleave\s+(?:none|nothing|no\s+one|not\s+one)\s+(?:of\s+(?:them|theirs)\s+)?(?:standing|alive)\b|"
                         r"\b(?:not\s+(?:a\s+single|one)|none)\s+of\s+(?:theirs|them|the\s+enemy'?s?)\s+(?:is|are)\s+(?:still\s+)?"
                         r"(?:left|standing|alive|moving)\b|\buntil\s+(?:they\s+are|the\s+enemy\s+is)\s+(?:all\s+)?(?:dead|gone|"
                         r"destroyed|wiped\s+out)\b")
 _KITING = re.compile(r"\b(?:are|is)\s+faster\b|\b(?:faster|quicker|speedier)\s+(?:and\s+[\w-]+\s+)?than\b|"
                      r"\blonger[\s-](?:reaching|ranged)\b|\bouts?peed\b|\boutpace\b|\boutranges?\b|\bout-?range\b|\bkit(?:e|ing)\b|"
                      r"\bshort[\s-]range\b|\b(?:longer|more)\s+range\b")
-_LOSSES = re.compile(r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most)\s+"
-                     + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)?|"
+_LOSSES = re.compile(r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most|"
+                     r"(?:don'?t|do\s+not|never)\s+lose\s+more\s+than)\s+"
+                     + _NUM + r"(?:\s+of\s+(?:your|the|my|our)\s+(?:\d+|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True))
+                     + r"))?(?:\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?))?|"
                      r"\bat\s+least\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)\s+(?:still\s+)?"
                      r"(?:roll|rolling|alive|survive|standing|left|remain)\w*|\bwithout\s+losing\s+(?:a|any)\s+"
                      r"(?:single\s+)?(?:units?|bots?|tanks?)\b|"
@@ -2049,7 +2057,7 @@ def _micro(r: Reading) -> None:
     r.matched.append("archetype micro")
     # the fight's words are the skirmish's: no waves, objectives or defence of another family
     r.hits = [h for h in r.hits if h.key not in ("archetype", "waves", "objectives", "objective", "raids", "protect",
-                                                 "production_target", "ffa_count", "teams")]
+                                                 "production_target", "ffa_count", "teams", "wave_units")]
     c.objectives = c.objective_type = c.protect_unit = None
     c.waves, c.raids, c.target_composition = 0, False, {}
     # a count of units read as a goal to produce turned production on; a skirmish builds nothing unless asked to
@@ -2060,6 +2068,9 @@ def _micro(r: Reading) -> None:
         mine, theirs = _force_type(armies.group(2)), _force_type(armies.group(4))
         problem = "" if mine and theirs else (f"no roster unit is called \"{armies.group(2 if not mine else 4)}\"")
         c.squad = {mine or "light_tank": _group_count(armies.group(1))}
+        if mine and (more := _SQUAD_BEFORE.search(text[:armies.start()])) and _force_type(more.group(2)):
+            c.squad = {_force_type(more.group(2)): _group_count(more.group(1)), **c.squad}
+            r.hit(more, "armies")
         c.enemy_force = {theirs or "light_bot": _group_count(armies.group(3))}
         r.hit(armies, "armies", problem, note=_force_note(armies.group(2), mine) or _force_note(armies.group(4), theirs))
     for m in _ELIMINATE.finditer(text):

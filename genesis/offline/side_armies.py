@@ -37,7 +37,14 @@ _BY_UNITS = re.compile(
     r"the\s+(?:two|three|other))\s+(?:\w+\s+)?(?:enemy\s+|rival\s+|other\s+)?(?:teams?|sides?|armies|alliances?|"
     r"enemies|units|opponents|rivals|factions)\b|"
     r"\blast\s+(?:team|side|army|alliance|one|faction|player)\s+(?:left\s+)?standing\b|"
-    r"\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is\s+left|survives|stands)\b")
+    r"\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is\s+left|survives|stands)\b|"
+    # "the side still fielding units when everyone else is gone takes it", "whoever still has units at the end"
+    r"\b(?:the\s+)?(?:side|team|army|alliance|one|faction|player|whoever)\s+(?:that\s+)?(?:still\s+)?(?:fielding|with|"
+    r"having|has|have|holding)\s+(?:any\s+)?(?:units|troops|an\s+army|forces)\s+(?:left\s+)?(?:when|once|after)\s+"
+    r"(?:everyone|everybody|every\s+other\s+(?:side|army|team)|all\s+the\s+others?|the\s+(?:rest|others))\s+(?:else\s+)?"
+    r"(?:is|are|has|have)\s+(?:gone|dead|wiped\s+out|eliminated|out|been\s+wiped\s+out)\b|"
+    r"\b(?:the\s+)?(?:side|team|army|alliance|one)\s+(?:that\s+is\s+)?left\s+with\s+no\s+units(?:\s+at\s+all)?\s+"
+    r"(?:is|gets)\s+(?:beaten|out|eliminated|defeated)\b")
 
 
 def _army(r, m: re.Match, roster: dict[str, str], unit_pattern: str, number) -> dict[str, int]:

@@ -283,3 +283,27 @@ def test_a_win_or_loss_read_only_through_a_word_the_scenario_never_checks_is_not
                    "both its factories is out, 10 minute limit.")
     (clause,) = [c for c in brief.clauses if "is out" in c.text]
     assert clause.status != "honoured"
+
+
+@pytest.mark.parametrize("query, squad, foes, cap", [
+    ("Two light tanks and three rocket bots run into a band of nine light bots; leave none of them standing within "
+     "two minutes, and don't lose more than one of your five.", {"light_tank": 2, "rocket_bot": 3}, {"light_bot": 9}, 1),
+    ("Four rocket bots face down a crowd of twelve light bots; destroy them all within 2:30 while losing no more than "
+     "1 rocket bot.", {"rocket_bot": 4}, {"light_bot": 12}, 1)])
+def test_a_skirmish_of_a_mixed_squad_with_a_loss_cap_is_read_whole(query, squad, foes, cap):
+    brief = _brief(query)
+    c = brief.concepts
+    assert c.archetype == "micro" and c.squad == squad and c.enemy_force == foes and c.max_losses == cap
+    assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.why) for cl in brief.clauses]
+
+
+@pytest.mark.parametrize("query", [
+    "Five armies, each on its own against the rest; no one can build, and the army still holding units when all "
+    "the others are wiped out wins it.",
+    "A four-way free-for-all where nobody gets to build; the faction with troops left once every other side is "
+    "gone takes the match."])
+def test_a_free_for_all_won_by_the_last_side_with_units_and_nobody_building(query):
+    brief = _brief(query)
+    c = brief.concepts
+    assert c.archetype == "ffa" and c.production is False and c.elimination == "units"
+    assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.why) for cl in brief.clauses]
