@@ -137,6 +137,8 @@ class Concepts(Doc):
         "as a band of the validity certificate's ladder; null when it does not say"))
     protect_unit: str | None = Field(None, description="unit type from the roster of a unit the player must keep "
                                                        "alive (e.g. commander)")
+    protect_all: bool = Field(False, description="the game is lost only when every one of those units is lost "
+                                                 "(\"losing both light bots loses\"), not the first")
     escort_unit: str | None = Field(None, description="escort: unit type from the roster of the unit the player must "
                                                       "bring to the destination (commander when the request names none)")
     escort_count: int = Field(1, ge=1, le=4, description="escort: how many of them travel together (a convoy)")

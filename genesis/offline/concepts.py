@@ -1616,10 +1616,14 @@ def _protect(r: Reading) -> None:
         or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:if|or|and|once|when|should)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|die|falls|"
                      r"is (?:killed|destroyed|lost))", text) \
-        or re.search(r"\b(?:losing|the\s+loss\s+of)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:ends\s+(?:it|the\s+(?:game|run|"
-                     r"match))|loses(?:\s+the\s+game)?|means\s+(?:defeat|a\s+loss)|is\s+(?:a\s+)?(?:defeat|loss))", text)
+        or re.search(r"\b(?:losing|the\s+loss\s+of)\s+(?:your|the|my|our|(?P<every>both|all|all\s+(?:of\s+)?(?:your|the)|"
+                     r"both\s+(?:of\s+)?(?:your|the)|every\s+one\s+of\s+(?:your|the)))\s+(?:\w+\s+)?" + mobile
+                     + r"\s+(?:ends\s+(?:it|the\s+(?:game|run|match))|loses(?:\s+(?:it|the\s+game))?|means\s+(?:defeat|a\s+loss)|"
+                     r"is\s+(?:a\s+)?(?:defeat|loss))", text)
     if m:
-        c.protect_unit = roster_names()[next(g for g in m.groups() if g)]
+        every = m.re.groupindex.get("every")     # "losing both light bots": the group saying all of them
+        c.protect_unit = roster_names()[next(g for i, g in enumerate(m.groups(), 1) if g and i != every)]
+        c.protect_all = bool(every and m.group(every))
         # the unit kept alive is the player's: its words ("your heavy tank") say nothing of what the
         # enemy attacks with, so a kind named only there is not the enemy's
         masked = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
@@ -1896,7 +1900,10 @@ def _escort(r: Reading) -> None:
 _LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|sight|"
                 r"(?:map|work|figure|find|sniff|suss)\s+out\s+where|(?:pin|track|hunt)\s+down(?:\s+where)?|learn\s+where|"
                 r"(?:get|got|gotten|lay|laid|set|have|had|put|keep|kept|clap|clapped)\s+(?:your\s+|its\s+|their\s+)?"
-                r"eyes\s+on)\s+")
+                r"eyes\s+on|catch\s+sight\s+of|"
+                # "get your lone rider within sight of every one of them"
+                r"(?:get|bring|take|move|send)\s+(?:your|a|the|its|their|one)\s+(?:[\w-]+\s+){0,2}?(?:within|into)\s+"
+                r"(?:sight|view|visual\s+range|eyeshot)\s+of|come\s+within\s+(?:sight|view)\s+of)\s+")
 _LOCATE = re.compile(_LOCATE_VERB + r"(?:all\s+|every\s+|each\s+)?(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM
                      + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
 # the targets named first and found by pronoun: "the enemy factory spawns in a corner; spot it"
@@ -1968,9 +1975,17 @@ def _recon(r: Reading) -> None:
                                              "the request places them is not built")
               if h.key in ("map", "directions", "fronts", "random_side") and not h.problem
               and any(a <= h.start < b for a, b in placed) else h for h in r.hits]
-    # the scout it searches with: "with your scout", "using one fast unit"
+    # the units it searches with, when the request names them: "using 2 light bots"
+    for s in re.finditer(r"\b(?:with|using|use|send|sending)\s+(?:your\s+)?" + _NUM + r"\s+" + _unit_pattern("mobile"), text):
+        c.player_start[roster_names()[s.group(2)]] = int(number(s.group(1)))
+        r.hit(s, "start_forces")
+    # the scout it searches with: "with your scout", "using one fast unit"; the search named as such; where the
+    # targets stand changing between games (the sites are drawn per seed)
     for s in re.finditer(r"\b(?:with|using|use)\s+(?:your|a|one|the|an|its)\s+(?:(?:single|fast|lone|only|own)\s+)*"
-                         r"(?:scout|unit|recon unit)\b", text):
+                         r"(?:scout|unit|recon unit)\b|\b(?:recon|reconnaissance|scouting\s+(?:run|mission))\b|"
+                         r"\b(?:whose\s+)?(?:positions?|places?|spots?|locations?)\s+(?:change|changes|vary|varies|differ|are\s+"
+                         r"different)\s+(?:every|each|from)\s+(?:game|round|match|run)(?:\s+to\s+(?:game|round|match|run))?\b|"
+                         r"\bsomewhere\s+(?:different|new|else)\s+(?:every|each)\s+(?:game|round|match|run|time)\b", text):
         r.hit(s, "recon")
     c.scouting, c.raids, c.objective_type, c.objectives = False, False, None, None
     if c.fog is False:

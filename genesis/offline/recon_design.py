@@ -93,7 +93,12 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     sites = candidate_sites(m, start)
     n = min(n, len(sites) - 1)
     drawn = layouts(m, sites, n, start, target, max(1, round(GUARDS * strength)))
-    units = [UnitPlacement(type=SCOUT_TYPE, x=start[0], y=start[1], tag=SCOUT_TAG)]
+    # the searchers: the mobile units the request names ("using 2 light bots"), else one scout
+    catalog = load_catalog().units
+    searchers = {t: n for t, n in c.player_start.items() if catalog[t].speed > 0} or {SCOUT_TYPE: 1}
+    units = [UnitPlacement(type=t, count=k, x=start[0], y=start[1] + 3 * i, tag=SCOUT_TAG)
+             for i, (t, k) in enumerate(searchers.items())]
+    scouts = sum(searchers.values())
     comps = [
         LV.layout_component(drawn, ["hidden_targets"], f"the {n} targets and their guards at {n} of {len(sites)} "
                             f"candidate sites, one of {len(drawn)} layouts drawn per seed"),
@@ -102,9 +107,11 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
                       params={"team": PLAYER, "target_team": ENEMY, "target_tag": TARGET_TAG, "deadline": deadline}),
     ]
     if c.protect_unit:
-        comps.append(RuleComponent(id="scout_loss", purpose="losing the scout loses", kind="termination",
-                                   library_rule="protect_objective_loss", requirement_ids=["protect_unit"],
-                                   params={"team": PLAYER, "tag": SCOUT_TAG, "mode": "any"}))
+        every = c.protect_all and scouts > 1
+        comps.append(RuleComponent(id="scout_loss", purpose="losing every scout loses" if every else "losing the scout loses",
+                                   kind="termination", library_rule="protect_objective_loss",
+                                   requirement_ids=["protect_unit"],
+                                   params={"team": PLAYER, "tag": SCOUT_TAG, "mode": "all" if every else "any"}))
     won = {"result": {"winners_include": PLAYER, "reason_contains": f"found all {n}", "duration_max": deadline}}
     expects = {
         "locate_win": [won, {"event": "rule_log", "where": {"rule": "locate_targets", "name": "target_found",
@@ -121,20 +128,24 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
                                                               "duration_max": deadline + 2,
                                                               "reason_contains": "did not find"}}]},
         "protect_unit": [{"event": "rule_log", "where": {"rule": "scout_loss", "name": "objectives",
-                                                         "fields.tag": SCOUT_TAG, "fields.count": 1}, "min": 1, "max": 1}],
+                                                         "fields.tag": SCOUT_TAG, "fields.count": scouts}, "min": 1, "max": 1}],
     }
     teams = [TeamPlan(id=PLAYER, name="Recon", role="player", controller={"type": "agent"}, units=units),
              TeamPlan(id=ENEMY, name="Hidden", role="enemy", controller={"type": "ai", "behaviour": "hold"})]
     name = target.replace("_", " ")
-    desc = (f"Fog of war is on. With your one fast scout, find all {n} enemy {name}s within {deadline / 60:g} minutes: "
-            f"each counts as found once your scout has seen it. They stand at {n} of {len(sites)} possible sites, "
+    party = ("your one fast scout" if searchers == {SCOUT_TYPE: 1} else "your " + " and ".join(
+        f"{k} {t.replace('_', ' ')}{'s' if k > 1 else ''}" for t, k in searchers.items()))
+    desc = (f"Fog of war is on. With {party}, find all {n} enemy {name}s within {deadline / 60:g} minutes: "
+            f"each counts as found once one of your units has seen it. They stand at {n} of {len(sites)} possible sites, "
             "which change from game to game, each guarded by bots that destroy a scout coming within their range: "
-            "look from afar." + (" Losing the scout loses the game." if c.protect_unit else ""))
+            "look from afar." + ((" Losing all of them loses the game." if c.protect_all and scouts > 1 else
+                                  " Losing the scout loses the game." if scouts == 1 else
+                                  " Losing any of them loses the game.") if c.protect_unit else ""))
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=True, production=False,
                time_limit=deadline + 30, requirements=requirements(expects),
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="defend",
-               strategy_params={"home": [start[0], start[1]], "roles": [{"role": "scout", "tag": SCOUT_TAG}]},
+               strategy_params={"home": [start[0], start[1]], "roles": [{"role": "scout", "tag": SCOUT_TAG, "count": scouts}]},
                variation=variation(m, sites, n, start))
 
 

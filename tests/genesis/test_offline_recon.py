@@ -70,7 +70,7 @@ def test_the_design_hides_guarded_targets_at_seeded_sites_out_of_the_scouts_firs
         assert all(math.dist((t["x"], t["y"]), (scout.x, scout.y)) >= R.MIN_START_DIST for t in targets)
     assert _component(gdd, "locate_targets").params["deadline"] == 120
     assert _component(gdd, "scout_loss").params["tag"] == R.SCOUT_TAG
-    assert gdd.strategy_params["roles"] == [{"role": "scout", "tag": R.SCOUT_TAG}]
+    assert gdd.strategy_params["roles"] == [{"role": "scout", "tag": R.SCOUT_TAG, "count": 1}]
     assert gdd.variation.varies[0].how == "layout.layouts"
     assert all(r.expect for r in gdd.requirements if r.testable)
     weaker = design(write_brief(ASK, read(ASK)), ["make the enemy weaker", "make the enemy weaker"])
@@ -89,3 +89,16 @@ def test_genesis_new_builds_a_certified_search(tmp_path):
     assert v["certified"], (v.get("reason"), v.get("certificate", {}).get("checks"), done.stdout[-2000:])
     status = {r["id"]: r["status"] for r in v["requirements"]}
     assert {status[i] for i in ("locate_win", "hidden_targets", "deadline", "protect_unit")} == {"verified"}, status
+
+
+def test_the_units_a_search_names_search_and_losing_all_of_them_loses():
+    query = ("Recon under fog: sending three light bots, find all 4 hidden enemy radar towers within 3 minutes; "
+             "losing all of your light bots loses.")
+    brief = write_brief(query, read(query))
+    c = brief.concepts
+    assert c.archetype == "recon" and c.player_start == {"light_bot": 3} and c.protect_all
+    gdd = design(brief)
+    assert [(u.type, u.count, u.tag) for u in gdd.teams[0].units] == [("light_bot", 3, R.SCOUT_TAG)]
+    assert gdd.strategy_params["roles"] == [{"role": "scout", "tag": R.SCOUT_TAG, "count": 3}]
+    assert _component(gdd, "scout_loss").params["mode"] == "all"
+    assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.why) for cl in brief.clauses]
