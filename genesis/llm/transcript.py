@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 
-# The calls a run makes for its stages: 1 asked each new rule in a call of its own; 2 asks the new rules
-# of a rules visit in one call. A replay follows the plan its recording was made with.
+# The calls a run makes for its stages: 1 asked each new rule in a call of its own and the visual reviewer
+# again on frames it had judged; 2 asks the new rules of a rules visit in one call and reuses the verdict on
+# the same frames. A replay follows the plan its recording was made with.
 CALL_PLAN = 2
 
 

@@ -601,7 +601,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         if wave_times:
             params["times"] = wave_times
         grown_times = wave_times or [times[0] + interval * i for i in range(count)]
-        late = window_late or V.schedule_jitter(grown_times, bool(times_clause))
+        # "every 60 seconds": each wave comes up to a small share of the stated interval late
+        late = window_late or (V.interval_jitter(interval, bool(V.stated(brief, "interval"))) if every else
+                               V.schedule_jitter(grown_times, bool(times_clause)))
         if late:
             params["jitter"] = late
             varies.append(V.vary(f"each wave's time, up to {late:g} s after its slot", "escalating_waves.jitter",

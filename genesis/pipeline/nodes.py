@@ -1,6 +1,7 @@
 """The pipeline's nodes. Each reads the typed state and returns a partial update."""
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -50,6 +51,7 @@ MAX_QUESTION_ROUNDS = 3  # interactive Stage 1: first questions, then re-asks of
 class Nodes:
     def __init__(self, ctx: RunContext):
         self.ctx = ctx
+        self._judged_frames: dict[str, VisualVerdict] = {}   # visual verdicts of this process, by what was judged
 
     # ---- helpers ------------------------------------------------------------------------------
     @property
@@ -448,10 +450,16 @@ class Nodes:
         cfg = self.ctx.client.config
         # a VLM judges unless the offline backend answers (live, or in a replay of an offline run)
         if self.ctx.client.backend_name("vlm") not in ("offline", "replay of offline"):
+            seen = _frames_key(state, [f.path for f in frames])
+            if seen in self._judged_frames and self.ctx.client.call_plan >= 2:
+                return self._judged_frames[seen]     # the same frames of the same level: the reviewer is not asked again
             try:
                 # the level's own description: a level retry may have changed the design the GDD states
-                return self.ctx.analyst.visual_review(state["query"], state["level"]["description"], [f.path for f in frames],
-                                                      context=review_context(frames, read_replay(self.out / REPLAY_FILE)))
+                verdict = self.ctx.analyst.visual_review(state["query"], state["level"]["description"],
+                                                         [f.path for f in frames],
+                                                         context=review_context(frames, read_replay(self.out / REPLAY_FILE)))
+                self._judged_frames[seen] = verdict
+                return verdict
             except ModelCallError as exc:
                 return VisualVerdict(playable=False, aligned=False, observations=[], problems=[str(exc)],
                                      judged_by=f"VLM {cfg.for_role('vlm').model} (failed)", unrecoverable=exc.permanent)
@@ -577,6 +585,14 @@ def stage_guidance(state: dict, stage: str) -> Guidance:
     items = state.get("guidance", {}).get(stage, [])
     latest = state.get("guidance_latest", {}).get(stage, len(items))
     return Guidance(items, earlier=len(items) - latest)
+
+
+def _frames_key(state: dict, paths: list) -> str:
+    """What a visual review judged: the request, the level's description and every frame's bytes."""
+    digest = hashlib.sha256(f"{state['query']}\0{state['level']['description']}".encode())
+    for p in paths:
+        digest.update(Path(p).read_bytes())
+    return digest.hexdigest()
 
 
 def _stopped_status(stage: str, verdict: Verdict, state: dict) -> str:

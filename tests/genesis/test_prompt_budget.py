@@ -242,3 +242,11 @@ def test_the_gdd_prompt_lists_every_library_rule_in_one_line_and_the_closest_in_
     assert "count: int = 3" in task and "Logs rule_log 'wave' per wave." in task       # the closest one in full
     assert "metal: float" not in static + task and "'paid'" not in static + task
     assert all(r["relevant"] for r in library_summaries(kb))                          # no brief: all in full
+
+
+def test_guidance_the_pm_repeats_is_shown_once_as_the_latest():
+    from genesis.models import Guidance
+
+    text = render(PROMPTS / "_retry.j2", retry=None, guidance=Guidance(["keep the rule", "add a turret",
+                                                                        "keep the rule"], 2))
+    assert text.count("keep the rule") == 1 and "add a turret" in text.split("Earlier PM guidance")[1]

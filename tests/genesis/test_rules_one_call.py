@@ -114,3 +114,37 @@ def test_the_one_call_prompt_sends_the_rule_api_once_for_every_component():
 
 def _artifact(draft):
     return RuleArtifact(id=draft.id, source=draft.source or "-- reused", params=draft.params, tests=[])
+
+
+def test_the_visual_reviewer_is_not_asked_again_on_the_same_frames(tmp_path, monkeypatch):
+    from genesis.models import VisualVerdict
+
+    frames = []
+    for k in range(2):
+        frames.append(tmp_path / f"f{k}.png")
+        frames[-1].write_bytes(bytes([k]) * 10)
+    monkeypatch.setattr("genesis.visual.review_frames", lambda folder: [SimpleNamespace(path=p) for p in frames])
+    monkeypatch.setattr("genesis.visual.review_context", lambda *a: "")
+    monkeypatch.setattr("genesis.report.replay_widget.read_replay", lambda path: None)
+    asked = []
+
+    def visual_review(query, description, paths, context):
+        asked.append(paths)
+        return VisualVerdict(playable=True, aligned=True, observations=["ok"], problems=[], judged_by="VLM x")
+
+    def run(plan):
+        client = SimpleNamespace(call_plan=plan, backend_name=lambda role: "openai/x",
+                                 config=SimpleNamespace(for_role=lambda role: SimpleNamespace(model="x")))
+        ctx = SimpleNamespace(client=client, analyst=SimpleNamespace(visual_review=visual_review), out_dir=tmp_path)
+        nodes, state = Nodes(ctx), {"query": "q", "level": {"description": "d"}}
+        nodes._visual(state, GDD_DOC, None)
+        nodes._visual(state, GDD_DOC, None)
+        frames[0].write_bytes(b"changed")
+        nodes._visual(state, GDD_DOC, None)
+        frames[0].write_bytes(bytes([0]) * 10)
+
+    run(CALL_PLAN)
+    assert len(asked) == 2          # the second look at the same frames reused the first verdict
+    asked.clear()
+    run(1)
+    assert len(asked) == 3          # a replay of a recording that asked again asks again
