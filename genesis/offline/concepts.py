@@ -176,7 +176,9 @@ _SCREEN_SIDES = {"top": "north", "upper": "north", "bottom": "south", "lower": "
 
 # Sides named by the sun: "from where the sun sets" is from the west
 _SUN = re.compile(r"(?<![\w-])(?:where|whence)\s+the\s+sun\s+(sets|rises|goes\s+down|comes\s+up)\b|"
-                  r"(?<![\w-])the\s+(setting|rising)\s+sun\b")
+                  r"(?<![\w-])the\s+(setting|rising)\s+sun\b|"
+                  # "the dawn side", "the sunset flank": east and west
+                  r"(?<![\w-])the\s+(?:sunrise|sun-?up|dawn|morning|sunset|sundown|dusk|evening)[\s-](?:side|flank|edge|end)\b")
 
 
 def _screen_corner(m: re.Match) -> str:
@@ -188,8 +190,8 @@ def read(query: str) -> Reading:
     for pattern, verb in _IDIOMS:
         text, offsets = quantities.rewrite(text, offsets, pattern, lambda m, verb=verb: verb)
     text, offsets = quantities.rewrite(text, offsets, _SCREEN_CORNER, _screen_corner)
-    text, offsets = quantities.rewrite(text, offsets, _SUN, lambda m: "the west" if re.search(r"set|down", m.group(0))
-                                       else "the east")
+    text, offsets = quantities.rewrite(text, offsets, _SUN, lambda m: "the west" if re.search(r"set|down|dusk|evening",
+                                                                                              m.group(0)) else "the east")
     text, offsets = quantities.rewrite(text, offsets, _SCREEN_EDGE, lambda m: _SCREEN_SIDES[m.group(1) or m.group(2)])
     if _MAP_SIDES.search(text):
         # "from the left side of the map to the right side": sides of the map, not flanks

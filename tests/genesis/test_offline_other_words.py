@@ -327,7 +327,8 @@ def test_fog_switched_off_in_other_words():
         assert read(f"Destroy the enemy bot lab before 6:00; {said}.").concepts.fog is False
 
 
-@pytest.mark.parametrize("said,side", [("from where the sun sets", "w"), ("out of the rising sun", "e")])
+@pytest.mark.parametrize("said,side", [("from where the sun sets", "w"), ("out of the rising sun", "e"),
+                                       ("from the morning side", "e"), ("over the sundown edge", "w")])
 def test_sides_named_by_the_sun(said, side):
     assert set(read(f"Survive 5 minutes: waves come {said} at 1:00 and 3:00.").concepts.directions) == {side}
 
