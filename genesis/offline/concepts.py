@@ -234,6 +234,7 @@ def read(query: str) -> Reading:
     _waves(r)
     _times(r)
     _directions(r)
+    _opposite_side(r)
     _units_and_switches(r)
     _production_goal(r)
     _raids(r)
@@ -1214,6 +1215,18 @@ def _set_limit(r: Reading, lm: re.Match, limit: float) -> None:
     r.hit(lm, "time_limit", problem)
 
 
+_OPPOSITE = re.compile(r"\b(?:the\s+)?(?:side|direction|flank|edge|quarter)\s+opposite\s+(?:to\s+)?(?:the\s+)?(?:first|"
+                       r"previous|last|one\s+before|earlier)(?:\s+one)?\b|\bthe\s+opposite\s+(?:side|direction|flank|edge)"
+                       r"(?:\s+(?:from|to)\s+the\s+(?:first|previous|last)(?:\s+one)?)?\b")
+
+
+def _opposite_side(r: Reading) -> None:
+    """"another at 4:00 from the side opposite the first": no design ties an attack's side to the one before it."""
+    for m in _OPPOSITE.finditer(r.text):
+        r.hit(m, "random_side", "each attack's side is drawn per game, never the one before it, but not "
+                                "necessarily the opposite one")
+
+
 def _directions(r: Reading) -> None:
     """Named sides in the request's order: compass points in any spelling, and left / right flanks."""
     text, c = r.text, r.concepts
@@ -1261,13 +1274,16 @@ def _directions(r: Reading) -> None:
     times: list[list[float]] = []
     for i, (start, end, _) in enumerate(named):
         if after:
-            nxt = named[i + 1][0] if i + 1 < len(named) else len(text)
+            # "both flanks at 4:00" names two sides in one span: each has the times after it
+            nxt = next((a for a, _, _ in named[i + 1:] if a != start), len(text))
             times.append([t[2] for t in moments if end <= t[0] < nxt])
         else:
-            prev = named[i - 1][1] if i else 0
+            prev = next((b for _, b, _ in reversed(named[:i]) if b != end), 0)
             own = [t for t in moments if prev <= t[0] < start]
             times.append([own[-1][2]] if own else [])
-    if all(times) and sum(map(len, times)) == len(moments):
+    # each time belongs to one span of the request (the two sides of "both flanks" share theirs)
+    per_span = {(a, b): len(own) for (a, b, _), own in zip(named, times)}
+    if all(times) and sum(per_span.values()) == len(moments):
         c.directions = [n for (_, _, n), own in zip(named, times) for _ in own]   # type: ignore[misc]
         c.direction_times = [float(t) for own in times for t in own]
         for t in moments:

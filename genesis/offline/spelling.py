@@ -23,7 +23,7 @@ READER_WORDS = (
     "against alliances allied periodic raids extractors collectors storages every until second minute "
     "staggered another finally first then later "
     # common words one slip from a reader word ("there" / "three", "form" / "from", "trial" / "trail")
-    "there their where these those other whose which while once since never every hours rider riders")
+    "there their where these those other whose which while once since never every hours rider riders rides ridden riding")
 _TOKEN = re.compile(r"[a-z]+(?:-[a-z]+)*")
 
 

@@ -497,3 +497,13 @@ def test_a_stock_sitting_in_store_is_a_resource_goal():
 def test_infrastructure_work_is_refused_naming_it():
     r = read("Make an RTS map where the agent wins by writing a Terraform plan for three servers.")
     assert not r.is_game and "Terraform" in r.refusal
+
+
+def test_both_flanks_at_one_time_are_two_attacks_at_that_time():
+    c = read("Waves hit your left flank at 1:10, your right flank at 2:20, then both flanks at 3:30; survive 5 "
+             "minutes.").concepts
+    assert list(zip(c.directions, c.direction_times)) == [("left", 70), ("right", 140), ("left", 210), ("right", 210)]
+
+
+def test_rides_is_not_a_typo_of_riders():
+    assert "rides out" in read("The enemy commander rides out with raiders at 2:00; survive 5 minutes.").text

@@ -307,3 +307,10 @@ def test_a_free_for_all_won_by_the_last_side_with_units_and_nobody_building(quer
     c = brief.concepts
     assert c.archetype == "ffa" and c.production is False and c.elimination == "units"
     assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.why) for cl in brief.clauses]
+
+
+def test_an_attack_from_the_side_opposite_the_first_is_partial():
+    brief = _brief("Survive 6 minutes: a raid at 1:30 from a side picked each game, and a second at 3:30 from the "
+                   "opposite side to the first one.")
+    said = [c for c in brief.clauses if "opposite" in c.text]
+    assert said and all(c.status == "partial" and "opposite" in c.why for c in said)
