@@ -187,7 +187,7 @@ THIN_SHARE, THIN_WORDS = 0.25, 4
 _STOP = {"if", "when", "as", "its", "his", "her", "each", "every", "there", "than", "out", "off", "into", "onto", "who",
          "what", "do", "does", "did", "was", "were", "been", "being", "just", "only", "very", "too", "more", "most",
          "less", "least", "after", "until", "till", "through", "about", "around", "these", "those", "it's", "you're",
-         "they're", "there's", "matter", "whatever", "regardless"}   # beside _GENERIC's words
+         "they're", "there's", "matter", "whatever", "regardless", "you've", "we've"}   # beside _GENERIC's words
 
 
 def _thin(text: str, a: int, b: int, hits: list[Hit]) -> str:

@@ -886,6 +886,17 @@ def _keep_count(r: Reading) -> None:
             c.keep_objectives = total - lost
             r.hit(m, "keep_count")
             return
+    # every one kept (losing any loses, the designs' default): "keep your metal storage in one piece",
+    # "letting a single one fall loses it", "don't let any of them fall"
+    every = re.compile(r"\bkeep\s+(?:your|the|my|our|all\s+(?:of\s+)?(?:your|the|my|our))\s+(?:[\w-]+\s+){0,3}?" + noun
+                       + r"\s+(?:in\s+one\s+piece|intact|standing|alive|safe|up)\b"
+                       r"|\bletting\s+(?:a\s+single|even\s+one|any|one)\s+(?:one\s+)?(?:of\s+them\s+)?(?:fall|go\s+down|die|"
+                       r"be\s+destroyed)\s+(?:loses|ends|costs)(?:\s+(?:it|the\s+game|everything))?\b"
+                       r"|\b(?:don'?t|do\s+not|never)\s+let\s+(?:a\s+single|any|even\s+one)\s+(?:one\s+)?(?:of\s+them\s+)?"
+                       r"(?:fall|go\s+down|be\s+destroyed)\b")
+    if c.keep_objectives is None:
+        for m in every.finditer(text):
+            r.hit(m, "keep_count")
 
 
 def _waves(r: Reading) -> None:

@@ -314,3 +314,10 @@ def test_an_attack_from_the_side_opposite_the_first_is_partial():
                    "opposite side to the first one.")
     said = [c for c in brief.clauses if "opposite" in c.text]
     assert said and all(c.status == "partial" and "opposite" in c.why for c in said)
+
+
+def test_keeping_the_objective_in_one_piece_is_its_loss_condition():
+    brief = _brief("Waves come from the north at 1:00 and 2:30. Keep your radar tower in one piece until the clock "
+                   "shows five minutes and you've won.")
+    (clause,) = [c for c in brief.clauses if "one piece" in c.text]
+    assert clause.status == "honoured" and "objective_loss" in clause.requirement_ids
