@@ -8,6 +8,7 @@ from engine.catalog import load_catalog
 from genesis.models import Brief, Clarification, ClauseAccount, Concepts, Requirement
 from genesis.quantities import clock
 from genesis.offline.clauses import account, unsupported_lines
+from genesis.offline import geometry as G
 from genesis.offline import wave_growth
 from genesis.offline.composed_designs import ZONE_EVERY
 from genesis.offline.concepts import _NUM, Reading, artillery_siege, number
@@ -484,8 +485,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     )
 
 
-_SIDE_NAMES = {"n": "north", "ne": "north-east", "e": "east", "se": "south-east", "s": "south", "sw": "south-west",
-               "w": "west", "nw": "north-west", "left": "left flank", "right": "right flank"}
+_SIDE_NAMES = {**G.SIDE_NAMES, "left": "left flank", "right": "right flank"}
 
 
 def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:

@@ -910,7 +910,7 @@ def _staging_base(m, objectives: list[tuple[float, float]], home: tuple[float, f
         turrets.append(UnitPlacement(type=V.BASE_TURRET, x=round(x, 1), y=round(y, 1), tag=STAGING_TAG))
     side = G.compass_of((m.width / 2, m.height / 2), site) or "far"
     text = (f" The enemy's fortified staging base ({n} {V.BASE_TURRET.replace('_', ' ')}s) stands in the "
-            f"{SIDE_NAMES.get(side, side)} of the map, away from your objectives: it never attacks, but its turrets "
+            f"{G.SIDE_NAMES.get(side, side)} of the map, away from your objectives: it never attacks, but its turrets "
             "destroy an army that goes for it.")
     return turrets, text
 
@@ -938,12 +938,8 @@ def _listed_order_stops(comps: list[RuleComponent], objectives: list[UnitPlaceme
     return [(t, xy) for t, xy in stops if xy is not None]
 
 
-SIDE_NAMES = {"n": "north", "ne": "north-east", "e": "east", "se": "south-east", "s": "south", "sw": "south-west",
-              "w": "west", "nw": "north-west"}
-
-
 def _sides_text(sides: list[str]) -> str:
-    names = [SIDE_NAMES[s] for s in dict.fromkeys(sides)]
+    names = [G.SIDE_NAMES[s] for s in dict.fromkeys(sides)]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] + (
         ", in that order" if len(names) == len(sides) and len(names) > 1 else "")
 
@@ -1372,11 +1368,11 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                  units=garrison),
     ]
     relief = (" Enemy counterattacks come to retake it: " + ", ".join(
-        f"from the {SIDE_NAMES[side]} at about {t // 60:g}:{t % 60:02g}"
+        f"from the {G.SIDE_NAMES[side]} at about {t // 60:g}:{t % 60:02g}"
         for side, t in zip(_named_fronts(c, m, zone)[0], c.direction_times)) + "."
               if named else " Small relief columns of the garrison come to retake it, from a side and at a time "
               "that change from game to game." if fixed else "")
-    where = (f"at ({zone_xy[0]:g}, {zone_xy[1]:g}), in the {SIDE_NAMES[side]} of the map" if side else "at the map centre" if fixed else
+    where = (f"at ({zone_xy[0]:g}, {zone_xy[1]:g}), in the {G.SIDE_NAMES[side]} of the map" if side else "at the map centre" if fixed else
              f"at one of {len(zones)} garrisoned outposts ({LV.sites_text(zones)}): which one changes from game to "
              "game and is marked and announced at the start")
     desc = (f"Take the marked zone {where} and hold it for {hold:g} seconds without a break: some of your units "

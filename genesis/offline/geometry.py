@@ -99,6 +99,8 @@ def lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[floa
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
 
+SIDE_NAMES = {"n": "north", "ne": "north-east", "e": "east", "se": "south-east", "s": "south", "sw": "south-west",
+              "w": "west", "nw": "north-west"}
 COMPASS_VECTORS = {"n": (0.0, -1.0), "ne": (1.0, -1.0), "e": (1.0, 0.0), "se": (1.0, 1.0), "s": (0.0, 1.0),
                    "sw": (-1.0, 1.0), "w": (-1.0, 0.0), "nw": (-1.0, -1.0)}
 # the map spawn names that mean a compass side
