@@ -230,7 +230,9 @@ def test_the_gdd_prompt_lists_every_library_rule_in_one_line_and_the_closest_in_
     def entry(rule_id, description, params):
         return SimpleNamespace(id=rule_id, data={"lua": "", "meta": {"description": description, "params": params}})
 
-    entries = [entry("near", "Spawns waves. Logs rule_log 'wave' per wave.", {"count": {"type": "int", "default": 3}}),
+    entries = [entry("near", "Spawns waves. Logs rule_log 'wave' per wave.", {"count": {"type": "int", "default": 3},
+                                                                             "sides": {"type": "list", "default": [],
+                                                                                       "description": "[{x, y}] spawns"}}),
                entry("far", "Gives metal. Logs rule_log 'paid'.", {"metal": {"type": "float", "default": 50}})]
     kb = SimpleNamespace(list=lambda c: entries, search=lambda c, text, k: [SimpleNamespace(id="near")])
     library = library_summaries(kb, "a wave scenario")
@@ -238,8 +240,9 @@ def test_the_gdd_prompt_lists_every_library_rule_in_one_line_and_the_closest_in_
     query = "defend two fronts with staggered waves"
     static, task = render_parts(PROMPTS / "designer_write_gdd.j2", brief=write_brief(query, read(query), []).model_dump(mode="json"),
                                 similar=[], guidance=[], library=library, retry=None, criteria=[], facts=FACTS)
-    assert "- near: Spawns waves. (params: count)" in static and "- far: Gives metal. (params: metal)" in static
+    assert "- near: Spawns waves. (params: count, sides)" in static and "- far: Gives metal. (params: metal)" in static
     assert "count: int = 3" in task and "Logs rule_log 'wave' per wave." in task       # the closest one in full
+    assert "sides: list = [] ([{x, y}] spawns)" in task                                 # with a list's entries
     assert "metal: float" not in static + task and "'paid'" not in static + task
     assert all(r["relevant"] for r in library_summaries(kb))                          # no brief: all in full
 
