@@ -423,7 +423,8 @@ def _refuse(r: Reading, why: str) -> Reading:
 
 
 _KILL = (r"(?:destroy|knock\s+out|knock\s+down|take\s+out|raze|demolish|wreck|flatten|silence|eliminate|kill|"
-         r"neutrali[sz]e|wipe\s+out|take\s+down|bring\s+down|level|topple|blow\s+up|burn\s+down|smash)")
+         r"neutrali[sz]e|wipe\s+out|take\s+down|bring\s+down|level|topple|blow\s+up|burn\s+down|smash|tear\s+down|"
+         r"pull\s+down|obliterate|annihilate|erase|wipe)")
 _SIEGE_NOUNS = (r"storage|base|fortress|turrets?|factory|hq|headquarters|bunkers?|stronghold|fort|plant|lab|"
                 r"emplacements?|batter(?:y|ies)|commander|guns?|installations?|outposts?|towers?|radars?|"
                 r"radar\s+towers?|dish(?:es)?|buildings?")
@@ -569,7 +570,8 @@ def _siege_guards(r: Reading) -> None:
     num = r"(?:a\s+)?" + _GROUP_NUM
     m = re.search(r"\b(?:guarded|defended|ringed|surrounded|protected|covered|encircled)\s+by\s+" + num + r"\s+"
                   + turret, r.text) \
-        or re.search(num + r"\s+" + turret + r"\s+(?:guard|defend|ring|surround|protect|cover|encircle)", r.text)
+        or re.search(num + r"\s+" + turret + r"\s+(?:(?:and\s+[^.;,]{0,40}?\s+)?(?:guard|defend|ring|surround|protect|cover|"
+                     r"encircle)|(?:and\s+[^.;,]{0,40}?\s+)?stand\s+(?:watch|guard))", r.text)
     if m is None:
         return
     kind = (m.group(2) or "light ").strip().replace("anti-air", "aa")
@@ -587,6 +589,9 @@ _START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:s
                            r"(?:you|the\s+player)\s+(?:receives?|command|commands|control|controls))\s+"
                            r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$|" + _GOES_ON + r")))+)")
 
+# the units first, the start after: "the six artillery bots you start with (are all you'll ever get)"
+_FORCES_THEN_START = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:that\s+)?"
+                                r"(?:you|the\s+player)\s+(?:start|starts|begin|begins)\s+(?:(?:out|off)\s+)?with\b")
 # "2 anti-air turrets are pre-built", "three turrets already stand": what the player has on the map at the start
 _PREBUILT = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:(?:are|is)\s+"
                        r"(?:already\s+)?(?:pre-?built|pre-?placed|built|placed|in\s+place|standing|up)|already\s+"
@@ -598,7 +603,7 @@ def _start_forces(r: Reading) -> None:
     constructor and 300 metal". Each item that names a roster unit (or metal) is a start force; the rest
     of the list is left to the clause accounting (not understood)."""
     c = r.concepts
-    for m in [*_START_FORCES.finditer(r.text), *_PREBUILT.finditer(r.text)]:
+    for m in [*_START_FORCES.finditer(r.text), *_PREBUILT.finditer(r.text), *_FORCES_THEN_START.finditer(r.text)]:
         for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$|" + _GOES_ON + ")", m.group(1)):
             count = int(number(item.group(1)))
             words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
@@ -1387,7 +1392,10 @@ def _units_and_switches(r: Reading) -> None:
                        "fixed armies", "no reinforcements") if (m := _find(text, w))]
     off += list(re.finditer(r"\b(?:nothing|no\s+units?|none)\s+(?:can|may|is\s+allowed\s+to|will)\s+be\s+(?:built|produced|made|"
                             r"trained)\b|\b(?:nobody|no\s+one|no\s+side|no\s+army|no\s+team)\s+(?:may|can|gets?\s+to|is\s+allowed\s+"
-                            r"to|will)\s+(?:build|produce|train)\b|\bproduction\s+(?:is\s+)?(?:off|disabled|switched\s+off|turned\s+off)\b|"
+                            r"to|will)\s+(?:build|produce|train)\b|"
+                            # "the six artillery bots you start with are all you'll ever get"
+                            r"\b(?:are|is)\s+all\s+(?:you|you'll|you\s+will|the\s+player)\s+(?:ever\s+)?(?:get|have|receive)\b|"
+                            r"\bproduction\s+(?:is\s+)?(?:off|disabled|switched\s+off|turned\s+off)\b|"
                             r"\bno\s+(?:factories|new\s+units|building\s+allowed)\b", text))
     if off:
         c.production = False

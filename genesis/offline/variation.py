@@ -120,8 +120,9 @@ def variation(varies: list[SeedVariation], probes: list[Probe | None] = (), fixe
     for p in probes:
         if p is not None and p.name not in named:
             named[p.name] = p
-    return Variation(varies=varies[:8], fixed_by=(fixed_by or None) and fixed_by[:300],
-                     probes=list(named.values())[:4], knob=knob)
+    # the request's words that fix the drill, as one verbatim stretch: `stated` joins clauses apart with " ... "
+    quoted = max(fixed_by.split(" ... "), key=len)[:300] if fixed_by else None
+    return Variation(varies=varies[:8], fixed_by=quoted, probes=list(named.values())[:4], knob=knob)
 
 
 def vary(what: str, how: str, observe: str) -> SeedVariation:

@@ -321,3 +321,16 @@ def test_keeping_the_objective_in_one_piece_is_its_loss_condition():
                    "shows five minutes and you've won.")
     (clause,) = [c for c in brief.clauses if "one piece" in c.text]
     assert clause.status == "honoured" and "objective_loss" in clause.requirement_ids
+
+
+def test_a_siege_said_in_other_words_with_its_guards_and_a_start_named_after_its_units():
+    from genesis.offline.gdd_writer import design
+
+    brief = _brief("Pull down the bot lab they've dug in on the eastern hills before six minutes run out; four "
+                   "heavy turrets and some light bots stand guard, and the eight assault bots you begin with are all "
+                   "you will ever have.")
+    c = brief.concepts
+    assert c.archetype == "siege" and c.objective_type == "bot_lab" and c.directions == ["e"]
+    assert c.player_start == {"assault_bot": 8} and c.guard_turrets == {"heavy_turret": 4} and c.production is False
+    gdd = design(brief)
+    assert gdd.variation.fixed_by is None or gdd.variation.fixed_by in brief.query
