@@ -30,7 +30,7 @@ _GENERIC = _FILLER | {"enemy", "enemies", "the", "your", "my", "our", "against",
                       "forces", "they", "them", "their", "to", "for", "on", "at", "by", "from", "all", "any",
                       "attackers", "opponent", "opponents", "ai", "player", "players", "team", "you", "are", "be",
                       "will", "must", "should", "base", "get", "ready", "start", "starts", "stop", "has", "falls",
-                      "fall", "win", "wins", "lose", "loses", "or", "else", "otherwise", "game", "ends", "end",
+                      "fall", "win", "wins", "lose", "loses", "fail", "fails", "failed", "or", "else", "otherwise", "game", "ends", "end",
                       "over", "time", "prepare", "yourself", "good", "luck", "it", "before", "rts", "skirmish",
                       "match", "battle", "mini-game", "minigame", "test", "challenge", "setup", "set", "up", "quick",
                       "short", "simple", "small", "fun", "interesting", "real-time", "strategy"}

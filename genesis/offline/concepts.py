@@ -469,6 +469,10 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer
                       r"|\b(?:have|keep|get|put)\s+(?:your\s+|some\s+|our\s+)?(?:troops|units|forces|men|army|soldiers|"
                       r"squad)\s+(?:on|at|in|atop|upon)\s+(?:it|there|that\s+spot|that\s+place)\b"
                       r"(?=[^.;]{0,60}?\b(?:nobody|no\s+one|none|no\s+enemy|no\s+enemies|not\s+theirs)\b)"
+                      # a flag over a place: "your colours have to fly over the middle of the map", "plant your flag on the hill"
+                      r"|\b(?:fly|raise|plant|hoist)\s+(?:your\s+|the\s+|our\s+)?(?:colou?rs?|flag|banner|standard)\s+"
+                      r"(?:over|on|at|atop|above)\b|\b(?:your\s+|our\s+)?(?:colou?rs?|flag|banner)\s+(?:have|has|must|needs?|"
+                      r"should)\s+(?:to\s+)?fly\s+(?:over|on|at|above)\b"
                       # staying on a place for a time: "sit on the bridge for two minutes running"
                       r"|\b(?:sit|sitting|camp|camping|squat|squatting|park|parking|stand|standing|stay|staying|remain|"
                       r"remaining|perch|perching)\s+(?:on|at|in|atop|upon|onto)\s+(?:the\s+|that\s+)?(?:[\w-]+\s+){0,2}?"
@@ -1726,6 +1730,12 @@ def _deadline_and_hold(r: Reading) -> None:
                               hold.group(0) + text[hold.end():hold.end() + 30]) \
             and not (c.archetype == "capture" and re.match(r"\w+\s+(?:it|them)\s+\S", hold.group(0))):
         hold = None
+    if hold is None and c.archetype == "capture":
+        # the time said apart from the taking: "your colours have to fly over the middle, ..., for 110 seconds
+        # end to end"
+        hold = re.search(r"\bfor\s+(?:at\s+least\s+)?(?:(\d{1,2}):([0-5]\d)|" + _NUM + r"\s*" + _UNIT + r")\s+(?:end\s+to\s+end|"
+                         r"straight|without\s+a\s+break|in\s+a\s+row|running|uninterrupted|continuously|non-?stop|unbroken)\b",
+                         text)
     cumulative = hold and re.search(r"\b(?:in\s+total|total\s+of|cumulative(?:ly)?|not\s+continuous|"
                                     r"non-continuous|all\s+told|combined)\b", text[hold.start():hold.end() + 40])
     if hold and c.archetype == "capture":
@@ -1755,7 +1765,9 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
         or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
                      + r"(?:\s+(?:flat|total|in\s+all|only))?(?:\s+to\b|\s*(?=[.;,]|$))", text) \
-        or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text)
+        or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text) \
+        or re.search(r"\b(?:once|when|after)\s+" + _CLOCK + r"\s+(?:passes|has\s+passed|is\s+reached|arrives|comes)\b"
+                     r"(?=[^.;]{0,30}?\b(?:fail|failed|lose|lost|loses)\b)", text)
     if dm is None and c.archetype == "resources":
         # "have 1500 metal in your coffers at 4:15": the moment the stockpile is counted is its deadline
         dm = re.search(r"\bat\s+" + _CLOCK, text)

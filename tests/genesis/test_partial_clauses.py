@@ -334,3 +334,11 @@ def test_a_siege_said_in_other_words_with_its_guards_and_a_start_named_after_its
     assert c.player_start == {"assault_bot": 8} and c.guard_turrets == {"heavy_turret": 4} and c.production is False
     gdd = design(brief)
     assert gdd.variation.fixed_by is None or gdd.variation.fixed_by in brief.query
+
+
+def test_a_flag_flown_over_a_place_for_a_time_end_to_end_is_a_capture_with_a_deadline():
+    brief = _brief("Plant your flag on the hilltop and keep it there for ninety seconds end to end; once the "
+                   "six-minute mark passes you've failed.")
+    c = brief.concepts
+    assert c.archetype == "capture" and c.hold_time == 90 and c.deadline == 360
+    assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.why) for cl in brief.clauses]
