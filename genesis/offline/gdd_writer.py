@@ -473,12 +473,17 @@ def _direction_expects(sides: list[str], times: list[float], base: tuple[float, 
     waves = sorted(zip(times, sides))
     gap = _spawn_gap(times)
     expects: Expects = {"directions": [{**spawned, "sectors_named": {"names": sorted(set(sides)), "center": center}}]}
-    if ordered and len(times) == len(sides) and len(set(times)) == len(times):
-        in_order = {**spawned, "sectors_named": {"names": [sd for _, sd in waves], "center": center, "ordered": True,
-                                                  "gap": gap}}
-        expects["front_order"] = [in_order]
-        expects["front_times"] = [{**spawned, "cluster_times": {"gap": gap, "times": [t for t, _ in waves],
-                                                                "tolerance": 10}}, in_order]
+    if ordered and len(times) == len(sides):
+        timed = {**spawned, "cluster_times": {"gap": gap, "times": sorted(set(times)), "tolerance": 10}}
+        if len(set(times)) == len(times):
+            in_order = {**spawned, "sectors_named": {"names": [sd for _, sd in waves], "center": center,
+                                                      "ordered": True, "gap": gap}}
+            expects["front_order"] = [in_order]
+            expects["front_times"] = [timed, in_order]
+        else:
+            # two sides at one time ("both flanks at 4:00"): the attacks come at the times in order, from every side
+            expects["front_order"] = [timed, *expects["directions"]]
+            expects["front_times"] = [timed]
     return expects
 
 
