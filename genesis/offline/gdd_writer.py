@@ -266,17 +266,24 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
     return gdd.model_copy(update={"teams": teams, "requirements": reqs})
 
 
-def _layout_start(lay: dict, c: Concepts, army_named: bool) -> dict:
+def _layout_start(lay: dict, c: Concepts, army_named: bool, m) -> dict:
     """One drawn layout with the player's named start: each named type at exactly its count (the layout's own
-    group of that type keeps its place and tag), the family's untagged army dropped when the request names one."""
+    group of that type keeps its place and tag), the family's untagged army dropped when the request names one;
+    a type the layout lacks stands on open ground near the layout's first group of the player."""
     catalog = load_catalog().units
     ours = [u for u in lay["units"] if u.get("team") == PLAYER]
     units = [u for u in lay["units"] if u.get("team") != PLAYER or (
         u["type"] not in c.player_start and not (army_named and catalog[u["type"]].speed > 0 and not u.get("tag")))]
+    taken = [(u["x"], u["y"]) for u in lay["units"] if u.get("x") is not None]
     for k, (t, n) in enumerate(c.player_start.items()):
         own = next((u for u in ours if u["type"] == t), None)
-        units.append({**own, "count": n} if own else
-                     {"team": PLAYER, "type": t, "count": n, "x": ours[0]["x"], "y": ours[0]["y"] + GROUP_STEP * (k + 1)})
+        if own:
+            units.append({**own, "count": n})
+            continue
+        # beside the first group, on the map (a spot below it fell off a small map and the unit was never placed)
+        x, y = G.passable_near(m, ours[0]["x"], ours[0]["y"] + GROUP_STEP * (k + 1), taken, 4.0, True)
+        taken.append((x, y))
+        units.append({"team": PLAYER, "type": t, "count": n, "x": round(x, 1), "y": round(y, 1)})
     return {**lay, "units": units}
 
 
@@ -288,9 +295,10 @@ def _drawn_player_start(gdd: GDD) -> bool:
 def _layouts_with_start_forces(gdd: GDD, c: Concepts, army_named: bool) -> GDD:
     """A design that draws the player's start among layouts (the start units are the layout rule's, not the
     team's) gets the named start in every layout: given to the team as well, it stood on the map twice."""
+    m = G.load(gdd.map.model_dump())
     return gdd.model_copy(update={"rule_components": [
         comp.model_copy(update={"params": {**comp.params, "layouts": [
-            _layout_start(lay, c, army_named) for lay in comp.params["layouts"]]}})
+            _layout_start(lay, c, army_named, m) for lay in comp.params["layouts"]]}})
         if comp.params.get("layouts") else comp for comp in gdd.rule_components]})
 
 
