@@ -534,7 +534,8 @@ class RuleRuntime:
                 raise ValueError(f"spawn limit reached: rules may spawn at most {MAX_SPAWN_PER_RUN} units per run")
             self.spawned += n
             air = bool(types.is_air[types.index[type_name]])
-            ids = []
+            size = float(types.size[types.index[type_name]])
+            ids, placed = [], []
             for j in range(n):
                 if j == 0:
                     px, py = x, y
@@ -542,7 +543,8 @@ class RuleRuntime:
                     ang = 2 * math.pi * (j - 1) / max(1, n - 1)
                     ring = 1.5 * (1 + (j - 1) // 12 * 0.6)
                     px, py = x + ring * math.cos(ang), y + ring * math.sin(ang)
-                px, py = sim.free_spot(px, py, air)
+                px, py = sim.free_spot(px, py, air, tuple(placed), size)
+                placed.append((px, py))
                 ids.append(sim.spawn(type_name, t, px, py, source="rule", tag=tag))
             return ids
 

@@ -135,3 +135,21 @@ def test_visible_is_what_a_team_sees_under_fog(arena, h):
     src_nofog = 'function on_start() log("start", {seen = visible(0, units(1)[1].id), dead = visible(0, 9999)}) end'
     sim, res = run_rule(arena, h, src_nofog, until=1)
     assert logs(res, "start")[0]["fields"] == {"seen": True, "dead": False}
+
+
+def test_a_spawn_on_blocked_ground_stands_its_units_apart(tmp_path, h):
+    # a 9x9 block of cliff: every ring slot of the spawn is blocked and moves to open ground; no two
+    # units may land on the same nearest tile
+    rows = ["." * 32 if not 10 <= y < 19 else "." * 10 + "#" * 9 + "." * 13 for y in range(32)]
+    h.write_map(tmp_path, rows, {"west": (4.5, 16.5), "east": (27.5, 16.5)})
+    src = """
+    function on_start() spawn(1, "artillery_bot", 14.5, 14.5, 6) end
+    """
+    sim, _ = run_rule(tmp_path, h, src, until=0.2)
+    snap = sim.snapshot()
+    spots = [(x, y, s) for x, y, s, t in zip(snap.x, snap.y, snap.size, snap.team) if t == 1 and s > 0]
+    spots = [(float(x), float(y), float(s)) for x, y, s in spots]
+    assert len([1 for t in snap.team if t == 1]) >= 6
+    for i, (x, y, s) in enumerate(spots):
+        for x2, y2, s2 in spots[i + 1:]:
+            assert ((x - x2) ** 2 + (y - y2) ** 2) ** 0.5 >= 0.5 * (s + s2)
