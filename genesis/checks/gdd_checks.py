@@ -46,12 +46,17 @@ def schema(ctx: CheckContext) -> tuple[bool, str]:
                                                  "can stand where it is placed, without overlap")
 
 
+def start_placement(gdd, m):
+    """Where the engine puts the GDD's start units (in team and group order), and what it rejects."""
+    teams = [Team(id=t.id, name=t.name, units=[StartUnit(**u.model_dump(exclude_none=True)) for u in t.units])
+             for t in gdd.teams]
+    return place_units(teams, m, load_catalog())
+
+
 def placement_problems(gdd, m) -> list[str]:
     """The engine's own start-unit placement run on the GDD's teams, plus the level check's overlap rule."""
     catalog = load_catalog()
-    teams = [Team(id=t.id, name=t.name, units=[StartUnit(**u.model_dump(exclude_none=True)) for u in t.units])
-             for t in gdd.teams]
-    placed, problems = place_units(teams, m, catalog)
+    placed, problems = start_placement(gdd, m)
     problems = [p.replace("teams.", "team index ", 1) for p in problems]
     for i, a in enumerate(placed):
         for b in placed[i + 1:]:

@@ -197,6 +197,43 @@ def _spread(m, groups: list[UnitPlacement], center: tuple[float, float], taken: 
     return out
 
 
+def _settled(gdd: GDD) -> GDD:
+    """The start groups as placed with no two overlapping: each family spreads its own groups, but groups
+    added beside them (start forces, defenders, objectives) can land within another's ring; such a later
+    group moves to the nearest ground clear of every other group's ring."""
+    from genesis.checks.gdd_checks import start_placement   # the engine's own layout of start units
+
+    m = G.load(gdd.map)
+    catalog = load_catalog()
+    for _ in range(sum(len(t.units) for t in gdd.teams)):
+        placed, _problems = start_placement(gdd, m)
+        owner = [(ti, ui) for ti, t in enumerate(gdd.teams) for ui, u in enumerate(t.units) for _ in range(u.count)]
+        if len(owner) != len(placed):
+            return gdd           # a group the engine cannot place: the GDD check names it
+        clash = next(((i, j) for j in range(len(placed)) for i in range(j) if owner[i] != owner[j] and
+                      math.dist((placed[i].x, placed[i].y), (placed[j].x, placed[j].y))
+                      < 0.5 * (catalog.units[placed[i].type].size + catalog.units[placed[j].type].size)), None)
+        if clash is None:
+            return gdd
+        # the later group moves, unless it is a building and the earlier one is not (a building's place is
+        # often the design: a target, an objective on a named side)
+        first, later = (owner[k] for k in clash)
+        moving = first if (catalog.units[placed[clash[1]].type].speed == 0
+                           and catalog.units[placed[clash[0]].type].speed > 0) else later
+        ti, ui = moving
+        g = gdd.teams[ti].units[ui]
+        if g.x is None:
+            return gdd
+        others = [(u.x, u.y) for t in gdd.teams for u in t.units if u is not g and u.x is not None]
+        widest = max((_group_radius(u) for t in gdd.teams for u in t.units), default=0.0)
+        x, y = G.passable_near(m, g.x, g.y, others, clearance=_group_radius(g) + widest + 1.5)
+        units = list(gdd.teams[ti].units)
+        units[ui] = g.model_copy(update={"x": round(x, 1), "y": round(y, 1)})
+        team = gdd.teams[ti].model_copy(update={"units": units})
+        gdd = gdd.model_copy(update={"teams": [team if k == ti else t for k, t in enumerate(gdd.teams)]})
+    return gdd
+
+
 def _expect_spawns(**extra) -> dict:
     return {"event": "spawn", "where": {"source": "rule", "team": ENEMY}, **extra}
 
@@ -209,6 +246,7 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
     gdd = _with_unopposed(_with_production_means(_with_start_forces(builder(brief, c, guidance or []), c), c))
+    gdd = _settled(gdd)
     # a component names only the requirements this brief has among those it can serve
     asked = {r.id for r in brief.requirements}
     return gdd.model_copy(update={"rule_components": [
@@ -1016,7 +1054,7 @@ def _on_side_expects(m, side: str, where: dict) -> list[dict]:
 def _raid_size(c: Concepts, strength: float) -> int:
     """A raid of the type the request names, as strong as the usual raid of three light bots (a raid of three
     heavy tanks destroyed any defence; a lone scout raid destroyed nothing)."""
-    usual = _scaled(3, strength, 2)
+    usual = _scaled(3, strength, 2 if strength >= 1 else 1)   # a weaker enemy may come down to one raider
     if not c.wave_units:
         return usual
     return max(1, round(usual * math.sqrt(_power({"light_bot": 1}) / _power({_main_type(c): 1}))))

@@ -95,3 +95,26 @@ def test_named_start_buildings_that_are_the_objectives_stay_the_objectives():
     gdd = design(write_brief(query, read(query)))
     towers = [u for t in gdd.teams if t.id == 0 for u in t.units if u.type == "radar_tower"]
     assert sum(u.count for u in towers) == 2 and all(u.tag for u in towers)
+
+
+def test_start_groups_added_beside_a_family_s_own_never_overlap():
+    from genesis.checks.gdd_checks import placement_problems
+    from genesis.offline import geometry as G
+    from genesis.offline.gdd_writer import _settled
+
+    query = "Waves from the east at 1:00, 2:00 and 3:00; you start with 6 assault bots; survive until 4:00."
+    gdd = design(write_brief(query, read(query)))
+    m = G.load(gdd.map)
+    assert placement_problems(gdd, m) == []
+    # a second group laid right over the first one's ring (as a group added by another step could be)
+    player = next(t for t in gdd.teams if t.id == 0)
+    first = next(u for u in player.units if u.count > 1)
+    crowded = player.model_copy(update={"units": [*player.units, first.model_copy(update={"x": first.x + 0.2})]})
+    gdd = gdd.model_copy(update={"teams": [crowded if t.id == 0 else t for t in gdd.teams]})
+    assert placement_problems(gdd, m)
+    settled = _settled(gdd)
+    assert placement_problems(settled, m) == []
+    # only the group that clashed moved
+    before = [(u.type, u.x, u.y) for t in gdd.teams for u in t.units]
+    after = [(u.type, u.x, u.y) for t in settled.teams for u in t.units]
+    assert sum(a != b for a, b in zip(before, after)) == 1
