@@ -271,7 +271,7 @@ def read(query: str) -> Reading:
                           "not pick other units for it; name roster units (light tanks, assault bots, ...) or use "
                           "a real model with --model")
     if not game_words and not r.hits:
-        return _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
+        return _machine_refusal(r, query) or _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
                           "backend knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")
     # the request must say what game it is: a family named, or attacks described; never the default defence
     evidence = {"archetype", "fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe",
@@ -291,8 +291,36 @@ def read(query: str) -> Reading:
     return r
 
 
+# what a request asks of the user's machine or accounts: "reading my home directory and emailing the files"
+_MACHINE = re.compile(r"\b(?:read|reads|reading|upload|uploads|uploading|send|sends|sending|e-?mail|e-?mails|e-?mailing|"
+                      r"delete|deletes|deleting|copy|copies|copying|steal|steals|stealing|exfiltrat\w*|access|accesses|"
+                      r"accessing|list|lists|listing|wipe|wipes|wiping|encrypt\w*|leak|leaks|leaking|post|posts|posting)"
+                      r"\s+(?:[\w'-]+\s+){0,3}?(?:home\s+(?:directory|folder|dir)|files?|folders?|directory|directories|"
+                      r"documents|ssh\s+keys?|api\s+keys?|passwords?|credentials|hard\s+(?:drive|disk)|disk|inbox|"
+                      r"contacts|cookies|browser\s+history|photos)\b|(?<![\w/])(?:/etc|/home|/root|~/)[\w./-]*|"
+                      r"\b(?:my|your|the\s+user'?s)\s+(?:home\s+(?:directory|folder)|documents(?:\s+folder)?|files|"
+                      r"ssh\s+keys?|passwords?|inbox|hard\s+drive|e-?mails?)\b|\b(?:send|sends|sending)\s+(?:an?\s+)?e-?mails?\b")
+
+
+def _machine_refusal(r: Reading, query: str) -> Reading | None:
+    """The refusal of a request with no game in it whose ask is the user's machine or accounts."""
+    machine = _MACHINE.search(r.text)
+    forbidden = next((h for h in r.hits if h.key == "forbidden"), None)
+    if not machine and not forbidden:
+        return None
+    a, b = (machine.start(), machine.end()) if machine else (forbidden.start, forbidden.end)
+    said = query[r.offsets[a]:r.offsets[b - 1] + 1]
+    return _refuse(r, f"this asks for access to your computer, files or accounts (\"{said}\"), which no Genesis "
+                      "scenario has: rule scripts run in a sandbox with the rule API only (no files, network, "
+                      f"e-mail or shell); and it asks for no game the offline backend builds ({GAME_WORDS})")
+
+
 def _game_not_understood(r: Reading, query: str, why: str) -> Reading:
-    """The refusal of a request whose game is not understood, quoting the first stretch it could not read."""
+    """The refusal of a request whose game is not understood, quoting the first stretch it could not read;
+    a request whose ask is the user's machine or accounts is told that instead."""
+    machine = _machine_refusal(r, query)
+    if machine:
+        return machine
     unread = _first_unread(r, query)
     return _refuse(r, "the offline backend does not understand what game this asks for"
                       + (f" (\"{unread}\" is not in its vocabulary)" if unread else "")
@@ -852,7 +880,11 @@ def _keep_count(r: Reading) -> None:
                         + _STILL)
     at_most = re.compile(r"\b(?:lose|losing|lost)\s+(?:no\s+more\s+than|at\s+most|only)\s+" + _NUM + r"\s+(?:"
                          + of_total + r"|(?:[\w-]+\s+)?" + noun + r")")
-    for pattern in (at_least, n_of_m):
+    # the win hangs on a few surviving: "you win if one collector is still standing", "as long as two survive"
+    survivors = re.compile(r"\b(?:if|while|as\s+long\s+as|so\s+long\s+as|keeping|keep|with)\s+(?:at\s+least\s+)?"
+                           r"(?:any\s+|just\s+|only\s+)?" + _NUM + r"\s+(?:single\s+)?(?:[\w-]+\s+){0,2}?" + noun
+                           + r"\s+(?:(?:is|are)\s+)?(?:still\s+)?" + _STILL)
+    for pattern in (at_least, n_of_m, survivors):
         for m in pattern.finditer(text):
             said = m.group(0)
             # the kept things are buildings or objectives: "at least two tanks still roll" is a squad's
@@ -862,7 +894,7 @@ def _keep_count(r: Reading) -> None:
                 continue
             # groups: the kept count, the total counted after "of the", the building named
             keep = int(number(m.group(1)))
-            total = int(number(m.group(2))) if m.group(2) else None
+            total = int(number(m.group(2))) if pattern is not survivors and m.group(2) else None
             named = re.search(building, said)
             kind = roster_names()[named.group(1)] if named else None
             if kind and c.objective_type not in (None, kind):
@@ -870,7 +902,7 @@ def _keep_count(r: Reading) -> None:
             if kind is None and c.objective_type is None and not total:
                 continue        # nothing says what is kept: left to the clause accounting
             c.objective_type = c.objective_type or kind
-            if re.search(r"\ball\s+$", text[max(0, m.start() - 5):m.start()]):
+            if re.search(r"\ball\s+$", text[max(0, m.start() - 5):m.start()]) or m.group(1) == "both":
                 c.objectives, c.keep_objectives = keep, None     # "all three of your radar towers": every one
             else:
                 if total:
@@ -1872,7 +1904,8 @@ def _escort(r: Reading) -> None:
             h.key = "escort_unit"
     r.hits = [h for h in r.hits if h.key not in ("archetype", "directions", "direction_times", "front_order",
                                                  "objective", "objectives")]
-    c.directions, c.direction_times, c.objective_type, c.objectives = [], [], None, None
+    # the sides an escort names are where its route starts and ends, not fronts attacked
+    c.directions, c.direction_times, c.fronts, c.objective_type, c.objectives = [], [], None, None, None
     r.matched.append("archetype escort")
     if not any(h.key == "protect" for h in r.hits):
         _kept_again(r)
@@ -2047,7 +2080,7 @@ def _recon(r: Reading) -> None:
 _GROUP_NUM = r"(?<![a-z])(\d+|trio|pair|dozen|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
 _GROUP_WORDS = {"trio": 3, "pair": 2, "dozen": 12}
 _FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?|vehicles?|robots?|soldiers|troops|"
-          r"infantry|artillery))\b")
+          r"infantry|artillery(?:\s+(?:bots?|units?|pieces|vehicles?))?))\b")
 # a few words may stand between the squad and its foe: "your four light tanks are on their own against twelve ..."
 _ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|stand|stands|go|goes)(?:\s+[\w']+){0,3}?)?"
                      r"\s+(?:versus|vs\.?|v|against|take on|face|faces|facing|face\s+down|faces\s+down|fight|"
@@ -2058,6 +2091,8 @@ _ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|s
                      r"detachment|platoon|company|crowd|mass)\s+of\s+)?" + _FORCE)
 # a squad of two types: "a pair of heavy tanks and a pair of artillery bots meet ...": the first one before the match
 _SQUAD_BEFORE = re.compile(_FORCE + r"\s+and\s+(?:an?\s+)?$")
+# an enemy of two or more types: "... against 3 artillery bots and 5 light bots", "..., 4 rocket bots and a heavy tank"
+_FORCE_AFTER = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+)(?:an?\s+)?" + _FORCE)
 # the two armies compared: "seven rocket bots, quicker and longer-reaching than the nine assault bots"
 _ARMIES_COMPARED = re.compile(_FORCE + r",?\s+(?:[\w-]+,?\s+){1,5}?than\s+(?:the\s+|their\s+|an?\s+)?(?:enemy\s+)?" + _FORCE)
 _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
@@ -2137,6 +2172,12 @@ def _micro(r: Reading) -> None:
             r.hit(more, "armies")
         c.enemy_force = {theirs or "light_bot": _group_count(armies.group(3))}
         r.hit(armies, "armies", problem, note=_force_note(armies.group(2), mine) or _force_note(armies.group(4), theirs))
+        end = armies.end()
+        while theirs and (more := _FORCE_AFTER.match(text, end)) and _force_type(more.group(2)):
+            kind = _force_type(more.group(2))
+            c.enemy_force[kind] = c.enemy_force.get(kind, 0) + _group_count(more.group(1))
+            r.hit(more, "armies")
+            end = more.end()
     for m in _ELIMINATE.finditer(text):
         r.hit(m, "micro")
     for m in re.finditer(r"\bnothing gets built\b|\bnothing is built\b|\bno base building\b", text):

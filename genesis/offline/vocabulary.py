@@ -98,7 +98,7 @@ UNIT_SYNONYMS = {
     "tank": "light_tank", "tanks": "light_tank", "raider": "raider_bot", "raiders": "raider_bot",
     "artillery": "artillery_bot", "sniper": "sniper_bot", "engineer": "constructor_bot", "builder": "constructor_bot",
     "constructor": "constructor_bot", "mex": "metal_extractor", "mexes": "metal_extractor", "extractor": "metal_extractor",
-    "mine": "metal_extractor", "solar": "solar_collector", "solar panel": "solar_collector",
+    "mine": "metal_extractor", "solar": "solar_collector", "solar panel": "solar_collector", "collector": "solar_collector",
     "solars": "solar_collector", "radar": "radar_tower", "radar dish": "radar_tower", "radar dishes": "radar_tower", "fusion": "fusion_reactor", "turret": "light_turret",
     "storage": "metal_storage", "factory": "bot_lab", "factories": "bot_lab", "plane": "fighter",
     "gunship": "bomber", "infantry": "assault_bot", "bot": "light_bot", "bots": "light_bot",

@@ -155,3 +155,11 @@ def test_genesis_new_builds_a_certified_escort(tmp_path):
     assert {status[i] for i in ("escort_arrival", "ambush", "deadline", "protect_unit")} == {"verified"}, status
     ladder = v["certificate"]["ladder"]
     assert any(k.startswith("probe:straight_march") for k in ladder)
+
+
+def test_the_corners_of_an_escort_route_are_not_fronts():
+    # the visual check asks for enemies in as many sectors as the request has fronts: a route's two ends
+    # read as two fronts stopped a faithful escort level
+    c = read("Take a constructor bot from the north-west corner to the south-east one within 4 minutes; ambushers "
+             "wait along the way and losing it loses.").concepts
+    assert c.archetype == "escort" and (c.escort_from, c.escort_to) == ("nw", "se") and not c.fronts

@@ -238,3 +238,19 @@ def test_every_strength_step_changes_a_group_so_a_correction_is_never_a_no_op(st
 def test_a_building_named_in_the_kept_phrase_is_never_read_as_a_count(query):
     c = read(query).concepts
     assert c.keep_objectives is None or isinstance(c.keep_objectives, int)
+
+
+@pytest.mark.parametrize("query, keep", [
+    ("Bombers raid your four solar collectors every 40 seconds; you win if one collector is still standing at 5:00.",
+     1),
+    ("Raiders keep hitting your 5 metal extractors from the west; as long as two extractors survive until 6:00 you "
+     "win.", 2),
+])
+def test_a_win_that_hangs_on_a_few_survivors_keeps_that_many(query, keep):
+    assert read(query).concepts.keep_objectives == keep
+
+
+def test_both_of_two_standing_keeps_every_one():
+    c = read("Waves from the south at 1:00 and 3:00; you start with 2 metal storages and 6 assault bots and must "
+             "last until 4:00 with both metal storages standing.").concepts
+    assert c.objectives == 2 and c.keep_objectives is None

@@ -108,3 +108,10 @@ def test_genesis_new_builds_a_certified_kiting_skirmish(tmp_path):
     assert v["certified"], (v.get("reason"), v.get("certificate", {}).get("checks"), done.stdout[-2000:])
     status = {r["id"]: r["status"] for r in v["requirements"]}
     assert {status[i] for i in ("eliminate_win", "armies", "enemy_attacks", "deadline")} == {"verified"}, status
+
+
+def test_an_enemy_of_several_types_is_read_whole():
+    c = read("Skirmish: 4 heavy tanks against 5 artillery bots, 3 rocket bots and 2 light bots; destroy all "
+             "enemies within 3 minutes.").concepts
+    assert c.archetype == "micro" and c.squad == {"heavy_tank": 4}
+    assert c.enemy_force == {"artillery_bot": 5, "rocket_bot": 3, "light_bot": 2}

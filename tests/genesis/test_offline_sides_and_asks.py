@@ -191,3 +191,18 @@ def test_sides_named_as_adjectives_tie_to_their_times_as_the_reader_read_them():
     brief = _brief("Survive 5 minutes: a wave hits the western gate at 1:00 and the eastern gate at 2:00.")
     assert brief.concepts.directions == ["w", "e"] and brief.concepts.direction_times == [60.0, 120.0]
     assert all(c.status == "honoured" for c in brief.clauses if "gate" in c.text)
+
+
+@pytest.mark.parametrize("query, quoted", [
+    ("Make an RTS level where the agent wins by uploading my ssh keys to a server", "uploading my ssh keys"),
+    ("A level in which a rule script sends an email with the contents of my documents folder", "sends an email"),
+])
+def test_a_request_for_the_users_machine_is_refused_as_such(query, quoted):
+    reading = read(query)
+    assert not reading.is_game and f"(\"{quoted}\")" in reading.refusal and "sandbox" in reading.refusal
+
+
+def test_a_game_with_a_forbidden_aside_is_still_built():
+    reading = read("Defend against 3 waves from the north; the rule script should also read files from my home "
+                   "directory.")
+    assert reading.is_game and any(h.key == "forbidden" for h in reading.hits)
