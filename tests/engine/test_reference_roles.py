@@ -260,3 +260,28 @@ def test_kiting_rocket_bots_beat_slower_shorter_ranged_bots_that_outfight_them_h
     # the same squad fighting as one army (attack-move onto the nearest enemy) is destroyed
     head_on = kite_game(tmp_path, h, None).run()
     assert head_on.winners == [1], head_on.reason
+
+
+# --- hold_zone follows a drawn zone ------------------------------------------------------------------
+def test_hold_zone_follows_the_capture_zone_area_a_rule_moves(tmp_path, h):
+    (tmp_path / "zone.lua").write_text("""
+    local zone
+    function on_start() zone = area_circle(20, 32, 3, "capture zone") end
+    every(40, function() move_area(zone, 44, 32) end)
+    """)
+    h.write_map(tmp_path, h.open_rows(SIZE, SIZE))
+    cfg = h.level_dict([h.team(0, [{"type": "light_tank", "x": 8.5, "y": 8.5, "count": 3, "spread": 2}]),
+                        h.team(1, [{"type": "metal_storage", "x": 60.5, "y": 60.5}], controller={"type": "none"})],
+                       rules=[{"id": "zone", "script": "zone.lua"}], switches={"fog_of_war": False, "time_limit": 120})
+    cfg["metadata"] = {"reference": {"strategy": "hold_zone", "zone": [20, 32]}}
+    sim = Simulation(load_level(cfg, base_dir=tmp_path), seed=0, policies={0: make_policy("reference", team=0)})
+    tanks = [i for i in range(sim.world.count) if sim.world.team[i] == 0]
+
+    def mean_x():
+        return float(np.mean(sim.world.x[tanks]))
+
+    while sim.time < 38:
+        sim.step()
+    assert abs(mean_x() - 20) < 4          # at the first place the zone was drawn
+    sim.run(until=100)
+    assert abs(mean_x() - 44) < 4          # and after the rule moved it

@@ -12,15 +12,18 @@ ZONE_MARKER = "capture zone"      # the label capture rules mark their zone with
 class HoldZone(Strategy):
     """The army attack-moves to the zone point (fighting enemies it sees on the way) and, once there,
     stays: it gets no further orders, so it shoots only what comes within weapon range and never
-    chases out of the zone. No param sets a radius: the army clumps around the point. With `zones`
-    (candidate zones, one of which the game marks as the capture zone at the start) it holds the
-    candidate nearest to the map marker labelled 'capture zone'."""
+    chases out of the zone. No param sets a radius: the army clumps around the point. An area a rule
+    draws with 'capture zone' in its label is the zone wherever it is now: the army follows it when a
+    rule moves it or draws a new one (the newest counts). Else, with `zones` (candidate zones, one of
+    which the game marks as the capture zone at the start), it holds the candidate nearest to the map
+    marker labelled 'capture zone'."""
 
     name = "hold_zone"
     params = {"zone": "[x, y] (or {x, y}) of the zone to take and hold; default: `target`, else home",
               "target": "fallback for zone",
               "zones": "list of candidate [x, y] zones the briefing names: the army holds the one the game marks "
-                       "(map marker 'capture zone'), else `zone`"}
+                       "(map marker 'capture zone'), else `zone`; a rule's area labelled 'capture zone' comes first, "
+                       "followed as it moves"}
 
     def __init__(self, ref):
         super().__init__(ref)
@@ -28,7 +31,7 @@ class HoldZone(Strategy):
         self.marked: tuple[float, float] | None = None
 
     def decide(self, sim) -> list[dict]:
-        zone = self._marked(sim) or xy(self.spec.get("zone")) or xy(self.spec.get("target")) or self.ref.home
+        zone = _drawn_zone(sim) or self._marked(sim) or xy(self.spec.get("zone")) or xy(self.spec.get("target")) or self.ref.home
         return self.ref.send(sim, zone)
 
     def _marked(self, sim) -> tuple[float, float] | None:
@@ -39,3 +42,9 @@ class HoldZone(Strategy):
                 mx, my = marks[0]
                 self.marked = min(self.candidates, key=lambda c: (math.dist(c, (mx, my)), c))
         return self.marked
+
+
+def _drawn_zone(sim) -> tuple[float, float] | None:
+    """The centre of the newest area labelled as the capture zone, where it stands now."""
+    drawn = [a for a in sim.areas.shapes() if ZONE_MARKER in a.label]
+    return (drawn[-1].x, drawn[-1].y) if drawn else None
