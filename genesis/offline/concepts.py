@@ -87,7 +87,7 @@ _NOT_COUNTED = r"(?!(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|against|from|of
 
 
 def _count_before(text: str, nouns: str) -> re.Match | None:
-    return re.search(_NUM + r"\s+(?:" + _NOT_COUNTED + r"[\w-]+\s+){0,2}?(?:" + nouns + r")\b", text)
+    return re.search(r"(?<![\d:.])" + _NUM + r"\s+(?:" + _NOT_COUNTED + r"[\w-]+\s+){0,2}?(?:" + nouns + r")\b", text)
 
 
 def normalise(query: str) -> tuple[str, list[int]]:
@@ -476,7 +476,17 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all
                     # "their factory squats behind turrets; reduce it to rubble"
                     r"|\b(?:their|the\s+enemy'?s?)\s+(?:[\w-]+\s+)?(?:" + _SIEGE_NOUNS + r")\b(?P<gap3>[^.]{0,240}?)\b(?:" + _KILL
                     + r"\s+(?:it|them)|reduce\s+(?:it|them)\s+to\s+(?:rubble|ashes|ruins|dust)|(?:take|knock|wipe|bring|"
-                    r"shoot)\s+(?:it|them)\s+(?:out|down))\b")
+                    r"shoot)\s+(?:it|them)\s+(?:out|down))\b"
+                    # the enemy dug in somewhere, the verb after: "they've dug in around a metal storage; flatten it",
+                    # "the enemy is entrenched around a radar tower ...; level it"
+                    r"|\b(?:they|the\s+enemy|the\s+enemies|the\s+foe|the\s+opposition|their\s+forces)(?:'ve|'re|\s+(?:have|has|"
+                    r"are|is))?\s+(?:(?:dug|holed|bunkered|walled)\s+(?:themselves\s+|itself\s+)?(?:in|up)|entrenched|"
+                    r"fortified|barricaded|sheltering|camped|encamped|set\s+up|holding\s+out|hunkered\s+down)\s+"
+                    r"(?:(?:themselves|itself)\s+)?(?:(?:around|"
+                    r"behind|at|in|inside|near|by|round)\s+)?(?:an?|the|their|its)\s+(?:[\w-]+\s+){0,2}?(?:" + _SIEGE_NOUNS
+                    + r"|extractors?|collectors?|reactors?)\b(?P<gap4>[^.]{0,240}?)\b(?:" + _KILL + r"\s+(?:it|them)|reduce\s+"
+                    r"(?:it|them)\s+to\s+(?:rubble|ashes|ruins|dust)|(?:take|knock|wipe|bring|shoot|blow|burn|tear|pull)\s+"
+                    r"(?:it|them)\s+(?:out|down|up))\b")
 
 
 # a place to take and keep; a bridge, pass or crossroads only with a verb of taking ("hold the bridge against
@@ -2086,7 +2096,10 @@ _ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|s
                      r"\s+(?:versus|vs\.?|v|against|take on|face|faces|facing|face\s+down|faces\s+down|fight|"
                      r"(?:square|squares|face|faces)\s+off\s+(?:with|against)|go\s+up\s+against|goes\s+up\s+against|"
                      r"clash\s+with|clashes\s+with|meet|meets|run\s+into|runs\s+into|take\s+on|takes\s+on|"
-                     r"must kill|must destroy|kill|destroy)\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
+                     r"must kill|must destroy|kill|destroy|"
+                     # "two heavy tanks and three rocket bots must handle ten light bots"
+                     r"(?:(?:must|have\s+to|has\s+to|need\s+to|needs\s+to|will\s+have\s+to)\s+)?(?:handle|deal\s+with|beat|"
+                     r"defeat|stop|hold\s+off|fend\s+off|see\s+off|take\s+care\s+of))\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
                      r"(?:(?:a|an)\s+(?:swarm|horde|pack|group|mob|wave|squad|force|knot|band|bunch|gang|cluster|column|"
                      r"detachment|platoon|company|crowd|mass)\s+of\s+)?" + _FORCE)
 # a squad of two types: "a pair of heavy tanks and a pair of artillery bots meet ...": the first one before the match

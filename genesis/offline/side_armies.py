@@ -11,10 +11,16 @@ from genesis.offline import vocabulary as V
 _NUM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
 _ITEM = _NUM + r"\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
 _LIST = r"((?:(?:and\s+)?" + _ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)"
-_GETS = r"(?:starts?\s+with|begins?\s+with|gets?|has|have|is\s+given|are\s+given|fields?|spawns?\s+with)"
+_GETS = (r"(?:(?:starts?|starting|begins?|beginning)\s+(?:(?:out|off)\s+)?with|gets?|getting|has|have|having|is\s+given|"
+         r"are\s+given|fields?|fielding|spawns?\s+with|receives?|receiving|commands?|commanding|brings?|bringing)")
 _SIDE = r"(?:teams?|armies|army|sides?|players?|factions?|warlords?|camps?|clans?|nations?|empires?)"
 # whose army a statement gives: every side's, the player's alliance's, or each enemy side's
-_ALL = re.compile(r"\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+(?:\w+\s+)?)?" + _SIDE + r"\s+" + _GETS + r"\s+" + _LIST)
+_ALL = re.compile(r"(?:\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+(?:\w+\s+)?)?" + _SIDE +
+                  # "every one of us begins with", "everybody starts out with", "we each get", "five AI players,
+                  # each fielding", "all of them start with"
+                  r"|\b(?:(?:each|every)\s+(?:one\s+)?of\s+(?:us|them|you)|everybody|everyone|all\s+of\s+(?:us|them)|"
+                  r"(?:we|they)(?:\s+all)?\s+each|(?:we|they)\s+all)"
+                  r"|\b" + _SIDE + r"\s*,?\s+each(?:\s+one)?)\s+" + _GETS + r"\s+" + _LIST)
 _OURS = re.compile(r"\b(?:the\s+player|you|i|me)\s+and\s+(?:(?:an?|\w+)\s+)?(?:ai\s+|computer\s+|ai-controlled\s+)?"
                    r"(?:all(?:y|ies)|teammates?|partners?|friends?)\s+each\s+" + _GETS + r"\s+" + _LIST)
 _THEIRS = re.compile(r"\b(?:(?:the\s+)?(?:\w+\s+)?(?:enemy|rival|opposing|hostile)\s+(?:ai\s+)?" + _SIDE + r"\s+each|"
@@ -25,9 +31,13 @@ _THEIRS = re.compile(r"\b(?:(?:the\s+)?(?:\w+\s+)?(?:enemy|rival|opposing|hostil
 _BY_COMMANDERS = re.compile(
     r"\blast\s+(?:team|side|army|player|alliance|one|faction|warlord)\s+with\s+(?:an?\s+)?(?:living|surviving|live)\s+"
     r"commanders?\b|"
-    r"\b(?:los(?:es|e)|is\s+(?:out|eliminated|beaten|defeated))\s+(?:when|once|if|as\s+soon\s+as)\s+"
-    r"(?:all\s+(?:\w+\s+)?(?:of\s+)?)?(?:its|their|his|her)\s+(?:\w+\s+)?commanders?\s+(?:(?:are|is|has|have)\s+)?"
-    r"(?:dead|killed|destroyed|dies?|fall(?:s|en)?|lost)\b|"
+    r"\b(?:los(?:es|e)|is\s+(?:out|eliminated|beaten|defeated|done|finished))\s+(?:when|once|if|as\s+soon\s+as)\s+"
+    r"(?:(?:all|both|every\s+one)\s+(?:\w+\s+)?(?:of\s+)?)?(?:its|their|his|her)\s+(?:\w+\s+)?commanders?\s+"
+    r"(?:(?:are|is|has|have|has\s+been|have\s+been)\s+)?(?:dead|killed|destroyed|dies?|died|fall(?:s|en)?|lost)\b|"
+    # "the last commander alive wins", "whose commander survives longest", "the side whose commander breathes last"
+    r"\blast\s+commander\s+(?:alive|standing|left|breathing)\b|"
+    r"\bwhose\s+commanders?\s+(?:survives?|lives?|lasts?|breathes?|holds?\s+out|stays?\s+alive)\s+(?:the\s+)?"
+    r"(?:longest|last)\b|"
     r"\bcommanders?\s+(?:dies?|falls?|is\s+(?:killed|destroyed|dead))[^.;]{0,40}?\b(?:los(?:es|e)|out|eliminated)\b|"
     r"\b(?:kill|destroy|eliminate|take\s+out)\s+(?:all|every|each|both)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?enemy\s+"
     r"commanders?\b")
@@ -67,6 +77,19 @@ def read(r, roster: dict[str, str], unit_pattern: str, number) -> None:
     c, text = r.concepts, r.text
     if c.archetype not in ("ffa", "teams"):
         return
+    # sides counted here are the battle's teams, never attack fronts: "each of the four sides starts with"
+    c.fronts = None
+    r.hits = [h for h in r.hits if h.key != "fronts"]
+    # a battle has no waves: a moment it names ("at the ten-minute mark sides are ranked") is its end
+    if c.wave_times and not any(h.key in ("waves", "interval") for h in r.hits):
+        c.time_limit = c.time_limit or max(c.wave_times)
+        c.wave_times = []
+        for h in r.hits:
+            if h.key == "wave_times":
+                h.key = "time_limit"
+    # nor objectives: "no base building" names no storage to keep, a commander is the elimination's
+    c.objective_type = None
+    r.hits = [h for h in r.hits if h.key != "objective"]
     ours = []
     for m in [*_ALL.finditer(text), *_OURS.finditer(text)]:
         army = _army(r, m, roster, unit_pattern, number)

@@ -115,3 +115,14 @@ def test_an_enemy_of_several_types_is_read_whole():
              "enemies within 3 minutes.").concepts
     assert c.archetype == "micro" and c.squad == {"heavy_tank": 4}
     assert c.enemy_force == {"artillery_bot": 5, "rocket_bot": 3, "light_bot": 2}
+
+
+@pytest.mark.parametrize("query, squad, enemy", [
+    ("Three artillery bots and two rocket bots have to deal with nine light bots; nothing can be built.",
+     {"artillery_bot": 3, "rocket_bot": 2}, {"light_bot": 9}),
+    ("Your four heavy tanks need to take care of twelve assault bots; kill them all within 3 minutes.",
+     {"heavy_tank": 4}, {"assault_bot": 12}),
+])
+def test_a_squad_that_must_handle_an_enemy_force_is_a_skirmish(query, squad, enemy):
+    c = read(query).concepts
+    assert (c.archetype, c.squad, c.enemy_force) == ("micro", squad, enemy)

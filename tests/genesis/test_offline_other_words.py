@@ -507,3 +507,13 @@ def test_both_flanks_at_one_time_are_two_attacks_at_that_time():
 
 def test_rides_is_not_a_typo_of_riders():
     assert "rides out" in read("The enemy commander rides out with raiders at 2:00; survive 5 minutes.").text
+
+
+@pytest.mark.parametrize("query, target", [
+    ("Over on the west side the enemy has entrenched itself around a fusion reactor; blow it up before 7:00 with "
+     "your 9 light tanks.", "fusion_reactor"),
+    ("They're holed up in a bot lab ringed by turrets; knock it down within five minutes.", "bot_lab"),
+])
+def test_a_siege_said_as_the_enemy_dug_in_around_its_target(query, target):
+    c = read(query).concepts
+    assert (c.archetype, c.objective_type) == ("siege", target)

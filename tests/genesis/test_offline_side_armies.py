@@ -143,3 +143,23 @@ def test_every_players_army_is_the_side_army_not_a_second_start_of_the_players_o
              "once its commander dies; 12 minutes.").concepts
     assert c.side_army == {"commander": 1, "light_tank": 6} and c.player_start == {}
     assert c.elimination == "commanders"
+
+
+@pytest.mark.parametrize("query, elimination, army", [
+    ("Five-way melee without building: all of us start out with 2 heavy tanks and 3 rocket bots; the last commander "
+     "standing wins.", "commanders", {"heavy_tank": 2, "rocket_bot": 3}),
+    ("Free-for-all: four AI warlords, each commanding 5 assault bots; the side whose commander lives longest wins.", "commanders",
+     {"assault_bot": 5}),
+    ("A 2v2 with no production where we each get four light tanks; a team is done once both of its commanders have "
+     "died.", "commanders", {"light_tank": 4}),
+])
+def test_every_sides_army_and_a_commander_elimination_in_other_words(query, elimination, army):
+    c = read(query).concepts
+    assert (c.elimination, c.side_army) == (elimination, army)
+    assert not c.fronts and c.objective_type is None       # sides counted are teams, not fronts or objectives
+
+
+def test_a_moment_a_battle_names_is_its_end_not_a_wave():
+    c = read("Three-way brawl, no base building; at the eight-minute mark the sides are ranked by hit points "
+             "left.").concepts
+    assert (c.archetype, c.time_limit, c.wave_times, c.fronts) == ("ffa", 480, [], None)
