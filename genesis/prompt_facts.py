@@ -7,6 +7,7 @@ from its source, so a prompt never states a format the checks do not apply, nor 
 from __future__ import annotations
 
 import json
+import re
 import types
 import typing
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ from engine.catalog import load_catalog, roster_table
 from engine.level import RING_GROWTH, RING_SIZE
 from engine.maps import deposits_array, ground_passable, label_regions, list_maps, load_map, terrain_array
 from engine.systems.orders import ORDER_DOC, PATHING_DOC
-from engine.rules.api import API_DOC, CALLBACK_DOC, RULE_LIB_DOC as RULE_LIB_DOC_TEXT
+from engine.rules.api import API_DOC, CALLBACK_DOC, RULE_LIB_DOC as RULE_LIB_DOC_TEXT, UNIT_TABLE
 from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
     ResultSpec, SectorSpec, StateSpec
 from engine.schema.level import Condition, Controller, MapRef, StartUnit, Switches, TargetSelector
@@ -399,7 +400,14 @@ def strategy_menu() -> str:
     lines = ["Reference strategies (the GDD picks one; the scripted reference policy plays it and must WIN every "
              "validation seed; the GDD sets its params): " + policies.describe_reference()]
     lines += [f"- {s['name']}: {s['behaviour']}" for s in policies.describe_strategies()]
+    lines.append("Unit roles (with any strategy, the GDD gives them to chosen units): " + "; ".join(
+        f"{r['name']}: {_first_sentence(r['behaviour'])}" for r in policies.describe_roles()))
     return "\n".join(lines)
+
+
+def _first_sentence(text: str) -> str:
+    head = re.split(r"(?<=[a-z)])\.\s", text, maxsplit=1)[0]
+    return head.rstrip(".")
 
 
 def strategy(name: str) -> str:
@@ -521,12 +529,14 @@ def rule_api_menu() -> str:
 
 
 # the functions whose meaning a design is balanced on, said to the designer as the developer is told them
-DESIGN_SEMANTICS = ("at", "every", "damage", "spawn", "set_fire", "transfer_resources")
+DESIGN_SEMANTICS = ("at", "every", "units", "damage", "damage_area", "heal", "heal_area", "spawn", "set_fire",
+                    "transfer_resources")
 
 
 def _design_semantics() -> str:
     lines = [f"- {RULE_API[name]}" for name in DESIGN_SEMANTICS if name in RULE_API]
     return ("What some of them do (a design balances on these):\n" + "\n".join(lines) + "\n"
+            f"- a unit table: {UNIT_TABLE}\n"
             "- what the agent under test sees: message() text in its observation; mark() markers and areas only "
             "in the drawn frames (an agent observing images sees them, one reading the JSON observation does not)\n")
 

@@ -144,10 +144,9 @@ API_DOC: dict[str, str] = {
     "random_int": "random_int(a, b) -> integer in [a, b]",
     "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; team may be ENVIRONMENT (hazards: "
              "hostile to every team, see the whole map, never win, lose or keep a game going); count 1..200; (x, y) "
-             "must be on the "
-             "map; the first unit at (x, y), the rest on rings of radius 1.5 tiles (12 a ring, each further ring "
-             "wider), each moved to the nearest tile it can stand on (other units are not avoided: two calls at one "
-             "point stack their first units there, which the level's start-placement check rejects at t=0 - spawn a "
+             "must be on the map; the first unit at (x, y), the rest on rings of radius 1.5 tiles (12 a ring, each "
+             "further ring wider), one on blocked ground moved to the nearest tile it can stand on clear of the "
+             "call's other units (other calls' units are not avoided: two calls at one point stack their first units there, which the level's start-placement check rejects at t=0 - spawn a "
              "group in one call or give each call its own point); traced as spawn events with source 'rule'",
     "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move); "
              f"costs {ORDER_UNIT_COST} instructions per unit named, plus {PATH_CELL_COST} per map tile when no unit "
