@@ -984,9 +984,9 @@ def _waves(r: Reading) -> None:
             c.escalating = True
             r.hit(m, "escalating")
     # double / triple in their common misspellings too ("dubble", "duble", "doubel", "tripple")
-    m = re.search(r"\b(" + _DOUBLE + r"|twice (?:as (?:big|large|strong|heavy|numerous|powerful)|the size)|" + _TRIPLE
-                  + r"|" + _NUM + r"\s*(?:times|x|\u00d7) (?:as (?:big|large|strong|many|heavy|numerous|powerful)|the size|"
-                  r"bigger|larger|stronger|heavier))", text)
+    m = re.search(r"\b(" + _DOUBLE + r"|twice (?:as (?:big|large|strong|heavy|numerous|powerful)|(?:the|its|their) (?:size|strength|number))|" + _TRIPLE
+                  + r"|" + _NUM + r"\s*(?:times|x|\u00d7) (?:as (?:big|large|strong|many|heavy|numerous|powerful)|"
+                  r"(?:the|its|their) (?:size|strength|number)|bigger|larger|stronger|heavier))", text)
     # "grow by 50% each time": a factor of 1.5
     pct = re.search(r"\b(?:grows?|grow(?:ing)?|increases?|increasing|bigger|larger|stronger)\s+(?:by\s+)?"
                     r"(\d+(?:\.\d+)?)\s*(?:%|percent)", text)
@@ -1077,8 +1077,11 @@ _STILL_STANDING = re.compile(r"\bstill\s+(?:have|has|hold|holds|own|owns|be\s+st
                              r"kicking|on\s+(?:its|his|her|their)\s+feet)\s*$"
                              # "the game is won at 5:00 if ...": the moment the game is decided is its end
                              r"|\b(?:is|are|gets?)\s+(?:won|over|decided|capped|cut\s+off|called|stopped|halted)(?:\s+(?:at|by))?\s*$"
-                             r"|\b(?:you|they|we)\s+win(?:\s+at)?\s*$|\b(?:play|the\s+game|the\s+match|the\s+battle)\s+"
-                             r"(?:ends|stops|finishes)(?:\s+at)?\s*$")
+                             r"|\b(?:you|they|we)\s+win(?:\s+at)?\s*$|\b(?:play|the\s+game|the\s+match|the\s+battle|it)\s+"
+                             r"(?:ends|stops|finishes|is\s+yours|closes)(?:\s+(?:in|with)\s+(?:(?:a\s+|your\s+)?(?:victory|win)|"
+                             r"your\s+favou?r))?(?:\s+(?:at|by))?\s*$"
+                             # "victory comes at 5:00", "the win is yours at 6:00"
+                             r"|\b(?:victory|the\s+win)\s+(?:comes|is\s+yours|is\s+declared|is\s+awarded)(?:\s+(?:at|by))?\s*$")
 
 
 def _time_phrases(text: str) -> list[tuple[int, int, float]]:
@@ -1209,8 +1212,16 @@ def _times(r: Reading) -> None:
         # "... has to be breathing at 5:00": what must still stand is kept, to the end of the game
         said = _STILL_STANDING.search(before[t])
         r.hit((t[0] - len(before[t]) + said.start(), t[0] - len(before[t]) + said.end()), "keep_count")
-    if (m := next((m for m in re.finditer(r"\b(?:every|each)\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
-                   if not _in_hazard(r, m.start())), None)):
+    # "each one a minute after the last", "ninety seconds apart": the interval between attacks
+    if (m := re.search(r"\b(?:each|every)(?:\s+(?:one|wave|attack|assault|raid|of\s+them|later\s+one|next\s+one))?\s+"
+                       r"(?:(?:coming|arriving|landing|hitting|following)\s+)?(?:an?\s+|" + _NUM + r"\s*)?" + _UNIT
+                       + r"\s+(?:after|behind|later\s+than)\s+the\s+(?:last|previous|one\s+before(?:\s+it)?|prior\s+one)\b|"
+                       r"\b(?:an?\s+|" + _NUM + r"\s*)" + _UNIT + r"\s+apart\b", text)):
+        c.wave_interval = _seconds(m.group(1) or m.group(3) or "1", m.group(2) or m.group(4))
+        r.moments = [t for t in r.moments if not m.start() <= t[0] < m.end()]
+        r.hit(m, "interval")
+    elif (m := next((m for m in re.finditer(r"\b(?:every|each)\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
+                     if not _in_hazard(r, m.start())), None)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
         r.hit(m, "interval")
     elif (m := re.search(r"\bevery\s+" + _CLOCK, text)):

@@ -1337,14 +1337,19 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
 # first depends on the team count, the time and the metric in ways no formula predicts, so each call
 # for a weaker enemy (the reference did not rank first) moves to the next plan. The armies stay equal
 # in every plan: the request asked for a fair free-for-all.
-FFA_ENGAGE_SHARE = {"late": 2 / 3, "midway": 0.5, "join_at_once": 0.0}
-FFA_PLANS = tuple(FFA_ENGAGE_SHARE)
+FFA_ENGAGE_SHARE = {"late": 2 / 3, "midway": 0.5, "join_at_once": 0.0, "hold_home": 1.0}
+# a ranking by what a side keeps (hp left, survival) is won by fighting least: the plans that wait longest
+# come first; one by what a side does to others (kills, damage dealt), by joining early
+FFA_PLANS = {"hp_remaining": ("hold_home", "late", "midway"), "survival": ("hold_home", "late", "midway"),
+             "kills": ("midway", "join_at_once", "late"), "damage_dealt": ("midway", "join_at_once", "late")}
+FFA_DEFAULT_PLANS = ("late", "midway", "join_at_once")
 FFA_GUARD = 15.0    # tiles round home within which a waiting army strikes intruders: its commander stands there
 
 
 def _ffa_plan(c: Concepts, guidance: list[str]) -> str:
     corrections = sum("weaker" in g or "easier" in g for g in guidance)
-    return FFA_PLANS[min(corrections, len(FFA_PLANS) - 1)]
+    plans = FFA_DEFAULT_PLANS if c.elimination else FFA_PLANS.get(c.ranking or "", FFA_DEFAULT_PLANS)
+    return plans[min(corrections, len(plans) - 1)]
 
 
 ZONE_RADIUS = 5.0

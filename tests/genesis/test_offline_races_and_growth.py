@@ -202,3 +202,28 @@ def test_a_race_nothing_attacks_draws_its_start_corner_per_seed():
     assert not gdd.teams[0].units and "home" not in gdd.strategy_params
     assert gdd.variation.varies and gdd.variation.varies[0].how == "layout: random"
     assert "start corner changes" in gdd.agent_description
+
+
+@pytest.mark.parametrize("query, first, interval, limit", [
+    ("Defend for six minutes against four waves of light bots, the first landing at 1:00 and each one two minutes "
+     "after the previous.", [60.0], 120.0, 360.0),
+    ("Three raids, eighty seconds apart, beginning at 0:40 from the west; last until 5:00.", [40.0], 80.0, 300.0),
+])
+def test_an_interval_said_between_attacks(query, first, interval, limit):
+    c = read(query).concepts
+    assert (c.wave_times, c.wave_interval, c.time_limit) == (first, interval, limit)
+
+
+@pytest.mark.parametrize("query, times, limit", [
+    ("Attacks from the north at 1:00 and 2:30; the match ends in victory at 4:00.", [60.0, 150.0], 240.0),
+    ("Waves from the south at 0:50 and 2:10, and victory comes at 3:20 if your lab stands.", [50.0, 130.0], 200.0),
+])
+def test_the_moment_a_win_is_declared_is_the_end_not_a_wave(query, times, limit):
+    c = read(query).concepts
+    assert (c.wave_times, c.time_limit) == (times, limit)
+
+
+def test_a_main_attack_a_number_of_times_the_probes_size():
+    c = read("A feint hits the south at 1:00; then the main assault comes from the north at 3:00, four times its "
+             "size. Hold until 5:00.").concepts
+    assert (c.probe_then_main, c.main_factor) == (True, 4.0)
