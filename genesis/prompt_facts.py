@@ -584,7 +584,9 @@ def _one_draw_odds(seeds: int) -> str:
     return (f"A single seeded choice among k equal options fails (3) by chance when {allowed} of the other "
             f"{others} seeds draw seed 0's option (the replay tends to win those): {odds} options; combine "
             "independent draws (side x time x "
-            "composition) or offer more options rather than rely on one small choice.")
+            "composition) or offer more options rather than rely on one small choice. An objective that visits "
+            "every option over a long game is met by a replay parked anywhere: then what must vary is the order and "
+            "timing of the visits, and the win must come before the cycle completes.")
 
 
 def validity_certificate() -> str:

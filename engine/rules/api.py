@@ -199,7 +199,9 @@ API_DOC: dict[str, str] = {
            "and lists allowed) or a scalar, stored as {value = scalar}",
 }
 # The callbacks a script may define, with what each receives.
-CALLBACK_DOC = ("on_start(): once at t=0, after the level's start units exist",
+CALLBACK_DOC = ("on_start(): once at t=0, after the level's start units exist; every callback runs rule by rule in "
+                "the order of the level's rules (a unit one rule spawns in its on_start is seen by the on_start of "
+                "the rules after it, not before)",
                 f"on_unit_created(u): every unit created after the start (rule spawns, production); {UNIT_TABLE}",
                 "on_unit_destroyed(u): every unit that dies; u is its table at death (x, y where it died); the unit "
                 "is already gone from units() and unit(id); no killer is passed")
