@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.expect import evaluate, run_sampled, state_times
+from genesis.checks.messages import shorten
 from genesis.models import Requirement
 from genesis.simulate import SimRun
 
@@ -59,7 +60,7 @@ def requirement_evidence(requirements: list[Requirement], runs: list[SimRun], ma
             per_run = []
             for run in pool:
                 results = evaluate(req.expect, run_view(run, states.get((run.policy, run.seed))), map_size)
-                per_run.append({"seed": run.seed, "passed": all(r.passed for r in results),
+                per_run.append({"seed": run.seed, "passed": all(r.passed for r in results), "ended": _ended(run),
                                 "details": [f"{r.description}: {r.detail}" for r in results],
                                 "failures": [f"{r.description}: {r.detail}" for r in results if not r.passed]})
             passed = sum(p["passed"] for p in per_run) * 2 > len(per_run)
@@ -75,4 +76,10 @@ def _evidence_detail(per_run: list[dict[str, Any]], passed: bool) -> str:
     if passed:
         return "; ".join(per_run[0]["details"])
     failing = next(p for p in per_run if not p["passed"])
-    return f"seed {failing['seed']}: " + "; ".join(failing["failures"])
+    return f"seed {failing['seed']} ({failing['ended']}): " + "; ".join(failing["failures"])
+
+
+def _ended(run) -> str:
+    """How a run ended, so a failed expectation about a later moment shows why it never came."""
+    how = run.decided or run.reason or run.ended_by
+    return f"the run ended at {run.duration:.0f} s" + (f": {shorten(how, 120)}" if how else "")

@@ -39,5 +39,5 @@ def evidence_detail(entry: dict, limit: int) -> str:
     failing = next((p for p in entry.get("per_run") or [] if not p.get("passed")), None)
     if entry.get("status") != "failed" or not (failing or {}).get("failures"):
         return shorten(str(entry.get("detail", "")), limit)
-    head = f"seed {failing['seed']}: "
+    head = f"seed {failing['seed']}" + (f" ({failing['ended']})" if failing.get("ended") else "") + ": "
     return head + bounded_join(failing["failures"], limit - len(head))

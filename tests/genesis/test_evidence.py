@@ -21,7 +21,7 @@ def test_a_failed_requirement_quotes_the_failing_expectation_not_a_satisfied_one
     assert entry["status"] == "failed"
     assert "truck_arrived" in entry["detail"]
     assert "sectors" not in entry["detail"]
-    assert entry["detail"].startswith("seed 0: ")
+    assert entry["detail"].startswith("seed 0 (the run ended at ")   # how the run ended, then why it failed
 
 
 def test_a_verified_requirement_shows_every_expectation_with_its_numbers():
