@@ -172,8 +172,10 @@ API_DOC: dict[str, str] = {
     "heal_area": "heal_area(x, y, radius, amount [, team]) -> {units=, healed=}: heal() on every living unit inside "
                  "the circle (only `team`'s when given)",
     "set_sight": f"set_sight(ids, radius) -> count: the sight radius (0..{MAX_SIGHT:g} tiles) of these living units, "
-                 "for fog of war and for how far attack-moving units look for enemies; traced as rule_sight",
-    "set_fire": "set_fire(ids, allowed) -> count: allowed=false forbids these living units to fire (they drop "
+                 "for fog of war and for how far attack-moving units look for enemies (ids: an id or a list; what a "
+                 "team sees is updated every 5 ticks, so visible() shows a new radius from the next update, not in "
+                 "the callback that set it); traced as rule_sight",
+    "set_fire": "set_fire(ids, allowed) -> count (ids: an id or a list): allowed=false forbids these living units to fire (they drop "
                 "their target and never attack until set_fire(ids, true)); traced as rule_fire",
     "area_circle": f"area_circle(x, y, radius [, label [, color]]) -> area id: a circle drawn on frames and replays "
                    f"(at most {MAX_SHAPES} areas at once, all rules together; color like #rrggbb)",
@@ -521,7 +523,9 @@ class RuleRuntime:
             a, b = _int(a, "a", -2**53, 2**53), _int(b, "b", -2**53, 2**53)
             if b < a:
                 raise ValueError(f"random_int: empty range [{a}, {b}]")
-            return int(rule.rng.integers(a, b + 1))
+            # from a 53-bit float, not rng.integers: the first 32-bit draw of the streams of seeds 0 and 2
+            # coincides for the second rule of a level over almost every small range (seed 2 replayed seed 0's game)
+            return min(b, a + int(rule.rng.random() * (b - a + 1)))
 
         def spawn(team, type_name, x, y, count=1, tag=None):
             t = team_id(team, environment=True)

@@ -46,8 +46,23 @@ def _fight_orders(result, team: int = 0) -> list[float]:
     return [e["t"] for e in result.trace if e["event"] == "order" and e.get("team") == team and e.get("kind") == "fight"]
 
 
-def test_squad_fights_between_decisions_at_the_paper_interval():
-    level = load_level(LEVELS / "MFD" / "level.json")
+def _north_first(folder: Path) -> Path:
+    """MFD with its waves in the stated order (no seeded shuffle): the first wave comes from the north at
+    20 s, where the scripted orders send the squad, on every seed."""
+    cfg = json.loads((LEVELS / "MFD" / "level.json").read_text())
+    for rule in cfg["rules"]:
+        rule["params"]["shuffle"] = False
+        rule["script"] = str((LEVELS / "MFD" / rule["script"]).resolve())
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "level.json").write_text(json.dumps(cfg))
+    for extra in (LEVELS / "MFD").iterdir():
+        if extra.name != "level.json":
+            (folder / extra.name).write_bytes(extra.read_bytes())
+    return folder
+
+
+def test_squad_fights_between_decisions_at_the_paper_interval(tmp_path):
+    level = load_level(_north_first(tmp_path / "MFD") / "level.json")
     ep = run_episode(level, OneOrder(), seed=0, team=0, decision_interval=15.0)
     fights = _fight_orders(ep.result)
     assert fights, "the squad met the first wave but never fought"
@@ -117,8 +132,8 @@ def _settings(**kw):
 
 
 def test_memory_phase_then_decision_phase_each_interval(tmp_path, routed_replies):
-    out = play(LEVELS / "MFD", "llm", 1, decision_interval=30.0, llm_settings=_settings(memory_model="openai/memo"),
-               out=tmp_path)
+    out = play(_north_first(tmp_path / "MFD"), "llm", 1, decision_interval=30.0,
+               llm_settings=_settings(memory_model="openai/memo"), out=tmp_path / "out")
     row = out.rows[0]
     calls = routed_replies
     assert len(calls) == 2 * row.decisions and row.llm["memory_calls"] == row.decisions

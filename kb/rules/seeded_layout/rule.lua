@@ -28,8 +28,6 @@ function on_start()
   end
   local pick = math.floor(tonumber(param("pick", 0)) or 0)
   local k = pick
-  -- random() rather than random_int(): at rule index 0 the first random_int draw of seeds 0 and 2
-  -- coincides for every small range, so a one-rule level would replay seed 0's layout on seed 2
   if k < 1 or k > #layouts then k = math.min(#layouts, 1 + math.floor(random() * #layouts)) end
   local layout = layouts[k]
   local spawned, skipped = 0, 0
