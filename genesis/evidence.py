@@ -74,7 +74,11 @@ def _evidence_detail(per_run: list[dict[str, Any]], passed: bool) -> str:
     """What decided the requirement: on a failure the failing expectations (of the first failing
     seed), never a satisfied one; on a pass what the first run showed."""
     if passed:
-        return "; ".join(per_run[0]["details"])
+        # a passing run's details, and how many runs passed (a requirement passes on most runs, not all)
+        shown = next(p for p in per_run if p["passed"])
+        ok = sum(p["passed"] for p in per_run)
+        return (f"{ok}/{len(per_run)} runs, e.g. seed {shown['seed']}: " if ok < len(per_run) else "") \
+            + "; ".join(shown["details"])
     failing = next(p for p in per_run if not p["passed"])
     return f"seed {failing['seed']} ({failing['ended']}): " + "; ".join(failing["failures"])
 

@@ -54,7 +54,8 @@ class Requirement(Doc):
     id: str = Field(description="short snake_case id, unique in the brief")
     text: str = Field(description="the demand in one sentence, as a player would check it")
     testable: bool = Field(True, description="true when a validation run's trace or state can show it; false only "
-                                             "for what no trace can show")
+                                             "for what no trace can show (a switch such as fog of war or "
+                                             "production, or the map: the shipped level is checked for those)")
     on: Literal["reference", "idle"] = Field("reference", description="which validation runs carry the evidence: "
                                              "reference = team 0 played by the scripted reference strategy; idle = "
                                              "team 0 gives no orders")

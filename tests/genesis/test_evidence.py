@@ -80,3 +80,13 @@ def test_shorten_cuts_at_a_word_boundary_and_says_so():
     assert text.startswith(cut[:-2].rstrip())            # a prefix of whole words
     assert text[len(cut[:-2].rstrip())] == " "
     assert shorten(text, 500) == text
+
+
+def test_a_requirement_passed_on_most_runs_shows_a_passing_run_and_the_count():
+    arrived = EVENTS + [{"t": 80.0, "event": "rule_log", "rule": "convoy", "name": "truck_arrived", "fields": {}}]
+    runs = [SimRun(seed=s, policy="reference", ok=True, winners=[0], losers=[1], events=EVENTS if s == 0 else arrived)
+            for s in (0, 1, 2)]
+    [entry] = requirement_evidence([REQ], runs, (48.0, 48.0))
+    assert entry["status"] == "verified"
+    # never seed 0's failing numbers under a verified status
+    assert entry["detail"].startswith("2/3 runs, e.g. seed 1: ") and "0 rule_log events" not in entry["detail"]
