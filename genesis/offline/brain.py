@@ -11,7 +11,9 @@ from genesis.offline.concepts import read
 
 def _clarify(inputs: dict[str, Any]) -> dict:
     answers = [Clarification.model_validate(c) for c in inputs.get("clarifications", [])]
-    return brief_writer.write_brief(inputs["query"], read(inputs["query"]), answers).model_dump(mode="json")
+    brief = brief_writer.write_brief(inputs["query"], read(inputs["query"]), answers)
+    unbuilt = pm_brain.unbuilt_requirements(inputs.get("guidance") or [])
+    return brief_writer.without_requirements(brief, unbuilt).model_dump(mode="json")
 
 
 def _questions(inputs: dict[str, Any]) -> dict:

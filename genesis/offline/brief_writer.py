@@ -129,6 +129,32 @@ def apply_answers(c: Concepts, answers: list[Clarification]) -> tuple[list[str],
     return taken, unusable
 
 
+def without_requirements(brief: Brief, unbuilt: set[str]) -> Brief:
+    """The brief without the requirements the design cannot evidence: each clause they checked is partial
+    (its other requirements still check the rest) or not honoured, saying what was not built."""
+    gone = {r.id: r.text for r in brief.requirements if r.id in unbuilt}
+    if not gone:
+        return brief
+    clauses = []
+    for cl in brief.clauses:
+        lost = [rid for rid in cl.requirement_ids if rid in gone]
+        if not lost or cl.status not in ("honoured", "partial", "assumed"):
+            clauses.append(cl)
+            continue
+        kept = [rid for rid in cl.requirement_ids if rid not in gone]
+        why = "; ".join(filter(None, [cl.why if cl.status == "partial" else "", "not built: " + "; ".join(
+            gone[rid] for rid in lost) + " (the offline design has no mechanic that shows it)"]))
+        texts = {r.id: r.text for r in brief.requirements}
+        clauses.append(cl.model_copy(update=(
+            {"status": "partial", "requirement_ids": kept, "why": why,
+             "built": cl.built or "; ".join(texts[rid] for rid in kept)} if kept else
+            {"status": "not_honoured", "requirement_ids": [], "why": why, "built": ""})))
+    changed = [cl.why for cl, before in zip(clauses, brief.clauses) if cl is not before]
+    return brief.model_copy(update={
+        "requirements": [r for r in brief.requirements if r.id not in gone], "clauses": clauses,
+        "unsupported": list(dict.fromkeys([*brief.unsupported, *changed]))})
+
+
 def write_brief(query: str, reading: Reading, clarifications: list[Clarification] | None = None) -> Brief:
     c = reading.concepts.model_copy(deep=True)
     assumptions = list(reading.assumptions)

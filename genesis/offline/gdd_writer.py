@@ -1118,7 +1118,8 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                                                          "name": "threat_cleared"}, "min": 1})
     if attacked and named_sides:
         times = sorted(c.wave_times)
-        expects.update(_direction_expects(named_sides * len(times), times, home,
+        # one side named for every attack ("from the north at 2:00 and again at 4:30"): each comes from it
+        expects.update(_direction_expects(named_sides[:1] * len(times), times, home,
                                           {"event": "spawn", "where": {"source": "rule", "team": ENEMY}}))
     start = [UnitPlacement(type="commander", tag="home"), UnitPlacement(type="constructor_bot")]
     # a goal one factory could not turn out in time starts with enough factories (each placed on its own)
@@ -1338,10 +1339,8 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
 # for a weaker enemy (the reference did not rank first) moves to the next plan. The armies stay equal
 # in every plan: the request asked for a fair free-for-all.
 FFA_ENGAGE_SHARE = {"late": 2 / 3, "midway": 0.5, "join_at_once": 0.0, "hold_home": 1.0}
-# a ranking by what a side keeps (hp left, survival) is won by fighting least: the plans that wait longest
-# come first; one by what a side does to others (kills, damage dealt), by joining early
-FFA_PLANS = {"hp_remaining": ("hold_home", "late", "midway"), "survival": ("hold_home", "late", "midway"),
-             "kills": ("midway", "join_at_once", "late"), "damage_dealt": ("midway", "join_at_once", "late")}
+# a ranking by what a side keeps (hp left, survival) is won by fighting least: waiting at home comes first
+FFA_PLANS = {"hp_remaining": ("hold_home", "late", "midway"), "survival": ("hold_home", "late", "midway")}
 FFA_DEFAULT_PLANS = ("late", "midway", "join_at_once")
 FFA_GUARD = 15.0    # tiles round home within which a waiting army strikes intruders: its commander stands there
 

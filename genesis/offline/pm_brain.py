@@ -77,8 +77,27 @@ def _level_decision(inputs: dict[str, Any], failed: list[dict[str, Any]], ids: s
     return MetaFeedback(decision="retry", target_stage="level", guidance=reasons, reason="fix the level")
 
 
+# The brief's requirements the offline design builds no evidence for: the brief reports their clauses
+UNBUILT = "not built by the offline design (report their clauses as not honoured): "
+
+
+def unbuilt_requirements(guidance: list[str]) -> set[str]:
+    """The requirement ids an UNBUILT instruction names."""
+    return {i.strip() for g in guidance if g.startswith(UNBUILT) for i in g[len(UNBUILT):].split(",") if i.strip()}
+
+
 def _design_decision(inputs: dict[str, Any], stage: str, failed: list[dict[str, Any]], ids: set[str],
                      reasons: list[str], attempts: int) -> MetaFeedback:
+    uncovered = next((re.search(r"testable requirements without evidence expectations: \[([^\]]*)\]", c["reason"])
+                      for c in failed if c["id"] == "requirements_covered"), None)
+    if stage == "gdd" and uncovered:
+        # the family's design has nothing that shows these: writing it again would not either, so the brief
+        # drops them and says which clauses are not built
+        named = [i.strip(" '\"") for i in uncovered.group(1).split(",") if i.strip(" '\"")]
+        return MetaFeedback(decision="rollback", target_stage="brief",  # type: ignore[arg-type]
+                            guidance=[UNBUILT + ", ".join(named)],
+                            reason="the design builds no evidence for " + ", ".join(named) + ": the brief reports "
+                                   "their clauses as not honoured")
     if stage == "gdd" and ids <= {"balance_preview"} and any(w in r for r in reasons for w in ("weaker", "stronger")):
         # each retry moves the enemy's strength one more step (the writer counts the calls); the brief has no
         # say in balance, so a rollback to it would only write the same design again

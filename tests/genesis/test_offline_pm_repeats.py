@@ -1,6 +1,7 @@
 """The offline PM stops a path that a retry and a rollback did not change, instead of spending the budget."""
 from __future__ import annotations
 
+from genesis.offline import pm_brain
 from genesis.offline.pm_brain import meta_feedback
 
 FAIL = {"id": "variation_declared", "passed": False, "mandatory": True, "kind": "check:variation_declared",
@@ -81,3 +82,27 @@ def test_a_certificate_failing_word_for_word_after_its_correction_stops_too():
     assert first.decision == "rollback"
     again = _level([{"stage": "level", **first.model_dump(mode="json")}], criteria=(CERT,))
     assert again.decision == "stop" and "not honoured: certificate" in again.reason
+
+
+def test_requirements_the_design_cannot_evidence_are_reported_by_the_brief_not_retried():
+    from genesis.offline import brief_writer, gdd_writer
+    from genesis.offline.concepts import read
+
+    query = ("Produce eight assault bots by the six-minute mark while the enemy attacks from the east at 2:00 and "
+             "then from the west at 3:30.")
+    brief = brief_writer.write_brief(query, read(query))
+    gdd = gdd_writer.design(brief)
+    bare = [r.id for r in gdd.requirements if r.testable and not r.expect]
+    assert bare     # a production race builds its timed attacks from one side only
+    verdict = {"passed": False, "criteria": [{"id": "requirements_covered", "passed": False, "kind": "computed",
+                                              "reason": f"testable requirements without evidence expectations: {bare}"}]}
+    mf = pm_brain.meta_feedback({"stage": "gdd", "verdict": verdict, "attempts": 1, "history": []})
+    assert (mf.decision, mf.target_stage) == ("rollback", "brief")
+    assert pm_brain.unbuilt_requirements(mf.guidance) == set(bare)
+    again = brief_writer.without_requirements(brief, pm_brain.unbuilt_requirements(mf.guidance))
+    assert not {r.id for r in again.requirements} & set(bare)
+    attacks = [c for c in again.clauses if "west" in c.text or "east" in c.text]
+    assert attacks and all(c.status in ("partial", "not_honoured") and "not built" in c.why for c in attacks)
+    assert all(any(c.why in u for u in again.unsupported) for c in attacks)
+    # the design of the reported brief evidences every requirement it keeps
+    assert not [r.id for r in gdd_writer.design(again).requirements if r.testable and not r.expect]
