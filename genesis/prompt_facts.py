@@ -27,6 +27,7 @@ from engine.catalog import load_catalog, roster_table
 from engine.level import RING_GROWTH, RING_SIZE
 from engine.maps import deposits_array, ground_passable, label_regions, list_maps, load_map, terrain_array
 from engine.systems.orders import ORDER_DOC, PATHING_DOC
+from engine.rules import limits
 from engine.rules.api import API_DOC, CALLBACK_DOC, RULE_LIB_DOC as RULE_LIB_DOC_TEXT, UNIT_TABLE
 from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
     ResultSpec, SectorSpec, StateSpec
@@ -548,6 +549,11 @@ def rule_api() -> str:
                  "math.random do not exist; a runtime error ends the run with ended_by=error):")
     lines += [f"- {text}" for text in RULE_API.values()]
     lines.append("param() returns the value in its JSON shape: a list is a 1-based Lua sequence, an object a table.")
+    lines.append(f"Budgets (a script over one ends the run with ended_by=error): {limits.CALL_BUDGET:,} Lua "
+                 f"instructions per callback, {limits.RUN_BUDGET:,} per script over the whole run (the library's "
+                 f"rules use about 10,000); each API call costs {limits.API_CALL_COST}, order() "
+                 f"{limits.ORDER_UNIT_COST} per unit named; {limits.MEMORY_MB} MB of memory; at most "
+                 f"{limits.MAX_TIMERS} pending timers and {limits.MAX_SPAWN_PER_RUN:,} spawned units per run.")
     lines.append(f"Rule library, predefined table lib: {RULE_LIB_DOC}.")
     lines.append(rule_api_limits())
     return "\n".join(lines)
