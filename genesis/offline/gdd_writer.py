@@ -378,7 +378,7 @@ def _with_production_means(gdd: GDD, c: Concepts) -> GDD:
     if not said:
         return gdd
     teams = [t.model_copy(update=update) if t.id == PLAYER else t for t in gdd.teams]
-    note = f"production is on as asked: the player starts with {' and '.join(said)} to produce with"
+    note = f"production is on: the player starts with {' and '.join(said)} to produce with"
     return gdd.model_copy(update={"teams": teams, "assumptions": [*gdd.assumptions, note]})
 
 

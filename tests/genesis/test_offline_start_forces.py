@@ -83,10 +83,10 @@ def test_production_asked_for_gives_the_player_something_to_produce_with(query):
     catalog = load_catalog().units
     assert gdd.production and player.metal > 0
     assert any(catalog[u.type].builds for u in player.units)
-    assert any("production is on as asked" in a for a in gdd.assumptions)
+    assert any("production is on: the player starts with" in a for a in gdd.assumptions)
     # asked for nothing of the kind: the design adds nothing
     plain = design(write_brief("defend two fronts with staggered waves", read("defend two fronts with staggered waves"), []))
-    assert not any("production is on as asked" in a for a in plain.assumptions)
+    assert not any("production is on: the player starts with" in a for a in plain.assumptions)
 
 
 def test_named_start_buildings_that_are_the_objectives_stay_the_objectives():
