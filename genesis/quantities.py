@@ -140,8 +140,12 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+)(?![\w,-]|\.\d)"), lambda m: m.group(1).replace(",", "")),
     # "seventeen hundred and fifty" (its "fifty" already 50)
     (re.compile(rf"(?<![\w.-])(\d+|{_SMALL_WORDS})\s+hundred(?:\s+and\s+(\d{{1,2}}))?(?![\w-])"), _hundreds),
-    (re.compile(rf"(?<![\w.-]){_N}\s+thousand(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"), _thousands),
+    (re.compile(rf"(?<![\w.-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+thousand(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"),
+     _thousands),
     (re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)k()(?![\w-])"), _thousands),
+    # absurd sizes stay absurd: "a million tanks" is a million, never "a" (one) tank
+    (re.compile(rf"(?<![\w.-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+(million|billion)(?![\w-])"),
+     lambda m: _fmt(_num(m.group(1)) * (1e6 if m.group(2) == "million" else 1e9))),
     # "one and a half thousand metal" -> 1500
     (re.compile(rf"(?<![\w.-])(\d+|a|one|{_SMALL_WORDS})\s+and\s+{_SHARE}\s+(thousand|hundred)(?![\w-])"),
      lambda m: str(round((_num(m.group(1)) + _share(m.group(2))) * (1000 if m.group(3) == "thousand" else 100)))),

@@ -2158,6 +2158,9 @@ def _force_type(phrase: str) -> str | None:
     return next((t for w, t in _RANGED.items() if w in phrase), None)
 
 
+MICRO_MAX_SIDE = 60     # units a skirmish side may field (the open maps hold that many in a fight)
+
+
 def _group_count(word: str) -> int:
     return _GROUP_WORDS.get(word) or int(number(word))
 
@@ -2202,6 +2205,16 @@ def _micro(r: Reading) -> None:
             c.enemy_force[kind] = c.enemy_force.get(kind, 0) + _group_count(more.group(1))
             r.hit(more, "armies")
             end = more.end()
+        # a side of a million tanks is not a skirmish the map holds: played at the cap, said
+        for side in (c.squad, c.enemy_force):
+            if sum(side.values()) > MICRO_MAX_SIDE:
+                problem = (f"{sum(side.values()):,} units on one side requested; a skirmish side holds at most "
+                           f"{MICRO_MAX_SIDE}")
+                r.unsupported.append(problem)
+                r.hit((armies.start(), end), "armies", problem)
+                scale = MICRO_MAX_SIDE / sum(side.values())
+                for kind in side:
+                    side[kind] = max(1, int(side[kind] * scale))
     for m in _ELIMINATE.finditer(text):
         r.hit(m, "micro")
     for m in re.finditer(r"\bnothing gets built\b|\bnothing is built\b|\bno base building\b", text):

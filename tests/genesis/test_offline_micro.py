@@ -126,3 +126,14 @@ def test_an_enemy_of_several_types_is_read_whole():
 def test_a_squad_that_must_handle_an_enemy_force_is_a_skirmish(query, squad, enemy):
     c = read(query).concepts
     assert (c.archetype, c.squad, c.enemy_force) == ("micro", squad, enemy)
+
+
+def test_an_absurd_skirmish_is_played_at_the_cap_and_says_so():
+    from genesis.offline.brief_writer import write_brief
+
+    query = "A fight of two million heavy tanks versus three thousand light bots; kill them all."
+    reading = read(query)
+    c = reading.concepts
+    assert sum(c.squad.values()) == sum(c.enemy_force.values()) == 60
+    (clause,) = [cl for cl in write_brief(query, reading).clauses if "million" in cl.text]
+    assert clause.status == "partial" and "2,000,000 units on one side requested" in clause.why

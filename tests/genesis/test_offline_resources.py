@@ -255,3 +255,13 @@ def test_large_amounts_are_rewritten_to_digits_and_nothing_else_is(spoken, canon
     from genesis.offline.concepts import normalise
 
     assert quantities.canonical(*normalise(spoken))[0] == canonical
+
+
+@pytest.mark.parametrize("said, canonical", [("twelve thousand players", "12000 players"),
+                                             ("a million tanks", "1000000 tanks"),
+                                             ("two billion metal", "2000000000 metal"),
+                                             ("eleven thousand five hundred", "11500")])
+def test_large_amounts_in_words_stay_large(said, canonical):
+    from genesis import quantities
+
+    assert quantities.canonical(said, list(range(len(said))))[0] == canonical
