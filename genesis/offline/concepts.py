@@ -1580,6 +1580,13 @@ def _unopposed(r: Reading) -> None:
     Only the production and resource goals are games without an enemy; elsewhere it is not built."""
     text, c = r.text, r.concepts
     for m in _UNOPPOSED.finditer(text):
+        # "nobody attacks you" names no attack: the attack word read inside it is taken back
+        inside = [h for h in r.hits if h.key in ("raids", "waves") and m.start() <= h.start and h.end <= m.end()]
+        if inside:
+            r.hits = [h for h in r.hits if h not in inside]
+            c.raids = any(h.key == "raids" for h in r.hits)
+            if any(h.key == "waves" for h in inside) and not any(h.key == "waves" for h in r.hits):
+                c.waves = None
         if c.archetype not in ("production", "resources"):
             r.hit(m, "unopposed", "only a production or resource goal is played with no enemy; this game has one")
         elif c.raids or c.wave_times:

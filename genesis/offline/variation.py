@@ -12,6 +12,7 @@ reaction radius, and the probes (cheap blind plans) of a design."""
 from __future__ import annotations
 
 import math
+import re
 
 from engine.agent.scripted import Probe, ScriptedOrder
 from genesis.models import Brief, SeedVariation, Variation
@@ -258,13 +259,19 @@ def open_ground_near(m, x: float, y: float, taken: list[tuple[float, float]], cl
     return float(cx[i]), float(cy[i])
 
 
+_ATTACK_WORDS = re.compile(r"\b(?:attacks?|raids?|raiders?|waves?|counterattacks?|ambush(?:es)?|assaults?|strikes?|"
+                           r"columns?|squads?|bombers?|parties|party|probe|push)\b", re.I)
+
+
 def told(var: Variation) -> str:
     """What the agent is told of the variation (never the draws themselves): that the sides and the
     times change from game to game, so it must watch for each attack."""
-    if var.fixed_by or not var.varies:
+    # only what varies about attacks: a start corner drawn per seed is not an attack's side
+    attacks = [v for v in var.varies if _ATTACK_WORDS.search(v.what)]
+    if var.fixed_by or not attacks:
         return ""
-    sides = any(not v.how.endswith("jitter") for v in var.varies)
-    times = any(v.how.endswith("jitter") for v in var.varies)
+    sides = any(not v.how.endswith("jitter") for v in attacks)
+    times = any(v.how.endswith("jitter") for v in attacks)
     what = ("Which side each attack comes from, and its exact time, change" if sides and times else
             "Which side each attack comes from changes" if sides else "The exact time of each attack changes")
     return f" {what} from game to game: watch for them."

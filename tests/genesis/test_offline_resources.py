@@ -265,3 +265,16 @@ def test_large_amounts_in_words_stay_large(said, canonical):
     from genesis import quantities
 
     assert quantities.canonical(said, list(range(len(said))))[0] == canonical
+
+
+@pytest.mark.parametrize("query", ["Bank 2000 metal by 6:00; nobody attacks you.",
+                                   "Produce 8 light bots in 5 minutes; no one attacks you."])
+def test_an_attack_said_not_to_come_is_not_built(query):
+    from genesis.offline.brief_writer import write_brief
+    from genesis.offline.gdd_writer import design
+
+    reading = read(query)
+    assert reading.concepts.unopposed and not reading.concepts.raids and not reading.concepts.waves
+    gdd = design(write_brief(query, reading))
+    assert not any("raid" in c.id or "wave" in c.id for c in gdd.rule_components)
+    assert "attack" not in gdd.agent_description.lower()
