@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.expect import evaluate, run_sampled, state_times
-from genesis.checks.messages import shorten
+from genesis.checks.messages import failing_run_head, shorten
 from genesis.models import Requirement
 from genesis.simulate import SimRun
 
@@ -80,7 +80,7 @@ def _evidence_detail(per_run: list[dict[str, Any]], passed: bool) -> str:
         return (f"{ok}/{len(per_run)} runs, e.g. seed {shown['seed']}: " if ok < len(per_run) else "") \
             + "; ".join(shown["details"])
     failing = next(p for p in per_run if not p["passed"])
-    return f"seed {failing['seed']} ({failing['ended']}): " + "; ".join(failing["failures"])
+    return failing_run_head(failing) + "; ".join(failing["failures"])
 
 
 def _ended(run) -> str:

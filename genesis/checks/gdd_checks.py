@@ -53,20 +53,31 @@ def start_placement(gdd, m):
     return place_units(teams, m, load_catalog())
 
 
-def placement_problems(gdd, m) -> list[str]:
-    """The engine's own start-unit placement run on the GDD's teams, plus the level check's overlap rule."""
+def overlaps(placed):
+    """The pairs (i, j, gap) of placed start units, i < j, that stand closer than half their sizes summed
+    (the level check's overlap rule), in placement order."""
     catalog = load_catalog()
-    placed, problems = start_placement(gdd, m)
-    problems = [p.replace("teams.", "team index ", 1) for p in problems]
-    for i, a in enumerate(placed):
-        for b in placed[i + 1:]:
+    for j, b in enumerate(placed):
+        for i, a in enumerate(placed[:j]):
             gap = math.dist((a.x, a.y), (b.x, b.y))
             if gap < 0.5 * (catalog.units[a.type].size + catalog.units[b.type].size):
-                problems.append(f"team {a.team} {a.type} at ({a.x:.1f}, {a.y:.1f}) and team {b.team} {b.type} at "
-                                f"({b.x:.1f}, {b.y:.1f}) overlap ({gap:.2f} tiles apart)")
-                if len(problems) >= 8:
-                    return problems
+                yield i, j, gap
+
+
+def placement_problems(gdd, m) -> list[str]:
+    """The engine's own start-unit placement run on the GDD's teams, plus the level check's overlap rule."""
+    placed, problems = start_placement(gdd, m)
+    problems = [p.replace("teams.", "team index ", 1) for p in problems]
+    for i, j, gap in overlaps(placed):
+        a, b = placed[i], placed[j]
+        problems.append(f"team {a.team} {a.type} at ({a.x:.1f}, {a.y:.1f}) and team {b.team} {b.type} at "
+                        f"({b.x:.1f}, {b.y:.1f}) overlap ({gap:.2f} tiles apart)")
+        if len(problems) >= 8:
+            break
     return problems
+
+
+UNTESTED = "testable requirements without evidence expectations"   # the offline PM reads the ids after it
 
 
 def requirements_covered(ctx: CheckContext) -> tuple[bool, str]:
@@ -81,7 +92,7 @@ def requirements_covered(ctx: CheckContext) -> tuple[bool, str]:
     if missing or untested or dropped:
         return False, "; ".join(filter(None, [
             f"brief requirements missing from the GDD: {missing}" if missing else "",
-            f"testable requirements without evidence expectations: {untested}" if untested else "",
+            f"{UNTESTED}: {untested}" if untested else "",
             f"requirements the brief marks testable but the GDD marks untestable: {dropped}" if dropped else ""]))
     return True, f"all {len(gdd_ids)} requirements mapped"
 

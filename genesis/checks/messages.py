@@ -39,5 +39,10 @@ def evidence_detail(entry: dict, limit: int) -> str:
     failing = next((p for p in entry.get("per_run") or [] if not p.get("passed")), None)
     if entry.get("status") != "failed" or not (failing or {}).get("failures"):
         return shorten(str(entry.get("detail", "")), limit)
-    head = f"seed {failing['seed']}" + (f" ({failing['ended']})" if failing.get("ended") else "") + ": "
+    head = failing_run_head(failing)
     return head + bounded_join(failing["failures"], limit - len(head))
+
+
+def failing_run_head(run: dict) -> str:
+    """"seed 2 (the run ended at 95 s: ...): ", the head of a failed requirement's detail."""
+    return f"seed {run['seed']}" + (f" ({run['ended']})" if run.get("ended") else "") + ": "

@@ -135,6 +135,7 @@ def without_requirements(brief: Brief, unbuilt: set[str]) -> Brief:
     gone = {r.id: r.text for r in brief.requirements if r.id in unbuilt}
     if not gone:
         return brief
+    texts = {r.id: r.text for r in brief.requirements}
     clauses = []
     for cl in brief.clauses:
         lost = [rid for rid in cl.requirement_ids if rid in gone]
@@ -144,7 +145,6 @@ def without_requirements(brief: Brief, unbuilt: set[str]) -> Brief:
         kept = [rid for rid in cl.requirement_ids if rid not in gone]
         why = "; ".join(filter(None, [cl.why if cl.status == "partial" else "", "not built: " + "; ".join(
             gone[rid] for rid in lost) + " (the offline design has no mechanic that shows it)"]))
-        texts = {r.id: r.text for r in brief.requirements}
         clauses.append(cl.model_copy(update=(
             {"status": "partial", "requirement_ids": kept, "why": why,
              "built": cl.built or "; ".join(texts[rid] for rid in kept)} if kept else

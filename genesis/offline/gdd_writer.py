@@ -201,7 +201,7 @@ def _settled(gdd: GDD) -> GDD:
     """The start groups as placed with no two overlapping: each family spreads its own groups, but groups
     added beside them (start forces, defenders, objectives) can land within another's ring; such a later
     group moves to the nearest ground clear of every other group's ring."""
-    from genesis.checks.gdd_checks import start_placement   # the engine's own layout of start units
+    from genesis.checks.gdd_checks import overlaps, start_placement   # the engine's own layout of start units
 
     m = G.load(gdd.map)
     catalog = load_catalog()
@@ -210,9 +210,7 @@ def _settled(gdd: GDD) -> GDD:
         owner = [(ti, ui) for ti, t in enumerate(gdd.teams) for ui, u in enumerate(t.units) for _ in range(u.count)]
         if len(owner) != len(placed):
             return gdd           # a group the engine cannot place: the GDD check names it
-        clash = next(((i, j) for j in range(len(placed)) for i in range(j) if owner[i] != owner[j] and
-                      math.dist((placed[i].x, placed[i].y), (placed[j].x, placed[j].y))
-                      < 0.5 * (catalog.units[placed[i].type].size + catalog.units[placed[j].type].size)), None)
+        clash = next(((i, j) for i, j, _gap in overlaps(placed) if owner[i] != owner[j]), None)
         if clash is None:
             return gdd
         # the later group moves, unless it is a building and the earlier one is not (a building's place is

@@ -5,6 +5,7 @@ import hashlib
 import re
 from typing import Any
 
+from genesis.checks.gdd_checks import UNTESTED
 from genesis.models import MetaFeedback
 from genesis.pipeline.proposals import ProposalSet, catalog_proposals
 
@@ -88,7 +89,7 @@ def unbuilt_requirements(guidance: list[str]) -> set[str]:
 
 def _design_decision(inputs: dict[str, Any], stage: str, failed: list[dict[str, Any]], ids: set[str],
                      reasons: list[str], attempts: int) -> MetaFeedback:
-    uncovered = next((re.search(r"testable requirements without evidence expectations: \[([^\]]*)\]", c["reason"])
+    uncovered = next((re.search(re.escape(UNTESTED) + r": \[([^\]]*)\]", c["reason"])
                       for c in failed if c["id"] == "requirements_covered"), None)
     if stage == "gdd" and uncovered:
         # the family's design has nothing that shows these: writing it again would not either, so the brief
