@@ -24,6 +24,7 @@ import engine.systems.combat as combat_system
 import engine.systems.economy as economy_system
 import engine.systems.vision as vision_system
 from engine.catalog import load_catalog, roster_table
+from engine.engagement import MAX_BASE, worth_table
 from engine.level import RING_GROWTH, RING_SIZE
 from engine.maps import deposits_array, ground_passable, label_regions, list_maps, load_map, terrain_array
 from engine.systems.orders import ORDER_DOC, PATHING_DOC
@@ -426,6 +427,38 @@ def combat() -> str:
     return " ".join((combat_system.__doc__ or "").split())
 
 
+def fights() -> str:
+    """What groups are worth in a fight, from the engine's measured engagement table."""
+    table = worth_table()
+    base, rows = table["base"], table["types"]
+
+    def worth(kind: str, timed: bool = False) -> str:
+        row = rows[kind]
+        if row["worth"] is None:
+            return f"{kind} more than {MAX_BASE}"
+        return f"{kind} {row['worth']:g}" + (f" ({row['seconds']:g} s)" if timed else "")
+
+    rows = {base: {"worth": 1.0, "stands": False}, **rows}
+    moving = sorted((k for k, r in rows.items() if not r["stands"]), key=lambda k: rows[k]["worth"] or 1e9)
+    standing = sorted((k for k, r in rows.items() if r["stands"]), key=lambda k: rows[k]["worth"] or 1e9)
+    law = "; ".join(f"{r['big']} v {r['small']} {base}s: {r['survivors']} left after {r['seconds']:g} s"
+                    for r in table["square_law"])
+    splash = sorted(k for k in rows if load_catalog().units[k].weapon.splash > 0)
+    return (
+        f"Fight worth (measured by the engine on open ground, no fog: the fewest {base}s that beat a small group "
+        f"of the type, per unit of it; use it to size forces and to estimate expectations before any run): "
+        f"{', '.join(worth(k) if k != base else f'{base} 1' for k in moving)}. Standing where they are (buildings; builders, which AIs "
+        f"leave in place), beaten by {base}s attack-moving onto them (and how long it took): "
+        f"{', '.join(worth(k, timed=True) for k in standing)} — a "
+        "unit that stands shoots only within its weapon range, measured to its target's edge, so a smaller attacker "
+        "with an equal range can hit it from where it cannot answer. Splash weapons "
+        f"({', '.join(splash)}) are worth more against a clumped group. Only weapons that hit air touch air units. "
+        "Groups follow the square law: a side's strength is its total worth squared; a fight to the end leaves the "
+        f"stronger side about √(S² − W²) worth (measured: {law}). Sides within ~10% may go either way, so an "
+        "expectation that needs one side to win needs a clear margin; a fight of ~10 units a side ends 10–30 s after "
+        "contact, and groups that arrive one at a time are beaten one at a time.")
+
+
 def vision() -> str:
     """What fog of war hides, as the vision system states it."""
     return f"Fog of war (switch fog_of_war): {vision_system.VISION_DOC}."
@@ -717,6 +750,10 @@ class Facts:
     @property
     def combat(self) -> str:
         return combat()
+
+    @property
+    def fights(self) -> str:
+        return fights()
 
     @property
     def economy(self) -> str:
