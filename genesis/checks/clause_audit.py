@@ -28,7 +28,9 @@ _KIND_WORDS = {"factory": "category:factory", "factories": "category:factory", "
                "turrets": "id:turret", "extractor": "id:extractor", "extractors": "id:extractor",
                "tank": "id:tank", "tanks": "id:tank", "aircraft": "category:air", "vehicles": "category:vehicle",
                "tower": "category:defense", "towers": "category:defense", "storage": "id:storage",
-               "storages": "id:storage", "radar": "id:radar", "radars": "id:radar"}
+               "storages": "id:storage", "radar": "id:radar", "radars": "id:radar", "plant": "id:plant",
+               "plants": "id:plant", "lab": "id:lab", "labs": "id:lab", "artillery": "id:artillery",
+               "walled": "id:wall", "walled in": "id:wall"}
 # "scout" is a verb as often as a unit: it names the unit after a number, an article or an adjective
 _VERB_TOO = {"scout", "scouts"}
 _NAMED = re.compile(r"(?:\d+|a|an|the|one|single|lone|your|their|enemy|light|fast|quick|fleet|hostile|of)\s+$")
@@ -126,6 +128,39 @@ def named_windows(text: str) -> list[tuple[float, float]]:
     return out
 
 
+_EVENTS = r"(?:waves?|raids?|attacks?|assaults?|strikes?|pushes|push|ambush(?:es)?|sorties|sortie|incursions?|rushes)"
+
+
+def named_event_count(text: str) -> int | None:
+    """How many attacks the text fixes: "four assaults", "3 enemy waves", "two raids" -> 4, 3, 2."""
+    low = _canonical(text)
+    # "6 assault bots" are units, not six assaults
+    m = re.search(rf"(?<![\w:.])(\d+|{_COUNT_WORDS})\s+(?:[a-z-]+\s+)?{_EVENTS}\b"
+                  r"(?![\s-]+(?:bots?|tanks?|units?|troops?|squads?|forces?|teams?|vehicles?|groups?|craft|rifles?))", low)
+    if not m or _BOUND.search(low[:m.start()]) or re.search(r"\b(?:per|each|every|a)\s+$", low[:m.start()]):
+        return None
+    n = int(m.group(1)) if m.group(1).isdigit() else _SMALL[m.group(1)]
+    return n if 1 < n <= 100 else None
+
+
+_UNTIMED = re.compile(r"\bno\s+(?:clock|time\s+limit|deadline|timer|rush|hurry)\b|\bwhenever\s+you\b|"
+                      r"\b(?:take|taking)\s+(?:your|all\s+the)\s+time\b|\bat\s+your\s+(?:own\s+)?(?:leisure|pace)\b|"
+                      r"\bwithout\s+(?:a\s+)?(?:clock|time\s+limit|deadline|timer)\b|\bno\s+matter\s+how\s+long\b")
+
+
+def named_untimed(text: str) -> bool:
+    """The text says the goal has no deadline ("no clock", "whenever you manage it", "take your time")."""
+    return bool(_UNTIMED.search(text.lower()))
+
+
+def _deadlines(level: dict) -> list[float]:
+    """Every deadline a condition or a rule of the level sets (the run's time limit is not one)."""
+    out = [c["deadline"] for c in level.get("conditions") or [] if isinstance(c, dict) and c.get("deadline")]
+    out += [v for r in level.get("rules") or [] for k, v in (r.get("params") or {}).items()
+            if k == "deadline" and isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
+    return out
+
+
 def named_team_count(text: str) -> int | None:
     """How many sides the text fixes: "3v3" -> 6, "1v1v1v1" -> 4, "three-team" / "six-way" -> 3 / 6."""
     low = re.sub(r"(?<![a-z])(" + _COUNT_WORDS + r"|one)(?![a-z])", lambda m: str(_SMALL[m.group(1)]), _canonical(text))
@@ -198,6 +233,12 @@ class LevelFacts:
     counts: dict[str, set[int]]
     switches: dict[str, Any]
     sides: int
+    event_counts: frozenset[int]
+    deadlines: tuple[float, ...]
+
+    # a rule's params fix how many attacks come by a count, or by one entry per attack in a schedule
+    _COUNT_KEY = re.compile(r"count|waves|raids|attacks|number|repeat")
+    _SCHEDULE_KEY = re.compile(r"times|(?:^|_)at$|fronts|schedule")
 
     @classmethod
     def of(cls, level: dict, sources: list[str]) -> LevelFacts:
@@ -211,8 +252,16 @@ class LevelFacts:
             s, n = _lua_literals(source)
             lua_strings |= s
             numbers |= n
+        events = set()
+        for rule in level.get("rules") or []:
+            for key, value in (rule.get("params") or {}).items():
+                if cls._COUNT_KEY.search(key) and isinstance(value, (int, float)) and not isinstance(value, bool):
+                    events.add(int(value))
+                elif cls._SCHEDULE_KEY.search(key) and isinstance(value, list):
+                    events.add(len(value))
         return cls(frozenset(strings), frozenset(numbers), frozenset(lua_strings), _type_counts(level),
-                   level.get("switches") or {}, len(level.get("teams") or []))
+                   level.get("switches") or {}, len(level.get("teams") or []), frozenset(events),
+                   tuple(_deadlines(level)))
 
     def has_time(self, t: float) -> bool:
         return any(abs(t - x) <= max(2.0, 0.03 * t) for x in self.numbers)
@@ -236,6 +285,11 @@ def missing(text: str, facts: LevelFacts) -> list[str]:
     for t in dict.fromkeys(named_times(text)):
         if not facts.has_time(t) and not any(t in w for w in windows):
             out.append(f"no time or duration of {_clock(t)} in the level")
+    events = named_event_count(text)
+    if events and events not in facts.event_counts:
+        out.append(f"{events} attacks named, no rule of the level fixes their number at {events}")
+    if named_untimed(text) and facts.deadlines:
+        out.append(f"the level sets a deadline of {_clock(min(facts.deadlines))}")
     teams = named_team_count(text)
     if teams and teams != facts.sides:
         out.append(f"{teams} sides named, the level has {facts.sides}")

@@ -116,3 +116,35 @@ def test_a_difficulty_asked_and_not_reached_is_not_claimed_honoured():
     first, _ = clause_records(state, hard)
     assert first["status"] == "partial" and "not reached" in first["why"]
     assert clause_records(state, medium)[0]["status"] == "honoured"
+
+
+@pytest.mark.parametrize("text,n", [("four assaults of westward origin", 4), ("3 enemy waves", 3),
+                                    ("two raids, then a siege", 2), ("lose no more than 3 raids", None),
+                                    ("waves every 60 s", None), ("a raid per minute", None), ("one attack", None),
+                                    ("your 6 assault bots", None), ("two strike groups", None)])
+def test_the_number_of_attacks_a_clause_fixes(text, n):
+    assert A.named_event_count(text) == n
+
+
+def test_a_number_of_attacks_no_rule_fixes_is_named():
+    uncapped = _level(rules=[{"id": "raids", "params": {"interval": 60, "first_at": 30, "size": 6}}])
+    assert A.missing("four assaults from the west", A.LevelFacts.of(uncapped, [])) == [
+        "4 attacks named, no rule of the level fixes their number at 4"]
+    counted = _level(rules=[{"id": "waves", "params": {"count": 4, "interval": 60}}])
+    scheduled = _level(rules=[{"id": "waves", "params": {"times": [60, 120, 180, 240]}}])
+    for level in (counted, scheduled):
+        assert A.missing("four assaults from the west", A.LevelFacts.of(level, [])) == []
+
+
+def test_a_goal_asked_without_a_clock_is_not_honoured_by_a_level_with_a_deadline():
+    timed = _level(units=["commander"], rules=[{"id": "kill", "params": {"deadline": 480}}])
+    assert A.missing("take down its commander whenever you manage it", A.LevelFacts.of(timed, [])) == [
+        "the level sets a deadline of 8:00"]
+    assert A.missing("take down its commander, no time limit", A.LevelFacts.of(_level(units=["commander"]), [])) == []
+    assert not A.named_untimed("take down its commander within 8 minutes")
+
+
+@pytest.mark.parametrize("text,kind", [("flatten the plant", "vehicle_plant"), ("their bot labs", "bot_lab"),
+                                       ("a walled-in enemy base", "wall"), ("the artillery park", "artillery_bot")])
+def test_kind_words_name_every_type_of_their_kind(text, kind):
+    assert any(kind in ids for _, ids, _ in A.named_types(text))
