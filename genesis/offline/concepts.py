@@ -623,17 +623,21 @@ def _siege_guards(r: Reading) -> None:
 
 _FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
 # a list ends at punctuation or where the sentence goes on ("... and 4 heavy tanks with no production")
-_GOES_ON = r"\s+(?:with|without|but|while|plus|against|versus|vs|on|in|at|to|for|from|so|then)\b"
-_START_FORCES = re.compile(r"\b(?:(?:you|the\s+player|player|your\s+side)\s+(?:starts?|begins?)\s+(?:(?:out|off)\s+)?"
+_GOES_ON = r"\s+(?:with|without|but|while|plus|against|versus|vs|on|in|at|to|for|from|so|then|as|that|who|which)\b"
+# the player in the second person, the first ("I start with", "we get") or the third
+_PLAYER = r"(?:you|i|we|the\s+player|player|your\s+side|my\s+side|our\s+side)"
+_START_FORCES = re.compile(r"\b(?:" + _PLAYER + r"\s+(?:starts?|begins?)\s+(?:(?:out|off)\s+)?"
                            r"(?:with|from)|(?:starting|beginning)\s+(?:(?:out|off)\s+)?(?:with|from)|"
-                           r"(?:you|the\s+player)\s+(?:gets?|has|have)|with\s+a\s+fortified\s+base\s+of|"
-                           r"(?:you(?:'re|\s+are)|the\s+player\s+is)\s+(?:given|handed|issued|allotted|dealt)|"
-                           r"(?:you|the\s+player)\s+(?:receives?|command|commands|control|controls))\s+"
-                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$|" + _GOES_ON + r")))+)")
+                           + _PLAYER + r"(?:\s+(?:gets?|has|have|have\s+got|will\s+have)|'ve\s+got|'ll\s+have)|"
+                           r"with\s+a\s+fortified\s+base\s+of|"
+                           r"(?:you(?:'re|\s+are)|i(?:'m|\s+am)|we(?:'re|\s+are)|the\s+player\s+is)\s+"
+                           r"(?:given|handed|issued|allotted|dealt)|"
+                           + _PLAYER + r"\s+(?:receives?|command|commands|control|controls))\s+"
+                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|-\s|$|" + _GOES_ON + r")))+)")
 
 # the units first, the start after: "the six artillery bots you start with (are all you'll ever get)"
 _FORCES_THEN_START = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:that\s+)?"
-                                r"(?:you|the\s+player)\s+(?:start|starts|begin|begins)\s+(?:(?:out|off)\s+)?with\b")
+                                + _PLAYER + r"\s+(?:start|starts|begin|begins)\s+(?:(?:out|off)\s+)?with\b")
 # "2 anti-air turrets are pre-built", "three turrets already stand": what the player has on the map at the start
 _PREBUILT = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:(?:are|is)\s+"
                        r"(?:already\s+)?(?:pre-?built|pre-?placed|built|placed|in\s+place|standing|up)|already\s+"
@@ -646,7 +650,7 @@ def _start_forces(r: Reading) -> None:
     of the list is left to the clause accounting (not understood)."""
     c = r.concepts
     for m in [*_START_FORCES.finditer(r.text), *_PREBUILT.finditer(r.text), *_FORCES_THEN_START.finditer(r.text)]:
-        for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$|" + _GOES_ON + ")", m.group(1)):
+        for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s+-\s|\s*$|" + _GOES_ON + ")", m.group(1)):
             count = int(number(item.group(1)))
             words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
             at = (m.start(1) + item.start(), m.start(1) + item.end())
@@ -1532,7 +1536,9 @@ def _production_goal(r: Reading) -> None:
                           + r"|\bin\s+\S+\s*" + _UNIT + r"\s+or\s+(?:less|fewer|under)\b", text):
         # "3 assault bots, deadline 5:00", "four light tanks by minute 6": a bare count of units with a
         # deadline and no other game named is a unit count to obtain by then
-        m = re.search(r"(?:^|[,;:.(]\s|\b(?:get|have|want|need)\s)" + _NUM + r"\s+" + units, text)
+        # ("i have 6 light bots" is what the player starts with, not a goal)
+        m = re.search(r"(?:^|[,;:.(]\s|(?<!\bi\s)(?<!\bwe\s)(?<!\byou\s)\b(?:get|have|want|need)\s)" + _NUM + r"\s+"
+                      + units, text)
     if m and c.archetype in ("defense", "raids", "production"):
         if c.archetype != "production":
             r.matched.append("archetype production (a unit count to obtain)")

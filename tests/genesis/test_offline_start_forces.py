@@ -38,6 +38,13 @@ def _player_starts(gdd) -> list[dict[str, int]]:
      {"commander": 1, "constructor_bot": 2}, None),
     ("you start out with four light tanks and a constructor bot; hold the centre for two minutes",
      {"light_tank": 4, "constructor_bot": 1}, None),
+    # the player in the first person
+    ("Survive eight waves from the east. I start with 3 heavy turrets and a constructor bot.",
+     {"heavy_turret": 3, "constructor_bot": 1}, None),
+    ("we've got two light tanks and 5 rocket bots - hold the crossroads for ninety seconds",
+     {"light_tank": 2, "rocket_bot": 5}, None),
+    ("Reach 1500 metal in 4 minutes; I have a commander and 3 constructor bots.", {"commander": 1, "constructor_bot": 3},
+     None),
 ])
 def test_the_start_the_request_gives_is_built_and_evidenced(query, start, metal):
     brief = write_brief(query, read(query))
@@ -64,6 +71,12 @@ def test_a_named_army_replaces_the_familys_army_but_named_buildings_keep_it():
     towers = design(write_brief(q := "survive 5 waves for 5 minutes; you start with 2 radar towers", read(q)))
     player = next(t for t in towers.teams if t.id == 0)
     assert any(u.type != "radar_tower" and u.type != "metal_storage" for u in player.units)
+
+
+def test_units_the_player_has_are_not_a_goal_to_produce():
+    q = "Escort my commander to the north-east corner within 5 minutes. I have 6 light bots as escort."
+    c = read(q).concepts
+    assert c.archetype == "escort" and c.player_start == {"light_bot": 6} and not c.target_composition
 
 
 def test_an_item_that_is_no_roster_unit_is_not_built_and_says_so():
