@@ -866,6 +866,11 @@ def _objectives(r: Reading) -> None:
         if found and not re.search(r"(?:enemy|their|opponent'?s?)\s+" + re.escape(phrase), text):
             c.objective_type = unit_type
             r.hit(found, "objective")
+            # "your 5 radar towers": the count of the kept type, named with it
+            counted = _count_before(text, re.escape(phrase) + r"s?") if c.objectives is None else None
+            if counted and re.search(r"\b(?:your|my|our)\s+$", text[:counted.start()]):
+                c.objectives = int(number(counted.group(1)))
+                r.hit(counted, "objectives")
             break
     for m in re.finditer(r"\boutposts?\b", text):
         r.hit(m, "objective")
@@ -941,6 +946,8 @@ def _keep_count(r: Reading) -> None:
             c.keep_objectives = total - lost
             r.hit(m, "keep_count")
             return
+    if _loss_threshold(r, noun, of_total):
+        return
     # every one kept (losing any loses, the designs' default): "keep your metal storage in one piece",
     # "letting a single one fall loses it", "don't let any of them fall"
     every = re.compile(r"\bkeep\s+(?:your|the|my|our|all\s+(?:of\s+)?(?:your|the|my|our))\s+(?:[\w-]+\s+){0,3}?" + noun
@@ -952,6 +959,52 @@ def _keep_count(r: Reading) -> None:
     if c.keep_objectives is None:
         for m in every.finditer(text):
             r.hit(m, "keep_count")
+
+
+_DEFEAT = r"(?:(?:i|you|we)\s+lose|(?:it'?s|it\s+is|that'?s|that\s+is)\s+(?:a\s+)?(?:defeat|loss|game\s+over)|game\s+over|defeat)"
+_FALLEN = r"(?:are\s+|is\s+|get\s+|gets\s+)?(?:destroyed|lost|killed|die|fall(?:en)?|razed|taken\s+out|go\s+down|wrecked)\b"
+
+
+def _loss_threshold(r: Reading, noun: str, of_total: str) -> bool:
+    """A loss said as a number of objectives gone: "I lose if more than 3 of my extractors are destroyed",
+    "losing more than half of them is a defeat", "if I'm down to one storage, I lose". Sets the kept count
+    (and, when the request counts none, a total one above the losses allowed plus one)."""
+    text, c = r.text, r.concepts
+    what = r"(?:" + of_total + r"\s+)?(?:[\w-]+\s+){0,2}?(?:" + noun + r"\s+)?"
+    more_than = re.compile(r"\b" + _DEFEAT + r"\s+(?:the\s+game\s+)?(?:if|when|once|should)\s+(?:more\s+than|over)\s+(?:"
+                           + _NUM + r"|(half))\s+" + what + _FALLEN
+                           + r"|\b(?:losing|to\s+lose)\s+(?:more\s+than|over)\s+(?:" + _NUM + r"|(half))\s+(?:of\s+)?"
+                           r"(?:them|those|these|(?:my|your|our|the)\s+(?:[\w-]+\s+){0,2}?" + noun + r")\s*,?\s+"
+                           r"(?:is|means|=|costs|loses)\s+(?:a\s+|the\s+)?(?:defeat|loss|game\s+over|the\s+game|it)\b")
+    down_to = re.compile(r"\b(?:if|once|when|should)\s+(?:i'?m|i\s+am|you'?re|you\s+are|we'?re|we\s+are)\s+down\s+to\s+"
+                         + _NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:" + noun + r")?\s*,?\s*" + _DEFEAT + r"\b"
+                         r"|\b(?:if|once|when)\s+only\s+" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:" + noun
+                         + r"\s+)?(?:is|are)\s+(?:left|standing)\s*,?\s*" + _DEFEAT + r"\b")
+    for m in more_than.finditer(text):
+        if re.search(_unit_pattern("mobile"), m.group(0)):
+            continue          # a squad's losses are the micro family's
+        said = [g for g in m.groups() if g and (g == "half" or g[0].isdigit() or g in V.NUMBER_WORDS)]
+        total = c.objectives
+        counted = re.search(of_total, m.group(0))
+        if counted and counted.group(1):
+            total = int(number(counted.group(1)))
+        if said[0] == "half":
+            if not total or total < 2:
+                continue
+            c.objectives, c.keep_objectives = total, total - total // 2
+        else:
+            lost = int(number(said[0]))
+            total = total if total and total > lost else lost + 2
+            c.objectives, c.keep_objectives = total, total - lost
+        r.hit(m, "keep_count")
+        return True
+    for m in down_to.finditer(text):
+        left = int(number(next(g for g in m.groups() if g and (g[0].isdigit() or g in V.NUMBER_WORDS))))
+        total = c.objectives if c.objectives and c.objectives > left + 1 else left + 2
+        c.objectives, c.keep_objectives = total, left + 1
+        r.hit(m, "keep_count")
+        return True
+    return False
 
 
 def _waves(r: Reading) -> None:

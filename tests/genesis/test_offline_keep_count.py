@@ -20,6 +20,12 @@ from genesis.offline.concepts import read
      3, 1),
     ("Raiders strike your 6 metal extractors every 40 seconds; hold out 5 minutes with at least 4 of them intact.",
      6, 4),
+    # a loss said as a number gone, or as what is left
+    ("Raiders hit your 5 radar towers every minute for 4 minutes; if only 2 are left, you lose.", 5, 3),
+    ("Enemy raider bots go after my 6 metal extractors every 90 seconds for 6 minutes. I lose if more than 3 of my "
+     "extractors are destroyed.", 6, 3),
+    ("Raids hit your 6 extractors every minute for 5 minutes; losing more than half of them is a defeat.", 6, 3),
+    ("Bombers go after my 4 metal storages every 75 seconds until minute 6. If I'm down to one storage, I lose.", 4, 2),
 ])
 def test_the_kept_count_is_read_and_built(query, total, keep):
     c = read(query).concepts
@@ -43,6 +49,12 @@ def test_without_a_kept_count_losing_any_objective_loses(query):
     gdd = gdd_writer.design(write_brief(query, read(query)))
     loss = next(rc for rc in gdd.rule_components if rc.id == "protect_objective_loss")
     assert "keep" not in loss.params and loss.params["mode"] == "any"
+
+
+def test_a_loss_threshold_without_a_count_builds_more_objectives_than_the_losses_allowed():
+    c = read("Raiders attack my metal extractors every 90 seconds for 6 minutes. I lose if more than 3 of my "
+             "extractors are destroyed.").concepts
+    assert c.objectives - c.keep_objectives == 3 and c.keep_objectives >= 1
 
 
 def test_a_squads_survivors_are_not_a_kept_objective_count():
