@@ -504,9 +504,10 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer
                       r"troops|squad|men)\s+(?:on|at|in|onto|into)\s+(?:the\s+)?(?:(?:central|middle)\s+)?"
                       r"(?:hilltop|hill|summit|zone|plaza|plateau|high ground|centre|center|middle|point|beacon)\b"
                       # a place named before: "the ford is the prize: have troops on it and nobody else's"
-                      r"|\b(?:have|keep|get|put)\s+(?:your\s+|some\s+|our\s+)?(?:troops|units|forces|men|army|soldiers|"
-                      r"squad)\s+(?:on|at|in|atop|upon)\s+(?:it|there|that\s+spot|that\s+place)\b"
-                      r"(?=[^.;]{0,60}?\b(?:nobody|no\s+one|none|no\s+enemy|no\s+enemies|not\s+theirs)\b)"
+                      r"|\b(?:have|keep|get|put)\s+(?:your\s+|some\s+|our\s+|my\s+)?(?:troops|units|forces|men|army|"
+                      r"soldiers|squad)\s+(?:on|at|in|atop|upon)\s+(?:it|there|that\s+spot|that\s+place)\b"
+                      r"(?=[^.;]{0,60}?\b(?:nobody|no\s+one|none|no\s+enemy|no\s+enemies|not\s+theirs|uncontested|"
+                      r"unchallenged|undisputed|unopposed|alone)\b)"
                       # a flag over a place: "your colours have to fly over the middle of the map", "plant your flag on the hill"
                       r"|\b(?:fly|raise|plant|hoist)\s+(?:your\s+|the\s+|our\s+)?(?:colou?rs?|flag|banner|standard)\s+"
                       r"(?:over|on|at|atop|above)\b|\b(?:your\s+|our\s+)?(?:colou?rs?|flag|banner)\s+(?:have|has|must|needs?|"
@@ -822,7 +823,18 @@ def _team_sides(text: str) -> bool:
 
 _FRIENDS = (r"(?:friends?|allies|ally|partners?|team-?mates?|comrades?|companions?|buddy|buddies|wingm[ae]n|"
             r"sidekicks?)")
-_FOES = r"(?:armies|teams|sides|players|factions|opponents|enemies|foes|rivals|commanders|forces)"
+_FOES = r"(?:armies|teams|sides|players|factions|opponents|enemies|foes|rivals|commanders|forces|hostiles|ais|computers)"
+
+
+# a number of players in words: "two", "a pair of", "a trio of", "a lone"
+_GROUP = r"(\d+|a\s+pair\s+of|a\s+trio\s+of|a\s+couple\s+of|a\s+lone|a\s+single|" + \
+    "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
+_GROUPS = {"pair": 2, "trio": 3, "couple": 2, "lone": 1, "single": 1}
+
+
+def _group_number(said: str) -> int:
+    word = said.split()[1] if said.startswith("a ") else said
+    return _GROUPS.get(word) or int(number(word))
 
 
 def _sides_in_words(text: str) -> tuple[tuple[int, tuple[int, int]], tuple[int, tuple[int, int]]] | None:
@@ -834,19 +846,27 @@ def _sides_in_words(text: str) -> tuple[tuple[int, tuple[int, int]], tuple[int, 
         # "three of us on one side, three of them on the other": the player counts among us
         return ((int(number(us.group(1))), us.span()),
                 (int(number(them.group(1))), (us.end() + them.start(), us.end() + them.end())))
-    ours = re.search(r"\b(?:you|me|the\s+player|we)\s+(?:and|plus|with)\s+" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?"
+    a_side = re.search(r"(?<![\w-])" + _NUM + r"(?:\s+|-)(?:to(?:\s+|-)a|a|per|on\s+each)(?:\s+|-)side\b", text)
+    if a_side and 2 <= number(a_side.group(1)) <= 4:
+        # "three to a side", "4-a-side": the player is one of its side's
+        return (int(number(a_side.group(1))), a_side.span()), (int(number(a_side.group(1))), a_side.span())
+    ours = re.search(r"\b(?:you|me|myself|yourself|the\s+player|we)\s+(?:and|plus|with)\s+" + _GROUP + r"\s+(?:[\w-]+\s+){0,2}?"
                      + _FRIENDS + r"\b", text) \
-        or re.search(r"(?<![\w-])" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?" + _FRIENDS + r"\s+(?:[\w-]+\s+){0,2}?(?:beside|"
-                     r"alongside|with|next\s+to|at\s+the\s+side\s+of)\s+(?:me|you|us|the\s+player)\b", text)
+        or re.search(r"(?<![\w-])" + _GROUP + r"\s+(?:[\w-]+\s+){0,2}?" + _FRIENDS + r"\s+(?:[\w-]+\s+){0,2}?(?:beside|"
+                     r"alongside|with|next\s+to|at\s+the\s+side\s+of)\s+(?:me|you|us|the\s+player)\b", text) \
+        or re.search(r"\b(?:pair|team|group|side|ally)\s+(?:me|you|the\s+player)\s+(?:up\s+)?with\s+" + _GROUP
+                     + r"\s+(?:[\w-]+\s+){0,2}?(?:" + _FRIENDS + r"|commanders?|ais?|computers?)\b", text)
     if ours is None:
         return None
-    theirs = re.search(_NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:hostile|enemy|opposing|rival|computer|ai)\s+(?:[\w-]+\s+)?"
-                       + _FOES + r"\b|\b(?:against|versus|vs\.?|facing|take\s+on)\s+" + _NUM + r"\s+(?:[\w-]+\s+){0,2}?"
-                       + _FOES + r"\b", text[ours.end():])
+    theirs = re.search(_GROUP + r"\s+(?:[\w-]+\s+){0,2}?(?:hostile|enemy|opposing|rival|computer|ai)\s+(?:[\w-]+\s+)?"
+                       + _FOES + r"\b|\b(?:against|versus|vs\.?|facing|take\s+on)\s+" + _GROUP + r"\s+(?:[\w-]+\s+){0,2}?"
+                       + _FOES + r"\b|\b(?:opposing|against|facing)\s+(?:us|me|you)\s+(?:is|are|stands?|stand)\s+"
+                       + _GROUP + r"\s+(?:[\w-]+\s+){0,3}?(?:enemy|enemies|foes?|opponents?|hostiles?|rivals?|ais?)\b",
+                       text[ours.end():])
     if theirs is None:
         return None
-    n_ours = 1 + int(number(ours.group(1)))
-    n_theirs = int(number(theirs.group(1) or theirs.group(2)))
+    n_ours = 1 + _group_number(next(g for g in ours.groups() if g))
+    n_theirs = _group_number(next(g for g in theirs.groups() if g))
     if not (2 <= n_ours <= 4 and 1 <= n_theirs <= 4):
         return None
     at = ours.end()
@@ -1841,7 +1861,7 @@ def _deadline_and_hold(r: Reading) -> None:
     hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay|sit|sitting|camp|"
                      r"camping|squat|squatting|park|parking|stand|standing|remain|remaining|perch|perching|"
                      r"have\s+(?:your\s+|some\s+|our\s+)?(?:troops|units|forces|men|army|soldiers|squad))\b"
-                     r"[^.;,]{0,40}?\s"
+                     r"(?:[^.;,]|,\s*(?:un\w+|alone|by\s+\w+self|with\s+[^.;,]{0,20}),){0,40}?\s"
                      r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM
                      + r"\s*(?:whole\s+|full\s+|straight\s+|solid\s+|consecutive\s+|uninterrupted\s+)?"
                      + _UNIT + r")", text)

@@ -130,12 +130,34 @@ def test_times_of_a_side_the_reader_could_not_tie_are_reported_not_claimed():
     ("Drive the truck from the lower-left corner to the upper right; ambushes lie in wait.", "escort"),
     ("You and one computer-run friend share the western half; two hostile armies share the eastern half.", "teams"),
     ("Me plus two AI teammates against three enemy factions.", "teams"),
+    ("Three to a side, myself plus a pair of allied AIs, facing a trio of hostiles.", "teams"),
+    ("Pair me with one friendly commander; opposing us is a lone but well-armed enemy.", "teams"),
+    ("4-a-side brawl on the crossroads, last team standing.", "teams"),
     ("Sit on the bridge for two minutes running with none of theirs on it, or you've lost.", "capture"),
     ("Camp on the hilltop for ninety seconds straight.", "capture"),
+    ("There's a ridge up north. Keep our troops on it, unchallenged, for ninety seconds before minute 6 or we lose.",
+     "capture"),
 ])
 def test_games_said_without_their_family_words_are_read_as_those_games(query, family):
     reading = read(query)
     assert reading.is_game and reading.concepts.archetype == family
+
+
+def test_a_hold_said_around_a_clause_is_read_for_its_time():
+    c = read("There's a ridge up north. Keep our troops on it, unchallenged, for ninety seconds before minute 6 or "
+             "we lose.").concepts
+    assert (c.archetype, c.hold_time, c.deadline) == ("capture", 90.0, 360.0)
+
+
+@pytest.mark.parametrize("query, ours, uneven", [
+    ("Three to a side, myself plus a pair of allied AIs, facing a trio of hostiles.", 3, False),
+    ("Pair me with one friendly commander; opposing us is a lone but well-armed enemy.", 2, True),
+    ("It's me plus two computer teammates versus three hostile AIs.", 3, False),
+])
+def test_team_sizes_said_in_words_are_read_and_uneven_ones_reported(query, ours, uneven):
+    reading = read(query)
+    assert reading.concepts.team_size == ours and reading.concepts.teams == 2
+    assert any("uneven sides" in u for u in reading.unsupported) == uneven
 
 
 def test_sides_and_times_with_nothing_attacking_are_still_refused_naming_what_was_not_read():
