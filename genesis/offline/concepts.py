@@ -147,6 +147,14 @@ def is_english(text: str) -> bool:
 
 
 # verbs read in their game sense: "weather three pushes" / "ride out the storm of attacks" is to withstand them
+def _turned_out(m: re.Match) -> str:
+    """"your factories churn out 15 light bots" is producing; "the woods spit out a pack of light bots" is the
+    enemy sending them."""
+    said_before = m.string[max(0, m.start() - 40):m.start()]
+    ours = re.search(r"\b(?:you|your|we|our|my|i|factor(?:y|ies)|labs?|plants?|can|to)\s+(?:[\w-]+\s+)?$", said_before)
+    return "produce" if ours or not said_before.strip() else "send"
+
+
 _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand"),
            # attacks that keep coming at a target are raids: "quick bots keep darting at your collectors"
@@ -158,7 +166,7 @@ _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their
                        r"(?:line|factory|factories)(?![\w-])"), "produced"),
            # turning units out of a factory is producing them: "churn out fifteen light bots", "pump out 6 tanks"
            (re.compile(r"(?<![\w-])(?:churn|pump|crank|turn|spit)(?:s|ing|ed)?\s+out(?=\s+(?:\d+|an?|"
-                       + "|".join(V.NUMBER_WORDS) + r")\b)"), "produce")]
+                       + "|".join(V.NUMBER_WORDS) + r")\b)"), _turned_out)]
 # Corners named as on a screen ("the top-left corner", "bottom right") are compass corners: north is up.
 _SCREEN_CORNERS = {("top", "left"): "north-west", ("top", "right"): "north-east", ("bottom", "left"): "south-west",
                    ("bottom", "right"): "south-east"}
@@ -188,7 +196,7 @@ def _screen_corner(m: re.Match) -> str:
 def read(query: str) -> Reading:
     text, offsets = quantities.canonical(*spelling.correct(*normalise(query)))
     for pattern, verb in _IDIOMS:
-        text, offsets = quantities.rewrite(text, offsets, pattern, lambda m, verb=verb: verb)
+        text, offsets = quantities.rewrite(text, offsets, pattern, verb if callable(verb) else lambda m, verb=verb: verb)
     text, offsets = quantities.rewrite(text, offsets, _SCREEN_CORNER, _screen_corner)
     text, offsets = quantities.rewrite(text, offsets, _SUN, lambda m: "the west" if re.search(r"set|down|dusk|evening",
                                                                                               m.group(0)) else "the east")
@@ -915,7 +923,7 @@ def _keep_count(r: Reading) -> None:
     of_total = r"of\s+(?:them|those|these|the|your|my|our)(?:\s+" + _NUM + r")?"
     at_least = re.compile(r"\bat\s+least\s+" + _NUM + r"\s+(?:" + of_total + r"\s+)?(?:[\w-]+\s+){0,2}?(?:"
                           + noun + r"\s+)?(?:[\w-]+\s+){0,3}?" + _STILL)
-    n_of_m = re.compile(_NUM + r"\s+" + of_total + r"\s+(?:[\w-]+\s+){0,2}?(?:" + noun + r"\s+)?(?:[\w-]+\s+){0,3}?"
+    n_of_m = re.compile(_NUM + r"\s+" + of_total + r"\s+(?:[\w-]+\s+){0,2}?(?:" + noun + r"\s+)?(?:[\w-]+\s+){0,4}?"
                         + _STILL)
     at_most = re.compile(r"\b(?:lose|losing|lost)\s+(?:no\s+more\s+than|at\s+most|only)\s+" + _NUM + r"\s+(?:"
                          + of_total + r"|(?:[\w-]+\s+)?" + noun + r")")
@@ -1584,6 +1592,10 @@ _HOW_FAST = re.compile(r"\bhow\s+(?:fast|quickly|soon)\s+(?:can|could|will)\s+(?
                        r"field|produce|train|have|put|roll\s+out|muster|assemble|raise)\b(?:\s+(?:together|out|up))?")
 
 
+_STARTED = re.compile(r"\b(?:start|starts|starting|begin|begins|beginning)\s+(?:(?:out|off)\s+)?(?:with|from)\s+"
+                      r"(?:[\w-]+\s+){0,4}?(?:(?:,\s*|and\s+)(?:[\w-]+\s+){0,4}?)*$|\b(?:i|we|you)\s+(?:have|get|own)\s+$")
+
+
 def _production_goal(r: Reading) -> None:
     """"build 4 light tanks", "train two assault bots": a unit count to obtain is a production goal."""
     text, c = r.text, r.concepts
@@ -1625,7 +1637,9 @@ def _production_goal(r: Reading) -> None:
             why = f"the roster has no unit called \"{odd.group(2)}\"; nothing is produced in its place"
             r.unsupported.append(why)
             r.hit(odd, "production_target", why)
-    m = m or re.search(_NUM + r"\s+" + units, text)
+    # a bare count of units is the goal, unless it is what the player starts with
+    m = m or next((u for u in re.finditer(_NUM + r"\s+" + units, text)
+                   if not _STARTED.search(text[max(0, u.start() - 60):u.start()])), None)
     if m:
         for extra in re.finditer(r"(?:,\s*(?:and\s+)?|\s+and\s+)" + _NUM + r"\s+" + _unit_pattern("building"),
                                  text[m.end():m.end() + 80]):

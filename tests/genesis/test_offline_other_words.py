@@ -517,3 +517,24 @@ def test_rides_is_not_a_typo_of_riders():
 def test_a_siege_said_as_the_enemy_dug_in_around_its_target(query, target):
     c = read(query).concepts
     assert (c.archetype, c.objective_type) == ("siege", target)
+
+
+def test_a_place_that_spits_out_units_sends_them_and_a_factory_that_does_produces_them():
+    sent = read("From 0:45 the eastern ridge spits out a squad of raider bots every 70 seconds; survive 5 minutes.")
+    assert sent.concepts.archetype != "production" and not sent.concepts.target_composition
+    made = read("Crank out nine light tanks before the six-minute mark.")
+    assert made.concepts.archetype == "production" and made.concepts.target_composition == {"light_tank": 9}
+
+
+def test_what_an_economy_drill_starts_with_is_no_goal_to_produce():
+    c = read("Economy drill, no enemies: beginning with a commander and two constructor bots, have 2,500 metal "
+             "stockpiled by minute 6.").concepts
+    assert (c.archetype, c.resource_amount, c.player_start) == (
+        "resources", 2500.0, {"commander": 1, "constructor_bot": 2})
+    assert not c.target_composition
+
+
+def test_both_kept_said_with_more_words_between_is_a_count_of_two():
+    c = read("Waves come from the south every minute until 6:00, and both of your radar towers have to still be "
+             "standing.").concepts
+    assert c.objectives == 2
