@@ -127,6 +127,8 @@ def _rate(m: re.Match) -> str:             # "three times a minute", "twice per 
     return f"every {_fmt(_unit_seconds(m.group(2)) / per)} seconds"
 
 
+_GROUP_SIZES = {"pair": 2, "brace": 2, "trio": 3, "quartet": 4, "quintet": 5, "sextet": 6, "score": 20}
+
 # in order: numbers in words first, so the duration forms after them see digits
 _REWRITES: list[tuple[re.Pattern, object]] = [
     (_NUMBER_IN_WORDS, lambda m: str(_value(m.group(1)))),
@@ -134,7 +136,8 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(r"(?<![\w-])(?:half\s+an?\s+|(?:an?\s+)?half[\s-]+)dozen(?:\s+of)?(?![\w-])"), lambda m: "6"),
     (re.compile(rf"(?<![\w-])(?:(a|one|\d+|{_SMALL_WORDS})\s+)dozens?(?:\s+of)?(?![\w-])"),
      lambda m: str(12 * (1 if m.group(1) in ("a", "one") else round(_num(m.group(1)))))),
-    (re.compile(r"(?<![\w-])an?\s+(pair|brace|trio)\s+of(?![\w-])"), lambda m: "3" if m.group(1) == "trio" else "2"),
+    (re.compile(r"(?<![\w-])an?\s+(pair|brace|trio|quartet|quintet|sextet|score)\s+of(?![\w-])"),
+     lambda m: str(_GROUP_SIZES[m.group(1)])),
     (re.compile(r"(?<![\w-])a\s+couple(?:\s+of)?(?![\w-])"), lambda m: "2"),
     # large amounts (a stockpile of metal): digit groups, hundreds and thousands
     (re.compile(r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+)(?![\w,-]|\.\d)"), lambda m: m.group(1).replace(",", "")),

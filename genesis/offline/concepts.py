@@ -483,17 +483,17 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all
                     r"ashes|reduced\s+to\s+rubble)\b"
                     # "their factory squats behind turrets; reduce it to rubble"
                     r"|\b(?:their|the\s+enemy'?s?)\s+(?:[\w-]+\s+)?(?:" + _SIEGE_NOUNS + r")\b(?P<gap3>[^.]{0,240}?)\b(?:" + _KILL
-                    + r"\s+(?:it|them)|reduce\s+(?:it|them)\s+to\s+(?:rubble|ashes|ruins|dust)|(?:take|knock|wipe|bring|"
+                    + r"\s+(?:it|them)|(?:reduce\s+(?:it|them)\s+to|turn\s+(?:it|them)\s+into)\s+(?:rubble|ashes|ruins|dust|scrap|wreckage)|(?:take|knock|wipe|bring|"
                     r"shoot)\s+(?:it|them)\s+(?:out|down))\b"
                     # the enemy dug in somewhere, the verb after: "they've dug in around a metal storage; flatten it",
                     # "the enemy is entrenched around a radar tower ...; level it"
                     r"|\b(?:they|the\s+enemy|the\s+enemies|the\s+foe|the\s+opposition|their\s+forces)(?:'ve|'re|\s+(?:have|has|"
-                    r"are|is))?\s+(?:(?:dug|holed|bunkered|walled)\s+(?:themselves\s+|itself\s+)?(?:in|up)|entrenched|"
+                    r"are|is))?\s+(?:(?:dug|holed|bunkered|walled)\s+(?:themselves\s+|itself\s+)?(?:in|up|down)|entrenched|"
                     r"fortified|barricaded|sheltering|camped|encamped|set\s+up|holding\s+out|hunkered\s+down)\s+"
                     r"(?:(?:themselves|itself)\s+)?(?:(?:around|"
                     r"behind|at|in|inside|near|by|round)\s+)?(?:an?|the|their|its)\s+(?:[\w-]+\s+){0,2}?(?:" + _SIEGE_NOUNS
-                    + r"|extractors?|collectors?|reactors?)\b(?P<gap4>[^.]{0,240}?)\b(?:" + _KILL + r"\s+(?:it|them)|reduce\s+"
-                    r"(?:it|them)\s+to\s+(?:rubble|ashes|ruins|dust)|(?:take|knock|wipe|bring|shoot|blow|burn|tear|pull)\s+"
+                    + r"|extractors?|collectors?|reactors?)\b(?P<gap4>[^.]{0,240}?)\b(?:" + _KILL + r"\s+(?:it|them)|(?:reduce\s+(?:it|them)\s+to|turn\s+"
+                    r"(?:it|them)\s+into)\s+(?:rubble|ashes|ruins|dust|scrap|wreckage)|(?:take|knock|wipe|bring|shoot|blow|burn|tear|pull)\s+"
                     r"(?:it|them)\s+(?:out|down|up))\b")
 
 
@@ -513,9 +513,10 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer
                       r"(?:hilltop|hill|summit|zone|plaza|plateau|high ground|centre|center|middle|point|beacon)\b"
                       # a place named before: "the ford is the prize: have troops on it and nobody else's"
                       r"|\b(?:have|keep|get|put)\s+(?:your\s+|some\s+|our\s+|my\s+)?(?:troops|units|forces|men|army|"
-                      r"soldiers|squad)\s+(?:on|at|in|atop|upon)\s+(?:it|there|that\s+spot|that\s+place)\b"
+                      r"soldiers|squad|people|folks|guys)\s+(?:(?:standing|sitting|parked|stationed|posted)\s+)?"
+                      r"(?:on|at|in|atop|upon)\s+(?:it|there|that\s+spot|that\s+place)\b"
                       r"(?=[^.;]{0,60}?\b(?:nobody|no\s+one|none|no\s+enemy|no\s+enemies|not\s+theirs|uncontested|"
-                      r"unchallenged|undisputed|unopposed|alone)\b)"
+                      r"unchallenged|undisputed|unopposed|alone|not\s+(?:one|a\s+single)\s+(?:enemy|foe|hostile))\b)"
                       # a flag over a place: "your colours have to fly over the middle of the map", "plant your flag on the hill"
                       r"|\b(?:fly|raise|plant|hoist)\s+(?:your\s+|the\s+|our\s+)?(?:colou?rs?|flag|banner|standard)\s+"
                       r"(?:over|on|at|atop|above)\b|\b(?:your\s+|our\s+)?(?:colou?rs?|flag|banner)\s+(?:have|has|must|needs?|"
@@ -646,7 +647,9 @@ _START_FORCES = re.compile(r"\b(?:" + _PLAYER + r"\s+(?:starts?|begins?)\s+(?:(?
 
 # the units first, the start after: "the six artillery bots you start with (are all you'll ever get)"
 _FORCES_THEN_START = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:that\s+)?"
-                                + _PLAYER + r"\s+(?:start|starts|begin|begins)\s+(?:(?:out|off)\s+)?with\b")
+                                r"(?:" + _PLAYER + r"\s+(?:start|starts|begin|begins)\s+(?:(?:out|off)\s+)?with|"
+                                r"(?:you(?:'re|\s+are)|i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:handed|given|issued|dealt|allotted)|"
+                                + _PLAYER + r"(?:'ve|\s+have)\s+(?:got|been\s+(?:given|handed)))\b")
 # "2 anti-air turrets are pre-built", "three turrets already stand": what the player has on the map at the start
 _PREBUILT = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:(?:are|is)\s+"
                        r"(?:already\s+)?(?:pre-?built|pre-?placed|built|placed|in\s+place|standing|up)|already\s+"
@@ -739,7 +742,8 @@ def _teams(r: Reading) -> None:
                          r"(?:the\s+)?others?\b|\bhostile\s+to\s+(?:everyone|everybody|all)\s+(?:else|the\s+others)\b|"
                          r"\b(?:nobody|no\s+one|none)(?:\s+is|'s)?\s+on\s+(?:anybody|anyone)'?s\s+(?:team|side)\b|"
                          r"\bno\s+(?:friends|allies)\s+among\s+them\b|\b(?:no|without)\s+(?:friends|friendships|allies)\b|"
-                         r"\bfriendless\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
+                         r"\bfriendless\b|\b(?:nobody|no\s+one)\s+(?:owes|trusts|helps|is\s+allied\s+with|sides\s+with)\s+"
+                         r"(?:anybody|anyone|each\s+other)\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
                          r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b", text):
         if m.group(0).startswith("last ") and (_sides_in_words(text) or _team_sides(text)):
             continue    # "3v3 ...; last team standing wins", "me and two allies against three armies": sides
@@ -834,10 +838,9 @@ _FRIENDS = (r"(?:friends?|allies|ally|partners?|team-?mates?|comrades?|companion
 _FOES = r"(?:armies|teams|sides|players|factions|opponents|enemies|foes|rivals|commanders|forces|hostiles|ais|computers)"
 
 
-# a number of players in words: "two", "a pair of", "a trio of", "a lone"
-_GROUP = r"(\d+|a\s+pair\s+of|a\s+trio\s+of|a\s+couple\s+of|a\s+lone|a\s+single|" + \
-    "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
-_GROUPS = {"pair": 2, "trio": 3, "couple": 2, "lone": 1, "single": 1}
+# a number of players in words: "two", "a lone" ("a pair of" is already "2")
+_GROUP = r"(\d+|a\s+lone|a\s+single|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
+_GROUPS = {"lone": 1, "single": 1}
 
 
 def _group_number(said: str) -> int:
@@ -854,6 +857,13 @@ def _sides_in_words(text: str) -> tuple[tuple[int, tuple[int, int]], tuple[int, 
         # "three of us on one side, three of them on the other": the player counts among us
         return ((int(number(us.group(1))), us.span()),
                 (int(number(them.group(1))), (us.end() + them.start(), us.end() + them.end())))
+    halves = re.search(r"\b(?:split|divide|divided|split\s+up)\s+(?:the\s+)?" + _NUM + r"\s+(?:armies|teams|players|sides|"
+                       r"factions|commanders)\s+(?:down\s+the\s+middle|in\s+(?:two|half)|into\s+(?:two|2)\s+(?:sides|camps|"
+                       r"teams|halves|alliances))\b", text)
+    if halves and number(halves.group(1)) in (4, 6, 8):
+        # "split four armies down the middle": two sides of half each
+        half = int(number(halves.group(1))) // 2
+        return (half, halves.span()), (half, halves.span())
     a_side = re.search(r"(?<![\w-])" + _NUM + r"(?:\s+|-)(?:to(?:\s+|-)a|a|per|on\s+each)(?:\s+|-)side\b", text)
     if a_side and 2 <= number(a_side.group(1)) <= 4:
         # "three to a side", "4-a-side": the player is one of its side's
@@ -1873,8 +1883,9 @@ def _deadline_and_hold(r: Reading) -> None:
     """"before minute 6" / "within 6 minutes" deadlines and "hold the zone for 2 minutes"."""
     text, c = r.text, r.concepts
     hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay|sit|sitting|camp|"
-                     r"camping|squat|squatting|park|parking|stand|standing|remain|remaining|perch|perching|"
-                     r"have\s+(?:your\s+|some\s+|our\s+)?(?:troops|units|forces|men|army|soldiers|squad))\b"
+                     r"camping|squat|squatting|park|parking|parked|stand|standing|remain|remaining|perch|perching|"
+                     r"have\s+(?:your\s+|some\s+|our\s+|my\s+)?(?:troops|units|forces|men|army|soldiers|squad|people|guys|"
+                     r"folks))\b"
                      r"(?:[^.;,]|,\s*(?:un\w+|alone|by\s+\w+self|with\s+[^.;,]{0,20}),){0,40}?\s"
                      r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM
                      + r"\s*(?:whole\s+|full\s+|straight\s+|solid\s+|consecutive\s+|uninterrupted\s+)?"
@@ -1918,6 +1929,9 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
         or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
                      + r"(?:\s+(?:flat|total|in\s+all|only))?(?:\s+to\b|\s*(?=[.;,]|$))", text) \
+        or re.search(r"\b(?:has|have|gets?|got)\s+(?:only\s+)?(?:until|till|up\s+to)\s+" + _CLOCK + r"\s+to\b", text) \
+        or re.search(r"\b(?:if|once|should)\s+" + _NUM + r"\s*" + _UNIT + r"\s+(?:pass|go\s+by|elapse|run\s+out|tick\s+by)\b"
+                     r"(?=[^.;]{0,40}?\b(?:lose|lost|loses|fail|failed|over)\b)", text) \
         or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text) \
         or re.search(r"\b(?:once|when|after)\s+" + _CLOCK + r"\s+(?:passes|has\s+passed|is\s+reached|arrives|comes)\b"
                      r"(?=[^.;]{0,30}?\b(?:fail|failed|lose|lost|loses)\b)", text)
@@ -2100,7 +2114,7 @@ def _escort(r: Reading) -> None:
                   if h.key == "destination" and not h.problem else h for h in r.hits]
 
 
-_LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|sight|"
+_LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|sight|glimpsed?|glimpses|"
                 r"(?:map|work|figure|find|sniff|suss)\s+out\s+where|(?:pin|track|hunt)\s+down(?:\s+where)?|learn\s+where|"
                 r"(?:get|got|gotten|lay|laid|set|have|had|put|keep|kept|clap|clapped)\s+(?:your\s+|its\s+|their\s+)?"
                 r"eyes\s+on|catch\s+sight\s+of|"
@@ -2110,7 +2124,7 @@ _LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout o
 _LOCATE = re.compile(_LOCATE_VERB + r"(?:all\s+|every\s+|each\s+)?(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM
                      + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
 # the targets named first and found by pronoun: "the enemy factory spawns in a corner; spot it"
-_LOCATE_PRONOUN = re.compile(_LOCATE_VERB + r"(?:it|them|both|(?:every|each|all|both)\s+(?:one\s+)?of\s+them|all\s+"
+_LOCATE_PRONOUN = re.compile(_LOCATE_VERB + r"(?:it|them|both|the\s+(?:whole\s+)?lot|(?:every|each|all|both)\s+(?:one\s+)?of\s+them|all\s+"
                              + _NUM + r"(?:\s+of\s+them)?|(?:every|each)\s+(?:last\s+|single\s+)?one)\b")
 # ... or passively: "every one of them has to have been spotted", "they must all be found"
 _LOCATED_PRONOUN = re.compile(r"\b(?:(?:every|each|all|both)\s+(?:last\s+)?(?:one\s+)?of\s+them|they\s+(?:\w+\s+)?all|"
@@ -2121,7 +2135,9 @@ _LOCATED_PRONOUN = re.compile(r"\b(?:(?:every|each|all|both)\s+(?:last\s+)?(?:on
 # places of the enemy a search may name that the roster has no unit for: searched as metal storages (a note says so)
 _SITE_NOUNS = r"outposts?|camps?|bases?|positions?|installations?|emplacements?|bunkers?|caches?|depots?"
 SITE_STANDIN = "metal_storage"
-_ENEMY_NAMED = r"(?:(?:the|a|an)\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy|enemy's|their|hostile|opposing)\s+"
+# the count before or after the owner: "four enemy storages", "their three vehicle plants"
+_ENEMY_NAMED = (r"(?:(?:the|a|an)\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy|enemy's|their|hostile|opposing)\s+(?:"
+                + _NUM + r"\s+)?(?:hidden\s+)?")
 
 
 def _locate_target(text: str) -> tuple[str | None, str, list[tuple[int, int]]] | None:
@@ -2144,7 +2160,7 @@ def _locate_target(text: str) -> tuple[str | None, str, list[tuple[int, int]]] |
     if not named:
         return None
     a = named[-1]
-    return a.group(1), a.group(2), [a.span(), p.span()]
+    return a.group(1) or a.group(2), a.group(3), [a.span(), p.span()]
 
 
 def _recon(r: Reading) -> None:
@@ -2213,6 +2229,12 @@ _ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|s
                      r"defeat|stop|hold\s+off|fend\s+off|see\s+off|take\s+care\s+of))\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
                      r"(?:(?:a|an)\s+(?:swarm|horde|pack|group|mob|wave|squad|force|knot|band|bunch|gang|cluster|column|"
                      r"detachment|platoon|company|crowd|mass)\s+of\s+)?" + _FORCE)
+# the enemy coming at the squad said after it: "2 heavy tanks and 4 rocket bots, nothing else; 15 light bots come
+# at them"
+_ARMIES_ATTACKED = re.compile(_FORCE + r"(?:[,;]?\s+[^.;]{0,40}?)?[,;:]\s+(?:and\s+)?(?:then\s+)?" + _FORCE
+                              + r"\s+(?:[\w-]+\s+)?(?:come|comes|coming|charge|charges|rush|rushes|swarm|swarms|close|"
+                              r"closes|bear|bears|pour|pours|fall|falls|descend|descends)\s+(?:in\s+|down\s+)?(?:at|on|upon|"
+                              r"toward|towards|for|onto)\s+(?:them|you|it|your\s+[\w-]+|the\s+squad)\b")
 # a squad of two types: "a pair of heavy tanks and a pair of artillery bots meet ...": the first one before the match
 _SQUAD_BEFORE = re.compile(_FORCE + r"\s+and\s+(?:an?\s+)?$")
 # an enemy of two or more types: "... against 3 artillery bots and 5 light bots", "..., 4 rocket bots and a heavy tank"
@@ -2220,8 +2242,8 @@ _FORCE_AFTER = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+)(?:an?\s+
 # the two armies compared: "seven rocket bots, quicker and longer-reaching than the nine assault bots"
 _ARMIES_COMPARED = re.compile(_FORCE + r",?\s+(?:[\w-]+,?\s+){1,5}?than\s+(?:the\s+|their\s+|an?\s+)?(?:enemy\s+)?" + _FORCE)
 _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
-                        r"(?:\s+(?:out|enemies|enemy units|units|bots|tanks))?|\bevery\s+[\w-]+\s+(?:is|are)\s+"
-                        r"(?:scrap|dead|destroyed|gone)\b|\bwin the (?:skirmish|fight|battle|engagement)\b|"
+                        r"(?:\s+(?:out|enemies|enemy units|units|bots|tanks))?|\bevery\s+(?:last\s+|single\s+)?[\w-]+\s+(?:is|are)\s+"
+                        r"(?:scrap|dead|destroyed|gone|down)\b|\bwin the (?:skirmish|fight|battle|engagement)\b|"
                         r"\b(?:micro|kiting|focus[\s-]fire)\s+(?:test|drill|challenge|exercise|skirmish)\b|"
                         r"\boutnumbered(?:\s+\d+\s+to\s+\d+)?|\bbefore they reach (?:them|you|it)\b|"
                         r"\bcome out ahead\b|\bnothing\s+(?:hostile|enemy)\s+(?:moves|is\s+left|remains|stands)\b|"
@@ -2241,7 +2263,10 @@ _LOSSES = re.compile(r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+m
                      r"\bat\s+least\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)\s+(?:still\s+)?"
                      r"(?:roll|rolling|alive|survive|standing|left|remain)\w*|\bwithout\s+losing\s+(?:a|any)\s+"
                      r"(?:single\s+)?(?:units?|bots?|tanks?)\b|"
-                     r"\blos(?:e|ing)\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:(?:units?|bots?|tanks?)\s+)?at\s+(?:the\s+)?most\b")
+                     r"\blos(?:e|ing)\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:(?:units?|bots?|tanks?)\s+)?at\s+(?:the\s+)?most\b|"
+                     # "with no more than one of yours lost", "no more than 2 of your units may die"
+                     r"\b(?:with\s+)?(?:no\s+more\s+than|at\s+most)\s+" + _NUM + r"\s+(?:of\s+(?:yours|your\s+[\w-]+|"
+                     r"them|the\s+squad)\s+)(?:may\s+(?:be\s+)?|can\s+(?:be\s+)?)?(?:lost|die|dead|destroyed|killed|fall)\b")
 _DEFENCE_WORDS = re.compile(r"defen|surviv|hold|protect|withstand|repel|fend|guard|waves?\b|raid|harass")
 _RANGED = {"ranged": "rocket_bot", "long-range": "rocket_bot", "long range": "rocket_bot", "rocket": "rocket_bot",
            "artillery": "artillery_bot", "sniper": "sniper_bot"}
@@ -2275,7 +2300,7 @@ def _micro(r: Reading) -> None:
     # a defence with forces named ("survive 3 minutes with 5 tanks against 20 bots") stays a defence
     if any(h.key == "archetype" and _DEFENCE_WORDS.search(text[h.start:h.end]) for h in r.hits):
         return
-    armies = _ARMIES.search(text) or _ARMIES_COMPARED.search(text)
+    armies = _ARMIES.search(text) or _ARMIES_COMPARED.search(text) or _ARMIES_ATTACKED.search(text)
     goal = _ELIMINATE.search(text)
     if not armies and not (goal and re.search(r"\b(?:skirmish|micro|kiting|focus[\s-]fire)\b", text)):
         return
@@ -2294,6 +2319,11 @@ def _micro(r: Reading) -> None:
         mine, theirs = _force_type(armies.group(2)), _force_type(armies.group(4))
         problem = "" if mine and theirs else (f"no roster unit is called \"{armies.group(2 if not mine else 4)}\"")
         c.squad = {mine or "light_tank": _group_count(armies.group(1))}
+        if armies.re is _ARMIES_ATTACKED:
+            # every force listed before the one that comes at them is the squad's
+            for more in re.finditer(_FORCE, text[armies.end(2):armies.start(3)]):
+                if (kind := _force_type(more.group(2))) and not re.search(r"\bnothing|\bno\b", more.group(0)):
+                    c.squad[kind] = c.squad.get(kind, 0) + _group_count(more.group(1))
         if mine and (more := _SQUAD_BEFORE.search(text[:armies.start()])) and _force_type(more.group(2)):
             c.squad = {_force_type(more.group(2)): _group_count(more.group(1)), **c.squad}
             r.hit(more, "armies")

@@ -538,3 +538,28 @@ def test_both_kept_said_with_more_words_between_is_a_count_of_two():
     c = read("Waves come from the south every minute until 6:00, and both of your radar towers have to still be "
              "standing.").concepts
     assert c.objectives == 2
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("They've bunkered down around a bot lab past the ridge; turn it into rubble within 8 minutes with the five "
+     "assault bots you're given.",
+     {"archetype": "siege", "objective_type": "bot_lab", "player_start": {"assault_bot": 5}, "deadline": 480.0}),
+    ("Five of us on the map, me and four computer rivals, and nobody trusts anybody; most kills at 9:00 wins.",
+     {"archetype": "ffa", "teams": 5}),
+    ("Divide six armies into two camps: mine plus two AI friends in the west, the rest in the east.",
+     {"archetype": "teams", "team_size": 3}),
+    ("The bridge is the prize: have your guys parked on it with not a single foe there for 80 seconds; if 6 "
+     "minutes go by without that, you lose.",
+     {"archetype": "capture", "hold_time": 80.0, "deadline": 360.0}),
+    ("Their two radar towers hide somewhere in the murk; your lone scout has until 3:00 to have glimpsed each of them.",
+     {"archetype": "recon", "locate_type": "radar_tower", "locate_count": 2, "deadline": 180.0}),
+    ("Three light tanks and a pair of rocket bots; twelve raider bots come at them from a random side; it's won once "
+     "every last raider is down, with at most one of yours lost.",
+     {"archetype": "micro", "squad": {"light_tank": 3, "rocket_bot": 2}, "enemy_force": {"raider_bot": 12},
+      "max_losses": 1}),
+])
+def test_games_said_in_plain_words_are_read_with_their_numbers(query, expected):
+    reading = read(query)
+    assert reading.is_game
+    got = reading.concepts.model_dump()
+    assert {k: got[k] for k in expected} == expected
