@@ -42,15 +42,23 @@ class Fight:
     seconds: float          # game time until one side had nothing left (or the limit)
 
 
+# how the defending group fights: attack-moving too, guarding its ground with the defend AI, or standing
+STANCES = ("moving", "defend", "standing")
+STANCE_GROUP = 10      # the defending BASE group the stances are measured on
+
+
 def fight(attacker: str, attackers: int, defender: str, defenders: int, seed: int = 0,
-          time_limit: float = 300.0) -> Fight:
-    """Both groups attack-move at each other (a building stands where it is) until one is gone."""
+          time_limit: float = 300.0, stance: str = "moving") -> Fight:
+    """The attackers attack-move at the defenders until one side is gone; the defenders attack-move back
+    (`stance` moving), guard their ground (defend) or stand (standing; a building always stands)."""
     catalog = load_catalog()
 
-    def side(team: int, kind: str, count: int, x: float, enemy_x: float) -> dict[str, Any]:
+    def side(team: int, kind: str, count: int, x: float, enemy_x: float, how: str) -> dict[str, Any]:
         mobile = catalog.units[kind].speed > 0
-        controller = ({"type": "ai", "behaviour": "waves", "target": {"x": enemy_x, "y": ROW}, "interval": 1000}
-                      if mobile else {"type": "none"})
+        controller = {"moving": {"type": "ai", "behaviour": "waves", "target": {"x": enemy_x, "y": ROW},
+                                 "interval": 1000},
+                      "defend": {"type": "ai", "behaviour": "defend", "center": {"x": x, "y": ROW}, "radius": 12},
+                      "standing": {"type": "none"}}[how if mobile else "standing"]
         return {"id": team, "name": f"side {team}", "controller": controller,
                 "units": [{"type": kind, "x": x, "y": ROW, "count": count, "spread": 2.0 if mobile else 3.0}]}
 
@@ -59,8 +67,8 @@ def fight(attacker: str, attackers: int, defender: str, defenders: int, seed: in
         "map": {"generate": {"width": FIELD_W, "height": FIELD_H, "cliff_density": 0, "water_density": 0,
                              "deposits": 0}},
         "switches": {"fog_of_war": False, "production": False, "time_limit": time_limit},
-        "teams": [side(0, attacker, attackers, ATTACKER_X, DEFENDER_X),
-                  side(1, defender, defenders, DEFENDER_X, ATTACKER_X)]})
+        "teams": [side(0, attacker, attackers, ATTACKER_X, DEFENDER_X, "moving"),
+                  side(1, defender, defenders, DEFENDER_X, ATTACKER_X, stance)]})
     result = run_level(level, seed=seed)
     won = 0 in result.winners
     lost = result.team_stats[0 if won else 1].get("units_lost", 0)
@@ -68,13 +76,13 @@ def fight(attacker: str, attackers: int, defender: str, defenders: int, seed: in
                  round(result.duration, 1))
 
 
-def fewest_to_beat(defender: str, defenders: int, attacker: str = BASE) -> Fight | None:
+def fewest_to_beat(defender: str, defenders: int, attacker: str = BASE, stance: str = "moving") -> Fight | None:
     """The smallest group of `attacker` that wins against `defenders` of `defender` (None past MAX_BASE).
     Wins grow with numbers, so a doubling search then a bisection finds it."""
     lo, hi = 0, 1
     best: Fight | None = None
     while hi <= MAX_BASE:
-        result = fight(attacker, hi, defender, defenders)
+        result = fight(attacker, hi, defender, defenders, stance=stance)
         if result.attacker_won:
             best = result
             break
@@ -83,7 +91,7 @@ def fewest_to_beat(defender: str, defenders: int, attacker: str = BASE) -> Fight
         return None
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        result = fight(attacker, mid, defender, defenders)
+        result = fight(attacker, mid, defender, defenders, stance=stance)
         if result.attacker_won:
             hi, best = mid, result
         else:
@@ -123,7 +131,12 @@ def measure() -> dict[str, Any]:
                       {"group": k, "stands": stands(kind), "beaten_by": None, "worth": None})
     law = [dict(zip(("big", "small", "survivors", "seconds"), (f.attackers, f.defenders, f.survivors, f.seconds)))
            for f in (fight(BASE, big, BASE, small) for big, small in SQUARE_LAW_SIZES)]
-    return {"base": BASE, "types": rows, "square_law": law}
+    stances = {}
+    for stance in STANCES:
+        best = fewest_to_beat(BASE, STANCE_GROUP, stance=stance)
+        stances[stance] = ({"beaten_by": best.attackers, "attackers_lost": best.attackers - best.survivors}
+                           if best else {"beaten_by": None})
+    return {"base": BASE, "types": rows, "square_law": law, "stances": {"group": STANCE_GROUP, **stances}}
 
 
 @lru_cache(maxsize=1)

@@ -432,26 +432,40 @@ def fights() -> str:
     table = worth_table()
     base, rows = table["base"], table["types"]
 
-    def worth(kind: str, timed: bool = False) -> str:
+    def worth(kind: str) -> str:
         row = rows[kind]
         if row["worth"] is None:
             return f"{kind} more than {MAX_BASE}"
-        return f"{kind} {row['worth']:g}" + (f" ({row['seconds']:g} s)" if timed else "")
+        if not row["stands"]:
+            return f"{kind} {row['worth']:g}"
+        return (f"{kind} {row['worth']:g} ({row['seconds']:g} s, {row['beaten_by'] - row['survivors']} of the "
+                f"{row['beaten_by']} lost)")
 
     rows = {base: {"worth": 1.0, "stands": False}, **rows}
     moving = sorted((k for k, r in rows.items() if not r["stands"]), key=lambda k: rows[k]["worth"] or 1e9)
     standing = sorted((k for k, r in rows.items() if r["stands"]), key=lambda k: rows[k]["worth"] or 1e9)
     law = "; ".join(f"{r['big']} v {r['small']} {base}s: {r['survivors']} left after {r['seconds']:g} s"
                     for r in table["square_law"])
+    stances = table["stances"]
+
+    def beaten(stance: str) -> str:
+        row = stances[stance]
+        if row["beaten_by"] is None:
+            return f"more than {MAX_BASE}"
+        return f"{row['beaten_by']} ({row['attackers_lost']} of them lost)"
+
     splash = sorted(k for k in rows if load_catalog().units[k].weapon.splash > 0)
     return (
-        f"Fight worth (measured by the engine on open ground, no fog: the fewest {base}s that beat a small group "
-        f"of the type, per unit of it; use it to size forces and to estimate expectations before any run): "
-        f"{', '.join(worth(k) if k != base else f'{base} 1' for k in moving)}. Standing where they are (buildings; builders, which AIs "
-        f"leave in place), beaten by {base}s attack-moving onto them (and how long it took): "
-        f"{', '.join(worth(k, timed=True) for k in standing)} — a "
-        "unit that stands shoots only within its weapon range, measured to its target's edge, so a smaller attacker "
-        "with an equal range can hit it from where it cannot answer. Splash weapons "
+        f"Fight worth (measured by the engine on open ground, no fog: the fewest {base}s attack-moving that beat a "
+        f"small group of the type attack-moving back, per unit of it; use it to size forces and to estimate "
+        f"expectations before any run): {', '.join(worth(k) if k != base else f'{base} 1' for k in moving)}. "
+        f"Standing where they are (buildings; builders, which AIs leave in place), with how long it took and how many "
+        f"{base}s died: {', '.join(worth(k) for k in standing)}. How a group fights matters as much as its worth: "
+        f"{stances['group']} {base}s are beaten by {beaten('moving')} {base}s when they attack-move back, by "
+        f"{beaten('defend')} when they guard their ground with the defend AI, and by {beaten('standing')} when they "
+        "stand (hold, none or idle controllers, units without orders): a standing unit shoots only within its weapon "
+        "range, measured to its target's edge, so the units out of range wait while every attacker shoots, and a "
+        "bigger unit is hit from where it cannot answer. Splash weapons "
         f"({', '.join(splash)}) are worth more against a clumped group. Only weapons that hit air touch air units. "
         "Groups follow the square law: a side's strength is its total worth squared; a fight to the end leaves the "
         f"stronger side about √(S² − W²) worth (measured: {law}). Sides within ~10% may go either way, so an "

@@ -42,3 +42,11 @@ def test_the_prompt_fact_reads_the_table(monkeypatch):
                                        "heavy_tank": {**worth_table()["types"]["heavy_tank"], "worth": 42.0}}}
     monkeypatch.setattr(prompt_facts, "worth_table", lambda: table)
     assert "heavy_tank 42" in prompt_facts.fights()
+
+
+def test_a_group_that_stands_is_beaten_by_fewer_attackers_than_one_that_fights_back():
+    stances = worth_table()["stances"]
+    assert stances["standing"]["beaten_by"] < stances["moving"]["beaten_by"]
+    n = stances["standing"]["beaten_by"]
+    assert fight(BASE, n, BASE, stances["group"], stance="standing").attacker_won
+    assert not fight(BASE, n, BASE, stances["group"], stance="moving").attacker_won
