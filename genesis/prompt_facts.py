@@ -652,7 +652,7 @@ def validity_certificate() -> str:
         f"reaches the knowledge base). Once the other level checks pass, the level is played on {n} seeds "
         f"({', '.join(map(str, SEEDS))}) by: the reference strategy (must win every seed); idle (must win none); "
         "random; rush (every combat unit attack-moves at the nearest visible enemy, else at the mean of the hostile "
-        "teams' start positions); turtle (each unit holds its start post, attack-moving onto a visible enemy within "
+        "teams' start positions, or the map centre when no hostile team has start units); turtle (each unit holds its start post, attack-moving onto a visible enemy within "
         "10 tiles of it); each cheap policy stops at its first lost seed; each exploit probe of `variation.probes`; and the blind "
         "replay of the reference's seed-0 orders by game time. It requires: (1) the seed changes the game: the "
         "reference plays a different game on at least 2 of the later seeds, unless `variation.fixed_by` quotes the "

@@ -139,7 +139,8 @@ API_DOC: dict[str, str] = {
     "param": "param(name [, default]) -> the level's param value for this rule, else default",
     "map_size": "map_size() -> width, height in tiles",
     "spawn_point": "spawn_point(name) -> x, y of a named map spawn; an unknown name is an error",
-    "teams": "teams() -> sorted list of the level's team ids (never ENVIRONMENT)",
+    "teams": f"teams() -> sorted list of the level's team ids (never ENVIRONMENT, the neutral team: id {ENVIRONMENT} "
+             "in trace events and expectations)",
     "random": "random() -> float in [0, 1), seeded per run and rule",
     "random_int": "random_int(a, b) -> integer in [a, b]",
     "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; team may be ENVIRONMENT (hazards: "
@@ -195,7 +196,8 @@ API_DOC: dict[str, str] = {
     "lose": "lose(team, reason): `team` and its allies are out (lose events; they are losers of however the game "
             "ends); once one alliance is left the game ends and it wins (win events)",
     "message": "message(text [, team]): shows a message to every team, or only to `team`",
-    "mark": "mark(x, y, label [, color]): a map marker (max 200)",
+    "mark": "mark(x, y, label [, color]): a map marker that stays for the rest of the game (there is no unmark; "
+            f"at most {MAX_MARKERS} a game, so mark once, not every tick)",
     "log": "log(name, fields): writes a trace event {event: 'rule_log', rule: <rule id>, name: name, fields: fields} "
            "that expectations match with where: {name: ..., fields.<key>: ...}; fields is a table (nested tables "
            "and lists allowed) or a scalar, stored as {value = scalar}",

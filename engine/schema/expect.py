@@ -143,8 +143,9 @@ class EventExpectation(Strict):
     max: int | None = Field(None, ge=0, description="at most this many matching events (0: none)")
     after: float | None = Field(None, description="absolute game seconds")
     before: float | None = Field(None, description="absolute game seconds")
-    distinct_sectors: SectorSpec | None = Field(None, description="where the matching events happen (events with x, "
-                                                                  "y)")
+    distinct_sectors: SectorSpec | None = Field(None, description="where the matching events happen: events with a "
+                                                                  "position (spawn and death events, and rule_log events "
+                                                                  "whose fields carry x and y)")
     time_clusters: ClusterSpec | None = Field(None, description="how the matching events group in time")
     increasing: IncreasingSpec | None = Field(None, description="the groups grow in size")
     sectors_named: NamedSectorSpec | None = Field(None, description="the events come from these compass sectors "

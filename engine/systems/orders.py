@@ -35,7 +35,9 @@ PATHING_DOC = ("Ground units follow the shortest path around cliffs and water (s
                "steps never cut a blocked corner); aircraft fly straight. An order to a water or cliff tile is "
                "refused for ground units (error impassable); a point on open ground that the unit's region "
                "does not connect to leaves it walking the straight line and sliding along the obstacle, where "
-               "it can stay stuck. Without an order a unit stays put and shoots what comes within weapon range.")
+               "it can stay stuck. Without an order a unit stays put and shoots what comes within weapon range. "
+               "Crowded ground units push each other apart, so a unit standing where others walk past can be "
+               "shoved a tile or two off its spot.")
 Result = tuple[bool, str | None]
 
 
