@@ -256,6 +256,7 @@ def read(query: str) -> Reading:
     _micro(r)
     _deadline_and_hold(r)
     _capture_contenders(r)
+    _loss_on_loss(r)
     _difficulty(r)
     _start_forces(r)
     side_armies.read(r, roster_names(), _unit_pattern("any"), number)
@@ -1839,6 +1840,46 @@ def _protect(r: Reading) -> None:
         if c.objective_type == c.protect_unit:
             c.objective_type = None
         r.hit(m, "protect")
+
+
+_GONE = (r"(?:(?:is|gets|get|are|'s)\s+)?(?:destroyed|killed|lost|razed|taken\s+out|wiped\s+out|blown\s+up|"
+         r"knocked\s+out)|falls|fall|dies|die|goes\s+down|go\s+down")
+_FAILED = (r"(?:you|i|we)(?:'ve|\s+have)?\s+(?:failed|lost)|(?:you|i|we)\s+lose|(?:it|that)(?:'s|\s+is)\s+(?:over|game\s+"
+           r"over|a\s+loss|a\s+defeat)|game\s+over|the\s+(?:mission|run|game|scenario)\s+(?:fails|is\s+(?:lost|over)|ends)")
+
+
+def _loss_on_loss(r: Reading) -> None:
+    """A loss said as what must not be lost: "you lose if your factory is destroyed", "if the radar tower falls,
+    it's over", "lose any extractor and you're out", "if it's destroyed you've failed" (the unit kept alive or the
+    objective named before). A mobile unit is the unit kept alive, a building the objective kept."""
+    text, c = r.text, r.concepts
+    said = sorted([*roster_names(), *V.OBJECTIVE_TYPES], key=len, reverse=True)
+    names = r"(" + "|".join(re.escape(n) for n in dict.fromkeys(said)) + r")(?![\w-])"
+    owner = r"(?:your|my|our|the)\s+(?:own\s+)?(?:only\s+)?"
+    m = re.search(r"\b(?:you|i|we)\s+lose\s+(?:the\s+game\s+)?(?:if|when|once|should)\s+" + owner + names + r"\s+(?:"
+                  + _GONE + r")\b", text) \
+        or re.search(r"\b(?:if|once|when|should)\s+" + owner + names + r"\s+(?:" + _GONE + r")\b[^.;]{0,25}?\b(?:"
+                     + _FAILED + r")\b", text) \
+        or re.search(r"\blose\s+(?:any|a\s+single|one|your)\s+" + names + r"\s+and\s+(?:you(?:'re|\s+are)\s+out|(?:"
+                     + _FAILED + r"))\b", text)
+    if m is not None:
+        said = next(g for g in m.groups() if g)
+        kind = roster_names().get(said) or V.OBJECTIVE_TYPES.get(said)
+        if kind is None:
+            return
+        if load_catalog().units[kind].speed > 0 and kind != "commander" or kind == c.protect_unit:
+            c.protect_unit = c.protect_unit or kind
+            r.hit(m, "protect")
+        elif c.objective_type in (None, kind) or not any(h.key == "objective" for h in r.hits):
+            c.objective_type = kind
+            r.hit(m, "keep_count")
+        return
+    # by pronoun: the unit kept alive, escorted or the objective named before
+    if c.protect_unit or c.escort_unit or c.objective_type:
+        p = re.search(r"\b(?:if|once|when|should)\s+(?:it|he|she)(?:'s|\s+is|\s+gets)?\s+(?:destroyed|killed|lost|dies|falls|"
+                      r"goes\s+down)\b[^.;]{0,25}?\b(?:" + _FAILED + r")\b", text)
+        if p is not None:
+            r.hit(p, "protect" if c.protect_unit or c.escort_unit else "keep_count")
 
 
 # A difficulty word counts when it qualifies the scenario: before a difficulty noun ("hard mode",

@@ -3,6 +3,8 @@ races with no enemy, verdicts that close a condition. Each reading must also be 
 built (a clause is honoured only with a requirement that evidences it)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from genesis.offline.brief_writer import write_brief
@@ -563,3 +565,20 @@ def test_games_said_in_plain_words_are_read_with_their_numbers(query, expected):
     assert reading.is_game
     got = reading.concepts.model_dump()
     assert {k: got[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize("query, kept, requirement", [
+    ("Raider waves come from the west at 1:00 and 2:30; survive until 4:00, and you lose if your radar tower is "
+     "destroyed.", "radar_tower", "objective_loss"),
+    ("Waves of light bots every minute from the north for 5 minutes; if the metal storage falls, it's over.",
+     "metal_storage", "objective_loss"),
+    ("Walk your heavy tank from the west edge to the east edge within 3 minutes; if it dies you've failed.",
+     "heavy_tank", "protect_unit"),
+])
+def test_a_loss_said_as_what_must_not_be_lost_is_built_and_honoured(query, kept, requirement):
+    brief = write_brief(query, read(query))
+    said = next(c for c in brief.clauses if re.search(r"lose if|falls|dies", c.text))
+    assert said.status == "honoured" and requirement in said.requirement_ids
+    gdd = design(brief)
+    assert any(requirement == r.id for r in gdd.requirements)
+    assert any(u.type == kept for t in gdd.teams if t.id == 0 for u in t.units) or kept in str(gdd.rule_components)
