@@ -143,6 +143,9 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+)(?![\w,-]|\.\d)"), lambda m: m.group(1).replace(",", "")),
     # "seventeen hundred and fifty" (its "fifty" already 50)
     (re.compile(rf"(?<![\w.-])(\d+|{_SMALL_WORDS})\s+hundred(?:\s+and\s+(\d{{1,2}}))?(?![\w-])"), _hundreds),
+    # "every hundred and ten seconds", "a hundred and twenty": one hundred
+    (re.compile(rf"(?<![\w.-])(?:(?:an?|one)\s+)?hundred(?:\s+and\s+(\d{{1,2}}|{_SMALL_WORDS}))?(?![\w-])"),
+     lambda m: _fmt(100 + (_num(m.group(1)) if m.group(1) else 0))),
     (re.compile(rf"(?<![\w.-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+thousand(?:\s+(?:and\s+)?(\d{{1,3}}))?(?![\w-])"),
      _thousands),
     (re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)k()(?![\w-])"), _thousands),

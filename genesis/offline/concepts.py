@@ -920,7 +920,8 @@ def _objectives(r: Reading) -> None:
 
 
 _OBJECT_NOUNS = r"objectives?|buildings?|structures?|extractors?|collectors?|storages?|generators?|outposts?|bases"
-_STILL = (r"(?:(?:alive|standing|up|intact|left|remaining|in\s+one\s+piece)\b|(?:survive|survives|remain|remains|"
+_STILL = (r"(?:(?:alive|standing|up|intact|left|remaining|in\s+one\s+piece|on\s+(?:their|its)\s+feet|operational|"
+          r"in\s+working\s+order)\b|(?:survive|survives|remain|remains|"
           r"stand|stands)\b)")
 
 
@@ -1729,8 +1730,11 @@ def _raids(r: Reading) -> None:
             c.raid_target_type = c.objective_type
             r.hit((named.start, named.end), "raid_target")
     # raids that steal: "raiders steal 80 metal", "each raid loots your resources"
-    theft = re.search(r"\b(?:steal|steals|stealing|loot|loots|looting|plunder|plunders|rob|robs)\b[^.;]{0,40}?"
-                      r"\b(?:metal|resources)\b", text)
+    theft = re.search(r"\b(?:steal|steals|stealing|loot|loots|looting|plunder|plunders|rob|robs|pilfer|pilfers|swipe|"
+                      r"swipes|(?:cart|carts|carry|carries|haul|hauls)\s+(?:off|away)|(?:make|makes|run|runs|walk|walks)\s+"
+                      r"off\s+with)\b[^.;]{0,40}?\b(?:metal|resources)\b", text)
+    if theft and not c.raids and any(h.key in ("waves", "interval", "directions", "fronts", "wave_times") for h in r.hits):
+        c.raids = True      # attacks that carry metal off are raids on the economy
     if theft and c.raids:
         amount = re.search(_NUM + r"\s+metal\b", theft.group(0))
         c.theft = number(amount.group(1)) if amount else DEFAULT_THEFT

@@ -582,3 +582,10 @@ def test_a_loss_said_as_what_must_not_be_lost_is_built_and_honoured(query, kept,
     gdd = design(brief)
     assert any(requirement == r.id for r in gdd.requirements)
     assert any(u.type == kept for t in gdd.teams if t.id == 0 for u in t.units) or kept in str(gdd.rule_components)
+
+
+def test_raids_that_cart_metal_off_every_hundred_and_ten_seconds_are_thefts_on_that_interval():
+    c = read("Every hundred and ten seconds a pack of raider bots creeps in from the east and hauls off sixty metal; "
+             "keep at least two of your five extractors on their feet until 6:00.").concepts
+    assert (c.archetype, c.wave_interval, c.theft) == ("raids", 110.0, 60.0)
+    assert (c.objectives, c.keep_objectives) == (5, 2)
