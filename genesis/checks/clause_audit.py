@@ -77,19 +77,26 @@ def named_types(text: str) -> list[tuple[str, frozenset[str], int | None]]:
     return out
 
 
+_PAIR = re.compile(r"\b(?:both\s+)?(fog(?:\s+of\s+war)?|production)\s+and\s+(fog(?:\s+of\s+war)?|production)\s+"
+                   r"(?:(?:are|were)\s+)?(?:both\s+)?(?:(?:turned|switched|set)\s+)?(off|on|disabled|enabled)\b")
+
+
 def named_switches(text: str) -> dict[str, bool]:
-    """Fog of war and production as the text sets them ("fog of war is off", "no production")."""
-    low = text.lower()
+    """Fog of war and production as the text sets them ("fog of war is off", "no production", "production and
+    fog both off", "you cannot build")."""
+    low = _PAIR.sub(lambda m: f"{m.group(1)} {m.group(3)} and {m.group(2)} {m.group(3)}", text.lower())
     out = {}
+    if re.search(r"\b(?:cannot|can't|can\s+not|may\s+not)\s+(?:build|produce)\b", low):
+        out["production"] = False
     for key, word in (("fog_of_war", r"fog(?:\s+of\s+war)?"), ("production", r"production|reinforcements?")):
         if not re.search(rf"\b(?:{word})\b", low):
             continue
         off = re.search(rf"\b(?:no|without|disable\w*|lift\w*|remov\w*|cannot\s+be|can't\s+be)\s+(?:the\s+)?"
-                        rf"(?:{word})\b|\b(?:{word})\s+(?:is\s+|are\s+|turned\s+|switched\s+|stays\s+|set\s+)?"
+                        rf"(?:{word})\b|\b(?:{word})\s+(?:is\s+|are\s+|turned\s+|switched\s+|stays\s+|set\s+|both\s+)?"
                         rf"(?:off|disabled|lifted|removed|none)\b", low)
         if key == "production" and not off and "reinforce" in low and not re.search(r"\bproduction\b", low):
             continue
-        out[key] = not off
+        out.setdefault(key, not off)
     return out
 
 
@@ -128,19 +135,24 @@ def named_windows(text: str) -> list[tuple[float, float]]:
     return out
 
 
-_EVENTS = r"(?:waves?|raids?|attacks?|assaults?|strikes?|pushes|push|ambush(?:es)?|sorties|sortie|incursions?|rushes)"
+_EVENTS = r"(?:waves?|raids?|attacks?|assaults?|strikes?|pushes|push|ambush(?:es)?|sorties|sortie|incursions?|rushes|"\
+          r"columns?)"
+_ONLY_ONE = r"(?:a\s+single|single|one|a\s+lone|lone|only\s+one|just\s+one)"
 
 
 def named_event_count(text: str) -> int | None:
     """How many attacks the text fixes: "four assaults", "3 enemy waves", "two raids" -> 4, 3, 2."""
     low = _canonical(text)
     # "6 assault bots" are units, not six assaults
-    m = re.search(rf"(?<![\w:.])(\d+|{_COUNT_WORDS})\s+(?:[a-z-]+\s+)?{_EVENTS}\b"
+    m = re.search(rf"(?<![\w:.-])(\d+|{_COUNT_WORDS}|{_ONLY_ONE})\s+(?:[a-z-]+\s+)?{_EVENTS}\b"
                   r"(?![\s-]+(?:bots?|tanks?|units?|troops?|squads?|forces?|teams?|vehicles?|groups?|craft|rifles?))", low)
     if not m or _BOUND.search(low[:m.start()]) or re.search(r"\b(?:per|each|every|a)\s+$", low[:m.start()]):
         return None
-    n = int(m.group(1)) if m.group(1).isdigit() else _SMALL[m.group(1)]
-    return n if 1 < n <= 100 else None
+    said = m.group(1)
+    n = int(said) if said.isdigit() else 1 if re.fullmatch(_ONLY_ONE, said) else _SMALL[said]
+    if n == 1 and said.isdigit():
+        return None       # "1 attack" is as likely a label as a count
+    return n if 1 <= n <= 100 else None
 
 
 _UNTIMED = re.compile(r"\bno\s+(?:clock|time\s+limit|deadline|timer|rush|hurry)\b|\bwhenever\s+you\b|"
@@ -235,6 +247,7 @@ class LevelFacts:
     sides: int
     event_counts: frozenset[int]
     deadlines: tuple[float, ...]
+    scheduled: int          # attacks every schedule of the level's rules lists, all together
 
     # a rule's params fix how many attacks come by a count, or by one entry per attack in a schedule
     _COUNT_KEY = re.compile(r"count|waves|raids|attacks|number|repeat")
@@ -252,16 +265,17 @@ class LevelFacts:
             s, n = _lua_literals(source)
             lua_strings |= s
             numbers |= n
-        events = set()
+        events, scheduled = set(), 0
         for rule in level.get("rules") or []:
             for key, value in (rule.get("params") or {}).items():
                 if cls._COUNT_KEY.search(key) and isinstance(value, (int, float)) and not isinstance(value, bool):
                     events.add(int(value))
                 elif cls._SCHEDULE_KEY.search(key) and isinstance(value, list):
                     events.add(len(value))
+                    scheduled += len(value)
         return cls(frozenset(strings), frozenset(numbers), frozenset(lua_strings), _type_counts(level),
                    level.get("switches") or {}, len(level.get("teams") or []), frozenset(events),
-                   tuple(_deadlines(level)))
+                   tuple(_deadlines(level)), scheduled)
 
     def has_time(self, t: float) -> bool:
         return any(abs(t - x) <= max(2.0, 0.03 * t) for x in self.numbers)
@@ -286,7 +300,9 @@ def missing(text: str, facts: LevelFacts) -> list[str]:
         if not facts.has_time(t) and not any(t in w for w in windows):
             out.append(f"no time or duration of {_clock(t)} in the level")
     events = named_event_count(text)
-    if events and events not in facts.event_counts:
+    if events == 1 and facts.scheduled > 1:
+        out.append(f"one attack named, the level schedules {facts.scheduled}")
+    elif events and events not in facts.event_counts:
         out.append(f"{events} attacks named, no rule of the level fixes their number at {events}")
     if named_untimed(text) and facts.deadlines:
         out.append(f"the level sets a deadline of {_clock(min(facts.deadlines))}")

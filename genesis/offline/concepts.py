@@ -155,6 +155,16 @@ def _turned_out(m: re.Match) -> str:
     return "produce" if ours or not said_before.strip() else "send"
 
 
+def _both_switches(m: re.Match) -> str:
+    """"production and fog both off" -> "production off and fog off": each switch gets the state said once."""
+    return f"{m.group('a')} {m.group('state')} and {m.group('b')} {m.group('state')}"
+
+
+_SWITCH_WORD = r"(?:fog(?:\s+of\s+war)?|production)"
+_BOTH_SWITCHES = re.compile(r"\b(?:both\s+)?(?P<a>" + _SWITCH_WORD + r")\s+and\s+(?P<b>" + _SWITCH_WORD + r")\s+(?:(?:are|were)\s+)?"
+                            r"(?:both\s+)?(?:(?:turned|switched|set)\s+)?(?P<state>off|on|disabled|enabled)\b")
+
+
 _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand"),
            # attacks that keep coming at a target are raids: "quick bots keep darting at your collectors"
@@ -166,7 +176,8 @@ _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their
                        r"(?:line|factory|factories)(?![\w-])"), "produced"),
            # turning units out of a factory is producing them: "churn out fifteen light bots", "pump out 6 tanks"
            (re.compile(r"(?<![\w-])(?:churn|pump|crank|turn|spit)(?:s|ing|ed)?\s+out(?=\s+(?:\d+|an?|"
-                       + "|".join(V.NUMBER_WORDS) + r")\b)"), _turned_out)]
+                       + "|".join(V.NUMBER_WORDS) + r")\b)"), _turned_out),
+           (_BOTH_SWITCHES, _both_switches)]
 # Corners named as on a screen ("the top-left corner", "bottom right") are compass corners: north is up.
 _SCREEN_CORNERS = {("top", "left"): "north-west", ("top", "right"): "north-east", ("bottom", "left"): "south-west",
                    ("bottom", "right"): "south-east"}
@@ -1550,7 +1561,9 @@ def _units_and_switches(r: Reading) -> None:
                             # "the six artillery bots you start with are all you'll ever get"
                             r"\b(?:are|is)\s+all\s+(?:you|you'll|you\s+will|the\s+player)\s+(?:ever\s+)?(?:get|have|receive)\b|"
                             r"\bproduction\s+(?:is\s+)?(?:off|disabled|switched\s+off|turned\s+off)\b|"
-                            r"\bno\s+(?:factories|new\s+units|building\s+allowed)\b", text))
+                            r"\bno\s+(?:factories|new\s+units|building\s+allowed)\b|"
+                            r"\b(?:you|i|we|the\s+player|and)\s+(?:cannot|can't|can\s+not|may\s+not|won't\s+be\s+able\s+to)\s+"
+                            r"(?:build|produce|train)\b", text))
     if off:
         c.production = False
         for m in off:
@@ -1560,7 +1573,7 @@ def _units_and_switches(r: Reading) -> None:
         if (m := _find(text, "production")):
             r.hit(m, "production_switch")
     # any fog the request names is on ("full fog of war", "through the fog"), unless it turns it off
-    if (m := re.search(r"\bfog(?: of war)?\s+(?:is\s+|are\s+|gets\s+|turned\s+|switched\s+|set\s+)*(?:off|disabled|lifted|"
+    if (m := re.search(r"\bfog(?: of war)?\s+(?:is\s+|are\s+|gets\s+|turned\s+|switched\s+|set\s+|both\s+)*(?:off|disabled|lifted|"
                        r"removed)\b|\bno fog(?: of war)?|without (?:the |any )?fog(?: of war)?", text)):
         c.fog = False
         r.hit(m, "fog")

@@ -126,6 +126,7 @@ def _main_type(c: Concepts) -> str:
 
 
 ARMED_OBJECTIVE_MARGIN = 2.5   # an armed objective left alone faces waves this many times its fighting strength
+MAX_SCALE = 8.0                # the most waves and the defence are grown: a bound on the search, whatever the units
 
 
 def _armed_objective_scale(c: Concepts) -> float:
@@ -134,15 +135,16 @@ def _armed_objective_scale(c: Concepts) -> float:
     cat = load_catalog().units
     alone = _power({c.objective_type: 1}) if c.objective_type in cat else 0.0
     scale = 1.0
-    while _power(_wave_units(c, scale)) < ARMED_OBJECTIVE_MARGIN * alone:
+    while _power(_wave_units(c, scale)) < ARMED_OBJECTIVE_MARGIN * alone and scale < MAX_SCALE:
         scale += 0.25
     return scale
 
 
 def _ground_army(c: Concepts, k: float = 1.0) -> dict[str, int]:
-    if c.archetype == "raids":   # unarmed economy buildings: never grown
-        # raiders are fast: only a fast defence reaches the economy in time
-        return {"light_tank": 5, "light_bot": 6}
+    if c.archetype == "raids":
+        # raiders are fast: only a fast defence reaches the economy in time (grown only with waves grown
+        # against an armed objective, such as a commander the raids hunt)
+        return {"light_tank": round(5 * k), "light_bot": round(6 * k)}
     return {"assault_bot": round(6 * k), "light_bot": round(6 * k)}
 
 
@@ -152,7 +154,7 @@ def _defense_army(c: Concepts, wave_scale: float = 1.0) -> list[UnitPlacement]:
     k = 1.0
     if wave_scale > 1:
         margin = _power(_ground_army(c)) / _power(_wave_units(c))
-        while _power(_ground_army(c, k)) < margin * _power(_wave_units(c, wave_scale)):
+        while _power(_ground_army(c, k)) < margin * _power(_wave_units(c, wave_scale)) and k < MAX_SCALE:
             k += 0.25
     army = [UnitPlacement(type=t, count=n) for t, n in _ground_army(c, k).items()]
     if c.air:

@@ -120,7 +120,8 @@ def test_a_difficulty_asked_and_not_reached_is_not_claimed_honoured():
 
 @pytest.mark.parametrize("text,n", [("four assaults of westward origin", 4), ("3 enemy waves", 3),
                                     ("two raids, then a siege", 2), ("lose no more than 3 raids", None),
-                                    ("waves every 60 s", None), ("a raid per minute", None), ("one attack", None),
+                                    ("waves every 60 s", None), ("a raid per minute", None), ("one attack", 1),
+                                    ("a single column", 1), ("the 1 attack", None),
                                     ("your 6 assault bots", None), ("two strike groups", None)])
 def test_the_number_of_attacks_a_clause_fixes(text, n):
     assert A.named_event_count(text) == n
@@ -134,6 +135,21 @@ def test_a_number_of_attacks_no_rule_fixes_is_named():
     scheduled = _level(rules=[{"id": "waves", "params": {"times": [60, 120, 180, 240]}}])
     for level in (counted, scheduled):
         assert A.missing("four assaults from the west", A.LevelFacts.of(level, [])) == []
+
+
+def test_one_attack_named_is_not_honoured_by_a_level_that_schedules_more():
+    two = _level(rules=[{"id": "waves", "params": {"times": [60, 150]}}])
+    assert A.missing("a single column comes after the first minute", A.LevelFacts.of(two, [])) == [
+        "one attack named, the level schedules 2"]
+    one = _level(rules=[{"id": "waves", "params": {"times": [75]}}])
+    assert A.missing("a single column comes after the first minute", A.LevelFacts.of(one, [])) == []
+
+
+def test_switches_said_together_and_a_ban_on_building():
+    assert A.named_switches("production and fog both off") == {"fog_of_war": False, "production": False}
+    assert A.named_switches("you cannot build") == {"production": False}
+    level = _level(switches={"fog_of_war": True, "production": True})
+    assert A.missing("and fog both off", A.LevelFacts.of(level, [])) == ["fog of war is on in the level"]
 
 
 def test_a_goal_asked_without_a_clock_is_not_honoured_by_a_level_with_a_deadline():

@@ -589,3 +589,22 @@ def test_raids_that_cart_metal_off_every_hundred_and_ten_seconds_are_thefts_on_t
              "keep at least two of your five extractors on their feet until 6:00.").concepts
     assert (c.archetype, c.wave_interval, c.theft) == ("raids", 110.0, 60.0)
     assert (c.objectives, c.keep_objectives) == (5, 2)
+
+
+@pytest.mark.parametrize("query, fog, production", [
+    ("A 1v1v1 on the crossroads map, production and fog both off; last one standing wins.", False, False),
+    ("Free-for-all with 3 armies, fog and production are both enabled.", True, True),
+    ("Destroy the enemy bot lab within 6 minutes; you have 5 light tanks and cannot build.", None, False),
+])
+def test_switches_said_together_or_as_a_ban_on_building(query, fog, production):
+    c = read(query).concepts
+    assert c.production is production and (fog is None or c.fog is fog)
+
+
+@pytest.mark.timeout(60)
+def test_raids_that_hunt_an_armed_commander_are_designed_in_bounded_time():
+    # raids on a commander (an armed objective) grow the waves; the raid defence grew with them forever
+    q = ("Fog on: light tanks attack from the west at 2:00, bombers raid from the south at 3:30; you start with a "
+         "constructor bot and 4 assault bots, and your commander must survive until 5:00.")
+    gdd = design(write_brief(q, read(q)))
+    assert any(r.id == "protect_unit" or r.id == "objective_loss" for r in gdd.requirements)
