@@ -9,7 +9,7 @@ from genesis.models import Brief, Clarification, ClauseAccount, Concepts, Requir
 from genesis.quantities import clock
 from genesis.offline.clauses import account, unsupported_lines
 from genesis.offline import geometry as G
-from genesis.offline import wave_growth
+from genesis.offline import variation, wave_growth
 from genesis.offline.composed_designs import ZONE_EVERY
 from genesis.offline.concepts import _NUM, Reading, artillery_siege, number
 
@@ -673,8 +673,10 @@ def _default_waves(c: Concepts) -> int:
     if c.wave_times and not first_then_every:
         return len(c.wave_times)
     if c.wave_interval:
+        # the last one due before the end, even at its latest (a wave due as the game ends never comes)
         first = c.wave_times[0] if c.wave_times else min(c.wave_interval, RAID_FIRST_AT)
-        return max(1, int((c.time_limit - first) // c.wave_interval) + 1)
+        latest = variation.interval_jitter(c.wave_interval, True)     # the request states the interval
+        return max(1, int((c.time_limit - first - latest - 1) // c.wave_interval) + 1)
     if c.scouting:
         return max(1, int((c.time_limit - SCOUTING_TIME - 30) // 120) + 1)
     # one wave per front at least, and a wave every ~75 s of a long game

@@ -608,3 +608,12 @@ def test_raids_that_hunt_an_armed_commander_are_designed_in_bounded_time():
          "constructor bot and 4 assault bots, and your commander must survive until 5:00.")
     gdd = design(write_brief(q, read(q)))
     assert any(r.id == "protect_unit" or r.id == "objective_loss" for r in gdd.requirements)
+
+
+def test_waves_every_interval_stop_before_the_game_ends():
+    # waves every 60 s from 1:00 in a 6-minute game: the one due at 6:00 never comes, so five are built
+    brief = _brief("Hold out 6 minutes against growing waves of light tanks every 60 seconds from a random edge, "
+                   "the first at 1:00.")
+    comp = next(c for c in design(brief).rule_components if c.id == "escalating_waves")
+    last = comp.params["first_at"] + comp.params["interval"] * (comp.params["count"] - 1)
+    assert comp.params["count"] == 5 and last + comp.params.get("jitter", 0) < 360
