@@ -100,7 +100,7 @@ def _compound(m: re.Match) -> str:            # "1 minute and 30 seconds", "2 mi
 
 
 def _unit_then_seconds(m: re.Match) -> str:   # "a minute thirty" (after words became digits: "a minute 30")
-    return f"{_fmt(_num(m.group(1)) * 60 + float(m.group(2)))} seconds"
+    return f"{_fmt(_num(m.group(1)) * 60 + _num(m.group(2)))} seconds"
 
 
 def clock(seconds: float) -> str:
@@ -167,14 +167,15 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])(?:a|one|(three))\s+quarters?\s+of\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _quarter_of),
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+(?:full\s+|whole\s+|solid\s+)?(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?"
                 rf"(\d+|{_SMALL_WORDS})\s*(?:seconds?|secs?|s)(?![\w-])"), _compound),
-    (re.compile(rf"(?<![\w-])(a|an|one|\d+|{_SMALL_WORDS})\s+(?:minutes?|mins?)\s+(\d{{1,2}})(?!\s*(?:[\w-]|:))"),
+    (re.compile(rf"(?<![\w-])(a|an|one|\d+|{_SMALL_WORDS})\s+(?:minutes?|mins?)\s+(\d{{1,2}}|{_SMALL_WORDS})"
+                rf"(?!\s*(?:[\w-]|:))"),
      _unit_then_seconds),
     # written short: "4m40s", "4m 40s"
     (re.compile(r"(?<![\w-])(\d+)\s*m\s*(\d{1,2})\s*s(?![\w-])"), _unit_then_seconds),
     # a rate: "three times a minute" is every 20 seconds
     (re.compile(r"(?<![\w-])(once|twice|(?:\d+|" + "|".join(_UNITS) + r")\s+times)\s+(?:a|an|per|each|every)\s+(minute|hour)(?![\w-])"), _rate),
     # a moment as a point or mark on the clock: "the one-minute point", "the 4.5-minute mark" -> "1:00", "4:30"
-    (re.compile(rf"(?<![\w-])the\s+{_ANY}[\s-]*{_UNIT}\s+(?:point|mark|bell|gong|horn|buzzer|siren)(?![\w-])"),
+    (re.compile(rf"(?<![\w-])the\s+{_ANY}[\s-]*{_UNIT}\s+(?:point|mark|bell|gong|horn|buzzer|siren|whistle)(?![\w-])"),
      lambda m: _matched_clock(m)),
     # a span between two marks: "between the one- and three-minute marks" -> "between 1 and 3 minutes"
     (re.compile(rf"(?<![\w-])between\s+the\s+{_ANY}(?:[\s-]*{_UNIT})?\s*-?\s+and\s+(?:the\s+)?{_ANY}[\s-]*{_UNIT}\s+"

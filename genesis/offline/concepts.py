@@ -511,12 +511,12 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all
 
 # a place to take and keep; a bridge, pass or crossroads only with a verb of taking ("hold the bridge against
 # three waves" is a defence)
-_CAPTURE = re.compile(r"\b(?:take|seize|capture|hold|control|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+"
+_CAPTURE = re.compile(r"\b(?:take|seize|capture|claim|hold|control|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+"
                       r"(?:the\s+)?(?:(?:central|middle|centre|center|northern|southern|eastern|western|small|big|"
                       r"contested|neutral|capture|control|objective)\s+){0,2}(?:middle|centre|center|zone|hill|point|"
                       r"plaza|objective area|high ground|summit|hilltop|plateau|beacon|shrine|flag|square|landmark|relic|"
                       r"altar|tower|monument)\b"
-                      r"|\b(?:take|seize|capture|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+(?:the\s+)?"
+                      r"|\b(?:take|seize|capture|claim|occupy|grab|conquer|keep\s+(?:control|hold)\s+of)\s+(?:the\s+)?"
                       r"(?:(?:central|middle|northern|southern|eastern|western|river|mountain|stone|old)\s+){0,2}"
                       r"(?:bridge|pass|crossroads|ridge|crossing|ford|junction|gate)\b"
                       # "plant your army on the hilltop", "station your units in the zone"
@@ -1987,7 +1987,9 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
         or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
                      + r"(?:\s+(?:flat|total|in\s+all|only))?(?:\s+to\b|\s*(?=[.;,]|$))", text) \
-        or re.search(r"\b(?:has|have|gets?|got)\s+(?:only\s+)?(?:until|till|up\s+to)\s+" + _CLOCK + r"\s+to\b", text) \
+        or re.search(r"\b(?:has|have|gets?|got)\s+(?:only\s+)?(?:until|till|up\s+to)\s+" + _CLOCK + r"(?:\s+to\b|\s*[,;.]|$)",
+                     text) \
+        or re.search(r"\ban?\s+" + _CLOCK + r"\s+deadline\b", text) \
         or re.search(r"\b(?:if|once|should)\s+" + _NUM + r"\s*" + _UNIT + r"\s+(?:pass|go\s+by|elapse|run\s+out|tick\s+by)\b"
                      r"(?=[^.;]{0,40}?\b(?:lose|lost|loses|fail|failed|over)\b)", text) \
         or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text) \
@@ -2474,6 +2476,9 @@ _STOCK_AFTER = (r"(?=\s+(?:(?:sitting\s+|stored\s+|piled\s+up\s+)?in\s+(?:the\s+
 _HAVE_BY = r"\b(?:have|get|hold|own|end\s+with|finish\s+with)\s+(?:at\s+least\s+)?" + _AMOUNT + \
            r"(?=\s+(?:by|before|within|in\s+under|in\s+less\s+than|no\s+later\s+than)\b)"
 _INCOME = [
+    # "metal has to be flowing in at 16 a second"
+    re.compile(r"\b(metal|energy)\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?(?:be\s+)?(?:flowing|coming|pouring|"
+               r"streaming|rolling)\s+in\s+at\s+(?:at\s+least\s+)?" + _NUM + r"()" + _PER_SECOND),
     # "an income of 20 metal per second", "a metal income of 20", "raise your income to 20 metal/s"
     re.compile(r"\b(?:an?\s+|your\s+|the\s+)?(?:(metal|energy)\s+)?(?:income|income\s+rate|rate\s+of\s+income|"
                r"economy)\s+(?:of|to|at)\s+(?:at\s+least\s+)?" + _NUM + r"(?:\s+(?:units\s+of\s+)?"

@@ -38,6 +38,9 @@ _BY_COMMANDERS = re.compile(
     r"\blast\s+commander\s+(?:alive|standing|left|breathing)\b|"
     r"\bwhose\s+commanders?\s+(?:survives?|lives?|lasts?|breathes?|holds?\s+out|stays?\s+alive)\s+(?:the\s+)?"
     r"(?:longest|last)\b|"
+    # "whoever's commander outlives all the others"
+    r"\b(?:whoever'?s|whose|the\s+side\s+whose|the\s+player\s+whose)\s+commanders?\s+(?:outlives?|outlasts?|survives?)\s+"
+    r"(?:all\s+)?(?:the\s+)?(?:others?|rest|every\s+other(?:\s+one)?)\b|"
     r"\bcommanders?\s+(?:dies?|falls?|is\s+(?:killed|destroyed|dead))[^.;]{0,40}?\b(?:los(?:es|e)|out|eliminated)\b|"
     r"\b(?:kill|destroy|eliminate|take\s+out)\s+(?:all|every|each|both)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?enemy\s+"
     r"commanders?\b")

@@ -617,3 +617,19 @@ def test_waves_every_interval_stop_before_the_game_ends():
     comp = next(c for c in design(brief).rule_components if c.id == "escalating_waves")
     last = comp.params["first_at"] + comp.params["interval"] * (comp.params["count"] - 1)
     assert comp.params["count"] == 5 and last + comp.params.get("jitter", 0) < 360
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Production race against a 3:45 deadline: 4 light tanks and 2 rocket bots, no enemies.",
+     {"archetype": "production", "deadline": 225.0}),
+    ("Raze their bot lab; you've got until the ten-minute whistle.", {"archetype": "siege", "deadline": 600.0}),
+    ("Claim the eastern bridge and keep it clear of anything of theirs for ninety seconds running; raiders come "
+     "every minute; all inside seven minutes.", {"archetype": "capture", "hold_time": 90.0, "deadline": 420.0}),
+    ("Energy has to be flowing in at 40 a second before the clock shows four minutes twenty.",
+     {"archetype": "resources", "resource_income": True, "resource_amount": 40.0, "deadline": 260.0}),
+    ("Four sides, each on its own; whoever's commander outlives all the others wins.",
+     {"archetype": "ffa", "elimination": "commanders"}),
+])
+def test_deadlines_goals_and_endings_said_in_other_words(query, expected):
+    got = read(query).concepts.model_dump()
+    assert {k: got[k] for k in expected} == expected
