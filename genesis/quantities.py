@@ -214,6 +214,9 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     # the end of the game on the clock: "the watch stops at the eight-minute mark" -> "lasting 480 seconds"
     (re.compile(r"(?<![\w-])lasting\s+(\d{1,2}):([0-5]\d)\b"),
      lambda m: f"lasting {int(m.group(1)) * 60 + int(m.group(2))} seconds"),
+    # a round amount corrected at once: "a couple of thousand energy, twenty-two hundred to be exact" -> "2200 energy"
+    (re.compile(r"(?<![\w.])\d+(?:\.\d+)?(\s+[a-z]+)?\s*,\s*(\d+(?:\.\d+)?)\s+(?:to\s+be\s+(?:exact|precise)|exactly|precisely)"
+                r"(?![\w-])"), lambda m: f"{m.group(2)}{m.group(1) or ''}"),
 ]
 
 

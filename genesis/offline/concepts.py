@@ -1990,6 +1990,8 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:has|have|gets?|got)\s+(?:only\s+)?(?:until|till|up\s+to)\s+" + _CLOCK + r"(?:\s+to\b|\s*[,;.]|$)",
                      text) \
         or re.search(r"\ban?\s+" + _CLOCK + r"\s+deadline\b", text) \
+        or re.search(r"\bby\s+the\s+time\s+" + _NUM + r"\s*" + _UNIT + r"\s+(?:have|has)\s+(?:passed|elapsed|gone\s+by|run)\b",
+                     text) \
         or re.search(r"\b(?:if|once|should)\s+" + _NUM + r"\s*" + _UNIT + r"\s+(?:pass|go\s+by|elapse|run\s+out|tick\s+by)\b"
                      r"(?=[^.;]{0,40}?\b(?:lose|lost|loses|fail|failed|over)\b)", text) \
         or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text) \

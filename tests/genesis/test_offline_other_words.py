@@ -633,3 +633,9 @@ def test_waves_every_interval_stop_before_the_game_ends():
 def test_deadlines_goals_and_endings_said_in_other_words(query, expected):
     got = read(query).concepts.model_dump()
     assert {k: got[k] for k in expected} == expected
+
+
+def test_a_round_amount_corrected_at_once_and_a_deadline_by_the_time_it_passes():
+    c = read("Stockpile a couple of thousand metal, twenty-four hundred to be exact, by the time four minutes have "
+             "passed.").concepts
+    assert (c.archetype, c.resource_amount, c.deadline) == ("resources", 2400.0, 240.0)
