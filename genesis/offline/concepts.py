@@ -374,7 +374,8 @@ _ATTACKED = re.compile(r"\b(?:waves?|attack\w*|assault\w*|raid\w*|push(?:es)?|co
                        r"punch(?:es)?|rush\w*|counter-?attack\w*|bombers?|gunships?|blows?|trickle|drip|storm\w*|"
                        r"invad\w*|invasion|charg\w*|prob(?:e|es|ing)|pokes?|barrage|shell\w*|bombard\w*|onslaught|"
                        r"siege|besieg\w*|swarm\w*|horde|incursion|offensive|fronts?|advanc\w*|march\w*|"
-                       r"(?:comes?|coming|pours?|sweeps?|descends?|approach\w*)(?:\s+\w+)?\s+from)\b")
+                       r"(?:comes?|coming|pours?|sweeps?|descends?|approach\w*)(?:\s+\w+)?\s+from|"
+                       r"(?:darts?|dashes|dash|lunges?|swoops?|pounces?)\s+(?:in\s+)?(?:at|on|onto|into))\b")
 
 
 # what a request for system access is asked of: "have a rule ...", "make the script ...", "use lua to ..."
@@ -754,6 +755,7 @@ def _teams(r: Reading) -> None:
                          r"(?:the\s+)?others?\b|\bhostile\s+to\s+(?:everyone|everybody|all)\s+(?:else|the\s+others)\b|"
                          r"\b(?:nobody|no\s+one|none)(?:\s+is|'s)?\s+on\s+(?:anybody|anyone)'?s\s+(?:team|side)\b|"
                          r"\bno\s+(?:friends|allies)\s+among\s+them\b|\b(?:no|without)\s+(?:friends|friendships|allies)\b|"
+                         r"\ball\s+of\s+us\s+(?:are\s+)?(?:enemies|foes|rivals)\s+(?:of|to)\s+(?:each\s+other|one\s+another)\b|"
                          r"\bfriendless\b|\b(?:nobody|no\s+one)\s+(?:owes|trusts|helps|is\s+allied\s+with|sides\s+with)\s+"
                          r"(?:anybody|anyone|each\s+other)\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
                          r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b", text):
@@ -826,7 +828,7 @@ def _teams(r: Reading) -> None:
         wanted = int(number(n.group(1)))
         # "five factions": the player is one; "against four opponents/rivals": the player comes on top
         if re.search(r"opponents|rivals|\bother\b", n.group(0)) \
-                or re.search(r"\b(?:the\s+player|you|me|myself|us)\s+and\s+$", text[:n.start()]):
+                or re.search(r"\b(?:the\s+player|you|me|myself|us)\s+(?:and|vs\.?|versus|against)\s+$", text[:n.start()]):
             wanted += 1     # "the player and 6 AI armies", "two other sides": the player's side too
         problem = ""
         if wanted > _FFA_MAX:
@@ -871,7 +873,9 @@ def _sides_in_words(text: str) -> tuple[tuple[int, tuple[int, int]], tuple[int, 
                 (int(number(them.group(1))), (us.end() + them.start(), us.end() + them.end())))
     halves = re.search(r"\b(?:split|divide|divided|split\s+up)\s+(?:the\s+)?" + _NUM + r"\s+(?:armies|teams|players|sides|"
                        r"factions|commanders)\s+(?:down\s+the\s+middle|in\s+(?:two|half)|into\s+(?:two|2)\s+(?:sides|camps|"
-                       r"teams|halves|alliances))\b", text)
+                       r"teams|halves|alliances))\b", text) \
+        or re.search(r"(?<![\w-])" + _NUM + r"\s+(?:armies|teams|players|sides|factions|commanders)\s+(?:are\s+)?(?:split|divided)\s+"
+                     r"(?:up\s+)?(?:into|in)\s+(?:two|2)\s+(?:sides|camps|teams|halves|alliances)\b", text)
     if halves and number(halves.group(1)) in (4, 6, 8):
         # "split four armies down the middle": two sides of half each
         half = int(number(halves.group(1))) // 2
@@ -1613,7 +1617,8 @@ def _units_and_switches(r: Reading) -> None:
         r.hit(m, "raider")
 
 
-_HOW_FAST = re.compile(r"\bhow\s+(?:fast|quickly|soon)\s+(?:can|could|will)\s+(?:you|the\s+player|one)\s+(?:get|build|make|"
+_HOW_FAST = re.compile(r"\bhow\s+(?:fast|quickly|soon)\s+(?:can|could|will)\s+(?:you|the\s+player|one|the\s+agent|an\s+agent|"
+                       r"we|i)\s+(?:get|build|make|"
                        r"field|produce|train|have|put|roll\s+out|muster|assemble|raise)\b(?:\s+(?:together|out|up))?")
 
 
@@ -2037,7 +2042,7 @@ _COMPASS = (r"(north[\s-]?east|north[\s-]?west|south[\s-]?east|south[\s-]?west|n
 _SIDE_OF = {"north": "n", "south": "s", "east": "e", "west": "w", "ne": "ne", "nw": "nw", "se": "se", "sw": "sw"}
 _ESCORT_TO = re.compile(r"(?<!has )(?<!have )(?<!need )(?<!needs )(?<!got )(?<!ought )(?<!want )(?<!going )"
                         r"(?<!start )(?<!starts )(?<!starting )(?<!begin )(?<!begins )(?<!beginning )"
-                        r"\b(?:to|towards?|into|reach(?:es)?|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,4}?(?:in|at|on|of)?\s*"
+                        r"\b(?:to|towards?|into|reach(?:es)?|at|end\s+up\s+in|wind\s+up\s+in)\s+(?:the\s+)?(?:[\w-]+\s+){0,4}?(?:in|at|on|of)?\s*"
                         r"(?:the\s+)?" + _COMPASS)
 _ESCORT_FROM = re.compile(r"(?:\bfrom|\b(?:stranded|stuck|trapped|cut\s+off|pinned\s+down|waiting|sitting|left|start|starts|"
                           r"starting|begin|begins|beginning|set\s+off|sets\s+off)\s+(?:over\s+|"
@@ -2199,6 +2204,7 @@ _SITE_NOUNS = r"outposts?|camps?|bases?|positions?|installations?|emplacements?|
 SITE_STANDIN = "metal_storage"
 # the count before or after the owner: "four enemy storages", "their three vehicle plants"
 _ENEMY_NAMED = (r"(?:(?:the|a|an)\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy|enemy's|their|hostile|opposing)\s+(?:"
+                r"(?:has|have)\s+(?:scattered|hidden|placed|stashed|tucked\s+away|put|spread|dotted)\s+)?(?:"
                 + _NUM + r"\s+)?(?:hidden\s+)?")
 
 

@@ -21,7 +21,7 @@ READER_WORDS = (
     "produce deadline within survive protect waves direction directions north south east west north-east "
     "north-west south-east south-west northeast northwest southeast southwest everyone themselves itself "
     "against alliances allied periodic raids extractors collectors storages every until second minute "
-    "staggered another finally first then later "
+    "staggered another finally first then later hidden losing scout scouts locate find spot "
     # common words one slip from a reader word ("there" / "three", "form" / "from", "trial" / "trail")
     "there their where these those other whose which while once since never every hours rider riders rides ridden riding")
 _TOKEN = re.compile(r"[a-z]+(?:-[a-z]+)*")

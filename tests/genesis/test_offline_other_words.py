@@ -639,3 +639,28 @@ def test_a_round_amount_corrected_at_once_and_a_deadline_by_the_time_it_passes()
     c = read("Stockpile a couple of thousand metal, twenty-four hundred to be exact, by the time four minutes have "
              "passed.").concepts
     assert (c.archetype, c.resource_amount, c.deadline) == ("resources", 2400.0, 240.0)
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("How fast can the agent get six light tanks into the field? Deadline 5:00.",
+     {"archetype": "production", "target_composition": {"light_tank": 6}}),
+    ("Me versus 3 computer players, all of us enemies of one another; last one standing wins.",
+     {"archetype": "ffa", "teams": 4}),
+    ("Four armies divided into two camps of two, mine plus one AI friend in the south.",
+     {"archetype": "teams", "team_size": 2}),
+    ("The enemy has hidden three radar towers in the fog; your scout has until 3:00 to catch sight of every one.",
+     {"archetype": "recon", "locate_type": "radar_tower", "locate_count": 3}),
+    ("recon drill - locate the 2 hiden enemy bot labs under fog with one scout",
+     {"archetype": "recon", "locate_type": "bot_lab", "locate_count": 2}),
+])
+def test_more_games_said_in_other_words(query, expected):
+    reading = read(query)
+    assert reading.is_game
+    got = reading.concepts.model_dump()
+    assert {k: got[k] for k in expected} == expected
+
+
+def test_an_attack_that_darts_at_a_target_is_an_attack():
+    reading = read("From 0:50 and every 80 seconds after that, a raider squad darts at one of your three solar "
+                   "collectors; all three must still be standing at 6:00.")
+    assert reading.is_game and reading.concepts.wave_interval == 80.0
