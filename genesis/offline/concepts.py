@@ -1990,7 +1990,7 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
         or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text) \
         or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
-        or re.search(r"\byou (?:have|get|only have)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
+        or re.search(r"\byou(?: (?:have|get|only have)|(?:'ve|\s+have)\s+(?:only\s+)?got)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
                      + r"(?:\s+(?:flat|total|in\s+all|only))?(?:\s+to\b|\s*(?=[.;,]|$))", text) \
         or re.search(r"\b(?:has|have|gets?|got)\s+(?:only\s+)?(?:until|till|up\s+to)\s+" + _CLOCK + r"(?:\s+to\b|\s*[,;.]|$)",
                      text) \
@@ -2071,7 +2071,7 @@ def _escort(r: Reading) -> None:
     verbs = r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+" + own
     named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text) \
         or re.search(own + r"(?:" + convoy + r")\s+(?:[\w-]+\s+){0,8}?(?:and\s+)?(?:has|have|needs?|must|should)\s+"
-                     r"(?:to\s+)?(?:reach|get\s+to|make\s+it\s+to|arrive\s+at)\b", text) \
+                     r"(?:to\s+)?(?:reach|get\s+to|make\s+it\s+to|arrive\s+at|end\s+up\s+(?:in|at))\b", text) \
         or re.search(own + r"(?:" + convoy + "|" + _unit_pattern("mobile") + r")\s+(?:has|have|needs?|must|should)\s+"
                      r"(?:to\s+)?(?:reach|get\s+to|get\s+from|make\s+it\s+(?:to|from)|arrive\s+at|cross|travel|walk|drive|"
                      r"move|go)\b", text)

@@ -664,3 +664,9 @@ def test_an_attack_that_darts_at_a_target_is_an_attack():
     reading = read("From 0:50 and every 80 seconds after that, a raider squad darts at one of your three solar "
                    "collectors; all three must still be standing at 6:00.")
     assert reading.is_game and reading.concepts.wave_interval == 80.0
+
+
+def test_a_convoy_that_must_end_up_somewhere_with_the_time_you_have_got():
+    c = read("Three trucks leave from the top-left corner and have to end up in the bottom-right one, past ambushers; "
+             "you've only got four minutes.").concepts
+    assert (c.archetype, c.escort_count, c.escort_from, c.escort_to, c.deadline) == ("escort", 3, "nw", "se", 240.0)
