@@ -239,6 +239,11 @@ def read(query: str) -> Reading:
         return _refuse(r, f"this asks for something outside Genesis (\"{said}\"): Genesis builds mini-games "
                           "for its own simulator; it does not write other programs, play other games, go online or "
                           "use accounts")
+    impossible = _impossible(text)
+    if impossible:
+        return _refuse(r, "this asks for what no game can have (" + ", ".join(f'"{w}"' for w in impossible)
+                       + "): a negative amount, no time between attacks, a map of no tiles or a time before the game "
+                         "starts; say what the scenario should really have")
     other = _other_game(r)
     if other:
         return _refuse(r, f"this asks for {other}, which is not a real-time strategy scenario: Genesis builds RTS "
@@ -430,6 +435,20 @@ _OUTSIDE = re.compile(r"\b(?:play|plays|playing|played|grind|grinding)\s+(?:\w+\
                       r"website|web|page)|"
                       # infrastructure, not a scenario: "deploying a working Kubernetes cluster config"
                       r"\b(?:kubernetes|k8s|docker|terraform|ansible|helm\s+chart|aws|azure|gcp)\b")
+
+
+_IMPOSSIBLE = re.compile(r"\bminus\s+(?:\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\b"
+                         r"(?:\s+[\w-]+)?|\bnegative\s+(?:\d+|[\w-]+)(?:\s+[\w-]+)?|"
+                         r"\bevery\s+(?:0|zero)\s+(?:seconds?|secs?|s|minutes?)\b|"
+                         r"\bmap\s+(?:of|with)\s+(?:0|zero|no)\s+tiles\b|\b(?:0|zero)-tiles?\s+map\b|"
+                         r"\bbefore\s+the\s+(?:match|game|round)\s+(?:began|begins|starts|started)\b|"
+                         r"\b(?:set\s+to|ends?|ending|limit\s+of)\s+yesterday\b")
+
+
+def _impossible(text: str) -> list[str]:
+    """The parts of a request no game can have: "minus five minutes", "every zero seconds", "a map of zero
+    tiles", "whoever wins before the match began"."""
+    return [m.group(0) for m in _IMPOSSIBLE.finditer(text)]
 
 
 def _other_game(r: Reading) -> str | None:

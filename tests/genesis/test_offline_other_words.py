@@ -670,3 +670,19 @@ def test_a_convoy_that_must_end_up_somewhere_with_the_time_you_have_got():
     c = read("Three trucks leave from the top-left corner and have to end up in the bottom-right one, past ambushers; "
              "you've only got four minutes.").concepts
     assert (c.archetype, c.escort_count, c.escort_from, c.escort_to, c.deadline) == ("escort", 3, "nw", "se", 240.0)
+
+
+@pytest.mark.parametrize("query, said", [
+    ("Hold out for minus three minutes against waves from the north.", "minus three minutes"),
+    ("Defend against raids every zero seconds from the east until 5:00.", "every zero seconds"),
+    ("A free-for-all of five armies on a map of zero tiles.", "map of zero tiles"),
+])
+def test_a_request_for_what_no_game_can_have_is_refused_naming_it(query, said):
+    reading = read(query)
+    assert not reading.is_game and f'"{said}"' in reading.refusal
+
+
+def test_ordinary_words_near_those_are_not_refused():
+    for query in ("Survive endless waves from the north for 5 minutes.", "Waves from the west; lose no more than "
+                  "zero storages until 4:00.", "Minus the scouts, you start with 6 light tanks; hold the hill for 90 s."):
+        assert read(query).is_game, query
