@@ -127,7 +127,7 @@ def _rate(m: re.Match) -> str:             # "three times a minute", "twice per 
     return f"every {_fmt(_unit_seconds(m.group(2)) / per)} seconds"
 
 
-_GROUP_SIZES = {"pair": 2, "brace": 2, "trio": 3, "quartet": 4, "quintet": 5, "sextet": 6, "score": 20}
+_GROUP_SIZES = {"pair": 2, "duo": 2, "brace": 2, "trio": 3, "quartet": 4, "quintet": 5, "sextet": 6, "score": 20}
 
 # in order: numbers in words first, so the duration forms after them see digits
 _REWRITES: list[tuple[re.Pattern, object]] = [
@@ -139,6 +139,9 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(r"(?<![\w-])an?\s+(pair|brace|trio|quartet|quintet|sextet|score)\s+of(?![\w-])"),
      lambda m: str(_GROUP_SIZES[m.group(1)])),
     (re.compile(r"(?<![\w-])a\s+couple(?:\s+of)?(?![\w-])"), lambda m: "2"),
+    # the group word after the unit: "a heavy tank quartet" -> "4 heavy tank"
+    (re.compile(r"(?<![\w-])an?\s+((?:[a-z-]+\s+){1,2}?)(pair|duo|trio|quartet|quintet|sextet)(?![\w-])"),
+     lambda m: f"{_GROUP_SIZES[m.group(2)]} {m.group(1).strip()}"),
     # large amounts (a stockpile of metal): digit groups, hundreds and thousands
     (re.compile(r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+)(?![\w,-]|\.\d)"), lambda m: m.group(1).replace(",", "")),
     # "seventeen hundred and fifty" (its "fifty" already 50)

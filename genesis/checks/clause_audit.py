@@ -88,6 +88,10 @@ def named_switches(text: str) -> dict[str, bool]:
     out = {}
     if re.search(r"\b(?:cannot|can't|can\s+not|may\s+not)\s+(?:build|produce)\b", low):
         out["production"] = False
+    # vision said as the units' own sight: fog on
+    if re.search(r"\b(?:only\s+(?:see|sees)\s+what|(?:sight|vision|eyes)\s+(?:is|are)\s+all\s+(?:you|the\s+player)\s+"
+                 r"(?:get|gets|have|has)|(?:vision|sight)\s+(?:is\s+)?(?:limited|restricted)\s+to)\b", low):
+        out["fog_of_war"] = True
     for key, word in (("fog_of_war", r"fog(?:\s+of\s+war)?"), ("production", r"production|reinforcements?")):
         if not re.search(rf"\b(?:{word})\b", low):
             continue
@@ -284,7 +288,7 @@ class LevelFacts:
 def missing(text: str, facts: LevelFacts) -> list[str]:
     """What the clause names that the level lacks, each as a short phrase ([] when nothing is missing)."""
     out = []
-    for words, ids, n in named_types(text):
+    for words, ids, n in named_types(_canonical(text)):    # "a heavy tank quartet" counts 4
         if not ids & (facts.strings | facts.lua_strings):
             out.append(f"no {words} in the level")
         elif n is not None and not any(n in facts.counts.get(t, ()) for t in ids) and not ids & facts.lua_strings:

@@ -1543,7 +1543,10 @@ _SIGHT_ONLY = re.compile(r"\b(?:all|everything)\s+(?:you|the\s+player)\s+(?:can\
                          r"(?:what|around|near)\s+" + _OWN_UNITS + r"(?:\s+(?:can\s+)?see)?\b"
                          r"|\bnothing\s+(?:past|beyond|outside)\s+" + _OWN_UNITS + r"\s+(?:sight|vision|view)(?:\s+lines?|"
                          r"\s+range)?\b"
-                         r"|\b(?:vision|sight|visibility)\s+(?:is\s+)?(?:limited|restricted)\s+to\s+(?:what\s+)?" + _OWN_UNITS)
+                         r"|\b(?:vision|sight|visibility)\s+(?:is\s+)?(?:limited|restricted)\s+to\s+(?:what\s+)?" + _OWN_UNITS
+                         # "your units' own sight is all you get"
+                         + r"|" + _OWN_UNITS + r"\s+(?:own\s+)?(?:sight|vision|eyes)\s+(?:is|are)\s+all\s+(?:you|the\s+player)\s+"
+                         r"(?:get|gets|have|has)\b")
 
 
 def _units_and_switches(r: Reading) -> None:

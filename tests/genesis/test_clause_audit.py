@@ -164,3 +164,10 @@ def test_a_goal_asked_without_a_clock_is_not_honoured_by_a_level_with_a_deadline
                                        ("a walled-in enemy base", "wall"), ("the artillery park", "artillery_bot")])
 def test_kind_words_name_every_type_of_their_kind(text, kind):
     assert any(kind in ids for _, ids, _ in A.named_types(text))
+
+
+def test_a_group_word_after_the_unit_counts_and_own_sight_means_fog():
+    level = _level(units=["light_tank"], switches={"fog_of_war": False, "production": False})
+    facts = A.LevelFacts.of(level, [])
+    assert A.missing("a light tank trio and nothing else", facts) == ["3 light tank named, the level has 1 light tank"]
+    assert A.missing("your squad's own sight is all you get", facts) == ["fog of war is off in the level"]

@@ -686,3 +686,9 @@ def test_ordinary_words_near_those_are_not_refused():
     for query in ("Survive endless waves from the north for 5 minutes.", "Waves from the west; lose no more than "
                   "zero storages until 4:00.", "Minus the scouts, you start with 6 light tanks; hold the hill for 90 s."):
         assert read(query).is_game, query
+
+
+def test_a_group_word_after_the_unit_and_vision_said_as_the_units_own_sight():
+    c = read("An assault bot trio and nothing else; 9 light bots come at them from a random side. Your troops' own "
+             "sight is all you get.").concepts
+    assert c.fog is True and c.squad == {"assault_bot": 3}
