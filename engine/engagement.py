@@ -3,7 +3,8 @@
 A level designer has no simulator at hand, yet writes expectations ("the defence holds with at
 least 3 units left", "the strike force takes the outpost in under a minute"). These numbers give
 it one: every armed ground unit type's worth in `BASE` units, measured by real engagements on
-open ground, and the square law groups of them follow (checked by `square_law_rows`).
+open ground, and the square law groups of them follow (`square_law_survivors`, checked against the
+measured rows by a test).
 
 `engine/data/unit_worth.json` holds the measured table (`python -m engine.data.build_worth`
 rewrites it; a test replays it against the engine, so balance changes cannot leave it stale).
@@ -126,9 +127,9 @@ def measure() -> dict[str, Any]:
     for kind in measured_types():
         k = group_size(kind)
         best = fewest_to_beat(kind, k)
-        rows[kind] = ({"group": k, "stands": stands(kind), "beaten_by": best.attackers, "worth": round(best.attackers / k, 1),
-                       "survivors": best.survivors, "seconds": best.seconds} if best else
-                      {"group": k, "stands": stands(kind), "beaten_by": None, "worth": None})
+        rows[kind] = {"group": k, "stands": stands(kind), **(
+            {"beaten_by": best.attackers, "worth": round(best.attackers / k, 1), "survivors": best.survivors,
+             "seconds": best.seconds} if best else {"beaten_by": None, "worth": None})}
     law = [dict(zip(("big", "small", "survivors", "seconds"), (f.attackers, f.defenders, f.survivors, f.seconds)))
            for f in (fight(BASE, big, BASE, small) for big, small in SQUARE_LAW_SIZES)]
     stances = {}

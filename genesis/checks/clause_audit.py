@@ -77,14 +77,20 @@ def named_types(text: str) -> list[tuple[str, frozenset[str], int | None]]:
     return out
 
 
-_PAIR = re.compile(r"\b(?:both\s+)?(fog(?:\s+of\s+war)?|production)\s+and\s+(fog(?:\s+of\s+war)?|production)\s+"
-                   r"(?:(?:are|were)\s+)?(?:both\s+)?(?:(?:turned|switched|set)\s+)?(off|on|disabled|enabled)\b")
+# a state said once for both switches: "production and fog both off" -> "production off and fog off"
+SWITCH_PAIR = re.compile(r"\b(?:both\s+)?(?P<a>fog(?:\s+of\s+war)?|production)\s+and\s+(?P<b>fog(?:\s+of\s+war)?|production)\s+"
+                         r"(?:(?:are|were)\s+)?(?:both\s+)?(?:(?:turned|switched|set)\s+)?(?P<state>off|on|disabled|enabled)\b")
+
+
+def each_switch(m: re.Match) -> str:
+    """A SWITCH_PAIR match with its state said for each switch."""
+    return f"{m.group('a')} {m.group('state')} and {m.group('b')} {m.group('state')}"
 
 
 def named_switches(text: str) -> dict[str, bool]:
     """Fog of war and production as the text sets them ("fog of war is off", "no production", "production and
     fog both off", "you cannot build")."""
-    low = _PAIR.sub(lambda m: f"{m.group(1)} {m.group(3)} and {m.group(2)} {m.group(3)}", text.lower())
+    low = SWITCH_PAIR.sub(each_switch, text.lower())
     out = {}
     if re.search(r"\b(?:cannot|can't|can\s+not|may\s+not)\s+(?:build|produce)\b", low):
         out["production"] = False

@@ -14,6 +14,7 @@ from functools import lru_cache
 from engine.catalog import load_catalog
 from genesis.models import Concepts
 from genesis import quantities
+from genesis.checks import clause_audit
 from genesis.offline import side_armies, spelling
 from genesis.offline import vocabulary as V
 
@@ -155,16 +156,6 @@ def _turned_out(m: re.Match) -> str:
     return "produce" if ours or not said_before.strip() else "send"
 
 
-def _both_switches(m: re.Match) -> str:
-    """"production and fog both off" -> "production off and fog off": each switch gets the state said once."""
-    return f"{m.group('a')} {m.group('state')} and {m.group('b')} {m.group('state')}"
-
-
-_SWITCH_WORD = r"(?:fog(?:\s+of\s+war)?|production)"
-_BOTH_SWITCHES = re.compile(r"\b(?:both\s+)?(?P<a>" + _SWITCH_WORD + r")\s+and\s+(?P<b>" + _SWITCH_WORD + r")\s+(?:(?:are|were)\s+)?"
-                            r"(?:both\s+)?(?:(?:turned|switched|set)\s+)?(?P<state>off|on|disabled|enabled)\b")
-
-
 _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand"),
            # attacks that keep coming at a target are raids: "quick bots keep darting at your collectors"
@@ -177,7 +168,7 @@ _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their
            # turning units out of a factory is producing them: "churn out fifteen light bots", "pump out 6 tanks"
            (re.compile(r"(?<![\w-])(?:churn|pump|crank|turn|spit)(?:s|ing|ed)?\s+out(?=\s+(?:\d+|an?|"
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), _turned_out),
-           (_BOTH_SWITCHES, _both_switches)]
+           (clause_audit.SWITCH_PAIR, clause_audit.each_switch)]
 # Corners named as on a screen ("the top-left corner", "bottom right") are compass corners: north is up.
 _SCREEN_CORNERS = {("top", "left"): "north-west", ("top", "right"): "north-east", ("bottom", "left"): "south-west",
                    ("bottom", "right"): "south-east"}
