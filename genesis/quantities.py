@@ -204,7 +204,9 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
                 r"gone|ticked\s+by|run\s+out)(?![\w-])"), lambda m: f"at {_matched_clock(m)}"),
     # the end of the game named as a moment: "the whistle blows at 12 minutes" is a game lasting that long
     (re.compile(r"(?<![\w-])(?:the\s+)?(?:final\s+)?whistle\s+blows\s+at|(?:it's|it\s+is)\s+over\s+at|"
-                r"the\s+(?:game|match|round|battle)\s+ends\s+at|time\s+(?:is\s+up|runs\s+out)\s+at|"
+                r"the\s+(?:game|match|round|battle)\s+ends\s+at|time\s+(?:is\s+up|runs\s+out|expires)\s+at|"
+                r"(?:a\s+|the\s+)?hard\s+(?:stop|cut-?off|limit)\s+(?:is\s+)?at|(?:the\s+)?cut-?off\s+(?:is\s+)?at|"
+                r"(?:everything|play|the\s+(?:game|match|clock))\s+stops\s+at|the\s+buzzer\s+(?:sounds|goes)\s+at|"
                 r"the\s+(?:game\s+)?(?:clock|timer|watch|stopwatch)\s+(?:runs\s+out|stops|hits\s+zero|expires)(?:\s+(?:you|the\s+game|"
                 r"everything|play))?(?:\s+(?:cold|dead|short))?\s+at"), lambda m: "lasting"),
     # a clock reading stated through the clock: "until the clock hits 3:00", "the 3:00 mark", "the timer reads 2:30"
@@ -214,6 +216,9 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])the\s+(?:game\s+)?(?:clock|timer)\s+(?:hits|reads|shows|strikes|reaches|passes|"
                 rf"says|turns|ticks\s+(?:over|past)(?:\s+to)?)\s+{_ANY}\s*{_UNIT}(?![\w-])"), lambda m: _matched_clock(m)),
     (re.compile(r"(?<![\w-])the\s+(\d{1,2}:[0-5]\d)\s+mark(?![\w-])"), lambda m: m.group(1)),
+    # a moment said as its arrival: "when the twelve-minute mark arrives", "once 4:00 comes around" -> "at 12:00"
+    (re.compile(r"(?<![\w-])(?:when|once|as\s+soon\s+as)\s+(\d{1,2}:[0-5]\d)\s+(?:arrives|comes(?:\s+around)?|"
+                r"rolls\s+around|is\s+reached|hits|strikes|ticks\s+over)(?![\w-])"), lambda m: f"at {m.group(1)}"),
     # the end of the game on the clock: "the watch stops at the eight-minute mark" -> "lasting 480 seconds"
     (re.compile(r"(?<![\w-])lasting\s+(\d{1,2}):([0-5]\d)\b"),
      lambda m: f"lasting {int(m.group(1)) * 60 + int(m.group(2))} seconds"),

@@ -92,7 +92,8 @@ def _count_before(text: str, nouns: str) -> re.Match | None:
 
 
 def normalise(query: str) -> tuple[str, list[int]]:
-    """Lower case with single spaces and straight quotes, and where each character came from."""
+    """Lower case with single spaces, straight quotes and underscores as spaces, and where each character came
+    from."""
     out: list[str] = []
     where: list[int] = []
     for i, ch in enumerate(query):
@@ -102,7 +103,8 @@ def normalise(query: str) -> tuple[str, list[int]]:
                 where.append(i)
             continue
         low = ch.lower()
-        out.append({"\u2019": "'", "\u2018": "'", "\u2013": "-", "\u2014": "-"}.get(low, low if len(low) == 1 else ch))
+        # "light_bots", "metal_extractor": a roster id reads as its words
+        out.append({"\u2019": "'", "\u2018": "'", "\u2013": "-", "\u2014": "-", "_": " "}.get(low, low if len(low) == 1 else ch))
         where.append(i)
     if out and out[-1] == " ":
         out.pop()
@@ -371,7 +373,9 @@ _ATTACKED = re.compile(r"\b(?:waves?|attack\w*|assault\w*|raid\w*|push(?:es)?|co
                        r"invad\w*|invasion|charg\w*|prob(?:e|es|ing)|pokes?|barrage|shell\w*|bombard\w*|onslaught|"
                        r"siege|besieg\w*|swarm\w*|horde|incursion|offensive|fronts?|advanc\w*|march\w*|"
                        r"(?:comes?|coming|pours?|sweeps?|descends?|approach\w*)(?:\s+\w+)?\s+from|"
-                       r"(?:darts?|dashes|dash|lunges?|swoops?|pounces?)\s+(?:in\s+)?(?:at|on|onto|into))\b")
+                       r"(?:darts?|dashes|dash|lunges?|swoops?|pounces?)\s+(?:in\s+)?(?:at|on|onto|into)|converg\w*|"
+                       r"clos(?:e|es|ing)\s+in|bear(?:s|ing)?\s+down|hunt(?:s|ing)?|(?:comes?|coming|go(?:es)?|going)\s+"
+                       r"(?:at|for|after))\b")
 
 
 # what a request for system access is asked of: "have a rule ...", "make the script ...", "use lua to ..."
@@ -484,7 +488,7 @@ def _refuse(r: Reading, why: str) -> Reading:
 _KILL = (r"(?:destroy|knock\s+out|knock\s+down|take\s+out|raze|demolish|wreck|flatten|silence|eliminate|kill|"
          r"neutrali[sz]e|wipe\s+out|take\s+down|bring\s+down|level|topple|blow\s+up|burn\s+down|smash|tear\s+down|"
          r"pull\s+down|obliterate|annihilate|erase|wipe)")
-_SIEGE_NOUNS = (r"storage|base|fortress|turrets?|factory|hq|headquarters|bunkers?|stronghold|fort|plant|lab|"
+_SIEGE_NOUNS = (r"storages?|base|fortress|turrets?|factor(?:y|ies)|hq|headquarters|bunkers?|stronghold|fort|plants?|labs?|"
                 r"emplacements?|batter(?:y|ies)|commander|guns?|installations?|outposts?|towers?|radars?|"
                 r"radar\s+towers?|dish(?:es)?|buildings?")
 _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all|each|both)\s+(?:of\s+the\s+)?(?:enemy\s+)?"
@@ -498,7 +502,8 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all
                     r"(?P<gap1>[^.]{0,240}?)\b(?:" + _KILL + r"\s+(?:it|them|him|her)|(?:take|knock|wipe|bring|shoot)\s+"
                     r"(?:it|them|him|her)\s+(?:out|down))\b"
                     # "bring down every one of the three enemy radar towers"
-                    r"|\b" + _KILL + r"\s+(?:every|each|all)\s+(?:(?:last|single)\s+)?(?:one\s+)?(?:of\s+)?(?:the|their)\s+"
+                    r"|\b" + _KILL + r"\s+(?:every|each|all)\s+(?:(?:last|single)\s+)?(?:one\s+|(?:\d+|"
+                    + "|".join(V.NUMBER_WORDS) + r")\s+)?(?:of\s+)?(?:the|their)\s+"
                     r"(?:\w+\s+)?(?:enemy\s+)?(?:[\w-]+\s+){0,2}?(?:" + _SIEGE_NOUNS + r")\b"
                     # the target first, its end in the passive: "their whole base has to be rubble by 10:00"
                     r"|\b(?:their|the\s+enemy'?s?)\s+(?:whole\s+|entire\s+)?(?:" + _SIEGE_NOUNS + r")\b(?P<gap2>[^.;]{0,60}?)\b(?:has|have|"
@@ -663,6 +668,8 @@ _START_FORCES = re.compile(r"\b(?:" + _PLAYER + r"\s+(?:starts?|begins?)\s+(?:(?
                            r"(?:with|from)|(?:starting|beginning)\s+(?:(?:out|off)\s+)?(?:with|from)|"
                            + _PLAYER + r"(?:\s+(?:gets?|has|have|have\s+got|will\s+have)|'ve\s+got|'ll\s+have)|"
                            r"with\s+a\s+fortified\s+base\s+of|"
+                           # "claim the ford with just 4 light bots and 2 rocket bots": all the player has
+                           r"(?:with|using)\s+(?:just|only|merely|nothing\s+but|no\s+more\s+than)|"
                            r"(?:you(?:'re|\s+are)|i(?:'m|\s+am)|we(?:'re|\s+are)|the\s+player\s+is)\s+"
                            r"(?:given|handed|issued|allotted|dealt)|"
                            + _PLAYER + r"\s+(?:receives?|command|commands|control|controls))\s+"
@@ -768,8 +775,14 @@ def _teams(r: Reading) -> None:
                          r"\ball\s+of\s+us\s+(?:are\s+)?(?:enemies|foes|rivals)\s+(?:of|to)\s+(?:each\s+other|one\s+another)\b|"
                          r"\bfriendless\b|\b(?:nobody|no\s+one)\s+(?:owes|trusts|helps|is\s+allied\s+with|sides\s+with)\s+"
                          r"(?:anybody|anyone|each\s+other)\b|\blast (?:one|team|side|player|army|faction|commander|base|empire|clan)"
-                         r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b", text):
-        if m.group(0).startswith("last ") and (_sides_in_words(text) or _team_sides(text)):
+                         r"(?:\s+[\w-]+){0,4}?\s+(?:alive|standing|remaining|left)\b|"
+                         # "five factions, each handed a commander": sides counted one by one, none allied
+                         r"\b(?:\d+|" + "|".join(V.NUMBER_WORDS) + r")\s+(?:ai\s+|rival\s+)?(?:factions|empires|clans|"
+                         r"nations|warlords|kingdoms|tribes|houses|armies|players)\s*,?\s+each\b", text):
+        if not m.group(0).startswith(("last ", "each", "every")) and \
+                re.search(r"\b(?:all(?:y|ies|ied)|alliances?|teams?\s+of|side\s+with)\b", text):
+            continue    # "four armies, each with an ally": teams, not everyone on their own
+        if not m.group(0).startswith(("each", "every")) and (_sides_in_words(text) or _team_sides(text)):
             continue    # "3v3 ...; last team standing wins", "me and two allies against three armies": sides
         c.archetype = "ffa"
         r.hit(m, "archetype")
@@ -818,6 +831,11 @@ def _teams(r: Reading) -> None:
         c.teams = 2
         r.hit(span, "ffa_count")
         return
+    # "ranked" says how a battle ends, not who is allied: "3v3 ... ranked by damage dealt" stays a team battle
+    ranked_only = c.archetype == "ffa" and all(r.text[h.start:h.end] == "ranked" for h in r.hits if h.key == "archetype")
+    if m and ranked_only and int(m.group(1)) > 1:
+        r.hits = [h for h in r.hits if h.key != "archetype"]
+        c.archetype = "teams"
     if m and c.archetype != "ffa":
         c.team_size = int(m.group(1))
         problem = ""
@@ -936,6 +954,15 @@ def _objectives(r: Reading) -> None:
                 c.objectives = int(number(counted.group(1)))
                 r.hit(counted, "objectives")
             break
+    if c.objective_type is None:
+        # any building of the roster kept: "the bot lab has to still be standing at 8:00", "protect your vehicle plant"
+        building = _unit_pattern("building")
+        kept = re.search(r"\b(?:the|your|my|our)\s+(?:only\s+)?" + building + r"\s+(?:(?:has|have|needs?|must|should)\s+"
+                         r"(?:to\s+)?)?(?:still\s+)?(?:be\s+)?(?:still\s+)?" + _STILL, text) \
+            or re.search(r"\b(?:keep|protect|defend|guard|save|shield)\s+(?:the|your|my|our)\s+(?:only\s+)?" + building, text)
+        if kept and not re.search(r"(?:enemy|their|opponent'?s?|hostile)\s+$", text[:kept.start(1)]):
+            c.objective_type = roster_names()[kept.group(1)]
+            r.hit(kept, "objective")
     for m in re.finditer(r"\boutposts?\b", text):
         r.hit(m, "objective")
     if (m := re.search(r"\b(?:two|2)\s+(?:allied\s+|friendly\s+)?bases\b", text)):
@@ -1026,7 +1053,8 @@ def _keep_count(r: Reading) -> None:
             r.hit(m, "keep_count")
 
 
-_DEFEAT = r"(?:(?:i|you|we)\s+lose|(?:it'?s|it\s+is|that'?s|that\s+is)\s+(?:a\s+)?(?:defeat|loss|game\s+over)|game\s+over|defeat)"
+_DEFEAT = (r"(?:(?:i|you|we)\s+lose|(?:it'?s|it\s+is|that'?s|that\s+is)\s+(?:a\s+)?(?:defeat|loss|game\s+over|over)|game\s+over|"
+           r"defeat)")
 _FALLEN = r"(?:are\s+|is\s+|get\s+|gets\s+)?(?:destroyed|lost|killed|die|fall(?:en)?|razed|taken\s+out|go\s+down|wrecked)\b"
 
 
@@ -1063,6 +1091,19 @@ def _loss_threshold(r: Reading, noun: str, of_total: str) -> bool:
             c.objectives, c.keep_objectives = total, total - lost
         r.hit(m, "keep_count")
         return True
+    # the loss only once none is left: "lose all of them and it's over", "if every one of your extractors falls, you lose"
+    all_gone = re.compile(r"\b(?:los(?:e|ing)|(?:if|once|when|should)\s+(?:you\s+|i\s+|we\s+)?lose)\s+(?:all|every\s+(?:last\s+)?one|each)"
+                          r"\s+(?:of\s+)?(?:them|those|these|(?:my|your|our|the)\s+(?:[\w-]+\s+){0,2}?" + noun + r")\s*,?\s+"
+                          r"(?:and\s+|then\s+)?(?:" + _DEFEAT + r"|is\s+(?:a\s+)?(?:defeat|loss))\b"
+                          r"|\b(?:if|once|when|should)\s+(?:all|every\s+(?:last\s+)?one|each)\s+(?:of\s+)?(?:them|those|these|"
+                          r"(?:my|your|our|the)\s+(?:[\w-]+\s+){0,2}?" + noun + r")\s+" + _FALLEN + r"[^.;]{0,20}?" + _DEFEAT
+                          + r"\b")
+    for m in all_gone.finditer(text):
+        if re.search(_unit_pattern("mobile"), m.group(0)):
+            continue          # a squad's losses are the micro family's
+        c.keep_objectives = 1
+        r.hit(m, "keep_count")
+        return True
     for m in down_to.finditer(text):
         left = int(number(next(g for g in m.groups() if g and (g[0].isdigit() or g in V.NUMBER_WORDS))))
         total = c.objectives if c.objectives and c.objectives > left + 1 else left + 2
@@ -1087,6 +1128,10 @@ def _waves(r: Reading) -> None:
         # the count named after the noun it counts: "waves that double each time, 3 of them"
         m = re.search(r"\b(?:waves|attacks|assaults|raids|pushes)\b[^.;]{0,60}?(?<![\w-])" + _NUM
                       + r"\s+of\s+them\b", text)
+    if not m:
+        # the player struck a number of times: "you'll be hit four times", "they attack you 3 times"
+        m = re.search(r"\b(?:(?:be|get|gets|getting|are|is)\s+)?(?:hit|attacked|struck|assaulted|raided|assailed|"
+                      r"(?:attack|strike|raid|assault)s?\s+(?:you|your\s+\w+|the\s+\w+))\s+" + _NUM + r"\s+times\b", text)
     if m:
         c.waves = int(number(m.group(1)))
         r.hit(m, "waves")
@@ -1407,7 +1452,10 @@ def _set_limit(r: Reading, lm: re.Match, limit: float) -> None:
         r.unsupported.append(problem)
         limit = 3600.0
     r.concepts.time_limit = limit
-    r.hit(lm, "time_limit", problem)
+    # the verb of lasting is the limit's too: "hold out until 6:00", "hang on for five minutes"
+    last = re.search(r"\b(?:survive|hold\s+out|hang\s+on|hang\s+in(?:\s+there)?|endure|last|stay\s+alive|keep\s+going|"
+                     r"stick\s+it\s+out|ride\s+it\s+out|weather\s+(?:it|the\s+storm))\s+$", r.text[:lm.start()])
+    r.hit((last.start(), lm.end()) if last else lm, "time_limit", problem)
 
 
 _OPPOSITE = re.compile(r"\b(?:the\s+)?(?:side|direction|flank|edge|quarter)\s+opposite\s+(?:to\s+)?(?:the\s+)?(?:first|"
@@ -1445,7 +1493,11 @@ def _directions(r: Reading) -> None:
         elif m.group(6) or m.group(7):
             name = m.group(6) or m.group(7)
         else:
-            named += [(m.start(), m.end(), "left"), (m.start(), m.end(), "right")]
+            # "both sides" after two compass sides are named is those two ("from the north-east at 1:00, from the
+            # south at 2:30, and from both sides together at 4:00"); else the two flanks
+            prior = list(dict.fromkeys(n for *_, n in named if n not in ("left", "right")))
+            both = prior[-2:] if len(prior) >= 2 and m.group(8).startswith("both") else ["left", "right"]
+            named += [(m.start(), m.end(), n) for n in both]
             continue
         named.append((m.start(), m.end(), name))
     if any(n in ("left", "right") for *_, n in named):
@@ -1565,7 +1617,9 @@ def _units_and_switches(r: Reading) -> None:
     c.ground = not c.air or bool(ground)
     for m in ground:
         r.hit(m, "ground")
-    c.unit_kinds = [k for k, ts in V.UNIT_KIND_TRIGGERS.items() if any(_has(text, t) for t in ts)]
+    # a building's name says no kind of attacker ("the bot lab", "a vehicle plant")
+    unbuilt = re.sub(r"(?<![\w-])" + _unit_pattern("building"), lambda b: " " * len(b.group(0)), text)
+    c.unit_kinds = [k for k, ts in V.UNIT_KIND_TRIGGERS.items() if any(_has(unbuilt, t) for t in ts)]
     for w in ("artillery only", "only artillery", "artillery-only", "all-artillery", "all artillery"):
         if (m := _find(text, w)):
             c.unit_kinds = ["artillery"]
@@ -1749,6 +1803,10 @@ def _raids(r: Reading) -> None:
     target = target or re.search(r"\b(?:comes?|coming|dives?|diving|swoops?|swooping|descends?|descending|flies|"
                                  r"flying|rushes|rushing|charges|charging|streaks?|streaking)\b[^.;]{0,60}?\bat\s+"
                                  r"(?:your|the|my|our)\s+(?:\w+\s+)??" + _unit_pattern("building"), text)
+    # ... or a schedule of attackers on it: "bombers every 70 seconds on my solar collectors"
+    target = target or re.search(r"\b(?:bombers?|raiders?|raids?|strikes?|attacks?|gunships?|waves?|sorties?)\s+every\s+"
+                                 r"[^.;,]{1,30}?\s+(?:on|at|against)\s+(?:your|the|my|our)\s+(?:\w+\s+)??"
+                                 + _unit_pattern("building"), text)
     if target and (c.raids or c.wave_interval):
         c.raids = True
         c.raid_target_type = roster_names()[target.group(1)]
@@ -1790,6 +1848,10 @@ def _raid_size(r: Reading) -> None:
         sentence = text[text.rfind(".", 0, m.start()) + 1:(text.find(".", m.end()) + 1 or len(text))]
         periodic = re.search(r"\bevery\b|\braids?\b|\beach\b", sentence)
         if not periodic or re.search(r"\b(?:you|your|player)\s+(?:start|begin|have|get)s?\b[^.;]*$", before):
+            continue
+        # the player's units, a goal or a target are counted too ("build 4 heavy tanks while a raid hits")
+        if re.search(r"\b(?:build|train|make|produce|field|assemble|muster)\s+(?:up\s+)?$", before) or any(
+                h.key in NOT_ATTACKERS and h.start <= m.start(1) < h.end for h in r.hits):
             continue
         size = _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))
         if size < 1:
@@ -1843,7 +1905,7 @@ def _protect(r: Reading) -> None:
     text, c = r.text, r.concepts
     objective_types = set(V.OBJECTIVE_TYPES.values())
     one = "(" + "|".join(re.escape(n) for n, t in sorted(roster_names().items(), key=lambda kv: -len(kv[0]))
-                         if t not in objective_types and not n.endswith("s")) + r")(?![\w-])"
+                         if t not in objective_types and t not in _building_types() and not n.endswith("s")) + r")(?![\w-])"
     mobile = _unit_pattern("mobile")
     m = re.search(r"\b(?:do not|don't|never)\s+let\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:die|be (?:killed|"
                   r"destroyed)|fall)", text) \
@@ -1878,9 +1940,12 @@ def _protect(r: Reading) -> None:
 
 
 _GONE = (r"(?:(?:is|gets|get|are|'s)\s+)?(?:destroyed|killed|lost|razed|taken\s+out|wiped\s+out|blown\s+up|"
-         r"knocked\s+out)|falls|fall|dies|die|goes\s+down|go\s+down")
+         r"knocked\s+out|wrecked|gone)|falls|fall|dies|die|goes\s+down|go\s+down|explodes|blows\s+up|perishes")
 _FAILED = (r"(?:you|i|we)(?:'ve|\s+have)?\s+(?:failed|lost)|(?:you|i|we)\s+lose|(?:it|that)(?:'s|\s+is)\s+(?:over|game\s+"
-           r"over|a\s+loss|a\s+defeat)|game\s+over|the\s+(?:mission|run|game|scenario)\s+(?:fails|is\s+(?:lost|over)|ends)")
+           r"over|a\s+loss|a\s+defeat)|game\s+over|the\s+(?:mission|run|game|scenario|match|round|battle)\s+(?:fails|"
+           r"is\s+(?:lost|over)|ends)")
+# the moment a loss is said from: "if it dies", "the moment it explodes", "as soon as he falls"
+_WHEN = r"(?:if|once|when|should|the\s+moment|as\s+soon\s+as|the\s+instant|the\s+second)"
 
 
 def _loss_on_loss(r: Reading) -> None:
@@ -1893,7 +1958,7 @@ def _loss_on_loss(r: Reading) -> None:
     owner = r"(?:your|my|our|the)\s+(?:own\s+)?(?:only\s+)?"
     m = re.search(r"\b(?:you|i|we)\s+lose\s+(?:the\s+game\s+)?(?:if|when|once|should)\s+" + owner + names + r"\s+(?:"
                   + _GONE + r")\b", text) \
-        or re.search(r"\b(?:if|once|when|should)\s+" + owner + names + r"\s+(?:" + _GONE + r")\b[^.;]{0,25}?\b(?:"
+        or re.search(r"\b" + _WHEN + r"\s+" + owner + names + r"\s+(?:" + _GONE + r")\b[^.;]{0,25}?\b(?:"
                      + _FAILED + r")\b", text) \
         or re.search(r"\blose\s+(?:any|a\s+single|one|your)\s+" + names + r"\s+and\s+(?:you(?:'re|\s+are)\s+out|(?:"
                      + _FAILED + r"))\b", text)
@@ -1910,11 +1975,22 @@ def _loss_on_loss(r: Reading) -> None:
             r.hit(m, "keep_count")
         return
     # by pronoun: the unit kept alive, escorted or the objective named before
-    if c.protect_unit or c.escort_unit or c.objective_type:
-        p = re.search(r"\b(?:if|once|when|should)\s+(?:it|he|she)(?:'s|\s+is|\s+gets)?\s+(?:destroyed|killed|lost|dies|falls|"
-                      r"goes\s+down)\b[^.;]{0,25}?\b(?:" + _FAILED + r")\b", text)
-        if p is not None:
-            r.hit(p, "protect" if c.protect_unit or c.escort_unit else "keep_count")
+    p = re.search(r"\b" + _WHEN + r"\s+(?:it|he|she)(?:'s|\s+is|\s+gets)?\s+(?:" + _GONE + r")\b[^.;]{0,25}?\b(?:"
+                  + _FAILED + r")\b", text)
+    if p is None:
+        return
+    if not (c.protect_unit or c.escort_unit or c.objective_type):
+        # ... or the player's unit named last before the pronoun ("your heavy tank is all that matters: ... the
+        # moment it explodes the match is lost")
+        mine = [m for m in re.finditer(r"\b(?:your|my|our)\s+(?:only\s+|lone\s+|single\s+)?" + _unit_pattern("mobile"),
+                                       text[:p.start()]) if not m.group(1).endswith("s")]   # "it" is one unit
+        if not mine:
+            return
+        c.protect_unit = roster_names()[mine[-1].group(1)]
+        masked = text[:mine[-1].start()] + " " * (mine[-1].end() - mine[-1].start()) + text[mine[-1].end():]
+        c.unit_kinds = [k for k in c.unit_kinds if any(_has(masked, t) for t in V.UNIT_KIND_TRIGGERS.get(k, [k]))]
+        r.hit(mine[-1], "protect")
+    r.hit(p, "protect" if c.protect_unit or c.escort_unit else "keep_count")
 
 
 # A difficulty word counts when it qualifies the scenario: before a difficulty noun ("hard mode",
@@ -1976,6 +2052,11 @@ def _deadline_and_hold(r: Reading) -> None:
         hold = re.search(r"\bfor\s+(?:at\s+least\s+)?(?:(\d{1,2}):([0-5]\d)|" + _NUM + r"\s*" + _UNIT + r")\s+(?:end\s+to\s+end|"
                          r"straight|without\s+a\s+break|in\s+a\s+row|running|uninterrupted|continuously|non-?stop|unbroken)\b",
                          text)
+    if hold is None and c.archetype == "capture":
+        # the hold said as a span of possession: "75 seconds of sole possession is enough", "150 s of control wins"
+        hold = re.search(r"(?<![\w:])(?:(\d{1,2}):([0-5]\d)|" + _NUM + r"\s*" + _UNIT + r")\s+of\s+(?:(?:sole|uninterrupted|"
+                         r"continuous|unbroken|undisputed|uncontested|unchallenged|exclusive|total|complete|full)\s+)?"
+                         r"(?:possession|control|ownership|occupation|occupancy|holding|dominance)\b", text)
     cumulative = hold and re.search(r"\b(?:in\s+total|total\s+of|cumulative(?:ly)?|not\s+continuous|"
                                     r"non-continuous|all\s+told|combined)\b", text[hold.start():hold.end() + 40])
     if hold and c.archetype == "capture":
@@ -2011,7 +2092,7 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\bby\s+the\s+time\s+" + _NUM + r"\s*" + _UNIT + r"\s+(?:have|has)\s+(?:passed|elapsed|gone\s+by|run)\b",
                      text) \
         or re.search(r"\b(?:if|once|should)\s+" + _NUM + r"\s*" + _UNIT + r"\s+(?:pass|go\s+by|elapse|run\s+out|tick\s+by)\b"
-                     r"(?=[^.;]{0,40}?\b(?:lose|lost|loses|fail|failed|over)\b)", text) \
+                     r"(?=[^.;]{0,40}?\b(?:lose|lost|loses|loss|defeat|fail|failed|over)\b)", text) \
         or re.search(r"\bdeadline\s+(?:of\s+|at\s+|is\s+)?" + _CLOCK, text) \
         or re.search(r"\b(?:once|when|after)\s+" + _CLOCK + r"\s+(?:passes|has\s+passed|is\s+reached|arrives|comes)\b"
                      r"(?=[^.;]{0,30}?\b(?:fail|failed|lose|lost|loses)\b)", text)
@@ -2238,10 +2319,16 @@ def _locate_target(text: str) -> tuple[str | None, str, list[tuple[int, int]]] |
     if p is None:
         return None
     named = list(re.finditer(_ENEMY_NAMED + "(" + _unit_pattern("any") + "|" + _SITE_NOUNS + ")", text[:p.start()]))
-    if not named:
+    if named:
+        a = named[-1]
+        return a.group(1) or a.group(2), a.group(3), [a.span(), p.span()]
+    # "four hidden radar towers somewhere on the map: spot them all": hidden things are the enemy's to find
+    hidden = list(re.finditer(r"(?<![\w-])" + _NUM + r"\s+(?:hidden|concealed|secret|camouflaged)\s+("
+                              + _unit_pattern("any") + "|" + _SITE_NOUNS + ")", text[:p.start()]))
+    if not hidden:
         return None
-    a = named[-1]
-    return a.group(1) or a.group(2), a.group(3), [a.span(), p.span()]
+    a = hidden[-1]
+    return a.group(1), a.group(2), [a.span(), p.span()]
 
 
 def _recon(r: Reading) -> None:
@@ -2287,6 +2374,16 @@ def _recon(r: Reading) -> None:
                          r"different)\s+(?:every|each|from)\s+(?:game|round|match|run)(?:\s+to\s+(?:game|round|match|run))?\b|"
                          r"\bsomewhere\s+(?:different|new|else)\s+(?:every|each)\s+(?:game|round|match|run|time)\b", text):
         r.hit(s, "recon")
+    # a bare count of units read as a goal ("fog on, one scout, four hidden radar towers") is what searches
+    if c.target_composition:
+        for type_id, n in c.target_composition.items():
+            c.player_start[type_id] = c.player_start.get(type_id, 0) + n
+        c.target_composition = {}
+        c.production = None if c.production is True and not any(h.key == "production_switch" for h in r.hits) \
+            else c.production
+        for h in r.hits:
+            if h.key == "production_target":
+                h.key = "start_forces"
     c.scouting, c.raids, c.objective_type, c.objectives = False, False, None, None
     if c.fog is False:
         r.hits = [dataclasses.replace(h, problem="a search needs fog of war: the targets are hidden until seen")
@@ -2300,7 +2397,8 @@ _GROUP_WORDS = {"trio": 3, "pair": 2, "dozen": 12}
 _FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?|vehicles?|robots?|soldiers|troops|"
           r"infantry|artillery(?:\s+(?:bots?|units?|pieces|vehicles?))?))\b")
 # a few words may stand between the squad and its foe: "your four light tanks are on their own against twelve ..."
-_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:are|is|stand|stands|go|goes)(?:\s+[\w']+){0,3}?)?"
+_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:that|which|who))?"
+                     r"(?:\s+(?:are|is|stand|stands|go|goes)(?:\s+[\w']+){0,3}?)?"
                      r"\s+(?:versus|vs\.?|v|against|take on|face|faces|facing|face\s+down|faces\s+down|fight|"
                      r"(?:square|squares|face|faces)\s+off\s+(?:with|against)|go\s+up\s+against|goes\s+up\s+against|"
                      r"clash\s+with|clashes\s+with|meet|meets|run\s+into|runs\s+into|take\s+on|takes\s+on|"

@@ -12,7 +12,8 @@ _NUM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + 
 _ITEM = _NUM + r"\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
 _LIST = r"((?:(?:and\s+)?" + _ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)"
 _GETS = (r"(?:(?:starts?|starting|begins?|beginning)\s+(?:(?:out|off)\s+)?with|gets?|getting|has|have|having|is\s+given|"
-         r"are\s+given|fields?|fielding|spawns?\s+with|receives?|receiving|commands?|commanding|brings?|bringing)")
+         r"are\s+given|fields?|fielding|spawns?\s+with|receives?|receiving|commands?|commanding|brings?|bringing|"
+         r"(?:is\s+|are\s+)?(?:given|handed|issued|allotted|dealt|equipped\s+with|armed\s+with))")
 _SIDE = r"(?:teams?|armies|army|sides?|players?|factions?|warlords?|camps?|clans?|nations?|empires?)"
 # whose army a statement gives: every side's, the player's alliance's, or each enemy side's
 _ALL = re.compile(r"(?:\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+(?:\w+\s+)?)?" + _SIDE +
@@ -36,6 +37,9 @@ _BY_COMMANDERS = re.compile(
     r"(?:(?:are|is|has|have|has\s+been|have\s+been)\s+)?(?:dead|killed|destroyed|dies?|died|fall(?:s|en)?|lost)\b|"
     # "the last commander alive wins", "whose commander survives longest", "the side whose commander breathes last"
     r"\blast\s+commander\s+(?:alive|standing|left|breathing)\b|"
+    # "whoever's commander is last alive takes it", "the faction whose commander stays alive last"
+    r"\b(?:whoever'?s|whose)\s+commanders?\s+(?:is|stays|remains|are|stay|remain)\s+(?:the\s+)?(?:last\s+(?:one\s+)?"
+    r"(?:alive|standing|left|breathing)|alive\s+(?:the\s+)?(?:last|longest))\b|"
     r"\bwhose\s+commanders?\s+(?:survives?|lives?|lasts?|breathes?|holds?\s+out|stays?\s+alive)\s+(?:the\s+)?"
     r"(?:longest|last)\b|"
     # "whoever's commander outlives all the others"

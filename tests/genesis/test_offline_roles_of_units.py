@@ -1,0 +1,129 @@
+"""The offline reader on who a named unit belongs to and what a request's sides, holds and losses are, said
+in ways the family vocabulary does not list: roster ids as written in the catalog ("light_tanks"), factions
+counted one by one, a unit kept alive by pronoun, hidden targets with no enemy word, a hold said as a span of
+possession, a building kept standing. Every reading must also give a brief whose clauses stay honest."""
+from __future__ import annotations
+
+import pytest
+
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+
+
+def _concepts(query: str):
+    reading = read(query)
+    assert reading.refusal is None, reading.refusal
+    write_brief(query, reading)        # the brief is built from the reading: no clause is left unaccounted
+    return reading.concepts
+
+
+@pytest.mark.parametrize("query,field,expected", [
+    ("Field 5 light_tanks and 3 rocket_bots before 6:00.", "target_composition", {"light_tank": 5, "rocket_bot": 3}),
+    ("Destroy the enemy storage by 8:00; you begin with 2 heavy_tanks and 3 artillery_vehicles.", "player_start",
+     {"heavy_tank": 2, "artillery_vehicle": 3}),
+])
+def test_roster_ids_as_written_in_the_catalog_are_units(query, field, expected):
+    assert getattr(_concepts(query), field) == expected
+
+
+def test_factions_counted_one_by_one_each_given_an_army_are_a_free_for_all():
+    c = _concepts("Six clans, each given a commander and 4 light tanks; the clan whose commander stays alive "
+                  "last wins.")
+    assert (c.archetype, c.teams, c.elimination) == ("ffa", 6, "commanders")
+    assert c.side_army == {"commander": 1, "light_tank": 4}
+
+
+def test_armies_with_allies_are_not_everyone_on_their_own():
+    assert read("Four armies, each with an ally, fight for the middle.").concepts.archetype != "ffa"
+
+
+def test_a_ranking_does_not_turn_a_team_battle_into_a_free_for_all():
+    c = _concepts("2v2 with mixed armies; when the nine-minute mark arrives, sides are ranked by kills.")
+    assert (c.archetype, c.team_size, c.ranking, c.time_limit) == ("teams", 2, "kills", 540)
+
+
+def test_the_players_unit_kept_alive_by_pronoun():
+    c = _concepts("Your sniper_bot is the whole point: raiders close in on it from the east every 50 seconds, "
+                  "and the instant it dies you've failed; last until 4:00.")
+    assert c.protect_unit == "sniper_bot" and "sniper_bot" not in c.wave_units
+    assert c.directions == ["e"] and c.wave_interval == 50
+
+
+def test_hidden_targets_named_without_an_enemy_word_are_a_search():
+    c = _concepts("Fog on, two scouts, three concealed metal storages somewhere: find them all within 4 minutes.")
+    assert (c.archetype, c.locate_type, c.locate_count) == ("recon", "metal_storage", 3)
+    # the bare count before the targets is who searches, never a production goal
+    assert c.player_start == {"scout": 2} and not c.target_composition
+
+
+@pytest.mark.parametrize("query,hold,deadline", [
+    ("Seize the hill; 90 seconds of uncontested control wins, but if seven minutes pass first it's a defeat.",
+     90, 420),
+    ("Take the crossroads centre: 2:00 of sole possession and it is yours, 10 minute cap.", 120, None),
+])
+def test_a_hold_said_as_a_span_of_possession(query, hold, deadline):
+    c = _concepts(query)
+    assert (c.archetype, c.hold_time) == ("capture", hold)
+    if deadline:
+        assert c.deadline == deadline
+
+
+def test_a_squad_named_before_a_relative_clause_is_a_micro_skirmish():
+    c = _concepts("Watch a trio of heavy tanks which must take care of nine light bots; nothing is built, 3 minutes.")
+    assert (c.archetype, c.squad, c.enemy_force) == ("micro", {"heavy_tank": 3}, {"light_bot": 9})
+
+
+def test_only_these_units_are_the_players():
+    c = _concepts("Capture the northern bridge using only 3 assault bots and 2 rocket bots, and hold it for 80 "
+                  "seconds.")
+    assert c.player_start == {"assault_bot": 3, "rocket_bot": 2} and not c.wave_units
+
+
+def test_struck_a_number_of_times_counts_the_waves():
+    assert _concepts("They will strike your base five times, two minutes apart.").waves == 5
+
+
+def test_a_building_kept_standing_is_the_objective_not_an_attacker():
+    c = _concepts("Waves every 75 s from the south; the vehicle plant has to still be standing at 7:00.")
+    assert c.objective_type == "vehicle_plant" and "tank" not in c.unit_kinds and c.protect_unit is None
+    c = _concepts("Protect your air plant from waves every minute for five minutes.")
+    assert c.objective_type == "air_plant" and c.protect_unit is None
+
+
+def test_every_one_of_their_buildings_is_the_siege_target():
+    c = _concepts("Bring down all four of their bot labs before minute 12.")
+    assert (c.archetype, c.objective_type) == ("siege", "bot_lab")
+
+
+def test_a_production_goal_is_no_raid_size():
+    c = _concepts("Train 3 light tanks by 5:00 while a raid comes at minute 2.")
+    assert c.target_composition == {"light_tank": 3} and c.raid_size is None
+
+
+def test_a_schedule_of_attackers_on_a_building_is_a_raid_on_it_lost_only_when_all_are_gone():
+    c = _concepts("Gunships every 80 seconds on your metal extractors for five minutes; lose every one of them "
+                  "and it's over.")
+    assert (c.archetype, c.raid_target_type, c.keep_objectives) == ("raids", "metal_extractor", 1)
+
+
+def test_both_sides_after_two_named_sides_are_those_sides():
+    c = _concepts("Attacks from the west at 1:30, from the north at 3:00, and from both sides at 5:00; survive "
+                  "until 7:00.")
+    assert c.directions == ["w", "n", "w", "n"] and c.direction_times == [90, 180, 300, 300] and c.fronts == 2
+
+
+@pytest.mark.parametrize("query,limit", [
+    ("Train six rocket bots as fast as you can; hard stop at 5:15.", 315),
+    ("Raids hit your extractors every minute; the cut-off is at 7:00.", 420),
+])
+def test_a_hard_stop_is_the_end_of_the_game_not_an_attack(query, limit):
+    c = _concepts(query)
+    assert c.time_limit == limit and limit not in c.wave_times
+
+
+def test_the_verb_of_lasting_belongs_to_the_time_limit():
+    query = "Bombers hit your solar collectors every 90 s from the east; hang on until 5:00."
+    reading = read(query)
+    brief = write_brief(query, reading)
+    last = next(cl for cl in brief.clauses if "hang on" in cl.text)
+    assert reading.concepts.time_limit == 300 and last.status == "honoured", last
