@@ -953,6 +953,8 @@ def _objectives(r: Reading) -> None:
             if counted and re.search(r"\b(?:your|my|our)\s+$", text[:counted.start()]):
                 c.objectives = int(number(counted.group(1)))
                 r.hit(counted, "objectives")
+            elif c.objectives is None and _one_named(text, found, phrase):
+                c.objectives = 1
             break
     if c.objective_type is None:
         # any building of the roster kept: "the bot lab has to still be standing at 8:00", "protect your vehicle plant"
@@ -963,12 +965,22 @@ def _objectives(r: Reading) -> None:
         if kept and not re.search(r"(?:enemy|their|opponent'?s?|hostile)\s+$", text[:kept.start(1)]):
             c.objective_type = roster_names()[kept.group(1)]
             r.hit(kept, "objective")
+            if c.objectives is None and not kept.group(1).endswith("s"):
+                c.objectives = 1
     for m in re.finditer(r"\boutposts?\b", text):
         r.hit(m, "objective")
     if (m := re.search(r"\b(?:two|2)\s+(?:allied\s+|friendly\s+)?bases\b", text)):
         c.allied_bases = 2
         c.fronts = c.fronts or 2
         r.hit(m, "allied_bases")
+
+
+def _one_named(text: str, found: re.Match, phrase: str) -> bool:
+    """"the radar tower", "your solar collector": one building of the kind, named singular and definite (a base
+    is several buildings)."""
+    return not phrase.endswith("s") and phrase not in ("base", "storage") \
+        and bool(re.search(r"\b(?:the|your|my|our)\s+(?:only\s+|one\s+|single\s+|lone\s+)?$", text[:found.start()])) \
+        and not re.match(r"s\b", text[found.end():])
 
 
 _OBJECT_NOUNS = r"objectives?|buildings?|structures?|extractors?|collectors?|storages?|generators?|outposts?|bases"
@@ -2227,7 +2239,7 @@ def _escort(r: Reading) -> None:
                        r"(?:must|should|have\s+to|has\s+to|need\s+to|needs\s+to)?\s*(?:arrive|make\s+it|get\s+through|"
                        r"reach)", text)
     if arrive and number(arrive.group(1)) > 1:
-        r.hit(arrive, "escort_unit", f"\"{arrive.group(0)}\" is not built: the first of the convoy to arrive wins")
+        r.hit(arrive, "escort_unit", f"\"{arrive.group(0)}\" is not built: every one of the convoy must arrive")
     if c.protect_unit and c.protect_unit != c.escort_unit:
         why = (f"an escort keeps the escorted {c.escort_unit.replace('_', ' ')} alive; the "
                f"{c.protect_unit.replace('_', ' ')} is not part of it")
@@ -2269,10 +2281,6 @@ def _escort(r: Reading) -> None:
             c.ambush = True
             h.key = "ambush"
     c.raids = False
-    if c.escort_count and c.escort_count > 1:
-        # the convoy's first arrival wins: where it is brought is built, that all of it arrives is not
-        r.hits = [dataclasses.replace(h, problem="the first of the convoy to arrive wins; the others need not arrive")
-                  if h.key == "destination" and not h.problem else h for h in r.hits]
 
 
 _LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|sight|glimpsed?|glimpses|"

@@ -212,11 +212,11 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
         taken.append((x, y))
         units.append(UnitPlacement(type=t, count=n, x=round(x, 1), y=round(y, 1)))
     comps = [
-        RuleComponent(id="escort_arrival", purpose=f"the {vip.replace('_', ' ')} entering the destination wins; the "
-                      "deadline loses", kind="objective", library_rule="escort_arrival",
-                      requirement_ids=["escort_arrival", "deadline"],
+        RuleComponent(id="escort_arrival", purpose=f"the {vip.replace('_', ' ')} entering the destination wins "
+                      f"{'(every one of the convoy)' if count > 1 else ''}; the deadline loses", kind="objective",
+                      library_rule="escort_arrival", requirement_ids=["escort_arrival", "deadline"],
                       params={"team": PLAYER, "tag": VIP_TAG, "to": _xy(dest), "radius": DEST_RADIUS,
-                              "deadline": deadline}),
+                              "deadline": deadline, "need": count}),
         RuleComponent(id="vip_loss", purpose=f"losing the {vip.replace('_', ' ')} loses", kind="termination",
                       library_rule="protect_objective_loss", requirement_ids=["protect_unit"],
                       params={"team": PLAYER, "tag": VIP_TAG, "mode": "any"}),
@@ -233,7 +233,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     expects = {
         "escort_arrival": [
             won, {"event": "rule_log", "where": {"rule": "escort_arrival", "name": "vip_arrived", "fields.type": vip},
-                  "min": 1, "max": 1},
+                  "min": count, "max": count},
             {"event": "rule_log", "where": {"rule": "escort_arrival", "name": "escort", "fields.x": _xy(dest)[0],
                                             "fields.y": _xy(dest)[1], "fields.count": count}, "min": 1, "max": 1},
             {"state": {"at": 0, "team": PLAYER, "type": vip, "tag": VIP_TAG, "units_min": count, "units_max": count,

@@ -354,10 +354,22 @@ def test_a_capture_with_more_contenders_or_a_race_to_hold_is_reported_not_built(
     assert all(c.status != "honoured" for c in brief.clauses if "Four-team" in c.text or "first to hold" in c.text)
 
 
-def test_a_convoy_whose_first_truck_arriving_wins_does_not_claim_them_all():
-    brief = _brief("Convoy escort with 3 trucks: drive them to the east edge within 5 minutes past ambushes.")
+def test_a_convoy_is_won_only_when_every_truck_arrives():
+    query = "Convoy escort with 3 trucks: drive them to the east edge within 5 minutes past ambushes."
+    brief = _brief(query)
     (clause,) = [c for c in brief.clauses if "drive them" in c.text]
-    assert clause.status == "partial" and "first of the convoy" in clause.why
+    assert clause.status == "honoured", clause
+    gdd = design(brief)
+    arrival = next(r for r in gdd.rule_components if r.id == "escort_arrival")
+    assert arrival.params["need"] == 3
+    evidence = next(r for r in gdd.requirements if r.id == "escort_arrival")
+    assert any(e.model_dump().get("event") and e.model_dump().get("min") == 3 for e in evidence.expect)
+
+
+def test_a_convoy_asked_for_only_some_arrivals_is_partial():
+    brief = _brief("A convoy of 4 trucks drives to the east edge within 6 minutes; at least 2 of them must arrive.")
+    (clause,) = [c for c in brief.clauses if "at least 2" in c.text]
+    assert clause.status == "partial" and "every one of the convoy" in clause.why
 
 
 def test_a_program_or_a_negotiation_is_refused_naming_it():
