@@ -135,7 +135,9 @@ def _unit_pattern(kinds: str = "any") -> str:
     buildings = _building_types()
     names = [n for n, t in roster_names().items()
              if kinds == "any" or (kinds == "building") == (t in buildings)]
-    return "(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w-])"
+    # a mobile unit's name before "lab" or "plant" is a building's ("a bot lab", "the vehicle plant")
+    after = r"(?![\w-])(?!\s+(?:labs?|plants?)\b)" if kinds == "mobile" else r"(?![\w-])"
+    return "(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + ")" + after
 
 
 def is_english(text: str) -> bool:
@@ -491,7 +493,8 @@ _KILL = (r"(?:destroy|knock\s+out|knock\s+down|take\s+out|raze|demolish|wreck|fl
 _SIEGE_NOUNS = (r"storages?|base|fortress|turrets?|factor(?:y|ies)|hq|headquarters|bunkers?|stronghold|fort|plants?|labs?|"
                 r"emplacements?|batter(?:y|ies)|commander|guns?|installations?|outposts?|towers?|radars?|"
                 r"radar\s+towers?|dish(?:es)?|buildings?")
-_SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all|each|both)\s+(?:of\s+the\s+)?(?:enemy\s+)?"
+_SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all|each|both|\d+|" + "|".join(V.NUMBER_WORDS)
+                    + r")\s+(?:of\s+the\s+)?(?:enemy\s+)?"
                     r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
                     r"bunker|position|stronghold|fort|plant|lab|emplacements?|battery|batteries|commander|guns?|"
                     r"installations?|outpost|towers?|radar|dish(?:es)?|building)\b"
@@ -680,6 +683,13 @@ _FORCES_THEN_START = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(
                                 r"(?:" + _PLAYER + r"\s+(?:start|starts|begin|begins)\s+(?:(?:out|off)\s+)?with|"
                                 r"(?:you(?:'re|\s+are)|i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:handed|given|issued|dealt|allotted)|"
                                 + _PLAYER + r"(?:'ve|\s+have)\s+(?:got|been\s+(?:given|handed)))\b")
+# the units that act first in a sentence: "five artillery bots must destroy ...", "3 scouts have to find ..."
+_FORCES_ACT = re.compile(r"(?:^|[.;:!?]\s*)((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:must|will|have\s+to|"
+                         r"has\s+to|need\s+to|needs\s+to|are\s+to|should|get\s+to|try\s+to)\s+(?!be\b)")
+# what the player does something with: "hold the ridge with 5 heavy tanks against ...", "defend it with 4 turrets"
+_FORCES_WITH = re.compile(r"\b(?:hold|defend|protect|guard|take|capture|seize|claim|storm|assault|attack|break|clear|"
+                          r"survive|keep|escort|raid|scout|find|locate)\b[^.;]{0,40}?\bwith\s+((?:(?:and\s+)?" + _FORCE_ITEM
+                          + r"(?:\s*,\s*|\s+and\s+)?)+?)(?=\s+(?:against|versus|vs\.?)\b)")
 # "2 anti-air turrets are pre-built", "three turrets already stand": what the player has on the map at the start
 _PREBUILT = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:(?:are|is)\s+"
                        r"(?:already\s+)?(?:pre-?built|pre-?placed|built|placed|in\s+place|standing|up)|already\s+"
@@ -691,7 +701,10 @@ def _start_forces(r: Reading) -> None:
     constructor and 300 metal". Each item that names a roster unit (or metal) is a start force; the rest
     of the list is left to the clause accounting (not understood)."""
     c = r.concepts
-    for m in [*_START_FORCES.finditer(r.text), *_PREBUILT.finditer(r.text), *_FORCES_THEN_START.finditer(r.text)]:
+    for m in [*_START_FORCES.finditer(r.text), *_PREBUILT.finditer(r.text), *_FORCES_THEN_START.finditer(r.text),
+              *_FORCES_ACT.finditer(r.text), *_FORCES_WITH.finditer(r.text)]:
+        if any(h.key == "armies" and h.start <= m.start(1) < h.end for h in r.hits):
+            continue    # a skirmish's squad ("seven rocket bots must kill ...") is the micro reader's
         for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s+-\s|\s*$|" + _GOES_ON + ")", m.group(1)):
             count = int(number(item.group(1)))
             words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
@@ -1709,8 +1722,19 @@ def _production_goal(r: Reading) -> None:
     """"build 4 light tanks", "train two assault bots": a unit count to obtain is a production goal."""
     text, c = r.text, r.concepts
     units = _unit_pattern("mobile")
-    m = re.search(r"\b(?:build|train|make|get|own|field|produce|assemble|muster|raise)\s+(?:up\s+)?(?:an?\s+army\s+"
-                  r"of\s+)?" + _NUM + r"\s+" + units, text)
+    # buildings listed first are no goal: "build two vehicle plants and 6 light tanks" (noted below)
+    buildings_first = (r"((?:(?<![a-z])(?:\d+|an?|" + "|".join(V.NUMBER_WORDS) + r")\s+" + _unit_pattern("building")
+                       + r"\s*(?:,\s*(?:and\s+|then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+))*)")
+    m = re.search(r"\b(?:build|train|make|get|own|field|produce|assemble|muster|raise|construct|put\s+up|crank\s+out|"
+                  r"churn\s+out|pump\s+out|turn\s+out|roll\s+out)\s+(?:up\s+)?(?:an?\s+army\s+of\s+)?" + buildings_first
+                  + _NUM + r"\s+" + units, text)
+    if m is not None:
+        for extra in re.finditer(r"(?:\d+|an?|" + "|".join(V.NUMBER_WORDS) + r")\s+" + _unit_pattern("building"),
+                                 m.group(1)):
+            r.hit((m.start(1) + extra.start(), m.start(1) + extra.end()), "production_target",
+                  f"buildings in a production goal are not counted (\"{extra.group(0)}\"): only units")
+        # the goal's count and unit keep their places: groups 1 and 2 as in the other forms
+        m = re.compile(_NUM + r"\s+" + units).search(text, m.end(1))
     if m is None:
         # the count first, the making after: "seven assault bots produced", "6 light tanks built and ready"
         m = re.search(_NUM + r"\s+" + units + r"\s+(?:produced|built|made|trained|fielded|finished|rolled\s+out|ready)\b",
@@ -1732,7 +1756,9 @@ def _production_goal(r: Reading) -> None:
         # deadline and no other game named is a unit count to obtain by then
         # ("i have 6 light bots" is what the player starts with, not a goal)
         m = re.search(r"(?:^|[,;:.(]\s|(?<!\bi\s)(?<!\bwe\s)(?<!\byou\s)\b(?:get|have|want|need)\s)" + _NUM + r"\s+"
-                      + units, text)
+                      + units + r"(?!\s+(?:must|will|have\s+to|has\s+to|need\s+to|needs\s+to|are\s+to|should|can|try\s+to)\s+"
+                      r"(?!be\s+(?:built|produced|made|trained|fielded|ready)))", text)
+        # "five artillery bots must destroy ...": units that act are the player's, not a count to obtain
     if m and c.archetype in ("defense", "raids", "production"):
         if c.archetype != "production":
             r.matched.append("archetype production (a unit count to obtain)")
@@ -1855,8 +1881,11 @@ def _raid_size(r: Reading) -> None:
     "raids of 4 light bots". A count of buildings ("your 4 extractors") is what is raided, not who raids."""
     text, c = r.text, r.concepts
     mobile = _unit_pattern("mobile")
-    for m in re.finditer(r"(?:\ba\s+)?(?<![\w:.])" + _GROUP_NUM + r"\s+(?:of\s+)?(?:[\w-]+\s+)?" + mobile, text):
+    for m in re.finditer(r"(?:\ba\s+)?(?<![\w:.])" + _GROUP_NUM + r"\s+(?:of\s+)?(?:(?!(?:while|and|as|when|then|but|with|"
+                         r"before|after|until|so|or)\s)[\w-]+\s+)?" + mobile, text):
         before = text[max(0, m.start() - 40):m.start()]
+        if re.search(r"\b(?:minutes?|mins?|seconds?|secs?|at|by|until|till|before|after|every)\s*$", before):
+            continue        # a moment or a period ("by minute 5 while raiders ..."), not a count of raiders
         sentence = text[text.rfind(".", 0, m.start()) + 1:(text.find(".", m.end()) + 1 or len(text))]
         periodic = re.search(r"\bevery\b|\braids?\b|\beach\b", sentence)
         if not periodic or re.search(r"\b(?:you|your|player)\s+(?:start|begin|have|get)s?\b[^.;]*$", before):
@@ -2079,7 +2108,8 @@ def _deadline_and_hold(r: Reading) -> None:
                        else _seconds(hold.group(3), hold.group(4)))
         r.hit(hold, "hold_time")
         # the hold is uncontested: "with none of theirs on it", "while no enemy is inside"
-        for m in re.finditer(r"\b(?:with|while|and)\s+(?:none\s+of\s+(?:theirs|them|the\s+enemy'?s?|their\s+\w+)|no\s+(?:enemy|"
+        for m in re.finditer(r"\b(?:with|while|and)\s+(?:(?:none|not\s+(?:a\s+single\s+)?one)\s+of\s+(?:theirs|them|the\s+enemy'?s?|"
+                             r"their\s+\w+)|no\s+(?:enemy|"
                              r"enemies|enemy\s+units?|hostiles?|one\s+of\s+theirs|opponents?))\s+(?:\w+\s+){0,2}?(?:on|in|"
                              r"inside|at|within)\s+(?:it|them|the\s+[\w-]+)\b", text):
             r.hit(m, "hold_time")
@@ -2172,7 +2202,7 @@ def _escort(r: Reading) -> None:
     text, c = r.text, r.concepts
     if c.archetype not in ("defense", "raids") and any(h.key == "archetype" for h in r.hits):
         return
-    own = r"(?:your|the|my|our|a|an|both|\d+|" + "|".join(V.NUMBER_WORDS) + r")\s+(?:[\w-]+\s+){0,2}?"
+    own = r"(?:your|the|my|our|a|an|both|\d+|" + "|".join(V.NUMBER_WORDS) + r")\s+(?:[\w'-]+\s+){0,2}?"
     convoy = "(" + "|".join(re.escape(w) for w in sorted(V.CONVOY_WORDS, key=len, reverse=True)) + r")(?![\w-])"
     verbs = r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+" + own
     named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text) \

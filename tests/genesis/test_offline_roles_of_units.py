@@ -127,3 +127,33 @@ def test_the_verb_of_lasting_belongs_to_the_time_limit():
     brief = write_brief(query, reading)
     last = next(cl for cl in brief.clauses if "hang on" in cl.text)
     assert reading.concepts.time_limit == 300 and last.status == "honoured", last
+
+
+def test_buildings_listed_before_a_production_goal_are_noted_not_counted():
+    c = _concepts("Put up an air plant and then 3 bombers and 2 fighters inside seven minutes.")
+    assert c.archetype == "production" and c.target_composition == {"bomber": 3, "fighter": 2}
+    assert _concepts("Build a bot lab, then 4 assault bots by 5:00.").target_composition == {"assault_bot": 4}
+
+
+def test_units_that_act_are_the_players_not_a_goal():
+    c = _concepts("Four light tanks must knock out the enemy radar tower before 7:00, production off.")
+    assert (c.archetype, c.objective_type, c.player_start) == ("siege", "radar_tower", {"light_tank": 4})
+    assert not c.target_composition and c.production is False
+    # a skirmish's squad said the same way stays the squad
+    c = _concepts("Nine light bots must kill three heavy tanks without losing more than four.")
+    assert (c.archetype, c.squad, c.player_start) == ("micro", {"light_bot": 9}, {})
+
+
+def test_what_the_player_holds_with_against_an_enemy_is_its_start():
+    c = _concepts("Defend the pass with 4 assault_bots against waves of light tanks every minute from the north.")
+    assert c.player_start == {"assault_bot": 4} and c.wave_units == ["light_tank"]
+
+
+def test_a_moment_and_a_period_are_no_raid_size():
+    c = _concepts("Bank 2000 metal by minute 6 while raiders hit your extractors every 50 seconds.")
+    assert c.raid_size is None and c.raid_target_type == "metal_extractor"
+
+
+def test_a_unit_named_in_the_possessive_is_escorted():
+    c = _concepts("The player's constructor bot must reach the south-west corner within 3 minutes past patrols.")
+    assert (c.archetype, c.escort_unit, c.escort_to) == ("escort", "constructor_bot", "sw")
