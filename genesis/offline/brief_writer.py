@@ -677,6 +677,8 @@ def _default_waves(c: Concepts) -> int:
         first = c.wave_times[0] if c.wave_times else min(c.wave_interval, RAID_FIRST_AT)
         latest = variation.interval_jitter(c.wave_interval, True)     # the request states the interval
         return max(1, int((c.time_limit - first - latest - 1) // c.wave_interval) + 1)
+    if c.attack_window and not c.wave_times:
+        return 1     # "the enemy will come some time between 2:00 and 3:30": one attack, its moment drawn
     if c.scouting:
         return max(1, int((c.time_limit - SCOUTING_TIME - 30) // 120) + 1)
     # one wave per front at least, and a wave every ~75 s of a long game

@@ -1479,7 +1479,9 @@ def _set_limit(r: Reading, lm: re.Match, limit: float) -> None:
     r.concepts.time_limit = limit
     # the verb of lasting is the limit's too: "hold out until 6:00", "hang on for five minutes"
     last = re.search(r"\b(?:survive|hold\s+out|hang\s+on|hang\s+in(?:\s+there)?|endure|last|stay\s+alive|keep\s+going|"
-                     r"stick\s+it\s+out|ride\s+it\s+out|weather\s+(?:it|the\s+storm))\s+$", r.text[:lm.start()])
+                     r"stick\s+it\s+out|ride\s+it\s+out|weather\s+(?:it|the\s+storm)|(?:for\s+)?(?:a|the)\s+(?:total\s+|whole\s+|"
+                     r"full\s+)?(?:duration|length|span|running\s+time|game\s+length)\s+of|(?:for\s+)?(?:a\s+)?total\s+of)\s+$",
+                     r.text[:lm.start()])
     r.hit((last.start(), lm.end()) if last else lm, "time_limit", problem)
 
 
@@ -1815,7 +1817,9 @@ def _unopposed(r: Reading) -> None:
             c.raids = any(h.key == "raids" for h in r.hits)
             if any(h.key == "waves" for h in inside) and not any(h.key == "waves" for h in r.hits):
                 c.waves = None
-        if c.archetype not in ("production", "resources"):
+        if c.archetype == "capture" and m.group(0) in ("unopposed", "in peace"):
+            r.hit(m, "hold_time")     # "stand on it unopposed": a zone is held with no enemy on it
+        elif c.archetype not in ("production", "resources"):
             r.hit(m, "unopposed", "only a production or resource goal is played with no enemy; this game has one")
         elif c.raids or c.wave_times:
             r.hit(m, "unopposed", "the request also names attacks: they are built")

@@ -4,7 +4,10 @@ from __future__ import annotations
 import math
 import re
 
+from contextvars import ContextVar
+
 from engine.catalog import load_catalog
+from engine.engagement import worth_table
 from engine.level import RING_GROWTH, RING_SIZE
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement, Variation
 from genesis.offline import composed_designs, concepts, economy, pm_brain, wave_growth
@@ -245,7 +248,16 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
                "recon": _recon, "micro": _micro, "resources": _resources}.get(c.archetype)
     if builder is None:
         raise ValueError(f"the offline designer has no design for archetype {c.archetype!r}: use a real model (--model)")
-    gdd = _with_unopposed(_with_production_means(_with_start_forces(builder(brief, c, guidance or []), c), c))
+    built = builder(brief, c, guidance or [])
+    ratio = _army_ratio(built, c)
+    if abs(ratio - 1) > 0.15:
+        # the request's own army replaces the family's: the enemy the family sized for its army is resized
+        token = _ARMY_RATIO.set(ratio)
+        try:
+            built = builder(brief, c, guidance or [])
+        finally:
+            _ARMY_RATIO.reset(token)
+    gdd = _with_unopposed(_with_production_means(_with_start_forces(built, c), c))
     gdd = _settled(gdd)
     # a component names only the requirements this brief has among those it can serve
     asked = {r.id for r in brief.requirements}
@@ -463,15 +475,46 @@ def _scaled(n: float, strength: float, least: int = 1) -> int:
     return max(least, math.floor(v + 1e-9) if strength < 1 else math.ceil(v - 1e-9))
 
 
+# the worth of the request's army over the family's own (1 when the family's army is kept), while a design is
+# rebuilt for it: the families that size their enemy for the player's army read it through _strength
+_ARMY_RATIO: ContextVar[float] = ContextVar("army_ratio", default=1.0)
+# the families whose player army a request's named army replaces, and whose enemy is sized by _strength
+_ARMY_FAMILIES = ("defense", "raids", "capture", "siege")
+
+
+def _army_worth(units: dict[str, int]) -> float:
+    """An army's worth in light bots, by the engine's measured fight-worth table (unmeasured types count 1)."""
+    table = worth_table()["types"]
+    return sum(n * float(table.get(t, {}).get("worth", 1.0)) for t, n in units.items())
+
+
+def _army_ratio(gdd: GDD, c: Concepts) -> float:
+    """How much the army the request names is worth against the untagged army the family gave the player
+    (1 when it names none, or the family placed none)."""
+    if c.archetype not in _ARMY_FAMILIES:
+        return 1.0
+    catalog = load_catalog().units
+    named = {t: n for t, n in c.player_start.items() if t in catalog and catalog[t].speed > 0 and catalog[t].weapon}
+    player = next((t for t in gdd.teams if t.id == PLAYER), None)
+    family: dict[str, int] = {}
+    for u in (player.units if player else []):
+        if u.tag is None and catalog[u.type].speed > 0 and catalog[u.type].weapon:
+            family[u.type] = family.get(u.type, 0) + u.count
+    if not named or not family:
+        return 1.0
+    return max(0.25, min(4.0, _army_worth(named) / _army_worth(family)))
+
+
 def _strength(guidance: list[str]) -> float:
     """Enemy strength factor: every PM call for a stronger (weaker) enemy adds 50 % (removes 25 %). A
     certificate that a cheap policy or the blind replay passes adds 25 %: a plan that does not watch
     the game wins only while the enemy leaves room for mistakes, and the reference, which reacts, keeps
-    its win (the certificate checks that it does)."""
+    its win (the certificate checks that it does). The whole is scaled by the worth of the army the request
+    gives the player against the family's own."""
     up = sum("stronger" in g or "harder" in g for g in guidance)
     unwatched = sum(g in (pm_brain.CHEAP_WIN, pm_brain.VARY_MORE) for g in guidance)
     down = sum("weaker" in g or "easier" in g for g in guidance)
-    return max(0.25, 1.0 + 0.5 * up + 0.25 * unwatched - 0.25 * down)
+    return max(0.25, (1.0 + 0.5 * up + 0.25 * unwatched - 0.25 * down) * _ARMY_RATIO.get())
 
 
 def _trapped(guidance: list[str]) -> bool:
@@ -633,6 +676,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if c.attack_window:
         expects["attack_window"] = [_expect_spawns(after=c.attack_window[0] - 1, before=c.attack_window[1] + 1, min=1),
                                     _expect_spawns(before=c.attack_window[0] - 1, max=0)]
+        if c.waves == 1:
+            # the one attack the window holds: nothing comes after it either
+            expects["attack_window"].append(_expect_spawns(after=c.attack_window[1] + 1, max=0))
     ground_spawns = _expect_spawns()
     if growing:
         # "every 50 seconds" (after a stated first time or not): the request's own interval

@@ -157,3 +157,35 @@ def test_a_moment_and_a_period_are_no_raid_size():
 def test_a_unit_named_in_the_possessive_is_escorted():
     c = _concepts("The player's constructor bot must reach the south-west corner within 3 minutes past patrols.")
     assert (c.archetype, c.escort_unit, c.escort_to) == ("escort", "constructor_bot", "sw")
+
+
+def _enemy_size(query: str) -> int:
+    from genesis.offline.gdd_writer import design
+    gdd = design(write_brief(query, read(query)))
+    return next(r.params["size"] for r in gdd.rule_components if "size" in r.params)
+
+
+def test_the_enemy_is_sized_for_the_army_the_request_gives_the_player():
+    weak = _enemy_size("Defend the pass with 2 light bots against waves every minute from the north for 5 minutes.")
+    usual = _enemy_size("Defend the pass against waves every minute from the north for 5 minutes.")
+    strong = _enemy_size("Defend the pass with 6 heavy tanks against waves every minute from the north for 5 minutes.")
+    assert weak < usual < strong
+
+
+def test_an_attack_some_time_in_a_window_is_one_attack():
+    from genesis.offline.gdd_writer import design
+    query = "Raiders hit your extractors sometime between minute 1 and minute 3 from a random side; survive 5 minutes."
+    brief = write_brief(query, read(query))
+    assert brief.concepts.waves == 1
+    window = next(r for r in design(brief).requirements if r.id == "attack_window")
+    # nothing may come after the window either
+    assert any(e.model_dump().get("after") == 181 and e.model_dump().get("max") == 0 for e in window.expect)
+
+
+@pytest.mark.parametrize("query", [
+    "Survive escalating attacks from the south every 80 seconds, for a total duration of six minutes.",
+    "Capture the crossroads and stay on it unopposed for 90 seconds before 5:00.",
+])
+def test_every_word_of_a_built_clause_is_read(query):
+    brief = write_brief(query, read(query))
+    assert all(c.status == "honoured" for c in brief.clauses), [(c.text, c.why) for c in brief.clauses]
