@@ -184,6 +184,11 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     if c.time_limit is None and raced:
         c.time_limit = ATTACKED_RACE_TIME_LIMIT
         assumptions.append(f"no duration given: {clock(c.time_limit)} (the timed attacks cost the economy time)")
+    if c.time_limit is None and arch in ("ffa", "teams") and c.elimination:
+        # an elimination is fought to the last rival: each more side needs another minute
+        rivals = c.teams - 1 if arch == "ffa" else c.team_size
+        c.time_limit = max(DEFAULT_TIME_LIMIT[arch], 180.0 + 60.0 * rivals)
+        assumptions.append(f"no duration given: {clock(c.time_limit)} (time to eliminate every rival side)")
     if c.time_limit is None:
         c.time_limit = DEFAULT_TIME_LIMIT[arch]
         assumptions.append(f"no duration given: {clock(c.time_limit)}")

@@ -242,7 +242,13 @@ def _probe_main(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[
 
 
 def probe_times(c: Concepts) -> list[float]:
-    return sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(PROBE_TIMES)
+    """The probe's and the main attack's times: as stated; a probe timed alone is followed by the main attack
+    as far after it as the untimed pair are apart."""
+    if len(c.wave_times) >= 2:
+        return sorted(c.wave_times)[:2]
+    if c.wave_times:
+        return [c.wave_times[0], c.wave_times[0] + PROBE_TIMES[1] - PROBE_TIMES[0]]
+    return list(PROBE_TIMES)
 
 
 def probe_jitter(c: Concepts, site: Site) -> float:

@@ -2575,6 +2575,12 @@ def _micro(r: Reading) -> None:
         n = next((g for g in m.groups() if g), None)
         kept = int(number(n)) if n else None
         total = sum(c.squad.values()) or None
+        # "without losing a tank" in a squad of tanks and bots caps one kind's losses: the cap counts every unit
+        kind = re.search(r"\b(tanks?|bots?)\b", m.group(0))
+        if kind and any(kind.group(1).rstrip("s") not in t for t in c.squad):
+            r.hit(m, "losses", f"a cap on the {kind.group(1).rstrip('s')}s' losses alone is not built: a cap counts "
+                               "every unit of the squad")
+            continue
         if m.group(0).startswith("at least"):
             c.max_losses = max(0, total - kept) if total and kept is not None else None
         else:

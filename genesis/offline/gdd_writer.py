@@ -730,7 +730,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     elif c.probe_then_main:
         # the composed probe / main recipe is the whole attack: a library wave beside it would
         # spawn more units than the probe (or the main) at their times and blur the sizes
-        attack_times = sorted(c.wave_times)[:2] if len(c.wave_times) >= 2 else list(composed_designs.PROBE_TIMES)
+        attack_times = composed_designs.probe_times(c)
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY})
         if sides:
             # two named sides: the probe comes from the first, the main attack from the second

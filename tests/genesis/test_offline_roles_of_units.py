@@ -189,3 +189,18 @@ def test_an_attack_some_time_in_a_window_is_one_attack():
 def test_every_word_of_a_built_clause_is_read(query):
     brief = write_brief(query, read(query))
     assert all(c.status == "honoured" for c in brief.clauses), [(c.text, c.why) for c in brief.clauses]
+
+
+def test_a_probe_timed_alone_is_followed_by_the_main_attack():
+    from genesis.offline.composed_designs import probe_times
+    c = _concepts("A light probe from the north at 1:15, then the main push from the south three times its size; "
+                  "hold for five minutes.")
+    assert probe_times(c)[0] == 75 and probe_times(c)[1] > 75
+
+
+def test_a_cap_on_one_kind_of_a_mixed_squad_is_reported_not_built_stricter():
+    query = "Three heavy tanks and five rocket bots against twenty light bots; kill them all without losing a tank."
+    reading = read(query)
+    assert reading.concepts.max_losses is None
+    (clause,) = [c for c in write_brief(query, reading).clauses if "without losing" in c.text]
+    assert clause.status != "honoured" and "tanks' losses" in clause.why
