@@ -1888,7 +1888,7 @@ def _raid_size(r: Reading) -> None:
     for m in re.finditer(r"(?:\ba\s+)?(?<![\w:.])" + _GROUP_NUM + r"\s+(?:of\s+)?(?:(?!(?:while|and|as|when|then|but|with|"
                          r"before|after|until|so|or)\s)[\w-]+\s+)?" + mobile, text):
         before = text[max(0, m.start() - 40):m.start()]
-        if re.search(r"\b(?:minutes?|mins?|seconds?|secs?|at|by|until|till|before|after|every)\s*$", before):
+        if re.search(r"\b(?:minute|min|second|sec|at|by|until|till|before|after)\s*$", before):
             continue        # a moment or a period ("by minute 5 while raiders ..."), not a count of raiders
         sentence = text[text.rfind(".", 0, m.start()) + 1:(text.find(".", m.end()) + 1 or len(text))]
         periodic = re.search(r"\bevery\b|\braids?\b|\beach\b", sentence)

@@ -1603,6 +1603,17 @@ def _teams(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
 
 
 SIEGE_RING = 10          # turrets round the core at enemy strength 1: an army marching in a body breaks one ring
+SIEGE_MAX_LIGHT = 16     # light turrets a ring round the core holds apart; a stronger ring is of heavy turrets
+
+
+def _siege_ring(strength: float) -> tuple[str, int]:
+    """The turret type and count guarding the core at `strength`: light turrets up to what two rings hold, else
+    heavy turrets of the same measured worth (a ring too crowded stacks turrets the terrain pushed aside)."""
+    light = max(4, round(SIEGE_RING * strength))
+    if light <= SIEGE_MAX_LIGHT:
+        return "light_turret", light
+    table = worth_table()["types"]
+    return "heavy_turret", max(4, round(light * table["light_turret"]["worth"] / table["heavy_turret"]["worth"]))
 SIEGE_RING_RADIUS = 2.5
 
 
@@ -1635,7 +1646,7 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     sites = LV.siege_sites(m, fort, ring=SIEGE_RING_RADIUS)
     fog = bool(c.fog)
     # the turrets the request counts are those turrets; else a ring as strong as the PM asks
-    turret_type, turrets = next(iter(c.guard_turrets.items()), ("light_turret", max(4, round(SIEGE_RING * _strength(guidance)))))
+    turret_type, turrets = next(iter(c.guard_turrets.items()), _siege_ring(_strength(guidance)))
     teams = [
         TeamPlan(id=PLAYER, name="Besiegers", role="player", controller={"type": "agent"}, units=army,
                  metal=300 if c.production else 0, energy=600 if c.production else 0),

@@ -204,3 +204,12 @@ def test_a_cap_on_one_kind_of_a_mixed_squad_is_reported_not_built_stricter():
     assert reading.concepts.max_losses is None
     (clause,) = [c for c in write_brief(query, reading).clauses if "without losing" in c.text]
     assert clause.status != "honoured" and "tanks' losses" in clause.why
+
+
+def test_a_siege_ring_for_a_strong_named_army_stays_a_ring_that_holds_its_turrets():
+    from genesis.offline.gdd_writer import SIEGE_MAX_LIGHT, design
+    query = "Raze their bot lab by minute 10; you begin with eight heavy tanks and four artillery bots, nothing is built."
+    ring = next(r for r in design(write_brief(query, read(query))).rule_components if r.id == "static_fortification")
+    light = ring.params["turret_type"] == "light_turret"
+    assert ring.params["turrets"] <= SIEGE_MAX_LIGHT if light else ring.params["turret_type"] == "heavy_turret"
+    assert not light    # eight heavy tanks outweigh what two rings of light turrets hold
