@@ -83,7 +83,7 @@ _ATTACK = re.compile(r"\b(?:waves?|attack\w*|assault\w*|raid\w*|push\w*|columns?
                      r"spawns?|appears?|march\w*|advanc\w*|charg\w*|storm\w*|invad\w*|bots|tanks|aircraft)\b")
 _OUTCOME_KEYS = {"archetype", "time_limit", "deadline", "hold_time", "protect", "objective", "objectives",
                  "production_target", "ffa_count", "ranking", "micro", "losses", "escort_unit", "destination", "recon",
-                 "raid_target", "teams", "safe_zone", "armies", "resource_goal", "resource_keep", "elimination"}
+                 "raid_target", "teams", "safe_zone", "armies", "resource_goal", "resource_keep", "elimination", "keep_count"}
 # Phrases that name something without asking for anything on their own ("the outposts", "the river").
 _WEAK = {"objective", "map", "ground"}
 # Words that are articles or vague amounts far more often than counts ("a wave", "both sides").

@@ -963,7 +963,8 @@ def _objectives(r: Reading) -> None:
             r.hit(found, "objective")
             # "your 5 radar towers": the count of the kept type, named with it
             counted = _count_before(text, re.escape(phrase) + r"s?") if c.objectives is None else None
-            if counted and re.search(r"\b(?:your|my|our)\s+$", text[:counted.start()]):
+            # "your 5 radar towers", or the count opening a sentence ("three light turrets cover the pass")
+            if counted and re.search(r"\b(?:your|my|our)\s+$|(?:^|[.;:!?]\s*)$", text[:counted.start()]):
                 c.objectives = int(number(counted.group(1)))
                 r.hit(counted, "objectives")
             elif c.objectives is None and _one_named(text, found, phrase):
@@ -996,7 +997,8 @@ def _one_named(text: str, found: re.Match, phrase: str) -> bool:
         and not re.match(r"s\b", text[found.end():])
 
 
-_OBJECT_NOUNS = r"objectives?|buildings?|structures?|extractors?|collectors?|storages?|generators?|outposts?|bases"
+_OBJECT_NOUNS = (r"objectives?|buildings?|structures?|extractors?|collectors?|storages?|generators?|outposts?|bases|towers?|"
+                 r"turrets?|emplacements?|labs?|plants?|factor(?:y|ies)")
 _STILL = (r"(?:(?:alive|standing|up|intact|left|remaining|in\s+one\s+piece|on\s+(?:their|its)\s+feet|operational|"
           r"in\s+working\s+order)\b|(?:survive|survives|remain|remains|"
           r"stand|stands)\b)")
@@ -1114,6 +1116,18 @@ def _loss_threshold(r: Reading, noun: str, of_total: str) -> bool:
             lost = int(number(said[0]))
             total = total if total and total > lost else lost + 2
             c.objectives, c.keep_objectives = total, total - lost
+        r.hit(m, "keep_count")
+        return True
+    # the loss at an exact number gone: "losing two of the turrets means defeat", "lose 3 of them and you lose"
+    exactly = re.compile(r"\b(?:losing|los(?:e|es))\s+" + _NUM + r"\s+(?:of\s+)?(?:them|those|these|(?:my|your|our|the)\s+(?:[\w-]+\s+){0,2}?"
+                         + noun + r")\s*,?\s+(?:(?:means|is|=|costs)\s+(?:a\s+|the\s+)?(?:defeat|loss|game\s+over|the\s+game)|"
+                         r"(?:and\s+)?" + _DEFEAT + r")\b")
+    for m in exactly.finditer(text):
+        if re.search(_unit_pattern("mobile"), m.group(0)):
+            continue          # a squad's losses are the micro family's
+        lost = int(number(m.group(1)))
+        total = c.objectives if c.objectives and c.objectives >= lost else lost + 1
+        c.objectives, c.keep_objectives = total, total - lost + 1
         r.hit(m, "keep_count")
         return True
     # the loss only once none is left: "lose all of them and it's over", "if every one of your extractors falls, you lose"
@@ -2654,8 +2668,9 @@ _INCOME = [
     re.compile(r"(?:\b(?:earn|earning|make|making|produce|producing|generate|generating|bring\s+in|income)\s+"
                r"(?:of\s+)?(?:at\s+least\s+)?)?()" + _AMOUNT + _PER_SECOND + r"(?:\s+(?:of\s+)?income)?"),
 ]
-_KEEP = re.compile(r"\b(?:without|never|not|don't|do not|no)\s+(?:ever\s+)?(?:losing|lose|giving\s+up|letting\s+"
-                   r"(?:the\s+)?enemy\s+(?:destroy|kill))\s+(?:a\s+single\s+|a\s+|an\s+|any\s+(?:of\s+)?(?:your\s+)?|"
+_KEEP = re.compile(r"\b(?:without|never|not|don't|do not|no)\s+(?:ever\s+)?(?:losing|lose|giving\s+up|(?:let|letting)\s+"
+                   r"(?:the\s+)?(?:enemy|raiders?|them|anyone|anybody|attackers)\s+(?:destroy|kill|take\s+out|wreck|"
+                   r"knock\s+out))\s+(?:a\s+single\s+|a\s+|an\s+|any\s+(?:of\s+)?(?:your\s+)?|"
                    r"one\s+|even\s+one\s+|your\s+|the\s+|my\s+|our\s+|one\s+of\s+(?:your|the|my|our)\s+)?"
                    r"(?:single\s+)?")
 _KEEP_ALL = re.compile(r"\b(?:keep|keeping)\s+(?:all\s+|every\s+|each\s+)?(?:of\s+)?(?:your\s+|the\s+|my\s+|our\s+)?")

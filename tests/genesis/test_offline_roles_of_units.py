@@ -213,3 +213,20 @@ def test_a_siege_ring_for_a_strong_named_army_stays_a_ring_that_holds_its_turret
     light = ring.params["turret_type"] == "light_turret"
     assert ring.params["turrets"] <= SIEGE_MAX_LIGHT if light else ring.params["turret_type"] == "heavy_turret"
     assert not light    # eight heavy tanks outweigh what two rings of light turrets hold
+
+
+def test_a_count_opening_a_sentence_and_an_exact_number_lost_set_the_objectives():
+    from genesis.offline.gdd_writer import design
+    query = ("Four radar towers watch the northern pass; raiders come every minute from the north, and losing three "
+             "of the towers is a defeat.")
+    brief = write_brief(query, read(query))
+    c = brief.concepts
+    assert (c.objective_type, c.objectives, c.keep_objectives) == ("radar_tower", 4, 2)
+    assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.why) for cl in brief.clauses]
+    loss = next(r for r in design(brief).rule_components if r.id == "protect_objective_loss")
+    assert loss.params["keep"] == 2
+
+
+def test_letting_raiders_take_out_a_building_is_the_building_kept():
+    c = _concepts("Save up 1800 metal before 6:00 and do not let the raiders knock out a single metal extractor.")
+    assert c.resource_keep == "metal_extractor"
