@@ -666,7 +666,7 @@ _FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=Tr
 # a list ends at punctuation or where the sentence goes on ("... and 4 heavy tanks with no production")
 _GOES_ON = r"\s+(?:with|without|but|while|plus|against|versus|vs|on|in|at|to|for|from|so|then|as|that|who|which)\b"
 # the player in the second person, the first ("I start with", "we get") or the third
-_PLAYER = r"(?:you|i|we|the\s+player|player|your\s+side|my\s+side|our\s+side)"
+_PLAYER = r"(?:you|i|we|the\s+player|player|the\s+agent|your\s+side|my\s+side|our\s+side)"
 _START_FORCES = re.compile(r"\b(?:" + _PLAYER + r"\s+(?:starts?|begins?)\s+(?:(?:out|off)\s+)?"
                            r"(?:with|from)|(?:starting|beginning)\s+(?:(?:out|off)\s+)?(?:with|from)|"
                            + _PLAYER + r"(?:\s+(?:gets?|has|have|have\s+got|will\s+have)|'ve\s+got|'ll\s+have)|"
@@ -688,8 +688,9 @@ _FORCES_ACT = re.compile(r"(?:^|[.;:!?]\s*)((?:(?:and\s+)?" + _FORCE_ITEM + r"(?
                          r"has\s+to|need\s+to|needs\s+to|are\s+to|should|get\s+to|try\s+to)\s+(?!be\b)")
 # what the player does something with: "hold the ridge with 5 heavy tanks against ...", "defend it with 4 turrets"
 _FORCES_WITH = re.compile(r"\b(?:hold|defend|protect|guard|take|capture|seize|claim|storm|assault|attack|break|clear|"
-                          r"survive|keep|escort|raid|scout|find|locate)\b[^.;]{0,40}?\bwith\s+((?:(?:and\s+)?" + _FORCE_ITEM
-                          + r"(?:\s*,\s*|\s+and\s+)?)+?)(?=\s+(?:against|versus|vs\.?)\b)")
+                          r"survive|keep|escort|raid|scout|find|locate|destroy|raze|breach)\b(?:(?!\b(?:waves?|attacks?|raids?|"
+                          r"raiders?|assaults?|enem(?:y|ies)\s+(?:come|comes|send|sends))\b)[^.;]){0,40}?\bwith\s+((?:(?:and\s+)?"
+                          + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)(?=\s+(?:against|versus|vs\.?)\b|\s*[,;.]|\s*$)")
 # "2 anti-air turrets are pre-built", "three turrets already stand": what the player has on the map at the start
 _PREBUILT = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:(?:are|is)\s+"
                        r"(?:already\s+)?(?:pre-?built|pre-?placed|built|placed|in\s+place|standing|up)|already\s+"
@@ -2458,7 +2459,8 @@ _ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:that|whi
                      r"\s+(?:versus|vs\.?|v|against|take on|face|faces|facing|face\s+down|faces\s+down|fight|"
                      r"(?:square|squares|face|faces)\s+off\s+(?:with|against)|go\s+up\s+against|goes\s+up\s+against|"
                      r"clash\s+with|clashes\s+with|meet|meets|run\s+into|runs\s+into|take\s+on|takes\s+on|"
-                     r"must kill|must destroy|kill|destroy|"
+                     r"must kill|must destroy|kill|destroy|(?:(?:must|have\s+to|has\s+to|need\s+to|needs\s+to)\s+)?(?:kite|"
+                     r"outmanoeuvre|outmaneuver|pick\s+off|whittle\s+down|grind\s+down)|"
                      # "two heavy tanks and three rocket bots must handle ten light bots"
                      r"(?:(?:must|have\s+to|has\s+to|need\s+to|needs\s+to|will\s+have\s+to)\s+)?(?:handle|deal\s+with|beat|"
                      r"defeat|stop|hold\s+off|fend\s+off|see\s+off|take\s+care\s+of))\s+(?:their\s+|the\s+enemy'?s?\s+|enemy\s+)?"
@@ -2491,7 +2493,8 @@ _ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|ev
 _KITING = re.compile(r"\b(?:are|is)\s+faster\b|\b(?:faster|quicker|speedier)\s+(?:and\s+[\w-]+\s+)?than\b|"
                      r"\blonger[\s-](?:reaching|ranged)\b|\bouts?peed\b|\boutpace\b|\boutranges?\b|\bout-?range\b|\bkit(?:e|ing)\b|"
                      r"\bshort[\s-]range\b|\b(?:longer|more)\s+range\b")
-_LOSSES = re.compile(r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most|"
+_LOSSES = re.compile(r"\bwithout\s+losing\s+(?:either|any|a\s+single\s+one|even\s+one|one)\s+of\s+(?:them|the\s+squad)\b|"
+                     r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most|"
                      r"(?:don'?t|do\s+not|never)\s+lose\s+more\s+than)\s+"
                      + _NUM + r"(?:\s+of\s+(?:your|the|my|our)\s+(?:\d+|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True))
                      + r"))?(?:\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?))?|"

@@ -16,12 +16,14 @@ _GETS = (r"(?:(?:starts?|starting|begins?|beginning)\s+(?:(?:out|off)\s+)?with|g
          r"(?:is\s+|are\s+)?(?:given|handed|issued|allotted|dealt|equipped\s+with|armed\s+with))")
 _SIDE = r"(?:teams?|armies|army|sides?|players?|factions?|warlords?|camps?|clans?|nations?|empires?)"
 # whose army a statement gives: every side's, the player's alliance's, or each enemy side's
-_ALL = re.compile(r"(?:\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+(?:\w+\s+)?)?" + _SIDE +
+_ALL = re.compile(r"(?:(?:\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+(?:\w+\s+)?)?" + _SIDE +
                   # "every one of us begins with", "everybody starts out with", "we each get", "five AI players,
                   # each fielding", "all of them start with"
                   r"|\b(?:(?:each|every)\s+(?:one\s+)?of\s+(?:us|them|you)|everybody|everyone|all\s+of\s+(?:us|them)|"
                   r"(?:we|they)(?:\s+all)?\s+each|(?:we|they)\s+all)"
-                  r"|\b" + _SIDE + r"\s*,?\s+each(?:\s+one)?)\s+" + _GETS + r"\s+" + _LIST)
+                  r"|\b" + _SIDE + r"\s*,?\s+each(?:\s+one)?)\s+" + _GETS
+                  # "each side with 12 light tanks"
+                  + r"|\b(?:each|every)\s+" + _SIDE + r"\s+with)\s+" + _LIST)
 _OURS = re.compile(r"\b(?:the\s+player|you|i|me)\s+and\s+(?:(?:an?|\w+)\s+)?(?:ai\s+|computer\s+|ai-controlled\s+)?"
                    r"(?:all(?:y|ies)|teammates?|partners?|friends?)\s+each\s+" + _GETS + r"\s+" + _LIST)
 _THEIRS = re.compile(r"\b(?:(?:the\s+)?(?:\w+\s+)?(?:enemy|rival|opposing|hostile)\s+(?:ai\s+)?" + _SIDE + r"\s+each|"
@@ -61,7 +63,10 @@ _BY_UNITS = re.compile(
     r"(?:everyone|everybody|every\s+other\s+(?:side|army|team)|all\s+the\s+others?|the\s+(?:rest|others))\s+(?:else\s+)?"
     r"(?:is|are|has|have)\s+(?:gone|dead|wiped\s+out|eliminated|out|been\s+wiped\s+out)\b|"
     r"\b(?:the\s+)?(?:side|team|army|alliance|one)\s+(?:that\s+is\s+)?left\s+with\s+no\s+units(?:\s+at\s+all)?\s+"
-    r"(?:is|gets)\s+(?:beaten|out|eliminated|defeated)\b")
+    r"(?:is|gets)\s+(?:beaten|out|eliminated|defeated)\b|"
+    # "the first alliance to lose all its units loses"
+    r"\bthe\s+first\s+(?:side|team|army|alliance|faction)\s+to\s+lose\s+(?:all|every\s+one\s+of)\s+(?:of\s+)?(?:its\s+|their\s+)?"
+    r"(?:units|troops|forces)\s+(?:loses|is\s+out|is\s+beaten)\b")
 
 
 def _army(r, m: re.Match, roster: dict[str, str], unit_pattern: str, number) -> dict[str, int]:

@@ -59,6 +59,10 @@ def repair(word: str) -> str | None:
     known = lexicon()
     if len(word) < MIN_LENGTH or word in known:
         return None
+    # a known word's singular or plural is that word in another number, not a slip ("alliance", "alliances")
+    plural_of_known = word.endswith("s") and not word.endswith("ys") and word[:-1] in known
+    if word + "s" in known or word + "es" in known or plural_of_known:
+        return None
     found = sorted(_slips(word) & known)
     return found[0] if len(found) == 1 else None
 

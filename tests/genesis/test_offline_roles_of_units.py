@@ -230,3 +230,31 @@ def test_a_count_opening_a_sentence_and_an_exact_number_lost_set_the_objectives(
 def test_letting_raiders_take_out_a_building_is_the_building_kept():
     c = _concepts("Save up 1800 metal before 6:00 and do not let the raiders knock out a single metal extractor.")
     assert c.resource_keep == "metal_extractor"
+
+
+def test_the_agent_commanding_units_starts_with_them():
+    c = _concepts("The agent commands 6 assault_bots and must keep its radar tower alive for 4 minutes while "
+                  "raiders strike every 50 s.")
+    assert c.player_start == {"assault_bot": 6} and "assault_bot" not in c.wave_units
+
+
+def test_each_side_with_an_army_and_the_first_alliance_to_lose_its_units():
+    c = _concepts("Me and one AI ally against two enemy commanders, each side with 9 rocket bots; the first "
+                  "alliance to lose all its units loses.")
+    assert (c.archetype, c.side_army, c.elimination) == ("teams", {"rocket_bot": 9}, "units")
+
+
+def test_a_siege_force_named_after_with_is_the_players():
+    c = _concepts("Storm the enemy base and destroy its bot lab before 10:00 with 8 light tanks and 3 artillery "
+                  "bots, nothing else.")
+    assert c.archetype == "siege" and c.player_start == {"light_tank": 8, "artillery_bot": 3}
+
+
+def test_kiting_said_as_a_verb_is_a_skirmish_and_either_of_them_counts():
+    c = _concepts("Three rocket bots must kite eight assault bots without losing any of them.")
+    assert (c.archetype, c.squad, c.enemy_force, c.max_losses) == ("micro", {"rocket_bot": 3}, {"assault_bot": 8}, 0)
+
+
+def test_a_known_words_other_number_is_no_typo():
+    from genesis.offline.spelling import repair
+    assert repair("alliance") is None and repair("betwen") == "between"
