@@ -660,6 +660,14 @@ def _siege_guards(r: Reading) -> None:
     kind = (m.group(2) or "light ").strip().replace("anti-air", "aa")
     r.concepts.guard_turrets = {f"{kind}_turret": _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))}
     r.hit(m, "fortification")
+    # more kinds listed after it: "guarded by 6 light turrets and 2 heavy turrets"
+    listed = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)" + num + r"\s+" + turret)
+    at = m.end()
+    while (more := listed.match(r.text, at)):
+        kind = (more.group(2) or "light ").strip().replace("anti-air", "aa")
+        r.concepts.guard_turrets[f"{kind}_turret"] = _GROUP_WORDS.get(more.group(1)) or int(number(more.group(1)))
+        r.hit(more.span(), "fortification")
+        at = more.end()
 
 
 _FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
@@ -676,7 +684,7 @@ _START_FORCES = re.compile(r"\b(?:" + _PLAYER + r"\s+(?:starts?|begins?)\s+(?:(?
                            r"(?:you(?:'re|\s+are)|i(?:'m|\s+am)|we(?:'re|\s+are)|the\s+player\s+is)\s+"
                            r"(?:given|handed|issued|allotted|dealt)|"
                            + _PLAYER + r"\s+(?:receives?|command|commands|control|controls))\s+"
-                           r"((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|-\s|$|" + _GOES_ON + r")))+)")
+                           r"(?:(?:just|only|merely)\s+)?((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|-\s|$|" + _GOES_ON + r")))+)")
 
 # the units first, the start after: "the six artillery bots you start with (are all you'll ever get)"
 _FORCES_THEN_START = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:that\s+)?"
@@ -1858,13 +1866,15 @@ def _raids(r: Reading) -> None:
     # an attacker that comes at a building on a schedule raids it: "bombers come diving out of the north-east at
     # your solar collectors" (every minute)
     target = target or re.search(r"\b(?:comes?|coming|dives?|diving|swoops?|swooping|descends?|descending|flies|"
-                                 r"flying|rushes|rushing|charges|charging|streaks?|streaking)\b[^.;]{0,60}?\bat\s+"
+                                 r"flying|rushes|rushing|charges|charging|streaks?|streaking|sends?|sending|throws?|"
+                                 r"throwing|hurls?|hurling|launch(?:es)?|launching)\b[^.;]{0,60}?\bat\s+"
                                  r"(?:your|the|my|our)\s+(?:\w+\s+)??" + _unit_pattern("building"), text)
     # ... or a schedule of attackers on it: "bombers every 70 seconds on my solar collectors"
     target = target or re.search(r"\b(?:bombers?|raiders?|raids?|strikes?|attacks?|gunships?|waves?|sorties?)\s+every\s+"
                                  r"[^.;,]{1,30}?\s+(?:on|at|against)\s+(?:your|the|my|our)\s+(?:\w+\s+)??"
                                  + _unit_pattern("building"), text)
-    if target and (c.raids or c.wave_interval):
+    if target and (c.raids or c.wave_interval or c.air or re.match(r"(?:sends?|sending|throws?|throwing|hurls?|hurling|"
+                                                                     r"launch)", target.group(0))):
         c.raids = True
         c.raid_target_type = roster_names()[target.group(1)]
         if c.objective_type is None or c.objective_type != c.raid_target_type:
@@ -1982,6 +1992,17 @@ def _protect(r: Reading) -> None:
                      r"both\s+(?:of\s+)?(?:your|the)|every\s+one\s+of\s+(?:your|the)))\s+(?:\w+\s+)?" + mobile
                      + r"\s+(?:ends\s+(?:it|the\s+(?:game|run|match))|loses(?:\s+(?:it|the\s+game))?|means\s+(?:defeat|a\s+loss)|"
                      r"is\s+(?:a\s+)?(?:defeat|loss))", text)
+    if m is None:
+        # by pronoun: "your lone scout has 100 seconds ...; don't lose it" keeps the player's unit named last
+        p = re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing|let(?:ting)?\s+(?:it|him|her)\s+(?:die|be\s+killed))"
+                      r"(?:\s+(?:it|him|her))?\b", text)
+        mine = [u for u in re.finditer(r"\b(?:your|my|our)\s+(?:only\s+|lone\s+|single\s+)?" + mobile, text[:p.start()])
+                if not u.group(1).endswith("s")] if p and re.search(r"\b(?:it|him|her)\b", p.group(0)) else []
+        if mine:
+            c.protect_unit = roster_names()[mine[-1].group(1)]
+            r.hit(mine[-1], "protect")
+            r.hit(p, "protect")
+            return
     if m:
         every = m.re.groupindex.get("every")     # "losing both light bots": the group saying all of them
         c.protect_unit = roster_names()[next(g for i, g in enumerate(m.groups(), 1) if g and i != every)]
@@ -2498,6 +2519,7 @@ _LOSSES = re.compile(r"\bwithout\s+losing\s+(?:either|any|a\s+single\s+one|even\
                      r"(?:don'?t|do\s+not|never)\s+lose\s+more\s+than)\s+"
                      + _NUM + r"(?:\s+of\s+(?:your|the|my|our)\s+(?:\d+|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True))
                      + r"))?(?:\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?))?|"
+                     r"\b(?:with\s+)?at\s+least\s+" + _NUM + r"\s+survivors?\b|"
                      r"\bat\s+least\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)\s+(?:still\s+)?"
                      r"(?:roll|rolling|alive|survive|standing|left|remain)\w*|\bwithout\s+losing\s+(?:a|any)\s+"
                      r"(?:single\s+)?(?:units?|bots?|tanks?)\b|"
@@ -2598,7 +2620,7 @@ def _micro(r: Reading) -> None:
             r.hit(m, "losses", f"a cap on the {kind.group(1).rstrip('s')}s' losses alone is not built: a cap counts "
                                "every unit of the squad")
             continue
-        if m.group(0).startswith("at least"):
+        if re.match(r"(?:with\s+)?at\s+least", m.group(0)):
             c.max_losses = max(0, total - kept) if total and kept is not None else None
         else:
             c.max_losses = kept if kept is not None else 0

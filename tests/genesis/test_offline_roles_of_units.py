@@ -258,3 +258,16 @@ def test_kiting_said_as_a_verb_is_a_skirmish_and_either_of_them_counts():
 def test_a_known_words_other_number_is_no_typo():
     from genesis.offline.spelling import repair
     assert repair("alliance") is None and repair("betwen") == "between"
+
+
+def test_more_start_forms_targets_and_caps():
+    c = _concepts("By 6:00 the agent should own four light tanks, starting from just a commander and a constructor bot.")
+    assert c.target_composition == {"light_tank": 4} and c.player_start == {"commander": 1, "constructor_bot": 1}
+    c = _concepts("Reach 20 energy per second within five minutes while the enemy hurls bombers at your solar collectors.")
+    assert c.raids and c.raid_target_type == "solar_collector"
+    c = _concepts("Your only scout has two minutes to find the enemy bot lab in the fog; never lose it.")
+    assert (c.archetype, c.protect_unit) == ("recon", "scout")
+    c = _concepts("Five assault bots against five assault bots on open ground; win with at least 2 survivors.")
+    assert (c.archetype, c.max_losses) == ("micro", 3)
+    c = _concepts("Knock out the enemy bot lab, guarded by 4 light turrets and 1 heavy turret, before 8:00.")
+    assert c.guard_turrets == {"light_turret": 4, "heavy_turret": 1}
