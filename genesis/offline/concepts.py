@@ -1676,8 +1676,9 @@ def _units_and_switches(r: Reading) -> None:
             r.hit(m, "artillery_only")
     off = [m for w in ("no production", "without production", "fixed forces", "no building", "no base building",
                        "fixed armies", "no reinforcements") if (m := _find(text, w))]
-    off += list(re.finditer(r"\b(?:nothing|no\s+units?|none)\s+(?:can|may|is\s+allowed\s+to|will)\s+be\s+(?:built|produced|made|"
-                            r"trained)\b|\b(?:nobody|no\s+one|no\s+side|no\s+army|no\s+team)\s+(?:may|can|gets?\s+to|is\s+allowed\s+"
+    off += list(re.finditer(r"\b(?:nothing|no\s+units?|none)\s+(?:(?:can|may|is\s+allowed\s+to|will)\s+be|gets|is|will\s+get|"
+                            r"may\s+get|(?:can|may)\s+get)\s+(?:built|produced|made|trained)\b|\b(?:no|without)\s+(?:new\s+)?"
+                            r"(?:construction|building\s+of\s+(?:any\s+)?units)\b|\b(?:nobody|no\s+one|no\s+side|no\s+army|no\s+team)\s+(?:may|can|gets?\s+to|is\s+allowed\s+"
                             r"to|will)\s+(?:build|produce|train)\b|"
                             # "the six artillery bots you start with are all you'll ever get"
                             r"\b(?:are|is)\s+all\s+(?:you|you'll|you\s+will|the\s+player)\s+(?:ever\s+)?(?:get|have|receive)\b|"

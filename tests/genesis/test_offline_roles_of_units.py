@@ -271,3 +271,8 @@ def test_more_start_forms_targets_and_caps():
     assert (c.archetype, c.max_losses) == ("micro", 3)
     c = _concepts("Knock out the enemy bot lab, guarded by 4 light turrets and 1 heavy turret, before 8:00.")
     assert c.guard_turrets == {"light_turret": 4, "heavy_turret": 1}
+
+
+@pytest.mark.parametrize("said", ["nothing gets built", "nothing is produced", "no construction"])
+def test_production_off_said_passively(said):
+    assert _concepts(f"Hold the hill for two minutes against relief columns; {said}.").production is False
