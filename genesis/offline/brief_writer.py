@@ -542,8 +542,11 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
             reqs.append(Requirement(id="front_times", text="each side attacks at its stated time (within 10 s): "
                                     + ", ".join(f"{_SIDE_NAMES[d]} at {clock(t)}"
                                                 for d, t in zip(c.directions, c.direction_times)), on=on))
-    if c.directions and arch == "capture" and len(set(c.directions)) == 1 and not c.direction_times:
-        # "hold the western bridge": the zone stands on that side
+    attackers_side = any(h.key == "directions" and re.search(r"\bfrom\s+(?:the\s+)?$", reading.text[max(0, h.start - 12):h.start])
+                         for h in reading.hits)
+    if c.directions and arch == "capture" and len(set(c.directions)) == 1 and not c.direction_times \
+            and not attackers_side:
+        # "hold the western bridge": the zone stands on that side ("counterattacks from the south" is theirs)
         reqs.append(Requirement(id="zone_side", text=f"the zone to hold stands in the {_SIDE_NAMES[c.directions[0]]} "
                                                      "of the map", on="reference"))
     if c.directions and arch == "siege" and len(set(c.directions)) == 1 and not c.direction_times:

@@ -33,7 +33,8 @@ _GENERIC = _FILLER | {"enemy", "enemies", "the", "your", "my", "our", "against",
                       "fall", "win", "wins", "lose", "loses", "fail", "fails", "failed", "or", "else", "otherwise", "game", "ends", "end",
                       "over", "time", "prepare", "yourself", "good", "luck", "it", "before", "rts", "skirmish",
                       "match", "battle", "mini-game", "minigame", "test", "challenge", "setup", "set", "up", "quick",
-                      "short", "simple", "small", "fun", "interesting", "real-time", "strategy"}
+                      "short", "simple", "small", "fun", "interesting", "real-time", "strategy", "objective", "task",
+                      "goal", "mission", "note"}
 
 # Which requirements evidence what a recognised phrase asks for (those the brief has).
 KEY_IDS: dict[str, list[str]] = {

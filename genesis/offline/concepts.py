@@ -237,8 +237,9 @@ def read(query: str) -> Reading:
     impossible = _impossible(text)
     if impossible:
         return _refuse(r, "this asks for what no game can have (" + ", ".join(f'"{w}"' for w in impossible)
-                       + "): a negative amount, no time between attacks, a map of no tiles or a time before the game "
-                         "starts; say what the scenario should really have")
+                       + "): a negative amount, no time between attacks, a map of no tiles, a time before the game "
+                         "starts, units built in a few seconds or outcomes that exclude each other; say what the scenario "
+                         "should really have")
     other = _other_game(r)
     if other:
         return _refuse(r, f"this asks for {other}, which is not a real-time strategy scenario: Genesis builds RTS "
@@ -270,6 +271,8 @@ def read(query: str) -> Reading:
     _loss_on_loss(r)
     _difficulty(r)
     _start_forces(r)
+    if r.concepts.raids or (r.concepts.wave_interval and r.concepts.archetype == "defense"):
+        _raid_size(r)     # after the player's own forces are read: their counts are no raid's size
     side_armies.read(r, roster_names(), _unit_pattern("any"), number)
     _attack_units(r)
     if c.archetype == "siege":
@@ -439,7 +442,15 @@ _IMPOSSIBLE = re.compile(r"\bminus\s+(?:\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMB
                          r"\bevery\s+(?:0|zero)\s+(?:seconds?|secs?|s|minutes?)\b|"
                          r"\bmap\s+(?:of|with)\s+(?:0|zero|no)\s+tiles\b|\b(?:0|zero)-tiles?\s+map\b|"
                          r"\bbefore\s+the\s+(?:match|game|round)\s+(?:began|begins|starts|started)\b|"
-                         r"\b(?:set\s+to|ends?|ending|limit\s+of)\s+yesterday\b")
+                         r"\b(?:set\s+to|ends?|ending|limit\s+of)\s+yesterday\b|"
+                         # "over before it starts", "at zero seconds", "build forty tanks in three seconds"
+                         r"\b(?:over|ends?|ended|finished|done)\s+before\s+it\s+(?:starts|begins|has\s+(?:started|begun))\b|"
+                         r"\b(?:at|after|lasting|lasts?|within)\s+(?:0|zero)\s+(?:seconds?|secs?|s|minutes?)\b|"
+                         r"\b(?:build|produce|train|make|field|assemble)\b[^.;]{0,60}?\b(?:in|within)\s+(?:[1-9]|one|two|three|"
+                         r"four|five|six|seven|eight|nine)\s+(?:seconds?|secs?)\b|"
+                         # "both players must win and both must lose"
+                         r"\b(?:both|all|every)\s+(?:of\s+the\s+)?(?:players?|sides?|teams?)\s+(?:must|should|have\s+to|will)\s+win\s+"
+                         r"and\s+(?:both|all|they\s+all|each)?\s*(?:must|should|have\s+to|will)?\s*lose\b")
 
 
 def _impossible(text: str) -> list[str]:
@@ -698,7 +709,7 @@ _FORCES_ACT = re.compile(r"(?:^|[.;:!?]\s*)((?:(?:and\s+)?" + _FORCE_ITEM + r"(?
 _FORCES_WITH = re.compile(r"\b(?:hold|defend|protect|guard|take|capture|seize|claim|storm|assault|attack|break|clear|"
                           r"survive|keep|escort|raid|scout|find|locate|destroy|raze|breach)\b(?:(?!\b(?:waves?|attacks?|raids?|"
                           r"raiders?|assaults?|enem(?:y|ies)\s+(?:come|comes|send|sends))\b)[^.;]){0,40}?\bwith\s+((?:(?:and\s+)?"
-                          + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)(?=\s+(?:against|versus|vs\.?)\b|\s*[,;.]|\s*$)")
+                          + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)(?=\s+(?:against|versus|vs\.?)\b|\s*[,;.:]|\s*$)")
 # "2 anti-air turrets are pre-built", "three turrets already stand": what the player has on the map at the start
 _PREBUILT = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:(?:are|is)\s+"
                        r"(?:already\s+)?(?:pre-?built|pre-?placed|built|placed|in\s+place|standing|up)|already\s+"
@@ -978,6 +989,11 @@ def _objectives(r: Reading) -> None:
                 r.hit(counted, "objectives")
             elif c.objectives is None and _one_named(text, found, phrase):
                 c.objectives = 1
+            elif c.objectives is None and (group := re.match(r"s?\s+(line|row|ring|wall|battery|cluster|nest|belt|chain)\b",
+                                                             text[found.end():])):
+                # "your light turret line": several of them, how many left open
+                c.objectives = 3
+                r.assumptions.append(f"a {group.group(1)} of {phrase}s: 3 of them")
             break
     if c.objective_type is None:
         # any building of the roster kept: "the bot lab has to still be standing at 8:00", "protect your vehicle plant"
@@ -1003,7 +1019,8 @@ def _one_named(text: str, found: re.Match, phrase: str) -> bool:
     is several buildings)."""
     return not phrase.endswith("s") and phrase not in ("base", "storage") \
         and bool(re.search(r"\b(?:the|your|my|our)\s+(?:only\s+|one\s+|single\s+|lone\s+)?$", text[:found.start()])) \
-        and not re.match(r"s\b", text[found.end():])
+        and not re.match(r"s\b|\s+(?:line|ring|row|wall|battery|cluster|group|field|network|array|grid|belt|chain|nest|"
+                         r"park|farm|complex|belt)\b", text[found.end():])
 
 
 _OBJECT_NOUNS = (r"objectives?|buildings?|structures?|extractors?|collectors?|storages?|generators?|outposts?|bases|towers?|"
@@ -1255,8 +1272,10 @@ def _waves(r: Reading) -> None:
             c.random_side = True
             r.hit(m, "random_side")
     # "from a direction the player doesn't know in advance", "from an unpredictable side"
-    for m in re.finditer(r"\b(?:directions?|sides?)\s+(?:that\s+|which\s+)?(?:the\s+player|you|they|players?|the\s+agent)"
+    for m in re.finditer(r"\b(?:directions?|sides?)\s+(?:that\s+|which\s+)?(?:the\s+player|you|they|players?|the\s+agent|i|we)"
                          r"\s+(?:does|do|did|can|could|will)\s*(?:n't|not)\s+(?:know|predict|see coming|guess)|"
+                         r"\b(?:directions?|sides?)\s+(?:that\s+|which\s+)?(?:nobody|no\s+one|none\s+of\s+us)\s+(?:can|could|will)\s+"
+                         r"(?:know|predict|see coming|guess|foresee)|"
                          r"\b(?:unpredictable|unannounced|secret|hidden|surprise|random(?:ly chosen)?)\s+"
                          r"(?:directions?|sides?)\b", text):
         c.random_side = True
@@ -1900,8 +1919,6 @@ def _raids(r: Reading) -> None:
             if h.key == "unsupported_goal" and theft.start() <= h.start < theft.end():
                 h.key, h.problem = "theft", ""
         r.hit(theft, "theft")
-    if c.raids:
-        _raid_size(r)
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
 
@@ -1976,7 +1993,8 @@ def _protect(r: Reading) -> None:
     text, c = r.text, r.concepts
     objective_types = set(V.OBJECTIVE_TYPES.values())
     one = "(" + "|".join(re.escape(n) for n, t in sorted(roster_names().items(), key=lambda kv: -len(kv[0]))
-                         if t not in objective_types and t not in _building_types() and not n.endswith("s")) + r")(?![\w-])"
+                         if t not in objective_types and t not in _building_types() and not n.endswith("s")) \
+        + r")(?![\w-])(?!\s+(?:labs?|plants?)\b)"
     mobile = _unit_pattern("mobile")
     m = re.search(r"\b(?:do not|don't|never)\s+let\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:die|be (?:killed|"
                   r"destroyed)|fall)", text) \

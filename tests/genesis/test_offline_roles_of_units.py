@@ -276,3 +276,35 @@ def test_more_start_forms_targets_and_caps():
 @pytest.mark.parametrize("said", ["nothing gets built", "nothing is produced", "no construction"])
 def test_production_off_said_passively(said):
     assert _concepts(f"Hold the hill for two minutes against relief columns; {said}.").production is False
+
+
+def test_a_wave_size_said_with_an_interval_is_built_and_the_players_own_count_is_not_it():
+    from genesis.offline.gdd_writer import design
+    query = "Keep the bridge for 4 minutes while enemy waves of 6 light bots come every 50 seconds from the west."
+    c = _concepts(query)
+    assert c.raid_size == 6
+    gdd = design(write_brief(query, read(query)))
+    assert next(r for r in gdd.rule_components if "size" in r.params).params["size"] == 6
+    c = _concepts("Guard with 2 heavy tanks: raids of 5 light bots every minute hit your extractors from the east; "
+                  "survive 5 minutes.")
+    assert c.raid_size == 5 and c.player_start == {"heavy_tank": 2}
+
+
+@pytest.mark.parametrize("query, quoted", [
+    ("A 2v2 where all teams must win and all must lose, ending at zero seconds.", "all teams must win and all must lose"),
+    ("Skirmish that is over before it starts, on the crossroads.", "over before it starts"),
+    ("Produce twenty light tanks in two seconds with no factory.", "produce 20 light tanks in two seconds"),
+])
+def test_what_no_game_can_have_is_refused_quoting_it(query, quoted):
+    reading = read(query)
+    assert not reading.is_game and quoted in reading.refusal
+
+
+def test_sides_and_places_said_around_a_capture_and_a_raid():
+    c = _concepts("Raiders strike your radar tower every 70 seconds from a side no one can predict; survive 6 minutes.")
+    assert c.random_side and c.fronts != 1
+    query = "Occupy the centre and stay there for 90 seconds while the enemy counterattacks every minute from the east."
+    assert "zone_side" not in [r.id for r in write_brief(query, read(query)).requirements]
+    c = _concepts("Bombers every minute toward your light turret line from the west; hold 5 minutes.")
+    assert (c.objective_type, c.objectives) == ("light_turret", 3)
+    assert _concepts("Guard the bot_lab against raids every 80 seconds for 6 minutes.").protect_unit is None
