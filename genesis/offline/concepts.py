@@ -533,11 +533,13 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all
                     r"are|is))?\s+(?:(?:dug|holed|bunkered|walled)\s+(?:themselves\s+|itself\s+)?(?:in|up|down)|entrenched|"
                     r"fortified|barricaded|sheltering|camped|encamped|set\s+up|holding\s+out|hunkered\s+down)\s+"
                     r"(?:(?:themselves|itself)\s+)?(?:(?:around|"
-                    r"behind|at|in|inside|near|by|round)\s+)?(?:an?|the|their|its)\s+(?:[\w-]+\s+){0,2}?(?:" + _SIEGE_NOUNS
-                    + r"|extractors?|collectors?|reactors?)\b(?P<gap4>[^.]{0,240}?)\b(?:" + _KILL + r"\s+(?:it|them)|(?:reduce\s+(?:it|them)\s+to|turn\s+"
+                    r"behind|at|in|inside|near|by|round)\s+)?(?:an?|the|their|its)\s+(?:[\w-]+\s+){0,5}?(?:" + _SIEGE_NOUNS
+                    + r"|extractors?|collectors?|reactors?)\b(?P<gap4>(?:[^.]|\.(?=\s+\w)){0,240}?)\b(?:" + _KILL + r"\s+(?:it|them)|(?:reduce\s+(?:it|them)\s+to|turn\s+"
                     r"(?:it|them)\s+into)\s+(?:rubble|ashes|ruins|dust|scrap|wreckage)|(?:take|knock|wipe|bring|shoot|blow|burn|tear|pull)\s+"
-                    r"(?:it|them)\s+(?:out|down|up))\b")
-
+                    r"(?:it|them)\s+(?:out|down|up))\b"
+                    # the target named inside the verb: "turn the enemy commander's bunker into scrap"
+                    r"|\b(?:turn|reduce)\s+(?:the|their|its)\s+(?:enemy(?:'s)?\s+)?(?:[\w'-]+\s+){0,2}?(?:" + _SIEGE_NOUNS
+                    + r")\s+(?:into|to)\s+(?:rubble|ashes|ruins|dust|scrap|wreckage)\b")
 
 # a place to take and keep; a bridge, pass or crossroads only with a verb of taking ("hold the bridge against
 # three waves" is a defence)
@@ -550,8 +552,11 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|claim|hold|control|occupy|grab|c
                       r"(?:(?:central|middle|northern|southern|eastern|western|river|mountain|stone|old)\s+){0,2}"
                       r"(?:bridge|pass|crossroads|ridge|crossing|ford|junction|gate)\b"
                       # "plant your army on the hilltop", "station your units in the zone"
+                      # a place named before, taken and kept by pronoun: "there's a bridge to the west. take it. keep it
+                      # for a minute and a half"
+                      r"|\b(?:take|seize|capture|claim|occupy|grab)\s+it\W+(?:then\s+|and\s+)?(?:keep|hold)\s+it\s+for\b"
                       r"|\b(?:plant|station|post|park|put|keep|move|get)\s+(?:your|the|all\s+your)\s+(?:army|units|forces|"
-                      r"troops|squad|men)\s+(?:on|at|in|onto|into)\s+(?:the\s+)?(?:(?:central|middle)\s+)?"
+                      r"troops|squad|men|tanks|bots|vehicles)\s+(?:on|at|in|onto|into)\s+(?:the\s+)?(?:(?:central|middle)\s+)?"
                       r"(?:hilltop|hill|summit|zone|plaza|plateau|high ground|centre|center|middle|point|beacon)\b"
                       # a place named before: "the ford is the prize: have troops on it and nobody else's"
                       r"|\b(?:have|keep|get|put)\s+(?:your\s+|some\s+|our\s+|my\s+)?(?:troops|units|forces|men|army|"
@@ -641,7 +646,18 @@ def _siege_target(r: Reading) -> None:
         r.hit(line, "fortification", "the fortification is a turret ring round the target at a site drawn per "
                                      "game, not a line across the map")
     m = _SIEGE.search(r.text)
-    named = re.search(r"(?<![\w-])" + _unit_pattern("any"), m.group(0)) if m else None
+    if m is None:
+        return
+    # the enemy dug in somewhere: its target is the last thing named before the verb ("holed up behind a ring of
+    # light turrets around a metal storage ... smash it"); elsewhere the first named ("their factory squats behind
+    # turrets; reduce it to rubble")
+    dug_in = m.group("gap4") is not None
+    said = m.group(0)[:m.end("gap4") - m.start()] if dug_in else m.group(0)
+    names = list(re.finditer(r"(?<![\w-])" + _unit_pattern("any"), said))
+    # what they are dug in around, inside or at is the target ("entrenched around a radar tower with 6 turrets")
+    around = [n for n in names if re.search(r"\b(?:around|round|inside|in|at)\s+(?:an?|the|their|its)\s+(?:[\w-]+\s+){0,2}?$",
+                                           said[:n.start()])]
+    named = (around[0] if around else names[-1] if dug_in else names[0]) if names else None
     if named is None:
         return
     type_id = roster_names()[named.group(1)]
@@ -2185,7 +2201,8 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
         or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text) \
         or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
-        or re.search(r"\byou(?: (?:have|get|only have)|(?:'ve|\s+have)\s+(?:only\s+)?got)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
+        or re.search(r"\b(?:you|your\s+[\w-]+|the\s+(?:player|agent)|we)(?: (?:have|has|get|gets|only have)|(?:'ve|\s+have)\s+"
+                     r"(?:only\s+)?got)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
                      + r"(?:\s+(?:flat|total|in\s+all|only))?(?:\s+to\b|\s*(?=[.;,]|$))", text) \
         or re.search(r"\b(?:has|have|gets?|got)\s+(?:only\s+)?(?:until|till|up\s+to)\s+" + _CLOCK + r"(?:\s+to\b|\s*[,;.]|$)",
                      text) \
@@ -2269,7 +2286,9 @@ def _escort(r: Reading) -> None:
                      r"(?:to\s+)?(?:reach|get\s+to|make\s+it\s+to|arrive\s+at|end\s+up\s+(?:in|at))\b", text) \
         or re.search(own + r"(?:" + convoy + "|" + _unit_pattern("mobile") + r")\s+(?:has|have|needs?|must|should)\s+"
                      r"(?:to\s+)?(?:reach|get\s+to|get\s+from|make\s+it\s+(?:to|from)|arrive\s+at|cross|travel|walk|drive|"
-                     r"move|go)\b", text)
+                     r"move|go)\b", text) \
+        or re.search(own + r"(?:" + convoy + "|" + _unit_pattern("mobile") + r")\s+(?:needs?|requires?|wants?)\s+(?:an\s+)?"
+                     r"(?:escort|escorting|to\s+be\s+escorted)\b", text)
     back = None
     if named is None:
         # the unit named first and brought by pronoun: "our engineer is stranded in the east; bring him home"

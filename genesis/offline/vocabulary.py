@@ -109,7 +109,7 @@ UNIT_SYNONYMS = {
 
 # An escort: a unit brought somewhere alive. Words that name the game, and the unit a convoy is.
 ESCORT_WORDS = ["convoy", "convoys", "vip", "extraction point", "extraction zone", "evac point", "evacuation point",
-                "escort mission"]
+                "escort mission", "needs an escort", "need an escort", "needs escorting", "to be escorted"]
 ESCORT_VERBS = ["escort", "escorting", "bring", "get", "take", "lead", "drive", "move", "deliver", "transport", "guide",
                 "walk", "shepherd"]
 CONVOY_WORDS = ["convoy", "convoys", "truck", "trucks", "lorry", "lorries", "supply wagon", "supply wagons", "wagon",

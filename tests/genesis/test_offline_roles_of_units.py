@@ -308,3 +308,20 @@ def test_sides_and_places_said_around_a_capture_and_a_raid():
     c = _concepts("Bombers every minute toward your light turret line from the west; hold 5 minutes.")
     assert (c.objective_type, c.objectives) == ("light_turret", 3)
     assert _concepts("Guard the bot_lab against raids every 80 seconds for 6 minutes.").protect_unit is None
+
+
+@pytest.mark.parametrize("query, archetype, field, value", [
+    ("The enemy is holed up behind a wall of light turrets around a radar tower in the east. Flatten it inside "
+     "eight minutes.", "siege", "objective_type", "radar_tower"),
+    ("Your tanks have nine minutes to turn the enemy's forward bunker into rubble; you cannot build.", "siege",
+     "deadline", 540),
+    ("There's a ford to the south. Seize it. Hold it for seventy seconds. You have four minutes.", "capture",
+     "hold_time", 70),
+    ("Our engineer needs an escort to the north edge within three minutes; patrols wait on the road.", "escort",
+     "escort_unit", "constructor_bot"),
+    ("Within six minutes, move your bots onto the plateau and keep them there for ninety seconds running.", "capture",
+     "hold_time", 90),
+])
+def test_games_said_indirectly_are_read_not_refused(query, archetype, field, value):
+    c = _concepts(query)
+    assert c.archetype == archetype and getattr(c, field) == value
