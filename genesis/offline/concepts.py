@@ -2375,6 +2375,14 @@ def _escort(r: Reading) -> None:
             r.hit(m, "ambush")
     for m in re.finditer(r"\b(?:from|in|out of)\s+(?:the\s+)?(forests?|woods|trees|jungle|undergrowth)\b", text):
         r.hit(m, "ambush", note=f"the maps have no {m.group(1)}: the ambushers wait beside the route")
+    # ambushes placed by the request: the design draws their sites along the route, wherever the request puts them
+    for m in re.finditer(r"\b(?:near|at|by|around|beside|on|under)\s+(?:both\s+|each\s+|every\s+|the\s+|all\s+the\s+)?"
+                         r"(?:bridges?|crossings?|fords?|the\s+road|roads?|passes|pass|chokepoints?|junctions?)\b", text):
+        r.hit(m, "ambush", "the ambushes wait at sites drawn along the route each game, not at the places named")
+    # a unit sent alone: the design gives the escorted unit guards
+    for m in re.finditer(r"\b(?:a\s+|the\s+)?(?:lone|solitary|unescorted|unguarded)\b|\b(?:alone|on\s+its\s+own|by\s+itself|"
+                         r"without\s+(?:an?\s+)?(?:escort|guards?))\b", text):
+        r.hit(m, "escort_unit", "the escorted unit travels with guards: a unit alone is not built")
     # the escorted unit arriving whole: "he has to make it in one piece", "it must get there alive"
     for m in re.finditer(r"\b(?:he|she|it|they)\s+(?:has|have|must|needs?|should)\s+(?:to\s+)?(?:make\s+it|arrive|get\s+"
                          r"there|get\s+through|survive)\s+(?:in\s+one\s+piece|alive|intact|unharmed|safely)\b", text):

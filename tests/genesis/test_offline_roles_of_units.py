@@ -325,3 +325,10 @@ def test_sides_and_places_said_around_a_capture_and_a_raid():
 def test_games_said_indirectly_are_read_not_refused(query, archetype, field, value):
     c = _concepts(query)
     assert c.archetype == archetype and getattr(c, field) == value
+
+
+def test_an_escort_asked_alone_or_ambushed_at_named_places_is_partial():
+    query = "Drive a solitary truck from the west edge to the east edge within 4 minutes; raiders wait at the crossings."
+    clauses = write_brief(query, read(query)).clauses
+    assert [c.status for c in clauses] == ["partial", "partial"], [(c.text, c.why) for c in clauses]
+    assert "guards" in clauses[0].why and "drawn along the route" in clauses[1].why
