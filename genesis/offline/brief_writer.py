@@ -542,7 +542,8 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
             reqs.append(Requirement(id="front_times", text="each side attacks at its stated time (within 10 s): "
                                     + ", ".join(f"{_SIDE_NAMES[d]} at {clock(t)}"
                                                 for d, t in zip(c.directions, c.direction_times)), on=on))
-    attackers_side = any(h.key == "directions" and re.search(r"\bfrom\s+(?:the\s+)?$", reading.text[max(0, h.start - 12):h.start])
+    attackers_side = any(h.key == "directions"
+                         and re.search(r"\bfrom\s+(?:the\s+)?$", reading.text[max(0, h.start - 12):h.start])
                          for h in reading.hits)
     if c.directions and arch == "capture" and len(set(c.directions)) == 1 and not c.direction_times \
             and not attackers_side:

@@ -212,8 +212,8 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
         taken.append((x, y))
         units.append(UnitPlacement(type=t, count=n, x=round(x, 1), y=round(y, 1)))
     comps = [
-        RuleComponent(id="escort_arrival", purpose=f"the {vip.replace('_', ' ')} entering the destination wins "
-                      f"{'(every one of the convoy)' if count > 1 else ''}; the deadline loses", kind="objective",
+        RuleComponent(id="escort_arrival", purpose=f"the {vip.replace('_', ' ')} entering the destination wins"
+                      f"{' (every one of the convoy)' if count > 1 else ''}; the deadline loses", kind="objective",
                       library_rule="escort_arrival", requirement_ids=["escort_arrival", "deadline"],
                       params={"team": PLAYER, "tag": VIP_TAG, "to": _xy(dest), "radius": DEST_RADIUS,
                               "deadline": deadline, "need": count}),

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 import re
-
 from contextvars import ContextVar
 
 from engine.catalog import load_catalog
