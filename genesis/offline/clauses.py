@@ -188,7 +188,13 @@ THIN_SHARE, THIN_WORDS = 0.25, 4
 _STOP = {"if", "when", "as", "its", "his", "her", "each", "every", "there", "than", "out", "off", "into", "onto", "who",
          "what", "do", "does", "did", "was", "were", "been", "being", "just", "only", "very", "too", "more", "most",
          "less", "least", "after", "until", "till", "through", "about", "around", "these", "those", "it's", "you're",
-         "they're", "there's", "matter", "whatever", "regardless", "you've", "we've"}   # beside _GENERIC's words
+         "they're", "there's", "matter", "whatever", "regardless", "you've", "we've",
+         # how a length of time is framed ("a ten-minute cap", "six minutes max", "for a full 100 seconds")
+         "cap", "capped", "max", "maximum", "tops", "limit", "cutoff", "cut-off", "clock", "mark", "runs", "lasts",
+         "full", "total", "whole", "entire", "happen", "happens", "period", "span", "duration", "length", "flat",
+         "sharp", "hard", "strict", "straight", "running", "solid",
+         # politeness ("it would be appreciated if ... could be")
+         "appreciated", "could", "would", "kindly", "grateful", "ideally", "perhaps", "maybe"}   # beside _GENERIC's words
 
 
 def _thin(text: str, a: int, b: int, hits: list[Hit]) -> str:

@@ -678,8 +678,9 @@ def _siege_guards(r: Reading) -> None:
     turrets guard the bot lab", "ringed by a dozen turrets"."""
     turret = r"((?:light|heavy|aa|anti-air)\s+)?turrets?\b"
     num = r"(?:a\s+)?" + _GROUP_NUM
-    m = re.search(r"\b(?:guarded|defended|ringed|surrounded|protected|covered|encircled)\s+by\s+" + num + r"\s+"
-                  + turret, r.text) \
+    m = re.search(r"\b(?:(?:guarded|defended|ringed|surrounded|protected|covered|encircled|screened|shielded|walled\s+off)"
+                  r"\s+by|behind|among|amid|amongst|within|inside)\s+(?:a\s+(?:ring|line|wall|row|screen|cordon)\s+of\s+)?" + num
+                  + r"\s+" + turret, r.text) \
         or re.search(num + r"\s+" + turret + r"\s+(?:(?:and\s+[^.;,]{0,40}?\s+)?(?:guard|defend|ring|surround|protect|cover|"
                      r"encircle)|(?:and\s+[^.;,]{0,40}?\s+)?stand\s+(?:watch|guard))", r.text)
     if m is None:
@@ -1206,6 +1207,12 @@ def _waves(r: Reading) -> None:
         r.hit(m, "fronts", note="read as 3 directions")
     m = _count_before(text, r"waves?|attacks|assaults|raids|pushes")
     if not m:
+        # attacks counted by the groups that make them: "three packs of light bots hit the base"
+        m = re.search(r"(?<![\w-])" + _NUM + r"\s+(?:packs|bands|columns|hordes|swarms|surges|rushes|groups|squads)\s+of\s+"
+                      r"(?:[\w-]+\s+){0,2}?(?:bots?|tanks?|units?|raiders|vehicles|bombers|enem(?:y|ies))\s+(?:\w+\s+)?"
+                      r"(?:hit|hits|attack|attacks|strike|strikes|storm|storms|raid|raids|come|comes|charge|charges|"
+                      r"assault|assaults|arrive|arrives|roll\s+in|pour\s+in|descend)\b", text)
+    if not m:
         # the count named after the noun it counts: "waves that double each time, 3 of them"
         m = re.search(r"\b(?:waves|attacks|assaults|raids|pushes)\b[^.;]{0,60}?(?<![\w-])" + _NUM
                       + r"\s+of\s+them\b", text)
@@ -1269,8 +1276,13 @@ def _waves(r: Reading) -> None:
         c.growth_factor = 1 + float(pct.group(1)) / 100
         c.escalating = True
         r.hit(pct, "escalating")
-    for m in re.finditer(r"\beach(?:\s+[\w-]+)?\s+(?:is\s+)?(?:bigger|larger|stronger|harder|heavier|fiercer)\s+than\s+"
-                         r"the\s+(?:one\s+before|last(?:\s+one)?|previous(?:\s+one)?)\b", text):
+    # "each knock harder than the one before", "each a little meaner than the last": any comparative of size or
+    # force, softened or not
+    for m in re.finditer(r"\beach(?:\s+[\w-]+)?\s+(?:is\s+)?(?:(?:a\s+(?:little|bit|touch|notch)|slightly|somewhat|"
+                         r"much|far|even|a\s+lot)\s+)?(?:bigger|larger|stronger|harder|heavier|fiercer|meaner|nastier|"
+                         r"tougher|deadlier|angrier|denser|thicker|more\s+(?:numerous|dangerous|brutal|vicious|intense|"
+                         r"punishing))\s+than\s+(?:the\s+(?:one\s+)?(?:before|last(?:\s+one)?|previous(?:\s+one)?)|"
+                         r"its\s+predecessor|what\s+came\s+before)\b", text):
         c.escalating = True      # "each knock harder than the one before"
         r.hit(m, "escalating")
     for m in re.finditer(r"\beach(?:\s+(?:one|wave|attack|time|of them))?\s+(?:is\s+)?(?:bigger|larger|stronger)\b", text):
@@ -1498,9 +1510,17 @@ def _times(r: Reading) -> None:
                                           text)):
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
+    # "when the clock shows six", "once the timer reads 7:30": a bare number on the clock is minutes
+    if limit is None and (lm := re.search(r"\b(?:when|once|until|till|by\s+the\s+time|as)\s+the\s+(?:clock|timer)\s+"
+                                          r"(?:shows|reads|hits|strikes|says|reaches|turns|ticks\s+over\s+to)\s+(?:"
+                                          + _CLOCK + r"|" + _NUM + r"(?:\s*" + _UNIT + r")?)(?![\w:])", text)):
+        g = lm.groups()
+        limit = int(g[0]) * 60 + int(g[1]) if g[0] else _seconds(g[2], g[3]) if g[3] else number(g[2]) * 60
+        candidates.append((lm, limit))
     lm2 = re.search(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT + r"[\s-]*(?:time\s+)?(?:limit|deadline|timer|clock|game|match|"
                     r"battle|long|mission|scenario|round)\b", text) \
-        or re.search(r"\b(?:limit|deadline|timer)\s+(?:of\s+)?" + _NUM + r"\s*" + _UNIT, text)
+        or re.search(r"\b(?:limit|deadline|timer)\s+(?:of\s+)?" + _NUM + r"\s*" + _UNIT, text) \
+        or re.search(r"\b" + _NUM + r"\s*" + _UNIT + r"\s+on\s+the\s+(?:clock|timer)\b", text)
     if lm2:
         candidates.append((lm2, _seconds(lm2.group(1), lm2.group(2))))
         if limit is None:
@@ -1536,7 +1556,7 @@ def _set_limit(r: Reading, lm: re.Match, limit: float) -> None:
         limit = 3600.0
     r.concepts.time_limit = limit
     # the verb of lasting is the limit's too: "hold out until 6:00", "hang on for five minutes"
-    last = re.search(r"\b(?:survive|hold\s+out|hang\s+on|hang\s+in(?:\s+there)?|endure|last|stay\s+alive|keep\s+going|"
+    last = re.search(r"\b(?:survive|hold\s+out|hang\s+on|stand|stand\s+firm|remain\s+standing|stay\s+standing|keep\s+standing|hang\s+in(?:\s+there)?|endure|last|stay\s+alive|keep\s+going|"
                      r"stick\s+it\s+out|ride\s+it\s+out|weather\s+(?:it|the\s+storm)|(?:for\s+)?(?:a|the)\s+(?:total\s+|whole\s+|"
                      r"full\s+)?(?:duration|length|span|running\s+time|game\s+length)\s+of|(?:for\s+)?(?:a\s+)?total\s+of)\s+$",
                      r.text[:lm.start()])
@@ -2016,8 +2036,8 @@ def _protect(r: Reading) -> None:
                   r"destroyed)|fall)", text) \
         or re.search(r"\b(?:protect|guard|keep)\s+(?:your|the|my|our)\s+" + one + r"(?:\s+alive)?", text) \
         or re.search(r"\b(?:keep|keeping)\s+(?:your|the|my|our)\s+" + mobile + r"\s+alive", text) \
-        or re.search(r"\b(?:your|the|my|our)\s+" + mobile + r"\s+(?:must|has to|needs to|should|is to)\s+(?:survive|"
-                     r"stay alive|live|not die|(?:come|get|make\s+it|pull)\s+(?:through|out)(?:\s+(?:it|this|that))?\s+(?:alive|"
+        or re.search(r"\b(?:your|the|my|our)\s+" + mobile + r"\s+(?:must|has to|needs to|should|is to)\s+(?:still\s+)?(?:survive|"
+                     r"stay alive|live|not die|be\s+(?:still\s+)?(?:breathing|alive|standing|around|in\s+one\s+piece)|(?:come|get|make\s+it|pull)\s+(?:through|out)(?:\s+(?:it|this|that))?\s+(?:alive|"
                      r"intact|in\s+one\s+piece))", text) \
         or re.search(r"\b(?:protect|guard|escort|save|defend)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
@@ -2059,7 +2079,9 @@ _GONE = (r"(?:(?:is|gets|get|are|'s)\s+)?(?:destroyed|killed|lost|razed|taken\s+
          r"knocked\s+out|wrecked|gone)|falls|fall|dies|die|goes\s+down|go\s+down|explodes|blows\s+up|perishes")
 _FAILED = (r"(?:you|i|we)(?:'ve|\s+have)?\s+(?:failed|lost)|(?:you|i|we)\s+lose|(?:it|that)(?:'s|\s+is)\s+(?:over|game\s+"
            r"over|a\s+loss|a\s+defeat)|game\s+over|the\s+(?:mission|run|game|scenario|match|round|battle)\s+(?:fails|"
-           r"is\s+(?:lost|over)|ends)")
+           r"is\s+(?:lost|over)|ends)|(?:shall|will|would|does|is\s+to)?\s*(?:constitutes?|means?|spells?|equals?|counts\s+as)\s+"
+           r"(?:an?\s+|instant\s+|immediate\s+|automatic\s+)*(?:defeat|loss|failure|game\s+over)|ends\s+(?:it|the\s+(?:game|"
+           r"match|run|mission|round)|everything)(?:\s+(?:instantly|immediately|at\s+once|right\s+there|on\s+the\s+spot))?")
 # the moment a loss is said from: "if it dies", "the moment it explodes", "as soon as he falls"
 _WHEN = r"(?:if|once|when|should|the\s+moment|as\s+soon\s+as|the\s+instant|the\s+second)"
 
@@ -2077,10 +2099,24 @@ def _loss_on_loss(r: Reading) -> None:
         or re.search(r"\b" + _WHEN + r"\s+" + owner + names + r"\s+(?:" + _GONE + r")\b[^.;]{0,25}?\b(?:"
                      + _FAILED + r")\b", text) \
         or re.search(r"\blose\s+(?:any|a\s+single|one|your)\s+" + names + r"\s+and\s+(?:you(?:'re|\s+are)\s+out|(?:"
-                     + _FAILED + r"))\b", text)
+                     + _FAILED + r"))\b", text) \
+        or re.search(r"\b(?:losing|the\s+(?:loss|destruction|death|fall)\s+of)\s+" + owner + names + r"\s+(?:"
+                     + _FAILED + r")", text)
+    if c.objective_type:
+        # the objective kept: "the radar_tower could be kept intact", "keep the plant standing"
+        for k in re.finditer(r"\b(?:kept|keep|keeping|stays?|staying|remains?|remaining|left)\s+(?:\w+\s+){0,2}?(?:intact|"
+                             r"standing|in\s+one\s+piece|unharmed|undamaged|unscathed|alive|up)\b", text):
+            r.hit(k, "keep_count")
+    head = c.objective_type.split("_")[-1] if c.objective_type else None
+    if m is None and head:
+        # the objective named again by its last word: "guard the bot_lab; losing the lab ends it"
+        m = re.search(r"\b(?:losing|the\s+(?:loss|destruction|death|fall)\s+of)\s+" + owner + r"(" + re.escape(head)
+                      + r")\s+(?:" + _FAILED + r")", text) \
+            or re.search(r"\b" + _WHEN + r"\s+" + owner + r"(" + re.escape(head) + r")\s+(?:" + _GONE
+                         + r")\b[^.;]{0,25}?\b(?:" + _FAILED + r")\b", text)
     if m is not None:
         said = next(g for g in m.groups() if g)
-        kind = roster_names().get(said) or V.OBJECTIVE_TYPES.get(said)
+        kind = c.objective_type if said == head else roster_names().get(said) or V.OBJECTIVE_TYPES.get(said)
         if kind is None:
             return
         if load_catalog().units[kind].speed > 0 and kind != "commander" or kind == c.protect_unit:
@@ -2092,7 +2128,8 @@ def _loss_on_loss(r: Reading) -> None:
         return
     # by pronoun: the unit kept alive, escorted or the objective named before
     p = re.search(r"\b" + _WHEN + r"\s+(?:it|he|she)(?:'s|\s+is|\s+gets)?\s+(?:" + _GONE + r")\b[^.;]{0,25}?\b(?:"
-                  + _FAILED + r")\b", text)
+                  + _FAILED + r")\b", text) \
+        or re.search(r"\b(?:its|his|her)\s+(?:destruction|loss|death|demise|fall)\s+(?:" + _FAILED + r")", text)
     if p is None:
         return
     if not (c.protect_unit or c.escort_unit or c.objective_type):
@@ -2203,7 +2240,7 @@ def _deadline_and_hold(r: Reading) -> None:
         or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
         or re.search(r"\b(?:you|your\s+[\w-]+|the\s+(?:player|agent)|we)(?: (?:have|has|get|gets|only have)|(?:'ve|\s+have)\s+"
                      r"(?:only\s+)?got)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
-                     + r"(?:\s+(?:flat|total|in\s+all|only))?(?:\s+to\b|\s*(?=[.;,]|$))", text) \
+                     + r"(?:\s+(?:flat|total|in\s+all|only|max|tops))?(?:\s+to\b|\s+and\b|\s*(?=[.;,]|$))", text) \
         or re.search(r"\b(?:has|have|gets?|got)\s+(?:only\s+)?(?:until|till|up\s+to)\s+" + _CLOCK + r"(?:\s+to\b|\s*[,;.]|$)",
                      text) \
         or re.search(r"\ban?\s+" + _CLOCK + r"\s+deadline\b", text) \
@@ -2521,7 +2558,7 @@ _GROUP_WORDS = {"trio": 3, "pair": 2, "dozen": 12}
 _FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?|vehicles?|robots?|soldiers|troops|"
           r"infantry|artillery(?:\s+(?:bots?|units?|pieces|vehicles?))?))\b")
 # a few words may stand between the squad and its foe: "your four light tanks are on their own against twelve ..."
-_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:\s+(?:that|which|who))?"
+_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:,\s+(?:[\w-]+,?\s+){0,3}?[\w-]+,)?(?:\s+(?:that|which|who))?"
                      r"(?:\s+(?:are|is|stand|stands|go|goes)(?:\s+[\w']+){0,3}?)?"
                      r"\s+(?:versus|vs\.?|v|against|take on|face|faces|facing|face\s+down|faces\s+down|fight|"
                      r"(?:square|squares|face|faces)\s+off\s+(?:with|against)|go\s+up\s+against|goes\s+up\s+against|"
@@ -2540,7 +2577,7 @@ _ARMIES_ATTACKED = re.compile(_FORCE + r"(?:[,;]?\s+[^.;]{0,40}?)?[,;:]\s+(?:and
                               r"closes|bear|bears|pour|pours|fall|falls|descend|descends)\s+(?:in\s+|down\s+)?(?:at|on|upon|"
                               r"toward|towards|for|onto)\s+(?:them|you|it|your\s+[\w-]+|the\s+squad)\b")
 # a squad of two types: "a pair of heavy tanks and a pair of artillery bots meet ...": the first one before the match
-_SQUAD_BEFORE = re.compile(_FORCE + r"\s+and\s+(?:an?\s+)?$")
+_SQUAD_BEFORE = re.compile(_FORCE + r"\s+(?:and|plus|with|alongside|together\s+with)\s+(?:an?\s+)?$")
 # an enemy of two or more types: "... against 3 artillery bots and 5 light bots", "..., 4 rocket bots and a heavy tank"
 _FORCE_AFTER = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+)(?:an?\s+)?" + _FORCE)
 # the two armies compared: "seven rocket bots, quicker and longer-reaching than the nine assault bots"

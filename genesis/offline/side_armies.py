@@ -10,7 +10,7 @@ from genesis.offline import vocabulary as V
 
 _NUM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
 _ITEM = _NUM + r"\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
-_LIST = r"((?:(?:and\s+)?" + _ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|$)))+)"
+_LIST = r"((?:(?:and\s+|plus\s+)?" + _ITEM + r"(?:\s*,\s*|\s+and\s+|\s+plus\s+|\s*(?=[;.:,]|$)))+)"
 _GETS = (r"(?:(?:starts?|starting|begins?|beginning)\s+(?:(?:out|off)\s+)?with|gets?|getting|has|have|having|is\s+given|"
          r"are\s+given|fields?|fielding|spawns?\s+with|receives?|receiving|commands?|commanding|brings?|bringing|"
          r"(?:is\s+|are\s+)?(?:given|handed|issued|allotted|dealt|equipped\s+with|armed\s+with))")
@@ -23,7 +23,12 @@ _ALL = re.compile(r"(?:(?:\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+(?:\w+\s+)
                   r"(?:we|they)(?:\s+all)?\s+each|(?:we|they)\s+all)"
                   r"|\b" + _SIDE + r"\s*,?\s+each(?:\s+one)?)\s+" + _GETS
                   # "each side with 12 light tanks"
-                  + r"|\b(?:each|every)\s+" + _SIDE + r"\s+with)\s+" + _LIST)
+                  + r"|\b(?:each|every)\s+" + _SIDE + r"\s+with"
+                  # "each army a commander plus four assault bots", "everyone on fixed armies of 8 light bots"
+                  + r"|\b(?:each|every)\s+" + _SIDE + r"(?=\s+(?:an?\s|\d|" + "|".join(V.NUMBER_WORDS) + r"))"
+                  + r"|\b(?:everyone|everybody|all\s+(?:the\s+)?" + _SIDE + r")\s+(?:on|with|gets?|has|have|fields?)\s+"
+                  r"(?:(?:fixed|equal|identical|matching|mirrored|the\s+same|same)\s+)?(?:armies|forces|armies|starts?|"
+                  r"squads?)\s+of)\s+" + _LIST)
 _OURS = re.compile(r"\b(?:the\s+player|you|i|me)\s+and\s+(?:(?:an?|\w+)\s+)?(?:ai\s+|computer\s+|ai-controlled\s+)?"
                    r"(?:all(?:y|ies)|teammates?|partners?|friends?)\s+each\s+" + _GETS + r"\s+" + _LIST)
 _THEIRS = re.compile(r"\b(?:(?:the\s+)?(?:\w+\s+)?(?:enemy|rival|opposing|hostile)\s+(?:ai\s+)?" + _SIDE + r"\s+each|"
@@ -72,7 +77,7 @@ _BY_UNITS = re.compile(
 def _army(r, m: re.Match, roster: dict[str, str], unit_pattern: str, number) -> dict[str, int]:
     """The roster units of a statement's list, hit as `side_armies` when every item is one."""
     army: dict[str, int] = {}
-    for item in re.finditer(_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s*$)", m.group(1)):
+    for item in re.finditer(_ITEM + r"(?=\s*,|\s+and\b|\s+plus\b|\s*[;.:]|\s*$)", m.group(1)):
         words = item.group(2)
         named = re.match(unit_pattern, words)
         if not (named and named.end() == len(words.rstrip())):

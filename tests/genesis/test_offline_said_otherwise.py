@@ -1,0 +1,104 @@
+"""The offline reader on clauses a request says in words of its own rather than the family vocabulary's: waves
+that grow by any comparative ("each a bit nastier than the last"), attacks counted by the groups that make them
+("four columns of tanks hit"), a time on the clock or a time framed by a cap ("when the timer reads 7:30",
+"nine minutes max"), a loss said as what an objective's destruction means, a squad or every side's army listed
+with "plus", a fight with the squad's qualities between the two armies. Each reading must also give a brief in
+which the clause is honoured, never partial or not honoured for words the reader did read."""
+from __future__ import annotations
+
+import pytest
+
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+
+
+def _brief(query: str):
+    reading = read(query)
+    assert reading.refusal is None, reading.refusal
+    return write_brief(query, reading)
+
+
+def _unhonoured(brief) -> list[str]:
+    return [f"{c.status}: {c.text} ({c.why})" for c in brief.clauses if c.status != "honoured"]
+
+
+@pytest.mark.parametrize("query", [
+    "Hold the outpost for 7 minutes against waves every minute, each a bit nastier than the last.",
+    "Attacks every 50 seconds from the west, each one far tougher than its predecessor; survive until 6:00.",
+])
+def test_waves_that_grow_by_any_comparative_escalate(query):
+    brief = _brief(query)
+    assert brief.concepts.escalating
+    assert not _unhonoured(brief)
+
+
+def test_attacks_counted_by_the_groups_that_make_them():
+    brief = _brief("Four columns of light tanks hit the outpost, one every ninety seconds; it has to stand for 7 "
+                   "minutes.")
+    assert brief.concepts.waves == 4
+    assert not _unhonoured(brief)
+
+
+@pytest.mark.parametrize("query,seconds", [
+    ("Keep the metal_storage standing against raids from the east until the timer reads 7:30.", 450),
+    ("Waves from the south every minute; your commander must still be alive when the clock shows five.", 300),
+])
+def test_a_time_on_the_clock_ends_the_game(query, seconds):
+    brief = _brief(query)
+    assert brief.concepts.time_limit == seconds
+    assert not _unhonoured(brief)
+
+
+def test_the_unit_that_must_still_be_alive_is_kept_alive():
+    brief = _brief("Waves from the south every minute; your commander must still be alive when the clock shows five.")
+    assert brief.concepts.protect_unit == "commander" or brief.concepts.objective_type == "commander"
+
+
+@pytest.mark.parametrize("query", [
+    "Destroy the enemy vehicle_plant behind two heavy turrets; nine minutes max.",
+    "Destroy the enemy vehicle_plant behind two heavy turrets; a twelve-minute cap.",
+])
+def test_a_time_framed_by_a_cap_is_the_whole_clause(query):
+    assert not _unhonoured(_brief(query))
+
+
+def test_you_have_a_time_and_something_else_is_a_deadline():
+    brief = _brief("Get the convoy of two trucks to the western edge; you have four minutes and the road is mined "
+                   "by nobody.")
+    assert brief.concepts.deadline == 240
+
+
+@pytest.mark.parametrize("query", [
+    "Defend the vehicle_plant against waves from the north every 60 seconds for six minutes; losing the plant "
+    "ends the game.",
+    "Defend the radar_tower against waves from the east every 45 seconds for five minutes; its loss means defeat.",
+    "Please keep the metal_storage intact for six minutes while raiders come from the west every minute.",
+])
+def test_a_loss_said_as_what_the_objective_s_destruction_means_is_the_objective_s(query):
+    brief = _brief(query)
+    assert brief.concepts.objective_type in ("vehicle_plant", "radar_tower", "metal_storage")
+    assert not _unhonoured(brief)
+
+
+@pytest.mark.parametrize("query,squad,enemy", [
+    ("three rocket bots plus two light tanks against six assault bots, nothing built", {"rocket_bot": 3,
+                                                                                       "light_tank": 2},
+     {"assault_bot": 6}),
+    ("Four artillery bots, slow and fragile, against ten light bots; kill them all.", {"artillery_bot": 4},
+     {"light_bot": 10}),
+])
+def test_a_squad_listed_with_plus_or_described_before_its_foe(query, squad, enemy):
+    brief = _brief(query)
+    assert (brief.concepts.archetype, brief.concepts.squad, brief.concepts.enemy_force) == ("micro", squad, enemy)
+
+
+@pytest.mark.parametrize("query,army", [
+    ("Five-way free-for-all, each clan a commander plus three light tanks, last one standing wins.",
+     {"commander": 1, "light_tank": 3}),
+    ("Two against two, everybody on identical forces of 6 rocket bots, no production; last alliance standing wins.",
+     {"rocket_bot": 6}),
+])
+def test_every_side_s_army_said_without_a_verb(query, army):
+    brief = _brief(query)
+    assert brief.concepts.side_army == army
+    assert not [u for u in _unhonoured(brief) if "rocket bots" in u or "light tanks" in u]
