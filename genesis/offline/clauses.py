@@ -49,8 +49,8 @@ KEY_IDS: dict[str, list[str]] = {
     "objectives": ["objective_loss", "destroy_win", "capture_win", "hold_zone", "raid_target"],
     "allied_bases": ["objective_loss", "staggered"],
     "time_limit": ["survive_win", "deadline_loss", "deadline", "ranking", "decisive", "capture_win",
-                   "elimination_win"],
-    "deadline": ["deadline", "deadline_loss"], "hold_time": ["hold_zone"], "air": ["air", "raid_domain"],
+                   "elimination_win", "eliminate_win"],
+    "deadline": ["deadline", "deadline_loss", "eliminate_win"], "hold_time": ["hold_zone"], "air": ["air", "raid_domain"],
     "ground": ["raid_domain", "air"], "artillery_only": ["artillery_only"],
     "production_switch": ["no_production", "production_win", "settings"], "fog": ["settings"], "map": ["settings"],
     "equal_forces": ["teams", "team_count", "alliances"], "ranking": ["ranking", "decisive"], "raider": ["raider"],
@@ -194,7 +194,9 @@ _STOP = {"if", "when", "as", "its", "his", "her", "each", "every", "there", "tha
          "full", "total", "whole", "entire", "happen", "happens", "period", "span", "duration", "length", "flat",
          "sharp", "hard", "strict", "straight", "running", "solid",
          # politeness ("it would be appreciated if ... could be")
-         "appreciated", "could", "would", "kindly", "grateful", "ideally", "perhaps", "maybe"}   # beside _GENERIC's words
+         "appreciated", "could", "would", "kindly", "grateful", "ideally", "perhaps", "maybe",
+         # the outcome the time brings ("if nine minutes go by first, it's a loss")
+         "first", "loss", "defeat", "victory", "thing"}   # beside _GENERIC's words
 
 
 def _thin(text: str, a: int, b: int, hits: list[Hit]) -> str:
@@ -312,8 +314,11 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
     if outcome and not any(h.key in _OUTCOME_KEYS and _ids([h.key], have, archetype) for h in hits):
         return clause("partial", ids, f"the win or loss condition it states (\"{outcome.group(0)}\") is not built",
                       built=_built(ids, have))
-    unbuilt = list(dict.fromkeys(text[h.start:h.end].strip(" ,;:.!?") for h in hits if h.key not in _WEAK and not _ids([h.key], have,
-                                                                                                 archetype)))
+    # a phrase read twice ("the enemy commander": a raider and the target) is built when one reading is
+    built = [h for h in hits if _ids([h.key], have, archetype)]
+    unbuilt = list(dict.fromkeys(text[h.start:h.end].strip(" ,;:.!?") for h in hits if h.key not in _WEAK
+                                 and not _ids([h.key], have, archetype)
+                                 and not any(b.start <= h.start and h.end <= b.end for b in built)))
     if unbuilt:
         return clause("partial", ids, "nothing in a " + archetype + " scenario checks "
                       + ", ".join(f"\"{u}\"" for u in unbuilt), built=_built(ids, have))

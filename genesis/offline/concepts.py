@@ -503,7 +503,8 @@ _KILL = (r"(?:destroy|knock\s+out|knock\s+down|take\s+out|raze|demolish|wreck|fl
          r"pull\s+down|obliterate|annihilate|erase|wipe)")
 _SIEGE_NOUNS = (r"storages?|base|fortress|turrets?|factor(?:y|ies)|hq|headquarters|bunkers?|stronghold|fort|plants?|labs?|"
                 r"emplacements?|batter(?:y|ies)|commander|guns?|installations?|outposts?|towers?|radars?|"
-                r"radar\s+towers?|dish(?:es)?|buildings?")
+                r"radar\s+towers?|dish(?:es)?|buildings?|reactors?|extractors?|collectors?|cannons?|depots?|silos?|"
+                r"generators?|pylons?|refiner(?:y|ies)")
 _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all|each|both|\d+|" + "|".join(V.NUMBER_WORDS)
                     + r")\s+(?:of\s+the\s+)?(?:enemy\s+)?"
                     r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
@@ -524,7 +525,7 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all
                     r"must|needs?)\s+to\s+be\s+(?:rubble|razed|flattened|destroyed|levell?ed|gone|wiped\s+out|in\s+ruins|"
                     r"ashes|reduced\s+to\s+rubble)\b"
                     # "their factory squats behind turrets; reduce it to rubble"
-                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:[\w-]+\s+)?(?:" + _SIEGE_NOUNS + r")\b(?P<gap3>[^.]{0,240}?)\b(?:" + _KILL
+                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:[\w'-]+\s+){0,2}?(?:" + _SIEGE_NOUNS + r")\b(?P<gap3>[^.]{0,240}?)\b(?:" + _KILL
                     + r"\s+(?:it|them)|(?:reduce\s+(?:it|them)\s+to|turn\s+(?:it|them)\s+into)\s+(?:rubble|ashes|ruins|dust|scrap|wreckage)|(?:take|knock|wipe|bring|"
                     r"shoot)\s+(?:it|them)\s+(?:out|down))\b"
                     # the enemy dug in somewhere, the verb after: "they've dug in around a metal storage; flatten it",
@@ -684,6 +685,10 @@ def _siege_guards(r: Reading) -> None:
         or re.search(num + r"\s+" + turret + r"\s+(?:(?:and\s+[^.;,]{0,40}?\s+)?(?:guard|defend|ring|surround|protect|cover|"
                      r"encircle)|(?:and\s+[^.;,]{0,40}?\s+)?stand\s+(?:watch|guard))", r.text)
     if m is None:
+        # uncounted: "dug in behind light turrets" is the family's ring of light turrets
+        for u in re.finditer(r"\b(?:(?:guarded|defended|ringed|surrounded|protected|covered|encircled)\s+by|behind|among|amid)\s+"
+                             r"(?:a\s+(?:ring|line|wall|row|screen|cordon)\s+of\s+)?(?:light\s+)?turrets\b", r.text):
+            r.hit(u, "fortification")
         return
     kind = (m.group(2) or "light ").strip().replace("anti-air", "aa")
     r.concepts.guard_turrets = {f"{kind}_turret": _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))}
@@ -1301,7 +1306,7 @@ def _waves(r: Reading) -> None:
             r.hit(m, "random_side")
     # "from a direction the player doesn't know in advance", "from an unpredictable side"
     for m in re.finditer(r"\b(?:directions?|sides?)\s+(?:that\s+|which\s+)?(?:the\s+player|you|they|players?|the\s+agent|i|we)"
-                         r"\s+(?:does|do|did|can|could|will)\s*(?:n't|not)\s+(?:know|predict|see coming|guess)|"
+                         r"\s+(?:does|do|did|can|could|will|ca)\s*(?:n't|not)\s+(?:know|predict|see coming|guess|foresee)|"
                          r"\b(?:directions?|sides?)\s+(?:that\s+|which\s+)?(?:nobody|no\s+one|none\s+of\s+us)\s+(?:can|could|will)\s+"
                          r"(?:know|predict|see coming|guess|foresee)|"
                          r"\b(?:unpredictable|unannounced|secret|hidden|surprise|random(?:ly chosen)?)\s+"
@@ -1323,7 +1328,9 @@ def _waves(r: Reading) -> None:
     if c.random_side and c.fronts == 1:
         c.fronts = None     # "from a random direction" is one of several, not a single front
     # the player scouting ("scout the map", "the side you did not scout"), not a scout unit ("the enemy scouts")
-    for m in re.finditer(r"\b(?:scouting(?!\s+(?:party|parties|force|group|units?|team|attack|run))|unscouted)\b|"
+    for m in re.finditer(r"\b(?:find|spot|locate|learn|discover|work\s+out)\s+(?:out\s+)?where\s+(?:they(?:'re|\s+are)|the\s+enemy(?:'s|\s+is)|"
+                         r"the\s+attack(?:'s|\s+is)|it(?:'s|\s+is))\s+(?:massing|gathering|coming\s+from|forming\s+up|staging)\b|"
+                         r"\b(?:scouting(?!\s+(?:party|parties|force|group|units?|team|attack|run))|unscouted)\b|"
                          r"(?<!enemy )(?<!their )(?<!the )(?<!your )(?<!a )(?<!an )"
                          r"\bscout(?:ed)?\b(?!\s+(?:bots?|units?|must|dies|is|has|will))", text):
         c.scouting = True
@@ -1738,7 +1745,7 @@ def _units_and_switches(r: Reading) -> None:
                             # "the six artillery bots you start with are all you'll ever get"
                             r"\b(?:are|is)\s+all\s+(?:you|you'll|you\s+will|the\s+player)\s+(?:ever\s+)?(?:get|have|receive)\b|"
                             r"\bproduction\s+(?:is\s+)?(?:off|disabled|switched\s+off|turned\s+off)\b|"
-                            r"\bno\s+(?:factories|new\s+units|building\s+allowed)\b|"
+                            r"\bno\s+(?:factories|factory|new\s+units|building\s+allowed|base(?!\s+(?:to|of|in)\b))\b|"
                             r"\b(?:you|i|we|the\s+player|and)\s+(?:cannot|can't|can\s+not|may\s+not|won't\s+be\s+able\s+to)\s+"
                             r"(?:build|produce|train)\b", text))
     if off:
@@ -2014,6 +2021,8 @@ def _safe_zone(r: Reading) -> None:
 # the unit to keep alive said again by a pronoun: "it must not die", "losing him loses it all", "if she dies"
 _AGAIN = re.compile(r"\b(?:it|he|she|they)\s+(?:must|should|has to|have to|needs to|need to|may)\s+"
                     r"(?:not die|never die|survive|stay alive|live)\b"
+                    r"|\b(?:it|he|she|they)\s+(?:cannot|can't|can\s+not|must\s+not|mustn't|may\s+not|should\s+not|shouldn't)\s+"
+                    r"(?:be\s+(?:allowed|permitted|let)\s+to\s+)?(?:die|fall|be\s+(?:killed|destroyed|lost))\b"
                     r"|\b(?:losing|the\s+loss\s+of)\s+(?:him|her|it|them)\s+(?:loses|ends|costs|means)\b"
                     r"(?:\s+(?:it\s+all|the\s+(?:game|run|match|mission)|everything|defeat|a\s+loss))?"
                     r"|\bif\s+(?:he|she|it|they)\s+(?:dies|die|falls|fall|is\s+(?:killed|destroyed|lost)|goes\s+down)\b")
@@ -2035,7 +2044,8 @@ def _protect(r: Reading) -> None:
     m = re.search(r"\b(?:do not|don't|never)\s+let\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:die|be (?:killed|"
                   r"destroyed)|fall)", text) \
         or re.search(r"\b(?:protect|guard|keep)\s+(?:your|the|my|our)\s+" + one + r"(?:\s+alive)?", text) \
-        or re.search(r"\b(?:keep|keeping)\s+(?:your|the|my|our)\s+" + mobile + r"\s+alive", text) \
+        or re.search(r"\b(?:keep|keeping)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:alive|breathing|in\s+one\s+piece|"
+                     r"safe|kicking)", text) \
         or re.search(r"\b(?:your|the|my|our)\s+" + mobile + r"\s+(?:must|has to|needs to|should|is to)\s+(?:still\s+)?(?:survive|"
                      r"stay alive|live|not die|be\s+(?:still\s+)?(?:breathing|alive|standing|around|in\s+one\s+piece)|(?:come|get|make\s+it|pull)\s+(?:through|out)(?:\s+(?:it|this|that))?\s+(?:alive|"
                      r"intact|in\s+one\s+piece))", text) \
@@ -2651,7 +2661,7 @@ def _micro(r: Reading) -> None:
     r.matched.append("archetype micro")
     # the fight's words are the skirmish's: no waves, objectives or defence of another family
     r.hits = [h for h in r.hits if h.key not in ("archetype", "waves", "objectives", "objective", "raids", "protect",
-                                                 "production_target", "ffa_count", "teams", "wave_units")]
+                                                 "production_target", "ffa_count", "teams", "wave_units", "keep_count")]
     c.objectives = c.objective_type = c.protect_unit = None
     c.waves, c.raids, c.target_composition = 0, False, {}
     # a count of units read as a goal to produce turned production on; a skirmish builds nothing unless asked to

@@ -24,6 +24,8 @@ _ALL = re.compile(r"(?:(?:\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+(?:\w+\s+)
                   r"|\b" + _SIDE + r"\s*,?\s+each(?:\s+one)?)\s+" + _GETS
                   # "each side with 12 light tanks"
                   + r"|\b(?:each|every)\s+" + _SIDE + r"\s+with"
+                  # "eight armies, every one for itself, each fielding four heavy tanks"
+                  + r"|\beach(?:\s+one)?\s+(?=" + _GETS + r")" + _GETS
                   # "each army a commander plus four assault bots", "everyone on fixed armies of 8 light bots"
                   + r"|\b(?:each|every)\s+" + _SIDE + r"(?=\s+(?:an?\s|\d|" + "|".join(V.NUMBER_WORDS) + r"))"
                   + r"|\b(?:everyone|everybody|all\s+(?:the\s+)?" + _SIDE + r")\s+(?:on|with|gets?|has|have|fields?)\s+"

@@ -102,3 +102,38 @@ def test_every_side_s_army_said_without_a_verb(query, army):
     brief = _brief(query)
     assert brief.concepts.side_army == army
     assert not [u for u in _unhonoured(brief) if "rocket bots" in u or "light tanks" in u]
+
+
+@pytest.mark.parametrize("query", [
+    "Escort the constructor_vehicle from the west edge to the east edge within six minutes; she cannot be allowed "
+    "to die.",
+    "Raids on your extractors every 70 seconds from a side we can't predict; the metal_storage must stand for 8 "
+    "minutes.",
+    "Waves hit the base at 2:00 and 4:00; find out where the enemy is massing and keep the commander breathing "
+    "till 6:00.",
+    "Five rocket bots against seven light bots with no base and no factory; the whole thing is over at two "
+    "minutes.",
+    "Take the hill and hold it for ninety seconds, but if ten minutes go by first, it's a loss.",
+    "The enemy warlord's fusion_reactor sits behind light turrets in the north; wreck it inside nine minutes.",
+])
+def test_clauses_said_in_words_of_their_own_are_honoured(query):
+    assert not _unhonoured(_brief(query))
+
+
+def test_a_unit_that_cannot_be_allowed_to_die_is_kept_alive():
+    c = _brief("Escort the constructor_vehicle from the west edge to the east edge within six minutes; she cannot "
+               "be allowed to die.").concepts
+    assert c.archetype == "escort" and c.deadline == 360
+
+
+def test_a_side_nobody_can_predict_is_drawn_and_no_base_means_nothing_is_built():
+    assert _brief("Raids on your extractors every 70 seconds from a side we can't predict; the metal_storage must "
+                  "stand for 8 minutes.").concepts.random_side
+    assert _brief("Five rocket bots against seven light bots with no base and no factory; the whole thing is over "
+                  "at two minutes.").concepts.production is False
+
+
+def test_each_side_fielding_an_army_after_the_count_of_sides():
+    c = _brief("Seven armies, all against all, each fielding three light tanks; last side with anything alive "
+               "wins.").concepts
+    assert (c.archetype, c.side_army) == ("ffa", {"light_tank": 3})
