@@ -2114,8 +2114,8 @@ def _loss_on_loss(r: Reading) -> None:
                      + _FAILED + r")", text)
     if c.objective_type:
         # the objective kept: "the radar_tower could be kept intact", "keep the plant standing"
-        for k in re.finditer(r"\b(?:kept|keep|keeping|stays?|staying|remains?|remaining|left)\s+(?:\w+\s+){0,2}?(?:intact|"
-                             r"standing|in\s+one\s+piece|unharmed|undamaged|unscathed|alive|up)\b", text):
+        for k in re.finditer(r"\b(?:kept|keep|keeping|stays?|staying|remains?|remaining)\s+(?:\w+\s+){0,2}?(?:intact|"
+                             r"standing|in\s+one\s+piece|unharmed|undamaged|unscathed|alive)\b", text):
             r.hit(k, "keep_count")
     head = c.objective_type.split("_")[-1] if c.objective_type else None
     if m is None and head:
