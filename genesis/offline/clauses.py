@@ -36,6 +36,12 @@ _GENERIC = _FILLER | {"enemy", "enemies", "the", "your", "my", "our", "against",
                       "short", "simple", "small", "fun", "interesting", "real-time", "strategy", "objective", "task",
                       "goal", "mission", "note"}
 
+# Words that say the family itself ("scout first, then defend:" in a raid defence): the scenario, nothing more.
+_DEFEND = {"defend", "defence", "defense", "hold", "survive", "protect"}
+_FAMILY_WORDS = {"defense": _DEFEND, "raids": _DEFEND, "siege": {"attack", "assault", "siege"},
+                 "capture": {"capture", "take", "seize"}, "escort": {"escort"}, "recon": {"scout", "search", "find"},
+                 "micro": {"fight", "skirmish"}, "ffa": {"fight", "brawl"}, "teams": {"fight"}}
+
 # Which requirements evidence what a recognised phrase asks for (those the brief has).
 KEY_IDS: dict[str, list[str]] = {
     "fronts": ["fronts", "directions"], "directions": ["directions", "fronts", "base_side", "zone_side"], "direction_times": ["front_times"],
@@ -178,7 +184,7 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
         before = re.split(r"[.;!?]", text[:a])[-1]
         out.append(_status(query[start:end], start, end, text[a:b], hits, have, archetype, text,
                            _unread(query, a, b, reading), _unpaired(a, b, reading), bool(_ATTACK.search(before)),
-                           _thin(text, a, b, hits)))
+                           _thin(text, a, b, hits, archetype)))
     return out
 
 
@@ -199,10 +205,10 @@ _STOP = {"if", "when", "as", "its", "his", "her", "each", "every", "there", "tha
          "first", "loss", "defeat", "victory", "thing"}   # beside _GENERIC's words
 
 
-def _thin(text: str, a: int, b: int, hits: list[Hit]) -> str:
+def _thin(text: str, a: int, b: int, hits: list[Hit], archetype: str) -> str:
     """The clause's unread content words when the reading covers too few of them ("" when it covers enough)."""
-    words = [m for m in re.finditer(r"[a-z][a-z'.-]*[a-z]", text[a:b])
-             if m.group(0) not in _GENERIC and m.group(0) not in _STOP and len(m.group(0)) > 2]
+    said = _GENERIC | _STOP | _FAMILY_WORDS.get(archetype, set())
+    words = [m for m in re.finditer(r"[a-z][a-z'.-]*[a-z]", text[a:b]) if m.group(0) not in said and len(m.group(0)) > 2]
     unread = [m.group(0) for m in words if not any(h.start < a + m.end() and a + m.start() < h.end for h in hits)]
     if len(unread) >= THIN_WORDS and len(words) - len(unread) <= THIN_SHARE * len(words):
         return " ".join(unread)
@@ -300,7 +306,7 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
         if not ids:
             return clause("not_honoured", why=why + f"; nothing was built for \"{shown}\"")
         return clause("partial", ids, why, built=_built(ids, have))
-    if not strong and not all(w in _GENERIC for w in _words(segment)):
+    if not strong and not all(w in _GENERIC | _FAMILY_WORDS.get(archetype, set()) for w in _words(segment)):
         return clause("not_honoured", why=f"the offline backend does not understand \"{shown}\"; nothing was built "
                                           "for it")
     ids = _ids(strong or ["archetype"], have, archetype)

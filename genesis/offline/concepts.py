@@ -1328,7 +1328,10 @@ def _waves(r: Reading) -> None:
     if c.random_side and c.fronts == 1:
         c.fronts = None     # "from a random direction" is one of several, not a single front
     # the player scouting ("scout the map", "the side you did not scout"), not a scout unit ("the enemy scouts")
-    for m in re.finditer(r"\b(?:find|spot|locate|learn|discover|work\s+out)\s+(?:out\s+)?where\s+(?:they(?:'re|\s+are)|the\s+enemy(?:'s|\s+is)|"
+    for m in re.finditer(r"\b(?:sides?|directions?|flanks?|approach(?:es)?)\s+(?:that\s+)?(?:you|i|we|the\s+player)\s+(?:never|didn't|"
+                         r"did\s+not|haven't|have\s+not|failed\s+to)\s+(?:look(?:ed)?\s+at|check(?:ed)?|explore[d]?|watch(?:ed)?|"
+                         r"cover(?:ed)?|scout(?:ed)?)\b|\blook\s+around\s+(?:first|early|before)\b|"
+                         r"\b(?:find|spot|locate|learn|discover|work\s+out)\s+(?:out\s+)?where\s+(?:they(?:'re|\s+are)|the\s+enemy(?:'s|\s+is)|"
                          r"the\s+attack(?:'s|\s+is)|it(?:'s|\s+is))\s+(?:massing|gathering|coming\s+from|forming\s+up|staging)\b|"
                          r"\b(?:scouting(?!\s+(?:party|parties|force|group|units?|team|attack|run))|unscouted)\b|"
                          r"(?<!enemy )(?<!their )(?<!the )(?<!your )(?<!a )(?<!an )"
@@ -1400,6 +1403,11 @@ _CHANCE = (r"\b(?:some ?time|at some (?:[\w-]+ )?(?:point|moment|time)|at any (?
 _WINDOW_FIRST = re.compile(_CHANCE + r"\s+(?:in|during|within)\s+the\s+first\s+" + _NUM + r"\s*" + _WORD_UNIT)
 _WINDOW_BETWEEN = re.compile(_CHANCE + r"\s+between\s+(?:minute\s+)?" + _NUM + r"(?:\s*" + _UNIT + r")?\s+and\s+"
                              r"(minute\s+)?" + _NUM + r"(?:\s*" + _UNIT + r")?")
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+             "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12}
+# "sometime between the second and fourth minute": the minute marks, counted
+_WINDOW_ORDINAL = re.compile(_CHANCE + r"\s+between\s+the\s+(" + "|".join(_ORDINALS) + r")\s+(?:minute\s+)?and\s+(?:the\s+)?("
+                             + "|".join(_ORDINALS) + r")\s+minutes?(?:\s+marks?)?\b")
 FIRST_ATTACK_EARLIEST = 30.0    # "sometime in the first 3 minutes": not in the first seconds, before any move
 # a window given on the clock: "sometime between 1:00 and 2:30", "after 1:00 but before 2:30" (the later end may
 # be a bare clock reading: "before the clock shows 2.5")
@@ -1426,6 +1434,8 @@ def _attack_window(r: Reading) -> tuple[int, int] | None:
     if (m := _WINDOW_BETWEEN.search(text)):
         unit = m.group(5) or m.group(3) or ("minutes" if "minute" in m.group(0) else "seconds")
         lo, hi = _seconds(m.group(1), m.group(2) or unit), _seconds(m.group(4), unit)
+    elif (m := _WINDOW_ORDINAL.search(text)):
+        lo, hi = _ORDINALS[m.group(1)] * 60, _ORDINALS[m.group(2)] * 60
     elif (m := _WINDOW_FIRST.search(text)):
         hi = _seconds(m.group(1), m.group(2))
         lo = min(FIRST_ATTACK_EARLIEST, hi / 4)
@@ -1787,7 +1797,9 @@ def _units_and_switches(r: Reading) -> None:
                          r"\bmost\s+damage\s+(?:dealt|done|inflicted)\b", text)):
         c.ranking = "damage_dealt"
         r.hit(m, "ranking")
-    elif (m := re.search(r"\b(?:hp|health|hit points) (?:left|remaining)\b|\bmost\s+(?:hp|health|hit\s+points)\b", text)):
+    elif (m := re.search(r"\b(?:hp|health|hit points) (?:left|remaining|kept)\b|\bmost\s+(?:hp|health|hit\s+points)\b|"
+                         r"\bhow\s+much\s+(?:hp|health|hit\s+points|life)\s+(?:each|every|a)\s+(?:side|team|army|player|faction)\s+"
+                         r"(?:keeps|has\s+left|retains|holds\s+on\s+to|still\s+has)\b", text)):
         c.ranking = "hp_remaining"
         r.hit(m, "ranking")
     elif "surviv" in text and c.archetype == "ffa":
@@ -2041,8 +2053,8 @@ def _protect(r: Reading) -> None:
                          if t not in objective_types and t not in _building_types() and not n.endswith("s")) \
         + r")(?![\w-])(?!\s+(?:labs?|plants?)\b)"
     mobile = _unit_pattern("mobile")
-    m = re.search(r"\b(?:do not|don't|never)\s+let\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:die|be (?:killed|"
-                  r"destroyed)|fall)", text) \
+    m = re.search(r"\b(?:do not|don't|never)\s+(?:let|get)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:die|be (?:killed|"
+                  r"destroyed)|fall|killed|destroyed|shot\s+down|blown\s+up)", text) \
         or re.search(r"\b(?:protect|guard|keep)\s+(?:your|the|my|our)\s+" + one + r"(?:\s+alive)?", text) \
         or re.search(r"\b(?:keep|keeping)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:alive|breathing|in\s+one\s+piece|"
                      r"safe|kicking)", text) \

@@ -137,3 +137,24 @@ def test_each_side_fielding_an_army_after_the_count_of_sides():
     c = _brief("Seven armies, all against all, each fielding three light tanks; last side with anything alive "
                "wins.").concepts
     assert (c.archetype, c.side_army) == ("ffa", {"light_tank": 3})
+
+
+def test_an_attack_window_between_counted_minutes():
+    brief = _brief("Look around first, then hold: a single raid lands from a side you never looked at, at some point "
+                   "between the third and fifth minute.")
+    assert brief.concepts.attack_window == [180.0, 300.0]
+    assert not _unhonoured(brief)
+
+
+def test_a_ranking_by_how_much_health_a_side_keeps():
+    brief = _brief("Five armies, nobody allied, brawl for 7 minutes and get ranked on how much health every army "
+                   "still has.")
+    assert brief.concepts.ranking == "hp_remaining"
+    assert not _unhonoured(brief)
+
+
+def test_a_searcher_not_to_get_killed_is_kept_alive():
+    brief = _brief("Fog of war on: take one scout, spot the three hidden radar towers inside five minutes, and never get "
+                   "the scout destroyed.")
+    assert (brief.concepts.archetype, brief.concepts.protect_unit) == ("recon", "scout")
+    assert not _unhonoured(brief)
