@@ -299,6 +299,10 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         c.wave_times = []
         if not c.raids:
             c.wave_interval = None
+    if arch == "capture" and c.wave_interval and c.directions and not c.direction_times:
+        c.directions, c.direction_times = _counterattack_schedule(c)
+        assumptions.append("counterattacks at " + ", ".join(f"{clock(t)} from the {_SIDE_NAMES[d]}" for d, t in
+                                                            zip(c.directions, c.direction_times)))
     if c.wave_times and c.time_limit and max(c.wave_times) >= c.time_limit:
         c.time_limit = max(c.wave_times) + 120
         assumptions.append(f"time limit extended to {clock(c.time_limit)} so every wave arrives")
@@ -610,6 +614,20 @@ def _family_requirements(c: Concepts, reading: Reading) -> list[Requirement]:
 
 
 MICRO_DEFAULT_SQUAD, MICRO_DEFAULT_ENEMY = {"rocket_bot": 5}, {"assault_bot": 8}
+
+
+MAX_COUNTERATTACKS = 8
+
+
+def _counterattack_schedule(c: Concepts) -> tuple[list[str], list[float]]:
+    """A held zone's counterattacks said by their sides and interval ("every 40 seconds from the south", "from
+    the north and the east, one every ninety seconds"): one each interval while half an interval is left
+    before the deadline, the named sides in turn."""
+    end = c.deadline or c.time_limit
+    times: list[float] = []
+    while len(times) < MAX_COUNTERATTACKS and c.wave_interval * (len(times) + 1) <= end - c.wave_interval / 2:
+        times.append(c.wave_interval * (len(times) + 1))
+    return [c.directions[k % len(c.directions)] for k in range(len(times))], times
 
 
 def _micro_defaults(c: Concepts) -> list[str]:

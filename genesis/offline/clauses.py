@@ -47,7 +47,7 @@ KEY_IDS: dict[str, list[str]] = {
     "fronts": ["fronts", "directions"], "directions": ["directions", "fronts", "base_side", "zone_side"], "direction_times": ["front_times"],
     "front_order": ["front_order"], "staggered": ["staggered", "front_times", "front_order"],
     "waves": ["wave_times", "escalation", "growth", "probe_main", "interval", "enemy_attack"],
-    "wave_times": ["wave_times", "enemy_attack", "front_times"], "interval": ["interval"],
+    "wave_times": ["wave_times", "enemy_attack", "front_times"], "interval": ["interval", "front_times"],
     "wave_units": ["wave_times", "enemy_attack", "interval", "escalation", "growth", "fronts", "raids"],
     "escalating": ["escalation", "growth"], "probe": ["probe_main"], "random_side": ["fronts"],
     "scouting": ["scouting"], "random_timing": ["random_timing"], "attack_window": ["attack_window"],

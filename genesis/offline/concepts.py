@@ -765,6 +765,13 @@ def _start_forces(r: Reading) -> None:
             for span in ((m.start(), m.start(1)), (m.end(1), m.end())):
                 if span[1] > span[0]:
                     r.hit(span, "start_forces")
+    # the kind the player acts with, uncounted ("occupy the middle ground with rocket bots"): the player's, never
+    # the attackers'; how many is the family's, so the clause stays partial
+    for m in re.finditer(r"\b(?:hold|defend|protect|guard|take|capture|seize|claim|occupy|storm|assault|attack|clear|keep|"
+                         r"escort|scout|destroy|raze)\b[^.;,]{0,40}?\b(?:with|using)\s+(?:your\s+|my\s+|our\s+)?(?:own\s+)?"
+                         + _unit_pattern("mobile") + r"(?!\s+(?:against|versus)\b)", r.text):
+        if m.group(1).endswith("s") and not any(h.start <= m.start(1) < h.end for h in r.hits):
+            r.hit((m.start(1), m.end(1)), "start_forces")
     # the player's own units say nothing of what the enemy attacks with ("you start with 6 light tanks")
     spans = [(h.start, h.end) for h in r.hits if h.key == "start_forces"]
     if spans and c.unit_kinds != ["artillery"]:

@@ -108,8 +108,8 @@ def _one_type_waves(c: Concepts) -> bool:
 
 
 def _relief_type(c: Concepts) -> str:
-    """The unit a capture's relief columns are made of."""
-    return c.wave_units[0] if c.wave_units else "light_bot"
+    """The unit a capture's relief columns are made of: the attackers named, else tanks or bots as said."""
+    return c.wave_units[0] if c.wave_units else "light_tank" if "tank" in c.unit_kinds else "light_bot"
 
 
 def _raider(c: Concepts) -> str:
@@ -1495,7 +1495,7 @@ def _counterattacks(c: Concepts, m, zone: tuple[float, float], size: int) -> tup
     late), at the zone; evidenced by their sides and times as seen from the zone."""
     sides, fronts = _named_fronts(c, m, zone)
     times = list(c.direction_times)
-    units = {"light_bot": size}
+    units = {_relief_type(c): size}
     late = V.schedule_jitter(times, True)
     comp = RuleComponent(
         id="staggered_waves", purpose="the named counterattacks, each from its side at its time, at the zone",

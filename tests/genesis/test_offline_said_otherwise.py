@@ -154,7 +154,24 @@ def test_a_ranking_by_how_much_health_a_side_keeps():
 
 
 def test_a_searcher_not_to_get_killed_is_kept_alive():
-    brief = _brief("Fog of war on: take one scout, spot the three hidden radar towers inside five minutes, and never get "
-                   "the scout destroyed.")
+    brief = _brief("Fog of war on: take one scout, spot the three hidden radar towers inside five minutes, and "
+                   "never get the scout destroyed.")
     assert (brief.concepts.archetype, brief.concepts.protect_unit) == ("recon", "scout")
     assert not _unhonoured(brief)
+
+
+def test_counterattacks_on_a_held_zone_said_by_their_sides_and_interval_are_scheduled():
+    brief = _brief("Take the hilltop and keep it for four minutes while armoured columns hit you from the west "
+                   "and the south, one every two minutes.")
+    c = brief.concepts
+    assert c.archetype == "capture"
+    assert c.direction_times and all(b - a == 120 for a, b in zip(c.direction_times, c.direction_times[1:]))
+    assert c.directions[:2] == ["w", "s"] and len(c.directions) == len(c.direction_times)
+    assert {"directions", "front_times"} <= {r.id for r in brief.requirements}
+    assert not _unhonoured(brief)
+
+
+def test_the_kind_the_player_acts_with_is_never_the_attackers():
+    c = _brief("Seize the crossroads with light tanks and sit there for ninety seconds while the enemy "
+               "counterattacks every 45 seconds from the east.").concepts
+    assert "light_tank" not in c.wave_units
