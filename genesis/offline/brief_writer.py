@@ -623,11 +623,9 @@ def _counterattack_schedule(c: Concepts) -> tuple[list[str], list[float]]:
     """A held zone's counterattacks said by their sides and interval ("every 40 seconds from the south", "from
     the north and the east, one every ninety seconds"): one each interval while half an interval is left
     before the deadline, the named sides in turn."""
-    end = c.deadline or c.time_limit
-    times: list[float] = []
-    while len(times) < MAX_COUNTERATTACKS and c.wave_interval * (len(times) + 1) <= end - c.wave_interval / 2:
-        times.append(c.wave_interval * (len(times) + 1))
-    return [c.directions[k % len(c.directions)] for k in range(len(times))], times
+    every = c.wave_interval
+    count = min(MAX_COUNTERATTACKS, max(0, int(((c.deadline or c.time_limit) - every / 2) // every)))
+    return [c.directions[k % len(c.directions)] for k in range(count)], [every * (k + 1) for k in range(count)]
 
 
 def _micro_defaults(c: Concepts) -> list[str]:

@@ -323,7 +323,6 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
     # a phrase read twice ("the enemy commander": a raider and the target) is built when one reading is
     built = [h for h in hits if _ids([h.key], have, archetype)]
     unbuilt = list(dict.fromkeys(text[h.start:h.end].strip(" ,;:.!?") for h in hits if h.key not in _WEAK
-                                 and not _ids([h.key], have, archetype)
                                  and not any(b.start <= h.start and h.end <= b.end for b in built)))
     if unbuilt:
         return clause("partial", ids, "nothing in a " + archetype + " scenario checks "

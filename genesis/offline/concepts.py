@@ -1295,7 +1295,7 @@ def _waves(r: Reading) -> None:
                          r"tougher|deadlier|angrier|denser|thicker|more\s+(?:numerous|dangerous|brutal|vicious|intense|"
                          r"punishing))\s+than\s+(?:the\s+(?:one\s+)?(?:before|last(?:\s+one)?|previous(?:\s+one)?)|"
                          r"its\s+predecessor|what\s+came\s+before)\b", text):
-        c.escalating = True      # "each knock harder than the one before"
+        c.escalating = True
         r.hit(m, "escalating")
     for m in re.finditer(r"\beach(?:\s+(?:one|wave|attack|time|of them))?\s+(?:is\s+)?(?:bigger|larger|stronger)\b", text):
         c.escalating = True
@@ -1580,7 +1580,8 @@ def _set_limit(r: Reading, lm: re.Match, limit: float) -> None:
         limit = 3600.0
     r.concepts.time_limit = limit
     # the verb of lasting is the limit's too: "hold out until 6:00", "hang on for five minutes"
-    last = re.search(r"\b(?:survive|hold\s+out|hang\s+on|stand|stand\s+firm|remain\s+standing|stay\s+standing|keep\s+standing|hang\s+in(?:\s+there)?|endure|last|stay\s+alive|keep\s+going|"
+    last = re.search(r"\b(?:survive|hold\s+out|hang\s+on|stand|stand\s+firm|remain\s+standing|stay\s+standing|"
+                     r"keep\s+standing|hang\s+in(?:\s+there)?|endure|last|stay\s+alive|keep\s+going|"
                      r"stick\s+it\s+out|ride\s+it\s+out|weather\s+(?:it|the\s+storm)|(?:for\s+)?(?:a|the)\s+(?:total\s+|whole\s+|"
                      r"full\s+)?(?:duration|length|span|running\s+time|game\s+length)\s+of|(?:for\s+)?(?:a\s+)?total\s+of)\s+$",
                      r.text[:lm.start()])
