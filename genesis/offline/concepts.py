@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.catalog import load_catalog
-from genesis.models import Concepts
+from genesis.models import ARCHETYPES, Concepts
 from genesis import quantities
 from genesis.checks import clause_audit
-from genesis.offline import side_armies, spelling
+from genesis.offline import meaning, side_armies, spelling
 from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
@@ -294,8 +294,10 @@ def read(query: str) -> Reading:
                           "not pick other units for it; name roster units (light tanks, assault bots, ...) or use "
                           "a real model with --model")
     if not game_words and not r.hits:
-        return _machine_refusal(r, query) or _refuse(r, "this does not read as an RTS scenario request: none of the game words the offline "
-                          "backend knows (defend, attack, waves, produce, destroy, survive, teams, ...) appear in it")
+        return _machine_refusal(r, query) or _refuse(r, "this does not read as an RTS scenario request: none of the "
+                                                        "game words the offline backend knows (defend, attack, waves, "
+                                                        "produce, destroy, survive, teams, ...) appear in it"
+                                                     + _closest_family(query))
     # the request must say what game it is: a family named, or attacks described; never the default defence
     evidence = {"archetype", "fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe",
                 "objective", "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target",
@@ -347,9 +349,21 @@ def _game_not_understood(r: Reading, query: str, why: str) -> Reading:
     unread = _first_unread(r, query)
     return _refuse(r, "the offline backend does not understand what game this asks for"
                       + (f" (\"{unread}\" is not in its vocabulary)" if unread else "")
-                      + f": {why} ({GAME_WORDS}); rephrase with those words or use a real model with --model")
+                      + f": {why} ({GAME_WORDS}); rephrase with those words or use a real model with --model"
+                      + _closest_family(query))
 
 
+def _closest_family(query: str) -> str:
+    """The family the request is nearest to by meaning, for the user to rephrase towards (a hint, never a
+    reading: nothing is built from it)."""
+    closest = meaning.read_family(query)
+    family = closest.best
+    return (f". By meaning it is closest to a {family} scenario ({ARCHETYPES[family]}; like \"{closest.nearest[family]}\")"
+            if closest.scores[family] >= _CLOSE_ENOUGH else "")
+
+
+# below this a request is near no family's goal ("write me a sonnet" scores about 0.15)
+_CLOSE_ENOUGH = 0.45
 # the words of each game the offline backend builds, as a refusal suggests them
 GAME_WORDS = ("defend against waves, raids on your economy, produce N units by a time, free-for-all, 2v2 teams, "
               "destroy a base, capture and hold a zone, escort a unit or convoy to a place, scout / find hidden "
@@ -507,9 +521,7 @@ _SIEGE_NOUNS = (r"storages?|base|fortress|turrets?|factor(?:y|ies)|hq|headquarte
                 r"generators?|pylons?|refiner(?:y|ies)")
 _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all|each|both|\d+|" + "|".join(V.NUMBER_WORDS)
                     + r")\s+(?:of\s+the\s+)?(?:enemy\s+)?"
-                    r"(?:[\w-]+\s+){0,2}?(?:storage|base|fortress|turrets?|line|factory|hq|headquarters|target|"
-                    r"bunker|position|stronghold|fort|plant|lab|emplacements?|battery|batteries|commander|guns?|"
-                    r"installations?|outpost|towers?|radar|dish(?:es)?|building)\b"
+                    r"(?:[\w-]+\s+){0,3}?(?:" + _SIEGE_NOUNS + r"|line|target|position)\b"
                     # the target named first, the verb after it: "the enemy base could be anywhere, find it and
                     # destroy it", "the enemy commander is dug in ...; take him out"
                     r"|\b(?:the|their|an?)\s+enemy(?:'s)?\s+(?:[\w-]+\s+){0,5}?(?:base|fortress|hq|headquarters|stronghold|"
@@ -569,6 +581,9 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|claim|hold|control|occupy|grab|c
                       r"|\b(?:fly|raise|plant|hoist)\s+(?:your\s+|the\s+|our\s+)?(?:colou?rs?|flag|banner|standard)\s+"
                       r"(?:over|on|at|atop|above)\b|\b(?:your\s+|our\s+)?(?:colou?rs?|flag|banner)\s+(?:have|has|must|needs?|"
                       r"should)\s+(?:to\s+)?fly\s+(?:over|on|at|above)\b"
+                      # kept against being driven off: "don't let them push you off it for two minutes"
+                      r"|\b(?:don't|do\s+not|never)\s+let\s+(?:them|the\s+enemy|the\s+enemies|anyone|anybody|the\s+other\s+side)"
+                      r"\s+(?:push|drive|kick|knock|force|throw|shove|chase)\s+you\s+(?:off|out\s+of)\b"
                       # staying on a place for a time: "sit on the bridge for two minutes running"
                       r"|\b(?:sit|sitting|camp|camping|squat|squatting|park|parking|stand|standing|stay|staying|remain|"
                       r"remaining|perch|perching)\s+(?:on|at|in|atop|upon|onto)\s+(?:the\s+|that\s+)?(?:[\w-]+\s+){0,2}?"
@@ -585,12 +600,22 @@ _HOLD_FOR = re.compile(r"\b(?:hold|keep|control|own)\s+(?:the\s+|that\s+)?(?:[\w
 _WAVES = re.compile(r"\b(?:waves?|attacks|assaults|raids)\b")
 
 
+# the enemy as the one who destroys: "don't let the raiders take out a single extractor" is no siege
+_ENEMY_ACTS = re.compile(r"\b(?:raiders?|enemy|enemies|attackers?|bombers?|hostiles?|foes?|opponents?|they|waves?|"
+                         r"the\s+ai)(?:\s+(?:will|would|can|could|may|might|must|try\s+to|tries\s+to|manage\s+to|"
+                         r"manages\s+to|get\s+to|gets\s+to|never|ever|not|then|also|to))*\s+$")
+
+
+def _siege_matches(text: str) -> list[re.Match]:
+    return [m for m in _SIEGE.finditer(text) if not _ENEMY_ACTS.search(text[max(0, m.start() - 40):m.start()])]
+
+
 def _archetype(r: Reading) -> None:
     """Sets the scenario family from its trigger words (defence, the model's default, when none is named)."""
     text, c = r.text, r.concepts
     chosen = None
-    for arch, pattern in (("siege", _SIEGE), ("capture", _CAPTURE)):
-        if pattern.search(text) and not any(_has(text, t) for t in V.ARCHETYPE_TRIGGERS["production"]):
+    for arch, found in (("siege", bool(_siege_matches(text))), ("capture", bool(_CAPTURE.search(text)))):
+        if found and not any(_has(text, t) for t in V.ARCHETYPE_TRIGGERS["production"]):
             chosen = arch
             break
     if chosen is None and _HOLD_FOR.search(text) and not _WAVES.search(text):
@@ -608,8 +633,8 @@ def _archetype(r: Reading) -> None:
         return
     c.archetype = chosen  # type: ignore[assignment]
     r.matched.append(f"archetype {chosen}")
-    patterns = {"siege": [_SIEGE], "capture": [_CAPTURE, _HOLD_FOR]}
-    for m in (m for p in patterns.get(chosen, []) for m in p.finditer(text)):
+    phrases = {"siege": _siege_matches(text), "capture": [*_CAPTURE.finditer(text), *_HOLD_FOR.finditer(text)]}
+    for m in phrases.get(chosen, []):
         _hit_around_gaps(r, m, "archetype")
     for t in V.ARCHETYPE_TRIGGERS[chosen]:
         for m in triggers_in(t):
@@ -646,7 +671,7 @@ def _siege_target(r: Reading) -> None:
     for line in _DEFENCE_LINE.finditer(r.text):
         r.hit(line, "fortification", "the fortification is a turret ring round the target at a site drawn per "
                                      "game, not a line across the map")
-    m = _SIEGE.search(r.text)
+    m = next(iter(_siege_matches(r.text)), None)
     if m is None:
         return
     # the enemy dug in somewhere: its target is the last thing named before the verb ("holed up behind a ring of
@@ -665,6 +690,11 @@ def _siege_target(r: Reading) -> None:
     if type_id in _building_types() or type_id == "commander":
         r.concepts.objective_type = type_id
         r.hit((m.start() + named.start(), m.start() + named.end()), "objective")
+        # "wreck the four enemy solar collectors": a siege has one target, more are not built
+        counted = re.search(r"\b(?:both|" + _NUM + r")\s+(?:[\w'-]+\s+){0,2}$", said[:named.start()])
+        if counted and (counted.group(1) is None or number(counted.group(1)) > 1):
+            r.hit((m.start() + counted.start(), m.start() + named.end()), "objectives",
+                  "a siege is won by destroying its one target building; several targets are not built")
 
 
 def artillery_siege(c: Concepts) -> bool:
@@ -997,17 +1027,34 @@ def _sides_in_words(text: str) -> tuple[tuple[int, tuple[int, int]], tuple[int, 
     return (n_ours, ours.span()), (n_theirs, (at + theirs.start(), at + theirs.end()))
 
 
+_OWNER = re.compile(r"\b(?:(your|yours|my|mine|our|ours|player'?s)|(enemy|enemy's|enemies'|their|theirs|opponent'?s?|"
+                    r"hostile|rival|opposing|foe'?s?)|(" + _KILL + r"|destroying|killing|razing|levell?ing))\b")
+
+
+def enemy_owned(text: str, start: int) -> bool:
+    """Whether the building named at `start` is the enemy's: the nearest owner in its last four words is the
+    enemy's ("three enemy metal extractors", "their solar collector"), or, with no owner named, a verb of
+    destroying governs it ("destroy one specific solar collector"). "Their raiders hit your extractors" is yours."""
+    before = text[:start]
+    window = before[len(before) - len(" ".join(before.split()[-5:])) - 1:] if before.split() else ""
+    owners = list(_OWNER.finditer(window))
+    return bool(owners) and owners[-1].group(1) is None
+
+
 def _objectives(r: Reading) -> None:
     text, c = r.text, r.concepts
     m = _count_before(text, r"metal storages?|storages?|objectives?|extractors?|bases|generators?|outposts?|"
                             r"solar collectors?|buildings?")
+    if m and enemy_owned(text, m.end()):
+        m = None      # "three enemy metal extractors" are targets, not what the player keeps
     if m:
         c.objectives = int(number(m.group(1)))
         r.hit(m, "objectives")
     for phrase, unit_type in sorted(V.OBJECTIVE_TYPES.items(), key=lambda kv: -len(kv[0])):
         # "the enemy commander" names an attacker, not something of yours to protect
-        found = _find(text, phrase)
-        if found and not re.search(r"(?:enemy|their|opponent'?s?)\s+" + re.escape(phrase), text):
+        found = next((f for f in re.finditer(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", text)
+                      if not enemy_owned(text, f.start())), None)
+        if found:
             c.objective_type = unit_type
             r.hit(found, "objective")
             # "your 5 radar towers": the count of the kept type, named with it
@@ -1030,7 +1077,7 @@ def _objectives(r: Reading) -> None:
         kept = re.search(r"\b(?:the|your|my|our)\s+(?:only\s+)?" + building + r"\s+(?:(?:has|have|needs?|must|should)\s+"
                          r"(?:to\s+)?)?(?:still\s+)?(?:be\s+)?(?:still\s+)?" + _STILL, text) \
             or re.search(r"\b(?:keep|protect|defend|guard|save|shield)\s+(?:the|your|my|our)\s+(?:only\s+)?" + building, text)
-        if kept and not re.search(r"(?:enemy|their|opponent'?s?|hostile)\s+$", text[:kept.start(1)]):
+        if kept and not enemy_owned(text, kept.start(1)):
             c.objective_type = roster_names()[kept.group(1)]
             r.hit(kept, "objective")
             if c.objectives is None and not kept.group(1).endswith("s"):
@@ -1207,9 +1254,16 @@ def _loss_threshold(r: Reading, noun: str, of_total: str) -> bool:
     return False
 
 
+# what sides do when they are the players: "both sides want the rise", "two sides fight over it"
+_PLAYERS_SIDES = (r"\s+(?:want|wants|need|needs|covet|claim|contest|fight|race|start|begin|get|have|field|play|are|"
+                  r"will|can|must|try|send|spawn)\b")
+
+
 def _waves(r: Reading) -> None:
     text, c = r.text, r.concepts
     m = _count_before(text, r"fronts?|directions?|sides|approaches|lanes|flanks")
+    if m and m.group(0).endswith("sides") and re.match(_PLAYERS_SIDES, text[m.end():]):
+        m = None    # "two sides fight over the ridge": the players, not two directions of attack
     if m:
         c.fronts = int(number(m.group(1)))
         vague = m.group(1) in ("several", "multiple", "many", "few")
@@ -1611,7 +1665,9 @@ def _directions(r: Reading) -> None:
         r"|(?<![\w-])(left|right)(?=[\s-](?:" + flanks + r")\b|,?\s(?:and|then|or)\s(?:then\s)?(?:the\s|your\s)?"
         r"(?:left|right)[\s-](?:" + flanks + r")\b)"
         r"|(?:(?<=from the )|(?<=on the )|(?<=your )|(?<=our )|(?<=the player's ))(left|right)(?![\w-])"
-        r"|(?<![\w-])(both flanks|either flank|both sides|both wings)(?![\w-])")
+        r"|(?<![\w-])(both flanks|either flank|both sides|both wings)(?![\w-])"
+        # "a rise that both sides want": the sides that want, race or fight are the players, not two flanks
+        r"(?!" + _PLAYERS_SIDES + r")")
     named: list[tuple[int, int, str]] = []
     for m in pattern.finditer(text):
         if m.group(1):
@@ -1937,9 +1993,15 @@ def _unopposed(r: Reading) -> None:
 def _raids(r: Reading) -> None:
     """Raids: "raiders strike your extractors", "bombers hit your solar collectors every 90 s"."""
     text, c = r.text, r.concepts
+    # "raider" inside a unit's name ("three raider bots") names a unit, a raid only when it strikes buildings
+    names = [m.span() for m in re.finditer(r"(?<![\w-])" + _unit_pattern("any"), text)]
+    named_raiders = []
     for w in ("raid", "raids", "raiders", "raider", "harass", "harassed", "harassing", "harassment", "raiding",
               "air raids", "air raid"):
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
+            if any(a <= m.start() and m.end() < b for a, b in names):
+                named_raiders.append(m)
+                continue
             c.raids = True
             r.hit(m, "raids")
     # a periodic strike against a named building class is a raid on it
@@ -1956,9 +2018,11 @@ def _raids(r: Reading) -> None:
     target = target or re.search(r"\b(?:bombers?|raiders?|raids?|strikes?|attacks?|gunships?|waves?|sorties?)\s+every\s+"
                                  r"[^.;,]{1,30}?\s+(?:on|at|against)\s+(?:your|the|my|our)\s+(?:\w+\s+)??"
                                  + _unit_pattern("building"), text)
-    if target and (c.raids or c.wave_interval or c.air or re.match(r"(?:sends?|sending|throws?|throwing|hurls?|hurling|"
+    if target and (c.raids or named_raiders or c.wave_interval or c.air or re.match(r"(?:sends?|sending|throws?|throwing|hurls?|hurling|"
                                                                      r"launch)", target.group(0))):
         c.raids = True
+        for m in named_raiders:
+            r.hit(m, "raids")
         c.raid_target_type = roster_names()[target.group(1)]
         if c.objective_type is None or c.objective_type != c.raid_target_type:
             c.objective_type = c.raid_target_type
@@ -2220,7 +2284,8 @@ def _deadline_and_hold(r: Reading) -> None:
     hold = re.search(r"\b(?:hold|holding|keep|keeping|control|controlling|occupy|occupying|stay|sit|sitting|camp|"
                      r"camping|squat|squatting|park|parking|parked|stand|standing|remain|remaining|perch|perching|"
                      r"have\s+(?:your\s+|some\s+|our\s+|my\s+)?(?:troops|units|forces|men|army|soldiers|squad|people|guys|"
-                     r"folks))\b"
+                     r"folks)|(?:don't|do\s+not|never)\s+let\s+(?:\w+\s+){1,2}?(?:push|drive|kick|knock|force|throw|"
+                     r"shove|chase)\s+you\s+(?:off|out\s+of))\b"
                      r"(?:[^.;,]|,\s*(?:un\w+|alone|by\s+\w+self|with\s+[^.;,]{0,20}),){0,40}?\s"
                      r"(?:for\s+)?(?:at\s+least\s+)?(?:(?:(\d{1,2}):([0-5]\d))|" + _NUM
                      + r"\s*(?:whole\s+|full\s+|straight\s+|solid\s+|consecutive\s+|uninterrupted\s+)?"
@@ -2534,6 +2599,15 @@ def _recon(r: Reading) -> None:
     if target is None:
         return
     count, name, spans = target
+    # the targets counted where they are first named: "five enemy solar collectors tucked away ...; kill four"
+    # (a place the roster has no unit for is the roster building named beside it: "the hidden caches, five enemy
+    # solar collectors")
+    for a in re.finditer(_ENEMY_NAMED + "(" + _unit_pattern("any") + "|" + _SITE_NOUNS + ")", text):
+        if name not in roster_names() and a.group(3) in roster_names():
+            name = a.group(3)
+        if roster_names().get(a.group(3), a.group(3)) == roster_names().get(name, name) and (a.group(1) or a.group(2)):
+            count = count or a.group(1) or a.group(2)
+            spans.append(a.span())
     c.archetype = "recon"  # type: ignore[assignment]
     r.matched.append("archetype recon")
     c.locate_type = roster_names().get(name, SITE_STANDIN)

@@ -1,0 +1,72 @@
+"""Whose is what: the enemy's buildings are targets, never what the player keeps; the player's own raider bots
+are no raid; a siege of several buildings is not claimed as its one target; a refused game is told the family
+it is nearest to by meaning."""
+import pytest
+
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import enemy_owned, read
+
+
+@pytest.mark.parametrize("text, noun, owned", [
+    ("hold out while three enemy metal extractors feed their army", "extractors", True),
+    ("their solar collector sits behind the hill", "solar", True),
+    ("blow up one specific storage near the river", "storage", True),
+    ("their raiders hit your extractors every minute", "extractors", False),
+    ("keep my radar tower standing", "radar", False),
+    ("a storage in the middle of the map", "storage", False),
+])
+def test_the_nearest_owner_says_whose_a_building_is(text, noun, owned):
+    assert enemy_owned(text, text.index(noun)) is owned
+
+
+def test_enemy_buildings_counted_are_not_the_players_objectives():
+    c = read("Wreck the four enemy solar collectors east of the river within five minutes using six "
+             "assault bots.").concepts
+    assert c.archetype == "siege"
+    assert c.objectives is None
+
+
+def test_a_siege_of_several_buildings_reports_the_count_it_does_not_build():
+    query = "bring down both enemy radar towers within four minutes"
+    brief = write_brief(query, read(query))
+    assert brief.concepts.archetype == "siege"
+    assert [c.status for c in brief.clauses] == ["partial"]
+    assert "one target" in brief.clauses[0].why
+
+
+def test_one_enemy_target_is_not_reported_as_several():
+    query = "Destroy the enemy factory guarded by three turrets before 6:00."
+    brief = write_brief(query, read(query))
+    assert all(c.status == "honoured" for c in brief.clauses)
+
+
+def test_the_players_raider_bots_are_no_raid():
+    c = read("Your six raider bots face nine light bots on open ground; wipe them out and lose no more than "
+             "two.").concepts
+    assert c.archetype == "micro"
+    assert not c.raids
+
+
+def test_raider_bots_striking_buildings_are_a_raid():
+    c = read("Every 80 seconds two raider bots hit your solar collectors from the west; keep three of the five "
+             "alive for six minutes.").concepts
+    assert c.archetype == "raids"
+    assert c.raid_target_type == "solar_collector"
+
+
+def test_a_search_counts_its_targets_where_they_are_named():
+    c = read("Scout the fogged map and find the hidden depots, four enemy radar towers spread around it, within "
+             "three minutes.").concepts
+    assert (c.archetype, c.locate_type, c.locate_count) == ("recon", "radar_tower", 4)
+
+
+def test_a_refused_game_is_told_the_family_it_is_nearest_to():
+    r = read("Assemble a force of fifteen, whatever mix, before the clock shows eight, then stop.")
+    assert not r.is_game
+    assert "closest to a production scenario" in r.refusal
+
+
+def test_a_request_near_no_family_gets_no_family_hint():
+    r = read("Compose a limerick about a lighthouse keeper and his cat.")
+    assert not r.is_game
+    assert "closest to" not in r.refusal
