@@ -86,6 +86,8 @@ class Concepts(Doc):
     wave_times: list[float] = Field(default_factory=list, description="game seconds at which waves arrive, if the "
                                                                       "request fixes them")
     wave_interval: float | None = Field(None, description="seconds between waves, if regular")
+    wave_sizes: list[int] = Field(default_factory=list, max_length=12, description="units in each wave, in order, "
+                                  "when the request counts them (\"waves of 4, 6 and then 9\")")
     staggered: bool = Field(False, description="fronts are attacked at different times")
     escalating: bool = Field(False, description="each wave is larger than the last")
     random_side: bool = Field(False, description="attacks come from a side chosen at random")

@@ -233,6 +233,13 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             reading = dataclasses.replace(reading, hits=[
                 dataclasses.replace(h, problem=overgrown) if h.key in ("escalating", "waves") else h
                 for h in reading.hits])
+        if c.wave_sizes and max(c.wave_sizes) > wave_growth.MAX_WAVE:
+            oversized = (f"waves of {', '.join(map(str, c.wave_sizes))} units: no fixed defence is a fair match past "
+                         f"{wave_growth.MAX_WAVE} a wave; the waves' sizes are the design's")
+            unsupported.append(oversized)
+            c.wave_sizes = []
+            reading = dataclasses.replace(reading, hits=[
+                dataclasses.replace(h, problem=oversized) if h.key == "wave_sizes" else h for h in reading.hits])
         if c.objective_type is None and c.protect_unit:
             c.objective_type, c.objectives = c.protect_unit, c.objectives or 1
             assumptions.append(f"the {c.protect_unit.replace('_', ' ')} to keep alive is the objective")
@@ -340,6 +347,9 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                                                              f"{clock(lo)} and {clock(hi)}"))
         if c.escalating:
             reqs.append(Requirement(id="escalation", text="each wave is larger than the last"))
+        if c.wave_sizes:
+            reqs.append(Requirement(id="wave_sizes", text="the waves have " + ", ".join(map(str, c.wave_sizes))
+                                                          + " units, in that order"))
         if c.air:
             reqs.append(Requirement(id="air", text="an air assault takes place"))
         if c.wave_interval:

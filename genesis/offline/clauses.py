@@ -49,7 +49,7 @@ KEY_IDS: dict[str, list[str]] = {
     "waves": ["wave_times", "escalation", "growth", "probe_main", "interval", "enemy_attack"],
     "wave_times": ["wave_times", "enemy_attack", "front_times"], "interval": ["interval", "front_times"],
     "wave_units": ["wave_times", "enemy_attack", "interval", "escalation", "growth", "fronts", "raids"],
-    "escalating": ["escalation", "growth"], "probe": ["probe_main"], "random_side": ["fronts"],
+    "escalating": ["escalation", "growth"], "wave_sizes": ["wave_sizes"], "probe": ["probe_main"], "random_side": ["fronts"],
     "scouting": ["scouting"], "random_timing": ["random_timing"], "attack_window": ["attack_window"],
     "objective": ["objective_loss", "destroy_win", "capture_win", "hold_zone", "raid_target"],
     "objectives": ["objective_loss", "destroy_win", "capture_win", "hold_zone", "raid_target"],

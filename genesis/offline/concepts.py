@@ -1259,6 +1259,29 @@ _PLAYERS_SIDES = (r"\s+(?:want|wants|need|needs|covet|claim|contest|fight|race|s
                   r"will|can|must|try|send|spawn)\b")
 
 
+# each wave counted in turn: "waves of 4, 6 and then 9", "enemy waves of six, eight and then twelve"
+_SIZE_LIST = _NUM + r"(?:\s*,\s*(?:then\s+)?" + _NUM + r")*\s*,?\s*(?:and\s+then|and|then)\s+" + _NUM + r"(?![\w:])"
+_WAVE_SIZES = re.compile(r"\bwaves?\s+of\s+(" + _SIZE_LIST + r")")
+
+
+def _wave_sizes(r: Reading) -> None:
+    text, c = r.text, r.concepts
+    m = _WAVE_SIZES.search(text)
+    if m is None:
+        return
+    said = re.findall(_NUM + r"(?![\w-])", m.group(1))
+    sizes = [int(number(n)) for n in said]
+    if any(n < 1 or n != number(w) for n, w in zip(sizes, said)):
+        r.hit(m, "wave_sizes", "a wave is counted in whole units, at least one")
+        return
+    c.wave_sizes = sizes[:12]
+    if c.waves is None or c.waves < len(c.wave_sizes):
+        c.waves = len(c.wave_sizes)
+    if all(b > a for a, b in zip(sizes, sizes[1:])):
+        c.escalating = True     # counted sizes that grow are growing waves, built by the same rule
+    r.hit(m, "wave_sizes")
+
+
 def _waves(r: Reading) -> None:
     text, c = r.text, r.concepts
     m = _count_before(text, r"fronts?|directions?|sides|approaches|lanes|flanks")
@@ -1289,6 +1312,7 @@ def _waves(r: Reading) -> None:
     if m:
         c.waves = int(number(m.group(1)))
         r.hit(m, "waves")
+    _wave_sizes(r)
     for w in ("staggered", "one after another", "one after the other", "different times", "early", "late",
               "in turn", "in sequence", "one by one"):
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
@@ -1721,6 +1745,8 @@ def _directions(r: Reading) -> None:
         c.direction_times = [float(t) for own in times for t in own]
         for t in moments:
             r.hit((t[0], t[1]), "direction_times")
+    elif (each := _sides_counted(r, named)):
+        c.directions = each                             # type: ignore[assignment]
     else:
         seen: list[str] = []
         for _, _, n in named:
@@ -1737,6 +1763,28 @@ def _directions(r: Reading) -> None:
         # gate, a while later at the western one, and last of all from the north")
         if c.waves is None and not r.moments and not c.wave_interval:
             c.waves = len(c.directions)
+
+
+_FIRST_N = re.compile(r"\bthe\s+first\s+" + _NUM + r"\s+(?:(?:waves?|attacks?|assaults?|raids?|of\s+them)\s+)?"
+                      r"(?:(?:come|comes|arrive|arrives|hit|hits|attack|attacks|strike|strikes)\s+)?(?:from|out\s+of)\s+"
+                      r"(?:the\s+)?$")
+
+
+def _sides_counted(r: Reading, named: list[tuple[int, int, str]]) -> list[str]:
+    """Each attack's side when the sides are counted out over the waves in order: "the first two from the north
+    and the last from the east" is north, north, east ([] when no side is counted or the count misses)."""
+    each: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for start, end, side in named:
+        before = max(0, start - 60)
+        m = _FIRST_N.search(r.text[before:start])
+        each += [side] * (int(number(m.group(1))) if m else 1)
+        spans.append((before + m.start() if m else start, end))
+    if len(each) == len(named) or len(each) != (r.concepts.waves or len(r.moments)):
+        return []
+    for span in spans:
+        r.hit(span, "front_order")
+    return each
 
 
 # A list of sides states their order only with an order word between two sides ("west, then east"), "first"
@@ -2188,7 +2236,7 @@ def _loss_on_loss(r: Reading) -> None:
     said = sorted([*roster_names(), *V.OBJECTIVE_TYPES], key=len, reverse=True)
     names = r"(" + "|".join(re.escape(n) for n in dict.fromkeys(said)) + r")(?![\w-])"
     owner = r"(?:your|my|our|the)\s+(?:own\s+)?(?:only\s+)?"
-    m = re.search(r"\b(?:you|i|we)\s+lose\s+(?:the\s+game\s+)?(?:if|when|once|should)\s+" + owner + names + r"\s+(?:"
+    m = re.search(r"\b(?:you|i|we)\s+lose\s+(?:the\s+game\s+)?" + _WHEN + r"\s+" + owner + names + r"\s+(?:"
                   + _GONE + r")\b", text) \
         or re.search(r"\b" + _WHEN + r"\s+" + owner + names + r"\s+(?:" + _GONE + r")\b[^.;]{0,25}?\b(?:"
                      + _FAILED + r")\b", text) \

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from genesis.models import RuleComponent, RuleDraft
+import yaml
+
+from genesis.models import RuleComponent, RuleDraft, RuleMetaDraft, RuleTest
 from genesis.offline import rule_composer
 from genesis.rule_recipe import recipe_params
 
@@ -28,7 +30,28 @@ def write_rule(component: RuleComponent, library: dict[str, Any] | None, map_ref
             "the request")
     declared = (library.get("meta") or {}).get("params") or {}
     unknown = sorted(set(params) - set(declared))
+    if unknown and (shipped := _shipped_rule(library["id"], set(params))) is not None:
+        return shipped.model_copy(update={"id": component.id, "params": params})
     if unknown:
         raise ValueError(f"rule component {component.id!r}: library rule {library['id']!r} has no params {unknown}; "
                          f"it declares {sorted(declared)}")
     return RuleDraft(id=component.id, reuse=library["id"], params=params)
+
+
+def _shipped_rule(rule_id: str, params: set[str]) -> RuleDraft | None:
+    """The rule of this id as this version ships it, as a new rule (tested like any other) when it declares
+    `params`: a workspace made by an older version keeps the older library rule, which may lack them."""
+    from genesis.workspace import seed_kb
+
+    folder = seed_kb() / "rules" / rule_id
+    try:
+        meta = yaml.safe_load((folder / "meta.yaml").read_text(encoding="utf-8"))
+        tests = yaml.safe_load((folder / "test.yaml").read_text(encoding="utf-8"))
+        source = (folder / "rule.lua").read_text(encoding="utf-8")
+    except (OSError, yaml.YAMLError):
+        return None
+    if not params <= set(meta.get("params") or {}):
+        return None
+    return RuleDraft(id=rule_id, source=source, tests=[RuleTest.model_validate(t) for t in tests.get("tests", [])],
+                     meta=RuleMetaDraft(**{k: meta[k] for k in ("title", "description", "params", "concepts")
+                                           if k in meta}))

@@ -103,7 +103,7 @@ def wave_types(c: Concepts) -> set[str]:
 def _one_type_waves(c: Concepts) -> bool:
     """The defence's attacks are one unit type: growing waves and raids from a random side at an interval
     (library rules with one `unit_type`), in the order `_defense` picks its attack."""
-    return bool(c.escalating or c.growth_factor) or (not c.probe_then_main and not c.scouting
+    return bool(c.escalating or c.growth_factor or c.wave_sizes) or (not c.probe_then_main and not c.scouting
                                                      and bool(c.random_side or c.wave_interval))
 
 
@@ -610,7 +610,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     # reach from home: bombers outrun any escort, so AA must already stand where they strike
     fragile = _fragile(c.objective_type or "metal_storage")
     # the last of growing waves destroys an objective far from home before the defence arrives
-    growing = bool(c.escalating or c.growth_factor)
+    # waves counted one by one ("waves of 4, 6 and 9") are built by the growing waves' rule, at those sizes
+    growing = bool(c.escalating or c.growth_factor or c.wave_sizes)
     reach = 0.3 if c.archetype == "raids" or c.fog or fragile or c.air or growing else 0.45
     radius = AIR_COVER_RADIUS if c.air and _bombs_to_destroy(c.objective_type or "metal_storage") <= 2 else COMPACT_RADIUS
     if c.archetype == "raids" and c.fog and not c.air and radius > RAID_RADIUS:
@@ -655,9 +656,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                     else (c.waves or max(3, len(distinct))))
         factor = max(1.0, c.growth_factor or 1.0)
         base_size, step = wave_growth.base_and_growth(factor, strength)
+        stated = c.wave_sizes[:count] + c.wave_sizes[-1:] * (count - len(c.wave_sizes)) if c.wave_sizes else []
         # the defence is sized from the waves it must beat, the largest last
         scale = wave_growth.army_scale({g.type: g.count for g in defence}, _main_type(c),
-                                       wave_growth.sizes(base_size, step, factor, count))
+                                       stated or wave_growth.sizes(base_size, step, factor, count))
         defence = [g.model_copy(update={"count": math.ceil(g.count * scale - 1e-9)}) for g in defence]
     army = _spread(m, defence, camp, taken, safe)
     if c.fog:
@@ -694,6 +696,11 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                   "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG, "nearest_target": True}
         if factor > 1:
             params["factor"] = factor
+        if stated:
+            params["sizes"] = stated
+            expects["wave_sizes"] = [{"event": "rule_log", "where": {"name": "wave", "fields.index": i + 1,
+                                                                       "fields.count": n}, "min": 1, "max": 1}
+                                     for i, n in enumerate(stated)]
         if wave_times:
             params["times"] = wave_times
         grown_times = wave_times or [times[0] + interval * i for i in range(count)]
@@ -709,11 +716,12 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             varies.append(V.vary("which front each wave comes from (every front once per round, in a drawn order), "
                                  "and so which objective it goes for", "escalating_waves.pick",
                                  "where each wave appears; a defence parked at one front loses the other objective"))
-        knob = "escalating_waves.base_size"
+        knob = None if stated else "escalating_waves.base_size"     # sizes the request counts stay as counted
         comps.append(RuleComponent(
-            id="escalating_waves", purpose="waves each larger than the last", kind="spawn",
-            library_rule="escalating_waves", requirement_ids=["escalation", "growth", "fronts", "directions",
-                                                              "front_order", "front_times", "attack_window", "interval"],
+            id="escalating_waves", purpose="waves of the sizes counted" if stated else "waves each larger than the last",
+            kind="spawn", library_rule="escalating_waves",
+            requirement_ids=["escalation", "growth", "wave_sizes", "fronts", "directions", "front_order", "front_times",
+                             "attack_window", "interval"],
             params=params))
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": _main_type(c)})
         attack_times = wave_times or [times[0] + interval * i for i in range(count)]

@@ -68,7 +68,8 @@ OBJECTIVE_TYPES = {
     "metal storage": "metal_storage", "metal storages": "metal_storage", "storage": "metal_storage",
     "storages": "metal_storage", "extractor": "metal_extractor", "extractors": "metal_extractor",
     "energy storage": "energy_storage", "solar": "solar_collector", "commander": "commander",
-    "base": "metal_storage", "bases": "metal_storage", "turret": "light_turret", "radar tower": "radar_tower",
+    "base": "metal_storage", "bases": "metal_storage", "hq": "commander", "headquarters": "commander",
+    "depot": "metal_storage", "depots": "metal_storage", "turret": "light_turret", "radar tower": "radar_tower",
     "radar towers": "radar_tower", "radar": "radar_tower", "radars": "radar_tower", "factory": "bot_lab",
     "factories": "bot_lab", "solar collector": "solar_collector", "solar collectors": "solar_collector",
 }

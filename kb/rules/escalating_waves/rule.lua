@@ -6,7 +6,9 @@
 -- "bag": every point once per round of #from waves, in a drawn order).
 -- With `jitter` each wave comes up to that many seconds late (seeded). With `nearest_target` each wave
 -- attacks the tagged unit nearest to where it appears, else the first one.
--- Params: team, first_at, interval, count, times, base_size, growth, factor, unit_type, from,
+-- With `sizes` (the units of each wave, in order, as a request counts them) wave i has sizes[i] units
+-- instead (the last size repeats when there are more waves than sizes).
+-- Params: team, first_at, interval, count, times, base_size, growth, factor, sizes, unit_type, from,
 -- target_tag, target_team, target, tag, announce, pick, jitter, nearest_target.
 
 -- Helpers from the engine's rule library (engine/rules/rule_lib.lua).
@@ -57,6 +59,7 @@ local function nearest_tagged(x, y)
 end
 
 local function wave_size(i)
+  if #cfg.sizes > 0 then return math.min(cfg.sizes[math.min(i, #cfg.sizes)], MAX_SPAWN) end
   local size = cfg.base_size
   for _ = 2, i do
     size = math.max(size + cfg.growth, math.ceil(size * cfg.factor - 1e-9))
@@ -96,6 +99,7 @@ function on_start()
     growth = math.max(1, math.floor(tonumber(param("growth", 2)) or 2)),
     factor = math.max(1, tonumber(param("factor", 1)) or 1),
     times = list(param("times", {})),
+    sizes = {},
     unit_type = tostring(param("unit_type", "light_bot")),
     from = list(param("from", {"north"})),
     target_tag = param("target_tag", nil),
@@ -107,6 +111,10 @@ function on_start()
     jitter = math.max(0, tonumber(param("jitter", 0)) or 0),
     nearest_target = param("nearest_target", false) == true,
   }
+  for i, n in ipairs(list(param("sizes", {}))) do
+    local k = math.floor(tonumber(n) or 0)
+    if k >= 1 then cfg.sizes[#cfg.sizes + 1] = k else log("size_skipped", {index = i, why = "bad size " .. tostring(n)}) end
+  end
   if cfg.pick ~= "random" and cfg.pick ~= "random_no_repeat" and cfg.pick ~= "bag" then cfg.pick = "cycle" end
   if #cfg.from == 0 then cfg.from = {"north"} end
   local when = {}
@@ -123,6 +131,6 @@ function on_start()
     at(t, function() launch(i) end)
   end
   log("waves_planned", {waves = cfg.count, first_at = when[1] or cfg.first_at, interval = cfg.interval,
-                        base_size = cfg.base_size, growth = cfg.growth, factor = cfg.factor, pick = cfg.pick,
+                        base_size = cfg.base_size, growth = cfg.growth, factor = cfg.factor, sizes = #cfg.sizes, pick = cfg.pick,
                         jitter = cfg.jitter})
 end
