@@ -268,6 +268,7 @@ def read(query: str) -> Reading:
     _micro(r)
     _deadline_and_hold(r)
     _capture_contenders(r)
+    _goal_rivals(r)
     _loss_on_loss(r)
     _difficulty(r)
     _start_forces(r)
@@ -2324,6 +2325,24 @@ def _capture_contenders(r: Reading) -> None:
                           "not built")
     for m in re.finditer(r"\b(?:first|whoever|whichever\s+(?:side|team|army))\s+(?:to\s+)?(?:holds?|keeps?|controls?)\b", r.text):
         r.hit(m, "hold_time", "only the player can win by holding the zone; no other side races for it")
+
+
+_RIVAL = re.compile(r"\b(?:vs\.?|versus|against|race\s+(?:against|with))\s+(?:(?:a|an|the|one|single|lone|\d+|two|three)\s+)?"
+                    r"(?:(?:single|lone|skirmish|computer|enemy|rival|ai)\s+)*(?:ai|ais|opponents?|rivals?|computers?|"
+                    r"enem(?:y|ies)|players?)\b"
+                    r"|\b(?:first|whoever|whichever\s+(?:side|team|player))\s+(?:(?:one|side|player|team)\s+)?to\s+"
+                    r"(?:gather|collect|stockpile|bank|reach|hit|mine|amass|save|build|own|produce|field|have|get)\b")
+
+
+def _goal_rivals(r: Reading) -> None:
+    """An economy or production goal is the player's alone, against the clock: a rival racing for it ("an
+    economy race vs a skirmish AI", "first side to bank 1000 metal wins") is not built, and said so."""
+    if r.concepts.archetype not in ("resources", "production"):
+        return
+    for m in _RIVAL.finditer(r.text):
+        r.hit(m, "rival", "the goal is the player's alone, against the clock: no rival races for it")
+    for m in re.finditer(r"\b(?:(?:racing|a\s+race|race|running)\s+)?against\s+the\s+clock\b", r.text):
+        r.hit(m, "deadline")
 
 
 def _deadline_and_hold(r: Reading) -> None:

@@ -70,3 +70,19 @@ def test_a_request_near_no_family_gets_no_family_hint():
     r = read("Compose a limerick about a lighthouse keeper and his cat.")
     assert not r.is_game
     assert "closest to" not in r.refusal
+
+
+@pytest.mark.parametrize("query", [
+    "a metal race versus the computer: gather 1500 metal before 6:00, whoever gets there first wins",
+    "Produce eight light tanks before 7:00 against a rival AI; first player to field them wins.",
+])
+def test_a_rival_racing_for_the_goal_is_reported_not_claimed(query):
+    brief = write_brief(query, read(query))
+    assert brief.concepts.archetype in ("resources", "production")
+    raced = [c for c in brief.clauses if "no rival races for it" in c.why]
+    assert raced and all(c.status in ("partial", "not_honoured") for c in raced)
+
+
+def test_a_goal_against_the_clock_alone_is_honoured():
+    query = "build 10 light tanks before 6:00, racing against the clock"
+    assert all(c.status == "honoured" for c in write_brief(query, read(query)).clauses)
