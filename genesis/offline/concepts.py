@@ -1091,6 +1091,20 @@ def _objectives(r: Reading) -> None:
         r.hit(m, "allied_bases")
 
 
+def _objectives_counted_by_head(r: Reading) -> None:
+    """The objectives counted by the last word of their name, said again later: "... the player's bot_lab
+    buildings ...; protect all three labs"."""
+    c = r.concepts
+    if c.objectives is not None or c.objective_type is None:
+        return
+    head = c.objective_type.split("_")[-1]
+    m = re.search(r"\b(?:all\s+)?" + _NUM + r"\s+(?:of\s+(?:the|your|my|our)\s+)?(?:[\w-]+\s+)?" + re.escape(head)
+                  + r"s?\b", r.text)
+    if m and not enemy_owned(r.text, m.start()):
+        c.objectives = int(number(m.group(1)))
+        r.hit(m, "objectives")
+
+
 def _one_named(text: str, found: re.Match, phrase: str) -> bool:
     """"the radar tower", "your solar collector": one building of the kind, named singular and definite (a base
     is several buildings)."""
@@ -1893,6 +1907,9 @@ def _units_and_switches(r: Reading) -> None:
             c.map_hint = name
             r.hit(m, "map")
             break
+    for name, why in V.UNBUILT_MAPS.items():
+        for m in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
+            r.hit(m, "map", f"{why}; the scenario's own map is used")
     for m in re.finditer(r"\bon (?:an?|the) ((?:[\w-]+ ){0,3}?[\w-]+) map\b", text):
         if not any(_has(m.group(1), phrase) for phrase in V.MAP_HINTS) and m.group(1) not in ("open", "small", "big",
                                                                                                  "large", "random"):
@@ -2054,9 +2071,9 @@ def _raids(r: Reading) -> None:
             c.raids = True
             r.hit(m, "raids")
     # a periodic strike against a named building class is a raid on it
-    target = re.search(r"\b(?:hit|hits|strike|strikes|bomb|bombs|target|targets|attack|attacks|go for|goes for|"
-                       r"raid|raids|harass|harasses|hunt|hunts|go after|goes after)\s+(?:at\s+|on\s+)?(?:your|the|my|our)\s+"
-                       r"(?:\w+\s+)??" + _unit_pattern("building"), text)
+    target = re.search(r"\b(?:hit|hits|strike|strikes|bomb|bombs|target|targets|attack|attacks|go(?:es)?\s+(?:(?:straight|right|only|\w+ly)\s+)?"
+                       r"for|raid|raids|harass|harasses|hunt|hunts|go(?:es)?\s+(?:(?:straight|right|only|\w+ly)\s+)?after)\s+(?:at\s+|on\s+)?"
+                       r"(?:your|the|my|our|the\s+player'?s)\s+(?:\w+\s+)??" + _unit_pattern("building"), text)
     # an attacker that comes at a building on a schedule raids it: "bombers come diving out of the north-east at
     # your solar collectors" (every minute)
     target = target or re.search(r"\b(?:comes?|coming|dives?|diving|swoops?|swooping|descends?|descending|flies|"
@@ -2076,6 +2093,16 @@ def _raids(r: Reading) -> None:
         if c.objective_type is None or c.objective_type != c.raid_target_type:
             c.objective_type = c.raid_target_type
         r.hit(target, "raid_target")
+    elif target and c.objective_type is None:
+        # attackers that go for one class of the player's buildings, with no raid named: those are what is kept
+        # (the attackers named before, "and nothing else" after: the attacks go for the objectives alone)
+        c.objective_type = roster_names()[target.group(1)]
+        who = re.search(r"(?:enemy\s+|their\s+)?(?:[\w-]+\s+){0,2}?(?:squads?|teams?|parties|bands|raiders|units|bots|"
+                        r"tanks|forces|attackers|columns|packs)\s+$", text[:target.start()])
+        only = re.match(r"(?:\s+(?:buildings?|structures?))?(?:\s*,?\s*(?:and\s+)?(?:ignor(?:e|es|ing)\s+(?:everything|"
+                        r"anything|all)\s+else|(?:and\s+)?nothing\s+else|only|alone|exclusively))?", text[target.end():])
+        r.hit((who.start() if who else target.start(), target.end() + only.end()), "objectives")
+        _objectives_counted_by_head(r)
     if c.raids and c.raid_target_type is None and c.objective_type and c.archetype in ("defense", "raids"):
         named = next((h for h in r.hits if h.key == "objective"), None)
         if named is not None:
@@ -2753,7 +2780,8 @@ _SQUAD_BEFORE = re.compile(_FORCE + r"\s+(?:and|plus|with|alongside|together\s+w
 _FORCE_AFTER = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+)(?:an?\s+)?" + _FORCE)
 # the two armies compared: "seven rocket bots, quicker and longer-reaching than the nine assault bots"
 _ARMIES_COMPARED = re.compile(_FORCE + r",?\s+(?:[\w-]+,?\s+){1,5}?than\s+(?:the\s+|their\s+|an?\s+)?(?:enemy\s+)?" + _FORCE)
-_ELIMINATE = re.compile(r"\b(?:kill|destroy|eliminate|wipe out|wipe)\s+(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
+_ELIMINATE = re.compile(r"\b(?:kill(?:ing)?|destroy(?:ing)?|eliminat(?:e|ing)|wip(?:e|ing)\s+out|wip(?:e|ing))\s+"
+                        r"(?:all|every|each|them|the)\b(?:\s+[\w-]+){0,3}?"
                         r"(?:\s+(?:out|enemies|enemy units|units|bots|tanks))?|\bevery\s+(?:last\s+|single\s+)?[\w-]+\s+(?:is|are)\s+"
                         r"(?:scrap|dead|destroyed|gone|down)\b|\bwin the (?:skirmish|fight|battle|engagement)\b|"
                         r"\b(?:micro|kiting|focus[\s-]fire)\s+(?:test|drill|challenge|exercise|skirmish)\b|"
@@ -2770,9 +2798,9 @@ _KITING = re.compile(r"\b(?:are|is)\s+faster\b|\b(?:faster|quicker|speedier)\s+(
                      r"\bshort[\s-]range\b|\b(?:longer|more)\s+range\b")
 _LOSSES = re.compile(r"\bwithout\s+losing\s+(?:either|any|a\s+single\s+one|even\s+one|one)\s+of\s+(?:them|the\s+squad)\b|"
                      r"\b(?:los(?:e|ing)\s+no\s+more\s+than|without\s+losing\s+more\s+than|los(?:e|ing)\s+at\s+most|"
-                     r"(?:don'?t|do\s+not|never)\s+lose\s+more\s+than)\s+"
-                     + _NUM + r"(?:\s+of\s+(?:your|the|my|our)\s+(?:\d+|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True))
-                     + r"))?(?:\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?))?|"
+                     r"(?:don'?t|do\s+not|never|can'?t|cannot|can\s+not|must\s+not|mustn'?t|may\s+not)\s+lose\s+more\s+than)\s+"
+                     + _NUM + r"(?:\s+of\s+(?:(?:your|the|my|our)\s+(?:\d+|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True))
+                     + r")|mine|yours|ours|them|the\s+squad))?(?:\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?))?|"
                      r"\b(?:with\s+)?at\s+least\s+" + _NUM + r"\s+survivors?\b|"
                      r"\bat\s+least\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:units?|bots?|tanks?)\s+(?:still\s+)?"
                      r"(?:roll|rolling|alive|survive|standing|left|remain)\w*|\bwithout\s+losing\s+(?:a|any)\s+"

@@ -81,6 +81,9 @@ MAP_HINTS = {
     "high ground": "plateau_fortress", "arena": "four_corner_arena", "four corners": "four_corner_arena",
     "open field": "open_field",
 }
+# Built-in maps the offline designs do not place on (too large for their timings): named, reported, not used.
+UNBUILT_MAPS = {"wilderness": "the offline designs do not build on the 256x256 wilderness map (their timings fail "
+                              "its distances)"}
 
 PRODUCIBLE_NAMES = {
     "heavy assault bot": "heavy_assault_bot", "assault bot": "assault_bot", "light bot": "light_bot",

@@ -86,3 +86,19 @@ def test_a_rival_racing_for_the_goal_is_reported_not_claimed(query):
 def test_a_goal_against_the_clock_alone_is_honoured():
     query = "build 10 light tanks before 6:00, racing against the clock"
     assert all(c.status == "honoured" for c in write_brief(query, read(query)).clauses)
+
+
+def test_attackers_going_for_one_class_of_buildings_make_those_the_objectives():
+    query = ("Assault teams go straight for the player's vehicle_plant buildings and ignore everything else; keep all "
+             "four plants alive for five minutes.")
+    brief = write_brief(query, read(query))
+    c = brief.concepts
+    assert (c.archetype, c.objective_type, c.objectives) == ("defense", "vehicle_plant", 4)
+    assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.why) for cl in brief.clauses]
+
+
+def test_a_built_in_map_the_offline_designs_do_not_use_is_reported():
+    query = "Defend your base on wilderness against three waves of light bots from the north at 1:00, 2:30 and 4:00."
+    brief = write_brief(query, read(query))
+    assert brief.concepts.map_hint != "wilderness"
+    assert [c.status for c in brief.clauses] == ["partial"] and "wilderness" in brief.clauses[0].why

@@ -175,3 +175,14 @@ def test_the_kind_the_player_acts_with_is_never_the_attackers():
     c = _brief("Seize the crossroads with light tanks and sit there for ninety seconds while the enemy "
                "counterattacks every 45 seconds from the east.").concepts
     assert "light_tank" not in c.wave_units
+
+
+@pytest.mark.parametrize("query, losses", [
+    ("Four assault bots versus nine light bots in the open: win by wiping them out, losing no more than one of "
+     "mine.", 1),
+    ("two heavy tanks against eight light bots, destroying every one of them; you can't lose more than one", 1),
+])
+def test_a_skirmish_won_by_wiping_them_out_with_a_cap_said_of_mine(query, losses):
+    brief = write_brief(query, read(query))
+    assert brief.concepts.archetype == "micro" and brief.concepts.max_losses == losses
+    assert all(c.status == "honoured" for c in brief.clauses), [(c.text, c.why) for c in brief.clauses]
