@@ -84,6 +84,8 @@ _OUTCOME = re.compile(r"\b(?:los(?:e|es|ing|t)|wins?|won|fail(?:s|ed)?|ends?\s+t
                       r"crown|champion|succeed(?:s|ed)?|done\s+it)\b")
 # Words of an attack: a time read as a wave's is one only when its clause names a side or an attack, or its
 # sentence did before it ("the left camp gets hit at 1:30, the right one a minute later").
+_ORDINAL_OPENS = re.compile(r"\W*(?:and\s+)?(?:then\s+)?(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|last|final|"
+                            r"next)\b")
 _ATTACK = re.compile(r"\b(?:waves?|attack\w*|assault\w*|raid\w*|push\w*|columns?|strikes?|struck|hit|hits|knocks?|"
                      r"punch\w*|rush\w*|arriv\w*|lands?|inbound|incoming|counter\w*|part(?:y|ies)|bombers?|gunships?|"
                      r"squads?|troops|forces?|arm(?:y|ies)|enem(?:y|ies)|blows?|trickle|drip|come|comes|coming|"
@@ -182,8 +184,11 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
         end = len(query) if i == len(spans) - 1 else offsets[spans[i + 1][0]]
         hits = [h for h in reading.hits if h.start < b and h.end > a]
         before = re.split(r"[.;!?]", text[:a])[-1]
+        # "4 waves. 30s apart. first at the 1-minute mark.": an ordinal opening a clause is an attack named before
+        ordinal = _ORDINAL_OPENS.match(text, a) and _ATTACK.search(text[:a])
         out.append(_status(query[start:end], start, end, text[a:b], hits, have, archetype, text,
-                           _unread(query, a, b, reading), _unpaired(a, b, reading), bool(_ATTACK.search(before)),
+                           _unread(query, a, b, reading), _unpaired(a, b, reading),
+                           bool(_ATTACK.search(before) or ordinal),
                            _thin(text, a, b, hits, archetype)))
     return out
 
@@ -295,6 +300,8 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
             return clause("partial", ids, "; ".join(problems), built=_built(ids, have))
         return clause("not_honoured", why="; ".join(problems))
     strong = [h.key for h in hits if h.key not in _WEAK]
+    if not strong and any(h.key == "objective" for h in hits) and set(_words(segment)) & _FAMILY_WORDS.get(archetype, set()):
+        strong = ["objective"]      # "hold the outpost": the family's own verb on the objective it keeps
     shown = segment.strip(" ,;:.!?")
     if "wave_times" in strong and "directions" not in strong and not attack_before and not _ATTACK.search(segment):
         # "the base has to be standing at five minutes": a time, but no attack happens at it

@@ -186,3 +186,16 @@ def test_a_skirmish_won_by_wiping_them_out_with_a_cap_said_of_mine(query, losses
     brief = write_brief(query, read(query))
     assert brief.concepts.archetype == "micro" and brief.concepts.max_losses == losses
     assert all(c.status == "honoured" for c in brief.clauses), [(c.text, c.why) for c in brief.clauses]
+
+
+def test_terse_notes_an_ordinal_for_the_first_wave_and_hold_on_the_objective():
+    query = "hold the outpost. 3 waves. a minute apart. first at 0:40. all from the west."
+    brief = write_brief(query, read(query))
+    assert all(c.status == "honoured" for c in brief.clauses), [(c.text, c.why) for c in brief.clauses]
+    assert (brief.concepts.waves, brief.concepts.wave_interval, brief.concepts.directions) == (3, 60.0, ["w"])
+
+
+def test_a_time_in_a_clause_without_any_attack_named_is_still_no_attack():
+    query = "the depot must still be standing at 5:00. first, build a wall. waves from the north."
+    brief = write_brief(query, read(query))
+    assert any(c.status != "honoured" for c in brief.clauses)
