@@ -356,7 +356,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
             reqs.append(Requirement(id="interval", text=f"raids every {clock(c.wave_interval)}"))
         if c.raid_size:
             reqs.append(Requirement(id="raid_size", text=f"each raid is {c.raid_size} units"))
-        reqs.append(Requirement(id="objective_loss", text=f"fewer than {kept} objectives left loses the game" if kept
+        reqs.append(Requirement(id="objective_loss", text=("losing every objective loses the game" if kept == 1 else
+                                                     f"fewer than {kept} objectives left loses the game") if kept
                                 else "losing an objective loses the game", on="idle"))
         reqs.append(Requirement(id="survive_win", text=f"a good defence wins at {clock(c.time_limit)}"))
     elif arch == "production":

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.catalog import load_catalog
-from genesis.models import ARCHETYPES, Concepts
+from genesis.models import Concepts
 from genesis import quantities
 from genesis.checks import clause_audit
-from genesis.offline import meaning, side_armies, spelling
+from genesis.offline import side_armies, spelling
 from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
@@ -297,8 +297,7 @@ def read(query: str) -> Reading:
     if not game_words and not r.hits:
         return _machine_refusal(r, query) or _refuse(r, "this does not read as an RTS scenario request: none of the "
                                                         "game words the offline backend knows (defend, attack, waves, "
-                                                        "produce, destroy, survive, teams, ...) appear in it"
-                                                     + _closest_family(query))
+                                                        "produce, destroy, survive, teams, ...) appear in it")
     # the request must say what game it is: a family named, or attacks described; never the default defence
     evidence = {"archetype", "fronts", "directions", "waves", "wave_times", "interval", "escalating", "probe",
                 "objective", "raids", "scouting", "air", "protect", "random_side", "staggered", "raid_target",
@@ -350,21 +349,9 @@ def _game_not_understood(r: Reading, query: str, why: str) -> Reading:
     unread = _first_unread(r, query)
     return _refuse(r, "the offline backend does not understand what game this asks for"
                       + (f" (\"{unread}\" is not in its vocabulary)" if unread else "")
-                      + f": {why} ({GAME_WORDS}); rephrase with those words or use a real model with --model"
-                      + _closest_family(query))
+                      + f": {why} ({GAME_WORDS}); rephrase with those words or use a real model with --model")
 
 
-def _closest_family(query: str) -> str:
-    """The family the request is nearest to by meaning, for the user to rephrase towards (a hint, never a
-    reading: nothing is built from it)."""
-    closest = meaning.read_family(query)
-    family = closest.best
-    return (f". By meaning it is closest to a {family} scenario ({ARCHETYPES[family]}; like \"{closest.nearest[family]}\")"
-            if closest.scores[family] >= _CLOSE_ENOUGH else "")
-
-
-# below this a request is near no family's goal ("write me a sonnet" scores about 0.15)
-_CLOSE_ENOUGH = 0.45
 # the words of each game the offline backend builds, as a refusal suggests them
 GAME_WORDS = ("defend against waves, raids on your economy, produce N units by a time, free-for-all, 2v2 teams, "
               "destroy a base, capture and hold a zone, escort a unit or convoy to a place, scout / find hidden "
@@ -602,7 +589,7 @@ _WAVES = re.compile(r"\b(?:waves?|attacks|assaults|raids)\b")
 
 
 # the enemy as the one who destroys: "don't let the raiders take out a single extractor" is no siege
-_ENEMY_ACTS = re.compile(r"\b(?:raiders?|enemy|enemies|attackers?|bombers?|hostiles?|foes?|opponents?|they|waves?|"
+_ENEMY_ACTS = re.compile(r"\b(?:raiders?|enemy|enemies|attackers?|bombers?|hostiles?|foes?|opponents?|they|let\s+them|waves?|"
                          r"the\s+ai)(?:\s+(?:will|would|can|could|may|might|must|try\s+to|tries\s+to|manage\s+to|"
                          r"manages\s+to|get\s+to|gets\s+to|never|ever|not|then|also|to))*\s+$")
 
@@ -1182,6 +1169,17 @@ def _keep_count(r: Reading) -> None:
             c.keep_objectives = total - lost
             r.hit(m, "keep_count")
             return
+    # lost only when every one is: "I lose if all 3 storages are gone", "you only lose once every factory is destroyed"
+    all_gone = re.search(r"\b(?:lose|lost|defeat(?:ed)?)\s+(?:only\s+)?(?:if|when|once|after)\s+(?:all|every|each)\s+"
+                         r"(?:(?:of\s+)?(?:the|your|my|our)\s+)?(?:" + _NUM + r"\s+)?(?:[\w-]+\s+){0,2}?" + noun
+                         + r"\s+(?:(?:are|is|have\s+been|has\s+been|get|gets)\s+)?(?:gone|destroyed|lost|dead|down|razed|"
+                         r"wrecked|fallen|taken\s+out)\b", text)
+    if all_gone and not re.search(_unit_pattern("mobile"), all_gone.group(0)):
+        counted = int(number(all_gone.group(1))) if all_gone.group(1) else None
+        c.objectives = max(counted or c.objectives or 2, 2)
+        c.keep_objectives = 1
+        r.hit(all_gone, "keep_count")
+        return
     if _loss_threshold(r, noun, of_total):
         return
     # every one kept (losing any loses, the designs' default): "keep your metal storage in one piece",

@@ -688,9 +688,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # unlisted waves spread over the game, the last a minute before its end
         interval = (float(c.wave_interval) if every else
                     float(max(40, min(90, round((c.time_limit - 60 - times[0]) / max(1, count - 1))))))
-        if every:
+        if c.wave_interval:
+            # "a minute and a half apart, starting at 0:50": the listed times keep the interval too
             expects["interval"] = [_expect_spawns(where={"source": "rule", "team": ENEMY, "type": _main_type(c)},
-                                                  time_clusters={"min": 2, "gap": interval * 0.6})]
+                                                  time_clusters={"min": 2, "gap": float(c.wave_interval) * 0.6})]
         params = {"team": ENEMY, "from": fronts, "first_at": times[0], "interval": interval, "count": count,
                   "base_size": base_size, "growth": step,
                   "unit_type": _main_type(c), "target_tag": OBJECTIVE_TAG, "nearest_target": True}
@@ -870,7 +871,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if sides:
         # raids from a random named side and unscouted sides have no order or times to hold them to
         expects.update(_direction_expects(sides, attack_times, base, ground_spawns,
-                                          ordered=not (c.scouting or c.random_side or c.wave_interval)))
+                                          ordered=not (c.scouting or c.random_side
+                                                       or (c.wave_interval and not (growing and pinned)))))
     keep = c.keep_objectives if c.keep_objectives and c.keep_objectives < len(objectives) else None
     comps.append(RuleComponent(
         id="protect_objective_loss", kind="termination",

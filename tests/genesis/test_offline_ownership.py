@@ -1,6 +1,6 @@
 """Whose is what: the enemy's buildings are targets, never what the player keeps; the player's own raider bots
-are no raid; a siege of several buildings is not claimed as its one target; a refused game is told the family
-it is nearest to by meaning."""
+are no raid; a siege of several buildings is not claimed as its one target; a rival racing for the player's goal
+is reported, not claimed."""
 import pytest
 
 from genesis.offline.brief_writer import write_brief
@@ -60,18 +60,6 @@ def test_a_search_counts_its_targets_where_they_are_named():
     assert (c.archetype, c.locate_type, c.locate_count) == ("recon", "radar_tower", 4)
 
 
-def test_a_refused_game_is_told_the_family_it_is_nearest_to():
-    r = read("Assemble a force of fifteen, whatever mix, before the clock shows eight, then stop.")
-    assert not r.is_game
-    assert "closest to a production scenario" in r.refusal
-
-
-def test_a_request_near_no_family_gets_no_family_hint():
-    r = read("Compose a limerick about a lighthouse keeper and his cat.")
-    assert not r.is_game
-    assert "closest to" not in r.refusal
-
-
 @pytest.mark.parametrize("query", [
     "a metal race versus the computer: gather 1500 metal before 6:00, whoever gets there first wins",
     "Produce eight light tanks before 7:00 against a rival AI; first player to field them wins.",
@@ -102,3 +90,21 @@ def test_a_built_in_map_the_offline_designs_do_not_use_is_reported():
     brief = write_brief(query, read(query))
     assert brief.concepts.map_hint != "wilderness"
     assert [c.status for c in brief.clauses] == ["partial"] and "wilderness" in brief.clauses[0].why
+
+
+@pytest.mark.parametrize("query, total", [
+    ("Guard four solar collectors against waves from the south at 1:00, 2:00 and 3:00; you lose if all 4 collectors "
+     "are destroyed.", 4),
+    ("waves hit your two factories from the north every minute for five minutes; you only lose once every factory "
+     "is destroyed", 2),
+])
+def test_a_loss_only_when_every_objective_is_gone(query, total):
+    brief = write_brief(query, read(query))
+    assert (brief.concepts.objectives, brief.concepts.keep_objectives) == (total, 1)
+    assert all(c.status == "honoured" for c in brief.clauses), [(c.text, c.why) for c in brief.clauses]
+
+
+def test_letting_them_destroy_a_building_is_no_siege():
+    c = read("hold out five minutes against raiders from the west, and don't let them flatten the storage before "
+             "4:00").concepts
+    assert c.archetype != "siege"

@@ -74,3 +74,13 @@ def test_sides_counted_out_over_the_waves_are_each_waves_side():
 def test_a_side_count_that_misses_the_waves_is_no_per_wave_list():
     c = read("four waves at 1:00, 2:00, 3:00 and 4:00: the first two from the west, the last from the south").concepts
     assert c.directions == ["w", "s"]
+
+
+def test_counted_waves_at_an_interval_from_sides_in_order_are_evidenced_on_a_run(tmp_path):
+    brief = _brief("four waves of 2, 4, 6 and 8 light bots from the north then the east, a minute apart, the first "
+                   "at 0:40; if the storage falls you lose")
+    assert all(c.status == "honoured" for c in brief.clauses), [(c.text, c.why) for c in brief.clauses]
+    gdd = design(brief)
+    results = evidence(gdd, tmp_path, ["interval", "front_order", "wave_sizes"])
+    assert all(results[rid] and all(r.passed for r in results[rid]) for rid in results), \
+        {rid: [r.detail for r in rs] for rid, rs in results.items()}
