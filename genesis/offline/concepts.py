@@ -598,22 +598,28 @@ def _siege_matches(text: str) -> list[re.Match]:
     return [m for m in _SIEGE.finditer(text) if not _ENEMY_ACTS.search(text[max(0, m.start() - 40):m.start()])]
 
 
+def _in_unit_name(text: str):
+    """Whether a match lies inside a longer unit name of `text` ("assault" in "assault bots")."""
+    names = [m.span() for m in re.finditer(r"(?<![\w-])" + _unit_pattern("any"), text)]
+    return lambda m: any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in names)
+
+
 def _archetype(r: Reading) -> None:
     """Sets the scenario family from its trigger words (defence, the model's default, when none is named)."""
     text, c = r.text, r.concepts
     chosen = None
-    for arch, found in (("siege", bool(_siege_matches(text))), ("capture", bool(_CAPTURE.search(text)))):
+    sieges = _siege_matches(text)
+    for arch, found in (("siege", bool(sieges)), ("capture", bool(_CAPTURE.search(text)))):
         if found and not any(_has(text, t) for t in V.ARCHETYPE_TRIGGERS["production"]):
             chosen = arch
             break
     if chosen is None and _HOLD_FOR.search(text) and not _WAVES.search(text):
         chosen = "capture"
     # a trigger word inside a longer unit name ("assault" in "assault bots") names a unit, not the game
-    names = [m.span() for m in re.finditer(r"(?<![\w-])" + _unit_pattern("any"), text)]
+    in_name = _in_unit_name(text)
 
     def triggers_in(t: str) -> list[re.Match]:
-        return [m for m in re.finditer(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", text)
-                if not any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in names)]
+        return [m for m in re.finditer(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", text) if not in_name(m)]
 
     chosen = chosen or next((arch for arch, triggers in V.ARCHETYPE_TRIGGERS.items()
                              if any(triggers_in(t) for t in triggers)), None)
@@ -621,7 +627,7 @@ def _archetype(r: Reading) -> None:
         return
     c.archetype = chosen  # type: ignore[assignment]
     r.matched.append(f"archetype {chosen}")
-    phrases = {"siege": _siege_matches(text), "capture": [*_CAPTURE.finditer(text), *_HOLD_FOR.finditer(text)]}
+    phrases = {"siege": sieges, "capture": [*_CAPTURE.finditer(text), *_HOLD_FOR.finditer(text)]}
     for m in phrases.get(chosen, []):
         _hit_around_gaps(r, m, "archetype")
     for t in V.ARCHETYPE_TRIGGERS[chosen]:
@@ -2058,12 +2064,12 @@ def _raids(r: Reading) -> None:
     """Raids: "raiders strike your extractors", "bombers hit your solar collectors every 90 s"."""
     text, c = r.text, r.concepts
     # "raider" inside a unit's name ("three raider bots") names a unit, a raid only when it strikes buildings
-    names = [m.span() for m in re.finditer(r"(?<![\w-])" + _unit_pattern("any"), text)]
+    in_name = _in_unit_name(text)
     named_raiders = []
     for w in ("raid", "raids", "raiders", "raider", "harass", "harassed", "harassing", "harassment", "raiding",
               "air raids", "air raid"):
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
-            if any(a <= m.start() and m.end() < b for a, b in names):
+            if in_name(m):
                 named_raiders.append(m)
                 continue
             c.raids = True
