@@ -24,7 +24,10 @@ _LIST_WORDS = set(V.COMPASS) | {"northern", "southern", "eastern", "western", "l
 _FILLER = {"a", "an", "the", "please", "i", "want", "would", "like", "make", "me", "us", "give", "create", "build",
            "design", "game", "scenario", "mission", "level", "map", "where", "in", "which", "that", "and", "then",
            "so", "also", "ok", "okay", "now", "here", "is", "it", "this", "something", "some", "kind", "of", "one",
-           "with", "while", "but", "plus", "let's", "lets", "have", "can", "you", "we", "need"}
+           "with", "while", "but", "plus", "let's", "lets", "have", "can", "you", "we", "need",
+           # labels that head what follows them ("Victory: survive until 6:30")
+           "victory", "defeat", "success", "failure", "goal", "goals", "specification", "spec", "condition",
+           "conditions", "rules", "setup", "brief"}
 # Words every scenario is made of: a clause of only these (and filler) is the scenario itself.
 _GENERIC = _FILLER | {"enemy", "enemies", "the", "your", "my", "our", "against", "units", "army", "armies", "troops",
                       "forces", "they", "them", "their", "to", "for", "on", "at", "by", "from", "all", "any",
@@ -302,6 +305,10 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
     strong = [h.key for h in hits if h.key not in _WEAK]
     if not strong and any(h.key == "objective" for h in hits) and set(_words(segment)) & _FAMILY_WORDS.get(archetype, set()):
         strong = ["objective"]      # "hold the outpost": the family's own verb on the objective it keeps
+    said = set(_words(segment)) - _GENERIC
+    if not strong and any(h.key == "map" for h in hits) and said <= {w for h in hits if h.key == "map"
+                                                                      for w in _words(text[h.start:h.end])}:
+        strong = ["map"]            # a clause that only names the map ("...; open_field"): the map is the setting
     shown = segment.strip(" ,;:.!?")
     if "wave_times" in strong and "directions" not in strong and not attack_before and not _ATTACK.search(segment):
         # "the base has to be standing at five minutes": a time, but no attack happens at it

@@ -140,6 +140,42 @@ def _unit_pattern(kinds: str = "any") -> str:
     return "(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + ")" + after
 
 
+@lru_cache(maxsize=1)
+def _shared_head() -> re.Pattern:
+    """Modifiers that share one unit noun: "rocket and light bots", "rocket+light bot mix", "light/heavy tanks",
+    "light, rocket or assault bots" name a unit of each."""
+    heads: dict[str, set[str]] = {}
+    for name in roster_names():
+        words = name.split()
+        if len(words) == 2 and not words[1].endswith("s"):
+            heads.setdefault(words[1], set()).add(words[0])
+    alts = []
+    for head, mods in heads.items():
+        mod = "(?:" + "|".join(sorted(map(re.escape, mods), key=len, reverse=True)) + ")"
+        alts.append(rf"{mod}(?:\s*,\s*{mod})*(?:\s*,?\s*(?:\+|/|&|\band\b|\bor\b)\s*{mod})+\s+{re.escape(head)}s?")
+    return re.compile(r"(?<![\w-])(?:" + "|".join(alts) + r")(?![\w-])")
+
+
+# each built-in map's name of several words (as normalised: "two front corridor") -> the one word of it that
+# names the map
+_MAP_WORD = {name.replace("_", " "): next(p for p in sorted(V.MAP_HINTS, key=len) if V.MAP_HINTS[p] == name
+                                          and p in name.replace("_", " "))
+             for name in set(V.MAP_HINTS.values()) if "_" in name}
+_MAP_NAMES = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, _MAP_WORD)) + r")(?![\w-])")
+_CLOCK_SLASHES = re.compile(r"(?<![\w:/])\d{1,2}:[0-5]\d(?:\s*/\s*\d{1,2}:[0-5]\d)+(?![\w:/])")
+
+
+def _listed(items: list[str], last: str = " and ") -> str:
+    return ", ".join(items[:-1]) + last + items[-1]
+
+
+def _spell_out_shared_head(m: re.Match) -> str:
+    said = m.group(0)
+    head = said.rsplit(None, 1)[1]
+    named = [f"{w} {head}" for w in re.findall(r"[\w-]+", said[:-len(head)]) if w not in ("and", "or")]
+    return _listed(named, " or " if re.search(r"\bor\b", said) else " and ")
+
+
 def is_english(text: str) -> bool:
     """Mostly ASCII letters, and not more foreign function words ("deux", "contre", "gegen") than English ones."""
     letters = [c for c in text if c.isalpha()]
@@ -207,6 +243,12 @@ def read(query: str) -> Reading:
     text, offsets = quantities.rewrite(text, offsets, _SUN, lambda m: "the west" if re.search(r"set|down|dusk|evening",
                                                                                               m.group(0)) else "the east")
     text, offsets = quantities.rewrite(text, offsets, _SCREEN_EDGE, lambda m: _SCREEN_SIDES[m.group(1) or m.group(2)])
+    # a map's own name is read as the map only: "two_front_corridor" names no two fronts, "plateau_fortress" no
+    # fortress to take
+    text, offsets = quantities.rewrite(text, offsets, _MAP_NAMES, lambda m: _MAP_WORD[m.group(0)])
+    text, offsets = quantities.rewrite(text, offsets, _shared_head(), _spell_out_shared_head)
+    # times listed with slashes, "at 1:00/2:00/3:00", are a list of times
+    text, offsets = quantities.rewrite(text, offsets, _CLOCK_SLASHES, lambda m: _listed(re.split(r"\s*/\s*", m.group(0))))
     if _MAP_SIDES.search(text):
         # "from the left side of the map to the right side": sides of the map, not flanks
         text, offsets = quantities.rewrite(text, offsets, _SCREEN_SIDE, lambda m: _SCREEN_SIDES[m.group(1)])
@@ -762,6 +804,20 @@ _PREBUILT = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*
                        r"(?:stand|stands|exist|exists))\b")
 
 
+# who acts, said before the verb: the enemy's side, not the player's
+_ENEMY_SUBJECT = re.compile(r"\b(?:enemy|enemies|hostiles?|foes?|opponents?|they|ai|ais|defenders?|garrison|computer|cpu|"
+                            r"rivals?|attackers?|the\s+other\s+side)\b")
+
+
+def _enemy_acts(text: str, at: int) -> bool:
+    """The clause before `at` has the enemy acting ("a hold AI defends it with"), not merely fought ("hold the
+    line against the enemy with")."""
+    said = text[_segment(text, at)[0]:at]
+    said = re.sub(r"\b(?:against|versus|vs\.?|from|of|off|at|on|toward|towards|past|beat|kill|destroy)\s+"
+                  r"(?:the\s+|an?\s+|their\s+)?[\w-]+", " ", said)
+    return bool(_ENEMY_SUBJECT.search(said))
+
+
 def _start_forces(r: Reading) -> None:
     """What the player starts with: "you start with 6 turrets and 2 anti-air towers", "starting with 1
     constructor and 300 metal". Each item that names a roster unit (or metal) is a start force; the rest
@@ -771,6 +827,8 @@ def _start_forces(r: Reading) -> None:
               *_FORCES_ACT.finditer(r.text), *_FORCES_WITH.finditer(r.text)]:
         if any(h.key == "armies" and h.start <= m.start(1) < h.end for h in r.hits):
             continue    # a skirmish's squad ("seven rocket bots must kill ...") is the micro reader's
+        if m.re is _FORCES_WITH and _enemy_acts(r.text, m.start(1)):
+            continue    # "a hold AI defends it with 6 assault bots": the enemy's units
         for item in re.finditer(_FORCE_ITEM + r"(?=\s*,|\s+and\b|\s*[;.:]|\s+-\s|\s*$|" + _GOES_ON + ")", m.group(1)):
             count = int(number(item.group(1)))
             words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
@@ -794,7 +852,8 @@ def _start_forces(r: Reading) -> None:
     for m in re.finditer(r"\b(?:hold|defend|protect|guard|take|capture|seize|claim|occupy|storm|assault|attack|clear|keep|"
                          r"escort|scout|destroy|raze)\b[^.;,]{0,40}?\b(?:with|using)\s+(?:your\s+|my\s+|our\s+)?(?:own\s+)?"
                          + _unit_pattern("mobile") + r"(?!\s+(?:against|versus)\b)", r.text):
-        if m.group(1).endswith("s") and not any(h.start <= m.start(1) < h.end for h in r.hits):
+        if m.group(1).endswith("s") and not any(h.start <= m.start(1) < h.end for h in r.hits) \
+                and not _enemy_acts(r.text, m.start(1)):
             r.hit((m.start(1), m.end(1)), "start_forces")
     # the player's own units say nothing of what the enemy attacks with ("you start with 6 light tanks")
     spans = [(h.start, h.end) for h in r.hits if h.key == "start_forces"]
@@ -1278,27 +1337,69 @@ _PLAYERS_SIDES = (r"\s+(?:want|wants|need|needs|covet|claim|contest|fight|race|s
                   r"will|can|must|try|send|spawn)\b")
 
 
-# each wave counted in turn: "waves of 4, 6 and then 9", "enemy waves of six, eight and then twelve"
+# each wave counted in turn: "waves of 4, 6 and then 9", "enemy waves of six, eight and then twelve", "waves 3/6/9/12"
 _SIZE_LIST = _NUM + r"(?:\s*,\s*(?:then\s+)?" + _NUM + r")*\s*,?\s*(?:and\s+then|and|then)\s+" + _NUM + r"(?![\w:])"
-_WAVE_SIZES = re.compile(r"\bwaves?\s+of\s+(" + _SIZE_LIST + r")")
+_SLASH_LIST = r"\d+(?:\s*/\s*\d+)+(?![\w:/])"
+_WAVE_SIZES = re.compile(r"\bwaves?\s+(?:of\s+(?P<list>" + _SIZE_LIST + r")|(?:of\s+)?(?P<slashed>" + _SLASH_LIST + r"))")
+# every wave one size: "8 units each", "each wave 5 strong", "7-unit waves", "waves of 6 units"
+_ONE_SIZE = re.compile(r"(?<![\w:.])" + _NUM + r"\s+(?:units?|enem(?:y|ies)|attackers|hostiles)\s+(?:each|apiece|per\s+(?:wave|attack))\b|"
+                       r"\beach\s+(?:wave|attack|one)\s+(?:is\s+|has\s+|of\s+)?" + _NUM + r"\s+(?:units?\s+)?(?:strong|units?)\b|"
+                       r"(?<![\w:.])" + _NUM + r"[\s-]+(?:units?|strong|man)\s+(?:waves|attacks)\b|"
+                       r"\bwaves\s+of\s+" + _NUM + r"\s+(?:units|enemies|attackers|hostiles)\b")
+# a first size and a step: "starting at 4 units and each wave two bigger than the last", "4 in the first, +2 each wave"
+_START_SIZE = re.compile(r"\b(?:starting|start|starts|beginning|begins)\s+(?:at|with|from)\s+" + _NUM + r"(?:\s+units?)?\b")
+_STEP = re.compile(r"(?:\+|\bplus\s+|\b(?:by|grows?\s+by|adds?|adding)\s+)?" + _NUM + r"\s+(?:units?\s+)?(?:bigger|larger|more)"
+                   r"(?:\s+(?:units?|than\s+the\s+(?:last|previous|one\s+before)))?|\+\s*(\d+)\s+(?:units?\s+)?(?:each|per|every)\b")
 
 
 def _wave_sizes(r: Reading) -> None:
     text, c = r.text, r.concepts
     m = _WAVE_SIZES.search(text)
     if m is None:
+        _growing_from(r) or _one_size(r)
         return
-    said = re.findall(_NUM + r"(?![\w-])", m.group(1))
+    said = re.findall(_NUM + r"(?![\w-])", m.group("list") or m.group("slashed"))
     sizes = [int(number(n)) for n in said]
     if any(n < 1 or n != number(w) for n, w in zip(sizes, said)):
         r.hit(m, "wave_sizes", "a wave is counted in whole units, at least one")
         return
+    _set_sizes(r, sizes, m)
+
+
+def _set_sizes(r: Reading, sizes: list[int], *said) -> None:
+    c = r.concepts
     c.wave_sizes = sizes[:12]
     if c.waves is None or c.waves < len(c.wave_sizes):
         c.waves = len(c.wave_sizes)
-    if all(b > a for a, b in zip(sizes, sizes[1:])):
+    if all(b > a for a, b in zip(sizes, sizes[1:])) and len(set(sizes)) > 1:
         c.escalating = True     # counted sizes that grow are growing waves, built by the same rule
-    r.hit(m, "wave_sizes")
+    for m in said:
+        r.hit(m, "wave_sizes")
+
+
+def _growing_from(r: Reading) -> bool:
+    """A first wave's size and what each adds, over a counted number of waves: "five waves ..., starting at 4 units
+    and each wave two bigger than the last" is 4, 6, 8, 10, 12."""
+    text, c = r.text, r.concepts
+    first, step = _START_SIZE.search(text), _STEP.search(text)
+    if not (first and step and c.waves and first.start() < step.start() < first.end() + 80):
+        return False
+    a, k = number(first.group(1)), number(step.group(1) or step.group(2))
+    if a < 1 or k < 1 or a != int(a) or k != int(k):
+        return False
+    _set_sizes(r, [int(a + i * k) for i in range(min(c.waves, 12))], first, step)
+    return True
+
+
+def _one_size(r: Reading) -> bool:
+    m = _ONE_SIZE.search(r.text)
+    if m is None:
+        return False
+    n = number(next(g for g in m.groups() if g))
+    if n < 1 or n != int(n):
+        return False
+    _set_sizes(r, [int(n)] * min(r.concepts.waves or 1, 12), m)
+    return True
 
 
 def _waves(r: Reading) -> None:
@@ -1697,6 +1798,11 @@ def _opposite_side(r: Reading) -> None:
                                 "necessarily the opposite one")
 
 
+_HOME_SIDE = re.compile(r"\b(?:base|bases|start|starts|starting|spawn|spawns|spawned|located|sits|sitting|stands|standing|"
+                        r"outpost|camp|hq|headquarters|(?:you|we|i)\s*(?:are|am|'re|'m))(?:\s+[\w']+){0,2}?\s+(?:in|on|at)"
+                        r"\s+(?:the\s+)?(?:far\s+)?$")
+
+
 def _directions(r: Reading) -> None:
     """Named sides in the request's order: compass points in any spelling, and left / right flanks."""
     text, c = r.text, r.concepts
@@ -1713,6 +1819,10 @@ def _directions(r: Reading) -> None:
         r"(?!" + _PLAYERS_SIDES + r")")
     named: list[tuple[int, int, str]] = []
     for m in pattern.finditer(text):
+        home = _HOME_SIDE.search(text[_segment(text, m.start())[0]:m.start()])
+        if home and not re.search(r"\b(?:their|enemy|enemy's|enemies'|hostile|opponent's|rival's|ai's)\s+(?:[\w-]+\s+)?$",
+                                  text[_segment(text, m.start())[0]:_segment(text, m.start())[0] + home.start()]):
+            continue    # "the player's base in the south": where the player is, not where attacks come from
         if m.group(1):
             name = V.COMPASS[m.group(1) + m.group(2)]
         elif m.group(3):
@@ -2220,7 +2330,13 @@ def _protect(r: Reading) -> None:
         or re.search(r"\b(?:losing|the\s+loss\s+of)\s+(?:your|the|my|our|(?P<every>both|all|all\s+(?:of\s+)?(?:your|the)|"
                      r"both\s+(?:of\s+)?(?:your|the)|every\s+one\s+of\s+(?:your|the)))\s+(?:\w+\s+)?" + mobile
                      + r"\s+(?:ends\s+(?:it|the\s+(?:game|run|match))|loses(?:\s+(?:it|the\s+game))?|means\s+(?:defeat|a\s+loss)|"
-                     r"is\s+(?:a\s+)?(?:defeat|loss))", text)
+                     r"is\s+(?:a\s+)?(?:defeat|loss))", text) \
+        or re.search(r"\b(?:defeat|loss|lose|fail(?:ure)?)(?:\s+(?:condition|conditions|if|when|on))?\s*[:=-]\s*(?:if\s+|when\s+)?"
+                     r"(?:your\s+|the\s+|my\s+|our\s+)?" + mobile + r"\s+(?:is\s+|gets\s+)?(?:destroyed|killed|dies|dead|lost|"
+                     r"falls|down)\b", text) \
+        or re.search(r"(?:^|[.;:!?]\s*)(?:your\s+|the\s+|my\s+|our\s+)?" + mobile + r"\s+(?:dies|is\s+killed|is\s+destroyed|"
+                     r"falls|goes\s+down)\s*[,:-]\s*(?:it'?s\s+|that'?s\s+)?(?:game\s+over|you\s+lose|i\s+lose|we\s+lose|defeat|"
+                     r"mission\s+failed)\b", text)
     if m is None:
         # by pronoun: "your lone scout has 100 seconds ...; don't lose it" keeps the player's unit named last
         p = re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing|let(?:ting)?\s+(?:it|him|her)\s+(?:die|be\s+killed))"
@@ -2428,8 +2544,9 @@ def _deadline_and_hold(r: Reading) -> None:
                 _set_limit(r, *rest[0])
     dm = re.search(r"\b(?:before|by|no later than|until)\s+(?:the\s+)?minute\s+" + _NUM, text) \
         or re.search(r"\b(?:before|by)\s+(?:the\s+)?" + _NUM + r"[\s-]*" + _WORD_UNIT + r"(?:\s+mark)?", text) \
-        or re.search(r"\b(?:before|by)\s+" + _CLOCK, text) \
-        or re.search(r"\b(?:within|in under|in less than|under|inside)\s+" + _NUM + r"\s*" + _UNIT, text) \
+        or re.search(r"\b(?:before|by|(?:no|not)\s+later\s+than)\s+(?:at\s+)?" + _CLOCK, text) \
+        or re.search(r"\b(?:within|in under|in less than|under|inside|(?:in\s+)?no\s+more\s+than|in\s+at\s+most)\s+"
+                     + _NUM + r"\s*" + _UNIT, text) \
         or re.search(r"\b(?:within|in under|in less than|inside)\s+" + _CLOCK, text) \
         or re.search(r"\b(?:you|your\s+[\w-]+|the\s+(?:player|agent)|we)(?: (?:have|has|get|gets|only have)|(?:'ve|\s+have)\s+"
                      r"(?:only\s+)?got)\s+(?:only\s+)?" + _NUM + r"\s*" + _UNIT
@@ -2447,9 +2564,11 @@ def _deadline_and_hold(r: Reading) -> None:
     if dm is None and c.archetype == "resources":
         # "have 1500 metal in your coffers at 4:15": the moment the stockpile is counted is its deadline
         dm = re.search(r"\bat\s+" + _CLOCK, text)
-        if dm:
-            r.hits = [h for h in r.hits if not (h.key == "wave_times" and dm.start() <= h.start < dm.end())]
-            r.moments = [t for t in r.moments if not dm.start() <= t[0] < dm.end()]
+    if dm:
+        # the deadline's time is no attack's ("no later than at 8:30")
+        said_as_attack = [h for h in r.hits if h.key == "wave_times" and dm.start() <= h.start < dm.end()]
+        r.hits = [h for h in r.hits if h not in said_as_attack]
+        r.moments = [t for t in r.moments if not dm.start() <= t[0] < dm.end()]
     seconds = None
     if dm:
         g = dm.groups()
@@ -2459,6 +2578,8 @@ def _deadline_and_hold(r: Reading) -> None:
             seconds = number(g[0]) * 60
         else:
             seconds = _seconds(g[0], g[1])
+        if said_as_attack:
+            c.wave_times = [t for t in c.wave_times if t != seconds]
     # "before the enemy's attack at minute 4": the goal must be reached before that attack
     if dm is None and c.archetype == "production":
         dm = re.search(r"\bbefore\b[^.;]{0,40}?\b(?:attack|assault|wave|raid|push|strike)s?\b[^.;]{0,20}?"
@@ -2532,7 +2653,9 @@ def _escort(r: Reading) -> None:
     words = [m for w in V.ESCORT_WORDS if (m := _find(text, w))]
     # a unit brought somewhere names the game only when nothing else does ("take your tanks to the east
     # edge and defend it" is a defence)
-    other_game = any(h.key == "archetype" for h in r.hits)
+    # ("two light turrets guard the middle bridge" says what stands in the way: no game of its own)
+    other_game = any(h.key == "archetype" and not re.search(r"(?<![\w-])" + _unit_pattern("any") + r"\s+$", text[:h.start])
+                     for h in r.hits)
     # a convoy brought somewhere is the escort even among attack words ("raiders lie in wait")
     if not (escorting or words or (named and going and named.start() < going.end()
                                    and (not other_game or named.group(1)))):
@@ -2593,7 +2716,14 @@ def _escort(r: Reading) -> None:
     if to:
         c.escort_to = _compass(to.group(1))  # type: ignore[assignment]
         r.hit(to, "destination")
-    start = _ESCORT_FROM.search(text)
+    start = None
+    for m in _ESCORT_FROM.finditer(text):
+        # "a rush AI attacking from north and west": where the enemy comes from, not where the route starts
+        if _ATTACKED.search(text[_segment(text, m.start())[0]:m.start()]):
+            r.hit(m, "ambush", "an escort's enemies wait in ambushes along the route: attacks from the sides named "
+                               "are not built")
+        elif start is None:
+            start = m
     if start:
         c.escort_from = _compass(start.group(1))  # type: ignore[assignment]
         r.hit(start, "escort_start")

@@ -92,8 +92,12 @@ def endpoints(m, c: Concepts) -> tuple[tuple[float, float], tuple[float, float]]
     start_side = c.escort_from or OPPOSITE[to]
     a, b = edge_point(m, start_side), edge_point(m, to)
     if m.name == "river_bridges" and len({start_side, to} & {"n", "s"}) == 0:
-        # the river runs west-east: the start keeps to the north bank, the destination to the south
-        a, b = (a[0], min(a[1], m.height * 0.3)), (b[0], max(b[1], m.height * 0.7))
+        # the river runs west-east: the two ends lie on opposite banks, a named corner keeping its own bank
+        # (the north-east corner stays north); with no bank named the start is north, the destination south
+        dest_north = "n" in to if ("n" in to or "s" in to) else "s" in start_side
+        north, south = m.height * 0.3, m.height * 0.7
+        a = (a[0], max(a[1], south) if dest_north else min(a[1], north))
+        b = (b[0], min(b[1], north) if dest_north else max(b[1], south))
     return G.passable_near(m, *a, [], 0.0, True), G.passable_near(m, *b, [], 0.0, True)
 
 

@@ -165,7 +165,7 @@ def test_a_timeout_is_not_called_permanent(tmp_path, monkeypatch):
 
 def test_connection_refused_is_a_clean_unavailable_endpoint_error(tmp_path):
     # A real HTTP attempt against a closed port: no mock, exercises litellm's exception mapping.
-    client = make_client(tmp_path, api_base="http://127.0.0.1:9/v1", max_retries=0, infra_retries=0, timeout=5)
+    client = make_client(tmp_path, api_base="http://127.0.0.1:9/v1", max_retries=0, infra_retries=0, timeout=60)
     with pytest.raises(ModelUnavailableError, match="APIConnectionError|InternalServerError"):
         call(client)
 

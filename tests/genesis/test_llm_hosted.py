@@ -86,7 +86,7 @@ def test_an_endpoint_that_stays_rate_limited_stops_as_unavailable_not_as_a_model
 
 
 def test_connection_refused_is_retried_with_backoff_then_unavailable(tmp_path):
-    client, waits = client_for(tmp_path, "http://127.0.0.1:9/v1", infra_retries=1, timeout=3)
+    client, waits = client_for(tmp_path, "http://127.0.0.1:9/v1", infra_retries=1, timeout=60)
     with pytest.raises(ModelUnavailableError):
         call(client)
     assert len(waits) == 1

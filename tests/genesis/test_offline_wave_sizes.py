@@ -84,3 +84,31 @@ def test_counted_waves_at_an_interval_from_sides_in_order_are_evidenced_on_a_run
     results = evidence(gdd, tmp_path, ["interval", "front_order", "wave_sizes"])
     assert all(results[rid] and all(r.passed for r in results[rid]) for rid in results), \
         {rid: [r.detail for r in rs] for rid, rs in results.items()}
+
+
+def test_one_size_for_every_wave_said_apart_from_the_waves():
+    for query, waves in (("Enemy waves hit the storage from the west, 7 units each, one every 50 seconds, 5 waves in "
+                          "all.", 5),
+                         ("Four 9-unit waves come from the north, 80 seconds apart; keep the lab standing.", 4),
+                         ("Defend the outpost from the east: three attacks, each wave 6 strong, a minute apart.", 3)):
+        c = read(query).concepts
+        size = c.wave_sizes[0] if c.wave_sizes else None
+        assert c.waves == waves and c.wave_sizes == [size] * waves and size in (7, 9, 6) and not c.escalating, query
+
+
+def test_a_first_size_and_what_each_wave_adds_make_the_sizes():
+    c = read("Six waves from the south, the first at 1:00, beginning with 3 units and each wave 2 more than the "
+             "last; survive them all.").concepts
+    assert c.wave_sizes == [3, 5, 7, 9, 11, 13] and c.escalating
+    brief = _brief("Four waves of light bots from the west starting at 5 units, +3 each wave, a minute apart.")
+    assert brief.concepts.wave_sizes == [5, 8, 11, 14]
+    assert all(c.status == "honoured" for c in brief.clauses), [(c.text, c.why) for c in brief.clauses]
+
+
+def test_sizes_and_times_listed_with_slashes():
+    brief = _brief("waves 2/4/7 from the east at 0:50/1:50/2:50; keep the storage alive till 4:00")
+    c = brief.concepts
+    assert c.wave_sizes == [2, 4, 7] and c.wave_times == [50, 110, 170]
+    gdd = design(brief)
+    (waves,) = [rc for rc in gdd.rule_components if rc.id == "escalating_waves"]
+    assert waves.params["sizes"] == [2, 4, 7] and waves.params["times"] == [50, 110, 170]

@@ -84,7 +84,7 @@ def test_model_garbage_stops_with_a_clear_verdict(tmp_path, seed_dirs, monkeypat
 def test_unreachable_model_stops_cleanly_as_an_infra_error(tmp_path, seed_dirs):
     kb, rubrics = seed_dirs
     out = start(QUERY, out=tmp_path / "u", kb_root=kb, rubrics_root=rubrics,
-                model_cli={"model": "openai/none", "api_base": "http://127.0.0.1:9/v1", "timeout": 2, "max_retries": 0,
+                model_cli={"model": "openai/none", "api_base": "http://127.0.0.1:9/v1", "timeout": 60, "max_retries": 0,
                            "infra_retries": 0})
     assert out.status == "infra_error" and "designer.clarify" in out.validation["reason"]
     assert out.validation["playable"] is False
