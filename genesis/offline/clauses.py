@@ -68,6 +68,8 @@ KEY_IDS: dict[str, list[str]] = {
     "ffa_count": ["team_count", "ffa_no_allies", "teams"], "allies": ["alliances", "ffa_no_allies"],
     "difficulty": ["difficulty"], "ambush": ["ambush"], "destination": ["escort_arrival"],
     "escort_start": ["escort_arrival"], "escort_unit": ["escort_arrival"], "recon": ["locate_win", "hidden_targets"],
+    "enemy_ai": ["enemy_attack", "enemy_attacks", "wave_times", "interval", "raids", "ambush", "fortification",
+                 "hold_zone", "hidden_targets", "alliances", "team_count", "armies", "unopposed", "settings"],
     "start_forces": ["start_forces"], "unopposed": ["unopposed"], "fortification": ["fortification"],
     "side_armies": ["side_armies"], "elimination": ["elimination_win"],
     "micro": ["eliminate_win", "armies"], "armies": ["armies"], "losses": ["max_losses"], "kiting": ["armies"],

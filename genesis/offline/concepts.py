@@ -318,6 +318,7 @@ def read(query: str) -> Reading:
         _raid_size(r)     # after the player's own forces are read: their counts are no raid's size
     side_armies.read(r, roster_names(), _unit_pattern("any"), number)
     _attack_units(r)
+    _named_ai(r)
     if c.archetype == "siege":
         _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
         _siege_guards(r)
@@ -931,6 +932,19 @@ def _teams(r: Reading) -> None:
             continue    # "3v3 ...; last team standing wins", "me and two allies against three armies": sides
         c.archetype = "ffa"
         r.hit(m, "archetype")
+    # "three teams of two" is 2v2v2, "two teams of four" is 4v4
+    if (grouped := re.search(r"\b(\d|" + "|".join(V.NUMBER_WORDS) + r")\s+(?:teams|sides|alliances|factions)\s+of\s+(\d|"
+                             + "|".join(V.NUMBER_WORDS) + r")(?![\w-])(?!\s+(?:[\w-]+\s+)?(?:minutes?|seconds?|units?|bots?|tanks?|"
+                             r"vehicles?|turrets?))", text)):
+        n, size = int(number(grouped.group(1))), int(number(grouped.group(2)))
+        said_as = "v".join([str(size)] * n)
+        if n >= 3 and 1 <= size <= 9 and len(said_as) <= grouped.end() - grouped.start():
+            text = text[:grouped.start()] + said_as.ljust(grouped.end() - grouped.start()) + text[grouped.end():]
+        elif n == 2 and 1 <= size <= 4:
+            c.archetype, c.teams, c.team_size = "teams", 2 * size, size   # type: ignore[assignment]
+            r.hit(grouped, "teams")
+            r.matched.append(f"{size}v{size} teams (in words)")
+            return
     ffa = re.search(r"\b(\d)(?:\s*v\s*\1){2,}\b", text)
     if ffa:
         parts = len(re.findall(r"\d", ffa.group(0)))
@@ -2615,6 +2629,58 @@ _FAR_SIDE = re.compile(r"\b(?:across|over|through|past)\s+(?:the\s+|a\s+)?(?:[\w
                        r"(?:side|end|bank|shore|edge)\b|\bto\s+safety\b|\b(?:extraction|evac(?:uation)?)\s+(?:point|zone)\b|\bdestination\b")
 
 
+# the escorted unit's guards, counted: "with 3 heavy tanks as guards", "two light bots tag along", "escorted by
+# four light tanks", "five rocket bots ride with him"
+_GUARDS = re.compile(r"\bwith\s+" + _FORCE_ITEM + r"\s+(?:as\s+(?:(?:its|his|her|their)\s+)?(?:guards?|escorts?|company|"
+                     r"bodyguards?|cover)|(?:guarding|escorting|protecting|covering|around)\s+(?:him|her|it|them)\b)|"
+                     r"(?<![\w-])" + _FORCE_ITEM + r"\s+(?:tag|come|go|ride|travel|roll|move|walk)s?\s+(?:along|with\s+(?:him|her|it|"
+                     r"them))\b|(?<![\w-])" + _FORCE_ITEM + r"\s+(?:accompan\w+|escort(?:s|ing)?|guard(?:s|ing)?)\s+(?:him|her|"
+                     r"it|them)\b|\bescorted\s+by\s+" + _FORCE_ITEM + r"(?=\s*(?:[,;.:]|$)|\s+(?:and|as|to|on|who|which|that|all)\b)")
+
+
+def _escort_guards(r: Reading) -> None:
+    """Guards the request counts are the player's army: the design's own guards give way to them."""
+    for m in _GUARDS.finditer(r.text):
+        count, words = next((m.group(i), m.group(i + 1)) for i in range(1, len(m.groups()), 2) if m.group(i))
+        named = re.fullmatch(_unit_pattern("mobile"), words.strip())
+        if named is None:
+            continue
+        type_id = roster_names()[named.group(1)]
+        r.concepts.player_start[type_id] = r.concepts.player_start.get(type_id, 0) + int(number(count) if count[0].isdigit()
+                                                                                          or count in V.NUMBER_WORDS else 1)
+        kind = named.group(1) in _ANY_KIND
+        r.hit(m, "start_forces", note=f"\"{named.group(1)}\" read as {type_id.replace('_', ' ')}s" if kind else "")
+
+
+# An AI named by how it plays ("a rush AI", "an allied skirmish AI", "a hold AI"): what each family's enemy does
+_AI_KIND = re.compile(r"\b(rush|rushing|aggressive|skirmish|economic|economy|builder|hold|holding|defensive|defending|"
+                      r"turtle|turtling|static|passive|idle|sleeping)\s+(?:ai|ais|bots?\s+ai|computers?|cpu)\b")
+_PLAYS_AS = {"rush": "attacks", "rushing": "attacks", "aggressive": "attacks", "skirmish": "builds", "economic": "builds",
+             "economy": "builds", "builder": "builds", "hold": "holds", "holding": "holds", "defensive": "holds",
+             "defending": "holds", "turtle": "holds", "turtling": "holds", "static": "holds", "passive": "waits",
+             "idle": "waits", "sleeping": "waits"}
+# what the offline design of each family has the enemy do, and in words
+_ENEMY_PLAYS = {"siege": ("holds", "a garrison holding its ground"), "capture": ("holds", "defenders holding the zone"),
+                "recon": ("holds", "hidden units holding their ground"),
+                "escort": ("waits", "ambushers waiting along the route"),
+                "production": ("waits", "an enemy that gives no orders"),
+                "resources": ("waits", "an enemy that gives no orders"),
+                "defense": ("attacks", "scripted attack waves"), "raids": ("attacks", "scripted raids"),
+                "micro": ("attacks", "a force that attacks at once"),
+                "teams": ("attacks", "AI sides that strike on plans drawn per game, without building"),
+                "ffa": ("attacks", "AI sides that strike on plans drawn per game, without building")}
+
+
+def _named_ai(r: Reading) -> None:
+    """An AI said by how it plays is built when the family's enemy plays that way; otherwise the clause says
+    what plays instead (no offline design has a base-building AI)."""
+    plays, said = _ENEMY_PLAYS.get(r.concepts.archetype, ("attacks", "scripted attacks"))
+    for m in _AI_KIND.finditer(r.text):
+        wanted = _PLAYS_AS[m.group(1)]
+        r.hit(m, "enemy_ai", "" if wanted == plays or (wanted, plays) == ("waits", "holds") else
+              f"a {m.group(1)} AI is not built: the enemy here is {said}")
+
+
 def _compass(word: str) -> str:
     return _SIDE_OF[re.sub(r"[\s-]", "", word).replace("northeast", "ne").replace("northwest", "nw")
                     .replace("southeast", "se").replace("southwest", "sw")]
@@ -2712,6 +2778,7 @@ def _escort(r: Reading) -> None:
             if any(a <= h.start and h.end <= b for a, b in spans):
                 h.key, h.problem = "protect_other", why
     c.protect_unit = c.escort_unit
+    _escort_guards(r)
     to = _ESCORT_TO.search(text)
     if to:
         c.escort_to = _compass(to.group(1))  # type: ignore[assignment]

@@ -56,7 +56,12 @@ _BY_COMMANDERS = re.compile(
     r"(?:all\s+)?(?:the\s+)?(?:others?|rest|every\s+other(?:\s+one)?)\b|"
     r"\bcommanders?\s+(?:dies?|falls?|is\s+(?:killed|destroyed|dead))[^.;]{0,40}?\b(?:los(?:es|e)|out|eliminated)\b|"
     r"\b(?:kill|destroy|eliminate|take\s+out)\s+(?:all|every|each|both)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?enemy\s+"
-    r"commanders?\b")
+    r"commanders?\b|"
+    # "win when both enemy commanders are dead", "the last alliance with a commander still alive wins"
+    r"\b(?:all|both|every|each)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?enemy\s+commanders?\s+(?:are\s+|is\s+)?(?:dead|killed|"
+    r"destroyed|down|gone|fallen|eliminated)\b|"
+    r"\blast\s+(?:team|side|army|alliance|player|faction)\s+with\s+(?:an?\s+|its\s+|their\s+)?commanders?\s+(?:still\s+)?"
+    r"(?:alive|standing|breathing|left)\b")
 # a side is out once every unit of it is destroyed
 _BY_UNITS = re.compile(
     r"\b(?:wipe\s+out|destroy|eliminate|annihilate|exterminate|crush|kill\s+off)\s+(?:all|every|each|both|all\s+the|"

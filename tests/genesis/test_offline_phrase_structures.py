@@ -59,3 +59,38 @@ def test_labels_head_the_clause_they_name_and_a_map_alone_is_the_setting():
                                 "Defeat: commander killed. crossroads")
     assert brief.concepts.protect_unit == "commander" and brief.concepts.map_hint == "crossroads"
     assert all(s == "honoured" for s in statuses.values()), statuses
+
+
+def test_an_escorts_counted_guards_are_the_players_army():
+    from genesis.offline.gdd_writer import design
+    for query, guards in (("Escort the commander from the west edge to the east edge with 3 heavy tanks as guards.",
+                           {"heavy_tank": 3}),
+                          ("Get the truck to the north edge in four minutes; two assault bots tag along.",
+                           {"assault_bot": 2}),
+                          ("Move the constructor bot to the east edge, escorted by five light tanks.", {"light_tank": 5})):
+        brief = write_brief(query, read(query))
+        assert brief.concepts.archetype == "escort" and brief.concepts.player_start == guards, query
+        army = {u.type: u.count for u in design(brief).teams[0].units if u.tag is None}
+        assert army == guards, (query, army)
+
+
+def test_an_ai_named_by_how_it_plays_is_built_only_where_the_enemy_plays_so():
+    _, statuses = _statuses("Raze the enemy vehicle plant within 7 minutes; a hold AI keeps its units around it.")
+    assert statuses["a hold AI keeps its units around it"] != "not_honoured"
+    brief, statuses = _statuses("Bank 1500 metal by 6:00 while an aggressive AI harasses you.")
+    said = next(c for c in brief.clauses if "aggressive" in c.text)
+    assert said.status in ("partial", "not_honoured") and "aggressive AI is not built" in said.why
+
+
+def test_an_elimination_by_commanders_said_as_the_enemy_commanders_dead():
+    for query in ("2v2 on crossroads, 12 minutes: we win once both enemy commanders are dead.",
+                  "Two teams of three, 10 minutes; the last side with a commander still alive wins."):
+        assert read(query).concepts.elimination == "commanders", query
+
+
+def test_teams_counted_in_words():
+    c = read("two teams of four on the arena, last alliance standing wins").concepts
+    assert (c.archetype, c.teams, c.team_size) == ("teams", 8, 4)
+    brief, _ = _statuses("Four teams of two, 12 minutes, last alliance standing wins.")
+    assert brief.concepts.archetype == "ffa" and brief.concepts.teams == 4
+    assert any(c.status == "partial" and "one team per side" in c.why for c in brief.clauses)
