@@ -12,7 +12,8 @@ from collections.abc import Collection
 from typing import Any
 
 LEGEND = ("Notation: `Name: {key: type, key?: type = default}` (`?` marks an optional key; objects take only the keys "
-          "listed), `T[]` a list, `{str: T}` an object with any keys, `A | B` either, \"x\" a literal string, "
+          "listed; for `key?: T | null` leave the key out to mean null, since the request's schema lists only T), "
+          "`T[]` a list, `{str: T}` an object with any keys, `A | B` either, \"x\" a literal string, "
           "`// text` the meaning of the key before it; a name stands for the model defined on its own line.")
 _BOUNDS = (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<"),
            ("minItems", "min items "), ("maxItems", "max items "), ("minLength", "min length "),
