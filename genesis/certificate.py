@@ -49,6 +49,7 @@ from engine.errors import EngineError
 from engine.result import team_outcome
 from genesis.checks.messages import shorten
 from genesis.fileio import atomic_write_text
+from genesis.quantities import clock
 from genesis.simulate import DEFAULT_TIMEOUT_S, SimPool, copy_followers, seed_leaders
 from genesis.validation_cache import engine_version, level_fingerprint
 
@@ -89,6 +90,7 @@ class CertRun:
     reason: str = ""
     ended_by: str = ""
     reused: bool = False                 # a validation game of the pipeline, not played by the certificate
+    losses: str = ""                     # when and by whom the player's units died, for a lost game's account
 
 
 def _agent_teams(level) -> list[int]:
@@ -127,7 +129,7 @@ def run_cert_job(job: CertJob) -> CertRun:
                        units_lost=int(result.team_stats.get(first, {}).get("units_lost", 0)),
                        trace_hash=result.trace_hash, error=result.error, schedule=schedule,
                        seed_independent=result.seed_independent, reason=str(result.reason),
-                       ended_by=str(result.ended_by))
+                       ended_by=str(result.ended_by), losses=losses_of(result.trace, first))
     except Exception as exc:  # a broken level is a finding of the certificate, not a crash
         return CertRun(seed=job.seed, agent=job.agent, ok=False, error=f"{type(exc).__name__}: {exc}")
 
@@ -166,6 +168,25 @@ class Certificate(BaseModel):
     games_copied: int = 0             # games copied from another seed's game that drew nothing from its seed
     games_reused: int = 0             # validation games of the pipeline reused
     wall_s: float = 0.0               # from the first game queued to the verdict
+
+
+def losses_of(trace: list[dict], team: int, most: int = 6) -> str:
+    """The player's deaths as runs of one unit type, in time order, each with who killed it: "2 light_tank
+    1:10-1:40 (by team 1), 6 light_tank 3:50-4:21 (by team 2)". A lost game's account: what a fix must change
+    shows in when the army went, and to whom."""
+    runs: list[list] = []
+    for e in trace:
+        if e.get("event") != "death" or e.get("team") != team:
+            continue
+        killer = e.get("killer_team")
+        if runs and runs[-1][0] == e.get("type") and runs[-1][3] == killer:
+            runs[-1][1] += 1
+            runs[-1][2][1] = e["t"]
+        else:
+            runs.append([e.get("type"), 1, [e["t"], e["t"]], killer])
+    told = [f"{n} {kind} {clock(a)}" + (f"-{clock(b)}" if b > a else "")
+            + (f" (by team {killer})" if killer is not None else "") for kind, n, (a, b), killer in runs[:most]]
+    return ", ".join(told) + (f", and {len(runs) - most} more" if len(runs) > most else "")
 
 
 def _wins(runs: list[CertRun]) -> str:
@@ -553,7 +574,8 @@ def _summary(run: CertRun) -> str:
     lost = f"lost {run.units_lost} unit{'s' * (run.units_lost != 1)}"
     why = f" ({run.reason})" if run.reason else ""
     verdict = "won" if run.won else "lost" if run.outcome == "lost" else "was undecided"
-    return f"seed {run.seed}{copy}: {verdict} in {run.duration:.0f} s, {lost}{why}"
+    deaths = f"; its losses: {run.losses}" if run.losses and not run.won else ""
+    return f"seed {run.seed}{copy}: {verdict} in {run.duration:.0f} s, {lost}{why}{deaths}"
 
 
 def _rung(runs: list[CertRun], stopped: str = "") -> Rung:

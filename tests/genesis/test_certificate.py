@@ -485,3 +485,16 @@ def test_games_lost_with_a_closed_pool_are_played_again_and_a_hanging_game_is_ki
     # the games the kill took down with the pool were played again
     assert cert.rungs["reference"].seeds_won == [0, 1, 2, 3, 4] and cert.rungs["idle"].seeds_played == [0, 1, 2, 3, 4]
     assert cert.rungs["rush"].seeds_played == [0] and cert.checks["seeds_matter"].passed
+
+
+def test_a_lost_game_is_told_with_when_and_to_whom_the_player_lost_its_units(tmp_path):
+    import genesis.certificate as certificate
+
+    # two light bots attack a target guarded by four heavy tanks: the reference loses both to team 1
+    path = _level(tmp_path, [{"type": "light_bot", "at": "west", "count": 2, "spread": 1.0}],
+                  [{"type": "light_bot", "x": 40.5, "y": 24.5, "tag": "target"},
+                   {"type": "heavy_tank", "x": 38.5, "y": 22.5, "count": 4, "spread": 1.5}], time_limit=120.0)
+    run = certificate.run_cert_job(certificate.CertJob(str(path), 0, "reference"))
+    assert run.ok and not run.won and run.units_lost == 2
+    assert run.losses.startswith("2 light_bot ") and run.losses.endswith("(by team 1)"), run.losses
+    assert f"its losses: {run.losses}" in certificate._summary(run)
