@@ -155,6 +155,14 @@ def without_requirements(brief: Brief, unbuilt: set[str]) -> Brief:
         "unsupported": list(dict.fromkeys([*brief.unsupported, *changed]))})
 
 
+FAMILY_DEFAULT = "(the reference mini-game default)"     # a switch the request left open
+
+
+def production_defaulted(brief: Brief) -> bool:
+    """Production is on because the family defaults it on, not because the request said so."""
+    return f"production on {FAMILY_DEFAULT}" in brief.assumptions
+
+
 def write_brief(query: str, reading: Reading, clarifications: list[Clarification] | None = None) -> Brief:
     c = reading.concepts.model_copy(deep=True)
     assumptions = list(reading.assumptions)
@@ -200,10 +208,10 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         assumptions.append("fog of war off: the base's guard must see a timed attack coming")
     if c.fog is None:
         c.fog = arch in ("production", "siege", "raids") or c.scouting
-        assumptions.append(f"fog of war {'on' if c.fog else 'off'} (the reference mini-game default)")
+        assumptions.append(f"fog of war {'on' if c.fog else 'off'} {FAMILY_DEFAULT}")
     if c.production is None:
         c.production = arch in ("production", "siege")
-        assumptions.append(f"production {'on' if c.production else 'off'} (the reference mini-game default)")
+        assumptions.append(f"production {'on' if c.production else 'off'} {FAMILY_DEFAULT}")
     if arch in ("defense", "raids", "capture"):
         if c.fronts is None and c.map_hint == "river_bridges":
             c.fronts = 1
@@ -271,6 +279,16 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                                f"{MAX_TEAM_SIZE}v{MAX_TEAM_SIZE}, so it is played {MAX_TEAM_SIZE}v{MAX_TEAM_SIZE}")
             c.team_size = MAX_TEAM_SIZE
         c.teams = 2 * c.team_size
+        from genesis.offline import layout_variation   # here, not at the top: the families' own module
+
+        if c.map_hint and not layout_variation.halves(G.spawns(G.load({"name": c.map_hint})), c.team_size):
+            # "3v3 on the corridor map": its starts hold no two mirrored halves of three; the team map is used
+            moved = (f"the {c.map_hint} map has no two opposite halves of {c.team_size} starts each: the "
+                     f"{c.team_size}v{c.team_size} is played on crossroads")
+            unsupported.append(moved)
+            c.map_hint = "crossroads"
+            reading = dataclasses.replace(reading, hits=[
+                dataclasses.replace(h, problem=moved) if h.key == "map" else h for h in reading.hits])
     if arch == "production" and not c.target_composition:
         c.target_composition = {"assault_bot": 4}
         assumptions.append("no target composition given: 4 assault bots")

@@ -316,6 +316,12 @@ def read(query: str) -> Reading:
     _start_forces(r)
     if r.concepts.raids or (r.concepts.wave_interval and r.concepts.archetype == "defense"):
         _raid_size(r)     # after the player's own forces are read: their counts are no raid's size
+    if c.raids and len(set(c.wave_sizes)) == 1 and not c.raid_size:
+        # "7 units each" of raids is every raid's size: raids are not waves
+        c.raid_size, c.wave_sizes = c.wave_sizes[0], []
+        for h in r.hits:
+            if h.key == "wave_sizes":
+                h.key = "raid_size"
     side_armies.read(r, roster_names(), _unit_pattern("any"), number)
     _attack_units(r)
     _named_ai(r)
@@ -495,7 +501,14 @@ _IMPOSSIBLE = re.compile(r"\bminus\s+(?:\d+(?:\.\d+)?|" + "|".join(sorted(V.NUMB
                          r"four|five|six|seven|eight|nine)\s+(?:seconds?|secs?)\b|"
                          # "both players must win and both must lose"
                          r"\b(?:both|all|every)\s+(?:of\s+the\s+)?(?:players?|sides?|teams?)\s+(?:must|should|have\s+to|will)\s+win\s+"
-                         r"and\s+(?:both|all|they\s+all|each)?\s*(?:must|should|have\s+to|will)?\s*lose\b")
+                         r"and\s+(?:both|all|they\s+all|each)?\s*(?:must|should|have\s+to|will)?\s*lose\b|"
+                         # "must win at 2:00 and must also lose at 2:00", "win and lose at the same time"
+                         r"\b(?:must|has\s+to|have\s+to|should)\s+win\b[^.;]{0,30}?\band\s+(?:must\s+|has\s+to\s+|have\s+to\s+)?"
+                         r"(?:also\s+)?lose\b|\bwin\s+and\s+lose\s+at\s+(?:the\s+same\s+time|once)\b|"
+                         # a battle nobody can fight: "every player has zero units", "a free-for-all with a single team"
+                         r"\b(?:every|each|all)\s+(?:player|side|team|army)s?\s+(?:has|have|gets?|with|starts?\s+with)\s+"
+                         r"(?:zero|0|no)\s+units\b(?!\s+left)|\b(?:free[\s-]for[\s-]all|ffa)\s+(?:with|of|between|for)\s+(?:a\s+single|one|"
+                         r"just\s+one|only\s+one|1)\s+(?:team|player|side|army)\b(?!\s+(?:per|each|for|a\s+piece|apiece|of\s+(?:\d|two|three|four)))")
 
 
 def _impossible(text: str) -> list[str]:
@@ -1412,7 +1425,11 @@ def _one_size(r: Reading) -> bool:
     n = number(next(g for g in m.groups() if g))
     if n < 1 or n != int(n):
         return False
-    _set_sizes(r, [int(n)] * min(r.concepts.waves or 1, 12), m)
+    if r.concepts.waves:
+        _set_sizes(r, [int(n)] * min(r.concepts.waves, 12), m)
+    else:       # the waves' count is said elsewhere, or is the design's: every one of them has this size
+        r.concepts.wave_sizes = [int(n)]
+        r.hit(m, "wave_sizes")
     return True
 
 
@@ -1428,7 +1445,7 @@ def _waves(r: Reading) -> None:
     elif (m := _find(text, "multiple directions") or _find(text, "many directions")):
         c.fronts = 3
         r.hit(m, "fronts", note="read as 3 directions")
-    m = _count_before(text, r"waves?|attacks|assaults|raids|pushes")
+    m = _count_before(text, r"waves?|attacks|assaults|raids|pushes|columns|strikes|surges|rushes")
     if not m:
         # attacks counted by the groups that make them: "three packs of light bots hit the base"
         m = re.search(r"(?<![\w-])" + _NUM + r"\s+(?:packs|bands|columns|hordes|swarms|surges|rushes|groups|squads)\s+of\s+"
@@ -1890,6 +1907,9 @@ def _directions(r: Reading) -> None:
             r.hit((t[0], t[1]), "direction_times")
     elif (each := _sides_counted(r, named)):
         c.directions = each                             # type: ignore[assignment]
+    elif len(named) == c.waves and len({n for *_, n in named}) < len(named) and _sides_ordered(text, named):
+        # one side a wave, in order, a side named again: "from the east, then the north, then the east again"
+        c.directions = [n for *_, n in named]           # type: ignore[assignment]
     else:
         seen: list[str] = []
         for _, _, n in named:

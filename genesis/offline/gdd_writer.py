@@ -13,6 +13,7 @@ from genesis.offline import composed_designs, concepts, economy, pm_brain, wave_
 from genesis.offline import elimination_design as ED
 from genesis.offline import geometry as G
 from genesis.offline import variation as V
+from genesis.offline.brief_writer import production_defaulted
 from genesis.offline.composed_designs import Site
 
 PLAYER, ENEMY = 0, 1
@@ -214,26 +215,40 @@ def _settled(gdd: GDD) -> GDD:
         owner = [(ti, ui) for ti, t in enumerate(gdd.teams) for ui, u in enumerate(t.units) for _ in range(u.count)]
         if len(owner) != len(placed):
             return gdd           # a group the engine cannot place: the GDD check names it
-        clash = next(((i, j) for i, j, _gap in overlaps(placed) if owner[i] != owner[j]), None)
+        clashes = list(overlaps(placed))
+        clash = next(((i, j) for i, j, _gap in clashes if owner[i] != owner[j]), None)
         if clash is None:
-            return gdd
+            own = next((owner[i] for i, j, _gap in clashes if owner[i] == owner[j]), None)
+            if own is None:
+                return gdd
+            # a group whose ring reaches water or rock has units pushed onto one tile: it moves to open ground
+            gdd = _moved(gdd, own, m, open_ground=True)
+            continue
         # the later group moves, unless it is a building and the earlier one is not (a building's place is
         # often the design: a target, an objective on a named side)
         first, later = (owner[k] for k in clash)
         moving = first if (catalog.units[placed[clash[1]].type].speed == 0
                            and catalog.units[placed[clash[0]].type].speed > 0) else later
-        ti, ui = moving
-        g = gdd.teams[ti].units[ui]
-        if g.x is None:
-            return gdd
-        others = [(u.x, u.y) for t in gdd.teams for u in t.units if u is not g and u.x is not None]
-        widest = max((_group_radius(u) for t in gdd.teams for u in t.units), default=0.0)
-        x, y = G.passable_near(m, g.x, g.y, others, clearance=_group_radius(g) + widest + 1.5)
-        units = list(gdd.teams[ti].units)
-        units[ui] = g.model_copy(update={"x": round(x, 1), "y": round(y, 1)})
-        team = gdd.teams[ti].model_copy(update={"units": units})
-        gdd = gdd.model_copy(update={"teams": [team if k == ti else t for k, t in enumerate(gdd.teams)]})
+        gdd = _moved(gdd, moving, m)
     return gdd
+
+
+def _moved(gdd: GDD, group: tuple[int, int], m, open_ground: bool = False) -> GDD:
+    """The GDD with team `group[0]`'s start group `group[1]` moved to the nearest ground clear of every other
+    group's ring (and, with `open_ground`, where its own ring stands on ground all round)."""
+    ti, ui = group
+    g = gdd.teams[ti].units[ui]
+    if g.x is None:
+        return gdd
+    others = [(u.x, u.y) for t in gdd.teams for u in t.units if u is not g and u.x is not None]
+    widest = max((_group_radius(u) for t in gdd.teams for u in t.units), default=0.0)
+    clearance = _group_radius(g) + widest + 1.5
+    x, y = (G.open_ground_near(m, g.x, g.y, _group_radius(g) + 1, others, clearance) if open_ground
+            else G.passable_near(m, g.x, g.y, others, clearance=clearance))
+    units = list(gdd.teams[ti].units)
+    units[ui] = g.model_copy(update={"x": round(x, 1), "y": round(y, 1)})
+    team = gdd.teams[ti].model_copy(update={"units": units})
+    return gdd.model_copy(update={"teams": [team if k == ti else t for k, t in enumerate(gdd.teams)]})
 
 
 def _expect_spawns(**extra) -> dict:
@@ -256,7 +271,9 @@ def design(brief: Brief, guidance: list[str] | None = None) -> GDD:
             built = builder(brief, c, guidance or [])
         finally:
             _ARMY_RATIO.reset(token)
-    gdd = _with_unopposed(_with_production_means(_with_start_forces(built, c), c))
+    # production the request itself turns on (not the family's default) is usable beside an army it names
+    asked = bool(c.production) and not production_defaulted(brief)
+    gdd = _with_unopposed(_with_production_means(_with_start_forces(built, c), c, asked))
     gdd = _settled(gdd)
     # a component names only the requirements this brief has among those it can serve
     asked = {r.id for r in brief.requirements}
@@ -362,16 +379,17 @@ def _with_unopposed(gdd: GDD) -> GDD:
 PRODUCTION_START = {"metal": 300.0, "energy": 600.0}   # what a player asked to produce starts with, when it has nothing
 
 
-def _with_production_means(gdd: GDD, c: Concepts) -> GDD:
-    """Production the request turns on is usable: a player with no builder or factory gets a constructor bot
-    by its first group (unless the request names the player's army: then that is the army), and one with no
-    resources the PRODUCTION_START amounts (said in the assumptions)."""
+def _with_production_means(gdd: GDD, c: Concepts, asked: bool) -> GDD:
+    """Production that is on is usable: a player with no builder or factory gets a constructor bot by its first
+    group (beside an army the request names only when the request itself turns production on: "you start with
+    6 assault bots, production on" can produce), and one with no resources the PRODUCTION_START amounts (said
+    in the assumptions)."""
     # the production and resource families design the player's economy themselves
     if not (c.production and gdd.production) or c.archetype in ("production", "resources"):
         return gdd
     player = next(t for t in gdd.teams if t.id == PLAYER)
     catalog = load_catalog().units
-    army_named = any(catalog[t].speed > 0 for t in c.player_start if t in catalog)
+    army_named = any(catalog[t].speed > 0 for t in c.player_start if t in catalog) and not asked
     builds = any(catalog[u.type].builds for u in player.units if u.type in catalog)
     if (builds or army_named) and player.metal > 0:
         return gdd
@@ -946,7 +964,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     enemy_base, base_text = _staging_base(m, obj_xy, home, [front_xy[i] for i in distinct], radius,
                                           player_units, taken)
     # the request fixes every event when all the seed varies is how late they come
-    fixed = times_clause if times_clause and all(v.how.endswith("jitter") for v in varies) else None
+    # ... or states a wave every so often from sides it orders (or one side): only the first arrival is the design's
+    schedule = times_clause or (V.stated(brief, "interval") if pinned or len(distinct) == 1 else None)
+    fixed = schedule if schedule and all(v.how.endswith("jitter") for v in varies) else None
     if fixed:
         fixed = V.stated(brief, "front_order", "front_times", "directions", "wave_times", "probe_main") or fixed
     variation = V.variation(varies, probes, fixed_by=fixed, knob=knob)

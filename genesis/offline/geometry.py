@@ -95,6 +95,31 @@ def passable_near(m: MapData, x: float, y: float, taken: list[tuple[float, float
     return float(cx[i]), float(cy[i])
 
 
+def open_ground_near(m: MapData, x: float, y: float, radius: float, taken: list[tuple[float, float]],
+                     clearance: float) -> tuple[float, float]:
+    """The nearest tile centre to (x, y) with ground all round it out to `radius` tiles (a start group's ring
+    fits without a unit pushed onto another's tile) and `clearance` from every taken point; else passable_near."""
+    ok = walkable(m, True)
+    for _ in range(int(np.ceil(radius))):
+        shrunk = ok.copy()
+        shrunk[1:, :] &= ok[:-1, :]
+        shrunk[:-1, :] &= ok[1:, :]
+        shrunk[:, 1:] &= ok[:, :-1]
+        shrunk[:, :-1] &= ok[:, 1:]
+        shrunk[[0, -1], :] = False
+        shrunk[:, [0, -1]] = False
+        ok = shrunk
+    ys, xs = np.nonzero(ok)
+    if not len(xs):
+        return passable_near(m, x, y, taken, clearance)
+    cx, cy = xs + 0.5, ys + 0.5
+    d = (cx - x) ** 2 + (cy - y) ** 2
+    for tx, ty in taken:
+        d = np.where((cx - tx) ** 2 + (cy - ty) ** 2 < clearance ** 2, np.inf, d)
+    i = int(np.argmin(d))
+    return (float(cx[i]), float(cy[i])) if np.isfinite(d[i]) else passable_near(m, x, y, taken, clearance)
+
+
 def lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[float, float]:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 

@@ -87,8 +87,8 @@ def test_counted_waves_at_an_interval_from_sides_in_order_are_evidenced_on_a_run
 
 
 def test_one_size_for_every_wave_said_apart_from_the_waves():
-    for query, waves in (("Enemy waves hit the storage from the west, 7 units each, one every 50 seconds, 5 waves in "
-                          "all.", 5),
+    for query, waves in (("Enemy waves attack from the west, 7 units each, one every 50 seconds, 5 waves in all; keep "
+                          "the storage alive.", 5),
                          ("Four 9-unit waves come from the north, 80 seconds apart; keep the lab standing.", 4),
                          ("Defend the outpost from the east: three attacks, each wave 6 strong, a minute apart.", 3)):
         c = read(query).concepts
@@ -112,3 +112,20 @@ def test_sizes_and_times_listed_with_slashes():
     gdd = design(brief)
     (waves,) = [rc for rc in gdd.rule_components if rc.id == "escalating_waves"]
     assert waves.params["sizes"] == [2, 4, 7] and waves.params["times"] == [50, 110, 170]
+
+
+def test_one_size_said_of_raids_is_every_raids_size_not_waves_beside_them():
+    c = read("Enemy raiders hit the storage from the west every 50 seconds, 7 units each, for 5 minutes.").concepts
+    assert c.raids and c.raid_size == 7 and c.wave_sizes == []
+
+
+def test_a_side_named_again_in_order_is_that_waves_side_and_the_schedule_is_the_requests():
+    brief = _brief("hold the ridge against three columns of light tanks, 8 units each, from the east then the north "
+                   "then the east again, one every 70 seconds")
+    c = brief.concepts
+    assert c.waves == 3 and c.wave_sizes == [8, 8, 8] and c.directions == ["e", "n", "e"]
+    gdd = design(brief)
+    (waves,) = [rc for rc in gdd.rule_components if rc.id == "escalating_waves"]
+    assert waves.params["from"] == ["east", "north", "east"] and waves.params["interval"] == 70
+    # sides in order and the interval are the request's: only how late each wave comes is drawn
+    assert gdd.variation.fixed_by and "then the east again" in gdd.variation.fixed_by

@@ -1,0 +1,46 @@
+"""Designs the offline backend once could not ship: a start group whose ring reached water, a team battle on a
+map with no mirrored halves for its size; production said on beside a named army; contradictions refused."""
+from genesis.checks.gdd_checks import placement_problems
+from genesis.offline import geometry as G
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+from genesis.offline.gdd_writer import design
+
+
+def _design(query):
+    brief = write_brief(query, read(query))
+    return brief, design(brief)
+
+
+def test_start_groups_stand_clear_of_water_and_of_each_other():
+    for query in ("Survive 7 minutes against escalating waves of raider bots every 60 seconds from two fronts, each "
+                  "wave twice as big as the last; protect your 3 metal storages.",
+                  "Bring your heavy tank from the west edge of the river map to the south-east corner within 4 "
+                  "minutes, past ambushes; if it dies you lose."):
+        _, gdd = _design(query)
+        assert placement_problems(gdd, G.load(gdd.map)) == [], query
+
+
+def test_a_team_battle_on_a_map_without_halves_for_its_size_moves_and_says_so():
+    brief, gdd = _design("3v3 on the corridor map, each side 6 light bots, no production, last side standing wins.")
+    assert gdd.map.name == "crossroads"
+    (said,) = [c for c in brief.clauses if "corridor" in c.text]
+    assert said.status == "partial" and "no two opposite halves of 3" in said.why
+
+
+def test_production_said_on_beside_a_named_army_can_produce():
+    _, gdd = _design("Destroy the enemy bot lab in the east behind 3 light turrets. You start with 5 light tanks, "
+                     "production on, deadline 7:00.")
+    units = {u.type: u.count for u in gdd.teams[0].units}
+    assert units.get("light_tank") == 5 and units.get("constructor_bot") == 1 and gdd.teams[0].metal > 0
+    assert any("constructor bot to produce with" in a for a in gdd.assumptions)
+
+
+def test_outcomes_that_exclude_each_other_and_battles_nobody_can_fight_are_refused():
+    for query in ("A skirmish where the player must win at 3:00 and must also lose at 3:00.",
+                  "Set up a 2v2 in which every player has zero units.",
+                  "Make a free-for-all with a single team on crossroads."):
+        assert read(query).refusal, query
+    for query in ("Free-for-all with one team per player, 4 players, last standing wins.",
+                  "Defend the base; you win at 5:00 and lose if the storage dies."):
+        assert not read(query).refusal, query
