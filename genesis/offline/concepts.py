@@ -1460,6 +1460,14 @@ def _waves(r: Reading) -> None:
         # the player struck a number of times: "you'll be hit four times", "they attack you 3 times"
         m = re.search(r"\b(?:(?:be|get|gets|getting|are|is)\s+)?(?:hit|attacked|struck|assaulted|raided|assailed|"
                       r"(?:attack|strike|raid|assault)s?\s+(?:you|your\s+\w+|the\s+\w+))\s+" + _NUM + r"\s+times\b", text)
+    if not m:
+        # the enemy coming twice: "the enemy's coming at my base twice", "they will attack you three times"
+        m = re.search(r"\b(?:coming|comes?|attacks?|attacking|hits?|hitting|strikes?|striking|raids?|raiding)\s+(?:at\s+)?"
+                      r"(?:[\w']+\s+){0,3}?(twice|thrice)\b", text)
+        if m:
+            c.waves = 2 if m.group(1) == "twice" else 3
+            r.hit(m, "waves")
+            m = None
     if m:
         c.waves = int(number(m.group(1)))
         r.hit(m, "waves")
@@ -1529,6 +1537,13 @@ def _waves(r: Reading) -> None:
     for m in re.finditer(r"\beach(?:\s+(?:one|wave|attack|time|of them))?\s+(?:is\s+)?(?:bigger|larger|stronger)\b", text):
         c.escalating = True
         r.hit(m, "escalating")
+    # a later attack said bigger than the one before it: "first a handful ..., then a bigger bunch", "a larger force"
+    for m in re.finditer(r"\b(?:then|later|next|after\s+(?:that|it))\b[^.;]{0,20}?\b(?:an?|the)\s+(?:much\s+|far\s+|even\s+)?"
+                         r"(?:bigger|larger|stronger|heavier|meaner|tougher)\s+(?:bunch|group|force|wave|attack|push|pack|"
+                         r"column|squad|party|one|assault|strike|horde|army|band|lot|mob|swarm)\b", text):
+        if not c.probe_then_main:
+            c.escalating = True
+            r.hit((m.start() + m.group(0).rfind(" ", 0, m.group(0).rfind(" ")) + 1, m.end()), "escalating")
     for m in re.finditer(r"\b(?:from|on)\s+(?:all|every)\s+(?:sides|side|directions|direction)\b", text):
         c.fronts = c.fronts or 4
         r.hit(m, "fronts", note="\"all sides\" read as 4 directions")

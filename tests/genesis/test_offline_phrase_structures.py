@@ -94,3 +94,14 @@ def test_teams_counted_in_words():
     brief, _ = _statuses("Four teams of two, 12 minutes, last alliance standing wins.")
     assert brief.concepts.archetype == "ffa" and brief.concepts.teams == 4
     assert any(c.status == "partial" and "one team per side" in c.why for c in brief.clauses)
+
+
+def test_a_later_attack_said_bigger_grows_and_twice_counts_the_attacks():
+    from genesis.offline.gdd_writer import design
+    brief, statuses = _statuses("They come for the depot twice: first a few bots from the north at 1:00, then a "
+                                "larger force from the west at 2:30. Hold until 4:00.")
+    c = brief.concepts
+    assert c.escalating and c.waves == 2 and c.wave_times == [60, 150]
+    (waves,) = [rc for rc in design(brief).rule_components if rc.id == "escalating_waves"]
+    assert waves.params["times"] == [60, 150] and waves.params["growth"] > 0
+    assert read("The enemy attacks your base thrice from the south; survive 5 minutes.").concepts.waves == 3
