@@ -1865,9 +1865,10 @@ def _directions(r: Reading) -> None:
         r"(?!" + _PLAYERS_SIDES + r")")
     named: list[tuple[int, int, str]] = []
     for m in pattern.finditer(text):
-        home = _HOME_SIDE.search(text[_segment(text, m.start())[0]:m.start()])
+        before = text[_segment(text, m.start())[0]:m.start()]
+        home = _HOME_SIDE.search(before)
         if home and not re.search(r"\b(?:their|enemy|enemy's|enemies'|hostile|opponent's|rival's|ai's)\s+(?:[\w-]+\s+)?$",
-                                  text[_segment(text, m.start())[0]:_segment(text, m.start())[0] + home.start()]):
+                                  before[:home.start()]):
             continue    # "the player's base in the south": where the player is, not where attacks come from
         if m.group(1):
             name = V.COMPASS[m.group(1) + m.group(2)]
@@ -2681,8 +2682,7 @@ def _escort_guards(r: Reading) -> None:
         if named is None:
             continue
         type_id = roster_names()[named.group(1)]
-        r.concepts.player_start[type_id] = r.concepts.player_start.get(type_id, 0) + int(number(count) if count[0].isdigit()
-                                                                                          or count in V.NUMBER_WORDS else 1)
+        r.concepts.player_start[type_id] = r.concepts.player_start.get(type_id, 0) + int(number(count))
         kind = named.group(1) in _ANY_KIND
         r.hit(m, "start_forces", note=f"\"{named.group(1)}\" read as {type_id.replace('_', ' ')}s" if kind else "")
 

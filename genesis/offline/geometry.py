@@ -86,13 +86,20 @@ def passable_near(m: MapData, x: float, y: float, taken: list[tuple[float, float
                   main_region_only: bool = False) -> tuple[float, float]:
     """The nearest ground tile centre to (x, y) that keeps `clearance` from every taken point;
     with `main_region_only`, only tiles of the largest connected ground region qualify."""
-    ys, xs = np.nonzero(walkable(m, main_region_only))
+    return _nearest(walkable(m, main_region_only), x, y, taken, clearance)[0]
+
+
+def _nearest(ok: np.ndarray, x: float, y: float, taken: list[tuple[float, float]],
+             clearance: float) -> tuple[tuple[float, float], bool]:
+    """The centre of the tile of `ok` nearest (x, y) that keeps `clearance` from every taken point, and whether
+    one does (else the first tile of `ok`)."""
+    ys, xs = np.nonzero(ok)
     cx, cy = xs + 0.5, ys + 0.5
     d = (cx - x) ** 2 + (cy - y) ** 2
     for tx, ty in taken:
         d = np.where((cx - tx) ** 2 + (cy - ty) ** 2 < clearance ** 2, np.inf, d)
     i = int(np.argmin(d))
-    return float(cx[i]), float(cy[i])
+    return (float(cx[i]), float(cy[i])), bool(np.isfinite(d[i]))
 
 
 def open_ground_near(m: MapData, x: float, y: float, radius: float, taken: list[tuple[float, float]],
@@ -109,15 +116,10 @@ def open_ground_near(m: MapData, x: float, y: float, radius: float, taken: list[
         shrunk[[0, -1], :] = False
         shrunk[:, [0, -1]] = False
         ok = shrunk
-    ys, xs = np.nonzero(ok)
-    if not len(xs):
+    if not ok.any():
         return passable_near(m, x, y, taken, clearance)
-    cx, cy = xs + 0.5, ys + 0.5
-    d = (cx - x) ** 2 + (cy - y) ** 2
-    for tx, ty in taken:
-        d = np.where((cx - tx) ** 2 + (cy - ty) ** 2 < clearance ** 2, np.inf, d)
-    i = int(np.argmin(d))
-    return (float(cx[i]), float(cy[i])) if np.isfinite(d[i]) else passable_near(m, x, y, taken, clearance)
+    point, clear = _nearest(ok, x, y, taken, clearance)
+    return point if clear else passable_near(m, x, y, taken, clearance)
 
 
 def lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[float, float]:
