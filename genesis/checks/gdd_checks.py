@@ -40,10 +40,33 @@ def schema(ctx: CheckContext) -> tuple[bool, str]:
                 problems.append(f"team {t.id}: {u.type} at ({u.x:g}, {u.y:g}) is off the {m.width}x{m.height} map")
     if not any(t.role == "player" for t in gdd.teams):
         problems.append("no player team")
+    problems += reinforce_problems(gdd, units)
     if m is not None and not problems:
         problems += placement_problems(gdd, m)
     return not problems, "; ".join(problems) or ("GDD is well formed; map and unit types exist; every start unit "
                                                  "can stand where it is placed, without overlap")
+
+
+def reinforce_problems(gdd, units) -> list[str]:
+    """Why the reference's `reinforce` would produce nothing: it orders only team 0's idle factories (start
+    buildings that make the type), and only with production on; the policy itself fails silently."""
+    kinds = gdd.strategy_params.get("reinforce")
+    if not kinds:
+        return []
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds) if isinstance(kinds, list) else [kinds]
+    unknown = [k for k in kinds if not isinstance(k, str) or k not in units]
+    if unknown:
+        return [f"strategy_params.reinforce: unknown unit type(s) {unknown}"]
+    if not gdd.production:
+        return [f"strategy_params.reinforce {kinds} produces nothing with production false"]
+    player = [u.type for t in gdd.teams if t.id == 0 for u in t.units]
+    factories = sorted({t for t in player if units[t].speed == 0 and any(k in units[t].builds for k in kinds)})
+    if factories:
+        return []
+    makers = sorted({key for key, u in units.items() if u.speed == 0 and any(k in u.builds for k in kinds)})
+    return [f"strategy_params.reinforce {kinds}: team 0 starts with no factory that makes them, so the reference "
+            f"produces nothing (factories that do: {', '.join(makers) or 'none'}; a builder or commander is never "
+            "ordered to build one under this strategy)"]
 
 
 def start_placement(gdd, m):

@@ -29,7 +29,7 @@ from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.feedback import append as append_feedback
 from genesis.pipeline.feedback import run_hints, save_artifacts, verdict_record
 from genesis.pipeline.previous import previous_text
-from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision
+from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision, settled_decision
 from genesis.pipeline.rule_keep import NothingToKeep, component_key, keep_or_build, kept_unchanged, verified_rules
 from genesis.pipeline.smoke import smoke_test
 from genesis.simulate import (DEFAULT_TIMEOUT_S, IDLE_SEEDS, REFERENCE_SEEDS, SimJob, SimRun, full_game_key,
@@ -483,12 +483,7 @@ class Nodes:
             total = state.get("iterations", 0) + 1
             entry = None if verdict.passed else self._feedback_entry(state, stage, verdict)
             self._log_verdict(state, stage, verdict, total)
-            if stage == STAGE_ORDER[-1] and verdict.passed:
-                # the last stage passed: it advances whatever the PM says, and no stage is left to guide
-                mf = MetaFeedback(decision="advance", target_stage="done", reason="the level passed every criterion; "
-                                  "nothing acts after it (no PM call)")
-            else:
-                mf = None
+            mf = settled_decision(stage, verdict)
             try:
                 mf = mf or self.ctx.pm.gate(stage, verdict, state.get("decisions", []), attempts, STAGE_BUDGET, total,
                                       TOTAL_BUDGET, entry["signatures"] if entry else [],

@@ -22,6 +22,22 @@ def failing_criteria(verdict: Verdict) -> list[str]:
     return failed or list(verdict.feedback) or ["the stage verdict did not pass"]
 
 
+def settled_decision(stage: str, verdict: Verdict) -> MetaFeedback | None:
+    """The gate's decision when no PM call could change it: a passing verdict advances, and with no failing
+    criterion and no reviewer's word there is no guidance to pass on (at the last stage nothing acts after it)."""
+    if not verdict.passed:
+        return None
+    target = NEXT_STAGE[stage]
+    if target == "done":
+        return MetaFeedback(decision="advance", target_stage="done", reason="the level passed every criterion; "
+                            "nothing acts after it (no PM call)")
+    if verdict.feedback or not all(c.passed for c in verdict.criteria):
+        return None
+    return MetaFeedback(decision="advance", target_stage=target,  # type: ignore[arg-type]
+                        reason=f"the {stage} passed every criterion and no reviewer flagged anything: nothing to "
+                               "pass on (no PM call)")
+
+
 def bound_decision(stage: str, verdict: Verdict, proposed: MetaFeedback, *, attempts: int, stage_budget: int,
                    total: int, total_budget: int) -> tuple[MetaFeedback, str | None]:
     """The decision the pipeline follows, and why it differs from the PM's proposal (None when it does not)."""

@@ -201,6 +201,22 @@ def test_the_gdd_schema_check_names_unknown_spawns_and_off_map_positions():
     assert not ok and "unknown spawn 'forest'" in why and "(600, 60) is off the" in why
 
 
+
+def test_the_gdd_schema_check_names_a_reinforce_that_would_produce_nothing():
+    from genesis.checks.context import CheckContext
+    from genesis.checks.gdd_checks import schema
+    from genesis.models import UnitPlacement
+
+    gdd = design(write_brief("defend two fronts against three waves", read("defend two fronts against three waves"), []))
+    asking = gdd.model_copy(deep=True, update={"production": True,
+                                               "strategy_params": {**gdd.strategy_params, "reinforce": "light_bot"}})
+    ok, why = schema(CheckContext(gdd=asking))
+    assert not ok and "no factory that makes them" in why and "bot_lab" in why
+    asking.teams[0].units.append(UnitPlacement(type="bot_lab", x=4.0, y=4.0))
+    assert "reinforce" not in schema(CheckContext(gdd=asking))[1]
+    switched_off = asking.model_copy(update={"production": False})
+    assert "production false" in schema(CheckContext(gdd=switched_off))[1]
+
 def test_requirement_evidence_reads_the_engine_state_of_the_validation_runs(tmp_path):
     from genesis.evidence import requirement_evidence
     from genesis.models import Requirement

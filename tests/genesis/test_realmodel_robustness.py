@@ -18,7 +18,7 @@ from genesis.llm.client import OutputParseError, parse_output
 from genesis.models import Brief, CriterionResult, MetaFeedback, RuleArtifact, Verdict
 from genesis.pipeline.evolution import evolve
 from genesis.pipeline.proposals import ProposalSet, RubricProposal
-from genesis.pipeline.pm_bounds import bound_decision
+from genesis.pipeline.pm_bounds import bound_decision, settled_decision
 from genesis.pipeline.runner import start
 from tests.genesis.pipeline_fixtures import seed_dirs, tree_hash  # noqa: F401 (fixture)
 
@@ -179,6 +179,18 @@ def test_a_passing_verdict_always_advances():
     assert (effective.decision, effective.target_stage) == ("advance", "level") and why
     assert bound(PASSED, pm("advance", "level")) == (pm("advance", "level"), None)
 
+
+
+def test_a_gate_is_settled_without_the_pm_only_when_nothing_is_left_to_decide_or_pass_on():
+    clean = Verdict(stage="gdd", passed=True, criteria=[CriterionResult(id="schema", passed=True)])
+    settled = settled_decision("gdd", clean)
+    assert settled is not None and (settled.decision, settled.target_stage) == ("advance", "rules")
+    assert settled_decision("gdd", FAILED) is None
+    advisory = CriterionResult(id="style", passed=False, mandatory=False, reason="terse agent text")
+    assert settled_decision("gdd", clean.model_copy(update={"criteria": [*clean.criteria, advisory]})) is None
+    assert settled_decision("gdd", clean.model_copy(update={"feedback": ["the map is cramped"]})) is None
+    level = settled_decision("level", clean.model_copy(update={"stage": "level", "feedback": ["a remark"]}))
+    assert level is not None and level.target_stage == "done"
 
 # ---- the analyst and the retrospective ---------------------------------------------------------------
 def test_a_judged_criterion_the_analyst_skipped_fails():
