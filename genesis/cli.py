@@ -97,6 +97,21 @@ def _progress(stage: str, message: str) -> None:
     console.print(f"[bold cyan]{stage:>6}[/] {escape(message)}")
 
 
+def unbuilt_lines(validation: dict) -> list[tuple[str, str]]:
+    """What of the request the level does not build, each under its clause's status ("partly honoured" or "not
+    honoured"), then what the brief lists beyond its clauses."""
+    out, said = [], set()
+    for c in validation.get("clauses") or []:
+        if c.get("status") in ("partial", "not_honoured"):
+            why = c.get("why") or ""
+            out.append(("partly honoured" if c["status"] == "partial" else "not honoured",
+                        f"\"{c['text'].strip(' ,;:.!?')}\": {why}"))
+            said.add(why)
+    out += [("not honoured", u) for u in validation.get("unsupported", [])
+            if u not in said and not any(u.endswith(f": {w}") for w in said if w)]
+    return out
+
+
 def _report(outcome) -> int:
     v = outcome.validation
     if outcome.status in ("playable", "not_certified"):
@@ -116,8 +131,8 @@ def _report(outcome) -> int:
             mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "·"}[e.get("passed")]
             # details quote lists such as ['sw', 'n'], which rich would read as markup and drop
             console.print(f"   {mark} {escape(e['text'])}: {escape(e['detail'])}")
-        for u in v.get("unsupported", []):
-            console.print(f"   [yellow]not honoured:[/] {escape(u)}")
+        for label, line in unbuilt_lines(v):
+            console.print(f"   [yellow]{label}:[/] {escape(line)}")
         _print_certificate(cert)
         from genesis.llm.cost import cost_text
 

@@ -314,7 +314,9 @@ class GDD(Doc):
     rule_components: list[RuleComponent] = Field(description="the Lua rules the developer reuses or writes")
     fog_of_war: bool = Field(description="true: each team sees only what its units see (the reference strategy too)")
     production: bool = Field(description="false: nobody can produce or build")
-    time_limit: float = Field(description="game seconds after which the run ends (ended_by time_limit)")
+    time_limit: float = Field(description="game seconds after which the run ends (ended_by time_limit); rule timers "
+                                          "due then run first, then the conditions; a game nothing decides by then "
+                                          "has no winner")
     conditions: list[Condition] = Field(default_factory=list, description="declarative engine win/loss conditions")
     requirements: list[Requirement] = Field(description="every brief requirement, with expectations that the "
                                                         "validation runs must satisfy")

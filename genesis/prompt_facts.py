@@ -452,7 +452,7 @@ def fights() -> str:
         row = stances[stance]
         if row["beaten_by"] is None:
             return f"more than {MAX_BASE}"
-        return f"{row['beaten_by']} ({row['attackers_lost']} of them lost)"
+        return f"{row['beaten_by']} ({row['attackers_lost']} of these attackers lost)"
 
     splash = sorted(k for k in rows if load_catalog().units[k].weapon.splash > 0)
     return (
@@ -461,9 +461,10 @@ def fights() -> str:
         f"expectations before any run): {', '.join(worth(k) if k != base else f'{base} 1' for k in moving)}. "
         f"Standing where they are (buildings; builders, which AIs leave in place), with how long it took and how many "
         f"{base}s died: {', '.join(worth(k) for k in standing)}. How a group fights matters as much as its worth: "
-        f"{stances['group']} {base}s are beaten by {beaten('moving')} {base}s when they attack-move back, by "
-        f"{beaten('defend')} when they guard their ground with the defend AI, and by {beaten('standing')} when they "
-        "stand (hold, none or idle controllers, units without orders): a standing unit shoots only within its weapon "
+        f"a group of {stances['group']} {base}s that is attacked is beaten by {beaten('moving')} attack-moving "
+        f"{base}s when the group attack-moves back, by {beaten('defend')} when it guards its ground with the defend "
+        f"AI, and by {beaten('standing')} when it stands (hold, none or idle controllers, units without orders: an "
+        "idle player's army stands too): a standing unit shoots only within its weapon "
         "range, measured to its target's edge, so the units out of range wait while every attacker shoots, and a "
         "bigger unit is hit from where it cannot answer. Splash weapons "
         f"({', '.join(splash)}) are worth more against a clumped group. Only weapons that hit air touch air units. "

@@ -127,6 +127,8 @@ def _rate(m: re.Match) -> str:             # "three times a minute", "twice per 
     return f"every {_fmt(_unit_seconds(m.group(2)) / per)} seconds"
 
 
+_MINUTE_NUMBER = rf"(?<![\w:.])(?:\d{{1,2}}|{_SMALL_WORDS})(?![\w:]|\.\d)"
+
 _GROUP_SIZES = {"pair": 2, "duo": 2, "brace": 2, "trio": 3, "quartet": 4, "quintet": 5, "sextet": 6, "score": 20}
 
 # in order: numbers in words first, so the duration forms after them see digits
@@ -139,6 +141,8 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(r"(?<![\w-])an?\s+(pair|brace|trio|quartet|quintet|sextet|score)\s+of(?![\w-])"),
      lambda m: str(_GROUP_SIZES[m.group(1)])),
     (re.compile(r"(?<![\w-])a\s+couple(?:\s+of)?(?![\w-])"), lambda m: "2"),
+    # ... and without the article before a unit or a noun: "every couple of minutes", "couple minutes later"
+    (re.compile(r"(?<![\w-])couple(?:\s+of)?(?=\s+[a-z])"), lambda m: "2"),
     # the group word after the unit: "a heavy tank quartet" -> "4 heavy tank"
     (re.compile(r"(?<![\w-])an?\s+((?:[a-z-]+\s+){1,2}?)(pair|duo|trio|quartet|quintet|sextet)(?![\w-])"),
      lambda m: f"{_GROUP_SIZES[m.group(2)]} {m.group(1).strip()}"),
@@ -167,7 +171,14 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?)\s*-\s*and\s*-\s*a\s*-\s*half\s*-?\s*{_UNIT}(?![\w-])"),
      lambda m: f"{_fmt((_num(m.group(1)) + 0.5) * _unit_seconds(m.group(2)))} seconds"),
     (re.compile(rf"(?<![\w-])half\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _half_of),
-    (re.compile(rf"(?<![\w-])(?:a|one|(three))\s+quarters?\s+of\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _quarter_of),
+    (re.compile(rf"(?<![\w-])(?:(?:a|one)\s+|(three)[\s-]+)?quarters?\s+of\s+(?:a|an)\s+{_UNIT}(?![\w-])"), _quarter_of),
+    # every second one of a unit: "every other minute" is every two
+    (re.compile(rf"(?<![\w-])(every|each)\s+(?:other|second|2nd)\s+{_UNIT}(?![\w-])"),
+     lambda m: f"{m.group(1)} 2 {m.group(2) if m.group(2).endswith('s') else m.group(2) + 's'}"),
+    # minutes named by their numbers: "at minute 4", "by minute six", "at minutes 2, 4 and 6" -> "at 4:00", ...
+    (re.compile(rf"(?<![\w-])(at|by|in|on|before|after|until|till|from)\s+(?:the\s+)?minutes?\s+((?:{_MINUTE_NUMBER}"
+                rf"\s*(?:,\s*(?:and\s+)?|and\s+))*{_MINUTE_NUMBER})(?![\w:-]|\.\d)"),
+     lambda m: f"{m.group(1)} " + re.sub(_MINUTE_NUMBER, lambda n: clock(round(_num(n.group(0))) * 60), m.group(2))),
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+(?:full\s+|whole\s+|solid\s+)?(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?"
                 rf"(\d+|{_SMALL_WORDS})\s*(?:seconds?|secs?|s)(?![\w-])"), _compound),
     (re.compile(rf"(?<![\w-])(a|an|one|\d+|{_SMALL_WORDS})\s+(?:minutes?|mins?)\s+(\d{{1,2}}|{_SMALL_WORDS})"

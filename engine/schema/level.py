@@ -180,7 +180,9 @@ class RuleRef(Strict):
 class Switches(Strict):
     fog_of_war: bool = Field(True, description="true: each team sees only what its units see")
     production: bool = Field(True, description="false: factories and builders cannot produce or build")
-    time_limit: float = Field(600.0, gt=0, le=7200, description="seconds; the run ends here")
+    time_limit: float = Field(600.0, gt=0, le=7200, description="seconds; the run ends here: rule timers due at that "
+                              "moment run first, then the conditions (a survive_until or rank_by_score without a time "
+                              "decides here); a game nothing decides then ends with no winner")
     spawn_jitter: float = Field(0.0, ge=0, le=8, description="tiles; mobile start units shift by a seeded "
                                 "offset up to this much per axis, so each seed starts a little differently")
 

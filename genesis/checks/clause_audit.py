@@ -115,6 +115,10 @@ _UNIT_SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "min": 
 _AMOUNT = r"(\d+(?:\.\d+)?|" + "|".join(k for k in _SMALL if k not in ("both", "pair")) + r")"
 
 
+# a duration's length said twice: "two full minutes", "90 whole seconds"
+_LENGTH_SAID_TWICE = r"(?:full|whole|solid|long|straight|entire|complete|clear)"
+
+
 def _canonical(text: str) -> str:
     return canonical(text.lower(), list(range(len(text))))[0]
 
@@ -127,7 +131,7 @@ def named_times(text: str) -> list[float]:
 def _times(low: str) -> list[float]:
     out = [int(m.group(1)) * 60 + int(m.group(2)) for m in re.finditer(r"(?<![\d:])(\d{1,3}):([0-5]\d)(?![\d:])", low)]
     for m in re.finditer(rf"(?<![\w.]){_AMOUNT}((?:\s*,\s*{_AMOUNT})*(?:\s*,?\s*(?:and|or|to)\s+{_AMOUNT})?)"
-                         rf"[\s-]*(seconds?|secs?|minutes?|mins?|hours?|s)(?![\w])", low):
+                         rf"[\s-]*(?:{_LENGTH_SAID_TWICE}\s+)?(seconds?|secs?|minutes?|mins?|hours?|s)(?![\w])", low):
         unit = _UNIT_SECONDS[m.group(m.lastindex)]
         values = [m.group(1)] + re.findall(rf"(?<![\w.]){_AMOUNT}(?![\w.])", m.group(2))
         out += [(float(v) if v[0].isdigit() else _SMALL[v]) * unit for v in values]

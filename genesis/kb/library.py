@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -84,10 +83,14 @@ LIBRARY_IN_FULL = 4
 
 
 def _gist(description: str) -> str:
-    """A description's first sentence."""
+    """A description's first sentence (or clause before a ';'), never cut inside brackets."""
     text = " ".join(description.split())
-    end = re.search(r"[.;](\s|$)", text)
-    return text[:end.start() + 1] if end else text
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth <= 0 and ch in ".;" and (i + 1 == len(text) or text[i + 1] == " "):
+            return text[:i + 1]
+    return text
 
 
 def library_summaries(kb, relevant_to: str = "") -> list[dict[str, Any]]:

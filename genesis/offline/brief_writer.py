@@ -155,6 +155,18 @@ def without_requirements(brief: Brief, unbuilt: set[str]) -> Brief:
         "unsupported": list(dict.fromkeys([*brief.unsupported, *changed]))})
 
 
+def unread_game(clauses: list[ClauseAccount]) -> str | None:
+    """Why no level is built when most of the request is not understood and no clause of it is built in full:
+    whatever the family builds from the rest would be another game than the one asked (None otherwise)."""
+    unread = [cl for cl in clauses if cl.status == "not_honoured"]
+    if any(cl.status == "honoured" for cl in clauses) or 2 * len(unread) <= len(clauses):
+        return None
+    quoted = "; ".join(f'"{cl.text.strip(" ,;:.!?")}"' for cl in unread[:4]) + (" ..." if len(unread) > 4 else "")
+    return (f"the offline backend does not understand {len(unread)} of the request's {len(clauses)} clauses ({quoted}) "
+            "and builds none of the others in full: any level it made would be another game than the one asked. "
+            "Say the game in other words, or use a model backend (--model)")
+
+
 FAMILY_DEFAULT = "(the reference mini-game default)"     # a switch the request left open
 
 
@@ -530,6 +542,12 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     clauses = account(query, reading, reqs, arch)
     if arch in ("defense", "raids"):
         clauses = [_wave_types_kept(cl, c, reading) for cl in clauses]
+    unread = unread_game(clauses)
+    if unread:
+        return Brief(query=query, title="(no scenario)", competency="spatial_temporal_reasoning", summary=unread,
+                     composition="", enemy_behaviour=[], win_conditions=[], loss_conditions=[], requirements=[],
+                     concepts=c, is_game=False, refusal=unread, unsupported=unsupported_lines(clauses),
+                     clauses=account(query, reading, [], arch))
     # each clause not honoured is listed with its own words (a capped demand replaces its bare reason)
     lines = unsupported_lines(clauses)
     unsupported = [u for u in unsupported if not any(u in line for line in lines)] + lines

@@ -42,7 +42,7 @@ _GENERIC = _FILLER | {"enemy", "enemies", "the", "your", "my", "our", "against",
 # Words that say the family itself ("scout first, then defend:" in a raid defence): the scenario, nothing more.
 _DEFEND = {"defend", "defence", "defense", "hold", "survive", "protect"}
 _FAMILY_WORDS = {"defense": _DEFEND, "raids": _DEFEND, "siege": {"attack", "assault", "siege"},
-                 "capture": {"capture", "take", "seize"}, "escort": {"escort"}, "recon": {"scout", "search", "find"},
+                 "capture": {"capture", "take", "seize"}, "escort": {"escort", "arrive", "arrived", "arrives", "arrival", "reach", "reached", "reaches", "hasn't", "haven't", "isn't"}, "recon": {"scout", "search", "find"},
                  "micro": {"fight", "skirmish"}, "ffa": {"fight", "brawl"}, "teams": {"fight"}}
 
 # Which requirements evidence what a recognised phrase asks for (those the brief has).
@@ -170,7 +170,8 @@ def segments(text: str, whole: list[tuple[int, int]] | None = None) -> list[tupl
 
 _VERDICT = re.compile(r"\s*(?:then\s+|and\s+)?(?:you(?:'ve|\s+have)?\s+(?:lost|won|lose|win|failed|fail)(?:\s+the\s+game)?|"
                       r"(?:it'?s|it\s+is|that'?s|that\s+is)\s+(?:over|game\s+over|a\s+(?:loss|win|draw|defeat|victory))|"
-                      r"game\s+over|anything\s+(?:less|else|short\s+of\s+that)\s+(?:is\s+)?(?:a\s+)?(?:loss|defeat))\s*[.!]*\s*$")
+                      r"game\s+over|anything\s+(?:less|else|short\s+of\s+that)\s+(?:is\s+)?(?:a\s+)?(?:loss|defeat))"
+                      r"(?:\s+(?:too|as\s+well|also))?\s*[.!;,]*\s*$")
 
 
 def account(query: str, reading: Reading, requirements: list[Requirement], archetype: str) -> list[ClauseAccount]:
@@ -204,7 +205,7 @@ THIN_SHARE, THIN_WORDS = 0.25, 4
 _STOP = {"if", "when", "as", "its", "his", "her", "each", "every", "there", "than", "out", "off", "into", "onto", "who",
          "what", "do", "does", "did", "was", "were", "been", "being", "just", "only", "very", "too", "more", "most",
          "less", "least", "after", "until", "till", "through", "about", "around", "these", "those", "it's", "you're",
-         "they're", "there's", "matter", "whatever", "regardless", "you've", "we've",
+         "they're", "there's", "that's", "matter", "whatever", "regardless", "you've", "we've",
          # how a length of time is framed ("a ten-minute cap", "six minutes max", "for a full 100 seconds")
          "cap", "capped", "max", "maximum", "tops", "limit", "cutoff", "cut-off", "clock", "mark", "runs", "lasts",
          "full", "total", "whole", "entire", "happen", "happens", "period", "span", "duration", "length", "flat",

@@ -2661,8 +2661,8 @@ _ESCORT_FROM = re.compile(r"(?:\bfrom|\b(?:stranded|stuck|trapped|cut\s+off|pinn
                           r"starting|begin|begins|beginning|set\s+off|sets\s+off)\s+(?:over\s+|"
                           r"out\s+|back\s+)?(?:on|in|at))\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?" + _COMPASS)
 _FAR_SIDE = re.compile(r"\b(?:across|over|through|past)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:bridge|river|map|valley|"
-                       r"pass|canyon|wasteland|enemy territory|no man's land)\b|\b(?:to|on|reach)\s+the\s+(?:other|far)\s+"
-                       r"(?:side|end|bank|shore|edge)\b|\bto\s+safety\b|\b(?:extraction|evac(?:uation)?)\s+(?:point|zone)\b|\bdestination\b")
+                       r"pass|canyon|wasteland|enemy territory|no man's land)\b|\b(?:to|on|reach|into|in)\s+the\s+(?:other|far|opposite)\s+"
+                       r"(?:side|end|bank|shore|edge|corner)\b|\bto\s+safety\b|\b(?:extraction|evac(?:uation)?)\s+(?:point|zone)\b|\bdestination\b")
 
 
 # the escorted unit's guards, counted: "with 3 heavy tanks as guards", "two light bots tag along", "escorted by
@@ -2732,7 +2732,7 @@ def _escort(r: Reading) -> None:
         return
     own = r"(?:your|the|my|our|a|an|both|\d+|" + "|".join(V.NUMBER_WORDS) + r")\s+(?:[\w'-]+\s+){0,2}?"
     convoy = "(" + "|".join(re.escape(w) for w in sorted(V.CONVOY_WORDS, key=len, reverse=True)) + r")(?![\w-])"
-    verbs = r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+" + own
+    verbs = r"\b(?:" + "|".join(V.ESCORT_VERB_FORMS) + r")\s+" + own
     named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text) \
         or re.search(own + r"(?:" + convoy + r")\s+(?:[\w-]+\s+){0,8}?(?:and\s+)?(?:has|have|needs?|must|should)\s+"
                      r"(?:to\s+)?(?:reach|get\s+to|make\s+it\s+to|arrive\s+at|end\s+up\s+(?:in|at))\b", text) \
@@ -2744,7 +2744,7 @@ def _escort(r: Reading) -> None:
     back = None
     if named is None:
         # the unit named first and brought by pronoun: "our engineer is stranded in the east; bring him home"
-        back = re.search(r"\b(?:" + "|".join(V.ESCORT_VERBS) + r")\s+(?:him|her|it|them)\b", text)
+        back = re.search(r"\b(?:" + "|".join(V.ESCORT_VERB_FORMS) + r")\s+(?:him|her|it|them)\b", text)
         earlier = list(re.finditer(r"\b(?:our|your|my)\s+(?:[\w-]+\s+){0,2}?(?:" + convoy + "|" + _unit_pattern("mobile")
                                    + ")", text[:back.start()])) if back else []
         named = earlier[-1] if earlier else None
@@ -2755,7 +2755,9 @@ def _escort(r: Reading) -> None:
     # a unit brought somewhere names the game only when nothing else does ("take your tanks to the east
     # edge and defend it" is a defence)
     # ("two light turrets guard the middle bridge" says what stands in the way: no game of its own)
+    # (the unit's survival is the escort's own: "it must survive" names no other game)
     other_game = any(h.key == "archetype" and not re.search(r"(?<![\w-])" + _unit_pattern("any") + r"\s+$", text[:h.start])
+                     and not re.search(r"surviv|stay(?:s|ing)?\s+alive|keep\s+(?:it|him|her|them)\s+alive", text[h.start:h.end])
                      for h in r.hits)
     # a convoy brought somewhere is the escort even among attack words ("raiders lie in wait")
     if not (escorting or words or (named and going and named.start() < going.end()
@@ -2821,7 +2823,10 @@ def _escort(r: Reading) -> None:
     start = None
     for m in _ESCORT_FROM.finditer(text):
         # "a rush AI attacking from north and west": where the enemy comes from, not where the route starts
-        if _ATTACKED.search(text[_segment(text, m.start())[0]:m.start()]):
+        # ("march my commander from the south-west": the escort's own verb, the route's start)
+        before = _segment(text, m.start())[0]
+        sent = any(h.key == "archetype" and before <= h.start < m.start() for h in r.hits)
+        if not sent and _ATTACKED.search(text[before:m.start()]):
             r.hit(m, "ambush", "an escort's enemies wait in ambushes along the route: attacks from the sides named "
                                "are not built")
         elif start is None:

@@ -1,6 +1,8 @@
 """The words the offline backend understands. Documented in the README ("Offline vocabulary")."""
 from __future__ import annotations
 
+import re
+
 NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "both": 2, "twin": 2, "three": 3, "four": 4,
     "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "several": 3, "multiple": 3,
@@ -115,11 +117,27 @@ UNIT_SYNONYMS = {
 ESCORT_WORDS = ["convoy", "convoys", "vip", "extraction point", "extraction zone", "evac point", "evacuation point",
                 "escort mission", "needs an escort", "need an escort", "needs escorting", "to be escorted"]
 ESCORT_VERBS = ["escort", "escorting", "bring", "get", "take", "lead", "drive", "move", "deliver", "transport", "guide",
-                "walk", "shepherd"]
+                "walk", "shepherd", "march", "ferry", "carry", "haul", "usher", "accompany", "steer", "smuggle", "sneak"]
+# the escort verbs as a request conjugates them ("marching my commander", "getting him there", "brought")
+_IRREGULAR = {"get": ["got", "gotten"], "take": ["took", "taken"], "lead": ["led"], "bring": ["brought"],
+              "drive": ["drove", "driven"]}
+
+
+def _conjugated(verb: str) -> list[str]:
+    stem = verb[:-1] if verb.endswith("e") else verb
+    double = verb + verb[-1] if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnpt]", verb) else stem
+    third = verb[:-1] + "ies" if verb.endswith("y") else verb + "es" if verb.endswith(("sh", "ch", "ss")) else verb + "s"
+    past = verb[:-1] + "ied" if verb.endswith("y") else stem + "ed" if not verb.endswith("e") else verb + "d"
+    return [verb, third, double + "ing", *_IRREGULAR.get(verb, [past])]
+
+
+ESCORT_VERB_FORMS = sorted({f for v in ESCORT_VERBS if v != "escorting" for f in _conjugated(v)}, key=len, reverse=True)
 CONVOY_WORDS = ["convoy", "convoys", "truck", "trucks", "lorry", "lorries", "supply wagon", "supply wagons", "wagon",
                 "wagons"]
 CONVOY_UNIT = "constructor_vehicle"
 AMBUSH_WORDS = ["ambush", "ambushes", "ambushed", "ambushers", "patrol", "patrols", "lying in wait", "lie in wait",
+                "hiding", "hidden", "along the way", "along the route", "on the way", "en route", "jump him", "jump her",
+                "jump it", "jump them", "pounce", "pounces", "spring on", "springs on", "attackers",
                 "lurking", "lurks", "lurk", "waylay", "waylaid", "bushwhack", "bushwhackers"]
 
 # Goals the offline backend has no design for: a clause asking for one is reported, and a request whose

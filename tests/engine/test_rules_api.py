@@ -171,3 +171,11 @@ def test_random_int_first_draws_differ_between_seeds_0_and_2(arena, h):
             firsts.append(logs(Simulation(lv, seed=seed).run(until=0.1), "draw")[0]["fields"]["v"])
         same += firsts[0] == firsts[1]
     assert same <= len(ranges) / 2
+
+
+
+def test_a_timer_due_at_the_time_limit_runs_before_the_run_ends_there(arena, h):
+    _, res = run_rule(arena, h, 'function on_start() at(8, function() win(0, "held to the end") end) end', time_limit=8)
+    assert res.ended_by == "rule" and res.winners == [0] and res.duration == 8.0
+    _, plain = run_rule(arena, h, "function on_start() end", time_limit=8)
+    assert plain.ended_by == "time_limit" and plain.winners == []

@@ -45,6 +45,9 @@ def test_fog_and_production_as_a_clause_sets_them(text, expected):
     ("the first at the forty-five-second mark, then one each minute", [45, 60]),
     ("sometime between 60 and 150 seconds", [60, 150]), ("until the eight-minute mark", [480]),
     ("a minute and a half", [90]), ("defend the base", []),
+    ("every couple of minutes", [120]), ("raids every couple minutes", [120]), ("every other minute", [120]),
+    ("hold it for two full minutes", [120]), ("for 90 whole seconds", [90]), ("a quarter of an hour", [900]),
+    ("quarter of an hour", [900]), ("the enemy attack at minute 4", [240]), ("done by minute six", [360]),
 ])
 def test_the_times_a_clause_states_in_seconds(text, seconds):
     assert sorted(A.named_times(text)) == sorted(seconds)

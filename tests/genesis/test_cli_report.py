@@ -47,3 +47,20 @@ def test_the_summary_says_whether_the_validity_certificate_holds_and_why_not(mon
     assert "difficulty medium" not in text and "ladder alone would read medium, not a difficulty" in text
     assert "validity certificate skipped (GENESIS_CERTIFICATE=off)" in _summary(
         monkeypatch, {"skipped": "GENESIS_CERTIFICATE=off"})
+
+
+def test_a_partly_honoured_clause_is_printed_as_partly_honoured_never_as_not_honoured(monkeypatch):
+    out = io.StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=out, width=300, color_system=None))
+    why = "the map's river runs west to east: the home bank is the south bank"
+    validation = {"backend": {"designer": "offline"}, "generation_time_s": 1.0, "requirements": [],
+                  "clauses": [{"text": "on the west bank, ", "status": "partial", "why": why},
+                              {"text": "with a day-night cycle.", "status": "not_honoured", "why": "no day or night"},
+                              {"text": "Defend it.", "status": "honoured", "why": ""}],
+                  "unsupported": [why, "\"with a day-night cycle\": no day or night", "a 30-second game is raised"]}
+    cli._report(SimpleNamespace(status="playable", validation=validation, out_dir=Path("scn")))
+    text = out.getvalue()
+    assert f'partly honoured: "on the west bank": {why}' in text and why not in text.replace(
+        f'partly honoured: "on the west bank": {why}', "")
+    assert 'not honoured: "with a day-night cycle": no day or night' in text
+    assert "not honoured: a 30-second game is raised" in text and "Defend it" not in text

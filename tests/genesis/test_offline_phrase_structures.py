@@ -105,3 +105,16 @@ def test_a_later_attack_said_bigger_grows_and_twice_counts_the_attacks():
     (waves,) = [rc for rc in design(brief).rule_components if rc.id == "escalating_waves"]
     assert waves.params["times"] == [60, 150] and waves.params["growth"] > 0
     assert read("The enemy attacks your base thrice from the south; survive 5 minutes.").concepts.waves == 3
+
+
+def test_a_unit_sent_from_corner_to_corner_in_any_verb_form_is_an_escort_never_attack_sides():
+    for query in ("Marching our scout from the south-west corner over to the north-east one is the task; it must "
+                  "survive.",
+                  "Ferry my commander from the bottom-left corner to the top-right corner within 4 minutes.",
+                  "Getting the engineer from the north-west corner into the far corner alive is the only way to win."):
+        c = read(query).concepts
+        assert c.archetype == "escort" and c.escort_from in ("sw", "nw") and not c.directions, query
+    brief, said = _statuses("Carry my commander from the south-west corner to the north-east corner. Ambushers hide "
+                            "along the way. If he dies, that's a loss; if he hasn't arrived by 4:00, that's a loss too.")
+    assert brief.concepts.deadline == 240
+    assert all(s == "honoured" for s in said.values()), said

@@ -44,3 +44,16 @@ def test_outcomes_that_exclude_each_other_and_battles_nobody_can_fight_are_refus
     for query in ("Free-for-all with one team per player, 4 players, last standing wins.",
                   "Defend the base; you win at 5:00 and lose if the storage dies."):
         assert not read(query).refusal, query
+
+
+def test_a_request_mostly_unread_with_nothing_built_in_full_is_refused_naming_what_was_not_read():
+    brief = write_brief(*[q := "Seven armies, nobody allied with anybody. Each one gets a commander and five light "
+                               "bots. A storm closes in every half minute and hurts whoever is caught outside it; "
+                               "whoever has units left at the end wins.", read(q)])
+    assert not brief.is_game and not brief.requirements
+    assert "does not understand 5 of the request's 6 clauses" in brief.refusal and '"Seven armies"' in brief.refusal
+    assert all(c.status == "not_honoured" for c in brief.clauses)
+    # one clause built in full keeps the level: the rest is reported, not refused
+    kept = write_brief(*[q := "Defend the base for 5 minutes. A storm closes in every half minute and hurts whoever "
+                               "is caught outside it.", read(q)])
+    assert kept.is_game and any(c.status == "honoured" for c in kept.clauses)

@@ -233,10 +233,13 @@ def test_the_gdd_prompt_lists_every_library_rule_in_one_line_and_the_closest_in_
     entries = [entry("near", "Spawns waves. Logs rule_log 'wave' per wave.", {"count": {"type": "int", "default": 3},
                                                                              "sides": {"type": "list", "default": [],
                                                                                        "description": "[{x, y}] spawns"}}),
-               entry("far", "Gives metal. Logs rule_log 'paid'.", {"metal": {"type": "float", "default": 50}})]
+               entry("far", "Gives metal. Logs rule_log 'paid'.", {"metal": {"type": "float", "default": 50}}),
+               entry("mid", "Wins when `need` units (the VIP or convoy; default all) arrive. Logs 'arrived'.", {})]
     kb = SimpleNamespace(list=lambda c: entries, search=lambda c, text, k: [SimpleNamespace(id="near")])
     library = library_summaries(kb, "a wave scenario")
-    assert [r["relevant"] for r in library] == [True, False] and library[1]["gist"] == "Gives metal."
+    assert [r["relevant"] for r in library] == [True, False, False] and library[1]["gist"] == "Gives metal."
+    # a first sentence is never cut inside brackets
+    assert library[2]["gist"] == "Wins when `need` units (the VIP or convoy; default all) arrive."
     query = "defend two fronts with staggered waves"
     static, task = render_parts(PROMPTS / "designer_write_gdd.j2", brief=write_brief(query, read(query), []).model_dump(mode="json"),
                                 similar=[], guidance=[], library=library, retry=None, criteria=[], facts=FACTS)
