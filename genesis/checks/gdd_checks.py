@@ -40,7 +40,7 @@ def schema(ctx: CheckContext) -> tuple[bool, str]:
                 problems.append(f"team {t.id}: {u.type} at ({u.x:g}, {u.y:g}) is off the {m.width}x{m.height} map")
     if not any(t.role == "player" for t in gdd.teams):
         problems.append("no player team")
-    problems += reinforce_problems(gdd, units)
+    problems += reinforce_problems(gdd, units) + produce_problems(gdd)
     if m is not None and not problems:
         problems += placement_problems(gdd, m)
     return not problems, "; ".join(problems) or ("GDD is well formed; map and unit types exist; every start unit "
@@ -67,6 +67,18 @@ def reinforce_problems(gdd, units) -> list[str]:
     return [f"strategy_params.reinforce {kinds}: team 0 starts with no factory that makes them, so the reference "
             f"produces nothing (factories that do: {', '.join(makers) or 'none'}; a builder or commander is never "
             "ordered to build one under this strategy)"]
+
+
+def produce_problems(gdd) -> list[str]:
+    """Why the reference's `produce` would build nothing: it acts only on a target composition, with production on."""
+    if gdd.reference_strategy != "produce":
+        return []
+    if not gdd.production:
+        return ["reference_strategy produce builds nothing with production false"]
+    if not gdd.strategy_params.get("target"):
+        return ["reference_strategy produce has no strategy_params.target: it builds nothing (not even extractors) "
+                "without a {unit type: count} composition to own"]
+    return []
 
 
 def start_placement(gdd, m):

@@ -217,6 +217,18 @@ def test_the_gdd_schema_check_names_a_reinforce_that_would_produce_nothing():
     switched_off = asking.model_copy(update={"production": False})
     assert "production false" in schema(CheckContext(gdd=switched_off))[1]
 
+
+def test_the_gdd_schema_check_names_a_produce_strategy_with_nothing_to_produce():
+    from genesis.checks.context import CheckContext
+    from genesis.checks.gdd_checks import schema
+
+    query = "Build 5 light tanks before 6:00."
+    gdd = design(write_brief(query, read(query), []))
+    assert gdd.reference_strategy == "produce" and schema(CheckContext(gdd=gdd))[0]
+    aimless = gdd.model_copy(update={"strategy_params": {k: v for k, v in gdd.strategy_params.items() if k != "target"}})
+    ok, why = schema(CheckContext(gdd=aimless))
+    assert not ok and "no strategy_params.target" in why
+
 def test_requirement_evidence_reads_the_engine_state_of_the_validation_runs(tmp_path):
     from genesis.evidence import requirement_evidence
     from genesis.models import Requirement

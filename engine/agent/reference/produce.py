@@ -39,7 +39,8 @@ class Produce(Strategy):
         return out
 
     name = "produce"
-    params = {"target": "{unit type: count} composition to own (built through the tech tree)",
+    params = {"target": "{unit type: count} composition to own (built through the tech tree); required: without "
+                        "it the strategy builds nothing, not even extractors, and only defends",
               "defend_base": "bool (default true): the army guards own buildings while producing",
               "threat_radius": "tiles (default 12): enemies this close to an own building are engaged",
               "extractors": "metal extractors to build (default 6)",
