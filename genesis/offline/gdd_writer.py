@@ -1152,6 +1152,9 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     m = G.load(map_ref)
     sp = G.spawns(m)
     home_name = "sw" if "sw" in sp else G.base_point(m)[0]
+    if len(set(c.directions)) == 1 and _OPPOSITE.get(c.directions[0]) in sp:
+        # an attack from one named side crosses the map to the base: it starts at the spawn across from it
+        home_name = _OPPOSITE[c.directions[0]]
     home = sp.get(home_name, (m.width / 2, m.height / 2))
     # the raids and timed attacks draw their side among three per game, or come from the one side named
     raid_from = G.pick_fronts(m, home, 3)
@@ -1281,9 +1284,10 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                if attacked else "")
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
     strategy = {"target": c.target_composition, "home": list(home)}
-    if not varies:
-        # nothing attacks the race: the seed draws the start corner instead, so a build order memorised
-        # for one corner (its coordinates) builds nothing useful from another
+    if not varies and not (attacked and named_sides):
+        # nothing the seed varies: it draws the start corner instead, so a build order memorised for one corner
+        # (its coordinates) builds nothing useful from another (an attack from a named side stays that side of
+        # the base: the start then stays where it is)
         comps, varies = _drawn_start_corner(m, home, placed, comps)
         teams[0] = teams[0].model_copy(update={"units": []})
         del strategy["home"]          # the reference builds round its own start, wherever it is
@@ -1298,6 +1302,8 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
 
 
 CORNERS = ("sw", "ne", "nw", "se")
+# the spawn across the map from a compass side
+_OPPOSITE = {"n": "south", "s": "north", "e": "west", "w": "east", "ne": "sw", "sw": "ne", "nw": "se", "se": "nw"}
 
 
 def _drawn_start_corner(m, home: tuple[float, float], placed: list[UnitPlacement],

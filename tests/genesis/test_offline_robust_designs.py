@@ -57,3 +57,13 @@ def test_a_request_mostly_unread_with_nothing_built_in_full_is_refused_naming_wh
     kept = write_brief(*[q := "Defend the base for 5 minutes. A storm closes in every half minute and hurts whoever "
                                "is caught outside it.", read(q)])
     assert kept.is_game and any(c.status == "honoured" for c in kept.clauses)
+
+
+def test_a_race_attacked_from_a_named_side_keeps_its_start_across_the_map_from_that_side():
+    brief, gdd = _design("Produce 4 light tanks before the enemy attack at minute 5 from the east, then beat it.")
+    assert brief.concepts.directions == ["e"]
+    home = next(u for u in gdd.teams[0].units if u.type == "commander")
+    m = G.load(gdd.map)
+    assert home.x < m.width / 3                     # the base stands in the west, so the attack crosses the map
+    assert all(c.library_rule != "seeded_layout" for c in gdd.rule_components)   # its start is not drawn
+    assert gdd.variation.fixed_by                   # a fixed drill the request itself states
