@@ -530,11 +530,12 @@ RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
      "income rate", None),
     ("rules share no state: each script runs in its own sandbox; two components cannot read each other's "
      "variables (put logic that needs shared state in one component)", None),
-    ("on_area_entered watches a fixed circle; a rectangle, a moving or shrinking area, a line or a map edge is "
-     "watched by polling in an every() callback (units_in_area / in_area of an area_circle or area_rect, or unit "
-     "positions from units())", None),
-    ("mark() draws a labelled point marker and area_circle / area_rect an outlined area; neither leaves a trace "
-     "event (log() what an expectation must see)", None),
+    ("on_area_entered watches a fixed circle and calls back once per unit, the first time it enters (a unit "
+     "leaving and coming back is not seen again); a rectangle, a moving or shrinking area, a line, a map edge or "
+     "every crossing is watched by polling in an every() callback (units_in_area / in_area of an area_circle or "
+     "area_rect, or unit positions from units())", None),
+    ("mark() draws a labelled point marker and area_circle / area_rect an outlined area (colours as '#rrggbb'); "
+     "neither leaves a trace event (log() what an expectation must see)", None),
     ("win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
      "lose(team) puts `team` and its allies out (lose events): they are losers of however the game ends, and once "
      "a single alliance is left the game ends with it as winners (win events); a side that had units and has none "
