@@ -5,6 +5,8 @@ simulation of a generated level runs in a child process that is killed when it o
 """
 from __future__ import annotations
 
+import collections
+
 import dataclasses
 import multiprocessing as mp
 import os
@@ -36,6 +38,9 @@ class SimJob:
     replay_path: str | None = None  # the run's Replay document (the report's interactive replay)
     prefix_s: float = 0.0          # hash trace and unit states after this many game seconds (0: not)
     prefix_only: bool = False      # stop once the prefix is recorded: a determinism replay, not a game
+
+
+REFUSED_KINDS = 5   # the most frequent (kind, reason) pairs of refused orders a run summary lists
 
 
 @dataclass
@@ -73,6 +78,10 @@ class SimRun:
                "wall_s": round(self.wall_s, 2), "mobility": self.mobility, "cached": self.cached}
         if self.team_stats:
             out["units_lost"] = {team: int(stats.get("units_lost", 0)) for team, stats in self.team_stats.items()}
+        refused = collections.Counter(f"{e.get('kind')}: {e.get('error')}" for e in self.events
+                                      if e.get("event") == "order" and e.get("team") == 0 and not e.get("ok"))
+        if refused:   # why the player's plan stalled: orders the engine turned down, by kind and reason
+            out["orders_refused"] = dict(refused.most_common(REFUSED_KINDS))
         if self.decided:
             out["decided"] = self.decided
         if self.same_as_seed is not None:

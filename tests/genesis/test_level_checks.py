@@ -45,3 +45,13 @@ def test_outcome_discrimination_names_every_run_and_the_score_scale():
     assert ok
     assert "over 4 runs" in why and "seed 3: 0 (protect_objective_loss" in why
     assert "1 for a win, 0.5 undecided, 0 for a loss" in why
+
+
+def test_a_run_summary_lists_the_players_refused_orders_by_kind_and_reason():
+    events = [{"t": 1.0, "event": "order", "team": 0, "kind": "build", "ok": False, "error": "no_resources"},
+              {"t": 2.0, "event": "order", "team": 0, "kind": "build", "ok": False, "error": "no_resources"},
+              {"t": 2.0, "event": "order", "team": 0, "kind": "move", "ok": True},
+              {"t": 3.0, "event": "order", "team": 1, "kind": "fight", "ok": False, "error": "not_owner"}]
+    summary = SimRun(seed=0, policy="reference", ok=True, events=events).summary()
+    assert summary["orders_refused"] == {"build: no_resources": 2}
+    assert "orders_refused" not in SimRun(seed=0, policy="reference", ok=True, events=events[2:]).summary()
