@@ -220,6 +220,8 @@ class Conditions:
         Shared conditions (last_survivor, rank_by_score) report "won" / "lost" once resolved.
         """
         out: dict[str, str] = {}
+        if team not in self.teams:      # a neutral side has no stake in any condition
+            return out
         allies = self.teams[team].allies
         for i, (cond, st) in enumerate(zip(self.conditions, self.states)):
             owner = getattr(cond, "team", None)

@@ -92,10 +92,12 @@ class Simulation:
         for t, color in zip(cfg.teams, assign_team_colors(t.color for t in cfg.teams)):
             self.teams[t.id] = TeamState(t.id, t.name, color, frozenset(allies[t.id]),
                                          metal=t.resources.metal, energy=t.resources.energy)
+        # neutral sides are nobody's enemy and play no part in how the game ends (see Team.neutral)
+        self.neutral = frozenset(t.id for t in cfg.teams if t.neutral)
         self.hostile = np.zeros((SIDES, SIDES), dtype=bool)
         for a in self.teams:
             for b in self.teams:
-                self.hostile[a, b] = b not in self.teams[a].allies
+                self.hostile[a, b] = b not in self.teams[a].allies and not {a, b} & self.neutral
             self.hostile[a, ENVIRONMENT] = self.hostile[ENVIRONMENT, a] = True
         self.eliminated: set[int] = set()
         self.rule_fed: set[int] = set()     # sides a rule spawned units for: their rules decide when they are out
@@ -110,7 +112,7 @@ class Simulation:
         self.construction = Construction(self.world, self.spawn)
         self.production = Production(self.world, self.spawn, self.free_spot)
         rule_driven = frozenset(t.id for t in cfg.teams if t.controller.type != "agent") if cfg.rules else frozenset()
-        self.conditions = Conditions(cfg.conditions, self.world, self.teams, self.rule_fed, rule_driven)
+        self.conditions = Conditions(cfg.conditions, self.world, self.competitors, self.rule_fed, rule_driven)
         self.behaviours = {t.id: make_behaviour(t.controller, t.id) for t in cfg.teams}
         self.policies = dict(policies or {})
         for team in self.policies:           # a policy replaces the team's built-in AI
@@ -363,6 +365,11 @@ class Simulation:
         self._created.clear()
 
     # --- ending -----------------------------------------------------------------------------------
+    @property
+    def competitors(self) -> dict[int, TeamState]:
+        """The sides that can win or lose: every team but the neutral ones."""
+        return {t: s for t, s in self.teams.items() if t not in self.neutral}
+
     def _alliance(self, team: int) -> list[int]:
         return sorted(self.teams[team].allies)
 
@@ -375,13 +382,14 @@ class Simulation:
             if v.kind == "win":
                 winners = [t for t in self._alliance(v.team) if t not in self.eliminated]
                 if winners:     # a side that is out cannot win: the others play on
-                    self._finish(winners, [t for t in sorted(self.teams) if t not in winners], v.reason, by)
+                    self._finish(winners, [t for t in sorted(self.competitors) if t not in winners], v.reason, by)
             elif v.kind == "rank":
                 first = [t for t, r in v.ranks.items() if r == 1]
                 winners = sorted({a for t in first for a in self._alliance(t)})
-                self._finish(winners, [t for t in sorted(self.teams) if t not in winners], v.reason, by, ranks=v.ranks)
+                self._finish(winners, [t for t in sorted(self.competitors) if t not in winners], v.reason, by,
+                             ranks=v.ranks)
             elif v.kind == "draw":
-                self._finish([], sorted(self.teams), v.reason, by)
+                self._finish([], sorted(self.competitors), v.reason, by)
             elif v.kind in ("lose", "out"):
                 out = (set(self._alliance(v.team)) if v.kind == "lose" else {v.team}) - self.eliminated
                 if not out:
@@ -389,7 +397,7 @@ class Simulation:
                 self.eliminated |= out
                 for t in sorted(out):
                     self.trace.add(self.time, "lose", team=t, reason=v.reason)
-                left = {self.teams[t].allies for t in self.teams if t not in self.eliminated}
+                left = {self.teams[t].allies for t in self.competitors if t not in self.eliminated}
                 if len(left) <= 1:
                     winners = sorted(t for t in next(iter(left)) if t not in self.eliminated) if left else []
                     self._finish(winners, sorted(self.eliminated), v.reason, by)

@@ -7,8 +7,8 @@ from typing import Any
 from genesis.models import GDD
 
 
-def assemble_level(gdd: GDD, rules: list[dict[str, Any]]) -> dict[str, Any]:
-    """The level from the GDD; `rules` are the stage-3 rules as {id, params}."""
+def level_teams(gdd: GDD) -> list[dict[str, Any]]:
+    """The GDD's teams as the level's `teams` entries."""
     teams = []
     for t in gdd.teams:
         units = []
@@ -23,13 +23,19 @@ def assemble_level(gdd: GDD, rules: list[dict[str, Any]]) -> dict[str, Any]:
             units.append(entry)
         teams.append({"id": t.id, "name": t.name, "allies": t.allies,
                       "controller": t.controller.model_dump(mode="json"),
-                      "resources": {"metal": t.metal, "energy": t.energy}, "units": units})
+                      "resources": {"metal": t.metal, "energy": t.energy}, "units": units,
+                      **({"neutral": True} if t.role == "neutral" else {})})
+    return teams
+
+
+def assemble_level(gdd: GDD, rules: list[dict[str, Any]]) -> dict[str, Any]:
+    """The level from the GDD; `rules` are the stage-3 rules as {id, params}."""
     return {
         "schema_version": 1,
         "name": gdd.title,
         "description": gdd.agent_description,
         "map": gdd.map.model_dump(mode="json", exclude_none=True),
-        "teams": teams,
+        "teams": level_teams(gdd),
         "rules": [{"id": r["id"], "script": f"rules/{r['id']}.lua", "params": r["params"]} for r in rules],
         "switches": {"fog_of_war": gdd.fog_of_war, "production": gdd.production, "time_limit": gdd.time_limit},
         "conditions": [c.model_dump(mode="json", exclude_none=True) for c in gdd.conditions],

@@ -239,8 +239,10 @@ class UnitPlacement(Doc):
 class TeamPlan(Doc):
     id: int = Field(description="team id; 0 is the player")
     name: str = Field(description="display name")
-    role: Literal["player", "enemy", "ally"] = Field(description="player (team 0, the agent under test), enemy, or "
-                                                                 "ally of the player")
+    role: Literal["player", "enemy", "ally", "neutral"] = Field(description=(
+        "player (team 0, the agent under test), enemy, ally of the player, or neutral: a side no one fights "
+        "(civilians, neutral buildings; controller ai or none, no allies): only splash, hazards and rules hurt its "
+        "units, and it never wins, loses or keeps a game going"))
     controller: Controller = Field(description="who gives this team's units orders (see Controllers)")
     allies: list[int] = Field(default_factory=list, description="ids of allied teams (alliances are symmetric: "
                                                                 "listing the ally on one of the two teams is enough)")

@@ -35,6 +35,14 @@ def allied_ids(sim, team: int) -> np.ndarray:
     return idx[np.isin(w.team[idx], [t for t in allies if t != team])]
 
 
+def visible_neutral_ids(sim, team: int) -> np.ndarray:
+    """Living units of neutral sides `team` can see now (no one fights them: only splash and rules hurt them)."""
+    if not sim.neutral:
+        return np.zeros(0, dtype=np.int64)
+    idx = sim.visible_units(team)
+    return idx[np.isin(sim.world.team[idx], sorted(sim.neutral))]
+
+
 def _r(v: float) -> float:
     return round(float(v), 1)
 
@@ -105,6 +113,7 @@ def observe(sim, team: int, squads: SquadManager | None = None, messages: list[s
         "enemies": [unit_entry(sim, i, with_team=True) for i in near.tolist()],
         "enemy_counts": dict(sorted(enemy_counts.items())),
         "allies": [unit_entry(sim, i, with_team=True) for i in allied_ids(sim, team).tolist()],
+        "neutral": [unit_entry(sim, i, with_team=True) for i in visible_neutral_ids(sim, team).tolist()],
         "messages": list(messages or []),
         "last_action_errors": list(last_errors or []),
         "invalid_actions": dict(sorted((invalid_counts or {}).items())),
@@ -161,6 +170,9 @@ def render_text(obs: dict) -> str:
         lines.append("visible enemies: none")
     if obs["allies"]:
         lines.append(f"allied units: {_group(obs['allies'])}")
+    if obs.get("neutral"):
+        lines.append(f"neutral units ({_group(obs['neutral'])}; no one fights them, but splash hurts them):")
+        lines += [f"  {_unit_line(u)}" for u in obs["neutral"]]
     if obs["messages"]:
         lines.append("messages:")
         lines += [f"  {m}" for m in obs["messages"]]

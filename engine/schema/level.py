@@ -166,6 +166,10 @@ class Team(Strict):
     resources: Resources = Field(default_factory=Resources, description="starting metal and energy")
     units: list[StartUnit] = Field(default_factory=list, description="start units, placed at t=0")
     color: str | None = Field(None, description="#rrggbb; a default palette is used when absent")
+    neutral: bool = Field(False, description=(
+        "a side no one fights (civilians, neutral buildings): no team is hostile to it nor it to any team, so "
+        "only splash, hazards and rules hurt its units; it never wins, loses or keeps a game going, and agents see "
+        "its units as neutral"))
 
 
 # --- rules ---------------------------------------------------------------------------------------
@@ -266,10 +270,16 @@ class LevelConfig(Strict):
         if len(set(ids)) != len(ids):
             raise ValueError(f"teams: duplicate team ids {ids}")
         known = set(ids)
+        neutral = {t.id for t in self.teams if t.neutral}
         for i, team in enumerate(self.teams):
             for ally in team.allies:
                 if ally not in known:
                     raise ValueError(f"teams.{i}.allies: unknown team {ally}")
+                if {ally, team.id} & neutral:
+                    raise ValueError(f"teams.{i}.allies: a neutral team has no allies (team {ally})")
+            if team.neutral and (team.id == 0 or team.controller.type == "agent"):
+                raise ValueError(f"teams.{i}: a neutral team is not a player: not team 0, and an ai or none "
+                                 "controller")
         for i, cond in enumerate(self.conditions):
             team = getattr(cond, "team", None)
             if team is not None and team not in known:

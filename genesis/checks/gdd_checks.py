@@ -40,6 +40,10 @@ def schema(ctx: CheckContext) -> tuple[bool, str]:
                 problems.append(f"team {t.id}: {u.type} at ({u.x:g}, {u.y:g}) is off the {m.width}x{m.height} map")
     if not any(t.role == "player" for t in gdd.teams):
         problems.append("no player team")
+    allied = {a for t in gdd.teams for a in t.allies} | {t.id for t in gdd.teams if t.allies}
+    for t in gdd.teams:
+        if t.role == "neutral" and (t.id == 0 or t.controller.type == "agent" or t.id in allied):
+            problems.append(f"team {t.id}: a neutral team is not team 0, has an ai or none controller and no allies")
     problems += reinforce_problems(gdd, units) + produce_problems(gdd)
     if m is not None and not problems:
         problems += placement_problems(gdd, m)

@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from engine.maps import load_map
+from genesis.level_assembly import level_teams
 from genesis.models import GDD, RuleArtifact
 
 SMOKE_SECONDS = 240.0
@@ -33,10 +34,7 @@ def _raiding_team(gdd: GDD) -> dict[str, Any]:
 
 
 def smoke_level(gdd: GDD) -> dict[str, Any]:
-    teams = [{"id": t.id, "name": t.name, "allies": t.allies, "controller": t.controller.model_dump(mode="json"),
-              "resources": {"metal": t.metal, "energy": t.energy},
-              "units": [u.model_dump(mode="json", exclude_none=True) for u in t.units]} for t in gdd.teams]
-    teams.append(_raiding_team(gdd))
+    teams = [*level_teams(gdd), _raiding_team(gdd)]
     return {"name": f"smoke test of {gdd.title}", "description": "smoke test", "teams": teams,
             "map": gdd.map.model_dump(mode="json", exclude_none=True),
             "switches": {"fog_of_war": gdd.fog_of_war, "production": gdd.production,

@@ -46,6 +46,18 @@ def test_observation_lists_own_units_enemies_factories_and_errors(level):
         assert needle in text
 
 
+def test_neutral_units_are_listed_apart_from_enemies_and_allies(arena, h):
+    teams = [h.team(0, [{"type": "light_tank", "x": 4.5, "y": 4.5}]),
+             h.team(1, [{"type": "light_bot", "x": 26.5, "y": 10.5}], controller={"type": "ai", "behaviour": "hold"}),
+             h.team(2, [{"type": "metal_storage", "x": 10.5, "y": 20.5, "tag": "village"}], controller={"type": "none"},
+                    neutral=True)]
+    sim = Simulation(load_level(h.level_dict(teams), base_dir=arena), seed=0)
+    iface = AgentInterface(0)
+    obs = iface.observe(sim)
+    assert [u["type"] for u in obs["neutral"]] == ["metal_storage"] and obs["enemy_counts"] == {"light_bot": 1}
+    assert not obs["allies"]
+    assert "neutral units (1 metal_storage; no one fights them, but splash hurts them):" in iface.text(sim)
+
 def test_fog_hides_enemies_out_of_sight(arena, h):
     teams = [h.team(0, [{"type": "light_tank", "x": 4.5, "y": 4.5}]),
              h.team(1, [{"type": "light_bot", "x": 28.5, "y": 28.5}], controller={"type": "ai", "behaviour": "hold"})]

@@ -78,3 +78,35 @@ def test_rank_by_score_at_time_limit(arena, h):
 def test_run_until_stops_early(arena, h):
     res = run(arena, h, [h.team(0, []), h.team(1, [])], [], until=2)
     assert res.ended_by == "until" and res.duration == 2.0
+
+
+NEUTRAL = {"controller": {"type": "none"}, "neutral": True}
+
+
+def test_a_neutral_side_is_nobodys_enemy_and_has_no_part_in_how_the_game_ends(arena, h):
+    # the shooters stand beside a neutral bot and a storage: nobody fires on them, and once the enemy's tower
+    # is gone the player is the last side standing though the neutral units live on
+    civilians = [{"type": "light_bot", "x": 12, "y": 10, "tag": "civ"}, {"type": "metal_storage", "x": 9.5, "y": 13.5}]
+    teams = [h.team(0, SHOOTERS), h.team(1, [{"type": "radar_tower", "x": 13.5, "y": 10.5}],
+                                         {"type": "ai", "behaviour": "idle"}),
+             h.team(2, civilians, **NEUTRAL)]
+    res = run(arena, h, teams, [{"kind": "last_survivor"}])
+    assert res.ended_by == "condition" and res.winners == [0] and res.losers == [1]
+    assert not [e for e in res.trace if e["event"] == "death" and e["team"] == 2]
+    assert res.team_stats[2]["damage_received"] == 0 and res.team_stats[2]["objectives"] == {}
+    # a condition may still be about neutral units: the player loses when the civilians it guards die
+    guarded = run(arena, h, [h.team(0, []), h.team(1, SHOOTERS, {"type": "ai", "behaviour": "idle"}),
+                             h.team(2, civilians, **NEUTRAL)],
+                  [{"kind": "protect_target", "team": 0, "target": {"tag": "civ"}}], time_limit=5)
+    assert guarded.ended_by == "time_limit" and guarded.winners == [] and 2 not in guarded.losers
+
+
+def test_a_neutral_side_is_never_the_player_nor_anyones_ally(arena, h):
+    import pytest
+    from engine.errors import EngineError
+
+    for teams in ([h.team(0, SHOOTERS, neutral=True), h.team(1, [])],
+                  [h.team(0, SHOOTERS, allies=[2]), h.team(2, [], **NEUTRAL)],
+                  [h.team(0, SHOOTERS), h.team(2, [], neutral=True)]):
+        with pytest.raises((EngineError, ValueError), match="neutral team"):
+            run(arena, h, teams, [])
