@@ -199,9 +199,9 @@ def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]
         expects["raid_size"] = [{"event": "rule_log", "where": {"name": "group_spawned", "fields.count": c.raid_size},
                                  "min": 2}]
     if c.theft:
-        # every raid moves the player's metal to the raiders (nothing when the player has none left)
-        expects["theft"] = [{"event": "resources_transferred", "where": {"from": site.player, "to": site.enemy},
-                             "min": 2}]
+        # raids carry the amount asked off to the raiders: a transfer of nothing (the player had none) shows no theft
+        expects["theft"] = [{"event": "resources_transferred", "where": {"from": site.player, "to": site.enemy,
+                                                                          "metal": c.theft}, "min": 2}]
     if c.raid_target_type:
         expects["raid_target"] = [
             {"event": "rule_log", "where": {"name": "attack_ordered", "fields.wanted": c.raid_target_type,

@@ -468,6 +468,14 @@ def _protect(c: Concepts, units: list[UnitPlacement], home: tuple[float, float],
     return units, [comp], expects
 
 
+def _stock_to_steal(c: Concepts) -> float:
+    """Metal a defender with no economy starts with when raids steal it: enough for every raid of the game to
+    carry off the amount asked (with none, every theft would take nothing)."""
+    if not (c.theft and c.wave_interval):
+        return 0
+    return c.theft * (math.ceil((c.time_limit or 0) / c.wave_interval) + 1)
+
+
 def _composed(c: Concepts, site: Site, comps: list[RuleComponent], expects: Expects) -> list[RuleComponent]:
     """Adds the recipe components of the families no library rule covers; a component of ours whose
     requirements a composed one serves is replaced by it, so no attack is built twice."""
@@ -972,7 +980,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     variation = V.variation(varies, probes, fixed_by=fixed, knob=knob)
     teams = [
         TeamPlan(id=PLAYER, name="Defenders", role="player", controller={"type": "agent"}, units=player_units,
-                 metal=0, energy=0),
+                 metal=_stock_to_steal(c), energy=0),
         TeamPlan(id=ENEMY, name="Attackers", role="enemy", controller={"type": "ai", "behaviour": "idle"},
                  units=enemy_base),
     ]

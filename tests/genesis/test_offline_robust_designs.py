@@ -67,3 +67,11 @@ def test_a_race_attacked_from_a_named_side_keeps_its_start_across_the_map_from_t
     assert home.x < m.width / 3                     # the base stands in the west, so the attack crosses the map
     assert all(c.library_rule != "seeded_layout" for c in gdd.rule_components)   # its start is not drawn
     assert gdd.variation.fixed_by                   # a fixed drill the request itself states
+
+
+def test_raids_that_steal_metal_have_metal_to_steal_and_are_evidenced_by_the_amount_taken():
+    brief, gdd = _design("Raiders hit your metal extractors every 90 seconds from a random side and each raid steals "
+                         "100 metal; keep two extractors alive until 7:00.")
+    assert gdd.teams[0].metal >= 100 * 5                    # every raid of the game finds 100 to carry off
+    (theft,) = [r for r in gdd.requirements if r.id == "theft"]
+    assert theft.expect[0].where["metal"] == 100            # a transfer of nothing is no theft
