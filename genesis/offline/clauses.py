@@ -226,7 +226,17 @@ def _thin(text: str, a: int, b: int, hits: list[Hit], archetype: str) -> str:
     # a clause read only for its time ("reduce it to rubble before 8:30") says more than how long the game is
     if unread and {h.key for h in hits if h.key not in _WEAK} <= _TIMING:
         return " ".join(unread)
+    # a comparison no reading took in ("every push is meaner than the last", "the second wave is tougher") says
+    # how the attacks differ: without it the clause is not built as asked
+    compared = [m for m in _COMPARED.finditer(text[a:b])
+                if not any(h.start < a + m.end() and a + m.start() < h.end for h in hits)]
+    if compared:
+        return " ".join(m.group(0) for m in compared)
     return ""
+
+
+_COMPARED = re.compile(r"\b(?:[a-z]+er|more\s+[a-z]+|worse)\s+than\s+(?:the\s+)?(?:last|previous|one\s+before(?:\s+it)?|"
+                       r"first|before|ever)\b")
 
 
 _TIMING = {"time_limit", "deadline"}

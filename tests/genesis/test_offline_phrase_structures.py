@@ -118,3 +118,12 @@ def test_a_unit_sent_from_corner_to_corner_in_any_verb_form_is_an_escort_never_a
                             "along the way. If he dies, that's a loss; if he hasn't arrived by 4:00, that's a loss too.")
     assert brief.concepts.deadline == 240
     assert all(s == "honoured" for s in said.values()), said
+
+
+def test_a_comparison_between_attacks_no_reading_takes_in_leaves_its_clause_partial():
+    brief, said = _statuses("Waves hit my base from the west then the east, and every push is meaner than the last. "
+                            "Survive for 5 minutes.")
+    (meaner,) = [c for c in brief.clauses if "meaner" in c.text]
+    assert meaner.status == "partial" and "meaner than the last" in meaner.why
+    _, read_in = _statuses("Hold for 5 minutes against raids from the north; each raid is tougher than the one before.")
+    assert read_in["each raid is tougher than the one before"] == "honoured", read_in
