@@ -62,6 +62,24 @@ def shipped_design(state: dict) -> dict[str, Any] | None:
             "level_changes": level_changes(gdd, level) if gdd else []}
 
 
+def audited_sources(rules: list, level: dict) -> list[str]:
+    """What of each rule's script the clause audit reads as the level's content: a rule written for this
+    scenario whole; a reused library rule only through the defaults of the params the level leaves unset (its
+    source names every type it could spawn, the level's params choose the one it does)."""
+    set_params = {r.get("id"): set((r.get("params") or {})) for r in level.get("rules") or [] if isinstance(r, dict)}
+    out = []
+    for r in rules:
+        if not r.reused_from:
+            out.append(r.source)
+            continue
+        declared = (r.meta or {}).get("params") or {}
+        defaults = [spec.get("default") for name, spec in declared.items()
+                    if isinstance(spec, dict) and name not in set_params.get(r.id, set())]
+        out.append(" ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in defaults
+                            if isinstance(d, (str, int, float)) and not isinstance(d, bool)))
+    return out
+
+
 def clause_records(state: dict, certificate: dict | None = None) -> list[dict[str, Any]]:
     """The brief's clauses, each with the evidence status of the requirements that check it. A clause the
     brief calls honoured whose requirement failed in the validation runs is on record as partial: the
@@ -73,7 +91,7 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
     text = {r.id: r.text for r in brief.requirements} if brief else {}
     delivered = state.get("status") in PLAYS or not brief or not brief.is_game
     level = state.get("level") if delivered else None
-    facts = clause_audit.LevelFacts.of(level, [r.source for r in state.get("rules") or []]) if level else None
+    facts = clause_audit.LevelFacts.of(level, audited_sources(state.get("rules") or [], level)) if level else None
     missed = _missed_difficulty(state, certificate) if delivered else []
     out = []
     for c in (brief.clauses if brief else []):

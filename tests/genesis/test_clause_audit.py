@@ -174,3 +174,21 @@ def test_a_group_word_after_the_unit_counts_and_own_sight_means_fog():
     facts = A.LevelFacts.of(level, [])
     assert A.missing("a light tank trio and nothing else", facts) == ["3 light tank named, the level has 1 light tank"]
     assert A.missing("your squad's own sight is all you get", facts) == ["fog of war is off in the level"]
+
+
+def test_a_reused_library_rule_counts_only_the_defaults_the_level_leaves_unset():
+    from genesis.models import RuleArtifact
+    from genesis.pipeline.finalize import audited_sources
+
+    meta = {"params": {"unit_type": {"type": "string", "default": "raider_bot"},
+                       "size": {"type": "int", "default": 3}}}
+    source = 'local t = param("unit_type", "raider_bot") -- spawns raider_bot unless told otherwise'
+    reused = RuleArtifact(id="raids", source=source, params={}, tests=[], meta=meta, reused_from="periodic_raids")
+    told = {"rules": [{"id": "raids", "script": "rules/raids.lua", "params": {"unit_type": "light_bot"}}],
+            "teams": []}
+    facts = A.LevelFacts.of(told, audited_sources([reused], told))
+    assert A.missing("raider bots harass", facts) == ["no raider bots in the level"]
+    left_default = {"rules": [{"id": "raids", "script": "rules/raids.lua", "params": {}}], "teams": []}
+    assert A.missing("raider bots harass", A.LevelFacts.of(left_default, audited_sources([reused], left_default))) == []
+    written = reused.model_copy(update={"reused_from": None})     # a rule written for the level is read whole
+    assert A.missing("raider bots harass", A.LevelFacts.of(told, audited_sources([written], told))) == []
