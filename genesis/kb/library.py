@@ -25,7 +25,7 @@ def signature(concepts: dict | Concepts) -> str:
     a concept added later counts as soon as it exists. Order-free lists are compared sorted."""
     c = concepts if isinstance(concepts, Concepts) else Concepts.model_validate(concepts)
     d = c.model_dump(mode="json")
-    d["wave_times"] = sorted(c.wave_times)
+    d["wave_times"] = sorted(float(t) for t in c.wave_times)   # 180 and 180.0 are the same moment
     d["target_composition"] = dict(sorted(c.target_composition.items()))
     return json.dumps(d, sort_keys=True)
 

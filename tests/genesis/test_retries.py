@@ -81,11 +81,17 @@ def test_each_rule_writer_sees_only_its_own_rejected_rule_and_not_twice():
 
 
 def test_guidance_given_with_an_advance_reaches_the_next_stage():
-    passed = Verdict(stage="gdd", passed=True)
+    # a reviewer's word on a passing stage is passed on by the PM
+    passed = Verdict(stage="gdd", passed=True, feedback=["the raids could reuse the library's rule"])
     pm = ScriptedPM(MetaFeedback(decision="advance", target_stage="rules", guidance=["reuse periodic_raids"]))
     update = _nodes(pm).gate("gdd")({"run_id": "r", "query": "q", "verdicts": {"gdd": passed},
                                       "attempts": {"gdd": 2}, "iterations": 2})
     assert update["guidance"] == {"rules": ["reuse periodic_raids"]} and update["attempts"] == {"gdd": 3, "rules": 0}
+    # with nothing flagged the stage advances without asking the PM
+    quiet = ScriptedPM()
+    update = _nodes(quiet).gate("gdd")({"run_id": "r", "query": "q", "verdicts": {"gdd": Verdict(stage="gdd", passed=True)},
+                                        "attempts": {"gdd": 2}, "iterations": 2})
+    assert not quiet.seen and update["route"] == "write_rules" and "no PM call" in update["decisions"][0]["reason"]
 
 
 def test_the_total_budget_stops_the_run_and_is_reported_within_its_cap():
