@@ -2285,7 +2285,8 @@ def _raids(r: Reading) -> None:
         for h in r.hits:
             if h.key == "unsupported_goal" and theft.start() <= h.start < theft.end():
                 h.key, h.problem = "theft", ""
-        r.hit(theft, "theft")
+        # the raid carries the metal off as it sets out: one beaten before it arrives has still taken it
+        r.hit(theft, "theft", "each raid takes the metal as it sets out, whether or not it reaches what it raids")
     if c.archetype == "defense" and c.raids:
         c.archetype = "raids"
 
