@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 
 from engine.catalog import load_catalog
+from engine.engagement import worth_table
 from genesis.models import Concepts, RuleComponent
 from genesis.offline import geometry as G
 from genesis.offline import variation as V
@@ -75,12 +76,21 @@ def attack_size(strength: float) -> int:
     return _size(3, strength)
 
 
+def attack_units(c: Concepts, strength: float) -> dict[str, int]:
+    """Each timed attack of a production race: the unit the request names for it ("enemy assault bots attack
+    at minute 5"), as many as are worth the light bots of attack_size by the engine's fight-worth table (at least
+    two of a type the request names in the plural)."""
+    kind = c.wave_units[0] if c.wave_units else "light_bot"
+    worth = float(worth_table()["types"].get(kind, {}).get("worth", 1.0)) or 1.0
+    return {kind: max(2 if c.wave_units else 1, round(attack_size(strength) / worth))}   # units named: more than one
+
+
 def _enemy_attack(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
     times = sorted(c.wave_times)
     # half a second early: when a stated time is also the race's deadline, the attack is on the map
     # before the deadline ends the game in the same instant
     spawn_times = [max(0.0, t - EARLY) for t in times]
-    units = {"light_bot": attack_size(site.strength)}
+    units = attack_units(c, site.strength)
     late = attack_jitter(c, site)
     # one step for every time: the shape (and so the composed rule) is the same however many attacks;
     # the units are tagged so the race's goal can wait until they are beaten; each attack comes from
@@ -97,7 +107,8 @@ def _enemy_attack(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, lis
     comp = _component("enemy_attack", f"timed enemy attacks at {', '.join(f'{t:g}' for t in times)} s on the "
                       "player's base during the production race; logs group_spawned and attack_ordered",
                       {"steps": steps}, served)
-    expects = [V.late_window(_spawns_at(t, site.enemy, min=units["light_bot"]), late) for t in times]
+    count = next(iter(units.values()))
+    expects = [V.late_window(_spawns_at(t, site.enemy, min=count), late) for t in times]
     expects.append({"event": "rule_log", "where": {"name": "attack_ordered", "fields.ok": True}, "min": len(times)})
     found = {"enemy_attack": expects}
     if "raids" in served:

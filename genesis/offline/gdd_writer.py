@@ -1258,7 +1258,7 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # an attack can come long before a slow target is out (heavy tanks need a tech chain): a guard
         # that is an even match for one attack keeps the builders alive while it still costs the economy
         start.append(UnitPlacement(type=guard_type, count=_guard_against(
-            {"light_bot": composed_designs.attack_size(strength)}, margin=1.0, unit_type=guard_type)))
+            composed_designs.attack_units(c, strength), margin=1.0, unit_type=guard_type)))
     placed = _spread(m, start, home, [])
     placed, protect, protect_expects = _protect(c, placed, home, m, [(u.x, u.y) for u in placed])
     comps += protect

@@ -75,3 +75,11 @@ def test_raids_that_steal_metal_have_metal_to_steal_and_are_evidenced_by_the_amo
     assert gdd.teams[0].metal >= 100 * 5                    # every raid of the game finds 100 to carry off
     (theft,) = [r for r in gdd.requirements if r.id == "theft"]
     assert theft.expect[0].where["metal"] == 100            # a transfer of nothing is no theft
+
+
+def test_a_race_attacked_by_named_units_is_attacked_by_them_and_guarded_against_them():
+    _, gdd = _design("Build 6 light tanks and 4 rocket bots before minute 7; the enemy attacks at minute 5 with assault "
+                     "bots.")
+    (attack,) = [c for c in gdd.rule_components if c.id == "enemy_attack"]
+    spawned = next(v for k, v in attack.params.items() if k.endswith("_units"))
+    assert list(spawned) == ["assault_bot"] and spawned["assault_bot"] >= 2     # named in the plural
