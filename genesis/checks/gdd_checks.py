@@ -63,11 +63,12 @@ def reinforce_problems(gdd, units) -> list[str]:
         return [f"strategy_params.reinforce: unknown unit type(s) {unknown}"]
     if not gdd.production:
         return [f"strategy_params.reinforce {kinds} produces nothing with production false"]
-    player = [u.type for t in gdd.teams if t.id == 0 for u in t.units]
-    factories = sorted({t for t in player if units[t].speed == 0 and any(k in units[t].builds for k in kinds)})
-    if factories:
+    def makes(type_id: str) -> bool:     # a building (factories stand still) that produces one of the kinds
+        return units[type_id].speed == 0 and any(k in units[type_id].builds for k in kinds)
+
+    if any(u.type in units and makes(u.type) for t in gdd.teams if t.id == 0 for u in t.units):
         return []
-    makers = sorted({key for key, u in units.items() if u.speed == 0 and any(k in u.builds for k in kinds)})
+    makers = sorted(key for key in units if makes(key))
     return [f"strategy_params.reinforce {kinds}: team 0 starts with no factory that makes them, so the reference "
             f"produces nothing (factories that do: {', '.join(makers) or 'none'}; a builder or commander is never "
             "ordered to build one under this strategy)"]

@@ -42,7 +42,10 @@ _GENERIC = _FILLER | {"enemy", "enemies", "the", "your", "my", "our", "against",
 # Words that say the family itself ("scout first, then defend:" in a raid defence): the scenario, nothing more.
 _DEFEND = {"defend", "defence", "defense", "hold", "survive", "protect"}
 _FAMILY_WORDS = {"defense": _DEFEND, "raids": _DEFEND, "siege": {"attack", "assault", "siege"},
-                 "capture": {"capture", "take", "seize"}, "escort": {"escort", "arrive", "arrived", "arrives", "arrival", "reach", "reached", "reaches", "hasn't", "haven't", "isn't"}, "recon": {"scout", "search", "find"},
+                 "capture": {"capture", "take", "seize"},
+                 "escort": {"escort", "arrive", "arrived", "arrives", "arrival", "reach", "reached", "reaches", "hasn't",
+                            "haven't", "isn't"},
+                 "recon": {"scout", "search", "find"},
                  "micro": {"fight", "skirmish"}, "ffa": {"fight", "brawl"}, "teams": {"fight"}}
 
 # Which requirements evidence what a recognised phrase asks for (those the brief has).
