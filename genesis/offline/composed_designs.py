@@ -137,7 +137,8 @@ def ground_raider(c: Concepts) -> str:
     return "raider_bot" if "raider" in c.unit_kinds else "light_bot"
 
 
-def _raider(c: Concepts) -> str:
+def raider_type(c: Concepts) -> str:
+    """The unit every raid is made of: bombers for raids by air, else the ground raider."""
     return AIR_RAIDER if c.air and not c.ground else ground_raider(c)
 
 
@@ -149,7 +150,7 @@ def _sectors(site: Site, fronts: list[str]) -> int:
 
 def _raids(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:
     interval = c.wave_interval
-    raider = _raider(c)
+    raider = raider_type(c)
     air = raider == AIR_RAIDER
     # one bomber already destroys a building; a raid the request counts is that many
     units = {raider: c.raid_size or _size(1 if air else 2, site.strength)}

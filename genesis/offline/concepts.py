@@ -887,6 +887,11 @@ _ANY_KIND = {"bot", "bots", "tank", "tanks", "vehicle", "vehicles", "unit", "uni
              "aircraft", "planes", "armour", "armor"}
 
 
+# "all your assault bots", "my four rocket bots", "the player's 3 light tanks": the player's units, never an attack's
+_PLAYERS_OWN = re.compile(r"\b(?:your|my|our|the\s+player'?s)\s+(?:(?:own|all|\d+|" + "|".join(V.NUMBER_WORDS)
+                          + r")\s+){0,2}$")
+
+
 def attack_unit_names(r: Reading, start: int = 0, end: int | None = None) -> list[tuple[int, str]]:
     """(offset in the normalised text, the name) of each mobile roster unit named in text[start:end] that is
     not the player's, a target or an army of a side: the units the enemy's attacks are made of."""
@@ -897,6 +902,7 @@ def attack_unit_names(r: Reading, start: int = 0, end: int | None = None) -> lis
     return [(start + m.start(1), m.group(1))
             for m in re.finditer(r"(?<![\w-])" + _unit_pattern("mobile"), text)
             if m.group(1) not in _ANY_KIND and not any(a <= start + m.start(1) < b for a, b in other)
+            and not _PLAYERS_OWN.search(r.text[:start + m.start(1)])
             and (m.group(1) not in ("scout", "scouts") or re.search(NAMED_UNIT + "$", text[:m.start(1)]))]
 
 
@@ -1262,12 +1268,14 @@ def _keep_count(r: Reading) -> None:
             r.hit(m, "keep_count")
             return
     # lost only when every one is: "I lose if all 3 storages are gone", "you only lose once every factory is destroyed"
-    all_gone = re.search(r"\b(?:lose|lost|defeat(?:ed)?)\s+(?:only\s+)?(?:if|when|once|after)\s+(?:all|every|each)\s+"
-                         r"(?:(?:of\s+)?(?:the|your|my|our)\s+)?(?:" + _NUM + r"\s+)?(?:[\w-]+\s+){0,2}?" + noun
-                         + r"\s+(?:(?:are|is|have\s+been|has\s+been|get|gets)\s+)?(?:gone|destroyed|lost|dead|down|razed|"
-                         r"wrecked|fallen|taken\s+out)\b", text)
+    # ... or with the condition first: "if both of your metal storages are destroyed, you lose"
+    every_one = (r"(all|every|each|both)\s+(?:(?:of\s+)?(?:the|your|my|our)\s+)?(?:" + _NUM + r"\s+)?(?:[\w-]+\s+){0,2}?"
+                 + noun + r"\s+(?:(?:are|is|have\s+been|has\s+been|get|gets)\s+)?(?:gone|destroyed|lost|dead|down|"
+                 r"razed|wrecked|fallen|taken\s+out)\b")
+    all_gone = re.search(r"\b(?:lose|lost|defeat(?:ed)?)\s+(?:only\s+)?(?:if|when|once|after)\s+" + every_one, text) \
+        or re.search(r"\b(?:if|when|once|after)\s+(?:only\s+)?" + every_one + r"[^.;]{0,25}?\b(?:" + _FAILED + r")\b", text)
     if all_gone and not re.search(_unit_pattern("mobile"), all_gone.group(0)):
-        counted = int(number(all_gone.group(1))) if all_gone.group(1) else None
+        counted = int(number(all_gone.group(2))) if all_gone.group(2) else 2 if all_gone.group(1) == "both" else None
         c.objectives = max(counted or c.objectives or 2, 2)
         c.keep_objectives = 1
         r.hit(all_gone, "keep_count")
@@ -1367,7 +1375,10 @@ _PLAYERS_SIDES = (r"\s+(?:want|wants|need|needs|covet|claim|contest|fight|race|s
 # each wave counted in turn: "waves of 4, 6 and then 9", "enemy waves of six, eight and then twelve", "waves 3/6/9/12"
 _SIZE_LIST = _NUM + r"(?:\s*,\s*(?:then\s+)?" + _NUM + r")*\s*,?\s*(?:and\s+then|and|then)\s+" + _NUM + r"(?![\w:])"
 _SLASH_LIST = r"\d+(?:\s*/\s*\d+)+(?![\w:/])"
-_WAVE_SIZES = re.compile(r"\bwaves?\s+(?:of\s+(?P<list>" + _SIZE_LIST + r")|(?:of\s+)?(?P<slashed>" + _SLASH_LIST + r"))")
+# "waves of 4, 6 and 8", "waves of 3/5/7", and the sizes said apart: "five waves ..., sizes 4, 6, 8, 10 and 12"
+_WAVE_SIZES = re.compile(r"\bwaves?\s+(?:of\s+(?P<list>" + _SIZE_LIST + r")|(?:of\s+)?(?P<slashed>" + _SLASH_LIST + r"))|"
+                         r"\bwaves?\b[^.;]{0,80}?\b(?:sizes?|sized|strengths?|numbering|counting|headcounts?)\s*"
+                         r"(?:of\s+|:\s*|=\s*)?(?P<apart>" + _SIZE_LIST + r"|" + _SLASH_LIST + r")")
 # every wave one size: "8 units each", "each wave 5 strong", "7-unit waves", "waves of 6 units"
 _ONE_SIZE = re.compile(r"(?<![\w:.])" + _NUM + r"\s+(?:units?|enem(?:y|ies)|attackers|hostiles)\s+(?:each|apiece|per\s+(?:wave|attack))\b|"
                        r"\beach\s+(?:wave|attack|one)\s+(?:is\s+|has\s+|of\s+)?" + _NUM + r"\s+(?:units?\s+)?(?:strong|units?)\b|"
@@ -1385,7 +1396,7 @@ def _wave_sizes(r: Reading) -> None:
     if m is None:
         _growing_from(r) or _one_size(r)
         return
-    said = re.findall(_NUM + r"(?![\w-])", m.group("list") or m.group("slashed"))
+    said = re.findall(_NUM + r"(?![\w-])", m.group("list") or m.group("slashed") or m.group("apart"))
     sizes = [int(number(n)) for n in said]
     if any(n < 1 or n != number(w) for n, w in zip(sizes, said)):
         r.hit(m, "wave_sizes", "a wave is counted in whole units, at least one")

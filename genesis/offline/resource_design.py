@@ -15,14 +15,15 @@ from __future__ import annotations
 import math
 
 from engine.catalog import load_catalog
+from engine.engagement import worth_table
 from genesis.models import GDD, Brief, Concepts, RuleComponent, TeamPlan, UnitPlacement
 from genesis.offline import geometry as G
+from genesis.offline.composed_designs import AIR_RAIDER, raider_type
 from genesis.offline import variation as V
 
 PLAYER, ENEMY = 0, 1
-RAID_TYPE, GUARD_TYPE = "light_bot", "light_tank"
-AIR_RAID_TYPE, AIR_GUARD_TYPE = "bomber", "aa_vehicle"   # raids by air ("bombers raid your solar collectors")
-RAIDERS = 2                   # raiders a party holds at enemy strength 1
+GUARD_TYPE, AIR_GUARD_TYPE = "light_tank", "aa_vehicle"   # the player's guard against raids on the ground, by air
+RAIDERS = 2                   # light bots' worth of raiders a party holds at enemy strength 1
 EDGE_SPAWNS = ("north", "east", "south", "west")
 RAID_INTERVAL = 75.0          # seconds between raids when the request names no interval
 START_METAL = 400.0           # metal the builders start with (an extractor and a solar collector or two)
@@ -179,9 +180,12 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
         # the start corner is drawn per game: raids come from the edges' middles, away from every corner
         edges = [n for n in EDGE_SPAWNS if n in sp] or G.pick_fronts(m, (m.width / 2, m.height / 2), 4)
         interval = c.wave_interval or float(min(RAID_INTERVAL, round(deadline / 4)))
-        by_air = c.air and not c.ground
-        raider, guard_type = (AIR_RAID_TYPE, AIR_GUARD_TYPE) if by_air else (RAID_TYPE, GUARD_TYPE)
-        party = _scaled(RAIDERS, strength)
+        # the raiders the request names ("raider bots harass your extractors"), as many as the usual party is
+        # worth; a party the request counts is that many
+        raider = raider_type(c)
+        guard_type = AIR_GUARD_TYPE if raider == AIR_RAIDER else GUARD_TYPE
+        worth = float(worth_table()["types"].get(raider, {}).get("worth", 1.0)) or 1.0
+        party = c.raid_size or max(1, round(_scaled(RAIDERS, strength) / worth))
         target = c.raid_target_type or "metal_extractor"
         params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 90.0), "sides": edges,
                   "size": party, "unit_type": raider, "target_type": target, "target_team": PLAYER,
@@ -221,7 +225,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
         expects["raid_domain"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": raider},
                                    "min": 1},
                                   {"event": "spawn", "where": {"source": "rule", "team": ENEMY,
-                                                               "type": ground if by_air else air}, "max": 0}]
+                                                               "type": ground if raider == AIR_RAIDER else air}, "max": 0}]
         expects["raid_target"] = [{"event": "rule_log", "where": {"rule": "periodic_raids", "name": "raid",
                                                                   "fields.target_type": params["target_type"]},
                                    "min": 1}]

@@ -10,7 +10,7 @@ from genesis.offline import vocabulary as V
 
 _NUM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
 _ITEM = _NUM + r"\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
-_LIST = r"((?:(?:and\s+|plus\s+)?" + _ITEM + r"(?:\s*,\s*|\s+and\s+|\s+plus\s+|\s*(?=[;.:,]|$)))+)"
+_LIST = r"((?:(?:and\s+|plus\s+)?" + _ITEM + r"(?:\s*,\s*|\s+and\s+|\s+plus\s+|\s*(?=[;.:,]|$)|(?=\s+(?:each|apiece)\b)))+)"
 _GETS = (r"(?:(?:starts?|starting|begins?|beginning)\s+(?:(?:out|off)\s+)?with|gets?|getting|has|have|having|is\s+given|"
          r"are\s+given|fields?|fielding|spawns?\s+with|receives?|receiving|commands?|commanding|brings?|bringing|"
          r"(?:is\s+|are\s+)?(?:given|handed|issued|allotted|dealt|equipped\s+with|armed\s+with))")
@@ -37,6 +37,14 @@ _THEIRS = re.compile(r"\b(?:(?:the\s+)?(?:\w+\s+)?(?:enemy|rival|opposing|hostil
                      r"(?:each|every)\s+(?:enemy|rival|opposing|hostile)\s+(?:ai\s+)?" + _SIDE + r")\s+" + _GETS
                      + r"\s+" + _LIST)
 
+# a list every side gets, said by "apiece" after it: "everyone starts equal: a commander and six light tanks apiece"
+_APIECE = re.compile(r"(?<![\w-])" + _LIST + r"\s*(?:apiece|each|for\s+(?:each|every)\s+(?:one|side|team|player|army))\b")
+_OWNED = re.compile(r"\b(?:you|your|my|i|me|we|our|us|enemy|enemies|their|they|them|rivals?|opponents?|hostiles?)\b")
+
+# ... with "each" after the list: "both enemy teams field 6 light tanks each"
+_THEIRS_EACH = re.compile(r"\b(?:the\s+)?(?:\w+\s+)?(?:enemy|rival|opposing|hostile)\s+(?:ai\s+)?" + _SIDE + r"\s+" + _GETS
+                          + r"\s+" + _LIST + r"(?=\s*(?:each|apiece)\b)")
+
 # a side is out once its commander(s) die
 _BY_COMMANDERS = re.compile(
     r"\blast\s+(?:team|side|army|player|alliance|one|faction|warlord)\s+with\s+(?:an?\s+)?(?:living|surviving|live)\s+"
@@ -58,8 +66,8 @@ _BY_COMMANDERS = re.compile(
     r"\b(?:kill|destroy|eliminate|take\s+out)\s+(?:all|every|each|both)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?enemy\s+"
     r"commanders?\b|"
     # "win when both enemy commanders are dead", "the last alliance with a commander still alive wins"
-    r"\b(?:all|both|every|each)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?enemy\s+commanders?\s+(?:are\s+|is\s+)?(?:dead|killed|"
-    r"destroyed|down|gone|fallen|eliminated)\b|"
+    r"\b(?:all|both|every|each)\s+(?:of\s+)?(?:(?:the\s+)?(?:\w+\s+)?enemy|their)\s+commanders?\s+(?:are\s+|is\s+)?(?:dead|"
+    r"killed|destroyed|down|gone|fallen|eliminated)\b|"
     r"\blast\s+(?:team|side|army|alliance|player|faction)\s+with\s+(?:an?\s+|its\s+|their\s+)?commanders?\s+(?:still\s+)?"
     r"(?:alive|standing|breathing|left)\b")
 # a side is out once every unit of it is destroyed
@@ -81,10 +89,22 @@ _BY_UNITS = re.compile(
     r"(?:units|troops|forces)\s+(?:loses|is\s+out|is\s+beaten)\b")
 
 
+# the same elimination said of the player's side: "and we lose if both of ours are", "and vice versa"
+_MIRRORED = re.compile(r"\b(?:we|you|i)\s+lose\s+(?:if|when|once)\s+(?:both|all|every\s+one|each)\s+of\s+(?:ours|mine|"
+                       r"yours|(?:our|my|your)\s+(?:own\s+)?(?:commanders?|units|teams?|sides?))\b(?:\s+(?:are|is|do|die|"
+                       r"dead|gone|killed|destroyed|wiped\s+out)\b)*|\b(?:and\s+)?vice\s+versa\b|"
+                       r"\bthe\s+same\s+(?:goes|holds|applies)\s+(?:for|to)\s+(?:us|you|me|our\s+side|your\s+side)\b")
+# all sides alike, said apart from the list: "everyone starts equal", "identical armies", "mirrored forces"
+_EQUAL = re.compile(r"\b(?:everyone|everybody|all\s+(?:sides|teams|players|armies)|each\s+side|both\s+sides)\s+"
+                    r"(?:starts?|begins?|is|are|gets?)\s+(?:out\s+)?(?:equal|even|the\s+same|identical|alike|on\s+equal\s+"
+                    r"footing)\b|\b(?:identical|mirrored|mirror|equal|matching|symmetric)\s+(?:armies|forces|starts|"
+                    r"squads|setups?)\b")
+
+
 def _army(r, m: re.Match, roster: dict[str, str], unit_pattern: str, number) -> dict[str, int]:
     """The roster units of a statement's list, hit as `side_armies` when every item is one."""
     army: dict[str, int] = {}
-    for item in re.finditer(_ITEM + r"(?=\s*,|\s+and\b|\s+plus\b|\s*[;.:]|\s*$)", m.group(1)):
+    for item in re.finditer(_ITEM + r"(?=\s*,|\s+and\b|\s+plus\b|\s*[;.:]|\s*$|\s+(?:each|apiece)\b)", m.group(1)):
         words = item.group(2)
         named = re.match(unit_pattern, words)
         if not (named and named.end() == len(words.rstrip())):
@@ -115,7 +135,10 @@ def read(r, roster: dict[str, str], unit_pattern: str, number) -> None:
     c.objective_type = None
     r.hits = [h for h in r.hits if h.key != "objective"]
     ours = []
-    for m in [*_ALL.finditer(text), *_OURS.finditer(text)]:
+    # an "apiece" list whose clause names no owner is every side's
+    apiece = [m for m in _APIECE.finditer(text)
+              if not _OWNED.search(text[max(text.rfind(";", 0, m.start()), text.rfind(".", 0, m.start()), 0):m.start()])]
+    for m in [*_ALL.finditer(text), *_OURS.finditer(text), *apiece]:
         army = _army(r, m, roster, unit_pattern, number)
         if army:
             c.side_army = army
@@ -128,11 +151,17 @@ def read(r, roster: dict[str, str], unit_pattern: str, number) -> None:
         if len(said_here) == len(given):
             c.player_start = {}
     if c.archetype == "teams":
-        for m in _THEIRS.finditer(text):
+        for m in [*_THEIRS.finditer(text), *_THEIRS_EACH.finditer(text)]:
             c.rival_army = _army(r, m, roster, unit_pattern, number) or c.rival_army
+    if c.side_army and not c.rival_army:
+        for m in _EQUAL.finditer(text):
+            r.hit(m, "side_armies")
     if (m := _BY_COMMANDERS.search(text)):
         c.elimination = "commanders"
         r.hit(m, "elimination")
     elif (m := _BY_UNITS.search(text)):
         c.elimination = "units"
         r.hit(m, "elimination")
+    if c.elimination:
+        for m in _MIRRORED.finditer(text):
+            r.hit(m, "elimination")

@@ -266,3 +266,14 @@ def test_both_of_two_standing_keeps_every_one():
     c = read("Waves from the south at 1:00 and 3:00; you start with 2 metal storages and 6 assault bots and must "
              "last until 4:00 with both metal storages standing.").concepts
     assert c.objectives == 2 and c.keep_objectives is None
+
+
+@pytest.mark.parametrize("query, total", [
+    ("Survive 8 minutes against waves from a random side. You lose if both of your metal storages are destroyed.", 2),
+    ("Hold out 5 minutes against light bot waves from the north. If both metal storages are destroyed, you lose.", 2),
+    ("Survive 5 minutes against waves from the east; I lose only when all 3 of my factories are gone.", 3),
+])
+def test_a_loss_only_when_every_objective_is_gone_keeps_one(query, total):
+    c = read(query).concepts
+    assert (c.objectives, c.keep_objectives) == (total, 1)
+    assert all(cl.status == "honoured" for cl in write_brief(query, read(query)).clauses if "lose" in cl.text)

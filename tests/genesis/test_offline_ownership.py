@@ -108,3 +108,12 @@ def test_letting_them_destroy_a_building_is_no_siege():
     c = read("hold out five minutes against raiders from the west, and don't let them flatten the storage before "
              "4:00").concepts
     assert c.archetype != "siege"
+
+
+@pytest.mark.parametrize("query, attackers", [
+    ("Research an armour upgrade that gives all your assault bots more hp, then survive four waves of rocket bots "
+     "from the west, one every 75 seconds, until 6:00.", ["rocket_bot"]),
+    ("my 4 light tanks hold the pass against waves of artillery bots every minute for 5 minutes", ["artillery_bot"]),
+])
+def test_the_players_own_units_never_make_the_enemys_waves(query, attackers):
+    assert read(query).concepts.wave_units == attackers

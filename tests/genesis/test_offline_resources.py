@@ -109,7 +109,7 @@ def test_bombers_raiding_the_economy_are_built_as_air_raids_with_anti_air_at_hom
     assert all(cl.status == "honoured" for cl in brief.clauses)
     gdd = design(brief)
     raids = _component(gdd, "periodic_raids").params
-    assert (raids["unit_type"], raids["target_type"]) == (R.AIR_RAID_TYPE, "solar_collector")
+    assert (raids["unit_type"], raids["target_type"]) == ("bomber", "solar_collector")
     assert any(u["type"] == R.AIR_GUARD_TYPE for u in _component(gdd, "layout").params["layouts"][0]["units"])
     assert next(r for r in gdd.requirements if r.id == "raid_domain").expect
 
@@ -278,3 +278,12 @@ def test_an_attack_said_not_to_come_is_not_built(query):
     gdd = design(write_brief(query, reading))
     assert not any("raid" in c.id or "wave" in c.id for c in gdd.rule_components)
     assert "attack" not in gdd.agent_description.lower()
+
+
+def test_raids_are_made_of_the_raiders_the_request_names():
+    gdd = design(_brief("Stockpile 2000 metal by minute 6 while raider bots harass your metal extractors; don't lose "
+                        "any extractors."))
+    assert _component(gdd, "periodic_raids").params["unit_type"] == "raider_bot"
+    gdd = design(_brief("Reach 1500 metal by minute 5 while 3 light tanks raid your extractors every 60 seconds."))
+    raids = _component(gdd, "periodic_raids").params
+    assert (raids["unit_type"], raids["size"]) == ("light_tank", 3)

@@ -163,3 +163,20 @@ def test_a_moment_a_battle_names_is_its_end_not_a_wave():
     c = read("Three-way brawl, no base building; at the eight-minute mark the sides are ranked by hit points "
              "left.").concepts
     assert (c.archetype, c.time_limit, c.wave_times, c.fronts) == ("ffa", 480, [], None)
+
+
+def test_an_enemy_list_with_each_after_it_and_an_apiece_list_are_the_sides_armies():
+    theirs = read("2v2 team battle on crossroads: the player and an allied AI each get a commander and 6 assault "
+                  "bots, both enemy teams field 6 light tanks each. Last side standing wins, 10-minute limit.").concepts
+    assert (theirs.side_army, theirs.rival_army) == ({"commander": 1, "assault_bot": 6}, {"light_tank": 6})
+    assert theirs.wave_units == []
+    q = ("It's me and one AI teammate versus two enemy AIs. Everyone starts equal: a commander and six light tanks "
+         "apiece, no building. We win when both of their commanders are dead, and we lose if both of ours are.")
+    c = read(q).concepts
+    assert (c.side_army, c.rival_army, c.elimination) == ({"commander": 1, "light_tank": 6}, {}, "commanders")
+    assert {a.status for a in write_brief(q, read(q)).clauses} == {"honoured"}
+
+
+def test_an_apiece_list_said_of_one_side_is_not_every_sides():
+    c = read("2v2 team battle: the enemy teams get a commander and four heavy tanks apiece; 8 minute limit").concepts
+    assert (c.side_army, c.rival_army) == ({}, {"commander": 1, "heavy_tank": 4})

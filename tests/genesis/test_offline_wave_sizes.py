@@ -129,3 +129,10 @@ def test_a_side_named_again_in_order_is_that_waves_side_and_the_schedule_is_the_
     assert waves.params["from"] == ["east", "north", "east"] and waves.params["interval"] == 70
     # sides in order and the interval are the request's: only how late each wave comes is drawn
     assert gdd.variation.fixed_by and "then the east again" in gdd.variation.fixed_by
+
+
+def test_sizes_said_apart_from_the_waves_are_their_sizes():
+    c = read("Survive 8 minutes against five escalating waves of assault bots, sizes 4, 6, 8, 10 and 12, arriving "
+             "every 90 seconds from a random side.").concepts
+    assert c.wave_sizes == [4, 6, 8, 10, 12] and c.waves == 5
+    assert read("defend against three waves from the west (headcounts 3/5/9)").concepts.wave_sizes == [3, 5, 9]
