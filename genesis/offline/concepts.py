@@ -847,6 +847,8 @@ def _start_forces(r: Reading) -> None:
             count = int(number(item.group(1)))
             words = re.sub(r"\s+(?:units?|troops|soldiers|pieces)$", "", item.group(2))
             at = (m.start(1) + item.start(), m.start(1) + item.end())
+            if any(h.key == "start_forces" and h.start < at[1] and at[0] < h.end for h in r.hits):
+                continue    # read already by another pattern ("one raider" and "one raider bot"): counted once
             if words == "metal":
                 c.player_metal = float(count)
                 r.hit(at, "start_forces")

@@ -601,6 +601,30 @@ def _direction_expects(sides: list[str], times: list[float], base: tuple[float, 
     return expects
 
 
+SPAWN_MARGIN = 8.0   # tiles beyond an attacker's weapon range that an objective stands from any spawn
+
+
+def _reach_at_spawn(c: Concepts) -> float:
+    """How far from a spawn an objective must stand so that no attacker can fire on it the moment it appears:
+    the longest weapon range among the attack's units, plus a margin the defence needs to step in."""
+    units = load_catalog().units
+    return max((units[t].weapon.range for t in wave_types(c) if t in units and units[t].weapon), default=0.0) \
+        + SPAWN_MARGIN
+
+
+def _out_of_reach_at_spawn(base: tuple[float, float], front: tuple[float, float], fronts: list[tuple[float, float]],
+                           t: float, reach: float) -> float:
+    """The share of the way from home toward `front` at which an objective stands: `t`, or nearer home (behind
+    it if need be) until every spawn is `reach` away; `t` when no point on that line is."""
+    for k in range(0, 21):
+        share = t - 0.05 * k
+        if share < -0.5:
+            break
+        if all(math.dist(G.lerp(base, front, share), f) >= reach for f in fronts):
+            return share
+    return t
+
+
 def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     map_ref = map_choice(c, brief.query)
     safe = _trapped(guidance)
@@ -650,6 +674,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         t = 0.0 if bridge else (reach if i < len(distinct) else 0.15)
         if reach < 0.45:
             t = min(t, radius / max(1.0, math.dist(base, front)))
+        t = _out_of_reach_at_spawn(base, front, [front_xy[k] for k in distinct], t, _reach_at_spawn(c))
         # on open ground (not in a cliff's lee): every side's attack can reach the objective it goes for
         x, y = (G.passable_near(m, *G.lerp(base, front, t), taken, 3.0, safe) if bridge else
                 V.open_ground_near(m, *G.lerp(base, front, t), taken, 3.0))

@@ -23,7 +23,10 @@ PLAYER, ENEMY = 0, 1
 SCOUT_TAG, TARGET_TAG = "scout", "target"
 SCOUT_TYPE = "scout"
 GUARD_TYPE, GUARDS = "light_bot", 2   # each target's guards: they hold their post and shoot a scout in range
-GUARD_OFFSET = 2.5        # tiles between a target and its guards (on the side facing the scout's start)
+# tiles between a target and its guards, on the side away from the scout's start: a scout that keeps beyond the
+# guards' reach (weapon range + the reference's retreat margin) still sees the target from its own side; with
+# the guards in front or close by, that reach would hide it
+GUARD_OFFSET = 5.5
 SITE_RINGS = (0.28, 0.4)  # candidate sites stand on two rings round the map centre (share of its width) ...
 SITE_ANGLES = 8           # ... at this many angles each, alternating rings
 MIN_START_DIST = 24.0     # tiles: no site within the scout's first sight
@@ -72,7 +75,7 @@ def layouts(m, sites: list[list[float]], n: int, start: tuple[float, float], tar
         for i in pick:
             x, y = sites[i]
             d = math.dist((x, y), start) or 1.0
-            gx, gy = G.passable_near(m, x + (start[0] - x) / d * GUARD_OFFSET, y + (start[1] - y) / d * GUARD_OFFSET,
+            gx, gy = G.passable_near(m, x - (start[0] - x) / d * GUARD_OFFSET, y - (start[1] - y) / d * GUARD_OFFSET,
                                      [(x, y)], 1.5, True)
             units += [{"team": ENEMY, "type": target, "count": 1, "x": x, "y": y, "tag": TARGET_TAG},
                       {"team": ENEMY, "type": GUARD_TYPE, "count": guards, "x": round(gx, 1), "y": round(gy, 1)}]

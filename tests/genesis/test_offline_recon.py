@@ -102,3 +102,21 @@ def test_the_units_a_search_names_search_and_losing_all_of_them_loses():
     assert gdd.strategy_params["roles"] == [{"role": "scout", "tag": R.SCOUT_TAG, "count": 3}]
     assert _component(gdd, "scout_loss").params["mode"] == "all"
     assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.why) for cl in brief.clauses]
+
+
+def test_guards_stand_behind_each_target_so_a_careful_scout_sees_it_from_its_own_side():
+    gdd = design(write_brief(ASK, read(ASK)))
+    start = gdd.strategy_params["home"]
+    for layout in _component(gdd, "layout").params["layouts"]:
+        targets = [u for u in layout["units"] if u.get("tag") == R.TARGET_TAG]
+        guards = [u for u in layout["units"] if u["type"] == R.GUARD_TYPE]
+        for t, g in zip(targets, guards):
+            near, far = math.dist((t["x"], t["y"]), start), math.dist((g["x"], g["y"]), start)
+            assert far > near
+            assert math.dist((t["x"], t["y"]), (g["x"], g["y"])) >= R.GUARD_OFFSET - 1.5
+
+
+def test_one_named_scout_is_one_scout():
+    c = read("Recon with fog of war on: one raider bot must locate the 3 hidden enemy solar collectors within 5 "
+             "minutes.").concepts
+    assert c.player_start == {"raider_bot": 1}

@@ -1,5 +1,7 @@
 """Designs the offline backend once could not ship: a start group whose ring reached water, a team battle on a
 map with no mirrored halves for its size; production said on beside a named army; contradictions refused."""
+import math
+
 from genesis.checks.gdd_checks import placement_problems
 from genesis.offline import geometry as G
 from genesis.offline.brief_writer import write_brief
@@ -83,3 +85,18 @@ def test_a_race_attacked_by_named_units_is_attacked_by_them_and_guarded_against_
     (attack,) = [c for c in gdd.rule_components if c.id == "enemy_attack"]
     spawned = next(v for k, v in attack.params.items() if k.endswith("_units"))
     assert list(spawned) == ["assault_bot"] and spawned["assault_bot"] >= 2     # named in the plural
+
+
+def test_no_objective_stands_within_an_attackers_reach_of_a_spawn():
+    from engine.catalog import load_catalog
+    from genesis.offline import gdd_writer
+    q = ("Defend two fronts on the two_front_corridor map: artillery bot waves from the west at 1:00 and 3:00 and from "
+         "the east at 2:00 and 4:00. Keep your constructor bot alive for 6 minutes.")
+    gdd = design(write_brief(q, read(q)))
+    spawns = G.spawns(G.load(gdd.map.model_dump(exclude_none=True)))
+    waves = next(c for c in gdd.rule_components if c.id == "staggered_waves").params
+    reach = max(load_catalog().units[t].weapon.range for t in waves["units"]) + gdd_writer.SPAWN_MARGIN
+    objectives = [u for t in gdd.teams for u in t.units if u.tag == "objective"]
+    assert objectives
+    for u in objectives:
+        assert all(math.dist((u.x, u.y), spawns[f]) >= reach for f in set(waves["fronts"]))
