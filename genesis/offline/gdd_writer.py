@@ -329,7 +329,21 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
     teams = [t.model_copy(update=update) if t.id == PLAYER else t for t in gdd.teams]
     reqs = [Requirement.model_validate({**r.model_dump(), "expect": checks}) if r.id == "start_forces" else r
             for r in gdd.requirements]
-    return gdd.model_copy(update={"teams": teams, "requirements": reqs})
+    return _roles_rebound(gdd.model_copy(update={"teams": teams, "requirements": reqs}), c)
+
+
+def _roles_rebound(gdd: GDD, c: Concepts) -> GDD:
+    """A reference role given to a unit type the named start replaced goes to the sturdiest armed type the
+    player now starts with."""
+    roles = gdd.strategy_params.get("roles")
+    catalog = load_catalog().units
+    have = {u.type for t in gdd.teams if t.id == PLAYER for u in t.units} | set(c.player_start)
+    armed = sorted((t for t in have if t in catalog and catalog[t].speed > 0 and catalog[t].weapon),
+                   key=lambda t: (-catalog[t].hp, t))
+    if not roles or not armed or all(r.get("type") in (None, *have) for r in roles):
+        return gdd
+    rebound = [{**r, "type": armed[0]} if r.get("type") not in (None, *have) else r for r in roles]
+    return gdd.model_copy(update={"strategy_params": {**gdd.strategy_params, "roles": rebound}})
 
 
 def _layout_start(lay: dict, c: Concepts, army_named: bool, m) -> dict:
@@ -1466,6 +1480,7 @@ def _ffa_plan(c: Concepts, guidance: list[str]) -> str:
 
 
 ZONE_RADIUS = 5.0
+ZONE_SCREEN = 22.0      # tiles round a fixed zone within which the reference's army meets attackers
 DEFAULT_HOLD = 60.0     # seconds to hold a zone when the request names no hold time
 RELIEF_SIZE = 3         # light bots per relief column at enemy strength 1 (five retake the zone from the army)
 
@@ -1548,11 +1563,17 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             f"inside and no enemy inside. If you have not held it by {deadline / 60:g} minutes, you lose." + relief
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
     # with candidate zones the reference reads which one is marked, as a player does
-    strategy = {"zones": zones, "home": list(start)} if zones else {"zone": zone_xy, "home": list(start)}
+    strategy_name, strategy = "hold_zone", {"zones": zones, "home": list(start)}
+    if fixed:
+        # a zone held without a break is lost the moment an attacker sets foot in it: the army meets attackers
+        # on their way in, while its sturdiest unit stands in the zone (backing off only from a weapon's reach)
+        holder = max({u.type for u in army if u.tag is None}, key=lambda t: (load_catalog().units[t].hp, t))
+        strategy_name, strategy = "defend", {"home": zone_xy, "threat_radius": ZONE_SCREEN, "roles": [
+            {"role": "hold_back", "type": holder, "count": 1, "at": zone_xy, "margin": 0}]}
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
                time_limit=max(c.time_limit, deadline) + 30, requirements=_requirements(brief, expects),
-               win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="hold_zone",
+               win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy=strategy_name,
                strategy_params=strategy, variation=(
                    LV.capture_variation(zones) if zones else
                    _counter_variation(brief, zone_xy, counter_comp.params["jitter"]) if named else

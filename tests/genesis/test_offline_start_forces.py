@@ -131,3 +131,14 @@ def test_start_groups_added_beside_a_family_s_own_never_overlap():
     before = [(u.type, u.x, u.y) for t in gdd.teams for u in t.units]
     after = [(u.type, u.x, u.y) for t in settled.teams for u in t.units]
     assert sum(a != b for a, b in zip(before, after)) == 1
+
+
+def test_a_counted_force_the_player_acts_with_is_its_start_and_keeps_the_reference_role():
+    from genesis.offline.brief_writer import write_brief
+    from genesis.offline.gdd_writer import design
+    q = ("Capture and hold the centre of the crossroads map for 2 minutes with 8 rocket bots while the enemy "
+         "counterattacks every 45 seconds from the south. Deadline 6:00.")
+    c = read(q).concepts
+    assert (c.player_start, c.wave_units) == ({"rocket_bot": 8}, [])
+    gdd = design(write_brief(q, read(q)))
+    assert [r["type"] for r in gdd.strategy_params["roles"]] == ["rocket_bot"]
