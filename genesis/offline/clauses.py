@@ -25,6 +25,9 @@ _FILLER = {"a", "an", "the", "please", "i", "want", "would", "like", "make", "me
            "design", "game", "scenario", "mission", "level", "map", "where", "in", "which", "that", "and", "then",
            "so", "also", "ok", "okay", "now", "here", "is", "it", "this", "something", "some", "kind", "of", "one",
            "with", "while", "but", "plus", "let's", "lets", "have", "can", "you", "we", "need",
+           # openers of speech: "Alright:", "Right, so", "Well,", "Listen up:", "Here's the deal:"
+           "alright", "allright", "well", "hey", "hi", "hello", "listen", "look", "picture", "imagine",
+           "deal", "idea", "thing", "plan", "here's", "heres",
            # labels that head what follows them ("Victory: survive until 6:30")
            "victory", "defeat", "success", "failure", "goal", "goals", "specification", "spec", "condition",
            "conditions", "rules", "setup", "brief"}

@@ -1393,6 +1393,12 @@ _STEP = re.compile(r"(?:\+|\bplus\s+|\b(?:by|grows?\s+by|adds?|adding)\s+)?" + _
                    r"(?:\s+(?:units?|than\s+the\s+(?:last|previous|one\s+before)))?|\+\s*(\d+)\s+(?:units?\s+)?(?:each|per|every)\b")
 
 
+_HARDER_THAN_LAST = re.compile(
+    r"\b(?:meaner|tougher|harder|nastier|heavier|fiercer|deadlier|stronger|bigger|larger|beefier|thicker|angrier|"
+    r"more\s+(?:dangerous|numerous|powerful|brutal|vicious|intense|punishing|aggressive|massive))\s+than\s+(?:the\s+)?"
+    r"(?:last|previous|one\s+before(?:\s+it)?|prior\s+one)\b")
+
+
 def _wave_sizes(r: Reading) -> None:
     text, c = r.text, r.concepts
     m = _WAVE_SIZES.search(text)
@@ -1476,10 +1482,13 @@ def _waves(r: Reading) -> None:
                       r"(?:attack|strike|raid|assault)s?\s+(?:you|your\s+\w+|the\s+\w+))\s+" + _NUM + r"\s+times\b", text)
     if not m:
         # the enemy coming twice: "the enemy's coming at my base twice", "they will attack you three times"
-        m = re.search(r"\b(?:coming|comes?|attacks?|attacking|hits?|hitting|strikes?|striking|raids?|raiding)\s+(?:at\s+)?"
-                      r"(?:[\w']+\s+){0,3}?(twice|thrice)\b", text)
+        # ... or "N times": "the enemy comes at my base three times"
+        m = re.search(r"\b(?:coming|comes?|attacks?|attacking|hits?|hitting|strikes?|striking|raids?|raiding|pushes|"
+                      r"pushing|charges?|charging)\s+(?:at\s+|on\s+|into\s+)?(?:[\w']+\s+){0,3}?(twice|thrice|"
+                      r"(?:\d+|" + "|".join(V.NUMBER_WORDS) + r")\s+times)\b", text)
         if m:
-            c.waves = 2 if m.group(1) == "twice" else 3
+            said = m.group(1)
+            c.waves = 2 if said == "twice" else 3 if said == "thrice" else int(number(said.split()[0]))
             r.hit(m, "waves")
             m = None
     if m:
@@ -1501,6 +1510,10 @@ def _waves(r: Reading) -> None:
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text):
             c.escalating = True
             r.hit(m, "escalating")
+    # each attack harder than the one before, in any words of strength: "every push is meaner than the last"
+    for m in _HARDER_THAN_LAST.finditer(text):
+        c.escalating = True
+        r.hit(m, "escalating")
     # double / triple in their common misspellings too ("dubble", "duble", "doubel", "tripple")
     m = re.search(r"\b(" + _DOUBLE + r"|twice (?:as (?:big|large|strong|heavy|numerous|powerful)|(?:the|its|their) (?:size|strength|number))|" + _TRIPLE
                   + r"|" + _NUM + r"\s*(?:times|x|\u00d7) (?:as (?:big|large|strong|many|heavy|numerous|powerful)|"
@@ -1791,6 +1804,14 @@ def _times(r: Reading) -> None:
     if limit is None and (lm := re.search(r"\b(?:until|till|to)\s+the\s+" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+mark\b",
                                           text)):
         limit = _seconds(lm.group(1), lm.group(2))
+        candidates.append((lm, limit))
+    # "if my commander is alive when the clock hits 5:30, I win": the moment something must still be alive ends the game
+    if limit is None and (lm := re.search(r"\b(?:alive|standing|breathing|intact|around|in\s+one\s+piece)\s+(?:when|once|at|"
+                                          r"by)\s+(?:the\s+(?:clock|timer)\s+(?:shows|reads|hits|says|reaches)\s+)?"
+                                          + _CLOCK + r"(?:\s*,?\s+(?:then\s+)?(?:i|you|we)\s+win\b)?|\b(?:when|once)\s+" + _CLOCK
+                                          + r"\s*,?\s+(?:i|you|we)\s+win\b", text)):
+        g = [x for x in lm.groups() if x is not None]
+        limit = int(g[0]) * 60 + int(g[1])
         candidates.append((lm, limit))
     # "when the clock shows six", "once the timer reads 7:30": a bare number on the clock is minutes
     if limit is None and (lm := re.search(r"\b(?:when|once|until|till|by\s+the\s+time|as)\s+the\s+(?:clock|timer)\s+"
@@ -2389,6 +2410,8 @@ def _protect(r: Reading) -> None:
                      r"stay alive|live|not die|be\s+(?:still\s+)?(?:breathing|alive|standing|around|in\s+one\s+piece)|(?:come|get|make\s+it|pull)\s+(?:through|out)(?:\s+(?:it|this|that))?\s+(?:alive|"
                      r"intact|in\s+one\s+piece))", text) \
         or re.search(r"\b(?:protect|guard|escort|save|defend)\s+(?:your|the|my|our)\s+" + mobile, text) \
+        or re.search(r"\b(?:if|as\s+long\s+as|so\s+long\s+as|provided)\s+(?:your|the|my|our)\s+" + one + r"\s+(?:is|stays|remains)\s+"
+                     r"(?:still\s+)?(?:alive|standing|breathing|around|in\s+one\s+piece)\b", text) \
         or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:if|or|and|once|when|should)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|die|falls|"
                      r"is (?:killed|destroyed|lost))", text) \
@@ -2431,7 +2454,8 @@ def _protect(r: Reading) -> None:
 
 
 _GONE = (r"(?:(?:is|gets|get|are|'s)\s+)?(?:destroyed|killed|lost|razed|taken\s+out|wiped\s+out|blown\s+up|"
-         r"knocked\s+out|wrecked|gone)|falls|fall|dies|die|goes\s+down|go\s+down|explodes|blows\s+up|perishes")
+         r"knocked\s+out|wrecked|gone|down|dead)|falls|fall|dies|die|drops|drop|goes\s+down|go\s+down|explodes|blows\s+up|"
+         r"perishes|croaks|bites\s+the\s+dust")
 _FAILED = (r"(?:you|i|we)(?:'ve|\s+have)?\s+(?:failed|lost)|(?:you|i|we)\s+lose|(?:it|that)(?:'s|\s+is)\s+(?:over|game\s+"
            r"over|a\s+loss|a\s+defeat)|game\s+over|the\s+(?:mission|run|game|scenario|match|round|battle)\s+(?:fails|"
            r"is\s+(?:lost|over)|ends)|(?:shall|will|would|does|is\s+to)?\s*(?:constitutes?|means?|spells?|equals?|counts\s+as)\s+"
@@ -3012,7 +3036,8 @@ _GROUP_WORDS = {"trio": 3, "pair": 2, "dozen": 12}
 _FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?|vehicles?|robots?|soldiers|troops|"
           r"infantry|artillery(?:\s+(?:bots?|units?|pieces|vehicles?))?))\b")
 # a few words may stand between the squad and its foe: "your four light tanks are on their own against twelve ..."
-_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:,\s+(?:[\w-]+,?\s+){0,3}?[\w-]+,)?(?:\s+(?:that|which|who))?"
+_ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:,\s+(?:[\w-]+,?\s+){0,3}?[\w-]+,|\s*\([^()]{0,60}\))?"
+                     r"(?:\s+(?:that|which|who))?"
                      r"(?:\s+(?:are|is|stand|stands|go|goes)(?:\s+[\w']+){0,3}?)?"
                      r"\s+(?:versus|vs\.?|v|against|take on|face|faces|facing|face\s+down|faces\s+down|fight|"
                      r"(?:square|squares|face|faces)\s+off\s+(?:with|against)|go\s+up\s+against|goes\s+up\s+against|"

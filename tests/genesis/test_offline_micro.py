@@ -137,3 +137,9 @@ def test_an_absurd_skirmish_is_played_at_the_cap_and_says_so():
     assert sum(c.squad.values()) == sum(c.enemy_force.values()) == 60
     (clause,) = [cl for cl in write_brief(query, reading).clauses if "million" in cl.text]
     assert clause.status == "partial" and "2,000,000 units on one side requested" in clause.why
+
+
+def test_an_aside_in_brackets_between_the_squad_and_its_foe_is_read_past():
+    c = read("quick kiting drill: my four rocket bots (faster, longer range) vs seven assault bots. cant lose more "
+             "than one. two minute cap.").concepts
+    assert (c.squad, c.enemy_force, c.max_losses, c.kiting) == ({"rocket_bot": 4}, {"assault_bot": 7}, 1, True)

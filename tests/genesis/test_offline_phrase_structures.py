@@ -121,9 +121,29 @@ def test_a_unit_sent_from_corner_to_corner_in_any_verb_form_is_an_escort_never_a
 
 
 def test_a_comparison_between_attacks_no_reading_takes_in_leaves_its_clause_partial():
+    brief, said = _statuses("Waves hit my base from the west then the east, and every push is sneakier than the last. "
+                            "Survive for 5 minutes.")
+    (sneakier,) = [c for c in brief.clauses if "sneakier" in c.text]
+    assert sneakier.status == "partial" and "sneakier than the last" in sneakier.why
+    # harder in any words of strength is growing waves
     brief, said = _statuses("Waves hit my base from the west then the east, and every push is meaner than the last. "
                             "Survive for 5 minutes.")
-    (meaner,) = [c for c in brief.clauses if "meaner" in c.text]
-    assert meaner.status == "partial" and "meaner than the last" in meaner.why
+    assert brief.concepts.escalating and said["and every push is meaner than the last"] == "honoured", said
     _, read_in = _statuses("Hold for 5 minutes against raids from the north; each raid is tougher than the one before.")
     assert read_in["each raid is tougher than the one before"] == "honoured", read_in
+
+
+def test_a_casual_defence_reads_its_count_its_end_and_its_loss():
+    q = ("Alright: the enemy comes at my base three times, first down the left side, then up the right, and every "
+         "push is meaner than the last. If my commander is alive when the clock hits five and a half minutes, I win; "
+         "if he drops, I've lost.")
+    brief, said = _statuses(q)
+    c = brief.concepts
+    assert (c.waves, c.time_limit, c.protect_unit, c.escalating) == (3, 330, "commander", True)
+    assert set(said.values()) == {"honoured"}, said
+
+
+def test_a_unit_alive_at_a_time_is_kept_and_ends_the_game_then():
+    c = read("Survive waves from the north; if your heavy tank is still standing at 4:00 you win, and if it drops "
+             "you lose.").concepts
+    assert (c.time_limit, c.protect_unit) == (240, "heavy_tank")
