@@ -325,6 +325,7 @@ def read(query: str) -> Reading:
     side_armies.read(r, roster_names(), _unit_pattern("any"), number)
     _attack_units(r)
     _named_ai(r)
+    _restated_in_brackets(r)
     if c.archetype == "siege":
         _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
         _siege_guards(r)
@@ -374,6 +375,21 @@ _MACHINE = re.compile(r"\b(?:read|reads|reading|upload|uploads|uploading|send|se
                       r"contacts|cookies|browser\s+history|photos)\b|(?<![\w/])(?:/etc|/home|/root|~/)[\w./-]*|"
                       r"\b(?:my|your|the\s+user'?s)\s+(?:home\s+(?:directory|folder)|documents(?:\s+folder)?|files|"
                       r"ssh\s+keys?|passwords?|inbox|hard\s+drive|e-?mails?)\b|\b(?:send|sends|sending)\s+(?:an?\s+)?e-?mails?\b")
+
+
+def _restated_in_brackets(r: Reading) -> None:
+    """A unit named again in brackets right after a phrase read for it ("four enemy listening posts (radar towers)")
+    says nothing new: it is read with that phrase."""
+    names = roster_names()
+    for m in re.finditer(r"\(\s*(?:the\s+|an?\s+)?([a-z][a-z -]{1,40}?)\s*\)", r.text):
+        said = names.get(m.group(1))
+        before = [h for h in r.hits if m.start() - 2 <= h.end <= m.start()]
+        if said is None or not before:
+            continue
+        h = max(before, key=lambda h: h.end)
+        if any(t == said and re.search(r"(?<![\w-])" + re.escape(n) + r"(?![\w-])", r.text[h.start:h.end])
+               for n, t in names.items()):
+            r.hit(m, h.key)
 
 
 def _machine_refusal(r: Reading, query: str) -> Reading | None:
@@ -531,14 +547,21 @@ def _segment(text: str, at: int) -> tuple[int, int]:
     return (stops[-1] if stops else 0), at + end.start()
 
 
+# a hazard that closes in round the fight: the safe zone shrinking, said as weather ("a storm closes in every
+# half minute and hurts whoever is caught outside it")
+_CLOSING_IN = re.compile(r"(?:storm|storms|sandstorm|blizzard|poison\s+gas|toxic\s+gas|gas|fire|wildfire|radiation)\s+"
+                         r"(?:wall\s+|ring\s+|cloud\s+)?(?:closes\s+in|close\s+in|shrinks|shrink|contracts|tightens|"
+                         r"creeps\s+in|moves\s+in|pushes\s+in|closes)\b")
+
+
 def _hazards(r: Reading) -> None:
     """Meteors, floods, storms: no design of the offline backend builds them; their clause is reported, and a
     time in it is the hazard's, not an attack's (see `_in_hazard`)."""
     for w in V.HAZARDS:
         for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", r.text):
             start, end = _segment(r.text, m.start())
-            if any(a <= m.start() < b for a, b in r.hazard_spans):
-                continue
+            if any(a <= m.start() < b for a, b in r.hazard_spans) or _CLOSING_IN.match(r.text, m.start()):
+                continue    # a storm that closes in and hurts whoever is outside is the shrinking safe zone
             why = (f"the offline backend has no design for a {w} hazard (nothing was built for it); a real model "
                    "(--model) can write a rule that damages units in an area")
             r.hazard_spans.append((start, end))
@@ -934,7 +957,8 @@ def _teams(r: Reading) -> None:
                          r"\b(?:fight|fights|fighting|against|versus|battling|at\s+war\s+with)\s+(?:everybody|everyone|"
                          r"all)\s+else\b|\b(?:each|every\s*one|everybody|everyone)\b[^.;]{0,30}?\b(?:fight|fights|fighting|against|"
                          r"versus)\s+(?:all\s+)?the\s+(?:others|rest)\b|"
-                         r"\bnone of them allied\b|\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is left|survives|stands)\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
+                         r"\bnone of them allied\b|\b(?:nobody|no\s+one|none)(?:\s+is|\s+are)?\s+(?:allied|teamed\s+up)(?:\s+(?:with|w/)\s+"
+                         r"(?:anybody|anyone|each\s+other|one\s+another))?|\bnot\s+allied\s+(?:with|w/)\s+(?:anybody|anyone)\b|\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is left|survives|stands)\b|\beach\s+(?:\w+\s+)?against\s+(?:all\s+)?the\s+(?:others?|rest)\b|"
                          r"\b(?:everyone|everybody|all)\s+against\s+(?:everyone|everybody|all)\b|"
                          r"\b(?:every|each)\s*(?:one)?\s+(?:of\s+them\s+)?(?:is\s+|are\s+)?(?:hostile|opposed)\s+to\s+(?:every|each|all)\s+"
                          r"(?:the\s+)?others?\b|\bhostile\s+to\s+(?:everyone|everybody|all)\s+(?:else|the\s+others)\b|"
@@ -948,7 +972,7 @@ def _teams(r: Reading) -> None:
                          r"\b(?:\d+|" + "|".join(V.NUMBER_WORDS) + r")\s+(?:ai\s+|rival\s+)?(?:factions|empires|clans|"
                          r"nations|warlords|kingdoms|tribes|houses|armies|players)\s*,?\s+each\b", text):
         if not m.group(0).startswith(("last ", "each", "every")) and \
-                re.search(r"\b(?:all(?:y|ies|ied)|alliances?|teams?\s+of|side\s+with)\b", text):
+                re.search(r"\b(?:all(?:y|ies|ied)|alliances?|teams?\s+of|side\s+with)\b", text[:m.start()] + text[m.end():]):
             continue    # "four armies, each with an ally": teams, not everyone on their own
         if not m.group(0).startswith(("each", "every")) and (_sides_in_words(text) or _team_sides(text)):
             continue    # "3v3 ...; last team standing wins", "me and two allies against three armies": sides
@@ -1813,6 +1837,13 @@ def _times(r: Reading) -> None:
         g = [x for x in lm.groups() if x is not None]
         limit = int(g[0]) * 60 + int(g[1])
         candidates.append((lm, limit))
+    # "the whole thing ends at the six-minute mark", "most kills by the time the timer says ten minutes": the end
+    if limit is None and (lm := re.search(r"\b(?:ends?|is\s+over|finishes|stops|wraps\s+up|runs\s+out|closes)\s+(?:at|by|on)\s+"
+                                          + _CLOCK + r"|\bby\s+the\s+time\s+" + _CLOCK, text)):
+        g = [x for x in lm.groups() if x is not None]
+        limit = int(g[0]) * 60 + int(g[1])
+        candidates.append((lm, limit))
+        r.moments = [t for t in r.moments if not lm.start() <= t[0] < lm.end()]     # the end, no attack's time
     # "when the clock shows six", "once the timer reads 7:30": a bare number on the clock is minutes
     if limit is None and (lm := re.search(r"\b(?:when|once|until|till|by\s+the\s+time|as)\s+the\s+(?:clock|timer)\s+"
                                           r"(?:shows|reads|hits|strikes|says|reaches|turns|ticks\s+over\s+to)\s+(?:"
@@ -2195,6 +2226,8 @@ def _production_goal(r: Reading) -> None:
         c.production = True
     if c.archetype != "production":
         return
+    for short in _SHORT.finditer(text):
+        r.hit(short, "deadline")
     for odd in re.finditer(r"\b(?:build|train|make|produce|field|assemble)\s+" + _NUM + r"\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)"
                            r"(?=\s+(?:before|by|within|in|and|while|as|for|under|no)\b|[,;.]|$)", text):
         if not re.match(units, odd.group(2)) and not re.search(units, odd.group(2)):
@@ -2218,8 +2251,15 @@ def _production_goal(r: Reading) -> None:
             r.hit((at + item.start(), at + item.end()), "production_target",
                   note=f"\"{item.group(2)}\" read as {type_id.replace('_', ' ')}s" if generic else "")
             at += item.end()
-            item = re.match(r"(?:\s+units?)?(?:,\s*(?:and\s+)?|\s+and\s+|\s*,\s*plus\s+)" + _NUM + r"\s+" + units,
-                            text[at:])
+            # "ten small bots and two of the big tanks": the list goes on (and the loop below reads it)
+            item = re.match(r"(?:\s+units?)?(?:,\s*(?:and\s+)?|\s+and\s+|\s*,\s*plus\s+)" + _NUM
+                            + r"\s+(?:of\s+(?:the|those|these)\s+)?" + units, text[at:])
+
+
+# a goal missed at the deadline loses: "you lose if you're short", "come up short and it's a loss"
+_SHORT = re.compile(r"\b(?:(?:you|i|we)\s+lose|(?:it'?s|that'?s)\s+a\s+loss)\s+(?:if|when|should)\s+(?:you(?:'re|\s+are)|i(?:'m|\s+am)|"
+                    r"we(?:'re|\s+are)|it(?:'s|\s+is))\s+(?:still\s+)?(?:short|behind|not\s+done|not\s+there)\b|"
+                    r"\b(?:fall|falls|come|comes)\s+up\s+short\b|\b(?:fall|falls)\s+short\b")
 
 
 _UNOPPOSED = re.compile(r"\b(?:nobody|no\s+one|no\s+enemy|no\s+enemies|nothing)\s+(?:is\s+|are\s+|will\s+(?:be\s+)?)?"
@@ -2355,7 +2395,7 @@ def _raid_size(r: Reading) -> None:
 def _safe_zone(r: Reading) -> None:
     """A shrinking safe zone: "the safe zone shrinks every 30 seconds", "a closing ring hurts units outside"."""
     text, c = r.text, r.concepts
-    zone = re.search(r"\b(?:safe|shrinking|closing)\s+(?:zone|circle|ring|area)\b|"
+    zone = _CLOSING_IN.search(text) or re.search(r"\b(?:safe|shrinking|closing)\s+(?:zone|circle|ring|area)\b|"
                      r"\b(?:zone|circle|ring)\s+(?:shrinks|closes|contracts)\b|"
                      r"\b(?:playable|play|safe|battle|fighting)\s+(?:ground|area|zone|field|space|arena)\s+"
                      r"(?:closes\s+in|shrinks|contracts|narrows|gets\s+smaller)\b", text)
@@ -2363,9 +2403,10 @@ def _safe_zone(r: Reading) -> None:
         return
     c.safe_zone = True
     r.hit(zone, "safe_zone")
-    every = re.search(r"\b(?:shrinks|closes|contracts|narrows)\s+(?:in\s+)?every\s+" + _NUM + r"\s*" + _UNIT, text)
+    every = re.search(r"\b(?:shrinks|shrink|closes|close|contracts|narrows|tightens|creeps|moves|pushes)\s+(?:in\s+)?"
+                      r"every\s+(?:" + _NUM + r"\s*" + _UNIT + r"|(half)(?:\s+a)?\s+minute)", text)
     if every:
-        c.zone_interval = _seconds(every.group(1), every.group(2))
+        c.zone_interval = 30.0 if every.group(3) else _seconds(every.group(1), every.group(2))
         # that "every ..." times the zone, not enemy waves
         for h in r.hits:
             if h.key == "interval" and every.start() <= h.start < every.end():
@@ -2373,7 +2414,9 @@ def _safe_zone(r: Reading) -> None:
                 c.wave_interval = None
         r.hit(every, "safe_zone")
     outside = re.search(r"\b(?:units?|anyone|anything|everything|everyone)\s+(?:caught\s+)?outside\b[^.;]{0,40}?"
-                        r"\b(?:damage|damaged|hurt|burn|burns|lose\s+hp|loses\s+hp|bleeds?|loses?\s+health)\b", text)
+                        r"\b(?:damage|damaged|hurt|burn|burns|lose\s+hp|loses\s+hp|bleeds?|loses?\s+health)\b|"
+                        r"\b(?:hurts|damages|burns|harms|kills)\s+(?:whoever|anyone|anybody|everyone|any\s+unit|units)\s+"
+                        r"(?:is\s+|are\s+|gets\s+)?(?:caught\s+|left\s+|stuck\s+|still\s+)?outside\b(?:\s+(?:it|of\s+it))?", text)
     if outside:
         r.hit(outside, "safe_zone")
 
@@ -2414,7 +2457,7 @@ def _protect(r: Reading) -> None:
                      r"(?:still\s+)?(?:alive|standing|breathing|around|in\s+one\s+piece)\b", text) \
         or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
         or re.search(r"\b(?:if|or|and|once|when|should)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|die|falls|"
-                     r"is (?:killed|destroyed|lost))", text) \
+                     r"(?:is|gets|get)\s+(?:killed|destroyed|lost|shot(?:\s+down)?|taken\s+out|blown\s+up))", text) \
         or re.search(r"\b(?:losing|the\s+loss\s+of)\s+(?:your|the|my|our|(?P<every>both|all|all\s+(?:of\s+)?(?:your|the)|"
                      r"both\s+(?:of\s+)?(?:your|the)|every\s+one\s+of\s+(?:your|the)))\s+(?:\w+\s+)?" + mobile
                      + r"\s+(?:ends\s+(?:it|the\s+(?:game|run|match))|loses(?:\s+(?:it|the\s+game))?|means\s+(?:defeat|a\s+loss)|"
@@ -2456,7 +2499,8 @@ def _protect(r: Reading) -> None:
 _GONE = (r"(?:(?:is|gets|get|are|'s)\s+)?(?:destroyed|killed|lost|razed|taken\s+out|wiped\s+out|blown\s+up|"
          r"knocked\s+out|wrecked|gone|down|dead)|falls|fall|dies|die|drops|drop|goes\s+down|go\s+down|explodes|blows\s+up|"
          r"perishes|croaks|bites\s+the\s+dust")
-_FAILED = (r"(?:you|i|we)(?:'ve|\s+have)?\s+(?:failed|lost)|(?:you|i|we)\s+lose|(?:it|that)(?:'s|\s+is)\s+(?:over|game\s+"
+_FAILED = (r"(?:you|i|we)(?:'ve|\s+have)?\s+(?:failed|lost)|(?:you|i|we)\s+lose|(?:you're|you\s+are|i'm|i\s+am|we're|we\s+are)\s+"
+           r"(?:done|finished|out|toast|beaten)|(?:it|that)(?:'s|\s+is)\s+(?:over|game\s+"
            r"over|a\s+loss|a\s+defeat)|game\s+over|the\s+(?:mission|run|game|scenario|match|round|battle)\s+(?:fails|"
            r"is\s+(?:lost|over)|ends)|(?:shall|will|would|does|is\s+to)?\s*(?:constitutes?|means?|spells?|equals?|counts\s+as)\s+"
            r"(?:an?\s+|instant\s+|immediate\s+|automatic\s+)*(?:defeat|loss|failure|game\s+over)|ends\s+(?:it|the\s+(?:game|"

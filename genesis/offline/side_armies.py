@@ -82,6 +82,9 @@ _BY_UNITS = re.compile(
     r"having|has|have|holding)\s+(?:any\s+)?(?:units|troops|an\s+army|forces)\s+(?:left\s+)?(?:when|once|after)\s+"
     r"(?:everyone|everybody|every\s+other\s+(?:side|army|team)|all\s+the\s+others?|the\s+(?:rest|others))\s+(?:else\s+)?"
     r"(?:is|are|has|have)\s+(?:gone|dead|wiped\s+out|eliminated|out|been\s+wiped\s+out)\b|"
+    # "whoever has units left at the end wins": every side with nothing left is out
+    r"\bwhoever\s+(?:still\s+)?(?:has|holds|keeps|is\s+left\s+with)\s+(?:any\s+)?(?:units|troops|forces|an\s+army)\s+(?:left|"
+    r"standing|alive)?\s*(?:at\s+the\s+end|when\s+(?:it|the\s+\w+)\s+ends)\s+wins\b|"
     r"\b(?:the\s+)?(?:side|team|army|alliance|one)\s+(?:that\s+is\s+)?left\s+with\s+no\s+units(?:\s+at\s+all)?\s+"
     r"(?:is|gets)\s+(?:beaten|out|eliminated|defeated)\b|"
     # "the first alliance to lose all its units loses"

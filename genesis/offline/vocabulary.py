@@ -35,7 +35,7 @@ ARCHETYPE_TRIGGERS = {
             "three-way", "four-way", "five-way", "six-way", "seven-way", "eight-way", "3-way", "4-way", "5-way",
             "6-way", "7-way", "8-way", "last one standing", "last army standing", "every side for itself",
             "every army for itself", "each side for itself", "each army for itself", "no alliances", "no allies",
-            "without alliances", "without allies"],
+            "without alliances", "without allies", "nobody teams up", "no teaming"],
     "teams": ["2v2", "3v3", "team battle", "allies controlled", "allied ai", "teams of"],
     "siege": ["destroy the enemy", "breach", "fortified", "siege", "break the", "assault the base"],
     "capture": ["capture", "king of the hill", "hold the zone", "control point", "central zone", "hold the centre",
@@ -111,6 +111,13 @@ UNIT_SYNONYMS = {
     "anti-air turret": "aa_turret", "anti-air tower": "aa_turret", "anti-air emplacement": "aa_turret",
     "anti-air gun": "aa_turret", "lookout": "scout", "spotter": "scout", "anti-air vehicle": "aa_vehicle", "heavy gun": "heavy_turret",
     "artillery battery": "long_range_cannon", "artillery batteries": "long_range_cannon", "hq": "commander",
+    # units named by size or by what they carry, as people say them
+    "small bot": "light_bot", "little bot": "light_bot", "small tank": "light_tank", "little tank": "light_tank",
+    "big tank": "heavy_tank", "large tank": "heavy_tank", "big bot": "assault_bot", "rocket guy": "rocket_bot",
+    "rocket trooper": "rocket_bot", "rocket infantry": "rocket_bot", "missile bot": "rocket_bot",
+    "gun tower": "light_turret", "guard tower": "light_turret", "gun turret": "light_turret",
+    "listening post": "radar_tower", "radar station": "radar_tower", "radar post": "radar_tower",
+    "sensor tower": "radar_tower", "headquarters": "commander",
 }
 
 # An escort: a unit brought somewhere alive. Words that name the game, and the unit a convoy is.

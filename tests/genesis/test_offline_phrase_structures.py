@@ -148,3 +148,26 @@ def test_a_unit_alive_at_a_time_is_kept_and_ends_the_game_then():
     c = read("Survive waves from the north; if your heavy tank is still standing at 4:00 you win, and if it drops "
              "you lose.").concepts
     assert (c.time_limit, c.protect_unit) == (240, "heavy_tank")
+
+
+def test_casual_requests_that_were_refused_are_read_in_full():
+    race = ("How fast can you get ten small bots and two of the big tanks rolling? No enemies at all, but the whole "
+            "thing ends at the six-minute mark and you lose if you're short.")
+    brief, said = _statuses(race)
+    c = brief.concepts
+    assert (c.archetype, c.target_composition, c.time_limit, c.unopposed, c.wave_times) == (
+        "production", {"light_bot": 10, "heavy_tank": 2}, 360, True, [])
+    assert "not_honoured" not in said.values() and "partial" not in said.values(), said
+    search = ("Somewhere in the dark there are four enemy listening posts (radar towers). Give me one quick scout and "
+              "eight minutes to spot every one of them; if the scout gets killed, I'm done.")
+    brief, said = _statuses(search)
+    c = brief.concepts
+    assert (c.archetype, c.locate_type, c.locate_count, c.time_limit, c.protect_unit) == (
+        "recon", "radar_tower", 4, 480, "scout")
+    assert set(said.values()) == {"honoured"}, said
+    brawl = ("six factions, nobody allied w/ anybody, each starts with eight rocket guys and can't build more. "
+             "whoever racks up the most kills by the time the timer says ten minutes wins.")
+    brief, said = _statuses(brawl)
+    c = brief.concepts
+    assert (c.archetype, c.teams, c.side_army, c.ranking, c.time_limit) == ("ffa", 6, {"rocket_bot": 8}, "kills", 600)
+    assert set(said.values()) == {"honoured"}, said

@@ -49,11 +49,12 @@ def test_outcomes_that_exclude_each_other_and_battles_nobody_can_fight_are_refus
 
 
 def test_a_request_mostly_unread_with_nothing_built_in_full_is_refused_naming_what_was_not_read():
-    brief = write_brief(*[q := "Seven armies, nobody allied with anybody. Each one gets a commander and five light "
-                               "bots. A storm closes in every half minute and hurts whoever is caught outside it; "
-                               "whoever has units left at the end wins.", read(q)])
+    brief = write_brief(*[q := "Seven armies march under banners of silk. Each one gets a commander and five light "
+                               "bots. Locusts eat the crops every half minute and famine hurts whoever hoards too "
+                               "little; whoever has the fattest granary at the end wins.", read(q)])
     assert not brief.is_game and not brief.requirements
-    assert "does not understand 5 of the request's 6 clauses" in brief.refusal and '"Seven armies"' in brief.refusal
+    assert "does not understand 3 of the request's 4 clauses" in brief.refusal
+    assert '"Seven armies march under banners of silk"' in brief.refusal
     assert all(c.status == "not_honoured" for c in brief.clauses)
     # one clause built in full keeps the level: the rest is reported, not refused
     kept = write_brief(*[q := "Defend the base for 5 minutes. A storm closes in every half minute and hurts whoever "
@@ -100,3 +101,13 @@ def test_no_objective_stands_within_an_attackers_reach_of_a_spawn():
     assert objectives
     for u in objectives:
         assert all(math.dist((u.x, u.y), spawns[f]) >= reach for f in set(waves["fronts"]))
+
+
+def test_a_storm_closing_in_on_armies_nobody_allies_with_is_a_shrinking_zone_battle_to_the_last():
+    q = ("Seven armies, nobody allied with anybody. Each one gets a commander and five light bots. A storm closes in "
+         "every half minute and hurts whoever is caught outside it; whoever has units left at the end wins.")
+    brief = write_brief(q, read(q))
+    c = brief.concepts
+    assert (c.archetype, c.teams, c.safe_zone, c.zone_interval, c.elimination) == ("ffa", 7, True, 30.0, "units")
+    assert c.side_army == {"commander": 1, "light_bot": 5}
+    assert {cl.status for cl in brief.clauses} == {"honoured"}, brief.clauses
