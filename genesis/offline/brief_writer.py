@@ -11,7 +11,7 @@ from genesis.offline.clauses import account, unsupported_lines
 from genesis.offline import geometry as G
 from genesis.offline import variation, wave_growth
 from genesis.offline.composed_designs import ZONE_EVERY
-from genesis.offline.concepts import _NUM, Reading, artillery_siege, number
+from genesis.offline.concepts import _NUM, Reading, artillery_siege, number, siege_garrison
 
 COMPETENCY = {
     "defense": "spatial_temporal_reasoning",
@@ -457,6 +457,10 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                                 else "the target is fortified with turrets"))
         reqs.append(Requirement(id="destroy_win", text="destroying the target wins"))
         reqs.append(Requirement(id="deadline_loss", text="the deadline loses", on="idle"))
+        if siege_garrison(c):
+            names = " and ".join(t.replace("_", " ") + "s" for t in siege_garrison(c))
+            enemy.append(f"enemy {names} hold the base beside its turrets")
+            reqs.append(Requirement(id="garrison", text=f"enemy {names} hold the base beside its turrets"))
         if artillery_siege(c):
             reqs.append(Requirement(id="artillery_only", text="the player's army is artillery only"))
     elif arch == "capture":

@@ -57,7 +57,7 @@ KEY_IDS: dict[str, list[str]] = {
     "front_order": ["front_order"], "staggered": ["staggered", "front_times", "front_order"],
     "waves": ["wave_times", "escalation", "growth", "probe_main", "interval", "enemy_attack"],
     "wave_times": ["wave_times", "enemy_attack", "front_times"], "interval": ["interval", "front_times"],
-    "wave_units": ["wave_times", "enemy_attack", "interval", "escalation", "growth", "fronts", "raids"],
+    "wave_units": ["wave_times", "enemy_attack", "interval", "escalation", "growth", "fronts", "raids", "garrison"],
     "escalating": ["escalation", "growth"], "wave_sizes": ["wave_sizes"], "probe": ["probe_main"], "random_side": ["fronts"],
     "scouting": ["scouting"], "random_timing": ["random_timing"], "attack_window": ["attack_window"],
     "objective": ["objective_loss", "destroy_win", "capture_win", "hold_zone", "raid_target"],

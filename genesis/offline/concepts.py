@@ -208,6 +208,10 @@ _IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their
            # turning units out of a factory is producing them: "churn out fifteen light bots", "pump out 6 tanks"
            (re.compile(r"(?<![\w-])(?:churn|pump|crank|turn|spit)(?:s|ing|ed)?\s+out(?=\s+(?:\d+|an?|"
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), _turned_out),
+           # razing a thing is destroying it: "flatten it", "level their base", "knock down the radar tower"
+           (re.compile(r"(?<![\w-])(?:flatten|level|demolish|obliterate|smash|wreck|raze|knock\s+down|tear\s+down|bring\s+down|"
+                       r"blow\s+up|take\s+down|reduce)(?=\s+(?:it|them|their|the|that|this|its|every|all|both|enemy|his|her)"
+                       r"\b)(?!\s+(?:it|them|the\s+\w+)\s+to\s+(?:\d|half|a\s+quarter))"), "destroy"),
            (clause_audit.SWITCH_PAIR, clause_audit.each_switch)]
 # Corners named as on a screen ("the top-left corner", "bottom right") are compass corners: north is up.
 _SCREEN_CORNERS = {("top", "left"): "north-west", ("top", "right"): "north-east", ("bottom", "left"): "south-west",
@@ -604,16 +608,17 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all
                     r"must|needs?)\s+to\s+be\s+(?:rubble|razed|flattened|destroyed|levell?ed|gone|wiped\s+out|in\s+ruins|"
                     r"ashes|reduced\s+to\s+rubble)\b"
                     # "their factory squats behind turrets; reduce it to rubble"
-                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:[\w'-]+\s+){0,2}?(?:" + _SIEGE_NOUNS + r")\b(?P<gap3>[^.]{0,240}?)\b(?:" + _KILL
+                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:[\w'-]+\s+){0,2}?(?:" + _SIEGE_NOUNS + r")\b(?P<gap3>(?:[^.]|\.(?=\s+\w)){0,240}?)\b(?:" + _KILL
                     + r"\s+(?:it|them)|(?:reduce\s+(?:it|them)\s+to|turn\s+(?:it|them)\s+into)\s+(?:rubble|ashes|ruins|dust|scrap|wreckage)|(?:take|knock|wipe|bring|"
                     r"shoot)\s+(?:it|them)\s+(?:out|down))\b"
                     # the enemy dug in somewhere, the verb after: "they've dug in around a metal storage; flatten it",
                     # "the enemy is entrenched around a radar tower ...; level it"
-                    r"|\b(?:they|the\s+enemy|the\s+enemies|the\s+foe|the\s+opposition|their\s+forces)(?:'ve|'re|\s+(?:have|has|"
+                    r"|\b(?:they|the\s+enemy|the\s+enemies|the\s+foe|the\s+opposition|their\s+(?:[\w-]+\s+)?(?:forces|army|troops|"
+                    r"units|artillery|guns|tanks|bots|garrison|defenders))(?:'ve|'re|\s+(?:have|has|"
                     r"are|is))?\s+(?:(?:dug|holed|bunkered|walled)\s+(?:themselves\s+|itself\s+)?(?:in|up|down)|entrenched|"
                     r"fortified|barricaded|sheltering|camped|encamped|set\s+up|holding\s+out|hunkered\s+down)\s+"
-                    r"(?:(?:themselves|itself)\s+)?(?:(?:around|"
-                    r"behind|at|in|inside|near|by|round)\s+)?(?:an?|the|their|its)\s+(?:[\w-]+\s+){0,5}?(?:" + _SIEGE_NOUNS
+                    r"(?:(?:themselves|itself)\s+)?(?:(?:up\s+)?(?:around|"
+                    r"behind|at|in|inside|near|by|round|on|atop|over)\s+)?(?:an?|the|their|its)\s+(?:[\w-]+\s+){0,5}?(?:" + _SIEGE_NOUNS
                     + r"|extractors?|collectors?|reactors?)\b(?P<gap4>(?:[^.]|\.(?=\s+\w)){0,240}?)\b(?:" + _KILL + r"\s+(?:it|them)|(?:reduce\s+(?:it|them)\s+to|turn\s+"
                     r"(?:it|them)\s+into)\s+(?:rubble|ashes|ruins|dust|scrap|wreckage)|(?:take|knock|wipe|bring|shoot|blow|burn|tear|pull)\s+"
                     r"(?:it|them)\s+(?:out|down|up))\b"
@@ -771,10 +776,19 @@ def _siege_target(r: Reading) -> None:
 
 
 def artillery_siege(c: Concepts) -> bool:
-    """A siege by artillery alone: artillery asked for, and no other mobile unit named in the player's start."""
+    """A siege by artillery alone: artillery asked for (not as the enemy's: "their artillery has dug in"), and no
+    other mobile unit named in the player's start."""
     catalog = load_catalog().units
     army = [t for t in c.player_start if t in catalog and catalog[t].speed > 0]
-    return c.archetype == "siege" and "artillery" in c.unit_kinds and all(t == "artillery_bot" for t in army)
+    theirs = "artillery_bot" in c.wave_units and "artillery_bot" not in army
+    return c.archetype == "siege" and "artillery" in c.unit_kinds and not theirs and all(t == "artillery_bot" for t in army)
+
+
+def siege_garrison(c: Concepts) -> list[str]:
+    """The enemy unit types a siege request says hold the base ("their artillery has dug in around the storage");
+    none when the request sends them as attacks (waves, raids, a timed attack): a siege builds no attacks."""
+    attacked = c.waves or c.wave_interval or c.wave_times or c.raids or c.escalating
+    return [] if c.archetype != "siege" or attacked else list(c.wave_units)
 
 
 def _siege_guards(r: Reading) -> None:
@@ -835,7 +849,8 @@ _FORCES_WITH = re.compile(r"\b(?:hold|defend|protect|guard|take|capture|seize|cl
                           r"survive|keep|escort|raid|scout|find|locate|destroy|raze|breach)\b(?:(?!\b(?:waves?|attacks?|raids?|"
                           r"raiders?|assaults?|enem(?:y|ies)\s+(?:come|comes|send|sends))\b)[^.;]){0,70}?\bwith\s+((?:(?:and\s+)?"
                           + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)(?=\s+(?:against|versus|vs\.?|while|whilst|as|until|"
-                          r"before|during)\b|\s*[,;.:]|\s*$)")
+                          r"before|during|within|inside|by|in\s+(?:under|less|at\s+most|\d|" + "|".join(V.NUMBER_WORDS)
+                          + r"))\b|\s*[,;.:]|\s*$)")
 # "2 anti-air turrets are pre-built", "three turrets already stand": what the player has on the map at the start
 _PREBUILT = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:(?:are|is)\s+"
                        r"(?:already\s+)?(?:pre-?built|pre-?placed|built|placed|in\s+place|standing|up)|already\s+"
@@ -913,9 +928,9 @@ _ANY_KIND = {"bot", "bots", "tank", "tanks", "vehicle", "vehicles", "unit", "uni
              "aircraft", "planes", "armour", "armor"}
 
 
-# "all your assault bots", "my four rocket bots", "the player's 3 light tanks": the player's units, never an attack's
+# "all your assault bots", "my four rocket bots", "using only artillery": the player's units, never an attack's
 _PLAYERS_OWN = re.compile(r"\b(?:your|my|our|the\s+player'?s)\s+(?:(?:own|all|\d+|" + "|".join(V.NUMBER_WORDS)
-                          + r")\s+){0,2}$")
+                          + r")\s+){0,2}$|\busing\s+(?:only\s+|just\s+|nothing\s+but\s+)?(?:your\s+|my\s+|our\s+)?$")
 
 
 def attack_unit_names(r: Reading, start: int = 0, end: int | None = None) -> list[tuple[int, str]]:
@@ -1845,7 +1860,7 @@ def _times(r: Reading) -> None:
         candidates.append((lm, limit))
         r.moments = [t for t in r.moments if not lm.start() <= t[0] < lm.end()]     # the end, no attack's time
     # "when the clock shows six", "once the timer reads 7:30": a bare number on the clock is minutes
-    if limit is None and (lm := re.search(r"\b(?:when|once|until|till|by\s+the\s+time|as)\s+the\s+(?:clock|timer)\s+"
+    if limit is None and (lm := re.search(r"\b(?:when|once|until|till|by\s+the\s+time|as|before)\s+the\s+(?:clock|timer)\s+"
                                           r"(?:shows|reads|hits|strikes|says|reaches|turns|ticks\s+over\s+to)\s+(?:"
                                           + _CLOCK + r"|" + _NUM + r"(?:\s*" + _UNIT + r")?)(?![\w:])", text)):
         g = lm.groups()

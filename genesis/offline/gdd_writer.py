@@ -1479,6 +1479,7 @@ def _ffa_plan(c: Concepts, guidance: list[str]) -> str:
     return plans[min(corrections, len(plans) - 1)]
 
 
+GARRISON_WORTH = 4      # light bots' worth of each enemy unit type a siege request names as holding the base
 ZONE_RADIUS = 5.0
 ZONE_SCREEN = 22.0      # tiles round a fixed zone within which the reference's army meets attackers
 DEFAULT_HOLD = 60.0     # seconds to hold a zone when the request names no hold time
@@ -1736,10 +1737,17 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     fog = bool(c.fog)
     # the turrets the request counts are those turrets; else a ring as strong as the PM asks
     turret_type, turrets = next(iter(c.guard_turrets.items()), _siege_ring(_strength(guidance)))
+    # the enemy units the request says hold the base ("their artillery has dug in around it"), as many of each as
+    # GARRISON_WORTH light bots are worth, beside the base's point
+    worth = worth_table()["types"]
+    garrison = _spread(m, [UnitPlacement(type=t, count=max(2, round(_scaled(GARRISON_WORTH, _strength(guidance), 1)
+                                                                      / (float(worth.get(t, {}).get("worth", 1.0)) or 1.0))))
+                           for t in concepts.siege_garrison(c)], fort, [])
     teams = [
         TeamPlan(id=PLAYER, name="Besiegers", role="player", controller={"type": "agent"}, units=army,
                  metal=300 if c.production else 0, energy=600 if c.production else 0),
-        TeamPlan(id=ENEMY, name="Garrison", role="enemy", controller={"type": "ai", "behaviour": "hold"}),
+        TeamPlan(id=ENEMY, name="Garrison", role="enemy", controller={"type": "ai", "behaviour": "hold"},
+                 units=garrison),
     ]
     comps = [
         RuleComponent(id="static_fortification", purpose=f"a turret ring round the target at one of {len(sites)} "
@@ -1760,6 +1768,9 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                         "deadline": met}
     if artillery:
         expects["artillery_only"] = [{"event": "spawn", "where": {"team": PLAYER, "source": "start", "type": "artillery_bot"}, "min": 1}]
+    if garrison:
+        expects["garrison"] = [{"event": "spawn", "where": {"team": ENEMY, "source": "start", "type": g.type}, "min": g.count}
+                               for g in garrison]
     if named_side:
         # every candidate site lies on the named side: the target stands within reach of the base's point
         reach = max(math.dist(fort, s) for s in sites) + 1.0

@@ -277,3 +277,20 @@ def test_a_loss_only_when_every_objective_is_gone_keeps_one(query, total):
     c = read(query).concepts
     assert (c.objectives, c.keep_objectives) == (total, 1)
     assert all(cl.status == "honoured" for cl in write_brief(query, read(query)).clauses if "lose" in cl.text)
+
+
+def test_enemy_units_said_to_hold_a_besieged_base_garrison_it_and_attacks_never_do():
+    q = "Their artillery has dug in on the ridge around a metal storage. Level it with six light tanks within five minutes."
+    brief = write_brief(q, read(q))
+    c = brief.concepts
+    assert (c.archetype, c.objective_type, c.player_start, c.deadline) == ("siege", "metal_storage", {"light_tank": 6}, 300)
+    assert "artillery_only" not in {r.id for r in brief.requirements}
+    gdd = gdd_writer.design(brief)
+    enemy = next(t for t in gdd.teams if t.id == 1)
+    assert {u.type for u in enemy.units} == {"artillery_bot"}
+    assert next(r for r in gdd.requirements if r.id == "garrison").expect
+    # waves sent at the player are no garrison: a siege builds no attacks, and says so
+    q = "Destroy the enemy bot lab within 6 minutes while waves of light bots attack your base every minute."
+    brief = write_brief(q, read(q))
+    assert "garrison" not in {r.id for r in brief.requirements}
+    assert any(cl.status == "not_honoured" and "waves" in cl.text for cl in brief.clauses)
