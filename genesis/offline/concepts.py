@@ -867,7 +867,7 @@ def _enemy_acts(text: str, at: int) -> bool:
     line against the enemy with")."""
     said = text[_segment(text, at)[0]:at]
     said = re.sub(r"\b(?:against|versus|vs\.?|from|of|off|at|on|toward|towards|past|beat|kill|destroy)\s+"
-                  r"(?:the\s+|an?\s+|their\s+)?[\w-]+", " ", said)
+                  r"(?:the\s+|an?\s+|their\s+)?(?:(?:fortified|enemy|enemy's|whole|entire|main)\s+){0,2}[\w-]+", " ", said)
     return bool(_ENEMY_SUBJECT.search(said))
 
 
@@ -907,7 +907,7 @@ def _start_forces(r: Reading) -> None:
     for m in re.finditer(r"\b(?:hold|defend|protect|guard|take|capture|seize|claim|occupy|storm|assault|attack|clear|keep|"
                          r"escort|scout|destroy|raze)\b[^.;,]{0,40}?\b(?:with|using)\s+(?:your\s+|my\s+|our\s+)?(?:own\s+)?"
                          + _unit_pattern("mobile") + r"(?!\s+(?:against|versus)\b)", r.text):
-        if m.group(1).endswith("s") and not any(h.start <= m.start(1) < h.end for h in r.hits) \
+        if (m.group(1).endswith("s") or m.group(1) == "artillery") and not any(h.start <= m.start(1) < h.end for h in r.hits) \
                 and not _enemy_acts(r.text, m.start(1)):
             r.hit((m.start(1), m.end(1)), "start_forces")
     # the player's own units say nothing of what the enemy attacks with ("you start with 6 light tanks")
@@ -919,7 +919,7 @@ def _start_forces(r: Reading) -> None:
 
 # phrases whose unit names are the player's or a target, not what the enemy attacks with
 NOT_ATTACKERS = {"start_forces", "protect", "escort_unit", "objective", "objectives", "resource_keep", "raid_target",
-                 "keep_count", "production_target", "recon", "armies", "side_armies", "micro", "losses"}
+                 "keep_count", "production_target", "recon", "armies", "side_armies", "micro", "losses", "artillery_only"}
 NAMED_UNIT = r"(?:^|\b(?:\d+|a|an|of|by|the|and|with|against|versus|vs|enemy|their|hostile|light|heavy|fast|quick)\s+)"   # not a verb ("scout")
 
 
