@@ -146,6 +146,11 @@ def worth_table() -> dict[str, Any]:
     return json.loads(WORTH_PATH.read_text(encoding="utf-8"))
 
 
+def worth(kind: str) -> float:
+    """A unit type's measured worth in light bots (1 for a type the table does not measure)."""
+    return float(worth_table()["types"].get(kind, {}).get("worth", 1.0)) or 1.0
+
+
 def square_law_survivors(big: float, small: float) -> float:
     """What the square law predicts is left of the bigger side (in worth) after a fight to the end."""
     return math.sqrt(max(0.0, big * big - small * small))

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 
 from engine.catalog import load_catalog
-from engine.engagement import worth_table
+from engine.engagement import worth
 from genesis.models import Concepts, RuleComponent
 from genesis.offline import geometry as G
 from genesis.offline import variation as V
@@ -81,8 +81,7 @@ def attack_units(c: Concepts, strength: float) -> dict[str, int]:
     at minute 5"), as many as are worth the light bots of attack_size by the engine's fight-worth table (at least
     two of a type the request names in the plural)."""
     kind = c.wave_units[0] if c.wave_units else "light_bot"
-    worth = float(worth_table()["types"].get(kind, {}).get("worth", 1.0)) or 1.0
-    return {kind: max(2 if c.wave_units else 1, round(attack_size(strength) / worth))}   # units named: more than one
+    return {kind: max(2 if c.wave_units else 1, round(attack_size(strength) / worth(kind)))}   # units named: more than one
 
 
 def _enemy_attack(c: Concepts, site: Site) -> tuple[RuleComponent, dict[str, list[dict]]]:

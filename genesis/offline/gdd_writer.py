@@ -6,7 +6,7 @@ import re
 from contextvars import ContextVar
 
 from engine.catalog import load_catalog
-from engine.engagement import worth_table
+from engine.engagement import worth
 from engine.level import RING_GROWTH, RING_SIZE
 from genesis.models import GDD, Brief, Concepts, Requirement, RuleComponent, TeamPlan, UnitPlacement, Variation
 from genesis.offline import composed_designs, concepts, economy, pm_brain, wave_growth
@@ -523,8 +523,7 @@ _ARMY_FAMILIES = ("defense", "raids", "capture", "siege")
 
 def _army_worth(units: dict[str, int]) -> float:
     """An army's worth in light bots, by the engine's measured fight-worth table (unmeasured types count 1)."""
-    table = worth_table()["types"]
-    return sum(n * float(table.get(t, {}).get("worth", 1.0)) for t, n in units.items())
+    return sum(n * worth(t) for t, n in units.items())
 
 
 def _army_ratio(gdd: GDD, c: Concepts) -> float:
@@ -1702,8 +1701,7 @@ def _siege_ring(strength: float) -> tuple[str, int]:
     light = max(4, round(SIEGE_RING * strength))
     if light <= SIEGE_MAX_LIGHT:
         return "light_turret", light
-    table = worth_table()["types"]
-    return "heavy_turret", max(4, round(light * table["light_turret"]["worth"] / table["heavy_turret"]["worth"]))
+    return "heavy_turret", max(4, round(light * worth("light_turret") / worth("heavy_turret")))
 SIEGE_RING_RADIUS = 2.5
 
 
@@ -1739,9 +1737,8 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     turret_type, turrets = next(iter(c.guard_turrets.items()), _siege_ring(_strength(guidance)))
     # the enemy units the request says hold the base ("their artillery has dug in around it"), as many of each as
     # GARRISON_WORTH light bots are worth, beside the base's point
-    worth = worth_table()["types"]
-    garrison = _spread(m, [UnitPlacement(type=t, count=max(2, round(_scaled(GARRISON_WORTH, _strength(guidance), 1)
-                                                                      / (float(worth.get(t, {}).get("worth", 1.0)) or 1.0))))
+    strength = _strength(guidance)
+    garrison = _spread(m, [UnitPlacement(type=t, count=max(2, round(_scaled(GARRISON_WORTH, strength, 1) / worth(t))))
                            for t in concepts.siege_garrison(c)], fort, [])
     teams = [
         TeamPlan(id=PLAYER, name="Besiegers", role="player", controller={"type": "agent"}, units=army,

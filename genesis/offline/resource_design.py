@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from engine.catalog import load_catalog
-from engine.engagement import worth_table
+from engine.engagement import worth
 from genesis.models import GDD, Brief, Concepts, RuleComponent, TeamPlan, UnitPlacement
 from genesis.offline import geometry as G
 from genesis.offline.composed_designs import AIR_RAIDER, raider_type
@@ -184,8 +184,7 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
         # worth; a party the request counts is that many
         raider = raider_type(c)
         guard_type = AIR_GUARD_TYPE if raider == AIR_RAIDER else GUARD_TYPE
-        worth = float(worth_table()["types"].get(raider, {}).get("worth", 1.0)) or 1.0
-        party = c.raid_size or max(1, round(_scaled(RAIDERS, strength) / worth))
+        party = c.raid_size or max(1, round(_scaled(RAIDERS, strength) / worth(raider)))
         target = c.raid_target_type or "metal_extractor"
         params = {"team": ENEMY, "interval": interval, "first_at": min(interval, 90.0), "sides": edges,
                   "size": party, "unit_type": raider, "target_type": target, "target_team": PLAYER,
