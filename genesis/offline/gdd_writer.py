@@ -1563,10 +1563,13 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             f"inside and no enemy inside. If you have not held it by {deadline / 60:g} minutes, you lose." + relief
             + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
     # with candidate zones the reference reads which one is marked, as a player does
-    strategy_name, strategy = "hold_zone", {"zones": zones, "home": list(start)}
-    if fixed:
-        # a zone held without a break is lost the moment an attacker sets foot in it: the army meets attackers
-        # on their way in, while its sturdiest unit stands in the zone (backing off only from a weapon's reach)
+    strategy_name, strategy = "hold_zone", ({"zones": zones, "home": list(start)} if zones else
+                                            {"zone": zone_xy, "home": list(start)})
+    if named and fixed:
+        # counterattacks at the zone from the sides and times the request names: a hold without a break is lost
+        # the moment one attacker sets foot in it, so the army meets them on their way in while its sturdiest
+        # unit stands in the zone (backing off only from a weapon's reach). Relief columns that hunt the army's
+        # units are met where they stand (hold_zone)
         holder = max({u.type for u in army if u.tag is None}, key=lambda t: (load_catalog().units[t].hp, t))
         strategy_name, strategy = "defend", {"home": zone_xy, "threat_radius": ZONE_SCREEN, "roles": [
             {"role": "hold_back", "type": holder, "count": 1, "at": zone_xy, "margin": 0}]}

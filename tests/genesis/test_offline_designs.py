@@ -121,12 +121,7 @@ def test_capture_and_hold_uses_the_library_rule_with_the_stated_hold_and_deadlin
                      on={"deadline": "idle"}, archetype="capture", hold_time=90.0, deadline=300.0)
     rule = component(gdd, "capture_and_hold")
     assert rule.params["hold_seconds"] == 90.0 and rule.params["deadline"] == 300.0
-    # the zone is fixed (the centre): the army meets attackers on their way in while one unit stands in it
-    assert gdd.reference_strategy == "defend"
-    assert gdd.strategy_params["home"] == rule.params["zone"]
-    holder = gdd.strategy_params["roles"][0]
-    assert (holder["role"], holder["at"]) == ("hold_back", rule.params["zone"])
-    assert holder["type"] in {u.type for t in gdd.teams if t.id == 0 for u in t.units}
+    assert gdd.reference_strategy == "hold_zone"
     results = evidence(gdd, tmp_path, list(CAPTURE))
     for rid, res in results.items():
         assert all(r.passed for r in res), (rid, [r.detail for r in res])

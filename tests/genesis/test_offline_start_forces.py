@@ -141,4 +141,7 @@ def test_a_counted_force_the_player_acts_with_is_its_start_and_keeps_the_referen
     c = read(q).concepts
     assert (c.player_start, c.wave_units) == ({"rocket_bot": 8}, [])
     gdd = design(write_brief(q, read(q)))
-    assert [r["type"] for r in gdd.strategy_params["roles"]] == ["rocket_bot"]
+    # named counterattacks at a fixed zone: the army meets them on their way in while one unit stands in the zone
+    zone = next(r for r in gdd.rule_components if r.id == "capture_and_hold").params["zone"]
+    assert (gdd.reference_strategy, gdd.strategy_params["home"]) == ("defend", zone)
+    assert [(r["role"], r["type"], r["at"]) for r in gdd.strategy_params["roles"]] == [("hold_back", "rocket_bot", zone)]
