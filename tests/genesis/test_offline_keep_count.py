@@ -289,6 +289,9 @@ def test_enemy_units_said_to_hold_a_besieged_base_garrison_it_and_attacks_never_
     enemy = next(t for t in gdd.teams if t.id == 1)
     assert {u.type for u in enemy.units} == {"artillery_bot"}
     assert next(r for r in gdd.requirements if r.id == "garrison").expect
+    # built at the base's centre, not round the target's drawn site: partial, saying so
+    (dug_in,) = [cl for cl in brief.clauses if "dug in" in cl.text]
+    assert dug_in.status == "partial" and "drawn per game" in dug_in.why
     # waves sent at the player are no garrison: a siege builds no attacks, and says so
     q = "Destroy the enemy bot lab within 6 minutes while waves of light bots attack your base every minute."
     brief = write_brief(q, read(q))
