@@ -2561,7 +2561,10 @@ def _loss_on_loss(r: Reading) -> None:
         kind = c.objective_type if said == head else roster_names().get(said) or V.OBJECTIVE_TYPES.get(said)
         if kind is None:
             return
-        if load_catalog().units[kind].speed > 0 and kind != "commander" or kind == c.protect_unit:
+        # a defence keeps its commander as its objective; every other family keeps it as a unit
+        keeps_objectives = c.archetype in ("defense", "raids")
+        if load_catalog().units[kind].speed > 0 and (kind != "commander" or not keeps_objectives) \
+                or kind == c.protect_unit:
             c.protect_unit = c.protect_unit or kind
             r.hit(m, "protect")
         elif c.objective_type in (None, kind) or not any(h.key == "objective" for h in r.hits):

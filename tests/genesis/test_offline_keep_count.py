@@ -297,3 +297,15 @@ def test_enemy_units_said_to_hold_a_besieged_base_garrison_it_and_attacks_never_
     brief = write_brief(q, read(q))
     assert "garrison" not in {r.id for r in brief.requirements}
     assert any(cl.status == "not_honoured" and "waves" in cl.text for cl in brief.clauses)
+
+
+def test_a_siege_keeps_the_players_commander_as_a_unit_and_besieges_theirs():
+    q = ("Their HQ sits up in the top-right corner behind a few gun towers. Flatten it before the clock shows nine. "
+         "If your own commander goes down first, that's a loss.")
+    brief = write_brief(q, read(q))
+    c = brief.concepts
+    assert (c.archetype, c.objective_type, c.protect_unit, c.time_limit) == ("siege", "commander", "commander", 540)
+    (loss,) = [cl for cl in brief.clauses if "goes down" in cl.text]
+    assert loss.status == "honoured"
+    gdd = gdd_writer.design(brief)
+    assert any(u.type == "commander" and u.tag for t in gdd.teams if t.id == 0 for u in t.units)
