@@ -457,8 +457,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                                 else "the target is fortified with turrets"))
         reqs.append(Requirement(id="destroy_win", text="destroying the target wins"))
         reqs.append(Requirement(id="deadline_loss", text="the deadline loses", on="idle"))
-        if siege_garrison(c):
-            names = " and ".join(t.replace("_", " ") + "s" for t in siege_garrison(c))
+        if garrison := siege_garrison(c):
+            names = " and ".join(t.replace("_", " ") + "s" for t in garrison)
             enemy.append(f"enemy {names} hold the base beside its turrets")
             reqs.append(Requirement(id="garrison", text=f"enemy {names} hold the base beside its turrets"))
         if artillery_siege(c):

@@ -333,8 +333,8 @@ def read(query: str) -> Reading:
     if c.archetype == "siege":
         _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
         _siege_guards(r)
-        for h in r.hits:
-            if h.key == "wave_units" and siege_garrison(c):
+        for h in (r.hits if siege_garrison(c) else []):
+            if h.key == "wave_units":
                 h.problem = ("the garrison holds the base's centre: the target stands at one of the base's sites, "
                              "drawn per game, behind its turret ring")
 

@@ -681,13 +681,14 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # fast raiders seen through the fog only near home, from any of the drawn sides: the economy they go for
         # stands close enough for the defence at home to reach it before a fragile building falls
         radius = RAID_RADIUS
+    spawn_reach = _reach_at_spawn(c)
     for i in range(n_obj):
         front = front_xy[distinct[i % len(distinct)]]
         # at a bridge the objective is the bridgehead itself
         t = 0.0 if bridge else (reach if i < len(distinct) else 0.15)
         if reach < 0.45:
             t = min(t, radius / max(1.0, math.dist(base, front)))
-        t = _out_of_reach_at_spawn(base, front, [front_xy[k] for k in distinct], t, _reach_at_spawn(c))
+        t = _out_of_reach_at_spawn(base, front, [front_xy[k] for k in distinct], t, spawn_reach)
         # on open ground (not in a cliff's lee): every side's attack can reach the objective it goes for
         x, y = (G.passable_near(m, *G.lerp(base, front, t), taken, 3.0, safe) if bridge else
                 V.open_ground_near(m, *G.lerp(base, front, t), taken, 3.0))
