@@ -182,7 +182,10 @@ _REWRITES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"(?<![\w-])(\d+(?:\.\d+)?|a|an|{_SMALL_WORDS})\s+(?:full\s+|whole\s+|solid\s+)?(minutes?|mins?|hours?|hrs?)\s*,?\s+(?:and\s+)?"
                 rf"(\d+|{_SMALL_WORDS})\s*(?:seconds?|secs?|s)(?![\w-])"), _compound),
     (re.compile(rf"(?<![\w-])(a|an|one|\d+|{_SMALL_WORDS})\s+(?:minutes?|mins?)\s+(\d{{1,2}}|{_SMALL_WORDS})"
-                rf"(?!\s*(?:[\w-]|:))"),
+                # what may follow: the clause's end or a word that goes on with it ("for a minute fifteen with nobody
+                # on it"), never a noun the number counts ("every minute 5 light bots")
+                rf"(?=\s*(?:[,.;!?)]|$|(?:with|without|and|or|but|while|before|after|then|to|of|in|on|at|straight|"
+                rf"running|uninterrupted|nonstop|total|flat|tops)(?![\w-])))"),
      _unit_then_seconds),
     # written short: "4m40s", "4m 40s"
     (re.compile(r"(?<![\w-])(\d+)\s*m\s*(\d{1,2})\s*s(?![\w-])"), _unit_then_seconds),

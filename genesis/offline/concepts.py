@@ -313,6 +313,8 @@ def read(query: str) -> Reading:
     _recon(r)
     _micro(r)
     _deadline_and_hold(r)
+    _capture_holders(r)
+    _all_done_by(r)
     _capture_contenders(r)
     _goal_rivals(r)
     _loss_on_loss(r)
@@ -594,6 +596,18 @@ _SIEGE_NOUNS = (r"storages?|base|fortress|turrets?|factor(?:y|ies)|hq|headquarte
                 r"emplacements?|batter(?:y|ies)|commander|guns?|installations?|outposts?|towers?|radars?|"
                 r"radar\s+towers?|dish(?:es)?|buildings?|reactors?|extractors?|collectors?|cannons?|depots?|silos?|"
                 r"generators?|pylons?|refiner(?:y|ies)")
+# a building the enemy owns, said by its owner, its place in their camp, or the turrets round it
+_THEIR_BUILDING = (r"\b(?:(?:their|the\s+enemy'?s|an?\s+enemy|the\s+enemy)\s+(?:[\w'-]+\s+){0,3}?(?:" + _SIEGE_NOUNS + r")"
+                   r"|(?:their|the\s+enemy'?s?)\s+(?:camp|base|compound|side|lines)\s+(?:has|holds|contains|hides|keeps)\s+"
+                   r"(?:an?|the|one|its)\s+(?:[\w'-]+\s+){0,3}?(?:" + _SIEGE_NOUNS + r")"
+                   r"|(?:an?|the)\s+(?:[\w'-]+\s+){0,3}?(?:" + _SIEGE_NOUNS + r")\s+(?:(?:sits|stands|squats|lies|is)\s+)?"
+                   r"(?:(?:in|at|inside|behind|within|deep\s+in)\s+(?:the\s+(?:middle|centre|center|heart|back)\s+of\s+)?"
+                   r"(?:their|the\s+enemy'?s?)\s+(?:camp|base|lines|territory|compound|fortress|side)|(?:guarded|ringed|"
+                   r"surrounded|defended|protected|encircled|screened)\s+by))\b")
+# the verb that destroys it, pointing back: "it", "the thing", "the dish"; a particle may stand after the object
+_BACK_TO_IT = r"(?:it|them|that(?:\s+thing)?|the\s+(?:[\w-]+\s+)?(?:thing|target|" + _SIEGE_NOUNS + r"))"
+_KILLED_AGAIN = (r"\b(?:" + _KILL + r"\s+" + _BACK_TO_IT + r"(?:\s+(?:up|out|down))?|(?:take|knock|wipe|bring|shoot|blow|"
+                 r"burn|tear|pull)\s+" + _BACK_TO_IT + r"\s+(?:out|down|up))\b")
 _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all|each|both|\d+|" + "|".join(V.NUMBER_WORDS)
                     + r")\s+(?:of\s+the\s+)?(?:enemy\s+)?"
                     r"(?:[\w-]+\s+){0,3}?(?:" + _SIEGE_NOUNS + r"|line|target|position)\b"
@@ -628,7 +642,10 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all
                     r"(?:it|them)\s+(?:out|down|up))\b"
                     # the target named inside the verb: "turn the enemy commander's bunker into scrap"
                     r"|\b(?:turn|reduce)\s+(?:the|their|its)\s+(?:enemy(?:'s)?\s+)?(?:[\w'-]+\s+){0,2}?(?:" + _SIEGE_NOUNS
-                    + r")\s+(?:into|to)\s+(?:rubble|ashes|ruins|dust|scrap|wreckage)\b")
+                    + r")\s+(?:into|to)\s+(?:rubble|ashes|ruins|dust|scrap|wreckage)\b"
+                    # a building of theirs named first, destroyed by a word that points back to it ("their camp has a
+                    # generator ringed by turrets ... blow the thing up", "a depot behind their lines ...; take it out")
+                    r"|" + _THEIR_BUILDING + r"(?P<gap5>(?:[^.]|\.(?=\s+\w)){0,240}?)" + _KILLED_AGAIN)
 
 # a place to take and keep; a bridge, pass or crossroads only with a verb of taking ("hold the bridge against
 # three waves" is a defence)
@@ -657,6 +674,14 @@ _CAPTURE = re.compile(r"\b(?:take|seize|capture|claim|hold|control|occupy|grab|c
                       r"|\b(?:fly|raise|plant|hoist)\s+(?:your\s+|the\s+|our\s+)?(?:colou?rs?|flag|banner|standard)\s+"
                       r"(?:over|on|at|atop|above)\b|\b(?:your\s+|our\s+)?(?:colou?rs?|flag|banner)\s+(?:have|has|must|needs?|"
                       r"should)\s+(?:to\s+)?fly\s+(?:over|on|at|above)\b"
+                      # its holders driven off first, then kept: "clear the four guards off the crossroads, then stay on
+                      # it for a minute", "drive the defenders out of the zone and sit on it for 90 seconds"
+                      r"|\b(?:clear|drive|push|chase|kick|knock|force|flush|run|throw|shove)\s+(?:out\s+)?(?:the\s+|their\s+|all\s+|"
+                      r"every\s+)?(?:(?:\d+|" + "|".join(V.NUMBER_WORDS) + r")\s+)?(?:enemy\s+|hostile\s+)?(?:guards|defenders|"
+                      r"enemies|enemy|garrison|occupiers|troops|holders|squatters|units|bots|tanks|them)\s+(?:off|out\s+of|from|"
+                      r"away\s+from)\s+(?:the\s+|that\s+)?(?:[\w-]+\s+){0,2}?(?:bridge|pass|crossroads|ridge|crossing|ford|"
+                      r"junction|gate|hilltop|hill|summit|zone|plaza|plateau|centre|center|middle|point|beacon|circle|"
+                      r"square)\b(?=[^.;]{0,120}?\b(?:stay|sit|camp|hold|keep|remain|park|squat|stand)\b)"
                       # kept against being driven off: "don't let them push you off it for two minutes"
                       r"|\b(?:don't|do\s+not|never)\s+let\s+(?:them|the\s+enemy|the\s+enemies|anyone|anybody|the\s+other\s+side)"
                       r"\s+(?:push|drive|kick|knock|force|throw|shove|chase)\s+you\s+(?:off|out\s+of)\b"
@@ -683,7 +708,12 @@ _ENEMY_ACTS = re.compile(r"\b(?:raiders?|enemy|enemies|attackers?|bombers?|hosti
 
 
 def _siege_matches(text: str) -> list[re.Match]:
-    return [m for m in _SIEGE.finditer(text) if not _ENEMY_ACTS.search(text[max(0, m.start() - 40):m.start()])]
+    """The phrases that destroy a target of theirs; not the enemy's own doing, before the target or before the verb
+    that points back to it ("the generator, guarded by turrets, must stand: if raiders blow it up you lose")."""
+    def enemy_acts(at: int) -> bool:
+        return bool(_ENEMY_ACTS.search(text[max(0, at - 40):at]))
+    return [m for m in _SIEGE.finditer(text)
+            if not enemy_acts(m.start()) and not (m.group("gap5") is not None and enemy_acts(m.end("gap5")))]
 
 
 def _in_unit_name(text: str):
@@ -761,6 +791,13 @@ def _siege_target(r: Reading) -> None:
     # turrets; reduce it to rubble")
     dug_in = m.group("gap4") is not None
     said = m.group(0)[:m.end("gap4") - m.start()] if dug_in else m.group(0)
+    if m.group("gap5") is not None:
+        # a building of theirs named first and destroyed by a word pointing back: the target is that building
+        said = m.group(0)[:m.start("gap5") - m.start()]
+        noun = re.findall(r"(?<![\w-])(?:[\w-]+\s+)?(?:" + _SIEGE_NOUNS + r")\b", said)
+        if not re.search(r"(?<![\w-])" + _unit_pattern("building") + r"|\bcommander\b", said) and noun:
+            r.assumptions.append(f'"{noun[0]}" is not a unit of the roster: the target is a metal storage')
+            return
     names = list(re.finditer(r"(?<![\w-])" + _unit_pattern("any"), said))
     # what they are dug in around, inside or at is the target ("entrenched around a radar tower with 6 turrets")
     around = [n for n in names if re.search(r"\b(?:around|round|inside|in|at)\s+(?:an?|the|their|its)\s+(?:[\w-]+\s+){0,2}?$",
@@ -795,31 +832,45 @@ def siege_garrison(c: Concepts) -> list[str]:
     return [] if c.archetype != "siege" or attacked else list(c.wave_units)
 
 
+_TURRET_TYPES = ("light_turret", "heavy_turret", "aa_turret")
+
+
+def _turret_names() -> str:
+    """The roster's names of a turret ("light turrets", "gun towers", "anti-air gun"); "turrets" alone is a light one."""
+    names = [n for n, t in roster_names().items() if t in _TURRET_TYPES] + ["anti-air turret", "anti-air turrets"]
+    return "(" + "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True)) + r")(?![\w-])"
+
+
+def _turret_type(name: str) -> str:
+    return roster_names().get(name) or ("aa_turret" if name.startswith("anti-air") else "light_turret")
+
+
 def _siege_guards(r: Reading) -> None:
     """The turrets a siege's target stands among, when counted: "guarded by 8 light turrets", "8 heavy
-    turrets guard the bot lab", "ringed by a dozen turrets"."""
-    turret = r"((?:light|heavy|aa|anti-air)\s+)?turrets?\b"
+    turrets guard the bot lab", "ringed by a dozen turrets", "with three gun towers around it"."""
+    turret = _turret_names()
     num = r"(?:a\s+)?" + _GROUP_NUM
     m = re.search(r"\b(?:(?:guarded|defended|ringed|surrounded|protected|covered|encircled|screened|shielded|walled\s+off)"
-                  r"\s+by|behind|among|amid|amongst|within|inside)\s+(?:a\s+(?:ring|line|wall|row|screen|cordon)\s+of\s+)?" + num
-                  + r"\s+" + turret, r.text) \
+                  r"\s+by|behind|among|amid|amongst|within|inside)\s+(?:a\s+(?:ring|line|wall|row|screen|cordon)\s+of\s+)?"
+                  r"(?:roughly\s+|about\s+|around\s+|some\s+)?" + num + r"\s+" + turret, r.text) \
         or re.search(num + r"\s+" + turret + r"\s+(?:(?:and\s+[^.;,]{0,40}?\s+)?(?:guard|defend|ring|surround|protect|cover|"
-                     r"encircle)|(?:and\s+[^.;,]{0,40}?\s+)?stand\s+(?:watch|guard))", r.text)
+                     r"encircle)|(?:and\s+[^.;,]{0,40}?\s+)?stand\s+(?:watch|guard))", r.text) \
+        or re.search(r"\bwith\s+(?:roughly\s+|about\s+|around\s+|some\s+)?" + num + r"\s+" + turret
+                     + r"\s+(?:all\s+)?(?:around|round|surrounding|ringing|guarding|protecting|covering)\s+(?:it|them)\b", r.text)
     if m is None:
         # uncounted: "dug in behind light turrets" is the family's ring of light turrets
         for u in re.finditer(r"\b(?:(?:guarded|defended|ringed|surrounded|protected|covered|encircled)\s+by|behind|among|amid)\s+"
                              r"(?:a\s+(?:ring|line|wall|row|screen|cordon)\s+of\s+)?(?:light\s+)?turrets\b", r.text):
             r.hit(u, "fortification")
         return
-    kind = (m.group(2) or "light ").strip().replace("anti-air", "aa")
-    r.concepts.guard_turrets = {f"{kind}_turret": _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))}
+    r.concepts.guard_turrets = {_turret_type(m.group(2)): _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))}
     r.hit(m, "fortification")
     # more kinds listed after it: "guarded by 6 light turrets and 2 heavy turrets"
     listed = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)" + num + r"\s+" + turret)
     at = m.end()
     while (more := listed.match(r.text, at)):
-        kind = (more.group(2) or "light ").strip().replace("anti-air", "aa")
-        r.concepts.guard_turrets[f"{kind}_turret"] = _GROUP_WORDS.get(more.group(1)) or int(number(more.group(1)))
+        kind = _turret_type(more.group(2))
+        r.concepts.guard_turrets[kind] = _GROUP_WORDS.get(more.group(1)) or int(number(more.group(1)))
         r.hit(more.span(), "fortification")
         at = more.end()
 
@@ -851,10 +902,16 @@ _FORCES_ACT = re.compile(r"(?:^|[.;:!?]\s*)((?:(?:and\s+)?" + _FORCE_ITEM + r"(?
 # what the player does something with: "hold the ridge with 5 heavy tanks against ...", "defend it with 4 turrets"
 _FORCES_WITH = re.compile(r"\b(?:hold|defend|protect|guard|take|capture|seize|claim|storm|assault|attack|break|clear|"
                           r"survive|keep|escort|raid|scout|find|locate|destroy|raze|breach)\b(?:(?!\b(?:waves?|attacks?|raids?|"
-                          r"raiders?|assaults?|enem(?:y|ies)\s+(?:come|comes|send|sends))\b)[^.;]){0,70}?\bwith\s+((?:(?:and\s+)?"
+                          r"raiders?|assaults?|enem(?:y|ies)\s+(?:come|comes|send|sends))\b)[^.;]){0,70}?\bwith\s+(?:your\s+|my\s+|our\s+)?(?:own\s+)?((?:(?:and\s+)?"
                           + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)(?=\s+(?:against|versus|vs\.?|while|whilst|as|until|"
                           r"before|during|within|inside|by|in\s+(?:under|less|at\s+most|\d|" + "|".join(V.NUMBER_WORDS)
                           + r"))\b|\s*[,;.:]|\s*$)")
+# the player's own units, counted, sent somewhere: "send my eight light tanks in", "take your ten tanks in"
+_FORCES_SENT = re.compile(r"\b(?:send|sending|take|taking|lead|leading|bring|bringing|march|marching|move|moving|throw|"
+                          r"commit|use|using|roll|push)\s+(?:in\s+)?(?:all\s+)?(?:of\s+)?(?:your|my|our)\s+(?:own\s+)?("
+                          r"(?:(?:and\s+)?(?:\d+|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True))
+                          + r")\s+(?:[\w-]+\s+){0,2}?[\w-]+(?:\s*,\s*|\s+and\s+)?)+?)(?=\s+(?:in|into|forward|across|"
+                          r"over|out|up|through|at|against|to|and)\b|\s*[,;.:]|\s*$)")
 # "2 anti-air turrets are pre-built", "three turrets already stand": what the player has on the map at the start
 _PREBUILT = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:(?:are|is)\s+"
                        r"(?:already\s+)?(?:pre-?built|pre-?placed|built|placed|in\s+place|standing|up)|already\s+"
@@ -881,7 +938,7 @@ def _start_forces(r: Reading) -> None:
     of the list is left to the clause accounting (not understood)."""
     c = r.concepts
     for m in [*_START_FORCES.finditer(r.text), *_PREBUILT.finditer(r.text), *_FORCES_THEN_START.finditer(r.text),
-              *_FORCES_ACT.finditer(r.text), *_FORCES_WITH.finditer(r.text)]:
+              *_FORCES_ACT.finditer(r.text), *_FORCES_WITH.finditer(r.text), *_FORCES_SENT.finditer(r.text)]:
         if any(h.key == "armies" and h.start <= m.start(1) < h.end for h in r.hits):
             continue    # a skirmish's squad ("seven rocket bots must kill ...") is the micro reader's
         if m.re is _FORCES_WITH and _enemy_acts(r.text, m.start(1)):
@@ -2475,8 +2532,15 @@ def _protect(r: Reading) -> None:
         or re.search(r"\b(?:if|as\s+long\s+as|so\s+long\s+as|provided)\s+(?:your|the|my|our)\s+" + one + r"\s+(?:is|stays|remains)\s+"
                      r"(?:still\s+)?(?:alive|standing|breathing|around|in\s+one\s+piece)\b", text) \
         or re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing)\s+(?:your|the|my|our)\s+" + mobile, text) \
-        or re.search(r"\b(?:if|or|and|once|when|should)\s+(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|die|falls|"
-                     r"(?:is|gets|get)\s+(?:killed|destroyed|lost|shot(?:\s+down)?|taken\s+out|blown\s+up))", text) \
+        or re.search(r"\b(?:if|or|and|once|when|should)\s+(?:(?P<every>all\s+(?:of\s+)?|both\s+(?:of\s+)?|every\s+(?:last\s+|single\s+)?"
+                     r"one\s+of\s+|each\s+(?:one\s+)?of\s+))?(?:your|the|my|our)\s+" + mobile + r"\s+(?:dies|die|falls|"
+                     r"(?:is|gets|get|are)\s+(?:killed|destroyed|lost|shot(?:\s+down)?|taken\s+out|blown\s+up|wrecked|wiped\s+out))"
+                     # what follows, when said: "..., I lose", "..., that's a loss"
+                     r"(?:\s+first)?(?:\s*,\s*(?:then\s+)?(?:(?:you|i|we)\s+lose|(?:it|that)'?s\s+(?:over|a\s+loss|game\s+over|"
+                     r"defeat)|game\s+over))?", text) \
+        or re.search(r"\b(?:you|i|we|the\s+player)\s+(?:lose|fail|are\s+defeated|am\s+defeated)\s+(?:the\s+game\s+)?(?:if|when|once|"
+                     r"as\s+soon\s+as|the\s+moment)\s+(?P<every>all\s+(?:of\s+)?|both\s+(?:of\s+)?|every\s+one\s+of\s+)?(?:your|the|my|"
+                     r"our)\s+" + mobile + r"\s+(?:" + _GONE + ")", text) \
         or re.search(r"\b(?:losing|the\s+loss\s+of)\s+(?:your|the|my|our|(?P<every>both|all|all\s+(?:of\s+)?(?:your|the)|"
                      r"both\s+(?:of\s+)?(?:your|the)|every\s+one\s+of\s+(?:your|the)))\s+(?:\w+\s+)?" + mobile
                      + r"\s+(?:ends\s+(?:it|the\s+(?:game|run|match))|loses(?:\s+(?:it|the\s+game))?|means\s+(?:defeat|a\s+loss)|"
@@ -2484,8 +2548,8 @@ def _protect(r: Reading) -> None:
         or re.search(r"\b(?:defeat|loss|lose|fail(?:ure)?)(?:\s+(?:condition|conditions|if|when|on))?\s*[:=-]\s*(?:if\s+|when\s+)?"
                      r"(?:your\s+|the\s+|my\s+|our\s+)?" + mobile + r"\s+(?:is\s+|gets\s+)?(?:destroyed|killed|dies|dead|lost|"
                      r"falls|down)\b", text) \
-        or re.search(r"(?:^|[.;:!?]\s*)(?:your\s+|the\s+|my\s+|our\s+)?" + mobile + r"\s+(?:dies|is\s+killed|is\s+destroyed|"
-                     r"falls|goes\s+down)\s*[,:-]\s*(?:it'?s\s+|that'?s\s+)?(?:game\s+over|you\s+lose|i\s+lose|we\s+lose|defeat|"
+        or re.search(r"(?:^|[.;:!?]\s*)(?:your\s+|the\s+|my\s+|our\s+)?" + mobile + r"\s+(?:goes\s+boom|" + _GONE
+                     + r")\s*[,:-]\s*(?:it'?s\s+|that'?s\s+)?(?:game\s+over|you\s+lose|i\s+lose|we\s+lose|defeat|"
                      r"mission\s+failed)\b", text)
     if m is None:
         # by pronoun: "your lone scout has 100 seconds ...; don't lose it" keeps the player's unit named last
@@ -2496,6 +2560,15 @@ def _protect(r: Reading) -> None:
         if mine:
             c.protect_unit = roster_names()[mine[-1].group(1)]
             r.hit(mine[-1], "protect")
+            r.hit(p, "protect")
+            return
+        # all of the player's units named before: "take it out with your twelve assault bots; lose them all and it's over"
+        p = re.search(r"\b(?:lose|losing)\s+(?:them\s+all|all\s+of\s+them|every\s+(?:last\s+)?one\s+of\s+them)\s*(?:,\s*|\s+and\s+)"
+                      r"(?:it'?s\s+over|(?:you|i|we)\s+lose|that'?s\s+(?:a\s+loss|it|game\s+over)|game\s+over|it'?s\s+a\s+loss)\b", text)
+        mine = list(re.finditer(r"\b(?:your|my|our)\s+(?:(?:own|\d+|" + "|".join(V.NUMBER_WORDS) + r")\s+){0,2}" + mobile,
+                                text[:p.start()])) if p else []
+        if mine:
+            c.protect_unit, c.protect_all = roster_names()[mine[-1].group(1)], True
             r.hit(p, "protect")
             return
     if m:
@@ -2647,6 +2720,30 @@ def _goal_rivals(r: Reading) -> None:
         r.hit(m, "deadline")
 
 
+def _all_done_by(r: Reading) -> None:
+    """A deadline said of everything before it: "all of that has to be done by 4:00"."""
+    if r.concepts.deadline is None:
+        return
+    for m in re.finditer(r"\b(?:all\s+(?:of\s+)?)?(?:that|this|it|everything)\s+(?:has|have|needs?|must)\s+(?:to\s+)?be\s+"
+                         r"(?:done|finished|completed|over\s+with|wrapped\s+up|achieved)\b(?=\s+(?:by|before|within|in)\b)", r.text):
+        r.hit(m, "deadline")
+
+
+def _capture_holders(r: Reading) -> None:
+    """The zone's holders the request drives off first: "clear the four guards off the crossroads, and once they're
+    gone, stay on it". Their number is the design's (a garrison sized so the reference wins), said so when counted."""
+    if r.concepts.archetype != "capture":
+        return
+    for m in re.finditer(r"\b(?:the\s+|their\s+|all\s+)?(" + _NUM[len("(?<![a-z])("):-1] + r")\s+(?:enemy\s+|hostile\s+)?"
+                         r"(?:guards|defenders|occupiers|holders|squatters|garrison\s+units)\b", r.text):
+        r.hit(m, "capture_holders", f"the zone's garrison is the design's own, sized so the reference can take it: "
+                                    f"\"{m.group(1)}\" holders are not built as counted")
+    for m in re.finditer(r"\b(?:once|when|after|as\s+soon\s+as)\s+(?:they(?:'re|\s+are|'ve\s+been|\s+have\s+been)|"
+                         r"the\s+[\w-]+\s+(?:are|is|have\s+been|has\s+been))\s+(?:gone|dead|cleared|wiped\s+out|destroyed|"
+                         r"dealt\s+with|driven\s+off|down)\b", r.text):
+        r.hit(m, "hold_time")
+
+
 def _deadline_and_hold(r: Reading) -> None:
     """"before minute 6" / "within 6 minutes" deadlines and "hold the zone for 2 minutes"."""
     text, c = r.text, r.concepts
@@ -2684,10 +2781,13 @@ def _deadline_and_hold(r: Reading) -> None:
                        else _seconds(hold.group(3), hold.group(4)))
         r.hit(hold, "hold_time")
         # the hold is uncontested: "with none of theirs on it", "while no enemy is inside"
+        for m in re.finditer(r"\bwith\s+(?:nobody|no\s+one|no-one|no\s+enemy|no\s+enemies|none\s+of\s+them)\s+(?:contesting|"
+                             r"challenging|disputing)(?:\s+(?:it|them|you))?\b|\b(?:uncontested|unchallenged|undisputed)\b", text):
+            r.hit(m, "hold_time")
         for m in re.finditer(r"\b(?:with|while|and)\s+(?:(?:none|not\s+(?:a\s+single\s+)?one)\s+of\s+(?:theirs|them|the\s+enemy'?s?|"
                              r"their\s+\w+)|no\s+(?:enemy|"
-                             r"enemies|enemy\s+units?|hostiles?|one\s+of\s+theirs|opponents?))\s+(?:\w+\s+){0,2}?(?:on|in|"
-                             r"inside|at|within)\s+(?:it|them|the\s+[\w-]+)\b", text):
+                             r"enemies|enemy\s+units?|hostiles?|one\s+of\s+theirs|opponents?))\s+(?:\w+\s+){0,2}?(?:(?:on|in|"
+                             r"inside|at|within)\s+(?:it|them|the\s+[\w-]+)|inside|on\s+it|there)\b", text):
             r.hit(m, "hold_time")
         limits = [h for h in r.hits if h.key == "time_limit"]
         if limits and hold.start() <= limits[0].start and limits[0].end <= hold.end():
@@ -2764,7 +2864,7 @@ _ESCORT_TO = re.compile(r"(?<!has )(?<!have )(?<!need )(?<!needs )(?<!got )(?<!o
                         r"(?:the\s+)?" + _COMPASS)
 _ESCORT_FROM = re.compile(r"(?:\bfrom|\b(?:stranded|stuck|trapped|cut\s+off|pinned\s+down|waiting|sitting|left|start|starts|"
                           r"starting|begin|begins|beginning|set\s+off|sets\s+off)\s+(?:over\s+|"
-                          r"out\s+|back\s+)?(?:on|in|at))\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?" + _COMPASS)
+                          r"out\s+|back\s+)?(?:on|in|at|near|by|around|close\s+to))\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?" + _COMPASS)
 _FAR_SIDE = re.compile(r"\b(?:across|over|through|past)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:bridge|river|map|valley|"
                        r"pass|canyon|wasteland|enemy territory|no man's land)\b|\b(?:to|on|reach|into|in)\s+the\s+(?:other|far|opposite)\s+"
                        r"(?:side|end|bank|shore|edge|corner)\b|\bto\s+safety\b|\b(?:extraction|evac(?:uation)?)\s+(?:point|zone)\b|\bdestination\b")
@@ -2836,6 +2936,7 @@ def _escort(r: Reading) -> None:
     if c.archetype not in ("defense", "raids") and any(h.key == "archetype" for h in r.hits):
         return
     own = r"(?:your|the|my|our|a|an|both|\d+|" + "|".join(V.NUMBER_WORDS) + r")\s+(?:[\w'-]+\s+){0,2}?"
+    carried = None
     convoy = "(" + "|".join(re.escape(w) for w in sorted(V.CONVOY_WORDS, key=len, reverse=True)) + r")(?![\w-])"
     verbs = r"\b(?:" + "|".join(V.ESCORT_VERB_FORMS) + r")\s+" + own
     named = re.search(verbs + r"(?:" + convoy + "|" + _unit_pattern("mobile") + ")", text) \
@@ -2845,7 +2946,10 @@ def _escort(r: Reading) -> None:
                      r"(?:to\s+)?(?:reach|get\s+to|get\s+from|make\s+it\s+(?:to|from)|arrive\s+at|cross|travel|walk|drive|"
                      r"move|go)\b", text) \
         or re.search(own + r"(?:" + convoy + "|" + _unit_pattern("mobile") + r")\s+(?:needs?|requires?|wants?)\s+(?:an\s+)?"
-                     r"(?:escort|escorting|to\s+be\s+escorted)\b", text)
+                     r"(?:escort|escorting|to\s+be\s+escorted)\b", text) \
+        or (carried := re.search(own + r"(?:" + convoy + "|" + _unit_pattern("mobile") + r")\s+(?:taken|brought|escorted|"
+                                 r"moved|delivered|ferried|carried|gotten|got|walked|driven|guided|shepherded|led|steered|"
+                                 r"smuggled)\s+(?:safely\s+)?(?:across|to|over|through|into|past|home|from)\b", text))
     back = None
     if named is None:
         # the unit named first and brought by pronoun: "our engineer is stranded in the east; bring him home"
@@ -2861,8 +2965,11 @@ def _escort(r: Reading) -> None:
     # edge and defend it" is a defence)
     # ("two light turrets guard the middle bridge" says what stands in the way: no game of its own)
     # (the unit's survival is the escort's own: "it must survive" names no other game)
+    # (a unit the request has carried somewhere, "my commander driven across the map", meets raiders and attackers as
+    # ambushes on the way)
     other_game = any(h.key == "archetype" and not re.search(r"(?<![\w-])" + _unit_pattern("any") + r"\s+$", text[:h.start])
                      and not re.search(r"surviv|stay(?:s|ing)?\s+alive|keep\s+(?:it|him|her|them)\s+alive", text[h.start:h.end])
+                     and not (carried and re.search(r"raid|attack|assault|wave|strike|ambush|harass", text[h.start:h.end]))
                      for h in r.hits)
     # a convoy brought somewhere is the escort even among attack words ("raiders lie in wait")
     if not (escorting or words or (named and going and named.start() < going.end()
@@ -2993,7 +3100,7 @@ _LOCATED_PRONOUN = re.compile(r"\b(?:(?:every|each|all|both)\s+(?:last\s+)?(?:on
 _SITE_NOUNS = r"outposts?|camps?|bases?|positions?|installations?|emplacements?|bunkers?|caches?|depots?"
 SITE_STANDIN = "metal_storage"
 # the count before or after the owner: "four enemy storages", "their three vehicle plants"
-_ENEMY_NAMED = (r"(?:(?:the|a|an)\s+)?(?:" + _NUM + r"\s+)?(?:hidden\s+)?(?:enemy|enemy's|their|hostile|opposing)\s+(?:"
+_ENEMY_NAMED = (r"(?:(?:the|a|an)\s+)?(?:" + _NUM + r"\s+(?:of\s+(?:the\s+)?)?)?(?:hidden\s+)?(?:enemy|enemy's|their|hostile|opposing)\s+(?:"
                 r"(?:has|have)\s+(?:scattered|hidden|placed|stashed|tucked\s+away|put|spread|dotted)\s+)?(?:"
                 + _NUM + r"\s+)?(?:hidden\s+)?")
 

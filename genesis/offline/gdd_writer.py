@@ -316,9 +316,15 @@ def _with_start_forces(gdd: GDD, c: Concepts) -> GDD:
             anchor = G.base_point(m)[1]
         taken = [(u.x, u.y) for u in units + tagged if u.x is not None]
         rest = {t: n - kept.get(t, 0) for t, n in c.player_start.items() if n > kept.get(t, 0)}
-        # more of the objective's type than the family placed are objectives too ("2 radar towers ... both standing")
-        units += tagged + _spread(m, [UnitPlacement(type=t, count=n, tag=OBJECTIVE_TAG if t == c.objective_type and kept.get(t)
-                                                    else None) for t, n in rest.items()], anchor, taken,
+        # more of the objective's type than the family placed are objectives too ("2 radar towers ... both standing"),
+        # and more of a unit kept to the last are kept too ("if all my tanks die, I lose")
+        kept_all = next((u.tag for u in tagged if c.protect_all and u.type == c.protect_unit), None)
+
+        def tag_of(t: str) -> str | None:
+            if t == c.objective_type and kept.get(t):
+                return OBJECTIVE_TAG
+            return kept_all if t == c.protect_unit else None
+        units += tagged + _spread(m, [UnitPlacement(type=t, count=n, tag=tag_of(t)) for t, n in rest.items()], anchor, taken,
                                   beside=[u for u in units + tagged if u.x is not None])
         update = {"units": units}
     checks = [{"state": {"at": 0, "team": PLAYER, "type": t, "units_min": n, "units_max": n}}
@@ -454,6 +460,15 @@ def _deadline_expects(deadline: float, reason: str | None = None, attacked: bool
 PROTECTED_TAG = "protected"
 
 
+def _protect_text(c: Concepts) -> str:
+    """The agent's briefing on the unit it must keep alive."""
+    if not c.protect_unit:
+        return ""
+    name = c.protect_unit.replace("_", " ")
+    return (f" Losing every one of your {name}s loses the game." if c.protect_all else
+            f" Keep your {name} alive: losing it loses the game.")
+
+
 def _protect(c: Concepts, units: list[UnitPlacement], home: tuple[float, float], m, taken: list
              ) -> tuple[list[UnitPlacement], list[RuleComponent], Expects]:
     """The named unit to keep alive: an existing start group of that type (tagged if it had no tag),
@@ -470,14 +485,22 @@ def _protect(c: Concepts, units: list[UnitPlacement], home: tuple[float, float],
     elif units[k].tag is None:
         units[k] = units[k].model_copy(update={"tag": PROTECTED_TAG})
     tag, count = units[k].tag, units[k].count
+    if c.protect_all:
+        # "if all my tanks die, I lose": every group of that type is kept, and the last of them lost loses
+        for i, u in enumerate(units):
+            if i != k and u.type == c.protect_unit and u.tag in (None, tag):
+                units[i] = u.model_copy(update={"tag": tag})
+                count += u.count
+    mode = "all" if c.protect_all and count > 1 else "any"
+    name = c.protect_unit.replace("_", " ")
     comp = RuleComponent(
-        id="protect_unit_loss", purpose=f"losing the {c.protect_unit.replace('_', ' ')} loses", kind="termination",
-        library_rule="protect_objective_loss", requirement_ids=["protect_unit"],
-        params={"team": PLAYER, "tag": tag, "mode": "any"})
+        id="protect_unit_loss", purpose=f"losing the last {name} loses" if mode == "all" else f"losing the {name} loses",
+        kind="termination", library_rule="protect_objective_loss", requirement_ids=["protect_unit"],
+        params={"team": PLAYER, "tag": tag, "mode": mode})
     expects = {"protect_unit": [
         {"state": {"at": 0, "team": PLAYER, "type": c.protect_unit, "tag": tag, "units_min": count}},
         {"event": "rule_log", "where": {"rule": "protect_unit_loss", "name": "objectives", "fields.tag": tag,
-                                        "fields.mode": "any"}, "values": {"field": "fields.count", "min": count},
+                                        "fields.mode": mode}, "values": {"field": "fields.count", "min": count},
          "min": 1, "max": 1}]}
     return units, [comp], expects
 
@@ -1043,7 +1066,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             + (f", raiding every {c.wave_interval / 60:g} minutes" if c.wave_interval else "")
             + (" from a random side" if c.random_side and not c.scouting else "")
             + ". Move your army to meet each attack."
-            + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else "")
+            + _protect_text(c)
             + (" A radar tower at home shows enemies approaching through the fog." if c.fog else "")
             + V.told(variation) + base_text)
     return GDD(
@@ -1329,7 +1352,7 @@ def _production(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                "whether you are ready or not: you win once you own them and the last attack is beaten. A few "
                f"{guard_type.replace('_', ' ')}s guard your base."
                if attacked else "")
-            + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
+            + _protect_text(c))
     strategy = {"target": c.target_composition, "home": list(home)}
     if not varies and not (attacked and named_sides):
         # nothing the seed varies: it draws the start corner instead, so a build order memorised for one corner
@@ -1562,7 +1585,7 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
              "game and is marked and announced at the start")
     desc = (f"Take the marked zone {where} and hold it for {hold:g} seconds without a break: some of your units "
             f"inside and no enemy inside. If you have not held it by {deadline / 60:g} minutes, you lose." + relief
-            + (f" Keep your {c.protect_unit.replace('_', ' ')} alive: losing it loses the game." if c.protect_unit else ""))
+            + _protect_text(c))
     # with candidate zones the reference reads which one is marked, as a player does
     strategy_name, strategy = "hold_zone", ({"zones": zones, "home": list(start)} if zones else
                                             {"zone": zone_xy, "home": list(start)})
@@ -1787,7 +1810,7 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             f"({LV.sites_text(sites)}); which one changes from game to game"
             + (": fog of war is on, so scout the sites before you commit." if fog else
                ", and the other sites hold decoy turret rings.")
-            + (" Your army is artillery only: outrange the turrets." if artillery else ""))
+            + (" Your army is artillery only: outrange the turrets." if artillery else "") + _protect_text(c))
     params = {"target_tag": "target", "target": list(fort)}
     if fog:
         params["search"] = sites

@@ -118,6 +118,10 @@ UNIT_SYNONYMS = {
     "gun tower": "light_turret", "guard tower": "light_turret", "gun turret": "light_turret",
     "listening post": "radar_tower", "radar station": "radar_tower", "radar post": "radar_tower",
     "sensor tower": "radar_tower", "headquarters": "commander",
+    # buildings named by what they do: the roster's power and mining buildings, its gun emplacement
+    "power generator": "fusion_reactor", "generator": "fusion_reactor", "power plant": "fusion_reactor",
+    "reactor": "fusion_reactor", "mining site": "metal_extractor", "mining post": "metal_extractor",
+    "gun emplacement": "light_turret",
 }
 
 # An escort: a unit brought somewhere alive. Words that name the game, and the unit a convoy is.
