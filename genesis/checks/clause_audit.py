@@ -152,15 +152,20 @@ def named_windows(text: str) -> list[tuple[float, float]]:
 _EVENTS = r"(?:waves?|raids?|attacks?|assaults?|strikes?|pushes|push|ambush(?:es)?|sorties|sortie|incursions?|rushes|"\
           r"columns?)"
 _ONLY_ONE = r"(?:a\s+single|single|one|a\s+lone|lone|only\s+one|just\s+one)"
+# who attacks, not how many attacks: "6 infantry attack", "three riflemen raid"
+_UNIT_NOUNS = (r"(?:infantry|riflemen|rifles|soldiers|troops|men|guys|units|bots?|tanks?|vehicles?|planes?|bombers?|"
+               r"fighters?|raiders?|scouts?|snipers?|artillery|enemies|hostiles)\b")
 
 
 def named_event_count(text: str) -> int | None:
     """How many attacks the text fixes: "four assaults", "3 enemy waves", "two raids" -> 4, 3, 2."""
     low = _canonical(text)
     # "6 assault bots" are units, not six assaults
-    m = re.search(rf"(?<![\w:.-])(\d+|{_COUNT_WORDS}|{_ONLY_ONE})\s+(?:[a-z-]+\s+)?{_EVENTS}\b"
+    # ("squads of 4 to 6 infantry attack": units that attack, counted as a range of sizes)
+    m = re.search(rf"(?<![\w:.-])(\d+|{_COUNT_WORDS}|{_ONLY_ONE})\s+(?:(?!{_UNIT_NOUNS})[a-z-]+\s+)?{_EVENTS}\b"
                   r"(?![\s-]+(?:bots?|tanks?|units?|troops?|squads?|forces?|teams?|vehicles?|groups?|craft|rifles?))", low)
-    if not m or _BOUND.search(low[:m.start()]) or re.search(r"\b(?:per|each|every|a)\s+$", low[:m.start()]):
+    if not m or _BOUND.search(low[:m.start()]) or re.search(r"\b(?:per|each|every|a)\s+$|\d\s*(?:to|-|or)\s*$",
+                                                             low[:m.start()]):
         return None
     said = m.group(1)
     n = int(said) if said.isdigit() else 1 if re.fullmatch(_ONLY_ONE, said) else _SMALL[said]

@@ -125,7 +125,10 @@ def test_a_difficulty_asked_and_not_reached_is_not_claimed_honoured():
                                     ("two raids, then a siege", 2), ("lose no more than 3 raids", None),
                                     ("waves every 60 s", None), ("a raid per minute", None), ("one attack", 1),
                                     ("a single column", 1), ("the 1 attack", None),
-                                    ("your 6 assault bots", None), ("two strike groups", None)])
+                                    ("your 6 assault bots", None), ("two strike groups", None),
+                                    # who attacks and how big, not how many attacks
+                                    ("squads of 4 to 6 infantry attack every 90 s", None),
+                                    ("three riflemen raid the depot", None), ("five heavy assaults", 5)])
 def test_the_number_of_attacks_a_clause_fixes(text, n):
     assert A.named_event_count(text) == n
 
