@@ -597,6 +597,9 @@ def rule_api() -> str:
     lines.append("Functions (the only ones; os, io, load, require, debug, package, string.dump, collectgarbage and "
                  "math.random do not exist; a runtime error ends the run with ended_by=error):")
     lines += [f"- {text}" for text in RULE_API.values()]
+    lines.append("Lua's own library is there otherwise: pairs (in sorted key order), ipairs, next, select, type, tostring, "
+                 "tonumber, pcall, xpcall, error, assert, setmetatable, getmetatable, raw* and the tables string (with "
+                 "string.format), table, math, utf8 and coroutine.")
     lines.append("param() returns the value in its JSON shape: a list is a 1-based Lua sequence, an object a table.")
     lines.append(f"Budgets (a script over one ends the run with ended_by=error): {limits.CALL_BUDGET:,} Lua "
                  f"instructions per callback, {limits.RUN_BUDGET:,} per script over the whole run (the library's "

@@ -284,3 +284,19 @@ def test_the_certificate_facts_give_the_odds_a_small_seeded_choice_fails_the_bli
     text = validity_certificate()
     # 5 seeds, at most 2 replay wins: seed 0 plus 2 of the other 4 drawing its option (binomial, p = 1/k)
     assert "41% with 3" in text and "8% with 8" in text
+
+
+def test_the_lua_library_the_rule_api_names_is_in_the_sandbox():
+    import re
+
+    from engine.rules.sandbox import LuaSandbox
+    from genesis import prompt_facts
+
+    said = next(line for line in prompt_facts.rule_api().splitlines() if line.startswith("Lua's own library"))
+    names = [n for n in re.findall(r"\b([a-z][a-z0-9]*(?:\.[a-z]+)?)\b", said.split(":", 1)[1])
+             if n not in ("in", "sorted", "key", "order", "and", "the", "tables", "with", "raw")]
+    assert {"pcall", "string.format", "utf8", "setmetatable"} <= set(names)
+    sandbox = LuaSandbox("library", "function missing(names)\n  local out = {}\n  for _, n in ipairs(names) do\n"
+                         "    local v = _G\n    for part in string.gmatch(n, '[^.]+') do v = v and v[part] end\n"
+                         "    if v == nil then out[#out + 1] = n end\n  end\n  return table.concat(out, ',')\nend", {})
+    assert sandbox.call("missing", sandbox.table(names)) == ""
