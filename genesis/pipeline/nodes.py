@@ -246,6 +246,10 @@ class Nodes:
     def _draft_one(self, state: dict, comp: RuleComponent, lib: dict | None, verified: dict, guidance, example,
                    criteria, kept: list[str]) -> RuleDraft:
         retry = self._rule_retry(state, comp.id, verified.get(comp.id))
+        if self._named_library_fits(comp, lib) and retry is None and comp.id not in verified:
+            # the designer chose this verified rule and gave only params it declares: nothing left to decide
+            self.ctx.say("rules", f"rule {comp.id}: reuses the library rule {lib['id']} the GDD names (no call)")
+            return RuleDraft(id=comp.id, reuse=lib["id"], params=comp.params)
         draft = self.ctx.developer.write_rule(comp, lib, guidance, example, retry, criteria, state["gdd"],
                                               verified=verified.get(comp.id), kept=kept)
         if draft.write_new:   # the library rule cannot do it: ask for a new rule, with the rule API
@@ -255,6 +259,11 @@ class Nodes:
                                                   retry, criteria, state["gdd"], verified=verified.get(comp.id),
                                                   kept=kept)
         return draft
+
+    def _named_library_fits(self, comp: RuleComponent, lib: dict | None) -> bool:
+        declared = ((lib or {}).get("meta") or {}).get("params") or {}
+        return (lib is not None and comp.library_rule == lib["id"] and set(comp.params) <= set(declared)
+                and self.ctx.client.call_plan >= 3)
 
     def _write_rule_files(self, arts: list[RuleArtifact]) -> None:
         for a in arts:

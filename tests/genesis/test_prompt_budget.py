@@ -129,10 +129,13 @@ def test_a_declined_library_rule_is_asked_again_as_a_new_rule(tmp_path):
     from pathlib import Path
     from types import SimpleNamespace
 
+    from genesis.llm.transcript import CALL_PLAN
     from genesis.models import RuleComponent
     from genesis.pipeline.nodes import Nodes
 
-    comp = RuleComponent(id="waves", kind="spawn", purpose="Spawns waves.", library_rule="staggered_waves")
+    # a param the library rule does not declare: the developer is asked whether the rule can do it
+    comp = RuleComponent(id="waves", kind="spawn", purpose="Spawns waves.", library_rule="staggered_waves",
+                         params={"spiral": True})
     new = {"id": "waves", "params": {}, "source": "function on_start() log('w', {}) end",
            "meta": {"title": "t", "description": "d"},
            "tests": [{"name": "x", "level": {"name": "n", "description": "d", "map": {"name": "open_field"},
@@ -148,7 +151,8 @@ def test_a_declined_library_rule_is_asked_again_as_a_new_rule(tmp_path):
                                                         "lua": "-- lib", "tests": {"tests": []}})
     kb = SimpleNamespace(get=lambda kind, rid: entry, search=lambda *a, **k: [])
     ctx = SimpleNamespace(developer=Dev(), kb=kb, say=lambda *a: None, out_dir=tmp_path,
-                          rubrics_root=Path(__file__).resolve().parents[2] / "rubrics")
+                          rubrics_root=Path(__file__).resolve().parents[2] / "rubrics",
+                          client=SimpleNamespace(call_plan=CALL_PLAN))
     gdd = design(write_brief("defend two fronts against three waves", read("defend two fronts against three waves"),
                              [])).model_copy(update={"rule_components": [comp]})
     out = Nodes(ctx).write_rules({"gdd": gdd, "verdicts": {}, "rules": [], "rule_tests": {}})

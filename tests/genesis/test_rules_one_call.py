@@ -55,14 +55,28 @@ def _run(tmp_path, developer, plan=CALL_PLAN, components=COMPONENTS):
     return Nodes(ctx).write_rules({"gdd": gdd, "verdicts": {}, "rules": [], "rule_tests": {}})
 
 
-def test_the_new_rules_of_a_visit_are_asked_in_one_call_and_a_library_offer_alone(tmp_path, monkeypatch):
+def test_the_new_rules_of_a_visit_are_asked_in_one_call_and_a_library_rule_the_gdd_names_is_reused_without_one(
+        tmp_path, monkeypatch):
     monkeypatch.setattr("genesis.pipeline.nodes.library_rule", lambda e: SimpleNamespace(model_dump=lambda **k: e))
     monkeypatch.setattr("genesis.pipeline.nodes.keep_or_build", lambda d, v, kb: _artifact(d))
     dev = Developer()
     update = _run(tmp_path, dev)
-    assert dev.calls == [("together", ["alpha", "beta"]), ("alone", "gamma")]
+    assert dev.calls == [("together", ["alpha", "beta"])]
     assert [a.id for a in update["rules"]] == ["alpha", "beta", "gamma"]
     assert update["rules"][0].source == "-- alpha"
+    # a replay of a recording that asked for it asks again
+    dev = Developer()
+    _run(tmp_path, dev, plan=2)
+    assert dev.calls == [("together", ["alpha", "beta"]), ("alone", "gamma")]
+
+
+def test_a_library_rule_given_params_it_does_not_declare_is_asked_about(tmp_path, monkeypatch):
+    monkeypatch.setattr("genesis.pipeline.nodes.library_rule", lambda e: SimpleNamespace(model_dump=lambda **k: e))
+    monkeypatch.setattr("genesis.pipeline.nodes.keep_or_build", lambda d, v, kb: _artifact(d))
+    dev = Developer()
+    odd = COMPONENTS[2].model_copy(update={"params": {"colour": "red"}})
+    _run(tmp_path, dev, components=[odd])
+    assert dev.calls == [("alone", odd.id)]
 
 
 def test_a_component_the_answer_leaves_out_is_asked_alone(tmp_path, monkeypatch):
