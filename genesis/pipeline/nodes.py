@@ -523,7 +523,11 @@ class Nodes:
                 update["attempts"] = {s: 0 for s in STAGE_ORDER[STAGE_ORDER.index(target):]}
             if mf.guidance:  # guidance accumulates so repeated corrections (e.g. "stronger") add up
                 update["guidance"] = {target: state.get("guidance", {}).get(target, []) + mf.guidance}
-                update["guidance_latest"] = {target: len(mf.guidance)}
+            # what this gate said is the target's latest guidance (none is none: an earlier visit's guidance is shown
+            # as earlier); after a rollback, so is the later stages' guidance from before it
+            update["guidance_latest"] = {target: len(mf.guidance)}
+            if mf.decision == "rollback":
+                update["guidance_latest"].update({s: 0 for s in STAGE_ORDER[STAGE_ORDER.index(target) + 1:]})
             if mf.decision != "advance":
                 later = STAGE_ORDER[STAGE_ORDER.index(target) + 1:]  # their artifacts will be rewritten
                 update["retry"] = {**{s: None for s in later}, target: self._retry_context(state, stage, verdict, target)}

@@ -122,3 +122,24 @@ def test_the_gdd_judges_feedback_reaches_the_pm():
     update = Nodes(ctx).review_gdd({"brief": brief, "gdd": design(brief)})
     verdict = update["verdicts"]["gdd"]
     assert verdict.feedback == ["say which competency the waves exercise"] and not verdict.passed
+
+
+def test_guidance_from_before_a_rollback_is_no_later_stages_latest():
+    from genesis.pipeline.nodes import stage_guidance
+
+    # an earlier rules visit was told to keep its scripts; the rules gate now rolls back to the design
+    state = _state(guidance={"rules": ["keep both scripts as they are"]}, guidance_latest={"rules": 1},
+                   attempts={"rules": 1})
+    pm = ScriptedPM(MetaFeedback(decision="rollback", target_stage="gdd", guidance=["add a dust storm"], reason="r"))
+    update = _nodes(pm).gate("rules")(state)
+    assert update["guidance_latest"] == {"gdd": 1, "rules": 0, "level": 0}
+    # the design passes and advances with nothing flagged: the rules writer sees the old word as earlier only
+    state = {**state, "guidance": {**state["guidance"], **update["guidance"]},
+             "guidance_latest": {**state["guidance_latest"], **update["guidance_latest"]}}
+    update = _nodes(ScriptedPM()).gate("gdd")({**state, "verdicts": {"gdd": Verdict(stage="gdd", passed=True)},
+                                               "attempts": {"gdd": 1}})
+    merged = {**state["guidance_latest"], **update["guidance_latest"]}
+    guidance = stage_guidance({**state, "guidance_latest": merged}, "rules")
+    assert list(guidance) == ["keep both scripts as they are"] and guidance.latest == []
+    text = render(PROMPTS / "_retry.j2", retry=None, guidance=guidance)
+    assert "Earlier PM guidance" in text and "Guidance from the PM (apply it" not in text
