@@ -27,18 +27,20 @@ def _environment(root: str) -> jinja2.Environment:
 
 def compact_json(value: Any, drop: tuple[str, ...] = ()) -> str:
     """JSON without the nulls of a model dump and without spaces after separators: a key whose value is null
-    is left out (null is each such field's default; an empty list may be a param's value, so it stays);
+    is left out (null is each such field's default; an empty list may be a param's value, so it stays), except
+    in an expectation's `where`;
     `drop`: top-level keys the reader has no use for."""
     if isinstance(value, dict):
         value = {k: v for k, v in value.items() if k not in drop}
     return json.dumps(_without_empty(value), ensure_ascii=False, separators=(",", ":"))
 
 
-def _without_empty(value: Any) -> Any:
+def _without_empty(value: Any, nulls_said: bool = False) -> Any:
+    """`nulls_said`: inside an expectation's `where`, where null is a wanted value ("killer_team": null), not a default."""
     if isinstance(value, dict):
-        return {k: _without_empty(v) for k, v in value.items() if v is not None}
+        return {k: _without_empty(v, nulls_said or k == "where") for k, v in value.items() if nulls_said or v is not None}
     if isinstance(value, list):
-        return [_without_empty(v) for v in value]
+        return [_without_empty(v, nulls_said) for v in value]
     return value
 
 

@@ -55,6 +55,10 @@ def test_compact_json_drops_nulls_but_keeps_empty_values():
     assert json.loads(compact_json({"a": None, "b": [], "c": {"d": None, "e": 0}, "f": 1}, drop=("f",))) == \
         {"b": [], "c": {"e": 0}}
     assert compact_json({"a": [1, 2], "b": "x, y: z"}) == '{"a":[1,2],"b":"x, y: z"}'   # no space after a separator
+    # a null an expectation matches on is said: deaths no team caused
+    expect = {"event": "death", "where": {"team": 1, "killer_team": None}, "min": None}
+    assert json.loads(compact_json({"expect": [expect]})) == {"expect": [{"event": "death", "where": {
+        "team": 1, "killer_team": None}}]}
 
 
 def test_the_brief_schema_shown_asks_for_no_expectations():
