@@ -123,7 +123,9 @@ UNIT_TABLE = ("u = {id, type, team, x, y, hp, max_hp, tag, category} (a living u
               "runs; max_hp for damage or heal by a share of health)")
 # What each API function does, as the rule developer is told (the sandbox exposes exactly these).
 API_DOC: dict[str, str] = {
-    "every": "every(seconds, fn): calls fn() every `seconds` game seconds (>= 1/30), first at now + seconds",
+    "every": "every(seconds, fn): calls fn() every `seconds` game seconds (>= 1/30), first at now + seconds; timers "
+             "due at the same moment run in the order they were set, and an every() timer is set again each time it "
+             "fires (so at(240, f), set at the start, runs before the every(1, g) call due at 240 s)",
     "at": "at(seconds, fn): calls fn() once at ABSOLUTE game time `seconds` (at the next tick if already past)",
     "on_area_entered": "on_area_entered(x, y, radius, fn [, team]): calls fn(u) once per unit, the first time it is "
                        "inside the circle (only units of `team` when given); u is the unit table",
@@ -191,7 +193,8 @@ API_DOC: dict[str, str] = {
     "in_area": "in_area(area_id, unit_id) -> true when the unit is alive and inside the area (border included)",
     "units_in_area": "units_in_area(area_id [, team]) -> list of living unit tables inside the area (only `team`'s "
                      "when given)",
-    "set_controller": "set_controller(team, spec): replaces the team's controller (spec as in Controllers)",
+    "set_controller": "set_controller(team, spec): replaces the team's controller (spec as in Controllers, as a Lua "
+                      "table: {type='ai', behaviour='defend', center={x=40, y=30}, radius=10}, {type='none'})",
     "win": "win(team, reason): the game ends now; `team` and its allies win, every other team loses",
     "lose": "lose(team, reason): `team` and its allies are out (lose events; they are losers of however the game "
             "ends); once one alliance is left the game ends and it wins (win events)",
@@ -208,7 +211,9 @@ CALLBACK_DOC = ("on_start(): once at t=0, after the level's start units exist; e
                 "the rules after it, not before)",
                 f"on_unit_created(u): every unit created after the start (rule spawns, production); {UNIT_TABLE}",
                 "on_unit_destroyed(u): every unit that dies; u is its table at death (x, y where it died); the unit "
-                "is already gone from units() and unit(id); no killer is passed")
+                "is already gone from units() and unit(id); no killer is passed; it runs in the tick of the death, "
+                "before the declarative conditions are checked (so also for a death that ends the game by one), "
+                "never after a rule's win() or lose() has ended it")
 RULE_LIB_DOC = ("lib.point(p) -> x, y or nil (p: spawn name, {x, y} or {x=, y=}; nil for an unknown spawn name or "
                 "a point off the map); lib.label(p) -> string; "
                 "lib.list(v) -> list (wraps a scalar); lib.composition(spec) -> {{type, count}, ...} (spec: \"type\", "

@@ -179,3 +179,37 @@ def test_a_timer_due_at_the_time_limit_runs_before_the_run_ends_there(arena, h):
     assert res.ended_by == "rule" and res.winners == [0] and res.duration == 8.0
     _, plain = run_rule(arena, h, "function on_start() end", time_limit=8)
     assert plain.ended_by == "time_limit" and plain.winners == []
+
+
+def test_timers_due_together_run_in_the_order_they_were_set_as_the_api_says(arena, h):
+    src = """
+    function on_start()
+      every(1, function() log("tick", {t = time()}) end)
+      at(4, function() log("shrink", {t = time()}) end)
+    end
+    """
+    sim, res = run_rule(arena, h, src, until=4.5)
+    at4 = [e["name"] for e in logs(res) if e["fields"]["t"] == 4.0]
+    assert at4 == ["shrink", "tick"]
+
+
+def test_set_controller_takes_the_lua_table_the_api_shows(arena, h):
+    src = """
+    function on_start()
+      set_controller(1, {type='ai', behaviour='defend', center={x=28, y=28}, radius=10})
+      log("set", {ok = true})
+    end
+    """
+    sim, res = run_rule(arena, h, src, until=2)
+    assert logs(res, "set") and not any(e["event"] == "end" and e.get("ended_by") == "error" for e in res.trace)
+
+
+def test_the_death_that_meets_a_condition_still_reaches_on_unit_destroyed(arena, h):
+    src = """
+    function on_start() at(1, function() damage(units(1)[1].id, 1000) end) end
+    function on_unit_destroyed(u) log("gone", {team = u.team}) end
+    """
+    conditions = [{"kind": "destroy_target", "team": 0, "target": {"team": 1}}]
+    sim, res = run_rule(arena, h, src, until=5, conditions=conditions)
+    assert [e["fields"]["team"] for e in logs(res, "gone")] == [1]
+    assert res.ended_by == "condition" and res.winners == [0]
