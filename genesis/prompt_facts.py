@@ -513,6 +513,13 @@ def expectation_grammar() -> str:
     lines.append(f"- {{state: StateSpec}}: {_doc(StateSpec)} StateSpec keys: {model_fields_text(StateSpec)}. "
                  "Use it to show a mechanic really happened (resources moved, units spawned or destroyed, "
                  "a unit changed owner or reached a place).")
+    from genesis.simulate import IDLE_SEEDS, REFERENCE_SEEDS
+
+    def needed(seeds: tuple) -> str:
+        return f"{len(seeds) // 2 + 1} of its {len(seeds)} seeds ({', '.join(map(str, seeds))})"
+    lines.append(f"A GDD requirement is confirmed when all its expectations hold in more than half of the validation "
+                 f"runs of its `on` policy: the reference's {needed(REFERENCE_SEEDS)}, idle's {needed(IDLE_SEEDS)}; a "
+                 "rule test's expectations hold in its one run.")
     return "\n".join(lines)
 
 
@@ -642,7 +649,10 @@ def _one_draw_odds(seeds: int) -> str:
     return (f"A single seeded choice among k equal options fails (3) by chance when {allowed} of the other "
             f"{others} seeds draw seed 0's option (the replay tends to win those): {odds} options; combine "
             "independent draws (side x time x "
-            "composition) or offer more options rather than rely on one small choice. An objective that visits "
+            "composition) or offer more options rather than rely on one small choice. Options count apart only when "
+            "the replay's path cannot meet them all: its attack-moves fight whatever comes within its units' sight of "
+            "seed 0's route, so sites closer together than that (or passed on the way) are one option to it. An "
+            "objective that visits "
             "every option over a long game is met by a replay parked anywhere: then what must vary is the order and "
             "timing of the visits, and the win must come before the cycle completes.")
 
@@ -656,10 +666,11 @@ def validity_certificate() -> str:
         f"Validity certificate (a level-stage criterion: a level that plays but fails it is NOT CERTIFIED and never "
         f"reaches the knowledge base). Once the other level checks pass, the level is played on {n} seeds "
         f"({', '.join(map(str, SEEDS))}) by: the reference strategy (must win every seed); idle (must win none); "
-        "random; rush (every combat unit attack-moves at the nearest visible enemy, else at the mean of the hostile "
-        "teams' start positions, or the map centre when no hostile team has start units); turtle (each unit "
+        "random (seeded moves, squad orders, production and extractors); rush (every combat unit attack-moves at the "
+        "nearest visible enemy, else at the mean of the hostile teams' start positions, or the map centre when no "
+        "hostile team has start units; it never produces or builds); turtle (each unit "
         "holds its start post, attack-moving onto a visible enemy within "
-        "10 tiles of it); each cheap policy stops at its first lost seed; each exploit probe of `variation.probes`; and the blind "
+        "10 tiles of it; it never produces or builds); each cheap policy stops at its first lost seed; each exploit probe of `variation.probes`; and the blind "
         "replay of the reference's seed-0 orders by game time. It requires: (1) the seed changes the game: the "
         "reference plays a different game on at least 2 of the later seeds, unless `variation.fixed_by` quotes the "
         "clause of the request that fixes every event (a fixed drill); (2) no cheap policy (random, rush, turtle, a "

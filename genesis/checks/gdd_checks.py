@@ -1,6 +1,7 @@
 """Stage 2 checks on the game design document."""
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -69,9 +70,12 @@ def reinforce_problems(gdd, units) -> list[str]:
     if any(u.type in units and makes(u.type) for t in gdd.teams if t.id == 0 for u in t.units):
         return []
     makers = sorted(key for key in units if makes(key))
-    return [f"strategy_params.reinforce {kinds}: team 0 starts with no factory that makes them, so the reference "
-            f"produces nothing (factories that do: {', '.join(makers) or 'none'}; a builder or commander is never "
-            "ordered to build one under this strategy)"]
+    # a factory a rule spawns (its component's params name the type) serves as well as a start one
+    if any(re.search(rf"\b{m}\b", json.dumps(c.params)) for c in gdd.rule_components for m in makers):
+        return []
+    return [f"strategy_params.reinforce {kinds}: team 0 starts with no factory that makes them and no rule component's "
+            f"params name one, so the reference produces nothing (factories that do: {', '.join(makers) or 'none'}; a "
+            "builder or commander is never ordered to build one under this strategy)"]
 
 
 def produce_problems(gdd) -> list[str]:

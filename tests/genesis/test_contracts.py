@@ -212,6 +212,12 @@ def test_the_gdd_schema_check_names_a_reinforce_that_would_produce_nothing():
                                                "strategy_params": {**gdd.strategy_params, "reinforce": "light_bot"}})
     ok, why = schema(CheckContext(gdd=asking))
     assert not ok and "no factory that makes them" in why and "bot_lab" in why
+    # a rule that spawns the factory (its params name it) gives the reference one as well
+    from genesis.models import RuleComponent
+    spawning = asking.model_copy(update={"rule_components": [*asking.rule_components, RuleComponent(
+        id="mirrored_base", kind="setup", purpose="places each side's base, mirrored per seed",
+        params={"buildings": [{"type": "bot_lab", "team": 0}]})]})
+    assert "reinforce" not in schema(CheckContext(gdd=spawning))[1]
     asking.teams[0].units.append(UnitPlacement(type="bot_lab", x=4.0, y=4.0))
     assert "reinforce" not in schema(CheckContext(gdd=asking))[1]
     switched_off = asking.model_copy(update={"production": False})

@@ -50,8 +50,8 @@ class ReferencePolicy(Policy):
     # params every strategy reads (the policy owns them)
     SHARED_PARAMS = {"home": "[x, y] the army gathers at (default: the centroid of its army at the start)",
                      "reinforce": "unit type or list of types its idle factories keep producing (round robin; "
-                                  "needs production on and a factory of its own that makes the type: it never "
-                                  "builds one)",
+                                  "needs production on and a factory of its team that makes the type, a start unit or "
+                                  "one a rule spawns: it never builds one)",
                      "with_allies": "bool (default true): aim at the enemy nearest to own and allied armies together",
                      "roles": "list of unit roles (see Unit roles): chosen units scout, hold back or are escorted "
                               "instead of joining the army"}
