@@ -11,6 +11,17 @@ from genesis.checks.clause_checks import clause_problems, relocate
 from genesis.models import ARCHETYPES, GDD, Brief, Clarification, Competency, Requirement, RetryContext, RuleComponent
 
 
+def brief_shown(brief: Brief) -> dict:
+    """The brief as a designer reads it: its concepts only where they differ from their defaults, and no empty
+    `expect` (the GDD writes the expectations); the same Brief again once validated."""
+    shown = brief.model_dump(mode="json")
+    shown["concepts"] = brief.concepts.model_dump(mode="json", exclude_defaults=True)
+    for req in shown["requirements"]:
+        if not req.get("expect"):
+            req.pop("expect", None)
+    return shown
+
+
 class Questions(BaseModel):
     questions: list[str] = Field(description="clarifying questions for the user, one each")
 
@@ -77,5 +88,5 @@ class Designer(Agent):
                   retry: RetryContext | None = None, criteria: list[dict] | None = None) -> GDD:
         """`criteria`: the rubric criteria ({stage, id, text}) the design is judged by, GDD and level."""
         return self.ask("designer.write_gdd", GDD, stage="gdd", shown=GDDShown, inputs={
-            "brief": brief.model_dump(mode="json"), "similar": similar, "guidance": guidance,
+            "brief": brief_shown(brief), "similar": similar, "guidance": guidance,
             "library": library, "retry": retry.model_dump() if retry else None, "criteria": criteria or []})

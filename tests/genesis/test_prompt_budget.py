@@ -264,3 +264,16 @@ def test_guidance_the_pm_repeats_is_shown_once_as_the_latest():
     text = render(PROMPTS / "_retry.j2", retry=None, guidance=Guidance(["keep the rule", "add a turret",
                                                                         "keep the rule"], 2))
     assert text.count("keep the rule") == 1 and "add a turret" in text.split("Earlier PM guidance")[1]
+
+
+def test_the_designer_reads_the_brief_without_default_concepts_or_empty_expectations_and_nothing_is_lost():
+    from genesis.agents.designer import brief_shown
+    from genesis.models import Brief
+
+    query = "Hold the bridge against three waves from the east; your commander must survive."
+    brief = write_brief(query, read(query), [])
+    shown = brief_shown(brief)
+    assert "ground" not in shown["concepts"] and shown["concepts"]["protect_unit"] == "commander"
+    assert all("expect" not in r for r in shown["requirements"])
+    assert Brief.model_validate(shown) == brief
+    assert len(compact_json(shown)) < len(compact_json(brief.model_dump(mode="json"))) - 500
