@@ -586,9 +586,10 @@ class LLMClient:
     def backend_name(self, role: str) -> str:
         """What answers `role`: the configured backend, or in a replay the recorded one."""
         if self._replay is not None:
-            # A role with no recorded call was offline: the only role whose offline form makes no
-            # call is the visual review, and a model reviewer is called on every level attempt.
-            return f"replay of {self._replay.backends.get(role, 'offline')}"
+            # A role with no recorded call: a visual review was offline (a model reviewer is called on every level
+            # attempt); a PM or developer the run never needed had the designer's backend (--model sets every agent)
+            unrecorded = "offline" if role == "vlm" else self._replay.backends.get("designer", "offline")
+            return f"replay of {self._replay.backends.get(role, unrecorded)}"
         return self.config.backend_name(role)
 
     def _complete_from_replay(self, base: dict[str, Any], output_model: type[T], messages: list[dict[str, Any]],

@@ -113,6 +113,12 @@ def _relief_type(c: Concepts) -> str:
     return c.wave_units[0] if c.wave_units else "light_tank" if "tank" in c.unit_kinds else "light_bot"
 
 
+def _relief_size(c: Concepts, strength: float) -> int:
+    """Units of the relief type in a column as strong as RELIEF_SIZE light bots at this enemy strength (a column of
+    light tanks is a third as many)."""
+    return max(1, round(_scaled(RELIEF_SIZE, strength, 1) / worth(_relief_type(c))))
+
+
 def _raider(c: Concepts) -> str:
     """The unit a production race's raids are made of."""
     return "commander" if "commander" in c.unit_kinds else composed_designs.ground_raider(c)
@@ -1507,6 +1513,7 @@ ZONE_RADIUS = 5.0
 ZONE_SCREEN = 22.0      # tiles round a fixed zone within which the reference's army meets attackers
 DEFAULT_HOLD = 60.0     # seconds to hold a zone when the request names no hold time
 RELIEF_SIZE = 3         # light bots per relief column at enemy strength 1 (five retake the zone from the army)
+SCREEN_AHEAD = 18.0     # tiles from a fixed zone toward its named counterattacks at which the army meets them
 
 
 def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
@@ -1553,11 +1560,11 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     named = bool(c.directions) and len(c.direction_times) == len(c.directions)
     if named:
         # the request names the counterattacks' sides and times: they come as said, a few seconds late
-        counter_comp, counter = _counterattacks(c, m, zone, _scaled(RELIEF_SIZE, strength, 1))
+        counter_comp, counter = _counterattacks(c, m, zone, _relief_size(c, strength))
         comps.append(counter_comp)
     elif fixed:
         # the request fixes the zone: the seed varies the relief columns that try to retake it
-        comps.append(LV.relief_component(m, start, _scaled(RELIEF_SIZE, strength, 1), _relief_type(c)))
+        comps.append(LV.relief_component(m, start, _relief_size(c, strength), _relief_type(c)))
     met = _deadline_expects(deadline, "did not hold the zone in time")
     expects: Expects = {
         "capture_win": [{"result": {"winners_include": PLAYER, "reason_contains": "held the zone"}}],
@@ -1595,7 +1602,8 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         # unit stands in the zone (backing off only from a weapon's reach). Relief columns that hunt the army's
         # units are met where they stand (hold_zone)
         holder = max({u.type for u in army if u.tag is None}, key=lambda t: (load_catalog().units[t].hp, t))
-        strategy_name, strategy = "defend", {"home": zone_xy, "threat_radius": ZONE_SCREEN, "roles": [
+        strategy_name, strategy = "defend", {"home": _screen_point(m, zone, counter_comp.params["fronts"]),
+                                             "threat_radius": ZONE_SCREEN, "roles": [
             {"role": "hold_back", "type": holder, "count": 1, "at": zone_xy, "margin": 0}]}
     return GDD(title=brief.title, competency=brief.competency, summary=brief.summary, agent_description=desc,
                map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
@@ -1605,6 +1613,23 @@ def _capture(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                    LV.capture_variation(zones) if zones else
                    _counter_variation(brief, zone_xy, counter_comp.params["jitter"]) if named else
                    LV.relief_variation(zone_xy)))
+
+
+def _screen_point(m, zone: tuple[float, float], fronts: list) -> list[float]:
+    """Where the army waits to meet counterattacks outside the zone: SCREEN_AHEAD tiles from it toward the sides they
+    come from (a column met at the zone's edge sets foot in it and breaks the hold); the zone when they come from all
+    round."""
+    sp = G.spawns(m)
+    vecs = [(sp[f][0] - zone[0], sp[f][1] - zone[1]) for f in fronts if f in sp]
+    units = [(x / math.hypot(x, y), y / math.hypot(x, y)) for x, y in vecs if math.hypot(x, y) > 1]
+    if not units:
+        return [round(zone[0], 1), round(zone[1], 1)]
+    dx, dy = sum(u[0] for u in units) / len(units), sum(u[1] for u in units) / len(units)
+    if math.hypot(dx, dy) < 0.5:
+        return [round(zone[0], 1), round(zone[1], 1)]
+    k = SCREEN_AHEAD / math.hypot(dx, dy)
+    x, y = G.passable_near(m, zone[0] + dx * k, zone[1] + dy * k, [], 0.0)
+    return [round(x, 1), round(y, 1)]
 
 
 def _counterattacks(c: Concepts, m, zone: tuple[float, float], size: int) -> tuple[RuleComponent, Expects]:

@@ -48,6 +48,12 @@ CASES = [
     # a blight cloud that grows and drifts from a seeded tower (a level retry raised its damage, 12 calls)
     pytest.param("tithe_posts", 1, id="tithe-posts"),
     pytest.param("blight_cloud", 2, id="blight-cloud", marks=pytest.mark.slow),
+    # two of four stand-ins' own requests certified on the first pass: a field medic kept out of the fight beside a
+    # draining spill and a healing tent (7 calls, 229k prompt characters as recorded); an escort of a slow truck whose
+    # artillery fires only at what spotters and lit radar towers see (recorded in 8 calls with a library rule's reuse
+    # asked; kept as call plan 3, which reuses it without a call: 7 calls, 248k)
+    pytest.param("medic_hazard", 1, id="medic-hazard", marks=pytest.mark.slow),
+    pytest.param("convoy_dark", 1, id="convoy-dark", marks=pytest.mark.slow),
 ]
 
 
@@ -100,7 +106,7 @@ def test_a_model_pm_turns_two_recurring_failures_into_one_replay_validated_updat
     assert learned.version == 2 and learned.criterion("balance_preview").kind == "check:balance_preview"
 
 
-def test_a_role_the_recording_never_called_replays_as_offline(tmp_path):
+def test_a_role_the_recording_never_called_replays_as_the_backend_it_had(tmp_path):
     from genesis.llm import LLMClient, Transcript, load_config
 
     recorded = Transcript.load(LEARNED / "transcript.jsonl")
@@ -108,3 +114,8 @@ def test_a_role_the_recording_never_called_replays_as_offline(tmp_path):
     assert client.backend_name("pm") == "replay of openai/standin"
     assert client.backend_name("designer") == "replay of offline"
     assert client.backend_name("vlm") == "replay of offline"     # the pixel checker judged the frames
+    # a PM no gate needed in a model's run had that model's backend
+    medic = Transcript.load(DATA / "medic_hazard.jsonl")
+    assert not any(r.get("role") == "pm" for r in medic.records)
+    client = LLMClient(load_config({}, env={}, cwd=tmp_path), Transcript(), replay=medic)
+    assert client.backend_name("pm") == "replay of openai/standin"

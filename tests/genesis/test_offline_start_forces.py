@@ -135,13 +135,29 @@ def test_start_groups_added_beside_a_family_s_own_never_overlap():
 
 def test_a_counted_force_the_player_acts_with_is_its_start_and_keeps_the_reference_role():
     from genesis.offline.brief_writer import write_brief
-    from genesis.offline.gdd_writer import design
+    from genesis.offline.gdd_writer import SCREEN_AHEAD, design
     q = ("Capture and hold the centre of the crossroads map for 2 minutes with 8 rocket bots while the enemy "
          "counterattacks every 45 seconds from the south. Deadline 6:00.")
     c = read(q).concepts
     assert (c.player_start, c.wave_units) == ({"rocket_bot": 8}, [])
     gdd = design(write_brief(q, read(q)))
-    # named counterattacks at a fixed zone: the army meets them on their way in while one unit stands in the zone
+    # named counterattacks at a fixed zone: the army meets them on their way in, ahead of the zone toward the side they
+    # come from (met at its edge, a column sets foot in it), while one unit stands in the zone
     zone = next(r for r in gdd.rule_components if r.id == "capture_and_hold").params["zone"]
-    assert (gdd.reference_strategy, gdd.strategy_params["home"]) == ("defend", zone)
+    home = gdd.strategy_params["home"]
+    assert gdd.reference_strategy == "defend" and home[0] == zone[0] and home[1] - zone[1] == SCREEN_AHEAD
     assert [(r["role"], r["type"], r["at"]) for r in gdd.strategy_params["roles"]] == [("hold_back", "rocket_bot", zone)]
+
+
+def test_counterattack_columns_are_as_strong_in_tanks_as_in_bots():
+    from genesis.offline.brief_writer import write_brief
+    from genesis.offline.gdd_writer import design
+
+    def column(kind):
+        q = (f"Take the centre of the crossroads and keep it for 100 seconds with 5 heavy tanks; {kind} counterattack "
+             "from the north every 50 seconds. You have until 8:00.")
+        gdd = design(write_brief(q, read(q)))
+        return next(r for r in gdd.rule_components if r.id == "staggered_waves").params["units"]
+    bots, tanks = column("light bots"), column("light tanks")
+    assert list(bots) == ["light_bot"] and list(tanks) == ["light_tank"]
+    assert tanks["light_tank"] == max(1, round(bots["light_bot"] / 3))
