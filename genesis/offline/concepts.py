@@ -1158,7 +1158,8 @@ def _team_sides(text: str) -> bool:
 
 _FRIENDS = (r"(?:friends?|allies|ally|partners?|team-?mates?|comrades?|companions?|buddy|buddies|wingm[ae]n|"
             r"sidekicks?)")
-_FOES = r"(?:armies|teams|sides|players|factions|opponents|enemies|foes|rivals|commanders|forces|hostiles|ais|computers)"
+# ("against two hostile ones": the word the sides were named by, said again)
+_FOES = r"(?:armies|teams|sides|players|factions|opponents|enemies|foes|rivals|commanders|forces|hostiles|ais|computers|ones)"
 
 
 # a number of players in words: "two", "a lone" ("a pair of" is already "2")
@@ -1197,6 +1198,8 @@ def _sides_in_words(text: str) -> tuple[tuple[int, tuple[int, int]], tuple[int, 
                      + _FRIENDS + r"\b", text) \
         or re.search(r"(?<![\w-])" + _GROUP + r"\s+(?:[\w-]+\s+){0,2}?" + _FRIENDS + r"\s+(?:[\w-]+\s+){0,2}?(?:beside|"
                      r"alongside|with|next\s+to|at\s+the\s+side\s+of)\s+(?:me|you|us|the\s+player)\b", text) \
+        or re.search(r"\b(?:you|me|myself|yourself|the\s+player|we)\s+(?:and|plus|with)\s+" + _GROUP + r"\s+(?:friendly|allied|"
+                     r"ally)\s+(?:[\w-]+\s+)?(?:commanders?|ais?|computers?|players?|armies|army|sides?|teams?)\b", text) \
         or re.search(r"\b(?:pair|team|group|side|ally)\s+(?:me|you|the\s+player)\s+(?:up\s+)?with\s+" + _GROUP
                      + r"\s+(?:[\w-]+\s+){0,2}?(?:" + _FRIENDS + r"|commanders?|ais?|computers?)\b", text)
     if ours is None:
@@ -1905,6 +1908,12 @@ def _times(r: Reading) -> None:
                                           text)):
         limit = _seconds(lm.group(1), lm.group(2))
         candidates.append((lm, limit))
+    # "give it two and a half minutes tops", "you get 4 minutes, max"
+    if limit is None and (lm := re.search(r"\b(?:give\s+(?:it|them|me|yourself)|(?:you|i|we)\s+(?:get|have|'ve\s+got)|"
+                                          r"allow)\s+(?:about\s+)?" + _NUM + r"\s*" + _WORD_UNIT
+                                          + r"(?:\s*,?\s*(?:tops|max|maximum|at\s+most|at\s+the\s+most))?", text)):
+        limit = _seconds(lm.group(1), lm.group(2))
+        candidates.append((lm, limit))
     # "if my commander is alive when the clock hits 5:30, I win": the moment something must still be alive ends the game
     if limit is None and (lm := re.search(r"\b(?:alive|standing|breathing|intact|around|in\s+one\s+piece)\s+(?:when|once|at|"
                                           r"by)\s+(?:the\s+(?:clock|timer)\s+(?:shows|reads|hits|says|reaches)\s+)?"
@@ -2261,7 +2270,9 @@ def _production_goal(r: Reading) -> None:
     # buildings listed first are no goal: "build two vehicle plants and 6 light tanks" (noted below)
     buildings_first = (r"((?:(?<![a-z])(?:\d+|an?|" + "|".join(V.NUMBER_WORDS) + r")\s+" + _unit_pattern("building")
                        + r"\s*(?:,\s*(?:and\s+|then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+))*)")
-    m = re.search(r"\b(?:build|train|make|get|own|field|produce|assemble|muster|raise|construct|put\s+up|crank\s+out|"
+    # ("i get one scout", "you get 4 tanks": what the player is given, not a goal)
+    m = re.search(r"\b(?:build|train|make|(?<!\bi )(?<!\byou )(?<!\bwe )(?<!\bplayer )get|own|field|produce|assemble|muster|"
+                  r"raise|construct|put\s+up|crank\s+out|"
                   r"churn\s+out|pump\s+out|turn\s+out|roll\s+out)\s+(?:up\s+)?(?:an?\s+army\s+of\s+)?" + buildings_first
                   + _NUM + r"\s+" + units, text)
     if m is not None:
@@ -2338,7 +2349,7 @@ _SHORT = re.compile(r"\b(?:(?:you|i|we)\s+lose|(?:it'?s|that'?s)\s+a\s+loss)\s+(
                     r"\b(?:fall|falls|come|comes)\s+up\s+short\b|\b(?:fall|falls)\s+short\b")
 
 
-_UNOPPOSED = re.compile(r"\b(?:nobody|no\s+one|no\s+enemy|no\s+enemies|nothing)\s+(?:is\s+|are\s+|will\s+(?:be\s+)?)?"
+_UNOPPOSED = re.compile(r"\b(?:nobody|no\s+one|no-one|no\s+enemy|no\s+enemies|nothing)(?:'s|'re)?\s+(?:is\s+|are\s+|will\s+(?:be\s+)?)?"
                         r"(?:shooting|attacking|attacks?|attack|shoots?|coming\s+(?:for|after)|comes?\s+(?:for|after)|go(?:es|ing)?\s+after|"
                         r"bother(?:s|ing)?|trouble(?:s)?|troubling|harass(?:es|ing)?|threaten(?:s|ing)?|out\s+to\s+get)\b|"
                         r"\bno\s+(?:(?:enemy|hostile|opposing)\s+(?:units?|forces?|troops|armies|army|presence)\s+|enemy\s+|enemies\s+|"
@@ -2554,9 +2565,14 @@ def _protect(r: Reading) -> None:
     if m is None:
         # by pronoun: "your lone scout has 100 seconds ...; don't lose it" keeps the player's unit named last
         p = re.search(r"\b(?:do not|don't|never|without)\s+(?:lose|losing|let(?:ting)?\s+(?:it|him|her)\s+(?:die|be\s+killed))"
-                      r"(?:\s+(?:it|him|her))?\b", text)
-        mine = [u for u in re.finditer(r"\b(?:your|my|our)\s+(?:only\s+|lone\s+|single\s+)?" + mobile, text[:p.start()])
-                if not u.group(1).endswith("s")] if p and re.search(r"\b(?:it|him|her)\b", p.group(0)) else []
+                      r"(?:\s+(?:it|him|her))?\b", text) \
+            or re.search(r"\bif\s+(?:it|he|she)\s+(?:dies|is\s+killed|gets\s+killed|is\s+destroyed|goes\s+down|is\s+lost)\s*,?\s*"
+                         r"(?:(?:then\s+)?(?:i|you|we)\s+lose|(?:it'?s|that'?s)\s+(?:over|a\s+loss|game\s+over)|game\s+over)\b",
+                         text)
+        # the player's one unit named before: "your lone scout", "i get one scout"
+        mine = [u for u in re.finditer(r"\b(?:(?:your|my|our)\s+(?:only\s+|lone\s+|single\s+)?|(?:i|you|we)\s+(?:get|have|start\s+with)\s+"
+                                       r"(?:one|a|an|1|a\s+single|a\s+lone)\s+(?:[\w-]+\s+)?)" + mobile, text[:p.start()])
+                if not u.group(1).endswith("s")] if p and re.search(r"\b(?:it|him|her|he|she)\b", p.group(0)) else []
         if mine:
             c.protect_unit = roster_names()[mine[-1].group(1)]
             r.hit(mine[-1], "protect")
@@ -3080,13 +3096,13 @@ def _escort(r: Reading) -> None:
 
 _LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|sight|glimpsed?|glimpses|"
                 r"(?:map|work|figure|find|sniff|suss)\s+out\s+where|(?:pin|track|hunt)\s+down(?:\s+where)?|learn\s+where|"
-                r"(?:get|got|gotten|lay|laid|set|have|had|put|keep|kept|clap|clapped)\s+(?:your\s+|its\s+|their\s+)?"
+                r"(?:get|got|gotten|lay|laid|set|have|had|put|keep|kept|clap|clapped)\s+(?:your\s+|its\s+|their\s+|me\s+|us\s+)?"
                 r"eyes\s+on|catch\s+sight\s+of|"
                 # "get your lone rider within sight of every one of them"
                 r"(?:get|bring|take|move|send)\s+(?:your|a|the|its|their|one)\s+(?:[\w-]+\s+){0,2}?(?:within|into)\s+"
                 r"(?:sight|view|visual\s+range|eyeshot)\s+of|come\s+within\s+(?:sight|view)\s+of)\s+")
 _LOCATE = re.compile(_LOCATE_VERB + r"(?:all\s+|every\s+|each\s+)?(?:of\s+)?(?:the\s+|their\s+)?(?:" + _NUM
-                     + r"\s+)?(?:hidden\s+)?(?:enemy\s+)?")
+                     + r"\s+(?:of\s+(?:the\s+enemy'?s\s+|their\s+|the\s+))?)?(?:hidden\s+)?(?:enemy\s+)?")
 # the targets named first and found by pronoun: "the enemy factory spawns in a corner; spot it"
 _LOCATE_PRONOUN = re.compile(_LOCATE_VERB + r"(?:it|them|both|the\s+(?:whole\s+)?lot|(?:every|each|all|both)\s+(?:one\s+)?of\s+them|all\s+"
                              + _NUM + r"(?:\s+of\s+them)?|(?:every|each)\s+(?:last\s+|single\s+)?one)\b")
@@ -3158,8 +3174,10 @@ def _recon(r: Reading) -> None:
     c.archetype = "recon"  # type: ignore[assignment]
     r.matched.append("archetype recon")
     c.locate_type = roster_names().get(name, SITE_STANDIN)
-    c.locate_count = max(1, min(8, int(number(count)))) if count else None
-    if count is None:
+    # "find the enemy factory": one target when named in the singular
+    singular = count is None and not name.endswith("s") and not re.search(r"\b(?:all|every|each)\b", text)
+    c.locate_count = max(1, min(8, int(number(count)))) if count else 1 if singular else None
+    if c.locate_count is None:
         r.assumptions.append("no number of targets given: 4")
     for h in r.hits:
         # the scouting words, the targets counted and the enemy's attack words all describe the search
@@ -3206,7 +3224,7 @@ def _recon(r: Reading) -> None:
 # A micro skirmish: "5 ranged units versus 8 light bots", "a trio of heavy tanks against a swarm of 20 light bots"
 _GROUP_NUM = r"(?<![a-z])(\d+|trio|pair|dozen|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")"
 _GROUP_WORDS = {"trio": 3, "pair": 2, "dozen": 12}
-_FORCE = (_GROUP_NUM + r"\s+(?:of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?|vehicles?|robots?|soldiers|troops|"
+_FORCE = (_GROUP_NUM + r"\s+(?:of\s+(?:my|your|our|their|the)\s+|of\s+)?((?:[\w-]+\s+){0,2}?(?:units?|bots?|tanks?|vehicles?|robots?|soldiers|troops|"
           r"infantry|artillery(?:\s+(?:bots?|units?|pieces|vehicles?))?))\b")
 # a few words may stand between the squad and its foe: "your four light tanks are on their own against twelve ..."
 _ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:,\s+(?:[\w-]+,?\s+){0,3}?[\w-]+,|\s*\([^()]{0,60}\))?"
@@ -3215,7 +3233,11 @@ _ARMIES = re.compile(r"(?:\b(?:my|your|our)\s+)?" + _FORCE + r"(?:,\s+(?:[\w-]+,
                      r"\s+(?:versus|vs\.?|v|against|take on|face|faces|facing|face\s+down|faces\s+down|fight|"
                      r"(?:square|squares|face|faces)\s+off\s+(?:with|against)|go\s+up\s+against|goes\s+up\s+against|"
                      r"clash\s+with|clashes\s+with|meet|meets|run\s+into|runs\s+into|take\s+on|takes\s+on|"
-                     r"must kill|must destroy|kill|destroy|(?:(?:must|have\s+to|has\s+to|need\s+to|needs\s+to)\s+)?(?:kite|"
+                     r"must kill|must destroy|kill|destroy|"
+                     # "three of my heavy tanks have to get through fifteen small bots"
+                     r"(?:must|have\s+to|has\s+to|need\s+to|needs\s+to|will\s+have\s+to|got\s+to|gotta)\s+(?:take\s+on|"
+                     r"fight|face|beat|get\s+through|get\s+past|break\s+through|punch\s+through|kill|destroy|wipe\s+out)|"
+                     r"(?:(?:must|have\s+to|has\s+to|need\s+to|needs\s+to)\s+)?(?:kite|"
                      r"outmanoeuvre|outmaneuver|pick\s+off|whittle\s+down|grind\s+down)|"
                      # "two heavy tanks and three rocket bots must handle ten light bots"
                      r"(?:(?:must|have\s+to|has\s+to|need\s+to|needs\s+to|will\s+have\s+to)\s+)?(?:handle|deal\s+with|beat|"
@@ -3262,7 +3284,11 @@ _LOSSES = re.compile(r"\bwithout\s+losing\s+(?:either|any|a\s+single\s+one|even\
                      r"\blos(?:e|ing)\s+" + _NUM + r"\s+(?:[\w-]+\s+)?(?:(?:units?|bots?|tanks?)\s+)?at\s+(?:the\s+)?most\b|"
                      # "with no more than one of yours lost", "no more than 2 of your units may die"
                      r"\b(?:with\s+)?(?:no\s+more\s+than|at\s+most)\s+" + _NUM + r"\s+(?:of\s+(?:yours|your\s+[\w-]+|"
-                     r"them|the\s+squad)\s+)(?:may\s+(?:be\s+)?|can\s+(?:be\s+)?)?(?:lost|die|dead|destroyed|killed|fall)\b")
+                     r"them|the\s+squad)\s+)(?:may\s+(?:be\s+)?|can\s+(?:be\s+)?)?(?:lost|die|dead|destroyed|killed|fall)\b|"
+                     # the cap said by its consequence: "lose more than one tank and it's a loss"
+                     r"\b(?:if\s+(?:you|i|we)\s+)?los(?:e|ing)\s+more\s+than\s+" + _NUM + r"(?:\s+(?:[\w-]+\s+)?(?:units?|bots?|"
+                     r"tanks?)|\s+of\s+them)?\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?:(?:it'?s|that'?s)\s+(?:a\s+loss|over|game\s+over|"
+                     r"defeat)|(?:you|i|we)\s+lose|game\s+over)\b")
 _DEFENCE_WORDS = re.compile(r"defen|surviv|hold|protect|withstand|repel|fend|guard|waves?\b|raid|harass")
 _RANGED = {"ranged": "rocket_bot", "long-range": "rocket_bot", "long range": "rocket_bot", "rocket": "rocket_bot",
            "artillery": "artillery_bot", "sniper": "sniper_bot"}
@@ -3273,8 +3299,10 @@ def _force_type(phrase: str) -> str | None:
     """The roster type a force phrase names: the longest roster name in it ("short-range light bots" ->
     light_bot), else a kind of weapon ("ranged units" -> rocket bots)."""
     names = roster_names()
-    for n in sorted(names, key=len, reverse=True):
-        if re.search(r"(?<![\w-])" + re.escape(n) + r"(?![\w-])", phrase) and names[n] not in _building_types():
+    mobile = [n for n in sorted(names, key=len, reverse=True) if names[n] not in _building_types()]
+    # a name of two words may have a word between them: "big slow tanks" are big tanks
+    for n in mobile:
+        if re.search(r"(?<![\w-])" + r"\s+(?:[\w-]+\s+)?".join(map(re.escape, n.split())) + r"(?![\w-])", phrase):
             return names[n]
     return next((t for w, t in _RANGED.items() if w in phrase), None)
 
@@ -3415,6 +3443,9 @@ _STOCK_QUALIFIER = (r"(?:resources?\s*[:,-]\s*)?(?:(?:an?\s+)?(?:total\s+of\s+)?
 _STOCK_AFTER = (r"(?=\s+(?:(?:sitting\s+|stored\s+|piled\s+up\s+)?in\s+(?:the\s+|your\s+)?(?:bank|storage|reserve|stock|stores?|"
                 r"coffers|treasury|vault|war\s+chest)|banked|saved|"
                 r"stockpiled|stored|hoarded|in\s+hand)\b)")
+# the particle after the amount: "put 1500 energy away", "set 800 metal aside"
+_STOCK_SPLIT = (r"\b(?:put|putting|tuck|tucking|stow|stowing|squirrel|squirreling|salt|salting|sock|socking|lay|laying|"
+                r"stash|stashing|set|setting|tuck)\s+" + _AMOUNT + r"\s+(?:away|aside|by)\b")
 _HAVE_BY = r"\b(?:have|get|hold|own|end\s+with|finish\s+with)\s+(?:at\s+least\s+)?" + _AMOUNT + \
            r"(?=\s+(?:by|before|within|in\s+under|in\s+less\s+than|no\s+later\s+than)\b)"
 _INCOME = [
@@ -3448,7 +3479,7 @@ def _resource_goal(r: Reading) -> None:
         return
     income = next((m for p in _INCOME for m in p.finditer(text) if m.group(2)), None)
     stock = (re.search(_STOCK_VERB + _STOCK_QUALIFIER + _AMOUNT, text) or re.search(_STOCK_NOUN + _AMOUNT, text)
-             or re.search(_AMOUNT + _STOCK_AFTER, text) or re.search(_HAVE_BY, text))
+             or re.search(_AMOUNT + _STOCK_AFTER, text) or re.search(_HAVE_BY, text) or re.search(_STOCK_SPLIT, text))
     m = income or stock
     if m is None:
         return
@@ -3465,6 +3496,9 @@ def _resource_goal(r: Reading) -> None:
     if c.resource_income and m.group(m.re.groups) is None and m.group(1) is None:
         note = "no resource named: metal"
     r.hit(m, "resource_goal", note=note)
+    # the family named as a drill: "econ drill:", "an economy race"
+    for label in re.finditer(r"\b(?:econ|eco|economy|economic)\s+(?:drill|race|challenge|test|exercise|run|sprint)\b", text):
+        r.hit(label, "resource_goal")
     for h in r.hits:
         word_hit = text[h.start:h.end]
         # the economy words name the goal; a defence's words and the enemy's attacks are the raids fended off

@@ -18,6 +18,7 @@ from engine.catalog import load_catalog
 from genesis.models import GDD, Brief, Concepts, RuleComponent, SeedVariation, TeamPlan, UnitPlacement, Variation
 from genesis.offline import geometry as G
 from genesis.offline import layout_variation as LV
+from genesis.quantities import clock
 
 PLAYER, ENEMY = 0, 1
 SCOUT_TAG, TARGET_TAG = "scout", "target"
@@ -138,9 +139,12 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     name = target.replace("_", " ")
     party = ("your one fast scout" if searchers == {SCOUT_TYPE: 1} else "your " + " and ".join(
         f"{k} {t.replace('_', ' ')}{'s' if k > 1 else ''}" for t, k in searchers.items()))
-    desc = (f"Fog of war is on. With {party}, find all {n} enemy {name}s within {deadline / 60:g} minutes: "
-            f"each counts as found once one of your units has seen it. They stand at {n} of {len(sites)} possible sites, "
-            "which change from game to game, each guarded by bots that destroy a scout coming within their range: "
+    targets = f"the enemy {name}" if n == 1 else f"all {n} enemy {name}s"
+    desc = (f"Fog of war is on. With {party}, find {targets} before {clock(deadline)} on the game clock: "
+            f"{'it counts' if n == 1 else 'each counts'} as found once one of your units has seen it. "
+            + (f"It stands at one of {len(sites)} possible sites" if n == 1 else
+               f"They stand at {n} of {len(sites)} possible sites")
+            + ", which change from game to game, each guarded by bots that destroy a scout coming within their range: "
             "look from afar." + ((" Losing all of them loses the game." if c.protect_all and scouts > 1 else
                                   " Losing the scout loses the game." if scouts == 1 else
                                   " Losing any of them loses the game.") if c.protect_unit else ""))

@@ -93,3 +93,55 @@ def test_minutes_then_seconds_said_in_words_read_as_one_duration_only_before_a_c
     assert said("stay on it for a minute fifteen with nobody contesting") == "stay on it for 75 seconds with nobody contesting"
     assert said("hold for two minutes thirty.") == "hold for 150 seconds."
     assert said("every minute 5 light bots attack") == "every minute 5 light bots attack"
+
+
+def test_a_squad_that_has_to_get_through_a_force_is_a_skirmish_with_its_cap_said_by_its_consequence():
+    brief, statuses = _statuses("four of my rocket bots have to take on ten light bots. no building. lose more than two "
+                                "and you lose.")
+    c = brief.concepts
+    assert (c.archetype, c.squad, c.enemy_force, c.max_losses) == ("micro", {"rocket_bot": 4}, {"light_bot": 10}, 2)
+    assert all(s == "honoured" for s in statuses.values()), statuses
+    c = read("two of my big armoured tanks must get through nine small bots, nothing built; you get 2 minutes tops.").concepts
+    # a word between the two of a unit's name ("big armoured tanks" are big tanks)
+    assert (c.archetype, c.squad, c.enemy_force, c.deadline) == ("micro", {"heavy_tank": 2}, {"light_bot": 9}, 120)
+
+
+def test_a_stockpile_put_away_and_a_race_nobody_comes_to_are_a_resource_goal():
+    brief, statuses = _statuses("eco drill: set 900 metal aside before 5:00, no-one's coming after you.")
+    c = brief.concepts
+    assert (c.archetype, c.resource_kind, c.resource_amount, c.deadline, c.unopposed) == (
+        "resources", "metal", 900, 300, True)
+    assert all(s == "honoured" for s in statuses.values()), statuses
+
+
+def test_two_sides_said_with_a_friendly_computer_and_hostile_ones_are_a_team_battle():
+    brief, statuses = _statuses("Me plus one allied computer commander versus two hostile ones, everybody gets a "
+                                "commander and four light tanks; whichever side still has a commander alive wins.")
+    c = brief.concepts
+    assert (c.archetype, c.team_size, c.elimination, c.side_army) == (
+        "teams", 2, "commanders", {"commander": 1, "light_tank": 4})
+    assert all(s == "honoured" for s in statuses.values()), statuses
+    c = read("Me and a friendly computer player against two hostile computer players, each with five rocket bots; "
+             "last pair standing wins.").concepts
+    assert (c.archetype, c.elimination, c.side_army) == ("teams", "units", {"rocket_bot": 5})
+
+
+def test_a_search_said_as_eyes_on_some_of_theirs_with_a_unit_one_is_given_and_kept():
+    brief, statuses = _statuses("Get me eyes on all three of their radar towers hidden in the fog. I get one scout and "
+                                "four minutes; if it dies I lose.")
+    c = brief.concepts
+    assert (c.archetype, c.locate_type, c.locate_count, c.player_start, c.protect_unit, c.deadline) == (
+        "recon", "radar_tower", 3, {"scout": 1}, "scout", 240)
+    assert all(s == "honoured" for s in statuses.values()), statuses
+    # what the player is given is no goal to produce
+    assert read("You get 4 light tanks; hold the bridge for 3 minutes against waves from the east.").concepts \
+        .target_composition == {}
+
+
+def test_one_target_named_in_the_singular_is_one_target():
+    query = "your only scout has 90 seconds to find the enemy factory; don't lose it."
+    brief = write_brief(query, read(query))
+    assert brief.concepts.locate_count == 1
+    gdd = design(brief)
+    assert "find the enemy bot lab before 1:30" in gdd.agent_description
+    assert read("scout with one raider bot and find their hidden radar towers before 3:00").concepts.locate_count is None
