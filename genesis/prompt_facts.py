@@ -541,8 +541,9 @@ RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
      "leaving and coming back is not seen again); a rectangle, a moving or shrinking area, a line, a map edge or "
      "every crossing is watched by polling in an every() callback (units_in_area / in_area of an area_circle or "
      "area_rect, or unit positions from units())", None),
-    ("mark() draws a labelled point marker and area_circle / area_rect an outlined area (colours as '#rrggbb'); "
-     "neither leaves a trace event (log() what an expectation must see)", None),
+    ("mark() draws a labelled point marker that stays for the rest of the game (an area can be moved or removed, a "
+     "marker cannot: label it for the whole game) and area_circle / area_rect an outlined area (colours as "
+     "'#rrggbb'); neither leaves a trace event (log() what an expectation must see)", None),
     ("win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
      "lose(team) puts `team` and its allies out (lose events): they are losers of however the game ends, and once "
      "a single alliance is left the game ends with it as winners (win events); a side that had units and has none "
@@ -587,7 +588,7 @@ def rule_api_menu() -> str:
 
 # the functions whose meaning a design is balanced on, said to the designer as the developer is told them
 DESIGN_SEMANTICS = ("at", "every", "units", "damage", "damage_area", "heal", "heal_area", "spawn", "set_fire",
-                    "transfer_resources")
+                    "set_sight", "transfer_resources")
 
 
 def _design_semantics() -> str:
