@@ -2750,7 +2750,7 @@ def _capture_holders(r: Reading) -> None:
     gone, stay on it". Their number is the design's (a garrison sized so the reference wins), said so when counted."""
     if r.concepts.archetype != "capture":
         return
-    for m in re.finditer(r"\b(?:the\s+|their\s+|all\s+)?(" + _NUM[len("(?<![a-z])("):-1] + r")\s+(?:enemy\s+|hostile\s+)?"
+    for m in re.finditer(r"\b(?:the\s+|their\s+|all\s+)?" + _NUM + r"\s+(?:enemy\s+|hostile\s+)?"
                          r"(?:guards|defenders|occupiers|holders|squatters|garrison\s+units)\b", r.text):
         r.hit(m, "capture_holders", f"the zone's garrison is the design's own, sized so the reference can take it: "
                                     f"\"{m.group(1)}\" holders are not built as counted")
