@@ -1,5 +1,5 @@
 """The produce strategy of the reference: it builds a building its target names (a storage) with a
-builder, expands only to deposits within `expand_radius` of home (the nearest of those to the builder,
+builder, makes more of a unit type it already owns through the factory that makes it, expands only to deposits within `expand_radius` of home (the nearest of those to the builder,
 even when a nearer one lies beyond), and keeps `energy_per_metal` times its metal income in energy."""
 from __future__ import annotations
 
@@ -52,3 +52,11 @@ def test_energy_per_metal_sets_how_much_solar_the_economy_keeps(tmp_path, h):
         return len(built(sim, "solar_collector"))
 
     assert solars(0.0) == 0 < solars(20.0)
+
+
+def test_more_of_a_unit_type_it_starts_with_comes_from_a_factory(tmp_path, h):
+    # owning one constructor bot is no way to make a second: the bot lab that makes them is built
+    sim = game(tmp_path, h, [{"type": "commander", "x": 8.5, "y": 8.5}, {"type": "constructor_bot", "x": 12.5, "y": 8.5}],
+               {"strategy": "produce", "target": {"constructor_bot": 2}}, metal=2000.0, energy=8000.0)
+    sim.run(until=120)
+    assert built(sim, "bot_lab") and len(built(sim, "constructor_bot")) == 2

@@ -123,11 +123,12 @@ class Produce(Strategy):
         return bool((w.build_type[mine][w.order[mine] == BUILD] == ti).any())
 
     def _chain(self, sim, kind: str) -> list[str]:
-        """Shortest list of types from one we own to `kind`, following `builds` (tech tree)."""
+        """Shortest list of types from one we own to `kind`, following `builds` (tech tree). It starts
+        from the types we own other than `kind`: owning some of a kind is no way to make more of it."""
         if kind in self.plan_cache:
             return self.plan_cache[kind]
         cat = sim.world.types.catalog.units
-        owned = sorted({sim.world.type_name(i) for i in sim.world.select(team=self.ref.team).tolist()})
+        owned = sorted({sim.world.type_name(i) for i in sim.world.select(team=self.ref.team).tolist()} - {kind})
         prev: dict[str, str | None] = {k: None for k in owned}
         queue = deque(owned)
         while queue:
