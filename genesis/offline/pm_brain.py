@@ -37,16 +37,18 @@ def meta_feedback(inputs: dict[str, Any]) -> MetaFeedback:
         if decision.decision == "stop":
             return decision
         # the failures' fingerprint goes with the decision, so the next gate sees whether they changed
-        return decision.model_copy(update={"reason": f"{decision.reason} [failures {_fingerprint(reasons)}]"})
+        return decision.model_copy(update={"reason": f"{decision.reason} [failures "
+                                                     f"{_fingerprint(reasons, inputs.get('runs'))}]"})
     return _design_decision(inputs, stage, failed, ids, reasons, attempts)
 
 
 def _level_decision(inputs: dict[str, Any], failed: list[dict[str, Any]], ids: set[str],
                     reasons: list[str]) -> MetaFeedback:
     history = inputs.get("history", [])
-    if _identical_to_last("level", reasons, history):
-        # the simulations are deterministic: word for word the same failures mean the last correction left the
-        # level as it was (a strength already at its floor, forces the request fixes), so the next is no different
+    if _identical_to_last("level", reasons, history, inputs.get("runs")):
+        # the simulations are deterministic: the same games failing word for word mean the last correction left
+        # the level as it was (a strength already at its floor, forces the request fixes), so the next is no
+        # different; a changed level whose games changed but failed alike is corrected again
         unmet = [e["id"] for e in inputs.get("evidence", []) if e.get("status") == "failed"]
         return MetaFeedback(decision="stop", target_stage="level", guidance=reasons,  # type: ignore[arg-type]
                             reason="the last correction left every failure word for word the same, so no change the "
@@ -176,15 +178,19 @@ def _repeats_last_failure(stage: str, failed: list[dict[str, Any]], history: lis
     return all(ids <= {g.split(":", 1)[0].strip() for g in d.get("guidance", [])} for d in prev[-corrections:])
 
 
-def _fingerprint(reasons: list[str]) -> str:
-    return hashlib.sha256("\n".join(sorted(reasons)).encode()).hexdigest()[:12]
+def _fingerprint(reasons: list[str], runs: list[dict[str, Any]] | None = None) -> str:
+    """The failures word for word and, when the level's games are given, their trace hashes: a level the
+    correction changed plays other games even where it fails alike."""
+    games = sorted(f"{r.get('policy')}:{r.get('seed')}:{r.get('trace_hash')}" for r in runs or [])
+    return hashlib.sha256("\n".join(sorted(reasons) + games).encode()).hexdigest()[:12]
 
 
-def _identical_to_last(stage: str, reasons: list[str], history: list[dict[str, Any]]) -> bool:
+def _identical_to_last(stage: str, reasons: list[str], history: list[dict[str, Any]],
+                       runs: list[dict[str, Any]] | None = None) -> bool:
     """The last correction at this stage was made for these very failures, word for word (counts, seeds and
-    times), as its fingerprint shows."""
+    times), of these very games, as its fingerprint shows."""
     prev = [d for d in history if d.get("stage") == stage and d.get("decision") in ("retry", "rollback")]
-    return bool(prev and reasons) and f"[failures {_fingerprint(reasons)}]" in prev[-1].get("reason", "")
+    return bool(prev and reasons) and f"[failures {_fingerprint(reasons, runs)}]" in prev[-1].get("reason", "")
 
 
 def _score(text: str, label: str) -> float | None:

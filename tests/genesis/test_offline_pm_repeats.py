@@ -66,6 +66,21 @@ def test_a_level_failing_word_for_word_as_before_its_correction_stops_and_names_
     assert any("1 lost, 3 left" in g for g in again.guidance)
 
 
+def test_a_level_whose_games_changed_but_failed_alike_is_corrected_again():
+    # a weaker enemy may fail on the same seed in the same words: its games differ, so the level changed
+    games = [{"policy": "reference", "seed": s, "trace_hash": f"h{s}"} for s in range(3)]
+    first = meta_feedback({"stage": "level", "verdict": {"passed": False, "criteria": [REF_LOST]}, "attempts": 1,
+                           "budget": 3, "total_iterations": 6, "total_budget": 11, "history": [], "runs": games})
+    history = [{"stage": "level", "decision": first.decision, "guidance": first.guidance, "reason": first.reason}]
+
+    def again(runs):
+        return meta_feedback({"stage": "level", "verdict": {"passed": False, "criteria": [REF_LOST]}, "attempts": 2,
+                              "budget": 3, "total_iterations": 8, "total_budget": 11, "history": history, "runs": runs})
+
+    assert again([{**g, "trace_hash": "k" + g["trace_hash"]} for g in games]).decision == "rollback"
+    assert again(games).decision == "stop"
+
+
 def test_a_level_whose_correction_changed_its_failures_is_corrected_again():
     first = _level([])
     moved = {**REF_LOST, "reason": REF_LOST["reason"].replace("2/3", "1/3")}
