@@ -224,7 +224,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
     if c.production is None:
         c.production = arch in ("production", "siege")
         assumptions.append(f"production {'on' if c.production else 'off'} {FAMILY_DEFAULT}")
-    if arch in ("defense", "raids", "capture"):
+    # waves, their sides and the objectives they hit are a defence's: a capture's counterattacks are its own
+    if arch in ("defense", "raids"):
         if c.fronts is None and c.map_hint == "river_bridges":
             c.fronts = 1
             assumptions.append("one front: the enemy comes across the river to the bridge you hold")
@@ -542,6 +543,15 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="start_forces", text="the player starts with " + ", ".join(given)))
     if c.unopposed:
         reqs.append(Requirement(id="unopposed", text="no enemy unit is on the map or arrives: nothing attacks the player"))
+    if arch == "capture" and not (c.directions and c.direction_times):
+        from genesis.offline import layout_variation as LV   # the families' own module, loaded when used
+
+        if LV.zone_fixed(query) or any(r.id == "zone_side" for r in reqs):
+            assumptions.append(f"counterattacks: a relief column every {clock(LV.RELIEF_INTERVAL)} from "
+                               f"{clock(LV.RELIEF_FIRST_AT)} (each up to {LV.RELIEF_JITTER:g} s late), from a side "
+                               "drawn per game")
+        else:
+            assumptions.append("the zone is one of several garrisoned outposts, drawn per game; no counterattacks")
     title = reading_title(query)
     clauses = account(query, reading, reqs, arch)
     if arch in ("defense", "raids"):
