@@ -98,16 +98,12 @@ def _agent_teams(level) -> list[int]:
 
 
 def _policy(job: CertJob, team: int):
-    from engine.agent.open_loop import OpenLoopPolicy, RushPolicy, TurtlePolicy
+    from engine.agent.open_loop import OpenLoopPolicy
     from engine.agent.policies import make_policy
     from engine.agent.scripted import Probe, ScriptedPolicy
 
     if job.agent == "open_loop":
         return OpenLoopPolicy(team=team, seed=job.seed, schedule=[s for s in job.schedule if s["team"] == team])
-    if job.agent == "rush":
-        return RushPolicy(team=team, seed=job.seed)
-    if job.agent == "turtle":
-        return TurtlePolicy(team=team, seed=job.seed)
     if job.agent.startswith(PROBE):
         return ScriptedPolicy(team=team, seed=job.seed, orders=Probe.model_validate(job.probe).orders)
     return make_policy(job.agent, team=team, seed=job.seed)

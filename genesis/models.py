@@ -56,9 +56,11 @@ class Requirement(Doc):
     testable: bool = Field(True, description="true when a validation run's trace or state can show it; false only "
                                              "for what no trace can show (a switch such as fog of war or "
                                              "production, or the map: the shipped level is checked for those)")
-    on: Literal["reference", "idle"] = Field("reference", description="which validation runs carry the evidence: "
-                                             "reference = team 0 played by the scripted reference strategy; idle = "
-                                             "team 0 gives no orders")
+    on: Literal["reference", "idle", "rush"] = Field("reference", description=(
+        "which validation runs carry the evidence: reference = team 0 played by the scripted reference strategy; "
+        "idle = team 0 gives no orders; rush = team 0 sends every combat unit at the nearest enemy from the start "
+        "(a careless player: for a loss neither the reference nor idle suffers, such as the army wiped out or a "
+        "unit lost in the fight)"))
     expect: list[Expectation] = Field(default_factory=list,
                                       description="expectations the validation runs of `on` must satisfy")
 

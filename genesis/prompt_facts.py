@@ -513,13 +513,16 @@ def expectation_grammar() -> str:
     lines.append(f"- {{state: StateSpec}}: {_doc(StateSpec)} StateSpec keys: {model_fields_text(StateSpec)}. "
                  "Use it to show a mechanic really happened (resources moved, units spawned or destroyed, "
                  "a unit changed owner or reached a place).")
-    from genesis.simulate import IDLE_SEEDS, REFERENCE_SEEDS
+    from genesis.simulate import IDLE_SEEDS, REFERENCE_SEEDS, RUSH_SEEDS
 
     def needed(seeds: tuple) -> str:
         return f"{len(seeds) // 2 + 1} of its {len(seeds)} seeds ({', '.join(map(str, seeds))})"
     lines.append(f"A GDD requirement is confirmed when all its expectations hold in more than half of the validation "
-                 f"runs of its `on` policy: the reference's {needed(REFERENCE_SEEDS)}, idle's {needed(IDLE_SEEDS)}; a "
-                 "rule test's expectations hold in its one run.")
+                 f"runs of its `on` policy: the reference's {needed(REFERENCE_SEEDS)}, idle's {needed(IDLE_SEEDS)}, "
+                 f"rush's {needed(RUSH_SEEDS)} (rush runs are played only when a requirement is on rush); a "
+                 "rule test's expectations hold in its one run. A loss path the reference never takes and idle never "
+                 "suffers (the army wiped out, a unit killed in the fight) is evidenced on rush, which throws every "
+                 "combat unit at the enemy.")
     return "\n".join(lines)
 
 

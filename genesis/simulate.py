@@ -26,6 +26,7 @@ DEFAULT_TIMEOUT_S = 120.0
 # the validation games of a level: the reference policy must win every seed, idle must lose
 REFERENCE_SEEDS = (0, 1, 2)
 IDLE_SEEDS = (0, 1)
+RUSH_SEEDS = (0, 1)       # played only for a requirement whose evidence is on the rush policy
 
 
 @dataclass
@@ -100,6 +101,12 @@ class SimRun:
     def from_json(cls, data: dict[str, Any]) -> SimRun:
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def rush_jobs(level_path: str, requirements: list) -> list[SimJob]:
+    """The rush games a level's evidence needs: played only when a testable requirement is on rush."""
+    wanted = any(r.on == "rush" and r.testable for r in requirements)
+    return [SimJob(level_path, s, "rush") for s in RUSH_SEEDS] if wanted else []
 
 
 def seed_copy(run: SimRun, seed: int) -> SimRun:

@@ -16,7 +16,7 @@ class RequirementEvidence(BaseModel):
     id: str
     text: str
     testable: bool
-    on: Literal["reference", "idle"]
+    on: Literal["reference", "idle", "rush"]
     passed: bool | None
     status: Literal["verified", "failed", "unverified", "untestable"]
     detail: str

@@ -1,5 +1,6 @@
-"""Baseline policies by name: idle, random (valid actions only, seeded) and reference (scripted,
-competent; one strategy per module under `engine/agent/reference/`).
+"""Baseline policies by name: idle, random (valid actions only, seeded), rush and turtle (blind schemes, see
+`engine.agent.open_loop`) and reference (scripted, competent; one strategy per module under
+`engine/agent/reference/`).
 
 A policy is what `Simulation(level, policies={team: policy})` calls (see `engine.agent.policy`).
 """
@@ -7,13 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.agent.open_loop import RushPolicy, TurtlePolicy
 from engine.agent.policy import IdlePolicy, Policy
 from engine.agent.random_policy import RandomPolicy
 from engine.agent.reference import STRATEGIES, ReferencePolicy, infer_strategy
 from engine.agent.reference.policy import STRATEGY_CLASSES
 from engine.agent.reference.roles import ROLE_CLASSES
 
-POLICIES: dict[str, type[Policy]] = {"idle": IdlePolicy, "random": RandomPolicy, "reference": ReferencePolicy}
+POLICIES: dict[str, type[Policy]] = {"idle": IdlePolicy, "random": RandomPolicy, "rush": RushPolicy,
+                                     "turtle": TurtlePolicy, "reference": ReferencePolicy}
 
 __all__ = ["POLICIES", "STRATEGIES", "IdlePolicy", "Policy", "RandomPolicy", "ReferencePolicy", "describe_reference",
            "describe_roles", "describe_strategies", "infer_strategy", "make_policy"]

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import importlib
 
-from engine.agent.open_loop import RushPolicy, TurtlePolicy
 from engine.agent.policies import POLICIES
 from engine.agent.policy import Policy
 
-BUILTINS: dict[str, type[Policy]] = {**POLICIES, "rush": RushPolicy, "turtle": TurtlePolicy}
+BUILTINS: dict[str, type[Policy]] = dict(POLICIES)
 
 
 class AgentSpecError(ValueError):

@@ -66,12 +66,13 @@ def _run_one(stage: str, criterion, ctx: CheckContext, judge: Judge | None) -> t
     return result.passed, result.reason
 
 
-def _simulate(level_path: Path, kb_root: Path) -> list:
-    from genesis.simulate import IDLE_SEEDS, REFERENCE_SEEDS, SimJob, generation_processes
+def _simulate(level_path: Path, kb_root: Path, gdd: GDD | None) -> list:
+    from genesis.simulate import IDLE_SEEDS, REFERENCE_SEEDS, SimJob, generation_processes, rush_jobs
     from genesis.validation_cache import ValidationCache, cache_root, run_cached
 
     jobs = [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS]
     jobs += [SimJob(str(level_path), s, "idle") for s in IDLE_SEEDS]
+    jobs += rush_jobs(str(level_path), gdd.requirements if gdd is not None else [])
     return run_cached(jobs, ValidationCache(cache_root(kb_root)), workers=generation_processes())
 
 
@@ -82,7 +83,7 @@ def _level_context(level_path: Path, level: dict, gdd: GDD | None, kb_root: Path
         from engine.schema.level import MapRef
         from genesis.evidence import requirement_evidence
 
-        ctx.runs = _simulate(level_path, kb_root)
+        ctx.runs = _simulate(level_path, kb_root, gdd)
         if gdd is not None:
             m = load_map(MapRef.model_validate(level["map"]), level_path.parent)
             ctx.evidence = requirement_evidence(gdd.requirements, ctx.runs, (m.width, m.height), level_path)

@@ -14,7 +14,7 @@ from engine.agent import AgentInterface, make_policy
 from engine.agent.policies import POLICIES
 from engine.agent.policy import Policy
 
-SCRIPTED = tuple(POLICIES)          # idle, random, reference
+SCRIPTED = tuple(POLICIES)          # idle, random, rush, turtle, reference
 AGENTS = (*SCRIPTED, "llm")
 
 

@@ -90,3 +90,30 @@ def test_a_requirement_passed_on_most_runs_shows_a_passing_run_and_the_count():
     assert entry["status"] == "verified"
     # never seed 0's failing numbers under a verified status
     assert entry["detail"].startswith("2/3 runs, e.g. seed 1: ") and "0 rule_log events" not in entry["detail"]
+
+
+def test_a_loss_only_a_careless_player_suffers_is_evidenced_on_the_rush_runs(tmp_path):
+    """Idle's army, out of reach, is never wiped; rush throws it at the enemy and loses it: a requirement on
+    rush gets rush games, and only then."""
+    import json
+
+    from genesis.simulate import RUSH_SEEDS, rush_jobs, run_job
+
+    level = {"name": "wiped", "description": "d", "map": {"name": "open_field"},
+             "switches": {"fog_of_war": False, "production": False, "time_limit": 120},
+             "teams": [{"id": 0, "name": "p", "units": [{"type": "light_bot", "x": 6, "y": 6, "count": 3}]},
+                       {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"},
+                        "units": [{"type": "heavy_tank", "x": 40, "y": 40, "count": 2}]}]}
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(level))
+    wiped = Requirement(id="army_wiped", text="losing every unit loses", on="rush",
+                        expect=[{"event": "death", "where": {"team": 0}, "min": 3}])
+    jobs = rush_jobs(str(path), [wiped])
+    assert [j.seed for j in jobs] == list(RUSH_SEEDS) and {j.policy for j in jobs} == {"rush"}
+    assert rush_jobs(str(path), [wiped.model_copy(update={"on": "idle"})]) == []
+    runs = [run_job(j) for j in jobs]
+    [entry] = requirement_evidence([wiped], runs, (48.0, 48.0), path)
+    assert entry["status"] == "verified", entry["detail"]
+    [idle] = requirement_evidence([wiped.model_copy(update={"on": "idle"})],
+                                  [run_job(j.__class__(j.level_path, j.seed, "idle")) for j in jobs], (48.0, 48.0), path)
+    assert idle["status"] == "failed"
