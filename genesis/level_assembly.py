@@ -1,7 +1,8 @@
-"""The level config a GDD describes: the same translation for the offline developer (stage 4) and for
-the balance preview that simulates a GDD before any rule is written."""
+"""The level config a GDD describes: the first assembly of every level (stage 4; a model is asked only to
+correct a level the gate sent back) and the balance preview that simulates a GDD before any rule is written."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from genesis.models import GDD
@@ -28,8 +29,21 @@ def level_teams(gdd: GDD) -> list[dict[str, Any]]:
     return teams
 
 
+_SPAWN_JITTER = re.compile(r"switches\.spawn_jitter\s*=\s*([0-9]+(?:\.[0-9]+)?)")
+
+
+def spawn_jitter(gdd: GDD) -> float | None:
+    """The tiles of start jitter the GDD's variation names ('switches.spawn_jitter=<tiles>' in a `how`), if any."""
+    for v in gdd.variation.varies:
+        m = _SPAWN_JITTER.search(v.how)
+        if m:
+            return float(m.group(1))
+    return None
+
+
 def assemble_level(gdd: GDD, rules: list[dict[str, Any]]) -> dict[str, Any]:
     """The level from the GDD; `rules` are the stage-3 rules as {id, params}."""
+    jitter = spawn_jitter(gdd)
     return {
         "schema_version": 1,
         "name": gdd.title,
@@ -37,7 +51,8 @@ def assemble_level(gdd: GDD, rules: list[dict[str, Any]]) -> dict[str, Any]:
         "map": gdd.map.model_dump(mode="json", exclude_none=True),
         "teams": level_teams(gdd),
         "rules": [{"id": r["id"], "script": f"rules/{r['id']}.lua", "params": r["params"]} for r in rules],
-        "switches": {"fog_of_war": gdd.fog_of_war, "production": gdd.production, "time_limit": gdd.time_limit},
+        "switches": {"fog_of_war": gdd.fog_of_war, "production": gdd.production, "time_limit": gdd.time_limit,
+                     **({"spawn_jitter": jitter} if jitter is not None else {})},
         "conditions": [c.model_dump(mode="json", exclude_none=True) for c in gdd.conditions],
         "metadata": {"reference": {"strategy": gdd.reference_strategy, **gdd.strategy_params}},
     }

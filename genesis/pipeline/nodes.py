@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.types import interrupt
+from pydantic import ValidationError
 
 from engine.errors import EngineError
+from engine.schema.level import LevelConfig
 from genesis import rubric_store
 from genesis.certificate import (CertificateGames, cached_certificate, certificate_enabled, certify_cached, prior_keys,
                                  scenario_certificate)
@@ -20,6 +22,7 @@ from genesis.evidence import requirement_evidence
 from genesis import scenario_files as F
 from genesis.fileio import atomic_write_json, atomic_write_text, dump_yaml
 from genesis.llm.client import ModelCallError
+from genesis.level_assembly import assemble_level
 from genesis.kb.library import (FAST_TRACK_MIN_SCORE, UnknownLibraryRule, composed_rule, library_rule,
                                 library_summaries, signature, worked_example)
 from genesis.models import (MAX_RULES_PER_CALL, GDD, Brief, Clarification, Guidance, MetaFeedback, Requirement,
@@ -310,11 +313,12 @@ class Nodes:
     # ---- stage 4 ------------------------------------------------------------------------------
     def assemble_level(self, state: dict) -> dict:
         t0 = time.perf_counter()
-        self.ctx.say("level", "assembling the level")
         gdd, arts = state["gdd"], state["rules"]
+        guidance, retry = stage_guidance(state, "level"), self._retry(state, "level")
+        config = self._level_from_gdd(gdd, arts) if not guidance.latest and retry is None else None
+        self.ctx.say("level", "assembling the level" + (" from the GDD (no model call)" if config else ""))
         try:
-            config = self.ctx.developer.assemble_level(gdd, arts, stage_guidance(state, "level"),
-                                                       self._retry(state, "level"), self._criteria("level"))
+            config = config or self.ctx.developer.assemble_level(gdd, arts, guidance, retry, self._criteria("level"))
         except ModelCallError as exc:
             return {"verdicts": {"level": self._fail_verdict("level", "developer", str(exc), exc.permanent)}, "route": "gate_level"}
         level = config.model_dump(mode="json", exclude_none=True)
@@ -326,6 +330,16 @@ class Nodes:
             "backend": self.ctx.client.backend_name("developer")}
         atomic_write_json(self.out / F.LEVEL, level)
         return {"level": level, **search_reset, "route": "validate_level", "stage_times": self._timed("level", t0)}
+
+    def _level_from_gdd(self, gdd: GDD, arts: list[RuleArtifact]) -> LevelConfig | None:
+        """A level's first assembly is the GDD's, word for word (call plan 4): a model is asked only to correct a
+        level the gate sent back with guidance, or when the GDD does not make a valid level."""
+        if self.ctx.client.call_plan < 4:
+            return None
+        try:
+            return LevelConfig.model_validate(assemble_level(gdd, [{"id": r.id, "params": r.params} for r in arts]))
+        except ValidationError:
+            return None
 
     def validate_level(self, state: dict) -> dict:
         t0 = time.perf_counter()

@@ -141,6 +141,7 @@ def test_a_dead_worker_is_reported_and_a_fresh_one_takes_the_next_job(tmp_path):
     assert "QueryError" in (tmp_path / "logs" / "q1.log").read_text()  # the traceback went to the job's log
 
 
+@pytest.mark.slow
 def test_a_worker_that_died_while_idle_is_replaced_before_it_gets_a_job(tmp_path):
     import signal
 

@@ -36,7 +36,7 @@ from tests.genesis.pipeline_fixtures import seed_dirs  # noqa: F401 (fixture)
 DATA = Path(__file__).resolve().parent.parent / "data" / "capable_model"
 # (transcript, the level attempts it took when it was recorded)
 CASES = [
-    pytest.param("relic_dig", 1, id="relic-dig"),
+    pytest.param("relic_dig", 1, id="relic-dig", marks=pytest.mark.slow),
     pytest.param("supply_line", 2, id="supply-line", marks=pytest.mark.slow),
     pytest.param("depot_hunt", 2, id="depot-hunt", marks=pytest.mark.slow),
     pytest.param("joint_assault", 2, id="joint-assault", marks=pytest.mark.slow),

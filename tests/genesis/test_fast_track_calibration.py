@@ -69,6 +69,7 @@ def scored():
     return rows
 
 
+@pytest.mark.slow
 def test_fast_track_match_precision_and_recall(scored):
     matched = [r for r in scored if r["sig"] and r["sim"] >= FAST_TRACK_MIN_SCORE]
     true_pos = sum(r["same"] for r in matched)

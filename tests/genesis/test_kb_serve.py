@@ -48,7 +48,7 @@ def _gone(pid: int, timeout_s: float = 20) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, pytest.param(signal.SIGKILL, marks=pytest.mark.slow)])
 def test_the_chroma_server_stops_with_kb_serve(tmp_path, sig):
     copy_seed(tmp_path)
     (tmp_path / "genesis.yaml").write_text("")
@@ -139,6 +139,7 @@ def test_behind_the_gate_a_chroma_server_that_is_down_is_an_outage_not_a_refusal
         check_server(gate, TOKEN)
 
 
+@pytest.mark.slow
 def test_a_served_kb_with_a_token_serves_clients_with_it(tmp_path):
     server_ws, client_ws = tmp_path / "server", tmp_path / "client"
     for ws in (server_ws, client_ws):

@@ -10,7 +10,8 @@ from genesis.agents.designer import BriefShown
 from genesis.agents.developer import Developer
 from genesis.llm.prompts import compact_json, render, render_parts
 from genesis.llm.schema_text import schema_text
-from genesis.models import GDD, RuleDraft
+from genesis.level_assembly import assemble_level
+from genesis.models import GDD, LevelDraft, RuleDraft
 from genesis.offline.brief_writer import write_brief
 from genesis.offline.concepts import read
 from genesis.offline.gdd_writer import design
@@ -277,3 +278,39 @@ def test_the_designer_reads_the_brief_without_default_concepts_or_empty_expectat
     assert all("expect" not in r for r in shown["requirements"])
     assert Brief.model_validate(shown) == brief
     assert len(compact_json(shown)) < len(compact_json(brief.model_dump(mode="json"))) - 500
+
+
+def test_a_first_level_is_assembled_from_its_gdd_and_the_developer_asked_only_to_correct_one(tmp_path):
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from genesis.models import RuleArtifact, SeedVariation
+    from genesis.pipeline.nodes import Nodes
+
+    q = "defend two fronts against three waves"
+    gdd = design(write_brief(q, read(q), []))
+    gdd = gdd.model_copy(update={"variation": gdd.variation.model_copy(update={"varies": [
+        *gdd.variation.varies, SeedVariation(what="start spots", how="switches.spawn_jitter=2.5", observe="where")]})})
+    arts = [RuleArtifact(id=c.id, source="function on_start() end", params=c.params, tests=[]) for c in gdd.rule_components]
+    asked = []
+
+    class Dev:
+        def assemble_level(self, gdd, rules, guidance, retry, criteria):
+            asked.append(list(guidance))
+            return LevelDraft.model_validate({"level": {**assemble_level(gdd, [{"id": r.id, "params": r.params}
+                                                                             for r in rules]), "name": "fixed"}}).level
+
+    def level(plan, guidance=None):
+        ctx = SimpleNamespace(developer=Dev(), say=lambda *a: None, client=SimpleNamespace(call_plan=plan,
+                              backend_name=lambda role: "test"), out_dir=tmp_path,
+                              rubrics_root=Path(__file__).resolve().parents[2] / "rubrics")
+        nodes = Nodes(ctx)
+        state = {"gdd": gdd, "rules": arts, "query": q, "run_id": "r", "verdicts": {},
+                 **({"guidance": {"level": guidance}, "guidance_latest": {"level": len(guidance)}} if guidance else {})}
+        return nodes.assemble_level(state)["level"]
+
+    first = level(4)
+    assert not asked and first["name"] == gdd.title and first["switches"]["spawn_jitter"] == 2.5
+    assert [r["id"] for r in first["rules"]] == [c.id for c in gdd.rule_components]
+    assert level(4, ["move the wave spawns back"])["name"] == "fixed" and asked == [["move the wave spawns back"]]
+    assert level(3)["name"] == "fixed" and len(asked) == 2      # a recording made under plan 3 replays its call
