@@ -408,6 +408,16 @@ class RuleDraft(Doc):
     write_new: bool = Field(False, description="true: the library rule offered cannot do what the component needs "
                                                "(give only id): you are then asked for a new rule, with the rule API")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _one_rule_of_a_list(cls, data: Any) -> Any:
+        """A one-rule answer in the shape of the several-rules call ({"rules": [<the draft>]}) is that draft:
+        a writer who answered the first call in that shape is not rejected for keeping it."""
+        if isinstance(data, dict) and set(data) == {"rules"} and isinstance(data["rules"], list) \
+                and len(data["rules"]) == 1:
+            return data["rules"][0]
+        return data
+
     @model_validator(mode="after")
     def _reuse_or_new(self) -> RuleDraft:
         if self.write_new:

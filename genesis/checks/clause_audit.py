@@ -33,6 +33,8 @@ _KIND_WORDS = {"factory": "category:factory", "factories": "category:factory", "
                "walled": "id:wall", "walled in": "id:wall"}
 # "scout" is a verb as often as a unit: it names the unit after a number, an article or an adjective
 _VERB_TOO = {"scout", "scouts"}
+# a unit word naming what it does, not a unit on the map: "an artillery strike", "a bomber barrage you may call"
+_EFFECT_AFTER = re.compile(r"[\s_-]+(?:strikes?|barrages?|bombardments?|shelling|calls?)\b")
 _NAMED = re.compile(r"(?:\d+|a|an|the|one|single|lone|your|their|enemy|light|fast|quick|fleet|hostile|of)\s+$")
 
 
@@ -67,7 +69,8 @@ def named_types(text: str) -> list[tuple[str, frozenset[str], int | None]]:
     for m in _type_pattern().finditer(low):
         before = low[:m.start()]
         word = re.sub(r"[\s_-]+", " ", m.group(1))
-        if _NEGATION.search(before) or (word in _VERB_TOO and not _NAMED.search(before)):
+        if _NEGATION.search(before) or (word in _VERB_TOO and not _NAMED.search(before)) \
+                or _EFFECT_AFTER.match(low, m.end()):
             continue
         count = re.search(r"(?<![\w:.])(\d+|" + _COUNT_WORDS + r")\s+(?:\w+\s+)?$", before)
         n = (int(count.group(1)) if count.group(1).isdigit() else _SMALL[count.group(1)]) if count else None

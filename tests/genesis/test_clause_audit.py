@@ -23,6 +23,8 @@ def _level(units=(), rules=(), switches=None, teams=2, conditions=()):
     ("a heavy tank has to come through alive", [("heavy_tank", None)]),
     ("you have no factory and never any turrets", []),
     ("scout the ridge with your lone scout", [("scout", None)]),
+    # a unit word naming an effect is no unit on the map
+    ("you may call an artillery strike twice, and a bomber barrage once", []),
 ])
 def test_the_unit_types_a_clause_names_as_present_with_their_counts(text, expected):
     named = A.named_types(text)

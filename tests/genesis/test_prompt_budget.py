@@ -314,3 +314,12 @@ def test_a_first_level_is_assembled_from_its_gdd_and_the_developer_asked_only_to
     assert [r["id"] for r in first["rules"]] == [c.id for c in gdd.rule_components]
     assert level(4, ["move the wave spawns back"])["name"] == "fixed" and asked == [["move the wave spawns back"]]
     assert level(3)["name"] == "fixed" and len(asked) == 2      # a recording made under plan 3 replays its call
+
+
+def test_a_one_rule_answer_in_the_several_rules_shape_is_that_rule():
+    from pydantic import ValidationError
+
+    draft = {"id": "waves", "reuse": "staggered_waves", "params": {"team": 1}}
+    assert RuleDraft.model_validate({"rules": [draft]}) == RuleDraft.model_validate(draft)
+    with pytest.raises(ValidationError):     # two rules are no answer for one
+        RuleDraft.model_validate({"rules": [draft, {**draft, "id": "other"}]})
