@@ -18,7 +18,8 @@ from typing import Any
 # The calls a run makes for its stages: 1 asked each new rule in a call of its own and the visual reviewer
 # again on frames it had judged; 2 asks the new rules of a rules visit in one call and reuses the verdict on
 # the same frames; 3 reuses without a call a library rule the GDD names with params that rule declares; 4
-# assembles a level from its GDD without a call, asking the developer only to correct one the gate sent back.
+# assembles a level from its GDD without a call, asking the developer only to correct one the gate sent back,
+# and keeps without a call a verified rule whose component a new GDD changed only in params the rule declares.
 # A replay follows the plan its recording was made with.
 CALL_PLAN = 4
 

@@ -192,7 +192,9 @@ class Nodes:
         gdd: GDD = state["gdd"]
         guidance = stage_guidance(state, "rules")
         example, criteria = worked_example(self.ctx.kb), self._criteria("rules")
-        kept, verified = kept_unchanged(state, gdd.rule_components), verified_rules(state)
+        # call plan 4 also keeps a verified rule whose component changed only params the rule declares
+        kept = kept_unchanged(state, gdd.rule_components, new_params=self.ctx.client.call_plan >= 4)
+        verified = verified_rules(state)
         offers = {c.id: self._library_offer(c) for c in gdd.rule_components if c.id not in kept}
         try:
             drafted = self._draft_together(state, gdd, offers, verified, guidance, example, criteria, sorted(kept))

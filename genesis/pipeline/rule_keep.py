@@ -33,16 +33,36 @@ def _sent_back_to(state: dict) -> str | None:
     return back[-1].get("target_stage") if back else None
 
 
-def kept_unchanged(state: dict, components: list[RuleComponent]) -> dict[str, RuleArtifact]:
+def _params_only(rule: RuleArtifact, component: RuleComponent) -> bool:
+    """The component is the one the rule was written for but for its params, and the rule declares every
+    param it is now given: a new value for a param the rule reads needs no new script."""
+    try:
+        was = json.loads(rule.written_for)
+    except ValueError:
+        return False
+    now = component.model_dump(mode="json")
+    declared = set((rule.meta or {}).get("params") or {})
+    return {k: v for k, v in was.items() if k != "params"} == {k: v for k, v in now.items() if k != "params"} \
+        and set(component.params) <= declared
+
+
+def kept_unchanged(state: dict, components: list[RuleComponent], new_params: bool = False) -> dict[str, RuleArtifact]:
     """The verified rules a rules visit keeps without asking, only for unchanged components: after a failed
     rules verdict, or when the run was sent back before the rules (the GDD rewritten) and the new GDD left
-    the component as it was. A run sent back to the rules themselves asks the developer again."""
+    the component as it was (with `new_params`: or changed only params the rule declares, which the kept rule
+    then gets). A run sent back to the rules themselves asks the developer again."""
     verdict: Verdict | None = (state.get("verdicts") or {}).get("rules")
     if verdict is None or (verdict.passed and _sent_back_to(state) not in ("brief", "gdd")):
         return {}
     verified = verified_rules(state)
-    return {c.id: verified[c.id] for c in components
-            if c.id in verified and verified[c.id].written_for == component_key(c)}
+    kept = {}
+    for c in components:
+        rule = verified.get(c.id)
+        if rule is not None and rule.written_for == component_key(c):
+            kept[c.id] = rule
+        elif rule is not None and new_params and _params_only(rule, c):
+            kept[c.id] = rule.model_copy(update={"params": c.params, "written_for": component_key(c)})
+    return kept
 
 
 class NothingToKeep(ValueError):

@@ -37,12 +37,13 @@ class Developer:
 
 
 def _art(comp, source):
-    return RuleArtifact(id=comp.id, source=source, params={}, tests=[], written_for=component_key(comp))
+    return RuleArtifact(id=comp.id, source=source, params={}, tests=[], written_for=component_key(comp),
+                        meta={"params": {"n": "how many"}})
 
 
-def _run(tmp_path, developer, verdict, gdd=GDD_DOC, decisions=()):
+def _run(tmp_path, developer, verdict, gdd=GDD_DOC, decisions=(), plan=4):
     ctx = SimpleNamespace(developer=developer, kb=SimpleNamespace(get=lambda *a: None), say=lambda *a: None,
-                          out_dir=tmp_path, rubrics_root=REPO / "rubrics")
+                          out_dir=tmp_path, rubrics_root=REPO / "rubrics", client=SimpleNamespace(call_plan=plan))
     state = {"gdd": gdd, "verdicts": {"rules": verdict}, "decisions": list(decisions),
              "rules": [_art(COMPONENTS[0], "-- alpha v1"), _art(COMPONENTS[1], "-- beta v1")],
              "rule_tests": {"alpha": [{"name": "a", "passed": True}], "beta": [{"name": "b", "passed": False}]}}
@@ -84,6 +85,23 @@ def test_a_rollback_to_the_gdd_keeps_verified_rules_whose_component_it_left_unch
     # alpha's component is unchanged and its tests passed: kept without a call; beta changed: asked again
     assert [c["id"] for c in dev.calls] == ["beta"] and dev.calls[0]["kept"] == ["alpha"]
     assert update["rules"][0].source == "-- alpha v1"
+
+
+def test_a_rollback_to_the_gdd_keeps_a_verified_rule_whose_component_changed_only_params_it_declares(tmp_path):
+    passed = Verdict(stage="rules", passed=True, criteria=[])
+
+    def visit(changed, plan=4):
+        dev = Developer()
+        update = _run(tmp_path, dev, passed, GDD_DOC.model_copy(update={"rule_components": [changed, COMPONENTS[1]]}),
+                      _sent_back("gdd"), plan=plan)
+        return [c["id"] for c in dev.calls], update["rules"][0]
+
+    asked, alpha = visit(COMPONENTS[0].model_copy(update={"params": {"n": 2}}))
+    assert asked == ["beta"] and alpha.source == "-- alpha v1" and alpha.params == {"n": 2}
+    # a param the rule does not read, another purpose, or a recording made before call plan 4: asked again
+    assert visit(COMPONENTS[0].model_copy(update={"params": {"m": 2}}))[0] == ["alpha", "beta"]
+    assert visit(COMPONENTS[0].model_copy(update={"purpose": "Spawns two scouts."}))[0] == ["alpha", "beta"]
+    assert visit(COMPONENTS[0].model_copy(update={"params": {"n": 2}}), plan=3)[0] == ["alpha", "beta"]
 
 
 def test_a_rollback_to_the_rules_asks_the_developer_for_every_rule_again(tmp_path):
