@@ -215,8 +215,8 @@ class Simulation:
     def free_spot(self, x: float, y: float, air: bool, avoid: tuple[tuple[float, float], ...] = (),
                   gap: float = 0.0) -> tuple[float, float]:
         """(x, y) clamped to the map, moved (when blocked) to the nearest tile a unit may stand on; with
-        `avoid`, a tile at least `gap` from each of those spots (units of one spawn on blocked ground would
-        otherwise all land on the same nearest tile)."""
+        `avoid`, a spot at least `gap` from each of those (units of one spawn on blocked ground would otherwise
+        all land on the same nearest tile, and a ring of them clamped at the map's edge on each other)."""
         t = self.world.terrain
         x = min(max(x, 0.01), t.width - 0.01)
         y = min(max(y, 0.01), t.height - 0.01)
@@ -224,14 +224,14 @@ class Simulation:
         def clear(px, py):
             return all((px - ax) ** 2 + (py - ay) ** 2 >= gap * gap for ax, ay in avoid)
 
-        if air or t.passable[int(y), int(x)]:
+        if (air or t.passable[int(y), int(x)]) and clear(x, y):
             return x, y
         cx, cy = int(x), int(y)
         for r in range(1, max(t.width, t.height)):
             ys, xs = np.mgrid[cy - r:cy + r + 1, cx - r:cx + r + 1]
             ring = (np.maximum(np.abs(ys - cy), np.abs(xs - cx)) == r) & (xs >= 0) & (ys >= 0) & (xs < t.width) & (ys < t.height)
             ys, xs = ys[ring], xs[ring]
-            ok = t.passable[ys, xs]
+            ok = np.ones(len(xs), dtype=bool) if air else t.passable[ys, xs]
             if avoid:
                 ok &= np.array([clear(px + 0.5, py + 0.5) for px, py in zip(xs, ys)], dtype=bool)
             if ok.any():

@@ -155,6 +155,20 @@ def test_a_spawn_on_blocked_ground_stands_its_units_apart(tmp_path, h):
             assert ((x - x2) ** 2 + (y - y2) ** 2) ** 0.5 >= 0.5 * (s + s2)
 
 
+def test_a_spawn_at_the_maps_edge_stands_its_units_apart(arena, h):
+    # the ring of a spawn one tile from the bottom edge is clamped onto the map: big units must not overlap there
+    src = """
+    function on_start() spawn(1, "heavy_tank", 16.5, 31.5, 4) end
+    """
+    sim, _ = run_rule(arena, h, src, until=0.2)
+    snap = sim.snapshot()
+    spots = [(float(x), float(y), float(s)) for x, y, s, t in zip(snap.x, snap.y, snap.size, snap.team) if t == 1 and s > 0.8]
+    assert len(spots) == 4
+    for i, (x, y, s) in enumerate(spots):
+        for x2, y2, s2 in spots[i + 1:]:
+            assert ((x - x2) ** 2 + (y - y2) ** 2) ** 0.5 >= 0.5 * (s + s2)
+
+
 def test_random_int_first_draws_differ_between_seeds_0_and_2(arena, h):
     # the second rule of a level once drew the same first random_int on seeds 0 and 2 for almost every range
     # (numpy's first 32-bit draws of those two streams coincide): seed 2 then replayed seed 0's game
