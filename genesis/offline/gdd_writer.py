@@ -1483,10 +1483,13 @@ def _ffa(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                time_limit=c.time_limit + (0 if c.elimination else 30), requirements=_requirements(brief, expects),
                conditions=ending,
                win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="fight",
-               # an elimination is won only once every rival is found: the army searches the starts
-               strategy_params={"engage_at": round(c.time_limit * FFA_ENGAGE_SHARE[plan], 1),
-                                **({"sweep": [[round(v, 1) for v in sp[s]] for s in starts],
-                                    "guard_radius": FFA_GUARD} if c.elimination else {})},
+               # while it waits the army meets the rival that hunts it at home, its commander beside it (a waiting
+               # army that stands is beaten by fewer); an elimination is won only once every rival is found: the
+               # army searches the starts
+               strategy_params={"engage_at": round(c.time_limit * FFA_ENGAGE_SHARE[plan], 1), "guard_radius": FFA_GUARD,
+                                **({"guard_with_commander": True} if "commander" in c.side_army
+                                   or c.elimination == "commanders" else {}),
+                                **({"sweep": [[round(v, 1) for v in sp[s]] for s in starts]} if c.elimination else {})},
                variation=LV.ffa_variation((m.width / 2, m.height / 2)))
 
 
@@ -1499,7 +1502,7 @@ FFA_ENGAGE_SHARE = {"late": 2 / 3, "midway": 0.5, "join_at_once": 0.0, "hold_hom
 # a ranking by what a side keeps (hp left, survival) is won by fighting least: waiting at home comes first
 FFA_PLANS = {"hp_remaining": ("hold_home", "late", "midway"), "survival": ("hold_home", "late", "midway")}
 FFA_DEFAULT_PLANS = ("late", "midway", "join_at_once")
-FFA_GUARD = 15.0    # tiles round home within which a waiting army strikes intruders: its commander stands there
+FFA_GUARD = 15.0    # tiles round home within which a waiting army (and its commander) strikes intruders
 
 
 def _ffa_plan(c: Concepts, guidance: list[str]) -> str:

@@ -57,3 +57,28 @@ def test_a_waiting_army_with_a_guard_radius_strikes_what_attacks_its_home(tmp_pa
     assert play({"guard_radius": 15}).winners == [0]
     lost = play({})
     assert 0 not in lost.winners and "protected" in lost.reason
+
+
+def test_with_guard_with_commander_the_commander_joins_the_strike_and_walks_back(tmp_path, h):
+    """The commander at home fights the intruder beside the army instead of waiting for it, then returns to
+    its post; without the param it never leaves its post."""
+    def play(reference: dict):
+        h.write_map(tmp_path, h.open_rows(SIZE, SIZE))
+        cfg = h.level_dict([h.team(0, [{"type": "commander", "x": 8.5, "y": 8.5},
+                                       {"type": "light_bot", "x": 8.5, "y": 12.5, "count": 2, "spread": 1}]),
+                            h.team(1, [{"type": "assault_bot", "x": 21.5, "y": 8.5},
+                                       {"type": "scout", "x": 60.5, "y": 60.5}], controller={"type": "none"})],
+                           switches={"fog_of_war": False, "time_limit": 90})
+        cfg["metadata"] = {"reference": {"strategy": "fight", "engage_at": 200, "guard_radius": 15, **reference}}
+        sim = Simulation(load_level(cfg, base_dir=tmp_path), seed=0, policies={0: make_policy("reference", team=0)})
+        w = sim.world
+        cmd = int(w.select(team=0, type_name="commander")[0])
+        farthest = 0.0
+        while not sim.done and sim.time < 80:
+            sim.step(30)
+            farthest = max(farthest, float(w.x[cmd]) - 8.5)
+        return farthest, (float(w.x[cmd]), float(w.y[cmd])), len(w.select(team=1, type_name="assault_bot"))
+
+    went, back, left = play({"guard_with_commander": True})
+    assert went > 3.0 and left == 0 and abs(back[0] - 8.5) < 1.5 and abs(back[1] - 8.5) < 1.5
+    assert play({})[0] < 1.0

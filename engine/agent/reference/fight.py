@@ -30,16 +30,22 @@ class Fight(Strategy):
               "sweep_radius": "tiles (default 6): how close the army's centre comes to a sweep point to have "
                               "searched it",
               "guard_radius": "tiles (default 0: none): before engage_at the army strikes a visible enemy within "
-                              "this distance of its home (one attacking what it left there) and walks back after"}
+                              "this distance of its home (one attacking what it left there) and walks back after",
+              "guard_with_commander": "bool (default false): the commander, which stays at home, joins each such "
+                                      "strike (it fights beside the army instead of after it) and walks back to its "
+                                      "start after"}
 
     def __init__(self, ref):
         super().__init__(ref)
         self.unsearched = [(float(p[0]), float(p[1])) for p in self.spec.get("sweep") or []]
+        self.commander_post: dict[int, tuple[float, float]] = {}
+        self.commander_goal: dict[int, tuple[float, float]] = {}
 
     def decide(self, sim) -> list[dict]:
         ref = self.ref
         if sim.time < float(self.spec.get("engage_at", 0.0)):
-            return ref.send(sim, self._intruder(sim) or ref.home)
+            intruder = self._intruder(sim)
+            return ref.send(sim, intruder or ref.home) + self._commander(sim, intruder)
         if self.spec.get("join_allies"):
             rally = self._ally_rally(sim)
             if rally is not None:
@@ -48,6 +54,23 @@ class Fight(Strategy):
         if target is None:
             target = self._sweep(sim)
         return ref.send(sim, target) if target is not None else []
+
+    def _commander(self, sim, intruder: tuple[float, float] | None) -> list[dict]:
+        """With guard_with_commander: the commander attack-moves onto the intruder, else back to its start."""
+        if not self.spec.get("guard_with_commander"):
+            return []
+        w = sim.world
+        out = []
+        for c in w.select(team=self.ref.team).tolist():
+            if w.category[c] != COMMANDER or c in self.ref.taken:
+                continue
+            post = self.commander_post.setdefault(c, (float(w.x[c]), float(w.y[c])))
+            goal, kind = (intruder, "fight") if intruder is not None else (post, "move")
+            if self.commander_goal.get(c) != goal:
+                self.commander_goal[c] = goal
+                out.append({"action": "move_units", "units": [c], "x": round(goal[0], 2), "y": round(goal[1], 2),
+                            "mode": kind})
+        return out
 
     def _intruder(self, sim) -> tuple[float, float] | None:
         """The visible enemy nearest to home within guard_radius of it, if any."""
