@@ -173,6 +173,21 @@ def _defense_army(c: Concepts, wave_scale: float = 1.0) -> list[UnitPlacement]:
     return army
 
 
+AIR_STAGING = 18.0   # tiles from home at which an air raid's defence starts: its anti-air out of reach of the objectives
+AIR_GUARD_RADIUS = 12.0   # tiles from an objective within which the reference's anti-air meets a bomber
+
+
+def _air_raid_staging(m, base: tuple[float, float], fronts: list, taken: list) -> tuple[float, float]:
+    """Where the defence against air raids starts: AIR_STAGING tiles from home, away from the raids' sides, so
+    anti-air left standing there covers no objective (an idle player would hold as well as one who moves it)."""
+    dx = sum(base[0] - f[0] for f in fronts) or 1.0
+    dy = sum(base[1] - f[1] for f in fronts)
+    k = AIR_STAGING / math.hypot(dx, dy)
+    x = min(max(base[0] + dx * k, 3.0), m.width - 3.0)
+    y = min(max(base[1] + dy * k, 3.0), m.height - 3.0)
+    return V.open_ground_near(m, x, y, taken, 3.0)
+
+
 GROUP_STEP = 5.0
 GROUP_OFFSETS = [(0, 0), (0, GROUP_STEP), (0, -GROUP_STEP), (GROUP_STEP, 0), (-GROUP_STEP, 0), (GROUP_STEP, GROUP_STEP),
                  (-GROUP_STEP, -GROUP_STEP), (GROUP_STEP, -GROUP_STEP), (-GROUP_STEP, GROUP_STEP)]
@@ -755,7 +770,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         scale = wave_growth.army_scale({g.type: g.count for g in defence}, _main_type(c),
                                        stated or wave_growth.sizes(base_size, step, factor, count))
         defence = [g.model_copy(update={"count": math.ceil(g.count * scale - 1e-9)}) for g in defence]
-    army = _spread(m, defence, camp, taken, safe)
+    air_raids = c.archetype == "raids" and c.air
+    army = _spread(m, defence, _air_raid_staging(m, base, front_xy, taken) if air_raids else camp, taken, safe)
     if c.fog:
         # early warning under fog: without it a defence sees raiders only once they hit an objective (an
         # attacker's reach exceeds a storage's sight: it may even destroy one unseen). Under scouting too:
@@ -1072,6 +1088,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             + (f", raiding every {c.wave_interval / 60:g} minutes" if c.wave_interval else "")
             + (" from a random side" if c.random_side and not c.scouting else "")
             + ". Move your army to meet each attack."
+            + (f" Your army starts {AIR_STAGING:g} tiles from the base, where its anti-air covers nothing." if air_raids
+               else "")
             + _protect_text(c)
             + (" A radar tower at home shows enemies approaching through the fog." if c.fog else "")
             + V.told(variation) + base_text)
@@ -1080,8 +1098,13 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         map=map_ref, teams=teams, rule_components=comps, fog_of_war=bool(c.fog), production=bool(c.production),
         time_limit=c.time_limit + 30, requirements=_requirements(brief, expects),
         win_paths=brief.win_conditions, loss_paths=brief.loss_conditions, reference_strategy="defend",
-        # the defence meets a wave as soon as it sees it at the front nearest an objective
-        strategy_params={"protect_tag": OBJECTIVE_TAG, "home": list(home), "threat_radius": radius},
+        # the defence meets a wave as soon as it sees it at the front nearest an objective; against air raids
+        # that must destroy several objectives (some may be lost) and take more than a bomb for each, its
+        # anti-air stays over them (sent out to meet bombers, the army is bombed on the way); where one bomb,
+        # or the bombs of raids added up, may lose the game it must meet them before they arrive
+        strategy_params={"protect_tag": OBJECTIVE_TAG, "home": list(home),
+                         "threat_radius": min(radius, AIR_GUARD_RADIUS) if air_raids and keep and _bombs_to_destroy(
+                             c.objective_type or "metal_storage") >= 2 else radius},
         variation=variation,
     )
 

@@ -77,15 +77,18 @@ def test_a_probe_and_main_attack_with_no_side_named_come_from_two_drawn_sides():
     "defend the metal extractors against air raids every ninety seconds",
     "bombers raid your solar collectors every 2 minutes",
 ])
-def test_objectives_under_air_attack_stand_within_anti_air_range_of_it(query):
+def test_objectives_under_air_attack_stand_within_anti_air_range_of_home_and_the_anti_air_starts_away(query):
+    # anti-air moved home covers every objective; left where it starts (an idle player's) it covers none
     gdd = design(query)
     units = gdd.teams[0].units
     aa = [u for u in units if u.type == "aa_vehicle"]
     objectives = [u for u in units if u.tag == gdd_writer.OBJECTIVE_TAG]
     reach = load_catalog().units["aa_vehicle"].weapon.range
+    home = gdd.strategy_params["home"]
     assert aa and objectives
     for o in objectives:
-        assert min(math.dist((o.x, o.y), (a.x, a.y)) for a in aa) <= reach - 2, o
+        assert math.dist((o.x, o.y), home) <= reach - 2, o
+        assert min(math.dist((o.x, o.y), (a.x, a.y)) for a in aa) > reach, o
 
 
 def test_a_fragile_objective_stands_near_home():
