@@ -29,6 +29,12 @@ def schema(ctx: CheckContext) -> tuple[bool, str]:
         _load(ctx)
     except EngineError as exc:
         return False, str(exc)
+    # one rule per GDD component: a component left out of the level silently drops its mechanic
+    have = {r.get("id") for r in (ctx.level or {}).get("rules") or [] if isinstance(r, dict)}
+    left_out = [c.id for c in ctx.gdd.rule_components if c.id not in have] if ctx.gdd is not None else []
+    if left_out:
+        return False, (f"the level leaves out the GDD's rule component(s) {', '.join(left_out)}: give each a rule "
+                       "{id, script \"rules/<id>.lua\", params}")
     return True, "level validates against the engine schema and loads"
 
 

@@ -55,3 +55,27 @@ def test_a_run_summary_lists_the_players_refused_orders_by_kind_and_reason():
     summary = SimRun(seed=0, policy="reference", ok=True, events=events).summary()
     assert summary["orders_refused"] == {"build: no_resources": 2}
     assert "orders_refused" not in SimRun(seed=0, policy="reference", ok=True, events=events[2:]).summary()
+
+
+def test_a_level_that_leaves_out_a_gdd_rule_component_fails_its_schema_check(tmp_path):
+    import json
+
+    from genesis.checks.level_checks import schema
+    from genesis.level_assembly import assemble_level
+    from genesis.offline.brief_writer import write_brief
+    from genesis.offline.concepts import read
+    from genesis.offline.gdd_writer import design
+
+    q = "defend two fronts against three waves"
+    gdd = design(write_brief(q, read(q), []))
+    level = assemble_level(gdd, [{"id": c.id, "params": c.params} for c in gdd.rule_components])
+    (tmp_path / "rules").mkdir()
+    for c in gdd.rule_components:
+        (tmp_path / "rules" / f"{c.id}.lua").write_text("function on_start() end")
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(level))
+    assert schema(CheckContext(gdd=gdd, level=level, level_path=path))[0]
+    dropped = {**level, "rules": level["rules"][1:]}
+    path.write_text(json.dumps(dropped))
+    ok, why = schema(CheckContext(gdd=gdd, level=dropped, level_path=path))
+    assert not ok and gdd.rule_components[0].id in why
