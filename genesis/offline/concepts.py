@@ -1694,8 +1694,22 @@ def _waves(r: Reading) -> None:
                          r"(?:directions?|sides?)\b", text):
         c.random_side = True
         r.hit(m, "random_side")
-    # "out of either the north or the south": one of the named sides, drawn each time
-    for m in re.finditer(r"\beither\s+(?:the\s+)?" + _COMPASS + r"\s+or\s+(?:the\s+)?" + _COMPASS, text):
+    # "out of either the north or the south", "it could come from the east or from the west": one of the named
+    # sides, drawn each time ("from the north and the east" names both)
+    for m in re.finditer(r"\b(?:either\s+|from\s+)(?:the\s+)?" + _COMPASS + r"\s+or\s+(?:from\s+)?(?:the\s+)?"
+                         + _COMPASS, text):
+        c.random_side = True
+        r.hit(m, "random_side")
+    # "the enemy is going to hit you once": one attack
+    once = re.search(r"\b(?:hit|attack|strike|come\s+at|raid)s?\s+(?:you|me|us|your\s+base|my\s+base)\s+"
+                     r"(?:just\s+|only\s+)?once\b", text)
+    if once and c.waves in (None, 1):
+        c.waves = 1
+        r.hit(once, "waves")
+    # "... and nobody tells you which", "you won't be told which side"
+    for m in re.finditer(r"\b(?:(?:nobody|no\s+one)\s+(?:tells|will\s+tell|is\s+telling)\s+(?:you|me|the\s+player)|(?:you|i)\s+"
+                         r"(?:won't|will\s+not|don't|do\s+not)\s+(?:be\s+)?(?:told|know))\s+(?:which|where)"
+                         r"(?:\s+(?:side|direction|way|flank)\b|\s*(?=[.;,!]|$))", text):
         c.random_side = True
         r.hit(m, "random_side")
     for m in re.finditer(r"\b(?:sides?|directions?|edges?|flanks?)\s+(?:is\s+|are\s+)?(?:drawn|picked|chosen|rolled|decided|"

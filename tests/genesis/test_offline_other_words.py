@@ -705,3 +705,21 @@ def test_a_group_word_after_the_unit_and_vision_said_as_the_units_own_sight():
     c = read("An assault bot trio and nothing else; 9 light bots come at them from a random side. Your troops' own "
              "sight is all you get.").concepts
     assert c.fog is True and c.squad == {"assault_bot": 3}
+
+
+@pytest.mark.parametrize("query,drawn", [
+    ("One attack hits you at two minutes, and it could come from the east or from the west; survive 5 minutes.", True),
+    ("Waves from the north or the south every minute; hold for four minutes.", True),
+    ("An attack comes from the north at 1:00 and nobody tells you which side the next one takes; survive 4 minutes.",
+     True),
+    ("Waves from the north and the east every minute; hold for four minutes.", False),
+])
+def test_named_sides_joined_by_or_are_one_side_drawn_per_attack(query, drawn):
+    c = read(query).concepts
+    assert bool(c.random_side) is drawn
+    if drawn and "east or" in query:
+        assert read("The enemy is going to hit you once; it could come from the east or from the west. Survive 5 "
+                    "minutes.").concepts.waves == 1
+        gdd = design(_brief(query))
+        raids = next(r for r in gdd.rule_components if r.library_rule in ("periodic_raids", "staggered_waves"))
+        assert set(raids.params.get("sides") or raids.params.get("fronts")) == {"east", "west"}
