@@ -2263,7 +2263,12 @@ def _units_and_switches(r: Reading) -> None:
         r.hit(m, "ranking")
     elif "surviv" in text and c.archetype == "ffa":
         c.ranking = "survival"
-        r.hit(re.search(r"\w*surviv\w*", text), "ranking")
+        m = re.search(r"\w*surviv\w*", text)
+        # "survive until 10:00" asks that staying alive wins; a ranking by survival ranks the teams still alive by
+        # the hp they keep, so only the first of them wins: built, but not as asked
+        goal = re.match(r"surviv\w*\s+(?:until|till|to|through|for)\b", text[m.start():])
+        r.hit(m, "ranking", problem="built as a ranking by survival at the time limit: the teams still alive are "
+                                    "ranked by the hp they keep, so staying alive alone does not win" if goal else "")
     if (m := re.search(r"\bcommander", text)) and "commander" in c.unit_kinds:
         r.hit(m, "raider")
 

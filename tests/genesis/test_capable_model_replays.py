@@ -54,6 +54,10 @@ CASES = [
     # asked; kept as call plan 3, which reuses it without a call: 7 calls, 248k)
     pytest.param("medic_hazard", 1, id="medic-hazard", marks=pytest.mark.slow),
     pytest.param("convoy_dark", 1, id="convoy-dark", marks=pytest.mark.slow),
+    # a stand-in's own request certified on the first pass: watchtowers that change sides, reinforcements paid by the
+    # towers held, guards that defect (recorded in 7 calls; kept as call plan 4, whose level is assembled from the GDD
+    # without a call: 6 calls, 227k prompt characters)
+    pytest.param("watchtowers", 1, id="watchtowers", marks=pytest.mark.slow),
 ]
 
 

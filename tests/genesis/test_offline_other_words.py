@@ -723,3 +723,12 @@ def test_named_sides_joined_by_or_are_one_side_drawn_per_attack(query, drawn):
         gdd = design(_brief(query))
         raids = next(r for r in gdd.rule_components if r.library_rule in ("periodic_raids", "staggered_waves"))
         assert set(raids.params.get("sides") or raids.params.get("fronts")) == {"east", "west"}
+
+
+def test_survive_until_a_time_in_a_free_for_all_is_partial_a_ranking_by_survival_is_honoured():
+    # a ranking by survival ranks the teams still alive by the hp they keep: staying alive alone does not win
+    goal = {cl.text.strip(): cl for cl in _brief("Three-way free-for-all, each side with 6 light tanks. Survive until "
+                                                 "10:00.").clauses}
+    assert goal["Survive until 10:00."].status == "partial" and "hp they keep" in goal["Survive until 10:00."].why
+    ranked = _brief("Three-way free-for-all, each side with 6 light tanks, ranked by survival after 8 minutes.")
+    assert all(cl.status == "honoured" for cl in ranked.clauses)
