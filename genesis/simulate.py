@@ -103,10 +103,15 @@ class SimRun:
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
-def rush_jobs(level_path: str, requirements: list) -> list[SimJob]:
-    """The rush games a level's evidence needs: played only when a testable requirement is on rush."""
-    wanted = any(r.on == "rush" and r.testable for r in requirements)
-    return [SimJob(level_path, s, "rush") for s in RUSH_SEEDS] if wanted else []
+def validation_jobs(level_path: str, requirements: list, first: SimJob | None = None) -> list[SimJob]:
+    """A level's validation games: the reference on REFERENCE_SEEDS (`first` in place of its seed-0 game, to
+    record media), idle on IDLE_SEEDS, and rush on RUSH_SEEDS only when a testable requirement is on rush."""
+    jobs = [first or SimJob(level_path, REFERENCE_SEEDS[0], "reference")]
+    jobs += [SimJob(level_path, s, "reference") for s in REFERENCE_SEEDS[1:]]
+    jobs += [SimJob(level_path, s, "idle") for s in IDLE_SEEDS]
+    if any(r.on == "rush" and r.testable for r in requirements):
+        jobs += [SimJob(level_path, s, "rush") for s in RUSH_SEEDS]
+    return jobs
 
 
 def seed_copy(run: SimRun, seed: int) -> SimRun:

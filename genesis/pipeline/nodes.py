@@ -35,8 +35,8 @@ from genesis.pipeline.previous import previous_text
 from genesis.pipeline.pm_bounds import NEXT_STAGE, STAGE_ORDER, bound_decision, settled_decision
 from genesis.pipeline.rule_keep import NothingToKeep, component_key, keep_or_build, kept_unchanged, verified_rules
 from genesis.pipeline.smoke import smoke_test
-from genesis.simulate import (DEFAULT_TIMEOUT_S, IDLE_SEEDS, REFERENCE_SEEDS, SimJob, SimRun, full_game_key, rush_jobs,
-                              generation_processes, run_parallel, run_rule_tests_job, seed_leaders)
+from genesis.simulate import (DEFAULT_TIMEOUT_S, REFERENCE_SEEDS, SimJob, SimRun, full_game_key, generation_processes,
+                              run_parallel, run_rule_tests_job, seed_leaders, validation_jobs)
 from genesis.replay_gif import ReplayGif
 from genesis.report.replay_widget import REPLAY_FILE
 from genesis.validation_cache import CachedBatch
@@ -353,19 +353,17 @@ class Nodes:
         runs: list[SimRun] = []
         sim_record: list[dict] = []
         if schema_ok:
-            rushed = " and rush" if rush_jobs(str(level_path), gdd.requirements) else ""
-            self.ctx.say("level", f"running full simulations (reference, idle{rushed} policies)")
             frames_dir = self.out / "frames"
             for old in frames_dir.glob("*.png") if frames_dir.exists() else []:
                 old.unlink()
             (self.out / F.REPLAY_GIF).unlink(missing_ok=True)
             self.ctx.replay_gif = None
             prefix_s = min(DETERMINISM_PREFIX_S, gdd.time_limit)
-            jobs = [SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", frames_dir=str(frames_dir),
-                           replay_path=str(self.out / REPLAY_FILE), prefix_s=prefix_s)]
-            jobs += [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS[1:]]
-            jobs += [SimJob(str(level_path), s, "idle") for s in IDLE_SEEDS]
-            jobs += rush_jobs(str(level_path), gdd.requirements)
+            jobs = validation_jobs(str(level_path), gdd.requirements, first=SimJob(
+                str(level_path), REFERENCE_SEEDS[0], "reference", frames_dir=str(frames_dir),
+                replay_path=str(self.out / REPLAY_FILE), prefix_s=prefix_s))
+            rushed = " and rush" if any(j.policy == "rush" for j in jobs) else ""
+            self.ctx.say("level", f"running full simulations (reference, idle{rushed} policies)")
             # determinism: a second run of the first game's opening must leave the same trace
             jobs.append(SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", prefix_s=prefix_s, prefix_only=True))
             cache = self.ctx.validation_cache

@@ -67,12 +67,10 @@ def _run_one(stage: str, criterion, ctx: CheckContext, judge: Judge | None) -> t
 
 
 def _simulate(level_path: Path, kb_root: Path, gdd: GDD | None) -> list:
-    from genesis.simulate import IDLE_SEEDS, REFERENCE_SEEDS, SimJob, generation_processes, rush_jobs
+    from genesis.simulate import generation_processes, validation_jobs
     from genesis.validation_cache import ValidationCache, cache_root, run_cached
 
-    jobs = [SimJob(str(level_path), s, "reference") for s in REFERENCE_SEEDS]
-    jobs += [SimJob(str(level_path), s, "idle") for s in IDLE_SEEDS]
-    jobs += rush_jobs(str(level_path), gdd.requirements if gdd is not None else [])
+    jobs = validation_jobs(str(level_path), gdd.requirements if gdd is not None else [])
     return run_cached(jobs, ValidationCache(cache_root(kb_root)), workers=generation_processes())
 
 
