@@ -14,7 +14,7 @@ families:
   {result: {winners_include: 0, ended_by: condition, duration_min: 100}}
       checks the run's outcome; every key given must hold.
   {state: {at: 60, team: 1, type: metal_storage, units_max: 0, metal_min: 100}}
-      checks the engine state at a game second: living units matching team/type/tag/within, the
+      checks the engine state at a game second: living units matching team/type/tag/within/hp, the
       teams owning them and their alliances, and a team's resources. The state is sampled while the run plays (`run_sampled`); a run without a
       sample at that time fails the check.
 
@@ -424,7 +424,8 @@ def state_times(expectations: Iterable[Any]) -> list[float]:
 def sample_state(sim: Any) -> dict:
     """What state expectations read: living units and every team's resources, now."""
     w = sim.world
-    units = [{k: u[k] for k in ("id", "type", "team", "tag", "x", "y")} for u in map(w.unit_dict, w.alive_idx.tolist())]
+    units = [{k: u[k] for k in ("id", "type", "team", "tag", "x", "y", "hp", "max_hp")}
+             for u in map(w.unit_dict, w.alive_idx.tolist())]
     teams = {str(t): {"metal": round(float(s.metal), 3), "energy": round(float(s.energy), 3),
                       "allies": sorted(int(a) for a in s.allies if a != t)} for t, s in sim.teams.items()}
     return {"t": round(float(sim.time), 3), "units": units, "teams": teams}
@@ -510,6 +511,11 @@ def _unit_matches(unit: Mapping, spec: Mapping) -> bool:
     area = spec.get("within")
     if area is not None and math.hypot(unit["x"] - area["x"], unit["y"] - area["y"]) > area["radius"]:
         return False
+    hp, share = unit.get("hp", 0.0), unit.get("hp", 0.0) / max(unit.get("max_hp", 1.0), 1e-9)
+    for have, key in ((hp, "hp"), (share, "hp_share")):
+        lo, hi = spec.get(f"{key}_min"), spec.get(f"{key}_max")
+        if (lo is not None and have < lo - 1e-9) or (hi is not None and have > hi + 1e-9):
+            return False
     return True
 
 
@@ -521,6 +527,9 @@ def _describe_state(spec: Mapping) -> str:
         area = spec.get("within")
         if area:
             filters.append(f"within {_num(area['radius'])} of ({_num(area['x'])}, {_num(area['y'])})")
+        for key, what in (("hp", "hp"), ("hp_share", "share of max hp")):
+            if spec.get(f"{key}_min") is not None or spec.get(f"{key}_max") is not None:
+                filters.append(f"with {what} {_bounds_text(spec.get(f'{key}_min') or 0, spec.get(f'{key}_max'))}")
         parts.append(f"living {who} " + " ".join(f for f in filters if f) + f": count {_bounds_text(spec.get('units_min', 0), spec.get('units_max'))}")
     for key in ("teams", "alliances"):
         if spec.get(f"{key}_min") is not None or spec.get(f"{key}_max") is not None:

@@ -223,8 +223,11 @@ def _layer(category: np.ndarray) -> np.ndarray:
 
 
 def _visible_units(snap: Snapshot, viewer: int | None) -> np.ndarray:
-    """Mask of units to draw: with fog for `viewer`, enemy units on hidden tiles are left out."""
+    """Mask of units to draw: for `viewer`, cloaked enemies it has not detected are left out, and with fog
+    enemy units on tiles it does not see."""
     keep = np.ones(len(snap.ids), dtype=bool)
+    if viewer is not None and viewer in snap.hidden:
+        keep &= ~snap.hidden[viewer]
     if viewer is None or viewer not in snap.visible or len(snap.ids) == 0:
         return keep
     vis = snap.visible[viewer]

@@ -26,6 +26,7 @@ from engine.result import RunResult
 from engine.rules.api import RuleRuntime
 from engine.schema.level import Controller
 from engine.snapshot import ENVIRONMENT, Marker, Snapshot
+from engine.systems.cloak import hidden
 from engine.systems.combat import Combat
 from engine.systems.construction import Construction
 from engine.systems.economy import Economy
@@ -106,7 +107,7 @@ class Simulation:
         self.world = World(TypeTable(level.catalog), Terrain(level.map))
         self.paths = FlowFieldCache()
         self.movement = Movement(self.world, self.paths)
-        self.combat = Combat(self.world, self.hostile)
+        self.combat = Combat(self.world, self.hostile, {t: s.allies for t, s in self.teams.items()})
         self.vision = Vision(self.world, sorted(self.teams), {t: s.allies for t, s in self.teams.items()})
         self.economy = Economy(self.world, self.teams)
         self.construction = Construction(self.world, self.spawn)
@@ -175,11 +176,14 @@ class Simulation:
         return apply_order(self, team, order)
 
     def visible_units(self, team: int) -> np.ndarray:
-        """Ids of living units `team` can see (everything when fog is off)."""
+        """Ids of living units `team` can see: under fog those on tiles it sees, everything otherwise, less
+        the cloaked units it has not detected."""
         idx = self.world.alive_idx
-        if not self.fog:
-            return idx
-        return idx[self.vision.sees(team, idx)]
+        if self.fog:
+            idx = idx[self.vision.sees(team, idx)]
+        if self.world.cloak_used and team in self.teams:
+            idx = idx[~hidden(self.world, self.teams[team].allies, idx)]
+        return idx
 
     def snapshot(self) -> Snapshot:
         w = self.world
@@ -191,6 +195,7 @@ class Simulation:
             size=w.size[idx].copy(), under_construction=w.progress[idx] < 1.0,
             team_colors=self.team_colors(), markers=tuple(self.markers), shapes=self.areas.shapes(),
             visible={t: g.copy() for t, g in self.vision.grids.items()} if self.fog else {},
+            hidden={t: hidden(w, s.allies, idx) for t, s in self.teams.items()} if w.cloak_used else {},
             title=self.config.name,
         )
 

@@ -66,6 +66,7 @@ class Snapshot:
     markers: tuple[Marker, ...] = ()
     shapes: tuple[Shape, ...] = ()   # rules' areas as they are at `time`
     visible: dict[int, np.ndarray] = field(default_factory=dict)  # team -> (H, W) bool, when fog is on
+    hidden: dict[int, np.ndarray] = field(default_factory=dict)   # team -> (N,) bool: cloaked, undetected by it
     title: str = ""
 
     @property

@@ -147,9 +147,9 @@ class World:
 
     FIELDS_F = ("hp", "max_hp", "progress", "cooldown", "home_x", "home_y",
                 "speed", "size", "sight", "armor", "w_range", "w_min_range", "w_damage", "w_reload",
-                "w_splash", "income_mult")
+                "w_splash", "income_mult", "detect")
     FIELDS_I = ("type", "team", "target", "build_target", "build_type", "last_hit_team")
-    FIELDS_B = ("alive", "is_air", "is_building", "armed", "hits_ground", "hits_air", "hold", "no_fire")
+    FIELDS_B = ("alive", "is_air", "is_building", "armed", "hits_ground", "hits_air", "hold", "no_fire", "cloaked")
     FIELDS_XY = ("pos", "dest")         # (n, 2) float64: x and y side by side
 
     def __init__(self, types: TypeTable, terrain: Terrain, capacity: int = 256):
@@ -172,6 +172,7 @@ class World:
         self._alive_idx: np.ndarray | None = None
         self.version = 0                    # bumps on every spawn / death
         self.fire_banned = 0                # units a rule has ever forbidden to fire (0: combat skips the check)
+        self.cloak_used = False             # a rule has cloaked a unit (False: nothing is hidden, no check runs)
 
     def _grow(self, capacity: int) -> None:
         def grown(a: np.ndarray, fill=0) -> np.ndarray:
@@ -225,6 +226,8 @@ class World:
         self.order[i] = NONE
         self.hold[i] = False
         self.no_fire[i] = False
+        self.cloaked[i] = False
+        self.detect[i] = 0.0
         mult = 1.0
         if t.needs_deposit[ti]:
             mult = self.terrain.deposits.get((int(x), int(y)), 0.0)

@@ -560,10 +560,11 @@ RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
     ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team, nil for "
      "rule damage)", None),
     ("units are created only by spawn() (or the level / production); a rule cannot change a unit's type, "
-     "owner, speed, weapon or max hp (damage/heal change hp, set_sight its sight, set_fire whether it may fire), "
-     "nor remove a unit other than by killing it with damage(), nor change the terrain",
-     r"\b(convert|converts|transfer|transfers|change|changes|switch|switches)\b[^.;]{0,30}"
-     r"\b(owner|ownership|allegiance)\b"),
+     "speed, weapon or max hp (damage/heal change hp, set_sight its sight, set_fire whether it may fire, set_team "
+     "its side, set_cloak whether others see it), nor remove a unit other than by killing it with damage(), nor "
+     "change the terrain",
+     r"\b(transform|transforms|morph|morphs|mutate|mutates|turn|turns|upgrade|upgrades|evolve|evolves)\b[^.;]{0,30}"
+     r"\binto\b|\b(change|changes|switch|switches)\b[^.;]{0,20}\b(unit type|its type|their type)\b"),
     ("a game ended by a rule has ended_by 'rule'; by a declarative condition or a side left alone 'condition'; by "
      "the time limit 'time_limit'; by a runtime error 'error'", None),
 )
@@ -593,7 +594,7 @@ def rule_api_menu() -> str:
 
 # the functions whose meaning a design is balanced on, said to the designer as the developer is told them
 DESIGN_SEMANTICS = ("at", "every", "units", "damage", "damage_area", "heal", "heal_area", "spawn", "set_fire",
-                    "set_sight", "transfer_resources")
+                    "set_sight", "set_cloak", "set_detector", "set_team", "transfer_resources")
 
 
 def _design_semantics() -> str:

@@ -22,6 +22,7 @@ from engine.rules.limits import (MAX_AREAS, MAX_COORD, MAX_HP_CHANGE, MAX_IDS, M
                                  MAX_SHAPES, MAX_SIGHT, MAX_SPAWN_PER_CALL, MAX_SPAWN_PER_RUN, MAX_TIMERS,
                                  ORDER_UNIT_COST, PATH_CELL_COST)
 from engine.snapshot import CATEGORIES, ENVIRONMENT
+from engine.systems.cloak import CLOAK_DOC, hidden
 from engine.systems.orders import KINDS
 
 if TYPE_CHECKING:
@@ -180,6 +181,15 @@ API_DOC: dict[str, str] = {
                  "the callback that set it); traced as rule_sight",
     "set_fire": "set_fire(ids, allowed) -> count (ids: an id or a list): allowed=false forbids these living units to fire (they drop "
                 "their target and never attack until set_fire(ids, true)); traced as rule_fire",
+    "set_cloak": "set_cloak(ids, on) -> count (ids: an id or a list): on=true cloaks these living units: "
+                 f"{CLOAK_DOC}; set_cloak(ids, false) uncloaks them; traced as rule_cloak",
+    "set_detector": f"set_detector(ids, radius) -> count: gives these living units a detection radius (0..{MAX_SIGHT:g} "
+                    "tiles; 0 removes it): enemy cloaked units within it are seen and targeted by the unit's whole "
+                    "side (with its allies) for as long as it lives; traced as rule_detector",
+    "set_team": "set_team(ids, team) -> count: these living units change sides where they stand, keeping hp and "
+                "tag (team may be ENVIRONMENT); they stop (no order, no target) and from this tick fight, count and "
+                "are seen as the new side's; units already on that side are skipped; traced as rule_team "
+                "{ids, team, from}; on_unit_created does not run for them",
     "area_circle": f"area_circle(x, y, radius [, label [, color]]) -> area id: a circle drawn on frames and replays "
                    f"(at most {MAX_SHAPES} areas at once, all rules together; color like #rrggbb)",
     "area_rect": "area_rect(x1, y1, x2, y2 [, label [, color]]) -> area id: an axis-aligned rectangle between two "
@@ -423,6 +433,18 @@ class RuleRuntime:
         def set_fire(ids, allowed):
             return effects.set_fire(sim, unit_ids(ids), _flag(allowed, "allowed"), rule.id)
 
+        def set_cloak(ids, on):
+            return effects.set_cloak(sim, unit_ids(ids), _flag(on, "on"), rule.id)
+
+        def set_detector(ids, radius):
+            return effects.set_detector(sim, unit_ids(ids), _num(radius, "radius", 0, MAX_SIGHT), rule.id)
+
+        def set_team(ids, team):
+            t = team_id(team, environment=True)
+            if t == ENVIRONMENT:
+                sim.rule_fed.add(t)
+            return effects.set_team(sim, unit_ids(ids), t, rule.id)
+
         def area_circle(x, y, radius, label="", color="#ffd700"):
             r = _num(radius, "radius", 0, MAX_COORD)
             return new_shape("circle", _num(x, "x"), _num(y, "y"), r, r, label, color)
@@ -496,7 +518,10 @@ class RuleRuntime:
             t, uid = team_id(team), _int(uid, "id")
             if not w.is_alive(uid):
                 return False
-            return not sim.fog or bool(sim.vision.sees(t, np.array([uid], dtype=np.int64))[0])
+            one = np.array([uid], dtype=np.int64)
+            if w.cloak_used and hidden(w, sim.teams[t].allies, one)[0]:
+                return False
+            return not sim.fog or bool(sim.vision.sees(t, one)[0])
 
         def resources(team):
             s = sim.teams[team_id(team)]
@@ -638,7 +663,8 @@ class RuleRuntime:
             "set_controller": set_controller, "win": win, "lose": lose, "message": message, "mark": mark,
             "log": log, "damage": damage, "damage_area": damage_area, "heal": heal, "heal_area": heal_area,
             "take_resources": take_resources, "transfer_resources": transfer_resources, "set_sight": set_sight,
-            "set_fire": set_fire, "area_circle": area_circle, "area_rect": area_rect, "move_area": move_area,
+            "set_fire": set_fire, "set_cloak": set_cloak, "set_detector": set_detector, "set_team": set_team,
+            "area_circle": area_circle, "area_rect": area_rect, "move_area": move_area,
             "resize_area": resize_area, "remove_area": remove_area, "area": area, "in_area": in_area,
             "units_in_area": units_in_area,
         }

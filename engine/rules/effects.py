@@ -1,11 +1,13 @@
 """What rules do to units and teams beyond spawning and ordering: damage, heal, take and move
-resources, change a unit's sight or its permission to fire. Inputs arrive validated (api.py);
+resources, change a unit's sight, its permission to fire, its cloak, its detection or its side. Inputs arrive validated (api.py);
 every effect that changed something leaves a trace event naming the rule."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from engine.world import NONE
 
 if TYPE_CHECKING:
     from engine.sim import Simulation
@@ -83,4 +85,42 @@ def set_fire(sim: Simulation, ids: np.ndarray, allowed: bool, rule: str) -> int:
             w.target[ids] = -1
             w.fire_banned += int(ids.size)
         sim.trace.add(sim.time, "rule_fire", rule=rule, ids=ids.tolist(), allowed=allowed)
+    return int(ids.size)
+
+
+def set_cloak(sim: Simulation, ids: np.ndarray, on: bool, rule: str) -> int:
+    """Cloaked units are hidden from other sides until detected (engine/systems/cloak.py)."""
+    w = sim.world
+    ids = ids[w.alive[ids]]
+    if ids.size:
+        w.cloaked[ids] = on
+        w.cloak_used = w.cloak_used or on
+        sim.trace.add(sim.time, "rule_cloak", rule=rule, ids=ids.tolist(), cloaked=on)
+    return int(ids.size)
+
+
+def set_detector(sim: Simulation, ids: np.ndarray, radius: float, rule: str) -> int:
+    w = sim.world
+    ids = ids[w.alive[ids]]
+    if ids.size:
+        w.detect[ids] = radius
+        sim.trace.add(sim.time, "rule_detector", rule=rule, ids=ids.tolist(), radius=radius)
+    return int(ids.size)
+
+
+def set_team(sim: Simulation, ids: np.ndarray, team: int, rule: str) -> int:
+    """The units change sides where they stand, keeping their hp; they stop (their old orders and target
+    were another side's) and every system reads them as the new side's from this tick."""
+    w = sim.world
+    ids = ids[w.alive[ids] & (w.team[ids] != team)]
+    if not ids.size:
+        return 0
+    old = w.team[ids].tolist()
+    w.team[ids] = team
+    w.target[ids] = -1
+    w.order[ids] = NONE
+    w.dest[ids] = w.pos[ids]
+    w.version += 1                  # every cache keyed on the units (vision, movement, squads) is read anew
+    w._alive_idx = None
+    sim.trace.add(sim.time, "rule_team", rule=rule, ids=ids.tolist(), team=team, **{"from": old})
     return int(ids.size)

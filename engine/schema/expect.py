@@ -204,7 +204,7 @@ TEAM_COUNT_KEYS = ("teams_min", "teams_max", "alliances_min", "alliances_max", "
 class StateSpec(Strict):
     """The engine state at game second `at` (the final state if the run ended before).
 
-    Units counted are the living units matching every given filter (team, type, tag, within). Teams
+    Units counted are the living units matching every given filter (team, type, tag, within, hp). Teams
     counted are the teams owning at least one such unit; an alliance is a group of those teams allied
     with each other (a team without allies is an alliance of one)."""
 
@@ -213,6 +213,12 @@ class StateSpec(Strict):
     type: str | None = Field(None, description="count only units of this type")
     tag: str | None = Field(None, description="count only units with this tag")
     within: Area | None = Field(None, description="count only units inside this circle")
+    hp_min: float | None = Field(None, ge=0, description="count only units with at least this many hp")
+    hp_max: float | None = Field(None, ge=0, description="count only units with at most this many hp")
+    hp_share_min: float | None = Field(None, ge=0, le=1, description="count only units with at least this share of "
+                                                                     "their max hp (0..1)")
+    hp_share_max: float | None = Field(None, ge=0, le=1, description="count only units with at most this share of "
+                                                                     "their max hp (0..1)")
     units_min: int | None = Field(None, ge=0, description="at least this many matching living units")
     units_max: int | None = Field(None, ge=0, description="at most this many matching living units")
     metal_min: float | None = Field(None, description="the team has at least this much metal")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.snapshot import ENVIRONMENT
+from engine.systems.cloak import hidden
 from engine.world import FIGHT, MOVE_FORCE, ORDER_NAMES, PATROL, World
 
 if TYPE_CHECKING:
@@ -43,9 +44,10 @@ def chases(orders: np.ndarray) -> np.ndarray:
 
 
 class Combat:
-    def __init__(self, world: World, hostile: np.ndarray):
+    def __init__(self, world: World, hostile: np.ndarray, alliances: dict[int, frozenset[int]]):
         self.world = world
         self.hostile = hostile            # (SIDES, SIDES) bool: team a may shoot team b
+        self.alliances = alliances        # team -> it and its allies, whose detectors reveal cloaked units to it
         self.shooters = np.zeros(0, dtype=np.int64)
         self._reach2 = np.zeros(0)        # per shooter: (weapon range + its target's size) squared
         self.chasing = np.zeros(0, dtype=np.int64)     # shooters closing in on their target
@@ -84,6 +86,8 @@ class Combat:
                     tile = w.pos.take(cand, axis=0).astype(np.int32)   # as int32 as the discs it meets
                 at = tile[enemy]
                 e = e[vision.sees_tiles(team, at[:, 0], at[:, 1])]
+            if w.cloak_used and e.size:
+                e = e[~hidden(w, self.alliances.get(team, frozenset({team})), e)]
             if not e.size:
                 w.target[a] = -1
                 continue

@@ -324,14 +324,14 @@ def _schema_json(model: type[BaseModel]) -> str:
 # defaults too: a default constrains no reply, and the prompt's copy of the schema states each one;
 # a discriminator only names the tag that the oneOf's members already fix with their consts
 _ANNOTATIONS = ("description", "title", "examples", "default", "discriminator")
-_NULL = {"type": "null"}
 
 
 def lean_schema(node: Any) -> Any:
     """A JSON schema without its annotations (descriptions, titles, examples, defaults): what the request's
     response_format carries, since the system message already gives the schema with its descriptions
-    (each annotation would be paid for twice). Property and definition names are kept. An optional
-    property whose default is null is left as its one other type: leaving it out says null."""
+    (each annotation would be paid for twice). Property and definition names are kept, and so is an optional
+    property's null: the prompt says "or null", and a server that turns the schema into a grammar must let a
+    model write it."""
     if isinstance(node, list):
         return [lean_schema(v) for v in node]
     if not isinstance(node, dict):
@@ -342,10 +342,6 @@ def lean_schema(node: Any) -> Any:
             continue
         out[k] = ({name: lean_schema(sub) for name, sub in v.items()} if k in ("properties", "$defs", "definitions")
                   and isinstance(v, dict) else lean_schema(v))
-    others = [o for o in out.get("anyOf", []) if o != _NULL]
-    if "default" in node and node["default"] is None and len(others) == 1 and len(out["anyOf"]) == 2:
-        rest = {k: v for k, v in out.items() if k != "anyOf"}
-        out = {**others[0], **rest}
     return out
 
 

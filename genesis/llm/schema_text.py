@@ -12,7 +12,7 @@ from collections.abc import Collection
 from typing import Any
 
 LEGEND = ("Notation: `Name: {key: type, key?: type = default}` (`?` marks an optional key; objects take only the keys "
-          "listed; for `key?: T | null` leave the key out to mean null, since the request's schema lists only T), "
+          "listed; `key?: T | null` takes null or may be left out, which means null), "
           "`T[]` a list, `{str: T}` an object with any keys, `A | B` either, \"x\" a literal string, "
           "`// text` the meaning of the key before it; a name stands for the model defined on its own line.")
 _BOUNDS = (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<"),

@@ -273,3 +273,72 @@ def test_a_side_with_nothing_left_is_out_unless_rules_may_bring_it_back(arena, h
 def test_rule_damage_stays_out_of_the_teams_damage_statistics(arena, h):
     sim, res = run_rule(arena, h, "function on_start() damage(units(0)[1].id, 50) end", until=1)
     assert res.team_stats[0]["damage_received"] == 0 and sim.world.hp[0] == 110
+
+
+def test_a_cloaked_unit_is_neither_seen_nor_targeted_until_a_detector_comes_near(arena, h):
+    teams = [h.team(0, [{"type": "light_bot", "x": 10, "y": 10}, {"type": "scout", "x": 10, "y": 28}]),
+             h.team(1, [{"type": "light_bot", "x": 13, "y": 10}])]
+    src = """
+    function on_start()
+      set_cloak(units(1)[1].id, true)
+      set_fire(units(1)[1].id, false)
+      set_detector(units(0, {type='scout'})[1].id, 6)
+      every(1, function()
+        log('seen', {value = visible(0, units(1)[1].id)})
+      end)
+      at(4, function() order(units(0, {type='scout'})[1].id, 'move', 11, 12) end)
+    end
+    """
+    sim = make_sim(arena, h, src, teams=teams)
+    advance(sim, 3.5)
+    enemy = 2
+    assert sim.world.hp[enemy] == 160                              # 3 tiles away, in range, never shot
+    assert enemy not in sim.visible_units(0).tolist() and enemy in sim.visible_units(1).tolist()
+    frame_hidden = sim.snapshot().hidden[0]
+    assert frame_hidden[sim.snapshot().ids.tolist().index(enemy)]
+    advance(sim, 12)                                               # the detecting scout arrives
+    assert sim.world.hp[enemy] < 160 and enemy in sim.visible_units(0).tolist()
+    seen = [e["fields"]["value"] for e in sim.trace.events if e["event"] == "rule_log"]
+    assert seen[0] is False and seen[-1] is True
+
+
+def test_set_team_moves_units_to_another_side_with_their_hp_and_they_fight_for_it(arena, h):
+    teams = [h.team(0, [{"type": "light_bot", "x": 10, "y": 10}]),
+             h.team(1, [{"type": "light_bot", "x": 20, "y": 10, "tag": "guard"},
+                        {"type": "light_bot", "x": 26, "y": 26}])]
+    src = """
+    function on_start()
+      damage(units({tag='guard'})[1].id, 60)
+      at(2, function() log('moved', {n = set_team(units({tag='guard'})[1].id, 0)}) end)
+    end
+    """
+    sim = make_sim(arena, h, src, teams=teams, time_limit=120)
+    advance(sim, 2.5)
+    guard = 1
+    assert int(sim.world.team[guard]) == 0 and sim.world.hp[guard] == 100 and sim.world.tags[guard] == "guard"
+    moved = [e for e in sim.trace.events if e["event"] == "rule_team"]
+    assert moved and moved[0]["from"] == [1] and moved[0]["team"] == 0
+    assert [e["fields"]["n"] for e in sim.trace.events if e["event"] == "rule_log"] == [1]
+    sim.issue(0, {"kind": "fight", "units": [0, guard], "x": 26, "y": 26})
+    res = sim.run()
+    assert res.winners == [0]                                      # the defector helped kill its old side
+
+
+def test_rule_spawns_are_captioned_by_who_receives_them(arena, h):
+    src = """
+    function on_start()
+      at(5, function()
+        spawn(1, 'light_bot', 28, 4, 2)
+        spawn(0, 'light_bot', 4, 28, 2)
+        spawn(ENVIRONMENT, 'scout', 16, 16, 1)
+      end)
+    end
+    """
+    sim = make_sim(arena, h, src, time_limit=20)
+    rec = ReplayRecorder(sim)
+    while not sim.done:
+        rec.observe(sim)
+        sim.step()
+    labels = [e.label for e in rec.finish(sim).key_events() if e.kind == "wave"]
+    assert sorted(labels) == ["environment spawn 1: 1 environment units in the centre",
+                              "reinforcements 1: 2 T0 units in the south-west", "wave 1: 2 T1 units from the north-east"]

@@ -38,3 +38,14 @@ def test_a_state_expectation_that_does_not_hold_fails_with_the_observed_value(tm
     result = _run(tmp_path, [{"state": {"at": 26, "team": 0, "metal_min": 1000}}])
     assert not result.passed
     assert any("metal is 300, needed >= 1000" in d for d in result.details), result.details
+
+
+def test_a_state_expectation_counts_only_units_within_the_hp_bounds(tmp_path):
+    result = _run(tmp_path, [
+        {"state": {"at": 10, "tag": "depot", "hp_share_min": 1.0, "units_min": 1}},
+        {"state": {"at": 10, "team": 1, "hp_min": 160, "hp_max": 160, "units_min": 2, "units_max": 2}},
+    ])
+    assert result.passed, result.details
+    result = _run(tmp_path / "again", [{"state": {"at": 10, "team": 1, "hp_share_max": 0.5, "units_min": 1}}])
+    assert not result.passed
+    assert any("0 matching units" in d and "share of max hp" in d for d in result.details), result.details

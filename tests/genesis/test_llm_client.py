@@ -14,6 +14,7 @@ from genesis.llm import (LLMClient, ModelCallError, ModelUnavailableError, Trans
                          load_config, set_offline_brain)
 from genesis.llm import prompts
 from genesis.llm.client import ModelConfigurationError, lean_schema
+from genesis.llm.schema_text import schema_text
 
 
 class Brief(BaseModel):
@@ -337,14 +338,13 @@ def test_the_lean_schema_drops_every_annotation_but_keeps_every_property_and_def
     assert len(json.dumps(lean)) < 0.6 * len(json.dumps(full))
 
 
-def test_the_lean_schema_leaves_a_null_default_optional_by_its_other_type_and_drops_discriminators():
+def test_the_lean_schema_keeps_an_optional_null_and_drops_discriminators():
     from genesis.models import GDD
 
     lean = lean_schema(GDD.model_json_schema())
     deadline = lean["$defs"]["DestroyTarget"]["properties"]["deadline"]
-    assert deadline == {"exclusiveMinimum": 0, "type": "number"}          # was anyOf [number > 0, null]
-    assert "deadline" not in lean["$defs"]["DestroyTarget"]["required"]   # left out, it is null
+    # the prompt says "or null": a grammar built from this schema must let a model write it
+    assert deadline == {"anyOf": [{"exclusiveMinimum": 0, "type": "number"}, {"type": "null"}]}
+    assert "deadline" not in lean["$defs"]["DestroyTarget"]["required"]   # it may still be left out
     assert "discriminator" not in json.dumps(lean) and "oneOf" in json.dumps(lean)
-    # a nullable field whose default is not null keeps its null: leaving it out would not mean null
-    assert lean_schema({"anyOf": [{"type": "integer"}, {"type": "null"}], "default": 3}) == \
-        {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    assert "takes null or may be left out" in schema_text(GDD.model_json_schema())

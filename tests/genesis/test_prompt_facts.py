@@ -145,11 +145,11 @@ def test_gdd_schema_check_names_overlapping_units(gdd):
 
 
 @pytest.mark.parametrize("purpose, needs", [
-    ("When a unit enters the zone, the structure changes owner to that unit's team.", "units are created only"),
-    ("Captured pylons switch allegiance to the capturer.", "units are created only"),
+    ("When a unit enters the zone, the structure transforms into a fortress.", "units are created only"),
+    ("Captured pylons upgrade into shield generators.", "units are created only"),
     # a real claim next to a denial, or after a condition, still fires
-    ("It never spawns units but switches the outpost's owner to the attacker.", "units are created only"),
-    ("Outposts with no guard change owner when an enemy stands on them.", "units are created only"),
+    ("It never spawns units but turns the outpost into a bunker.", "units are created only"),
+    ("Outposts with no guard change their type when an enemy stands on them.", "units are created only"),
 ])
 def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd, purpose, needs):
     from genesis.checks.gdd_checks import rules_known_api
@@ -162,9 +162,9 @@ def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd,
 
 
 @pytest.mark.parametrize("purpose", [
-    "The captured outpost keeps its owner: the rule does not change ownership.",
-    "Spawns a relief column at the outpost instead of switching its owner.",
-    "Nothing converts a unit's allegiance; the zone only counts who stands in it.",
+    "The captured outpost keeps its type: the rule does not turn it into anything else.",
+    "Spawns a fortress beside the outpost instead of transforming it into one.",
+    "Nothing morphs into another unit; the zone only counts who stands in it.",
 ])
 def test_rules_known_api_does_not_fire_on_a_purpose_that_denies_the_capability(gdd, purpose):
     from genesis.checks.gdd_checks import rules_known_api
@@ -181,6 +181,8 @@ def test_rules_known_api_does_not_fire_on_a_purpose_that_denies_the_capability(g
     "Raiders near a storage steal 20 metal per second from the player.",
     "Every 30 s, drains the player's energy by 50.",
     "A medic tent heals units nearby every 5 s.",
+    "Captured pylons switch allegiance to the capturer.",
+    "Ambushers stay cloaked until a detector drone comes within 6 tiles.",
 ])
 def test_rules_known_api_accepts_what_the_api_can_do(gdd, purpose):
     from genesis.checks.gdd_checks import rules_known_api
