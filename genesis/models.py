@@ -128,6 +128,8 @@ class Concepts(Doc):
     main_factor: float | None = Field(None, description="the main attack is this many times the size of the probe, "
                                                         "when the request says so")
     hold_time: float | None = Field(None, description="seconds the player must hold the zone without a break")
+    reinforcements: list[float] = Field(default_factory=list, max_length=8, description="game seconds at which "
+                                        "reinforcements arrive for the player, when the request times them")
     deadline: float | None = Field(None, description="game second by which the player must reach the goal "
                                                      "(\"before minute 6\", \"within 6 minutes\")")
     safe_zone: bool = Field(False, description="a safe zone shrinks over the game and units outside it lose hp")

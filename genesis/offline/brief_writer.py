@@ -391,6 +391,9 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
                                                      f"fewer than {kept} objectives left loses the game") if kept
                                 else "losing an objective loses the game", on="idle"))
         reqs.append(Requirement(id="survive_win", text=f"a good defence wins at {clock(c.time_limit)}"))
+        if c.reinforcements:
+            reqs.append(Requirement(id="reinforcements", text="the player's reinforcements arrive at "
+                                                              + ", ".join(clock(t) for t in c.reinforcements)))
     elif arch == "production":
         comp = ", ".join(f"{n} {t.replace('_', ' ')}" for t, n in c.target_composition.items())
         timed = bool(c.wave_times) and not c.probe_then_main

@@ -80,6 +80,7 @@ KEY_IDS: dict[str, list[str]] = {
     "side_armies": ["side_armies"], "elimination": ["elimination_win"],
     "micro": ["eliminate_win", "armies"], "armies": ["armies"], "losses": ["max_losses"], "kiting": ["armies"],
     "resource_goal": ["resource_win", "resource_idle", "deadline"], "resource_keep": ["resource_keep"],
+    "reinforcements": ["reinforcements"],
 }
 CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win", "objective_loss"],
             "production": ["production_win"], "ffa": ["team_count", "ranking", "teams"],
@@ -231,6 +232,11 @@ def _thin(text: str, a: int, b: int, hits: list[Hit], archetype: str) -> str:
         return " ".join(unread)
     # a clause read only for its time ("reduce it to rubble before 8:30") says more than how long the game is
     if unread and {h.key for h in hits if h.key not in _WEAK} <= _TIMING:
+        return " ".join(unread)
+    # a clause read only for its family's word ("so I have a one minute window to push their base": "push") asks
+    # what the words around it say
+    if len(unread) >= 2 and {h.key for h in hits if h.key not in _WEAK} == {"archetype"} \
+            and all(" " not in text[h.start:h.end].strip() for h in hits if h.key == "archetype"):
         return " ".join(unread)
     # a comparison no reading took in ("every push is meaner than the last", "the second wave is tougher") says
     # how the attacks differ: without it the clause is not built as asked

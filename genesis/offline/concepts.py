@@ -16,6 +16,7 @@ from genesis.models import Concepts
 from genesis import quantities
 from genesis.checks import clause_audit
 from genesis.offline import side_armies, spelling
+from genesis.offline.wave_growth import base_and_growth
 from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
@@ -196,7 +197,11 @@ def _turned_out(m: re.Match) -> str:
     return "produce" if ours or not said_before.strip() else "send"
 
 
-_IDIOMS = [(re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
+_IDIOMS = [# "hold out until reinforcements show up at the 5 minute mark": the game lasts until then
+           (re.compile(r"(?<![\w-])(?:until|till)\s+(?:the\s+|your\s+|our\s+|my\s+|friendly\s+)?reinforcements?\s+"
+                       r"(?:show\s+up|arrive|come|comes|get\s+(?:here|there)|land|turn\s+up|are\s+dropped|drop\s+in|"
+                       r"roll\s+in)\s+(?:at|by|around)\s+"), "until "),
+           (re.compile(r"(?<![\w-])(?:weather|ride\s+out)(?=\s+(?:the|a|an|their|its|every|each|all|both|\d+|"
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), "withstand"),
            # attacks that keep coming at a target are raids: "quick bots keep darting at your collectors"
            (re.compile(r"(?<![\w-])keep(?:s)?\s+(?:on\s+)?(?:darting|dashing|sniping|picking|nipping|poking|striking|hitting|"
@@ -1112,8 +1117,10 @@ def _teams(r: Reading) -> None:
         c.teams = 2
         r.hit(span, "ffa_count")
         return
-    # "ranked" says how a battle ends, not who is allied: "3v3 ... ranked by damage dealt" stays a team battle
-    ranked_only = c.archetype == "ffa" and all(r.text[h.start:h.end] == "ranked" for h in r.hits if h.key == "archetype")
+    # "ranked" says how a battle ends, not who is allied: "3v3 ... ranked by damage dealt" stays a team battle; so
+    # is "3v3 free for all between teams": the sides are said, "free for all" only names a battle
+    ranked_only = c.archetype == "ffa" and all(r.text[h.start:h.end] in ("ranked", "free for all", "free-for-all", "ffa")
+                                               for h in r.hits if h.key == "archetype")
     if m and ranked_only and int(m.group(1)) > 1:
         r.hits = [h for h in r.hits if h.key != "archetype"]
         c.archetype = "teams"
@@ -1245,7 +1252,7 @@ def _objectives(r: Reading) -> None:
     for phrase, unit_type in sorted(V.OBJECTIVE_TYPES.items(), key=lambda kv: -len(kv[0])):
         # "the enemy commander" names an attacker, not something of yours to protect
         found = next((f for f in re.finditer(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", text)
-                      if not enemy_owned(text, f.start())), None)
+                      if not enemy_owned(text, f.start()) and not _BUILT_THING.search(text[:f.start()])), None)
         if found:
             c.objective_type = unit_type
             r.hit(found, "objective")
@@ -1280,6 +1287,11 @@ def _objectives(r: Reading) -> None:
         c.allied_bases = 2
         c.fronts = c.fronts or 2
         r.hit(m, "allied_bases")
+
+
+# "can't build a factory", "build a bot lab": what is (or may not be) built is no objective to keep
+_BUILT_THING = re.compile(r"\b(?:build|builds|building|make|makes|construct|constructs|produce|erect|put\s+up)\s+"
+                          r"(?:(?:a|an|any|the|new|more|another|one|your|my|our|extra)\s+)?$")
 
 
 def _objectives_counted_by_head(r: Reading) -> None:
@@ -1487,7 +1499,8 @@ _WAVE_SIZES = re.compile(r"\bwaves?\s+(?:of\s+(?P<list>" + _SIZE_LIST + r")|(?:o
                          r"(?:of\s+|:\s*|=\s*)?(?P<apart>" + _SIZE_LIST + r"|" + _SLASH_LIST + r")")
 # every wave one size: "8 units each", "each wave 5 strong", "7-unit waves", "waves of 6 units"
 _ONE_SIZE = re.compile(r"(?<![\w:.])" + _NUM + r"\s+(?:units?|enem(?:y|ies)|attackers|hostiles)\s+(?:each|apiece|per\s+(?:wave|attack))\b|"
-                       r"\beach\s+(?:wave|attack|one)\s+(?:is\s+|has\s+|of\s+)?" + _NUM + r"\s+(?:units?\s+)?(?:strong|units?)\b|"
+                       r"\beach\s+(?:wave|attack|one)\s+(?:is\s+|has\s+|of\s+)?" + _NUM + r"\s+(?:units?\s+)?(?:strong|units?)\b"
+                       r"(?!\s+(?:bigger|larger|more)\b)|"
                        r"(?<![\w:.])" + _NUM + r"[\s-]+(?:units?|strong|man)\s+(?:waves|attacks)\b|"
                        r"\bwaves\s+of\s+" + _NUM + r"\s+(?:units|enemies|attackers|hostiles)\b")
 # a first size and a step: "starting at 4 units and each wave two bigger than the last", "4 in the first, +2 each wave"
@@ -1532,12 +1545,17 @@ def _growing_from(r: Reading) -> bool:
     and each wave two bigger than the last" is 4, 6, 8, 10, 12."""
     text, c = r.text, r.concepts
     first, step = _START_SIZE.search(text), _STEP.search(text)
-    if not (first and step and c.waves and first.start() < step.start() < first.end() + 80):
+    if not (step and c.waves and re.search(r"\b(?:wave|attack|one|group)s?\b", text[max(0, step.start() - 30):step.start()])):
         return False
-    a, k = number(first.group(1)), number(step.group(1) or step.group(2))
+    if first is not None and not first.start() < step.start() < first.end() + 80:
+        first = None
+    k = number(step.group(1) or step.group(2))
+    a = number(first.group(1)) if first else float(base_and_growth(1.0)[0])
     if a < 1 or k < 1 or a != int(a) or k != int(k):
         return False
-    _set_sizes(r, [int(a + i * k) for i in range(min(c.waves, 12))], first, step)
+    if first is None:
+        r.assumptions.append(f"the first wave's size is not said: {int(a)} units, then {int(k)} more each wave")
+    _set_sizes(r, [int(a + i * k) for i in range(min(c.waves, 12))], *(m for m in (first, step) if m))
     return True
 
 
@@ -1859,6 +1877,37 @@ _MANY_ATTACKS = re.compile(r"\b(?:attacks|assaults|strikes|columns|pushes|raids|
                            r"offensives|incursions|second|another|again|then|twice)\b")
 
 
+_REINFORCEMENTS = re.compile(r"\breinforcements?\b|\b(?:relief\s+(?:force|column|army)|backup|fresh\s+troops)\s+"
+                             r"(?:arrives?|comes?|lands?|shows?\s+up|is\s+dropped|are\s+dropped)\b")
+_THEIRS = re.compile(r"\b(?:the\s+)?(?:enemy|enemies|opponents?|they|ai)\s+(?:gets?|receives?|has|have)\s+theirs\b")
+
+
+def _reinforcements(r: Reading) -> None:
+    """Times at which the player's reinforcements arrive ("I get reinforcements dropped at 2:00"): moments of their
+    own, never an attack's. "The enemy gets theirs at 3:00" is the enemy's reinforcement, which is not built."""
+    text, c = r.text, r.concepts
+    for m in _REINFORCEMENTS.finditer(text):
+        if re.search(r"\b(?:no|without|never|zero|nor)\s+(?:\w+\s+)?$", text[max(0, m.start() - 20):m.start()]) \
+                or enemy_owned(text, m.start()):
+            continue
+        a, b = _segment(text, m.start())
+        other = re.search(r"\b(?:and|but|while|then)\s+(?:the\s+)?(?:enemy|enemies|they|opponents?|ai)\b", text[m.end():b])
+        b = m.end() + other.start() if other else b
+        mine = [t for t in r.moments if a <= t[0] < b]
+        if not mine:
+            continue
+        r.moments = [t for t in r.moments if t not in mine]
+        c.reinforcements = sorted({t[2] for t in mine} | set(c.reinforcements))[:8]
+        r.hit((m.start(), max(t[1] for t in mine)), "reinforcements")
+    for m in _THEIRS.finditer(text):
+        a, b = _segment(text, m.start())
+        theirs = [t for t in r.moments if a <= t[0] < b]
+        if c.reinforcements and theirs:
+            r.moments = [t for t in r.moments if t not in theirs]
+            r.hit((m.start(), max(t[1] for t in theirs)), "reinforcements", "the enemy's own reinforcements are not "
+                                                                            "built: only the player's arrive")
+
+
 def _times(r: Reading) -> None:
     """Times: wave times, intervals, game length."""
     text, c = r.text, r.concepts
@@ -1886,6 +1935,7 @@ def _times(r: Reading) -> None:
         # "... has to be breathing at 5:00": what must still stand is kept, to the end of the game
         said = _STILL_STANDING.search(before[t])
         r.hit((t[0] - len(before[t]) + said.start(), t[0] - len(before[t]) + said.end()), "keep_count")
+    _reinforcements(r)
     # "each one a minute after the last", "ninety seconds apart": the interval between attacks
     if (m := re.search(r"\b(?:each|every)(?:\s+(?:one|wave|attack|assault|raid|of\s+them|later\s+one|next\s+one))?\s+"
                        r"(?:(?:coming|arriving|landing|hitting|following)\s+)?(?:an?\s+|" + _NUM + r"\s*)?" + _UNIT
@@ -1968,7 +2018,8 @@ def _times(r: Reading) -> None:
             if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
                                  "the", "around", "about", "have", "hold", "it", "for") \
                     and _seconds(m.group(1), m.group(2)) >= 30 \
-                    and not re.match(r"\s+(?:later|after|afterwards|earlier|apart|behind|before|on)\b", text[m.end():]):
+                    and not re.match(r"\s+(?:later|after|afterwards|earlier|apart|behind|before|on)\b|[\s-]*(?:window|gap|"
+                                     r"head[\s-]+start|lead|lull|breather|breathing\s+space)\b", text[m.end():]):
                 # "a second, bigger one follows": an ordinal; "a minute later": a time between two events
                 lm, limit = m, _seconds(m.group(1), m.group(2))
                 break
@@ -2733,7 +2784,8 @@ def _capture_contenders(r: Reading) -> None:
                          r"(?:armies|teams|factions|rivals|opponents)\b", r.text):
         r.hit(m, "teams", "a capture is played by the player against the zone's garrison: other contending teams are "
                           "not built")
-    for m in re.finditer(r"\b(?:first|whoever|whichever\s+(?:side|team|army))\s+(?:to\s+)?(?:holds?|keeps?|controls?)\b", r.text):
+    for m in re.finditer(r"\b(?:first|whoever|whichever)\s+(?:(?:side|team|army|player|one)\s+)?(?:to\s+)?"
+                         r"(?:holds?|keeps?|controls?|owns?)\b", r.text):
         r.hit(m, "hold_time", "only the player can win by holding the zone; no other side races for it")
 
 
@@ -2815,6 +2867,14 @@ def _deadline_and_hold(r: Reading) -> None:
         c.hold_time = (int(hold.group(1)) * 60 + int(hold.group(2)) if hold.group(1)
                        else _seconds(hold.group(3), hold.group(4)))
         r.hit(hold, "hold_time")
+        # "hold any three of them for 60 s": several zones held at once; one zone is played
+        counted = re.search(r"\b(?:(?:any|all|each|every|both)\s+(?:of\s+)?)?" + _NUM + r"\s+(?:of\s+(?:them|those|these|"
+                            r"the\s+\w+)|zones|points|control\s+points|sites|hills|objectives|flags|outposts|towers)\b",
+                            text[hold.start():hold.start(hold.lastindex or 0) if hold.lastindex else hold.end()])
+        if counted and number(counted.group(1)) > 1:
+            at = hold.start() + counted.start()
+            r.hit((at, hold.start() + counted.end()), "zones", f"holding {counted.group(1)} zones at once is not "
+                                                               "built: one zone is played")
         # the hold is uncontested: "with none of theirs on it", "while no enemy is inside"
         for m in re.finditer(r"\bwith\s+(?:nobody|no\s+one|no-one|no\s+enemy|no\s+enemies|none\s+of\s+them)\s+(?:contesting|"
                              r"challenging|disputing)(?:\s+(?:it|them|you))?\b|\b(?:uncontested|unchallenged|undisputed)\b", text):

@@ -96,9 +96,19 @@ def _usual_wave_units(c: Concepts, strength: float = 1.0) -> dict[str, int]:
 def wave_types(c: Concepts) -> set[str]:
     """The unit types the attacks of a defence or raid design are made of (ground waves, raiders, an air
     attack's bombers, a raid the enemy commander leads)."""
+    if air_only_raids(c) and c.archetype in ("defense", "raids"):
+        return {"bomber"}
     return ({_raider(c)} if c.archetype == "production" else {_relief_type(c)} if c.archetype == "capture" else
             {_main_type(c)} if _one_type_waves(c) else set(_wave_units(c))) \
         | ({"bomber"} if c.air else set()) | ({"commander"} if "commander" in c.unit_kinds else set())
+
+
+def air_only_raids(c: Concepts) -> bool:
+    """"Bombers ..., a new group every 2:30": the raids at the request's interval (or from a random side) are
+    themselves the air assault, when the request names no ground attacker."""
+    growing = bool(c.escalating or c.growth_factor or c.wave_sizes)
+    return (c.air and not c.ground and not c.wave_units and not growing and not c.probe_then_main and not c.scouting
+            and bool(c.random_side or c.wave_interval))
 
 
 def _one_type_waves(c: Concepts) -> bool:
@@ -780,6 +790,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         x, y = G.passable_near(m, base[0], base[1] - 3, taken, 3.0, safe)
         army.append(UnitPlacement(type="radar_tower", x=round(x, 1), y=round(y, 1)))
     air_at = times[-1] if len(times) > 1 else 120      # an air assault comes last
+    air_only = air_only_raids(c)
     attack_times = times    # when each wave of the ground attack comes, for the named sides' evidence
     comps: list[RuleComponent] = []
     expects: Expects = {}
@@ -892,7 +903,8 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             library_rule="periodic_raids", requirement_ids=["interval", "fronts", "raid_target", "attack_window",
                                                             "raid_size"],
             params={"team": ENEMY, "interval": interval, "first_at": first_at, "sides": fronts,
-                    "size": c.raid_size or _raid_size(c, strength), "unit_type": _main_type(c),
+                    "size": c.raid_size or (_scaled(3, strength, 1) if air_only else _raid_size(c, strength)),
+                    "unit_type": "bomber" if air_only else _main_type(c),
                     # a random side that never repeats, so the side really changes within one game
                     "avoid_repeat": c.random_side, "jitter": raid_late,
                     "target_type": raid_target, "target_team": PLAYER,
@@ -961,7 +973,10 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                               "type": sorted(_wave_units(c, 0.8 * strength))})
         attack_times = [times[0] if times else 60.0] * len(distinct)
         sides = [sides[i] for i in distinct] if sides else sides
-    if c.air:
+    if c.air and air_only:
+        expects["air"] = [{"event": "spawn", "where": {"source": "rule", "team": ENEMY, "type": "bomber"}, "min": 2}]
+        expects["raid_domain"] = expects["air"]
+    elif c.air:
         # the bombers come from a drawn far front unless the request names the sides, a little late
         air_from = fronts[-1] if sides or len(distinct) < 2 else [fronts[i] for i in distinct]
         if isinstance(air_from, list) and len(ground_fronts) == 1:
@@ -993,6 +1008,15 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         id="survive_timer_win", purpose="surviving until the time limit wins", kind="termination",
         library_rule="survive_timer_win", requirement_ids=["survive_win"],
         params={"team": PLAYER, "time": c.time_limit}))
+    if c.reinforcements:
+        relief = {_relief_type(c): _relief_size(c, 1.0)}
+        comps.append(RuleComponent(
+            id="player_reinforcements", purpose="the player's reinforcements arrive at the times asked", kind="spawn",
+            library_rule="reinforcements", requirement_ids=["reinforcements"],
+            params={"team": PLAYER, "times": list(c.reinforcements), "points": [[round(base[0], 1), round(base[1], 1)]],
+                    "units": relief, "tag": "reinforcements"}))
+        expects["reinforcements"] = [{"event": "spawn", "where": {"source": "rule", "team": PLAYER},
+                                      "cluster_times": {"gap": 20, "times": list(c.reinforcements), "tolerance": 5}}]
     # the scouting rule draws among unscouted sides, so one side may serve every attack
     if c.scouting:
         n_dirs = 1
