@@ -200,6 +200,8 @@ class Conditions:
                 out[t] = float(s["units_killed"])
             elif metric == "damage_dealt":
                 out[t] = s["damage_dealt"]
+            elif metric == "units_alive":
+                out[t] = float(ids.size)
             else:  # hp_remaining
                 out[t] = hp
         return out

@@ -295,16 +295,14 @@ def derive_events(replay: Replay, trace: list[dict], contacts: list[tuple[float,
         elif kind == "end":
             events.append(ReplayEvent(t=ev["t"], kind="end", label=f"end: {ev.get('reason') or ev.get('ended_by')}"))
     for team, groups in waves.items():
-        # the player's rule spawns are reinforcements and the environment's are hazards or creatures: only
-        # the other sides' come as attack waves
-        name = {0: "reinforcements", ENVIRONMENT: "environment spawn"}.get(team, "wave")
+        # what a rule's spawns are for (an attack, reinforcements, a reward, creatures) only the rule knows: the
+        # caption says who arrives where
         side = "environment" if team == ENVIRONMENT else f"T{team}"
         for n, group in enumerate(groups, 1):
             x = sum(e["x"] for e in group) / len(group)
             y = sum(e["y"] for e in group) / len(group)
-            where = f"from the {_compass(x, y, w, h)}" if name == "wave" else f"in the {_compass(x, y, w, h)}"
             events.append(ReplayEvent(t=group[0]["t"], kind="wave", team=team, x=round(x, 2), y=round(y, 2),
-                                      label=f"{name} {n}: {len(group)} {side} units {where}"))
+                                      label=f"{side} arrival {n}: {len(group)} units in the {_compass(x, y, w, h)}"))
     for k, (t, x, y) in enumerate(contacts):
         events.append(ReplayEvent(t=t, kind="contact", x=round(x, 2), y=round(y, 2),
                                   label="first contact" if k == 0 else "contact: fighting resumes"))

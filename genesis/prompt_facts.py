@@ -34,6 +34,7 @@ from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, E
     ResultSpec, SectorSpec, StateSpec
 from engine.schema.level import Condition, Controller, MapRef, StartUnit, Switches, TargetSelector
 from engine.schema.roles import RoleSpec
+from engine.snapshot import ENVIRONMENT
 
 
 # --- models as text ------------------------------------------------------------------------------
@@ -555,16 +556,18 @@ RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
      "left is out the same way, unless something may bring it back (a rule spawned units for it, or it is an AI "
      "side and the level has rules: call lose() when such a side is beaten) or the level ranks sides by score; "
      "nothing happens after the game has ended", None),
-    ("the ENVIRONMENT side (hazards spawned with spawn(ENVIRONMENT, ...)) never wins, loses or keeps a game going; "
-     "it has no resources and no controller", None),
+    (f"the ENVIRONMENT side (id {ENVIRONMENT} in trace events and expectations; hazards spawned with "
+     "spawn(ENVIRONMENT, ...)) is hostile to every team and never wins, loses or keeps a game going; it has no "
+     "resources and no controller", None),
     ("on_unit_destroyed(u) gets only the dead unit (no killer; the trace's death event has killer_team, nil for "
      "rule damage)", None),
     ("units are created only by spawn() (or the level / production); a rule cannot change a unit's type, "
      "speed, weapon or max hp (damage/heal change hp, set_sight its sight, set_fire whether it may fire, set_team "
      "its side, set_cloak whether others see it), nor remove a unit other than by killing it with damage(), nor "
      "change the terrain",
-     r"\b(transform|transforms|morph|morphs|mutate|mutates|turn|turns|upgrade|upgrades|evolve|evolves)\b[^.;]{0,30}"
-     r"\binto\b|\b(change|changes|switch|switches)\b[^.;]{0,20}\b(unit type|its type|their type)\b"),
+     r"\b(?:transform|transforms|morph|morphs|mutate|mutates|evolve|evolves)\b[^.;]{0,30}\binto\b|"
+     r"\b(?:turn|turns)\s+into\b|\b(?:upgrade|upgrades)\b[^.;]{0,30}\binto\b|\b(?:change|changes|switch|switches)\b[^.;]{0,20}"
+     r"\b(?:unit type|its type|their type)\b"),
     ("a game ended by a rule has ended_by 'rule'; by a declarative condition or a side left alone 'condition'; by "
      "the time limit 'time_limit'; by a runtime error 'error'", None),
 )
@@ -594,7 +597,8 @@ def rule_api_menu() -> str:
 
 # the functions whose meaning a design is balanced on, said to the designer as the developer is told them
 DESIGN_SEMANTICS = ("at", "every", "units", "damage", "damage_area", "heal", "heal_area", "spawn", "set_fire",
-                    "set_sight", "set_cloak", "set_detector", "set_team", "transfer_resources")
+                    "set_sight", "set_cloak", "set_detector", "set_team", "transfer_resources", "set_controller",
+                    "passable")
 
 
 def _design_semantics() -> str:
@@ -681,7 +685,8 @@ def validity_certificate() -> str:
         "replay of the reference's seed-0 orders by game time. It requires: (1) the seed changes the game: the "
         "reference plays a different game on at least 2 of the later seeds, unless `variation.fixed_by` quotes the "
         "clause of the request that fixes every event (a fixed drill); (2) no cheap policy (random, rush, turtle, a "
-        "probe) wins every seed; (3) the blind replay wins at most half the seeds. " + _one_draw_odds(n) + "\n"
+        "probe) wins every seed; (3) the blind replay wins at most half the seeds, unless `variation.fixed_by` is set "
+        "(a fixed drill passes (1) and (3) as 'fixed drill: <clause>'; (2) still holds). " + _one_draw_odds(n) + "\n"
         "Tools that make a seed matter: `random()` / `random_int(a, b)` in a rule (seeded: the same seed gives the "
         "same draws) to pick which front or side an attack hits and in what order, wave times within a window, "
         "spawn or objective positions among candidates, the composition; `switches.spawn_jitter` (tiles: mobile "

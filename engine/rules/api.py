@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 RULE_LIB = (Path(__file__).parent / "rule_lib.lua").read_text(encoding="utf-8")
 PRELUDE = f"ENVIRONMENT = {ENVIRONMENT}; " + RULE_LIB     # on the library's first line: its line numbers stay
 MIN_PERIOD = 1.0 / 30
+NEAR_UNITS = 24                 # units already at a spawn point that a spawn() call keeps clear of
 MAX_TEXT = 500                  # characters of a reason, label, tag or message
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _MAX_ID = 2**31
@@ -141,6 +142,8 @@ API_DOC: dict[str, str] = {
                "without fog of war; false for a dead unit): what a team has found",
     "param": "param(name [, default]) -> the level's param value for this rule, else default",
     "map_size": "map_size() -> width, height in tiles",
+    "passable": "passable(x, y) -> true when a ground unit can stand on the tile at (x, y) now: on the map, not water "
+                "or cliff, no building on it (aircraft fly anywhere on the map)",
     "spawn_point": "spawn_point(name) -> x, y of a named map spawn; an unknown name is an error",
     "teams": f"teams() -> sorted list of the level's team ids (never ENVIRONMENT, the neutral team: id {ENVIRONMENT} "
              "in trace events and expectations)",
@@ -149,9 +152,8 @@ API_DOC: dict[str, str] = {
     "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; team may be ENVIRONMENT (hazards: "
              "hostile to every team, see the whole map, never win, lose or keep a game going); count 1..200; (x, y) "
              "must be on the map; the first unit at (x, y), the rest on rings of radius 1.5 tiles (12 a ring, each "
-             "further ring wider), one on blocked ground moved to the nearest tile it can stand on clear of the "
-             "call's other units (other calls' units are not avoided: two calls at one point stack their first units there, which the level's start-placement check rejects at t=0 - spawn a "
-             "group in one call or give each call its own point); traced as spawn events with source 'rule'",
+             "further ring wider), one on blocked ground or on a unit already there (this call's or another's) moved "
+             "to the nearest tile it can stand on clear of them; traced as spawn events with source 'rule'",
     "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move); "
              f"costs {ORDER_UNIT_COST} instructions per unit named, plus {PATH_CELL_COST} per map tile when no unit "
              "heads for that tile yet (a new path: order groups to a few points, not each unit to its own)",
@@ -168,11 +170,13 @@ API_DOC: dict[str, str] = {
               f"armour ignored) from each living unit of ids (an id or a list of up to {MAX_IDS}; dead ids are "
               "skipped); a unit at 0 hp dies like one killed in combat (death event with killer_team nil, "
               "on_unit_destroyed after the calling callback returns, counts for elimination); not counted in the teams' "
-              "damage statistics (rankings by damage efficiency see only fights); traced as rule_damage",
+              "damage statistics (rankings by damage efficiency see only fights); traced as rule_damage (one event a call "
+              "that names a living unit, dealt=0 included)",
     "damage_area": "damage_area(x, y, radius, amount [, team]) -> {units=, dealt=, killed=}: damage() on every "
                    "living unit inside the circle (only `team`'s when given; ENVIRONMENT is a team here)",
     "heal": f"heal(ids, amount) -> {{units=, healed=}}: gives `amount` hp (0..{MAX_HP_CHANGE:,.0f}) to each living unit "
-            "of ids, never above its max hp; traced as rule_heal",
+            "of ids, never above its max hp; traced as rule_heal (one event a call that names a living unit, healed=0 "
+            "included)",
     "heal_area": "heal_area(x, y, radius, amount [, team]) -> {units=, healed=}: heal() on every living unit inside "
                  "the circle (only `team`'s when given)",
     "set_sight": f"set_sight(ids, radius) -> count: the sight radius (0..{MAX_SIGHT:g} tiles) of these living units, "
@@ -219,7 +223,8 @@ API_DOC: dict[str, str] = {
 CALLBACK_DOC = ("on_start(): once at t=0, after the level's start units exist; every callback runs rule by rule in "
                 "the order of the level's rules (a unit one rule spawns in its on_start is seen by the on_start of "
                 "the rules after it, not before)",
-                f"on_unit_created(u): every unit created after the start (rule spawns, production); {UNIT_TABLE}",
+                f"on_unit_created(u): every unit created after the start (rule spawns, production; a unit or building "
+                f"under construction when its construction starts, not when it is finished); {UNIT_TABLE}",
                 "on_unit_destroyed(u): every unit that dies; u is its table at death (x, y where it died); the unit "
                 "is already gone from units() and unit(id); no killer is passed; it runs in the tick of the death, "
                 "before the declarative conditions are checked (so also for a death that ends the game by one), "
@@ -534,6 +539,10 @@ class RuleRuntime:
         def param(name, default=None):
             return rule.params.get(_text(name, "param name", numbers=False), default)
 
+        def passable(x, y):
+            x, y = _num(x, "x"), _num(y, "y")
+            return bool(w.terrain.on_map(x, y) and w.terrain.passable[int(y), int(x)])
+
         def map_size():
             return w.terrain.width, w.terrain.height
 
@@ -572,7 +581,14 @@ class RuleRuntime:
             self.spawned += n
             air = bool(types.is_air[types.index[type_name]])
             size = float(types.size[types.index[type_name]])
-            ids, placed = [], []
+            # units already standing round the point (another call's group) are avoided like this call's own: the
+            # NEAR_UNITS nearest, so a crowd at the point costs no more than a call's own ring
+            reach = 1.5 * (1 + (n - 1) // 12 * 0.6) + 3.0
+            alive = w.alive_idx
+            d2 = (w.x[alive] - x) ** 2 + (w.y[alive] - y) ** 2
+            near = alive[(w.is_air[alive] == air) & (d2 <= reach * reach)]
+            near = near[np.argsort((w.x[near] - x) ** 2 + (w.y[near] - y) ** 2, kind="stable")[:NEAR_UNITS]]
+            ids, placed = [], [(float(px), float(py)) for px, py in zip(w.x[near], w.y[near])]
             for j in range(n):
                 if j == 0:
                     px, py = x, y
@@ -658,7 +674,7 @@ class RuleRuntime:
             "every": every, "at": at, "on_area_entered": on_area_entered,
             "time": lambda: sim.time, "units": units, "unit": unit, "visible": visible, "resources": resources,
             "income": income, "param": param,
-            "map_size": map_size, "spawn_point": spawn_point, "teams": teams, "random": random,
+            "map_size": map_size, "passable": passable, "spawn_point": spawn_point, "teams": teams, "random": random,
             "random_int": random_int, "spawn": spawn, "order": order, "give_resources": give_resources,
             "set_controller": set_controller, "win": win, "lose": lose, "message": message, "mark": mark,
             "log": log, "damage": damage, "damage_area": damage_area, "heal": heal, "heal_area": heal_area,

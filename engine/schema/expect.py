@@ -18,7 +18,8 @@ from pydantic import Discriminator, Field, Tag, model_validator
 from engine.schema.base import Strict
 
 EVENT_KINDS = ("spawn", "death", "rule_log", "message", "win", "lose", "order", "end", "rule_damage", "rule_heal",
-               "resources_taken", "resources_transferred", "rule_sight", "rule_fire")
+               "resources_taken", "resources_transferred", "rule_sight", "rule_fire", "rule_cloak", "rule_detector",
+               "rule_team")
 # The fields each trace event kind carries (besides t and event), as written by engine.sim and the rule API.
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "spawn": ("id", "type", "team", "x", "y", "source"),
@@ -35,6 +36,9 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "resources_transferred": ("rule", "from", "to", "metal", "energy"),
     "rule_sight": ("rule", "ids", "radius"),
     "rule_fire": ("rule", "ids", "allowed"),
+    "rule_cloak": ("rule", "ids", "cloaked"),
+    "rule_detector": ("rule", "ids", "radius"),
+    "rule_team": ("rule", "ids", "team", "from"),
 }
 EVENT_FIELD_NOTES = {
     "spawn": "source is 'start' (placed by the level), 'rule' (spawn() in a rule script), 'production' or 'build'",

@@ -239,7 +239,11 @@ class RankByScore(Strict):
     """At `time` (default: the time limit) teams are ranked by `metric`; rank 1 wins."""
 
     kind: Literal["rank_by_score"] = Field("rank_by_score", description="condition kind")
-    metric: Literal["damage_efficiency", "survival", "kills", "damage_dealt", "hp_remaining"] = Field("damage_efficiency", description="what teams are ranked by")
+    metric: Literal["damage_efficiency", "survival", "kills", "damage_dealt", "hp_remaining", "units_alive"] = Field(
+        "damage_efficiency", description="what teams are ranked by: damage_efficiency (damage dealt / damage received), "
+        "survival (teams with units left first, ranked among themselves by the hp they keep; then the eliminated, the "
+        "later out first), kills (enemy units killed), damage_dealt, hp_remaining (summed hp of the living units), "
+        "units_alive (living units)")
     time: float | None = Field(None, gt=0, description="game second of the ranking (default: the time limit)")
 
 

@@ -26,9 +26,9 @@ def _clause_before(text: str, at: int) -> str:
     return text[starts[-1] if starts else 0:at]
 
 
-def claims(pattern: str, text: str) -> bool:
-    """True when `text` affirms what `pattern` (a verb ... object wording) describes at least once; every
-    place the wording starts is judged on its own, so a denial does not hide a claim next to it."""
+def claim(pattern: str, text: str) -> str:
+    """The words of `text` that affirm what `pattern` (a verb ... object wording) describes ("" when none);
+    every place the wording starts is judged on its own, so a denial does not hide a claim next to it."""
     wording = re.compile(pattern, re.I)
     for w in _WORD.finditer(text):
         m = wording.match(text, w.start())
@@ -36,10 +36,15 @@ def claims(pattern: str, text: str) -> bool:
             continue
         if _DENIED_BEFORE.search(_clause_before(text, m.start())) or _DENIED_AFTER.search(text[m.end():]):
             continue
-        return True
-    return False
+        return m.group(0)
+    return ""
 
 
 def impossible_demands(purpose: str) -> list[str]:
-    """The rule API limits a component purpose claims to need."""
-    return [limit.split(":")[0] for limit, pattern in RULE_API_LIMITS if pattern and claims(pattern, purpose)]
+    """The rule API limits a component purpose claims to need, each with the words that claim it."""
+    out = []
+    for limit, pattern in RULE_API_LIMITS:
+        said = claim(pattern, purpose) if pattern else ""
+        if said:
+            out.append(f"\"{said}\" asks what rules cannot do: {limit.split(':')[0]}")
+    return out

@@ -166,7 +166,9 @@ def named_event_count(text: str) -> int | None:
     # "6 assault bots" are units, not six assaults
     # ("squads of 4 to 6 infantry attack": units that attack, counted as a range of sizes)
     m = re.search(rf"(?<![\w:.-])(\d+|{_COUNT_WORDS}|{_ONLY_ONE})\s+(?:(?!{_UNIT_NOUNS})[a-z-]+\s+)?{_EVENTS}\b"
-                  r"(?![\s-]+(?:bots?|tanks?|units?|troops?|squads?|forces?|teams?|vehicles?|groups?|craft|rifles?))", low)
+                  r"(?![\s-]+(?:bots?|tanks?|units?|troops?|squads?|forces?|teams?|vehicles?|groups?|craft|rifles?))"
+                  # "one wave every 40 seconds": a rate, not a count of attacks
+                  r"(?!\s+(?:(?:comes?|arrives?|hits?|lands?)\s+)?(?:every|each|per)\b)", low)
     if not m or _BOUND.search(low[:m.start()]) or re.search(r"\b(?:per|each|every|a)\s+$|\d\s*(?:to|-|or)\s*$",
                                                              low[:m.start()]):
         return None

@@ -114,5 +114,7 @@ def worked_example(kb) -> dict[str, Any] | None:
         return None
     lib = library_rule(entry)
     meta = {k: lib.meta.get(k) for k in ("title", "description", "params", "concepts")}
-    return {"id": lib.id, "source": lib.source, "meta": meta,
-            "test": lib.tests[0].model_dump(mode="json", exclude_none=True)}
+    test = lib.tests[0].model_dump(mode="json", exclude_none=True)
+    if isinstance(test.get("level"), dict) and not test["level"].get("rules"):
+        test["level"].pop("rules", None)      # a test level has no rules: the harness adds the one under test
+    return {"id": lib.id, "source": lib.source, "meta": meta, "test": test}

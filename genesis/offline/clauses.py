@@ -233,17 +233,17 @@ def _thin(text: str, a: int, b: int, hits: list[Hit], archetype: str) -> str:
     # a clause read only for its time ("reduce it to rubble before 8:30") says more than how long the game is
     if unread and {h.key for h in hits if h.key not in _WEAK} <= _TIMING:
         return " ".join(unread)
-    # a clause read only for its family's word ("so I have a one minute window to push their base": "push") asks
-    # what the words around it say
-    if len(unread) >= 2 and {h.key for h in hits if h.key not in _WEAK} == {"archetype"} \
-            and all(" " not in text[h.start:h.end].strip() for h in hits if h.key == "archetype"):
-        return " ".join(unread)
     # a comparison no reading took in ("every push is meaner than the last", "the second wave is tougher") says
     # how the attacks differ: without it the clause is not built as asked
     compared = [m for m in _COMPARED.finditer(text[a:b])
                 if not any(h.start < a + m.end() and a + m.start() < h.end for h in hits)]
     if compared:
         return " ".join(m.group(0) for m in compared)
+    # a clause read only for its family's word ("so I have a one minute window to push their base": "push") asks
+    # what the words around it say
+    if len(unread) >= 2 and {h.key for h in hits if h.key not in _WEAK} == {"archetype"} \
+            and all(" " not in text[h.start:h.end].strip() for h in hits if h.key == "archetype"):
+        return " ".join(unread)
     return ""
 
 

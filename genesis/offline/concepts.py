@@ -17,6 +17,7 @@ from genesis import quantities
 from genesis.checks import clause_audit
 from genesis.offline import side_armies, spelling
 from genesis.offline.wave_growth import base_and_growth
+from engine.engagement import worth
 from genesis.offline import vocabulary as V
 
 # "two versus two" reads as "2v2"
@@ -893,6 +894,8 @@ _START_FORCES = re.compile(r"\b(?:" + _PLAYER + r"\s+(?:starts?|begins?)\s+(?:(?
                            r"(?:with|using)\s+(?:just|only|merely|nothing\s+but|no\s+more\s+than)|"
                            r"(?:you(?:'re|\s+are)|i(?:'m|\s+am)|we(?:'re|\s+are)|the\s+player\s+is)\s+"
                            r"(?:given|handed|issued|allotted|dealt)|"
+                           # "give me four light tanks and a pair of anti-air units to guard it"
+                           r"(?:give|hand|grant|lend)\s+(?:me|us|the\s+player)|"
                            + _PLAYER + r"\s+(?:receives?|command|commands|control|controls))\s+"
                            r"(?:(?:just|only|merely)\s+)?((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+|\s*(?=[;.:]|-\s|$|" + _GOES_ON + r")))+)")
 
@@ -937,13 +940,27 @@ def _enemy_acts(text: str, at: int) -> bool:
     return bool(_ENEMY_SUBJECT.search(said))
 
 
+_PROGRESSION = re.compile(r"\bstart(?:ing|s)?\s+(?:off\s+|out\s+)?with\s+([^;,.]{3,60}?)\s*,?\s+(?:and\s+)?(?:then\s+)?"
+                          r"(?:finish|end|build|ramp|work)(?:ing|s)?\s+(?:up\s+)?(?:with|to)\s+([^;,.]{3,60}?)(?=\s*[;,.]|$)")
+_ATTACK_BEFORE = re.compile(r"\b(?:hit|hits|attack\w*|wave\w*|raid\w*|assault\w*|push\w*|come|comes|send|sends|"
+                            r"pour\w*|rush\w*|strike\w*)\b")
+
+
 def _start_forces(r: Reading) -> None:
     """What the player starts with: "you start with 6 turrets and 2 anti-air towers", "starting with 1
     constructor and 300 metal". Each item that names a roster unit (or metal) is a start force; the rest
     of the list is left to the clause accounting (not understood)."""
     c = r.concepts
+    # "bots hit my base, starting with a pair of scouts and finishing with a dozen heavy tanks": what the attacks
+    # bring, first to last, not what the player starts with
+    progressions = [m for m in _PROGRESSION.finditer(r.text) if _ATTACK_BEFORE.search(r.text[:m.start()].split(".")[-1])]
+    for m in progressions:
+        r.hit(m, "wave_units", f"attacks that change from \"{m.group(1)}\" to \"{m.group(2)}\" are not built: every "
+                               "wave is one mix")
     for m in [*_START_FORCES.finditer(r.text), *_PREBUILT.finditer(r.text), *_FORCES_THEN_START.finditer(r.text),
               *_FORCES_ACT.finditer(r.text), *_FORCES_WITH.finditer(r.text), *_FORCES_SENT.finditer(r.text)]:
+        if any(p.start() <= m.start(1) < p.end() for p in progressions):
+            continue
         if any(h.key == "armies" and h.start <= m.start(1) < h.end for h in r.hits):
             continue    # a skirmish's squad ("seven rocket bots must kill ...") is the micro reader's
         if m.re is _FORCES_WITH and _enemy_acts(r.text, m.start(1)):
@@ -1545,10 +1562,13 @@ def _growing_from(r: Reading) -> bool:
     and each wave two bigger than the last" is 4, 6, 8, 10, 12."""
     text, c = r.text, r.concepts
     first, step = _START_SIZE.search(text), _STEP.search(text)
-    if not (step and c.waves and re.search(r"\b(?:wave|attack|one|group)s?\b", text[max(0, step.start() - 30):step.start()])):
+    if not (step and c.waves):
         return False
     if first is not None and not first.start() < step.start() < first.end() + 80:
         first = None
+    # without a first size the step must be said of the waves: "each wave two units bigger than the one before"
+    if first is None and not re.search(r"\b(?:wave|attack|one|group)s?\b", text[max(0, step.start() - 30):step.end() + 15]):
+        return False
     k = number(step.group(1) or step.group(2))
     a = number(first.group(1)) if first else float(base_and_growth(1.0)[0])
     if a < 1 or k < 1 or a != int(a) or k != int(k):
@@ -2102,6 +2122,13 @@ def _directions(r: Reading) -> None:
             named += [(m.start(), m.end(), n) for n in both]
             continue
         named.append((m.start(), m.end(), name))
+    # "alternating left then right", "switching between left and right": the flanks, said bare
+    for m in re.finditer(r"\b(?:alternat\w*|between|switch\w*|swapp?\w*|flipping)\s+(?:the\s+)?(left|right)(?:\s+(?:flank|side))?"
+                         r"\s*,?\s*(?:and|then|or|to)\s+(?:then\s+)?(?:the\s+)?(left|right)\b", text):
+        for g in (1, 2):
+            if not any(a <= m.start(g) < b for a, b, _ in named):
+                named.append((m.start(g), m.end(g), m.group(g)))
+    named.sort()
     if any(n in ("left", "right") for *_, n in named):
         # once a flank is named, "the right" / "your left" alone is the other flank ("... your left flank at
         # 1:00 and the right at 3:00")
@@ -3393,6 +3420,28 @@ def _group_count(word: str) -> int:
     return _GROUP_WORDS.get(word) or int(number(word))
 
 
+BARE_SQUAD, BARE_ODDS = 6, 0.6   # a fight named without counts: the squad's size, the enemy's worth over it
+_KIND = r"(?:(?:light|heavy|fast|slow|assault|rocket|artillery)\s+)?(?:tanks?|bots?|robots?|vehicles?)"
+# "my tanks vs their bots", "tanks fight some bots": two ground armies named without counts
+_BARE_ARMIES = re.compile(r"\b(?:(?:my|your|our|some|a\s+few|a\s+bunch\s+of)\s+)?(" + _KIND + r")\s+(?:vs\.?|versus|against|"
+                          r"fight|fights|fighting|take\s+on|takes\s+on|face|faces)\s+(?:(?:some|their|the|enemy|the\s+enemy'?s?|"
+                          r"a\s+few|a\s+bunch\s+of|a\s+swarm\s+of|a\s+horde\s+of)\s+)*(" + _KIND
+                          + r"|planes?|aircraft|airplanes?|jets?|bombers?|gunships?|fighters?|choppers?|helicopters?)\b")
+_AIR_FOE = re.compile(r"planes?|aircraft|airplanes?|jets?|bombers?|gunships?|fighters?|choppers?|helicopters?")
+
+
+def _bare_armies(text: str) -> tuple[re.Match, str, str] | None:
+    m = _BARE_ARMIES.search(text)
+    if not m:
+        return None
+    if _AIR_FOE.fullmatch(m.group(2)):
+        return (m, "", "air")
+    mine, theirs = _force_type(m.group(1)) or _force_type(m.group(1) + " light"), _force_type(m.group(2))
+    mine = mine or {"tank": "light_tank", "bot": "light_bot"}.get(m.group(1).rstrip("s").split()[-1])
+    theirs = theirs or {"tank": "light_tank", "bot": "light_bot"}.get(m.group(2).rstrip("s").split()[-1])
+    return (m, mine, theirs) if mine and theirs else None
+
+
 def _micro(r: Reading) -> None:
     """A micro skirmish: the two armies ("5 ranged units versus 8 light bots"), won by destroying every enemy
     unit ("kill all enemies", "every bot is scrap"), with a cap on the squad's losses ("losing no more than 2
@@ -3405,7 +3454,12 @@ def _micro(r: Reading) -> None:
         return
     armies = _ARMIES.search(text) or _ARMIES_COMPARED.search(text) or _ARMIES_ATTACKED.search(text)
     goal = _ELIMINATE.search(text)
-    if not armies and not (goal and re.search(r"\b(?:skirmish|micro|kiting|focus[\s-]fire)\b", text)):
+    bare = None if armies else _bare_armies(text)
+    if bare and bare[2] == "air":
+        r.hit(bare[0], "armies", f"a fight of {bare[0].group(1)} against aircraft is not built (the offline "
+                                 "skirmishes are ground fights): what was built is listed below")
+        return
+    if not armies and not bare and not (goal and re.search(r"\b(?:skirmish|micro|kiting|focus[\s-]fire)\b", text)):
         return
     c.archetype = "micro"  # type: ignore[assignment]
     r.matched.append("archetype micro")
@@ -3448,6 +3502,12 @@ def _micro(r: Reading) -> None:
                 scale = MICRO_MAX_SIDE / sum(side.values())
                 for kind in side:
                     side[kind] = max(1, int(side[kind] * scale))
+    if bare:
+        (m, mine, theirs) = bare
+        c.squad = {mine: BARE_SQUAD}
+        c.enemy_force = {theirs: max(1, round(BARE_SQUAD * BARE_ODDS * worth(mine) / worth(theirs)))}
+        r.hit(m, "armies", note=f"no counts given: {BARE_SQUAD} {mine.replace('_', ' ')}s against "
+                                f"{c.enemy_force[theirs]} {theirs.replace('_', ' ')}s, about even in worth")
     for m in _ELIMINATE.finditer(text):
         r.hit(m, "micro")
     for m in re.finditer(r"\bnothing gets built\b|\bnothing is built\b|\bno base building\b", text):

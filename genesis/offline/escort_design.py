@@ -66,6 +66,18 @@ def ambush_units(vip: str, count: int, strength: float) -> dict[str, int]:
             for t, n in AMBUSH_UNIT.items()}
 
 
+def ambush_beaten_by(guards: dict[str, int], strength: float) -> dict[str, int]:
+    """The largest ambush (at least one of each ambusher) that `guards` outfight by GUARD_MARGIN, scaled by the
+    enemy strength the PM asked for."""
+    k = 1
+    while _power(_multiplied(AMBUSH_UNIT, k + 1)) * GUARD_MARGIN <= _power(guards):
+        k += 1
+    unit = {t: n * k for t, n in AMBUSH_UNIT.items()}
+    while _power(unit) * GUARD_MARGIN > _power(guards) and unit["light_bot"] > 1:
+        unit["light_bot"] -= 1
+    return {t: max(1, math.floor(n * strength + 1e-9) if strength < 1 else round(n * strength)) for t, n in unit.items()}
+
+
 def guard_units(ambush: dict[str, int], count: int = 1) -> dict[str, int]:
     """The guard army: grown until it outfights one ambush by GUARD_MARGIN (it meets them one by one),
     and a guard more for each further unit of a convoy (an ambush may go for any of them)."""
@@ -205,6 +217,10 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     sites = ambush_sites(m, path)
     active = min(active, max(1, len(sites) - 1))
     ambush = ambush_units(vip, count, strength)
+    named = {t: n for t, n in c.player_start.items() if t != vip and load_catalog().units[t].speed > 0}
+    if named:
+        # the request names the guards: each ambush is one they outfight by GUARD_MARGIN
+        ambush = ambush_beaten_by(named, strength)
     taken = [start]
     units = [UnitPlacement(type=vip, count=count, x=round(start[0], 1), y=round(start[1], 1), tag=VIP_TAG)]
     # the guards stand between the escorted unit and the road ahead

@@ -111,6 +111,7 @@ UNIT_SYNONYMS = {
     "gunship": "bomber", "infantry": "assault_bot", "bot": "light_bot", "bots": "light_bot",
     "anti-air turret": "aa_turret", "anti-air tower": "aa_turret", "anti-air emplacement": "aa_turret",
     "anti-air gun": "aa_turret", "lookout": "scout", "spotter": "scout", "anti-air vehicle": "aa_vehicle", "heavy gun": "heavy_turret",
+    "anti-air": "aa_vehicle", "anti-air unit": "aa_vehicle", "aa unit": "aa_vehicle", "flak": "aa_vehicle",
     "artillery battery": "long_range_cannon", "artillery batteries": "long_range_cannon", "hq": "commander",
     # units named by size or by what they carry, as people say them
     "small bot": "light_bot", "little bot": "light_bot", "small tank": "light_tank", "little tank": "light_tank",

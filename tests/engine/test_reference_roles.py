@@ -285,3 +285,23 @@ def test_hold_zone_follows_the_capture_zone_area_a_rule_moves(tmp_path, h):
     assert abs(mean_x() - 20) < 4          # at the first place the zone was drawn
     sim.run(until=100)
     assert abs(mean_x() - 44) < 4          # and after the rule moved it
+
+
+def test_hold_zone_goes_for_the_nearest_area_of_the_label_it_is_given(tmp_path, h):
+    (tmp_path / "crates.lua").write_text("""
+    function on_start()
+      area_circle(50, 50, 2, "supply crate")
+      area_circle(16, 12, 2, "supply crate")
+      area_circle(40, 40, 3, "capture zone")
+    end
+    """)
+    h.write_map(tmp_path, h.open_rows(SIZE, SIZE))
+    cfg = h.level_dict([h.team(0, [{"type": "light_tank", "x": 8.5, "y": 8.5, "count": 3, "spread": 2}]),
+                        h.team(1, [{"type": "metal_storage", "x": 60.5, "y": 60.5}], controller={"type": "none"})],
+                       rules=[{"id": "crates", "script": "crates.lua"}], switches={"fog_of_war": False, "time_limit": 60})
+    cfg["metadata"] = {"reference": {"strategy": "hold_zone", "label": "supply crate", "pick": "nearest"}}
+    sim = Simulation(load_level(cfg, base_dir=tmp_path), seed=0, policies={0: make_policy("reference", team=0)})
+    tanks = [i for i in range(sim.world.count) if sim.world.team[i] == 0]
+    sim.run(until=30)
+    at = (float(np.mean(sim.world.x[tanks])), float(np.mean(sim.world.y[tanks])))
+    assert math.dist(at, (16, 12)) < 4, at     # the nearer crate, not the newest area nor the capture zone

@@ -106,7 +106,7 @@ def test_gif_is_dense_around_events_small_and_captioned(defended, tmp_path):
     waves = [e for e in defended.events if e.kind == "wave"]
     later_contact = next(e for e in defended.events if e.kind == "contact" and e.t > waves[1].t)
     assert gif_caption(defended, later_contact.t + 1).startswith("contact")
-    assert gif_caption(defended, waves[0].t + 1).startswith("wave 1")
+    assert gif_caption(defended, waves[0].t + 1).startswith("T1 arrival 1")
     path = write_gif(defended, tmp_path / "replay.gif")
     assert path.stat().st_size <= GIF_MAX_BYTES
     with Image.open(path) as gif:

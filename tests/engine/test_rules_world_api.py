@@ -324,7 +324,7 @@ def test_set_team_moves_units_to_another_side_with_their_hp_and_they_fight_for_i
     assert res.winners == [0]                                      # the defector helped kill its old side
 
 
-def test_rule_spawns_are_captioned_by_who_receives_them(arena, h):
+def test_rule_spawns_are_captioned_by_who_arrives_where_never_as_an_attack(arena, h):
     src = """
     function on_start()
       at(5, function()
@@ -340,5 +340,43 @@ def test_rule_spawns_are_captioned_by_who_receives_them(arena, h):
         rec.observe(sim)
         sim.step()
     labels = [e.label for e in rec.finish(sim).key_events() if e.kind == "wave"]
-    assert sorted(labels) == ["environment spawn 1: 1 environment units in the centre",
-                              "reinforcements 1: 2 T0 units in the south-west", "wave 1: 2 T1 units from the north-east"]
+    assert sorted(labels) == ["T0 arrival 1: 2 units in the south-west", "T1 arrival 1: 2 units in the north-east",
+                              "environment arrival 1: 1 units in the centre"]
+
+
+def test_spawn_calls_keep_clear_of_units_another_call_left_at_the_point(arena, h):
+    # a group of 4 and one of 3, three tiles apart: their rings met on one spot
+    src = """
+    function on_start()
+      spawn(1, 'light_bot', 12.5, 20.5, 4)
+      spawn(1, 'light_bot', 15.5, 20.5, 3)
+      spawn(1, 'light_bot', 15.5, 20.5, 2)
+    end
+    """
+    sim = make_sim(arena, h, src)
+    w = sim.world
+    ids = w.select(team=1)
+    xy = np.stack([w.x[ids], w.y[ids]], axis=1)
+    gaps = [np.hypot(*(xy[i] - xy[j])) for i in range(len(ids)) for j in range(i + 1, len(ids))]
+    assert len(ids) == 10 and min(gaps) >= w.size[ids].max() - 1e-9
+
+
+def test_passable_tells_where_a_ground_unit_can_stand(arena, h):
+    rows = h.open_rows()
+    rows[10] = rows[10][:5] + "~" + rows[10][6:]          # water at (5, 10)
+    h.write_map(arena, rows, {"west": (4.5, 16.5), "east": (27.5, 16.5)})
+    src = """
+    function on_start()
+      log('p', {water = passable(5.5, 10.5), open = passable(6.5, 10.5), off = passable(40, 3)})
+    end
+    """
+    sim, res = run_rule(arena, h, src, until=1)
+    assert events(res, "rule_log", "p")[0]["fields"] == {"water": False, "open": True, "off": False}
+
+
+def test_a_ranking_by_units_alive_counts_the_living(arena, h):
+    teams = [h.team(0, [{"type": "light_bot", "x": 5, "y": 5}, {"type": "light_bot", "x": 6, "y": 5}]),
+             h.team(1, [{"type": "heavy_tank", "x": 28, "y": 28}])]
+    res = make_sim(arena, h, "function on_start() end", teams=teams, time_limit=5,
+                   conditions=[{"kind": "rank_by_score", "metric": "units_alive"}]).run()
+    assert res.winners == [0] and "units_alive" in res.reason

@@ -163,6 +163,19 @@ def test_the_worked_example_is_a_complete_verified_rule_with_its_test(prompts):
     assert "worked example" in prompt
 
 
+def test_the_worked_example_s_test_level_has_no_rules_as_every_test_level_must_not():
+    from types import SimpleNamespace
+
+    from genesis.kb.library import worked_example
+
+    folder = REPO / "kb/rules" / WORKED_EXAMPLE_RULE
+    entry = SimpleNamespace(id=WORKED_EXAMPLE_RULE, data={
+        "lua": (folder / "rule.lua").read_text(), "meta": yaml.safe_load((folder / "meta.yaml").read_text()),
+        "tests": yaml.safe_load((folder / "test.yaml").read_text())})
+    example = worked_example(SimpleNamespace(get=lambda collection, ident: entry))
+    assert example["test"]["level"]["teams"] and "rules" not in example["test"]["level"]
+
+
 @pytest.mark.parametrize("rule", sorted(p.name for p in (REPO / "kb/rules").iterdir() if (p / "test.yaml").exists()))
 def test_every_verified_rule_test_validates_against_the_schema_the_model_is_given(rule):
     tests = yaml.safe_load((REPO / "kb/rules" / rule / "test.yaml").read_text())["tests"]

@@ -148,7 +148,7 @@ def test_gdd_schema_check_names_overlapping_units(gdd):
     ("When a unit enters the zone, the structure transforms into a fortress.", "units are created only"),
     ("Captured pylons upgrade into shield generators.", "units are created only"),
     # a real claim next to a denial, or after a condition, still fires
-    ("It never spawns units but turns the outpost into a bunker.", "units are created only"),
+    ("It never spawns units but upgrades the outpost into a bunker.", "units are created only"),
     ("Outposts with no guard change their type when an enemy stands on them.", "units are created only"),
 ])
 def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd, purpose, needs):
@@ -158,7 +158,7 @@ def test_rules_known_api_fails_on_a_component_that_needs_what_the_api_lacks(gdd,
     bad = gdd.model_copy(deep=True)
     bad.rule_components.append(RuleComponent(id="wish", purpose=purpose, kind="economy"))
     ok, why = rules_known_api(CheckContext(gdd=bad, known_rules={c.library_rule for c in gdd.rule_components}))
-    assert not ok and "'wish'" in why and needs in why
+    assert not ok and "'wish'" in why and needs in why and "asks what rules cannot do" in why
 
 
 @pytest.mark.parametrize("purpose", [
@@ -183,6 +183,7 @@ def test_rules_known_api_does_not_fire_on_a_purpose_that_denies_the_capability(g
     "A medic tent heals units nearby every 5 s.",
     "Captured pylons switch allegiance to the capturer.",
     "Ambushers stay cloaked until a detector drone comes within 6 tiles.",
+    "Patrols of riflemen; the rule turns their drones into unarmed detectors.",
 ])
 def test_rules_known_api_accepts_what_the_api_can_do(gdd, purpose):
     from genesis.checks.gdd_checks import rules_known_api

@@ -45,9 +45,9 @@ def test_report_embeds_the_replay_and_captions_the_frames(scenario):
     assert 'class="rp-play"' in html and 'class="rp-slider"' in html and "<canvas" in html
     assert "src=" not in html.split('id="replay"')[1].split("</script>")[0]       # nothing loaded from elsewhere
     s = load_scenario(scenario)
-    assert any(f.caption.startswith("wave 1") for f in s.frames) and s.frames[-1].caption.startswith("end")
-    first_wave = next(f.caption for f in s.frames if f.caption.startswith("wave 1"))
-    assert re.match(r"wave 1: \d+ T1 units from the \w+", first_wave), first_wave
+    assert any(f.caption.startswith("T1 arrival 1") for f in s.frames) and s.frames[-1].caption.startswith("end")
+    first_wave = next(f.caption for f in s.frames if f.caption.startswith("T1 arrival 1"))
+    assert re.match(r"T1 arrival 1: \d+ units in the \w+", first_wave), first_wave
     assert first_wave in html                                                         # a frame strip caption
 
 
@@ -85,7 +85,7 @@ def test_chromium_plays_scrubs_and_inspects_the_replay(scenario, tmp_path):
         b.click('#replay .rp-marker[data-kind="wave"][data-n="2"]')
         wave2 = [e for e in json.loads((scenario / "replay.json").read_text())["events"] if e["kind"] == "wave"][1]
         assert float(b.eval("document.querySelector('#replay canvas').dataset.t")) == pytest.approx(wave2["t"], abs=0.1)
-        assert b.eval("document.querySelector('#replay .rp-caption').textContent").startswith("wave 2")
+        assert b.eval("document.querySelector('#replay .rp-caption').textContent").startswith("T1 arrival 2")
         assert _canvas_hash(b) not in (start, played)
         # click the first metal storage: the panel names its type and hp
         xy = b.eval("""(() => { const R = JSON.parse(document.getElementById('replay-data').textContent);

@@ -47,7 +47,7 @@ def test_review_frames_keep_every_event_and_the_ends(frames_dir, replay):
     assert len(frames) >= MIN_FRAMES and all(f.map_box for f in frames)
     assert [f.t for f in frames] == sorted(f.t for f in frames)
     waves = [f for f in frames if "wave" in f.kinds]
-    assert len(waves) == 3 and all(f.caption.startswith("wave") for f in waves)
+    assert len(waves) == 3 and all("arrival" in f.caption for f in waves)
     few = review_frames(frames_dir, limit=9)
     assert len(few) == 9 and few[0].t == 0 and "end" in few[-1].kinds
     assert {f.t for f in frames if set(f.kinds) - {"regular"}} <= {f.t for f in few}
@@ -70,8 +70,8 @@ def test_vlm_prompt_states_end_duration_legend_and_captions(frames_dir, replay):
     assert GLYPH_LEGEND in prompt and "T1 " in prompt and COLORS[1] in prompt
     for n, f in enumerate(frames, 1):
         assert f"{n}. " in prompt
-    wave = next(f for f in frames if f.caption.startswith("wave 1"))
-    assert re.search(r"\d+:\d\d — wave 1: \d+ T1 units from the \w+", prompt)
+    wave = next(f for f in frames if f.caption.startswith("T1 arrival 1"))
+    assert re.search(r"\d+:\d\d — T1 arrival 1: \d+ units in the \w+", prompt)
     assert wave.caption in prompt
 
 
@@ -146,4 +146,4 @@ def test_the_pipeline_sends_the_vlm_every_event_frame_with_its_context(replay, t
                             SimpleNamespace(agent_description="Hold."), None)
     assert verdict.judged_by == "VLM openai/vlm"
     assert MIN_FRAMES <= len(seen["images"]) <= 16
-    assert "ended after 3:20" in seen["prompt"] and re.search(r"wave 3: \d+ T1 units from the \w+", seen["prompt"])
+    assert "ended after 3:20" in seen["prompt"] and re.search(r"T1 arrival 3: \d+ units in the \w+", seen["prompt"])

@@ -13,8 +13,8 @@ class HoldZone(Strategy):
     """The army attack-moves to the zone point (fighting enemies it sees on the way) and, once there,
     stays: it gets no further orders, so it shoots only what comes within weapon range and never
     chases out of the zone. No param sets a radius: the army clumps around the point. An area a rule
-    draws with 'capture zone' in its label is the zone wherever it is now: the army follows it when a
-    rule moves it or draws a new one (the newest counts). Else, with `zones` (candidate zones, one of
+    draws with 'capture zone' (or the `label` param) in its label is the zone wherever it is now: the army
+    follows it when a rule moves it or draws a new one (the newest counts, or the nearest with pick='nearest'). Else, with `zones` (candidate zones, one of
     which the game marks as the capture zone at the start), it holds the candidate nearest to the map
     marker labelled 'capture zone'."""
 
@@ -23,16 +23,37 @@ class HoldZone(Strategy):
               "target": "fallback for zone",
               "zones": "list of candidate [x, y] zones the briefing names: the army holds the one the game marks "
                        "(map marker 'capture zone'), else `zone`; a rule's area labelled 'capture zone' comes first, "
-                       "followed as it moves"}
+                       "followed as it moves",
+              "label": "text a rule area's label must contain to be followed (default 'capture zone'): e.g. "
+                       "'supply crate' to go for pickups a rule draws as areas",
+              "pick": "which of several such areas: 'newest' (default) or 'nearest' (to the army's centre); with "
+                      "none drawn the army goes to the marked candidate, else `zone`, else `target`, else home"}
 
     def __init__(self, ref):
         super().__init__(ref)
         self.candidates = [p for p in (xy(v) for v in self.spec.get("zones") or []) if p is not None]
         self.marked: tuple[float, float] | None = None
+        self.label = str(self.spec.get("label") or ZONE_MARKER)
+        self.nearest = self.spec.get("pick") == "nearest"
 
     def decide(self, sim) -> list[dict]:
-        zone = _drawn_zone(sim) or self._marked(sim) or xy(self.spec.get("zone")) or xy(self.spec.get("target")) or self.ref.home
+        zone = self._drawn(sim) or self._marked(sim) or xy(self.spec.get("zone")) or xy(self.spec.get("target")) \
+            or self.ref.home
         return self.ref.send(sim, zone)
+
+    def _drawn(self, sim) -> tuple[float, float] | None:
+        """The centre of the newest (or nearest) area whose label holds `label`, where it stands now."""
+        drawn = [a for a in sim.areas.shapes() if self.label in a.label]
+        if not drawn:
+            return None
+        if not self.nearest:
+            return drawn[-1].x, drawn[-1].y
+        w = sim.world
+        mine = w.select(team=self.ref.team)
+        mine = mine[w.speed[mine] > 0]
+        at = (float(w.x[mine].mean()), float(w.y[mine].mean())) if mine.size else self.ref.home
+        best = min(drawn, key=lambda a: (math.dist((a.x, a.y), at), a.x, a.y))
+        return best.x, best.y
 
     def _marked(self, sim) -> tuple[float, float] | None:
         """The candidate zone the game marked (public on the map), once it is marked."""
@@ -42,9 +63,3 @@ class HoldZone(Strategy):
                 mx, my = marks[0]
                 self.marked = min(self.candidates, key=lambda c: (math.dist(c, (mx, my)), c))
         return self.marked
-
-
-def _drawn_zone(sim) -> tuple[float, float] | None:
-    """The centre of the newest area labelled as the capture zone, where it stands now."""
-    drawn = [a for a in sim.areas.shapes() if ZONE_MARKER in a.label]
-    return (drawn[-1].x, drawn[-1].y) if drawn else None

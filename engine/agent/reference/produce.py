@@ -33,8 +33,10 @@ class Produce(Strategy):
             f"{MIN_ENERGY:g} (once it has {SOLAR_METAL:g} metal), else a metal extractor on the free deposit "
             f"nearest to it, while the team has fewer than `extractors` and the deposit lies within "
             f"expand_radius of home (it never expands farther); then the next building of the factory chain. "
-            f"Buildings go on a {GRID}-tile grid around home ({LARGE_GRID} tiles for factories and other "
-            f"large buildings), nearest free site first. Factories queue the missing units; all spending "
+            f"Buildings (other than extractors) go on a {GRID}-tile grid centred on home ({LARGE_GRID} tiles for "
+            f"factories and other large buildings): of the grid ring nearest home that has a free site (its whole "
+            f"footprint on open ground with no building on it, not taken earlier), the site nearest the builder; "
+            f"`target` may name any buildable type (turrets too). Factories queue the missing units; all spending "
             f"streams, so when income falls short every builder slows down equally.")
         return out
 
