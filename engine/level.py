@@ -39,6 +39,7 @@ class Placement:
     x: float
     y: float
     tag: str | None
+    health: float = 1.0         # share of max hp at the start
 
 
 @dataclass
@@ -206,7 +207,7 @@ def _place_units(teams: list[Team], mapdata: MapData, catalog: Catalog, problems
                         problems.append(f"{where}: no free tile near ({px:.1f}, {py:.1f}) for unit {k + 1} of {unit.count}")
                         break
                     px, py = spot
-                out.append(Placement(team.id, unit.type, float(px), float(py), unit.tag))
+                out.append(Placement(team.id, unit.type, float(px), float(py), unit.tag, unit.health))
     return out
 
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from engine.snapshot import CATEGORIES, ENVIRONMENT, Marker, Shape, Snapshot
 
 QUANT = 4                # positions are stored in quarter tiles
+REKEYED_FROM = 1 << 24   # replay ids of units that changed side start here (world ids stay below)
 SETUP_S = 1.0            # rule spawns before this set the start up (a drawn layout), not a wave
 WAVE_GAP_S = 5.0         # rule spawns of one team closer than this belong to one wave
 CONTACT_GAP_S = 15.0     # a contact after this long without one starts a new engagement
@@ -149,6 +150,8 @@ class ReplayRecorder:
         self.every = every if every is not None else max(1.0, limit / MAX_SAMPLES)
         self.next_t = 0.0
         self.units: dict[int, ReplayUnit] = {}
+        self.key: dict[int, int] = {}           # world id -> its replay id (a new one each time it changes side)
+        self._next_key = REKEYED_FROM
         self.state: dict[int, tuple[int, int, int, int]] = {}
         self.frames: list[ReplayFrame] = []
         self.markers: list[ReplayMarker] = []
@@ -175,13 +178,20 @@ class ReplayRecorder:
         flags = np.where(snap.under_construction, FLAG_BUILDING, 0).tolist()
         changed: list[int] = []
         now: dict[int, tuple[int, int, int, int]] = {}
-        for i, x, y, h, f in zip(ids, qx, qy, hp, flags):
-            now[i] = (x, y, h, f)
-            if i not in self.units:
+        for i, x, y, h, f, team in zip(ids, qx, qy, hp, flags, snap.team.tolist()):
+            k = self.key.get(i)
+            if k is None:
+                k = self.key[i] = i
                 info = sim.world.unit_dict(i)
-                self.units[i] = ReplayUnit(id=i, type=info["type"], team=info["team"], tag=info["tag"])
-            if self.state.get(i) != now[i]:
-                changed += [i, x, y, h, f]
+                self.units[k] = ReplayUnit(id=k, type=info["type"], team=info["team"], tag=info["tag"])
+            elif self.units[k].team != team:
+                # a rule moved it to another side: from here it is a unit of that side, under a replay id of its own
+                old, k = self.units[k], self._next_key
+                self.key[i], self._next_key = k, k + 1
+                self.units[k] = ReplayUnit(id=k, type=old.type, team=team, tag=old.tag)
+            now[k] = (x, y, h, f)
+            if self.state.get(k) != now[k]:
+                changed += [k, x, y, h, f]
         gone = sorted(set(self.state) - set(now))
         self.state = now
         self.frames.append(ReplayFrame(t=round(snap.time, 2), u=changed, gone=gone))

@@ -127,7 +127,8 @@ class Simulation:
         self._started = False
 
         for p in jittered_placements(level, self.streams, self.world.terrain):
-            self.spawn(p.type, p.team, p.x, p.y, source="start", tag=p.tag)
+            i = self.spawn(p.type, p.team, p.x, p.y, source="start", tag=p.tag)
+            self.world.hp[i] = self.world.max_hp[i] * p.health
         self._update_fog()
         try:
             self.rules.load()

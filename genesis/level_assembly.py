@@ -21,6 +21,8 @@ def level_teams(gdd: GDD) -> list[dict[str, Any]]:
                 entry["x"], entry["y"] = u.x, u.y
             if u.tag:
                 entry["tag"] = u.tag
+            if u.health < 1:
+                entry["health"] = u.health
             units.append(entry)
         teams.append({"id": t.id, "name": t.name, "allies": t.allies,
                       "controller": t.controller.model_dump(mode="json"),

@@ -238,6 +238,7 @@ class UnitPlacement(Doc):
     y: float | None = Field(None, description="tile y of the group's point (with x; instead of `at`)")
     spread: float = Field(2.0, ge=0, description=StartUnit.model_fields["spread"].description)
     tag: str | None = Field(None, description="label that conditions, rules, strategies and expectations select on")
+    health: float = Field(1.0, gt=0, le=1, description=StartUnit.model_fields["health"].description)
 
 
 class TeamPlan(Doc):

@@ -152,11 +152,13 @@ API_DOC: dict[str, str] = {
     "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; team may be ENVIRONMENT (hazards: "
              "hostile to every team, see the whole map, never win, lose or keep a game going); count 1..200; (x, y) "
              "must be on the map; the first unit at (x, y), the rest on rings of radius 1.5 tiles (12 a ring, each "
-             "further ring wider), one on blocked ground or on a unit already there (this call's or another's) moved "
+             "further ring 0.6x wider; unit k at angle 360*(k-1)/(count-1) degrees from due east, clockwise on the map), one on blocked ground or on a unit already there (this call's or another's) moved "
              "to the nearest tile it can stand on clear of them; traced as spawn events with source 'rule'",
     "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move); "
-             f"costs {ORDER_UNIT_COST} instructions per unit named, plus {PATH_CELL_COST} per map tile when no unit "
-             "heads for that tile yet (a new path: order groups to a few points, not each unit to its own)",
+             f"costs {ORDER_UNIT_COST} instructions per unit named, plus {PATH_CELL_COST} x the map's tile count "
+             "(width x height) when ground units are sent to a tile for which no path is planned (a tile nobody was "
+             "sent to recently: a new path is planned over the whole map; a tile already planned costs nothing more): "
+             "order groups to a few points (rounded to tile centres), not each unit to its own",
     "give_resources": "give_resources(team, metal, energy): ADDS the amounts (>= 0); take_resources and "
                       "transfer_resources take them away",
     "take_resources": "take_resources(team, metal, energy) -> {metal=, energy=}: removes up to the amounts (>= 0) "

@@ -148,6 +148,8 @@ class StartUnit(Strict):
                                                     "around it (see spread)")
     spread: float = Field(2.0, ge=0, description="units after the first are placed in a ring of this radius")
     tag: str | None = Field(None, description="label that conditions, rules and AI targets can select on")
+    health: float = Field(1.0, gt=0, le=1, description="share of its max hp each unit of the group starts with "
+                                                       "(1: unhurt; 0.5: half its hp)")
 
     @model_validator(mode="after")
     def _position(self) -> StartUnit:

@@ -30,7 +30,10 @@ class RoleSpec(Strict):
     margin: float | None = Field(None, ge=0, le=20, description=(
         "scout, hold_back, escort: tiles beyond a visible enemy's weapon range at which the unit backs off (default: "
         "the role's own, in its description); 0 lets it stand just outside that range (a spotter at stand-off)"))
-    to: Point | None = Field(None, description="escort: [x, y] the escorted unit goes to (required)")
+    to: Point | None = Field(None, description="escort: [x, y] the escorted unit goes to (required unless to_label)")
+    to_label: str | None = Field(None, max_length=80, description=(
+        "escort: text of the label of a rule area (area_circle / area_rect) to go to instead, wherever the rule drew "
+        "it (a destination drawn per seed); the newest such area counts; until one is drawn, `to` (else stay)"))
     guards: int | None = Field(None, ge=1, description="escort: how many army units (nearest first) escort it "
                                                        "(default: the whole army)")
     radius: float = Field(6.0, gt=0, le=30, description="escort: the escorted unit moves only while half its "
@@ -41,8 +44,8 @@ class RoleSpec(Strict):
     def _complete(self) -> RoleSpec:
         if not self.tag and not self.type:
             raise ValueError("a role names its units by `tag` or `type`")
-        if self.role == "escort" and self.to is None:
-            raise ValueError("an escort role needs `to`, the point the escorted unit goes to")
+        if self.role == "escort" and self.to is None and not self.to_label:
+            raise ValueError("an escort role needs `to`, the point the escorted unit goes to, or `to_label`")
         return self
 
 

@@ -31,8 +31,10 @@ ORDER_DOC = {
     "stop": "drop the order; the unit stays and shoots only what comes within weapon range (like a unit "
             "with no order)",
 }
-PATHING_DOC = ("Ground units follow the shortest path around cliffs and water (shared flow fields; diagonal "
-               "steps never cut a blocked corner); aircraft fly straight. An order to a water or cliff tile is "
+PATHING_DOC = ("Ground units follow the shortest path around cliffs and water over the 8 neighbouring tiles (an "
+               "orthogonal step costs 2, a diagonal 3: in the open they go diagonally first, then straight, not along "
+               "the line between the points; a path hugs the obstacles it bends around; diagonal steps never cut a "
+               "blocked corner; shared flow fields); aircraft fly straight. An order to a water or cliff tile is "
                "refused for ground units (error impassable); a point on open ground that the unit's region "
                "does not connect to leaves it walking the straight line and sliding along the obstacle, where "
                "it can stay stuck. Without an order a unit stays put and shoots what comes within weapon range. "

@@ -14,6 +14,7 @@ from functools import lru_cache
 from engine.catalog import load_catalog
 from genesis.models import Concepts
 from genesis import quantities
+from genesis.quantities import clock
 from genesis.checks import clause_audit
 from genesis.offline import side_armies, spelling
 from genesis.offline.wave_growth import base_and_growth
@@ -319,6 +320,7 @@ def read(query: str) -> Reading:
     _recon(r)
     _micro(r)
     _deadline_and_hold(r)
+    _endless(r)
     _capture_holders(r)
     _all_done_by(r)
     _capture_contenders(r)
@@ -951,6 +953,12 @@ def _start_forces(r: Reading) -> None:
     constructor and 300 metal". Each item that names a roster unit (or metal) is a start force; the rest
     of the list is left to the clause accounting (not understood)."""
     c = r.concepts
+    # "with only your commander": that one unit, and nothing else of the player's
+    for m in re.finditer(r"\b(?:with|using|armed\s+with)\s+(?:only|just|nothing\s+but|no\s+more\s+than)\s+(?:your|my|our|"
+                         r"the\s+player'?s?)\s+(?:lone\s+|single\s+)?" + _unit_pattern("mobile") + r"(?![\w-])", r.text):
+        if not m.group(1).endswith("s"):
+            c.player_start[roster_names()[m.group(1)]] = 1
+            r.hit(m, "start_forces")
     # "bots hit my base, starting with a pair of scouts and finishing with a dozen heavy tanks": what the attacks
     # bring, first to last, not what the player starts with
     progressions = [m for m in _PROGRESSION.finditer(r.text) if _ATTACK_BEFORE.search(r.text[:m.start()].split(".")[-1])]
@@ -1712,7 +1720,8 @@ def _waves(r: Reading) -> None:
         if not c.probe_then_main:
             c.escalating = True
             r.hit((m.start() + m.group(0).rfind(" ", 0, m.group(0).rfind(" ")) + 1, m.end()), "escalating")
-    for m in re.finditer(r"\b(?:from|on)\s+(?:all|every)\s+(?:sides|side|directions|direction)\b", text):
+    for m in re.finditer(r"\b(?:from|on|at)\s+(?:all|every|each)\s+(?:(?:four|4)\s+)?(?:sides|side|directions|direction|edges|"
+                         r"edge|flanks|flank|quarters|quarter|corners?\s+of\s+the\s+map)\b", text):
         c.fronts = c.fronts or 4
         r.hit(m, "fronts", note="\"all sides\" read as 4 directions")
     for m in re.finditer(r"\b(?:waves?|attacks?|assaults?|raids?)\b[^.;,]{0,25}?\b(?:bigger|larger|stronger)\b", text):
@@ -1928,6 +1937,42 @@ def _reinforcements(r: Reading) -> None:
                                                                             "built: only the player's arrive")
 
 
+_ENDLESS = re.compile(r"\b(?:spawns?|come|comes|coming|keeps?\s+coming|arriv\w+|attack\w*|waves?)\s+(?:in\s+)?(?:endlessly|nonstop|"
+                      r"non-stop|continuously|without\s+end|forever|relentlessly|without\s+(?:a\s+)?(?:break|pause|let-?up))\b|"
+                      r"\b(?:endless|never-?ending|unending|infinite|continuous|nonstop|non-stop|relentless)\s+"
+                      r"(?:waves?|stream|spawns?|attacks?|tide|flood|assault)\b|\bnever\s+stop\s+coming\b")
+_FASTER = re.compile(r"\b(?:gets?|getting|grows?|growing|comes?|coming)\s+(?:faster|quicker|more\s+often|more\s+frequent(?:ly)?)"
+                     r"(?:\s+(?:over\s+time|as\s+time\s+goes\s+on|and\s+faster|each\s+time|every\s+wave))?|"
+                     r"\b(?:speeds?|speeding)\s+up\b|\baccelerat\w+\b|\bmore\s+and\s+more\s+often\b|"
+                     r"\b(?:shorter|smaller)\s+(?:gaps?|breaks?|pauses?)\b")
+ENDLESS_FIRST, ENDLESS_GAP, ENDLESS_SHRINK, ENDLESS_MIN_GAP = 30.0, 45.0, 0.8, 15.0
+
+
+def _endless(r: Reading) -> None:
+    """Attacks that never stop until the end ("the enemy spawns endlessly until then"), their gaps shrinking when
+    they "get faster over time": a schedule to the end of the game, said as assumed."""
+    text, c = r.text, r.concepts
+    endless, faster = _ENDLESS.search(text), _FASTER.search(text)
+    if not endless or c.wave_times or c.archetype not in ("defense", "raids"):
+        return
+    end = c.time_limit or 300.0
+    gap = c.wave_interval or ENDLESS_GAP
+    times, t = [], ENDLESS_FIRST
+    while t < end - 10 and len(times) < 12:
+        times.append(float(round(t)))
+        t += gap
+        if faster:
+            gap = max(ENDLESS_MIN_GAP, gap * ENDLESS_SHRINK)
+    c.wave_times, c.waves = times, len(times)
+    c.wave_interval = None if faster else c.wave_interval
+    shown = ", ".join(clock(x) for x in times)
+    r.hit(endless, "wave_times", note=f"attacks come until the end: at {shown}")
+    if faster:
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        r.hit(faster, "wave_times", note=f"the gaps between attacks shrink from {max(gaps, default=0):g} s to "
+                                         f"{min(gaps, default=0):g} s")
+
+
 def _times(r: Reading) -> None:
     """Times: wave times, intervals, game length."""
     text, c = r.text, r.concepts
@@ -2073,8 +2118,18 @@ _OPPOSITE = re.compile(r"\b(?:the\s+)?(?:side|direction|flank|edge|quarter)\s+op
                        r"(?:\s+(?:from|to)\s+the\s+(?:first|previous|last)(?:\s+one)?)?\b")
 
 
+# "attacks from the side opposite your base", "they come from the far side of the map": one front, across the map
+_ACROSS = re.compile(r"\bfrom\s+(?:the\s+)?(?:side|direction|edge|end)\s+opposite\s+(?:to\s+)?(?:your|my|our|the\s+player'?s?)\s+"
+                     r"(?:base|start|spawn|hq|side)\b|\bfrom\s+the\s+(?:far|other|opposite)\s+(?:side|end|edge)"
+                     r"(?:\s+of\s+the\s+map)?\b")
+
+
 def _opposite_side(r: Reading) -> None:
     """"another at 4:00 from the side opposite the first": no design ties an attack's side to the one before it."""
+    for m in _ACROSS.finditer(r.text):
+        if not r.concepts.directions and not r.concepts.random_side:
+            r.concepts.fronts = 1
+            r.hit(m, "fronts")
     for m in _OPPOSITE.finditer(r.text):
         r.hit(m, "random_side", "each attack's side is drawn per game, never the one before it, but not "
                                 "necessarily the opposite one")

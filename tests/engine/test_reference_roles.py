@@ -305,3 +305,36 @@ def test_hold_zone_goes_for_the_nearest_area_of_the_label_it_is_given(tmp_path, 
     sim.run(until=30)
     at = (float(np.mean(sim.world.x[tanks])), float(np.mean(sim.world.y[tanks])))
     assert math.dist(at, (16, 12)) < 4, at     # the nearer crate, not the newest area nor the capture zone
+
+
+def test_a_cloaked_escorted_unit_backs_off_only_from_enemies_whose_side_detects_it(tmp_path, h):
+    from engine.agent.reference.roles import threats
+
+    h.write_map(tmp_path, h.open_rows(SIZE, SIZE))
+    cfg = h.level_dict([h.team(0, [{"type": "scout", "x": 20.5, "y": 20.5}]),
+                        h.team(1, [{"type": "light_bot", "x": 23.5, "y": 20.5},
+                                   {"type": "scout", "x": 40.5, "y": 40.5}], controller={"type": "none"})],
+                       switches={"fog_of_war": False, "time_limit": 60})
+    sim = Simulation(load_level(cfg, base_dir=tmp_path), seed=0, policies={})
+    w, bot, drone = sim.world, np.array([1]), 2
+    assert threats(sim, 0, bot).tolist() == [1]
+    w.cloaked[0], w.cloak_used = True, True
+    assert threats(sim, 0, bot).size == 0                  # undetected: the bot cannot fire at it
+    w.detect[drone] = 30.0
+    assert threats(sim, 0, bot).tolist() == [1]            # the drone's side sees it now
+    w.no_fire[1] = True
+    assert threats(sim, 0, bot).size == 0                  # a unit forbidden to fire is no threat
+
+
+def test_an_escort_goes_to_the_destination_a_rule_draws(tmp_path, h):
+    (tmp_path / "dest.lua").write_text("function on_start() area_circle(50, 12, 3, 'evac pad') end")
+    h.write_map(tmp_path, h.open_rows(SIZE, SIZE))
+    cfg = h.level_dict([h.team(0, [{"type": "commander", "x": 8.5, "y": 8.5, "tag": "vip"},
+                                   {"type": "light_tank", "x": 10.5, "y": 10.5, "count": 3, "spread": 2}]),
+                        h.team(1, [{"type": "metal_storage", "x": 60.5, "y": 60.5}], controller={"type": "none"})],
+                       rules=[{"id": "dest", "script": "dest.lua"}], switches={"fog_of_war": False, "time_limit": 120})
+    cfg["metadata"] = {"reference": {"strategy": "fight", "roles": [{"role": "escort", "tag": "vip",
+                                                                      "to_label": "evac pad"}]}}
+    sim = Simulation(load_level(cfg, base_dir=tmp_path), seed=0, policies={0: make_policy("reference", team=0)})
+    sim.run(until=90)
+    assert math.dist((sim.world.x[0], sim.world.y[0]), (50, 12)) < 3

@@ -380,3 +380,28 @@ def test_a_ranking_by_units_alive_counts_the_living(arena, h):
     res = make_sim(arena, h, "function on_start() end", teams=teams, time_limit=5,
                    conditions=[{"kind": "rank_by_score", "metric": "units_alive"}]).run()
     assert res.winners == [0] and "units_alive" in res.reason
+
+
+def test_a_unit_that_changes_side_is_drawn_as_the_new_side_s_in_the_replay(arena, h):
+    teams = [h.team(0, [{"type": "light_bot", "x": 5, "y": 5}]),
+             h.team(1, [{"type": "scout", "x": 20, "y": 20, "tag": "prisoner"}, {"type": "scout", "x": 28, "y": 28}])]
+    src = "function on_start() at(3, function() set_team(units({tag='prisoner'})[1].id, 0) end) end"
+    sim = make_sim(arena, h, src, teams=teams, time_limit=8)
+    rec = ReplayRecorder(sim)
+    while not sim.done:
+        rec.observe(sim)
+        sim.step()
+    replay = rec.finish(sim)
+    cursor = ReplayCursor(replay)
+    before, after = cursor.snapshot(cursor.index_at(2)), cursor.snapshot(cursor.index_at(6))
+    assert sorted(before.team.tolist()) == [0, 1, 1] and sorted(after.team.tolist()) == [0, 0, 1]
+    assert len(after.ids) == 3 and {u.tag for u in replay.units if u.team == 0} == {None, "prisoner"}
+
+
+def test_start_units_may_start_hurt(arena, h):
+    teams = [h.team(0, [{"type": "light_bot", "x": 5, "y": 5, "count": 2, "health": 0.25}]),
+             h.team(1, [{"type": "scout", "x": 28, "y": 28}])]
+    src = "function on_start() log('hp', {hp = units(0)[1].hp, max = units(0)[1].max_hp}) end"
+    sim, res = run_rule(arena, h, src, teams=teams, until=1)
+    assert events(res, "rule_log", "hp")[0]["fields"] == {"hp": 40, "max": 160}
+    assert sim.world.hp[1] == 40 and sim.world.hp[2] == 60      # the enemy scout is unhurt

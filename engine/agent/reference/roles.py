@@ -12,6 +12,7 @@ import numpy as np
 from engine.agent.observation import visible_enemy_ids
 from engine.agent.policy import army_ids, centroid
 from engine.schema.roles import RoleSpec
+from engine.systems.cloak import hidden
 from engine.world import NONE
 
 RETREAT_MARGIN = 4.0     # tiles beyond an enemy's weapon range at which a role unit backs off
@@ -28,10 +29,17 @@ KITE_OUT_PENALTY = 3.0   # per tile beyond that circle, against tiles of distanc
 ESCORT_SQUAD = "escort"
 
 
-def can_hit(w, shooters: np.ndarray, unit: int) -> np.ndarray:
-    """Mask over `shooters`: armed and able to hit `unit`'s kind (ground / air)."""
+def can_hit(w, shooters: np.ndarray, unit: int, sim=None) -> np.ndarray:
+    """Mask over `shooters`: armed, allowed to fire and able to hit `unit`'s kind (ground / air); with `sim`,
+    when `unit` is cloaked, only those whose side detects it."""
     hits = w.hits_air[shooters] if w.is_air[unit] else w.hits_ground[shooters]
-    return w.armed[shooters] & hits
+    able = w.armed[shooters] & hits & ~w.no_fire[shooters]
+    if sim is not None and w.cloaked[unit] and able.any():
+        one = np.array([unit], dtype=np.int64)
+        sees = {t: not hidden(w, sim.teams[t].allies, one)[0] if t in sim.teams else True
+                for t in set(w.team[shooters].tolist())}
+        able &= np.array([sees[t] for t in w.team[shooters].tolist()], dtype=bool)
+    return able
 
 
 def threats(sim, unit: int, enemies: np.ndarray, margin: float = RETREAT_MARGIN) -> np.ndarray:
@@ -40,7 +48,7 @@ def threats(sim, unit: int, enemies: np.ndarray, margin: float = RETREAT_MARGIN)
     if not enemies.size:
         return enemies
     d = np.hypot(w.x[enemies] - w.x[unit], w.y[enemies] - w.y[unit])
-    return enemies[can_hit(w, enemies, unit) & (d <= w.w_range[enemies] + margin)]
+    return enemies[can_hit(w, enemies, unit, sim) & (d <= w.w_range[enemies] + margin)]
 
 
 class Role:
@@ -53,7 +61,7 @@ class Role:
     def describe(cls) -> dict[str, str]:
         doc = " ".join((cls.__doc__ or "").split())
         return {"name": cls.name, "behaviour": doc.format(margin=RETREAT_MARGIN, calm=CALM_AFTER_RETREAT, lead=LEAD,
-                                                          kite=KITE_MARGIN, wait=KITE_WAIT)}
+                                                          kite=KITE_MARGIN, wait=KITE_WAIT, step=RETREAT_STEP)}
 
     def __init__(self, ref, spec: RoleSpec, units: list[int]):
         self.ref = ref
@@ -239,7 +247,7 @@ class Scout(Role):
         """Rows (x, y, radius) around every remembered enemy that could hit `u`."""
         w = sim.world
         ids = self.ref.memory.ids()
-        ids = ids[can_hit(w, ids, u)] if ids.size else ids
+        ids = ids[can_hit(w, ids, u, sim)] if ids.size else ids
         return np.array([(*self.ref.memory.where(int(i)), float(w.w_range[i]) + self.margin) for i in ids.tolist()],
                         dtype=float).reshape(-1, 3)
 
@@ -294,10 +302,12 @@ class Escort(Role):
     """The escorted unit goes to `to` with its guards (`guards` army units, nearest first; default the
     whole army) as their own squad. The guards attack-move {lead:g} tiles ahead of it toward `to`,
     fighting what they meet, and go for any visible enemy within twice `radius` of it; the escorted
-    unit moves only while half its guards are within `radius` of it and they are not fighting, and
-    backs off toward them from any visible enemy that could hit it once within that enemy's weapon
-    range + {margin:g} tiles. At `to` it stays and the guards stay around it. When the escorted units
-    are dead the guards rejoin the army."""
+    unit moves only while half its guards are within `radius` of it and they are not fighting (with no
+    guards it moves on its own), and backs off {step:g} tiles toward them (home without guards) from any
+    visible enemy that could hit it (armed, allowed to fire, able to hit its kind, and, when it is cloaked,
+    of a side that detects it) once within that enemy's weapon range + {margin:g} tiles, then stays put
+    {calm:g} s. At `to` it stays and the guards stay around it. When the escorted units are dead the guards
+    rejoin the army."""
 
     name = "escort"
 
@@ -321,7 +331,7 @@ class Escort(Role):
             actions.append({"action": "assign_squad", "squad": ESCORT_SQUAD, "units": guards.tolist()})
         lead = vip[0]
         p = (float(w.x[lead]), float(w.y[lead]))
-        to = self.spec.to
+        to = self._destination(sim, p)
         radius = self.spec.radius
         squad = self.ref.iface.squads.squads.get(ESCORT_SQUAD)
         fighting = squad is not None and squad.state == "fighting"
@@ -337,10 +347,18 @@ class Escort(Role):
             else:
                 actions += self.stop(sim, u)
         if guards.size:
-            actions += self._guard(sim, p, enemies)
+            actions += self._guard(sim, p, enemies, to)
         return actions
 
-    def _guard(self, sim, p: tuple[float, float], enemies: np.ndarray) -> list[dict]:
+    def _destination(self, sim, p: tuple[float, float]) -> tuple[float, float]:
+        """`to`, or the newest rule area whose label holds `to_label` (where it is now); else stay at `p`."""
+        if self.spec.to_label:
+            drawn = [a for a in sim.areas.shapes() if self.spec.to_label in a.label]
+            if drawn:
+                return drawn[-1].x, drawn[-1].y
+        return tuple(self.spec.to) if self.spec.to is not None else p
+
+    def _guard(self, sim, p: tuple[float, float], enemies: np.ndarray, to: tuple[float, float]) -> list[dict]:
         """Send the guards at the nearest visible enemy close to the escorted unit, else ahead of it."""
         w = sim.world
         goal = None
@@ -350,7 +368,6 @@ class Escort(Role):
             if d[k] <= 2 * self.spec.radius:
                 goal = (float(w.x[enemies[k]]), float(w.y[enemies[k]]))
         if goal is None:
-            to = self.spec.to
             dist = math.dist(p, to)
             step = min(LEAD, dist)
             goal = (p[0] + (to[0] - p[0]) / dist * step, p[1] + (to[1] - p[1]) / dist * step) if dist > 1e-6 else p
@@ -385,7 +402,7 @@ class Kite(Role):
         units = self.alive(sim)
         if not units:
             return []
-        armed = seen[can_hit(w, seen, units[0])] if seen.size else seen
+        armed = seen[can_hit(w, seen, units[0], sim)] if seen.size else seen
         threatened = any(np.any(np.hypot(w.x[armed] - w.x[u], w.y[armed] - w.y[u])
                                 <= w.w_range[armed] + w.size[u] + KITE_MARGIN) for u in units) if armed.size else False
         actions: list[dict] = []
