@@ -152,8 +152,10 @@ API_DOC: dict[str, str] = {
     "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; team may be ENVIRONMENT (hazards: "
              "hostile to every team, see the whole map, never win, lose or keep a game going); count 1..200; (x, y) "
              "must be on the map; the first unit at (x, y), the rest on rings of radius 1.5 tiles (12 a ring, each "
-             "further ring 0.6x wider; unit k at angle 360*(k-1)/(count-1) degrees from due east, clockwise on the map), one on blocked ground or on a unit already there (this call's or another's) moved "
-             "to the nearest tile it can stand on clear of them; traced as spawn events with source 'rule'",
+             "further ring 0.6x wider; unit k at angle 360*(k-1)/(count-1) degrees from due east, clockwise on the "
+             "map), one on blocked ground or on another unit of the call (at t=0, also of units already there, as the "
+             "start's placement is checked) moved to the nearest tile it can stand on clear of them; later spawns may "
+             "land among units, which push each other apart; traced as spawn events with source 'rule'",
     "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move); "
              f"costs {ORDER_UNIT_COST} instructions per unit named, plus {PATH_CELL_COST} x the map's tile count "
              "(width x height) when ground units are sent to a tile for which no path is planned (a tile nobody was "
@@ -583,13 +585,16 @@ class RuleRuntime:
             self.spawned += n
             air = bool(types.is_air[types.index[type_name]])
             size = float(types.size[types.index[type_name]])
-            # units already standing round the point (another call's group) are avoided like this call's own: the
-            # NEAR_UNITS nearest, so a crowd at the point costs no more than a call's own ring
-            reach = 1.5 * (1 + (n - 1) // 12 * 0.6) + 3.0
-            alive = w.alive_idx
-            d2 = (w.x[alive] - x) ** 2 + (w.y[alive] - y) ** 2
-            near = alive[(w.is_air[alive] == air) & (d2 <= reach * reach)]
-            near = near[np.argsort((w.x[near] - x) ** 2 + (w.y[near] - y) ** 2, kind="stable")[:NEAR_UNITS]]
+            # a layout drawn at the start keeps clear of the units already standing round the point (another
+            # call's group), as the start's placement is checked: the NEAR_UNITS nearest, so a crowd costs no more
+            # than a call's own ring; later spawns may land among units, which push each other apart
+            near = np.zeros(0, dtype=np.int64)
+            if sim.time == 0:
+                reach = 1.5 * (1 + (n - 1) // 12 * 0.6) + 3.0
+                alive = w.alive_idx
+                d2 = (w.x[alive] - x) ** 2 + (w.y[alive] - y) ** 2
+                near = alive[(w.is_air[alive] == air) & (d2 <= reach * reach)]
+                near = near[np.argsort((w.x[near] - x) ** 2 + (w.y[near] - y) ** 2, kind="stable")[:NEAR_UNITS]]
             ids, placed = [], [(float(px), float(py)) for px, py in zip(w.x[near], w.y[near])]
             for j in range(n):
                 if j == 0:

@@ -2180,10 +2180,10 @@ def _directions(r: Reading) -> None:
     # "alternating left then right", "switching between left and right": the flanks, said bare
     for m in re.finditer(r"\b(?:alternat\w*|between|switch\w*|swapp?\w*|flipping)\s+(?:the\s+)?(left|right)(?:\s+(?:flank|side))?"
                          r"\s*,?\s*(?:and|then|or|to)\s+(?:then\s+)?(?:the\s+)?(left|right)\b", text):
-        for g in (1, 2):
-            if not any(a <= m.start(g) < b for a, b, _ in named):
-                named.append((m.start(g), m.end(g), m.group(g)))
-    named.sort()
+        bare = [(m.start(g), m.end(g), m.group(g)) for g in (1, 2)
+                if not any(a <= m.start(g) < b for a, b, _ in named)]
+        if bare:
+            named = sorted(named + bare, key=lambda n: n[0])
     if any(n in ("left", "right") for *_, n in named):
         # once a flank is named, "the right" / "your left" alone is the other flank ("... your left flank at
         # 1:00 and the right at 3:00")

@@ -217,7 +217,10 @@ def design(brief: Brief, c: Concepts, strength: float, requirements) -> GDD:
     sites = ambush_sites(m, path)
     active = min(active, max(1, len(sites) - 1))
     ambush = ambush_units(vip, count, strength)
-    named = {t: n for t, n in c.player_start.items() if t != vip and load_catalog().units[t].speed > 0}
+    cat = load_catalog().units
+    # the guards that fight the ground ambushers (anti-air ones do not)
+    named = {t: n for t, n in c.player_start.items() if t != vip and cat[t].speed > 0 and cat[t].weapon
+             and cat[t].weapon.hits_ground}
     if named:
         # the request names the guards: each ambush is one they outfight by GUARD_MARGIN
         ambush = ambush_beaten_by(named, strength)
