@@ -2330,6 +2330,9 @@ def _units_and_switches(r: Reading) -> None:
         r.hit(m, "ground")
     # a building's name says no kind of attacker ("the bot lab", "a vehicle plant")
     unbuilt = re.sub(r"(?<![\w-])" + _unit_pattern("building"), lambda b: " " * len(b.group(0)), text)
+    # "heavy fog", "heavy losses": weather and outcomes, no kind of unit
+    unbuilt = re.sub(r"\bheavy(?=\s+(?:fog|rain|snow|smoke|losses|casualties|fire|damage|pressure|traffic|going)\b)",
+                     lambda b: " " * len(b.group(0)), unbuilt)
     c.unit_kinds = [k for k, ts in V.UNIT_KIND_TRIGGERS.items() if any(_has(unbuilt, t) for t in ts)]
     for w in ("artillery only", "only artillery", "artillery-only", "all-artillery", "all artillery"):
         if (m := _find(text, w)):
@@ -3255,7 +3258,8 @@ def _escort(r: Reading) -> None:
     c.raids = False
 
 
-_LOCATE_VERB = (r"\b(?:locate|find|spot|discover|reveal|uncover|pinpoint|scout out|see|eyeball|sight|glimpsed?|glimpses|"
+_LOCATE_VERB = (r"\b(?:locates?|finds?|spots?|discovers?|reveals?|uncovers?|pinpoints?|scouts? out|sees?|eyeballs?|sights?|"
+                r"glimpsed?|glimpses|"
                 r"(?:map|work|figure|find|sniff|suss)\s+out\s+where|(?:pin|track|hunt)\s+down(?:\s+where)?|learn\s+where|"
                 r"(?:get|got|gotten|lay|laid|set|have|had|put|keep|kept|clap|clapped)\s+(?:your\s+|its\s+|their\s+|me\s+|us\s+)?"
                 r"eyes\s+on|catch\s+sight\s+of|"
