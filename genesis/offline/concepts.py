@@ -3479,7 +3479,7 @@ def _group_count(word: str) -> int:
     return _GROUP_WORDS.get(word) or int(number(word))
 
 
-BARE_SQUAD, BARE_ODDS = 6, 0.6   # a fight named without counts: the squad's size, the enemy's worth over it
+BARE_SQUAD, BARE_ODDS = 6, 0.6   # a fight named without counts: the squad's size, the enemy's worth against it
 _KIND = r"(?:(?:light|heavy|fast|slow|assault|rocket|artillery)\s+)?(?:tanks?|bots?|robots?|vehicles?)"
 # "my tanks vs their bots", "tanks fight some bots": two ground armies named without counts
 _BARE_ARMIES = re.compile(r"\b(?:(?:my|your|our|some|a\s+few|a\s+bunch\s+of)\s+)?(" + _KIND + r")\s+(?:vs\.?|versus|against|"
@@ -3566,7 +3566,7 @@ def _micro(r: Reading) -> None:
         c.squad = {mine: BARE_SQUAD}
         c.enemy_force = {theirs: max(1, round(BARE_SQUAD * BARE_ODDS * worth(mine) / worth(theirs)))}
         r.hit(m, "armies", note=f"no counts given: {BARE_SQUAD} {mine.replace('_', ' ')}s against "
-                                f"{c.enemy_force[theirs]} {theirs.replace('_', ' ')}s, about even in worth")
+                                f"{c.enemy_force[theirs]} {theirs.replace('_', ' ')}s, worth {BARE_ODDS:g} of the squad")
     for m in _ELIMINATE.finditer(text):
         r.hit(m, "micro")
     for m in re.finditer(r"\bnothing gets built\b|\bnothing is built\b|\bno base building\b", text):

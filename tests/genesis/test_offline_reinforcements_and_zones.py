@@ -88,3 +88,32 @@ def test_bomber_raids_at_an_interval_are_made_of_bombers():
 def test_sides_said_as_nvn_make_teams_even_in_a_free_for_all():
     c = read("3v3 free for all between teams, last team standing wins").concepts
     assert c.archetype == "teams" and c.team_size == 3
+
+
+@pytest.mark.parametrize("query", ["eh just make something where my tanks fight some bots idk",
+                                   "my tanks against their bots"])
+def test_two_armies_named_without_counts_are_a_skirmish_with_counts_said_as_assumed(query):
+    brief = _brief(query)
+    c = brief.concepts
+    assert c.archetype == "micro" and c.squad == {"light_tank": 6} and set(c.enemy_force) == {"light_bot"}
+    assert any(cl.status == "assumed" and "no counts given" in cl.why for cl in brief.clauses)
+
+
+def test_ground_units_against_aircraft_without_counts_is_partial():
+    brief = _brief("idk just some tanks vs planes thing")
+    assert brief.concepts.archetype != "micro"
+    assert _clause(brief, "tanks vs planes").status == "partial"
+
+
+def test_endless_attacks_run_to_the_end_and_faster_ones_close_their_gaps():
+    c = read("Hold out until reinforcements show up at the 5 minute mark; the enemy spawns endlessly until then "
+             "and gets faster over time.").concepts
+    gaps = [b - a for a, b in zip(c.wave_times, c.wave_times[1:])]
+    assert c.time_limit == 300 and c.wave_times[-1] < 300 and gaps == sorted(gaps, reverse=True) and gaps[0] > gaps[-1]
+
+
+def test_the_hidden_base_search_ends_on_the_unit_seen():
+    c = read("Find the hidden enemy base in heavy fog with only two scouts; the mission ends the moment one of them "
+             "sees the enemy commander.").concepts
+    assert c.archetype == "recon" and c.locate_type == "commander" and "heavy" not in c.unit_kinds
+    assert c.player_start == {"scout": 2}
