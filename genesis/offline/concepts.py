@@ -321,6 +321,7 @@ def read(query: str) -> Reading:
     _micro(r)
     _deadline_and_hold(r)
     _endless(r)
+    _routes(r)
     _capture_holders(r)
     _all_done_by(r)
     _capture_contenders(r)
@@ -1414,7 +1415,7 @@ def _keep_count(r: Reading) -> None:
     # ... or with the condition first: "if both of your metal storages are destroyed, you lose"
     every_one = (r"(all|every|each|both)\s+(?:(?:of\s+)?(?:the|your|my|our)\s+)?(?:" + _NUM + r"\s+)?(?:[\w-]+\s+){0,2}?"
                  + noun + r"\s+(?:(?:are|is|have\s+been|has\s+been|get|gets)\s+)?(?:gone|destroyed|lost|dead|down|"
-                 r"razed|wrecked|fallen|taken\s+out)\b")
+                 r"razed|wrecked|fallen|taken\s+out|goes\s+down|go\s+down|falls|fall|dies|die)\b")
     all_gone = re.search(r"\b(?:lose|lost|defeat(?:ed)?)\s+(?:only\s+)?(?:if|when|once|after)\s+" + every_one, text) \
         or re.search(r"\b(?:if|when|once|after)\s+(?:only\s+)?" + every_one + r"[^.;]{0,25}?\b(?:" + _FAILED + r")\b", text)
     if all_gone and not re.search(_unit_pattern("mobile"), all_gone.group(0)):
@@ -1935,6 +1936,22 @@ def _reinforcements(r: Reading) -> None:
             r.moments = [t for t in r.moments if t not in theirs]
             r.hit((m.start(), max(t[1] for t in theirs)), "reinforcements", "the enemy's own reinforcements are not "
                                                                             "built: only the player's arrive")
+
+
+# how attackers travel: "slip around the edges of the map", "sneak in through the back", "take the long way round"
+_ROUTE = re.compile(r"\b(?:slip\w*|sneak\w*|swing\w*|loop\w*|circl\w*|creep\w*|work(?:s|ing)?\s+(?:their|its)\s+way|go(?:es|ing)?|"
+                    r"com(?:e|es|ing)|mov(?:e|es|ing)|travel\w*|flank\w*|skirt\w*|hug\w*)\s+(?:in\s+)?(?:around|round|along|via|"
+                    r"by|through|past)\s+(?:the\s+)?(?:map'?s?\s+)?(?:edges?|flanks?|back(?:\s+door)?|perimeter|outskirts|rear|"
+                    r"border|long\s+way|side\s+(?:paths?|routes?|roads?))\b(?:\s+of\s+the\s+map)?|"
+                    r"\btak(?:e|es|ing)\s+the\s+long\s+way(?:\s+(?:round|around))?\b")
+
+
+def _routes(r: Reading) -> None:
+    """The way attackers travel is not built: the offline designs send them the shortest way to their target."""
+    if r.concepts.archetype not in ("defense", "raids", "production", "capture"):
+        return
+    for m in _ROUTE.finditer(r.text):
+        r.hit(m, "route", "the attackers' route is not built: they take the shortest way to their target")
 
 
 _ENDLESS = re.compile(r"\b(?:spawns?|come|comes|coming|keeps?\s+coming|arriv\w+|attack\w*|waves?)\s+(?:in\s+)?(?:endlessly|nonstop|"

@@ -117,3 +117,10 @@ def test_the_hidden_base_search_ends_on_the_unit_seen():
              "sees the enemy commander.").concepts
     assert c.archetype == "recon" and c.locate_type == "commander" and "heavy" not in c.unit_kinds
     assert c.player_start == {"scout": 2}
+
+
+def test_the_way_attackers_travel_is_partial_and_every_one_going_down_is_the_loss():
+    brief = _brief("Fast raiders slip around the edges of the map to hit my metal storages, and I lose if every "
+                   "storage goes down.")
+    assert _clause(brief, "slip around").status == "partial" and "route is not built" in _clause(brief, "slip").why
+    assert brief.concepts.keep_objectives == 1 and _clause(brief, "every storage").status == "honoured"
