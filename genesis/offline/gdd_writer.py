@@ -148,6 +148,16 @@ ARMED_OBJECTIVE_MARGIN = 2.5   # an armed objective left alone faces waves this 
 MAX_SCALE = 8.0                # the most waves and the defence are grown: a bound on the search, whatever the units
 
 
+def _named_army_scale(c: Concepts) -> float:
+    """Waves against an army the request names ("with only your commander") are sized to it: the family's
+    army over the named one, as a square-law ratio of fighting strength (never above 1)."""
+    cat = load_catalog().units
+    named = {t: n for t, n in c.player_start.items() if cat[t].speed > 0 and cat[t].weapon}
+    if not named:
+        return 1.0
+    return min(1.0, math.sqrt(_power(named) / _power(_ground_army(c))))
+
+
 def _armed_objective_scale(c: Concepts) -> float:
     """How much larger than usual the waves (and the defence) are when the objective fights back (a
     heavy tank, a commander): left alone it must fall to the waves, or an idle player wins."""
@@ -754,7 +764,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     # where the defence waits between attacks: a spot its units can reach (the base may be walled in)
     home = G.passable_near(m, *camp, [], 0.0, main_region_only=True) if safe else camp
     scale = _armed_objective_scale(c)
-    strength = _strength(guidance) * scale
+    strength = _strength(guidance) * scale * _named_army_scale(c)
     times = _wave_schedule(c, len(fronts), ordered=any(r.id == "front_order" for r in brief.requirements))
     # what the request pins (the seed varies the rest): stated times come within a few seconds, open
     # ones within a wider window; which front attacks when is drawn unless the request orders the sides
