@@ -525,7 +525,10 @@ def expectation_grammar() -> str:
                  f"rush's {needed(RUSH_SEEDS)} (rush runs are played only when a requirement is on rush); a "
                  "rule test's expectations hold in its one run. A loss path the reference never takes and idle never "
                  "suffers (the army wiped out, a unit killed in the fight) is evidenced on rush, which throws every "
-                 "combat unit at the enemy.")
+                 "combat unit at the enemy. Each run is checked alone: no expectation compares runs or seeds (what "
+                 "differs between seeds is the certificate's to show, declared in the GDD's `variation`), and a run "
+                 "that ends early (a win at 0:48) never shows what only a longer game would: such a clause is partial "
+                 "unless a run reaches it (the GDD may change a requirement's `on`).")
     return "\n".join(lines)
 
 
@@ -553,8 +556,9 @@ RULE_API_LIMITS: tuple[tuple[str, str | None], ...] = (
     ("win(team) ends the game at once: `team` and its allies win, every other team loses (win and lose events); "
      "lose(team) puts `team` and its allies out (lose events): they are losers of however the game ends, and once "
      "a single alliance is left the game ends with it as winners (win events); a side that had units and has none "
-     "left is out the same way, unless something may bring it back (a rule spawned units for it, or it is an AI "
-     "side and the level has rules: call lose() when such a side is beaten) or the level ranks sides by score; "
+     "left is out the same way, unless something may bring it back (a rule spawned units for it, or no agent plays "
+     "it, i.e. its controller is ai or none, and the level has rules: call lose() when such a side is beaten) or "
+     "the level ranks sides by score; "
      "nothing happens after the game has ended", None),
     (f"the ENVIRONMENT side (id {ENVIRONMENT} in trace events and expectations; hazards spawned with "
      "spawn(ENVIRONMENT, ...)) is hostile to every team and never wins, loses or keeps a game going; it has no "
