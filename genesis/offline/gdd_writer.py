@@ -193,6 +193,7 @@ def _defense_army(c: Concepts, wave_scale: float = 1.0) -> list[UnitPlacement]:
     return army
 
 
+USUAL_WAVES = 4      # waves a defence of the family's size is balanced against
 AIR_STAGING = 18.0   # tiles from home at which an air raid's defence starts: its anti-air out of reach of the objectives
 AIR_GUARD_RADIUS = 12.0   # tiles from an objective within which the reference's anti-air meets a bomber
 
@@ -941,8 +942,11 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                      "min": 2}]
     elif c.staggered or len(set(times)) > 1:
         ground_times = times[:-1] if c.air and len(times) > 1 and not c.direction_times else times
+        # many waves in a row wear the same defence down: each is smaller, so that together they weigh about
+        # what USUAL_WAVES waves of the usual size do
+        per_wave = strength * min(1.0, math.sqrt(USUAL_WAVES / max(1, len(ground_times))))
         params = {"team": ENEMY, "fronts": [fronts[i % len(fronts)] for i in range(len(ground_times))],
-                  "times": ground_times, "units": _wave_units(c, strength), "target_tag": OBJECTIVE_TAG,
+                  "times": ground_times, "units": _wave_units(c, per_wave), "target_tag": OBJECTIVE_TAG,
                   # each front attacks the objective on its side, not the objectives' centroid
                   "targets": [_objective_of(front_xy[i % len(fronts)], objectives) for i in range(len(ground_times))]}
         late = window_late or V.schedule_jitter(ground_times, bool(times_clause))
@@ -964,7 +968,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                                              "front_order", "front_times", "attack_window"],
             params=params))
         wave_ids.append("staggered_waves")
-        ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": sorted(_wave_units(c, strength))})
+        ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": sorted(_wave_units(c, per_wave))})
         attack_times = ground_times
         if sides:
             sides = [sides[i % len(sides)] for i in range(len(ground_times))]
