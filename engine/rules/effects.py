@@ -65,47 +65,41 @@ def transfer_resources(sim: Simulation, src: int, dst: int, metal: float, energy
     return {"metal": round(got_m, 3), "energy": round(got_e, 3)}
 
 
-def set_sight(sim: Simulation, ids: np.ndarray, radius: float, rule: str) -> int:
+def _set_field(sim: Simulation, ids: np.ndarray, name: str, value, event: str, rule: str, **traced) -> np.ndarray:
+    """Sets the world field `name` of the living units of `ids` to `value` and traces it; returns those units."""
     w = sim.world
     ids = ids[w.alive[ids]]
     if ids.size:
-        w.sight[ids] = radius
+        getattr(w, name)[ids] = value
+        sim.trace.add(sim.time, event, rule=rule, ids=ids.tolist(), **traced)
+    return ids
+
+
+def set_sight(sim: Simulation, ids: np.ndarray, radius: float, rule: str) -> int:
+    ids = _set_field(sim, ids, "sight", radius, "rule_sight", rule, radius=radius)
+    if ids.size:
         sim.vision.sight_changed()
-        sim.trace.add(sim.time, "rule_sight", rule=rule, ids=ids.tolist(), radius=radius)
     return int(ids.size)
 
 
 def set_fire(sim: Simulation, ids: np.ndarray, allowed: bool, rule: str) -> int:
     """A unit that may not fire drops its target now and acquires none until allowed again."""
-    w = sim.world
-    ids = ids[w.alive[ids]]
-    if ids.size:
-        w.no_fire[ids] = not allowed
-        if not allowed:
-            w.target[ids] = -1
-            w.fire_banned += int(ids.size)
-        sim.trace.add(sim.time, "rule_fire", rule=rule, ids=ids.tolist(), allowed=allowed)
+    ids = _set_field(sim, ids, "no_fire", not allowed, "rule_fire", rule, allowed=allowed)
+    if ids.size and not allowed:
+        sim.world.target[ids] = -1
+        sim.world.fire_banned += int(ids.size)
     return int(ids.size)
 
 
 def set_cloak(sim: Simulation, ids: np.ndarray, on: bool, rule: str) -> int:
     """Cloaked units are hidden from other sides until detected (engine/systems/cloak.py)."""
-    w = sim.world
-    ids = ids[w.alive[ids]]
-    if ids.size:
-        w.cloaked[ids] = on
-        w.cloak_used = w.cloak_used or on
-        sim.trace.add(sim.time, "rule_cloak", rule=rule, ids=ids.tolist(), cloaked=on)
+    ids = _set_field(sim, ids, "cloaked", on, "rule_cloak", rule, cloaked=on)
+    sim.world.cloak_used = sim.world.cloak_used or (on and bool(ids.size))
     return int(ids.size)
 
 
 def set_detector(sim: Simulation, ids: np.ndarray, radius: float, rule: str) -> int:
-    w = sim.world
-    ids = ids[w.alive[ids]]
-    if ids.size:
-        w.detect[ids] = radius
-        sim.trace.add(sim.time, "rule_detector", rule=rule, ids=ids.tolist(), radius=radius)
-    return int(ids.size)
+    return int(_set_field(sim, ids, "detect", radius, "rule_detector", rule, radius=radius).size)
 
 
 def set_team(sim: Simulation, ids: np.ndarray, team: int, rule: str) -> int:
