@@ -1,9 +1,9 @@
 """Typed documents passed between the pipeline's stages and agents."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from engine.schema.expect import Expectation
 from engine.agent.policies import STRATEGIES
@@ -48,6 +48,9 @@ class Doc(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+PROBE_ON = r"^probe:[A-Za-z0-9_-]{1,40}$"   # a requirement evidenced on one of the GDD's exploit probes
+
+
 class Requirement(Doc):
     """One checkable demand of the request, e.g. "attacks come from two fronts"."""
 
@@ -56,11 +59,14 @@ class Requirement(Doc):
     testable: bool = Field(True, description="true when a validation run's trace or state can show it; false only "
                                              "for what no trace can show (a switch such as fog of war or "
                                              "production, or the map: the shipped level is checked for those)")
-    on: Literal["reference", "idle", "rush"] = Field("reference", description=(
-        "which validation runs carry the evidence: reference = team 0 played by the scripted reference strategy; "
-        "idle = team 0 gives no orders; rush = team 0 sends every combat unit at the nearest enemy from the start "
-        "(a careless player: for a loss neither the reference nor idle suffers, such as the army wiped out or a "
-        "unit lost in the fight)"))
+    on: Literal["reference", "idle", "rush"] | Annotated[str, StringConstraints(pattern=PROBE_ON)] = Field(
+        "reference", description=(
+            "which validation runs carry the evidence: reference = team 0 played by the scripted reference strategy; "
+            "idle = team 0 gives no orders; rush = team 0 sends every combat unit at the nearest enemy from the "
+            "start (a careless player: for a loss neither the reference nor idle suffers, such as the army wiped "
+            "out or a unit lost in the fight); probe:<name> = the GDD's `variation.probes` entry of that name, its "
+            "orders played blind (the plan that suffers a loss no policy above takes, e.g. running the target to "
+            "the map edge); each is played on 2 seeds"))
     expect: list[Expectation] = Field(default_factory=list,
                                       description="expectations the validation runs of `on` must satisfy")
 

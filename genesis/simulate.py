@@ -105,12 +105,14 @@ class SimRun:
 
 def validation_jobs(level_path: str, requirements: list, first: SimJob | None = None) -> list[SimJob]:
     """A level's validation games: the reference on REFERENCE_SEEDS (`first` in place of its seed-0 game, to
-    record media), idle on IDLE_SEEDS, and rush on RUSH_SEEDS only when a testable requirement is on rush."""
+    record media), idle on IDLE_SEEDS, and rush or a probe of the level's variation (probe:<name>) on RUSH_SEEDS
+    only when a testable requirement is on it."""
     jobs = [first or SimJob(level_path, REFERENCE_SEEDS[0], "reference")]
     jobs += [SimJob(level_path, s, "reference") for s in REFERENCE_SEEDS[1:]]
     jobs += [SimJob(level_path, s, "idle") for s in IDLE_SEEDS]
-    if any(r.on == "rush" and r.testable for r in requirements):
-        jobs += [SimJob(level_path, s, "rush") for s in RUSH_SEEDS]
+    # rush and each probe a testable requirement is on, on RUSH_SEEDS
+    extra = dict.fromkeys(r.on for r in requirements if r.testable and (r.on == "rush" or r.on.startswith(PROBE)))
+    jobs += [SimJob(level_path, s, on) for on in extra for s in RUSH_SEEDS]
     return jobs
 
 
@@ -186,19 +188,36 @@ def decided(sim, agent_teams: list[int], ranked: bool) -> str:
     return f"every agent team had lost at {sim.time:.1f} s; the rest of the game cannot change that"
 
 
+PROBE = "probe:"
+
+
+def _policy(level, job: SimJob, team: int):
+    """The policy a validation job names; probe:<name> plays that probe of the level's variation blind."""
+    from engine.agent.policies import make_policy
+    from engine.agent.scripted import Probe, ScriptedPolicy
+
+    if not job.policy.startswith(PROBE):
+        return make_policy(job.policy, team=team, seed=job.seed)
+    name = job.policy[len(PROBE):]
+    probes = ((level.config.metadata or {}).get("variation") or {}).get("probes") or []
+    spec = next((p for p in probes if isinstance(p, dict) and p.get("name") == name), None)
+    if spec is None:
+        raise ValueError(f"the level's variation has no probe named {name!r}")
+    return ScriptedPolicy(team=team, seed=job.seed, orders=Probe.model_validate(spec).orders)
+
+
 def run_job(job: SimJob) -> SimRun:
     """Runs in the worker process."""
     import time
 
     from engine import Simulation, load_level
-    from engine.agent.policies import make_policy
 
     t0 = time.perf_counter()
     try:
         level = load_level(job.level_path)
         agents = _agent_teams(level)
         ranked = _is_ranked(level)
-        policies = {team: make_policy(job.policy, team=team, seed=job.seed) for team in agents}
+        policies = {team: _policy(level, job, team) for team in agents}
         sim = Simulation(level, seed=job.seed, policies=policies)
         tracker = MobilityTracker(sim.snapshot())
         recorder = ReplayRecorder(sim) if job.frames_dir or job.gif_path or job.replay_path else None

@@ -16,7 +16,7 @@ class RequirementEvidence(BaseModel):
     id: str
     text: str
     testable: bool
-    on: Literal["reference", "idle", "rush"]
+    on: str                   # reference, idle, rush or probe:<name>
     passed: bool | None
     status: Literal["verified", "failed", "unverified", "untestable"]
     detail: str

@@ -188,7 +188,8 @@ API_DOC: dict[str, str] = {
                  "team sees is updated every 5 ticks, so visible() shows a new radius from the next update, not in "
                  "the callback that set it); traced as rule_sight",
     "set_fire": "set_fire(ids, allowed) -> count (ids: an id or a list): allowed=false forbids these living units to fire (they drop "
-                "their target and never attack until set_fire(ids, true)); traced as rule_fire",
+                "their target and never attack until set_fire(ids, true); others still see and target them as usual); "
+                "traced as rule_fire",
     "set_cloak": "set_cloak(ids, on) -> count (ids: an id or a list): on=true cloaks these living units: "
                  f"{CLOAK_DOC}; set_cloak(ids, false) uncloaks them; traced as rule_cloak",
     "set_detector": f"set_detector(ids, radius) -> count: gives these living units a detection radius (0..{MAX_SIGHT:g} "

@@ -156,7 +156,7 @@ class EventExpectation(Strict):
                                                                     "(in this order when ordered)")
     cluster_times: ClusterTimesSpec | None = Field(None, description="the time clusters start at these times")
     values: ValueRangeSpec | None = Field(None, description="a numeric field of every matching event lies in a "
-                                                            "range")
+                                                            "range (with no matching event it fails, unless min is 0)")
 
     @model_validator(mode="after")
     def _known_fields(self) -> EventExpectation:

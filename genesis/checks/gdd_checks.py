@@ -133,11 +133,16 @@ def requirements_covered(ctx: CheckContext) -> tuple[bool, str]:
     # a requirement the brief can check must not escape its check by being declared untestable
     brief_testable = {r.id for r in ctx.brief.requirements if r.testable}
     dropped = [r.id for r in ctx.gdd.requirements if not r.testable and r.id in brief_testable]
-    if missing or untested or dropped:
+    probes = {p.name for p in ctx.gdd.variation.probes}
+    unplayed = [f"{r.id} ({r.on})" for r in ctx.gdd.requirements
+                if r.on.startswith("probe:") and r.on[len("probe:"):] not in probes]
+    if missing or untested or dropped or unplayed:
         return False, "; ".join(filter(None, [
             f"brief requirements missing from the GDD: {missing}" if missing else "",
             f"{UNTESTED}: {untested}" if untested else "",
-            f"requirements the brief marks testable but the GDD marks untestable: {dropped}" if dropped else ""]))
+            f"requirements the brief marks testable but the GDD marks untestable: {dropped}" if dropped else "",
+            f"requirements on a probe that `variation.probes` does not name: {unplayed} (probes: "
+            f"{', '.join(sorted(probes)) or 'none'})" if unplayed else ""]))
     return True, f"all {len(gdd_ids)} requirements mapped"
 
 

@@ -90,6 +90,8 @@ def test_values_bound_every_matching_event_and_need_one():
     assert passes(exp, trace([held(200, 120.5)]))
     assert not passes(exp, trace([held(200, 30)]))          # a default 30-second hold
     assert not passes(exp, trace([]))                       # no hold at all
+    assert passes({**exp, "min": 0}, trace([]))             # unless none may come: nothing to bound
+    assert not passes({**exp, "min": 0}, trace([held(200, 30)]))
     problems = validate({"event": "rule_log", "values": {"field": "nope.held", "min": 1}})
     assert problems and "values.field" in problems[0]
     assert validate({"event": "rule_log", "values": {"field": "fields.held"}})

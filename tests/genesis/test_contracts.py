@@ -34,7 +34,8 @@ CONTRACT = {
     ("gdd", "schema"): ("designer.write_gdd", ["Built-in maps", *MAPS, *UNITS, 'role "player"', "every `at` is a spawn"]),
     ("gdd", "requirements_covered"): ("designer.write_gdd", ["Every brief requirement id appears in `requirements`",
                                                               "testable=true needs at least one `expect`",
-                                                              "a requirement the brief marks testable stays testable"]),
+                                                              "a requirement the brief marks testable stays testable",
+                                                              "that entry of the GDD's `variation.probes`"]),
     ("gdd", "win_loss_defined"): ("designer.write_gdd", ["`win_paths`", "`loss_paths`", "`conditions`", '"termination"',
                                                           '"objective"', "calls win()/lose()"]),
     ("gdd", "rules_known_api"): ("designer.write_gdd", ["`library_rule`", "purpose of at least a sentence",
@@ -297,3 +298,20 @@ def test_requirements_covered_fails_when_the_gdd_declares_a_testable_requirement
                                                      if r.id == target.id else r for r in gdd.requirements]})
     ok, why = requirements_covered(CheckContext(brief=brief, gdd=dodged))
     assert not ok and f"marks untestable: ['{target.id}']" in why
+
+
+def test_requirements_covered_fails_when_a_requirement_is_on_a_probe_the_gdd_does_not_script():
+    from genesis.checks.context import CheckContext
+    from genesis.checks.gdd_checks import requirements_covered
+
+    brief = write_brief("defend two fronts against three waves", read("defend two fronts against three waves"), [])
+    gdd = design(brief)
+    target = gdd.requirements[0]
+    moved = gdd.model_copy(update={"requirements": [r.model_copy(update={"on": "probe:nowhere"}) if r.id == target.id
+                                                    else r for r in gdd.requirements]})
+    ok, why = requirements_covered(CheckContext(brief=brief, gdd=moved))
+    assert not ok and "probe that `variation.probes` does not name" in why and "nowhere" in why
+    named = gdd.variation.probes[0].name
+    played = moved.model_copy(update={"requirements": [r.model_copy(update={"on": f"probe:{named}"}) if r.id == target.id
+                                                       else r for r in moved.requirements]})
+    assert requirements_covered(CheckContext(brief=brief, gdd=played))[0]

@@ -117,3 +117,29 @@ def test_a_loss_only_a_careless_player_suffers_is_evidenced_on_the_rush_runs(tmp
     [idle] = requirement_evidence([wiped.model_copy(update={"on": "idle"})],
                                   [run_job(j.__class__(j.level_path, j.seed, "idle")) for j in jobs], (48.0, 48.0), path)
     assert idle["status"] == "failed"
+
+
+def test_a_loss_a_scripted_careless_plan_suffers_is_evidenced_on_that_probe(tmp_path):
+    """The careless plan the GDD scripts as a probe (here: walk the scout into the turrets) is played blind on
+    the rush seeds when a requirement is on it, and its requirement is evidenced there."""
+    import json
+
+    from genesis.simulate import RUSH_SEEDS, run_job, validation_jobs
+
+    level = {"name": "walk in", "description": "d", "map": {"name": "open_field"},
+             "switches": {"fog_of_war": False, "production": False, "time_limit": 90},
+             "teams": [{"id": 0, "name": "p", "units": [{"type": "scout", "x": 6, "y": 6, "tag": "vip"}]},
+                       {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"},
+                        "units": [{"type": "light_turret", "x": 40, "y": 40, "count": 2}]}],
+             "metadata": {"variation": {"probes": [{"name": "walk_in", "exploit": "walk into the turrets",
+                                                    "orders": [{"t": 0, "kind": "move", "x": 40, "y": 40}]}]}}}
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(level))
+    lost = Requirement(id="vip_lost", text="the scout can be lost", on="probe:walk_in",
+                       expect=[{"event": "death", "where": {"team": 0, "type": "scout"}, "min": 1}])
+    jobs = [j for j in validation_jobs(str(path), [lost]) if j.policy.startswith("probe:")]
+    assert [(j.policy, j.seed) for j in jobs] == [("probe:walk_in", s) for s in RUSH_SEEDS]
+    [entry] = requirement_evidence([lost], [run_job(j) for j in jobs], (48.0, 48.0), path)
+    assert entry["status"] == "verified", entry["detail"]
+    missing = run_job(jobs[0].__class__(str(path), 0, "probe:nowhere"))
+    assert not missing.ok and "no probe named 'nowhere'" in missing.error
