@@ -322,6 +322,7 @@ def read(query: str) -> Reading:
     _deadline_and_hold(r)
     _endless(r)
     _routes(r)
+    _own_aircraft_and_fog_degree(r)
     _capture_holders(r)
     _all_done_by(r)
     _capture_contenders(r)
@@ -1944,6 +1945,22 @@ _ROUTE = re.compile(r"\b(?:slip\w*|sneak\w*|swing\w*|loop\w*|circl\w*|creep\w*|w
                     r"by|through|past)\s+(?:the\s+)?(?:map'?s?\s+)?(?:edges?|flanks?|back(?:\s+door)?|perimeter|outskirts|rear|"
                     r"border|long\s+way|side\s+(?:paths?|routes?|roads?))\b(?:\s+of\s+the\s+map)?|"
                     r"\btak(?:e|es|ing)\s+the\s+long\s+way(?:\s+(?:round|around))?\b")
+
+
+# the player's own aircraft ("using a single fast aircraft"): no offline design gives the player an air unit
+_OWN_AIRCRAFT = re.compile(r"\b(?:using|with|flying|fly|pilot\w*|control\w*)\s+(?:only\s+)?(?:a|an|one|single|a\s+single|"
+                           r"just\s+one|two|three|\d+)\s+(?:fast\s+|quick\s+|lone\s+|small\s+)?(?:aircraft|planes?|"
+                           r"airplanes?|jets?|air\s+scouts?|flyers?|drones?)\b")
+# "heavy fog": fog of war is on or off
+_FOG_DEGREE = re.compile(r"\b(?:heavy|thick|dense|light|thin|deep|total|partial)\s+(?=fog\b)")
+
+
+def _own_aircraft_and_fog_degree(r: Reading) -> None:
+    for m in _OWN_AIRCRAFT.finditer(r.text):
+        r.hit(m, "start_forces", "the player's own aircraft are not built: the offline designs give the player "
+                                 "ground units (aircraft come only as attackers)")
+    for m in _FOG_DEGREE.finditer(r.text):
+        r.hit(m, "fog", f"fog of war is on or off: \"{m.group(0).strip()} fog\" is built as plain fog of war")
 
 
 def _routes(r: Reading) -> None:

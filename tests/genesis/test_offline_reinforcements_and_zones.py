@@ -124,3 +124,9 @@ def test_the_way_attackers_travel_is_partial_and_every_one_going_down_is_the_los
                    "storage goes down.")
     assert _clause(brief, "slip around").status == "partial" and "route is not built" in _clause(brief, "slip").why
     assert brief.concepts.keep_objectives == 1 and _clause(brief, "every storage").status == "honoured"
+
+
+def test_the_player_s_own_aircraft_and_a_degree_of_fog_are_partial():
+    brief = _brief("Defend the base for three minutes using a single fast aircraft in heavy fog.")
+    assert "own aircraft are not built" in _clause(brief, "aircraft").why
+    assert any("plain fog of war" in cl.why and cl.status == "partial" for cl in brief.clauses)
