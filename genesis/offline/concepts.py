@@ -3529,7 +3529,7 @@ def _bare_armies(text: str) -> tuple[re.Match, str, str] | None:
         return None
     if _AIR_FOE.fullmatch(m.group(2)):
         return (m, "", "air")
-    mine, theirs = _force_type(m.group(1)) or _force_type(m.group(1) + " light"), _force_type(m.group(2))
+    mine, theirs = _force_type(m.group(1)), _force_type(m.group(2))
     mine = mine or {"tank": "light_tank", "bot": "light_bot"}.get(m.group(1).rstrip("s").split()[-1])
     theirs = theirs or {"tank": "light_tank", "bot": "light_bot"}.get(m.group(2).rstrip("s").split()[-1])
     return (m, mine, theirs) if mine and theirs else None
