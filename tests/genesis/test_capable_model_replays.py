@@ -58,6 +58,9 @@ CASES = [
     # towers held, guards that defect (recorded in 7 calls; kept as call plan 4, whose level is assembled from the GDD
     # without a call: 6 calls, 227k prompt characters)
     pytest.param("watchtowers", 1, id="watchtowers", marks=pytest.mark.slow),
+    # one of eight stand-ins' own requests certified on the first pass: a toxic cloud that grows from the centre,
+    # supply crates to race for, a heal aura (call plan 4: 6 calls, 219,957 prompt characters as recorded)
+    pytest.param("toxic_crates", 1, id="toxic-crates", marks=pytest.mark.slow),
 ]
 
 
