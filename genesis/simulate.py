@@ -68,6 +68,7 @@ class SimRun:
     cached: bool = False           # reused from the validation cache instead of simulated
     seed_independent: bool = False  # drew nothing from its seed: every seed plays this same game
     same_as_seed: int | None = None  # a copy of this seed's run, which was seed independent (not simulated)
+    end_state: dict[str, Any] = field(default_factory=dict)  # team -> living units and where its mobile ones stood
 
     def outcome(self, team: int) -> Outcome:
         return team_outcome(self.winners, self.losers, team)
@@ -257,6 +258,7 @@ def run_job(job: SimJob) -> SimRun:
                      error=d.get("error"), wall_s=time.perf_counter() - t0, events=list(result.trace),
                      team_stats={str(k): v for k, v in (d.get("team_stats") or {}).items()}, mobility=moved,
                      frames=frames, prefix_t=prefix_t, prefix_hash=prefix_hash, seed_independent=result.seed_independent)
+        run.end_state = end_state(sim)
         if why:
             # the other teams' game is unfinished: nobody has won yet
             run.winners, run.losers, run.ended_by, run.decided = [], sorted(sim.eliminated), "decided", why
@@ -265,6 +267,28 @@ def run_job(job: SimJob) -> SimRun:
     except Exception as exc:  # the run fails, the pipeline goes on and reports it
         return SimRun(seed=job.seed, policy=job.policy, ok=False, error=f"{type(exc).__name__}: {exc}",
                       wall_s=time.perf_counter() - t0)
+
+
+def end_state(sim) -> dict[str, Any]:
+    """Per team: its living units at the end, and the centre of its mobile ones (where its army ended)."""
+    w = sim.world
+    out: dict[str, Any] = {}
+    for team in sorted(sim.teams):
+        ids = w.select(team=team)
+        mobile = ids[w.speed[ids] > 0]
+        out[str(team)] = {"units": int(ids.size), "mobile_at": [round(float(w.x[mobile].mean()), 1),
+                                                               round(float(w.y[mobile].mean()), 1)] if mobile.size else None}
+    return out
+
+
+def end_text(run: SimRun) -> str:
+    """"at the end: team 0 has 5 units, its army around (30.2, 41.0); team 1 has 3 units" ('' without a record)."""
+    if not run.end_state:
+        return ""
+    parts = [f"team {t} has {s['units']} unit{'s' if s['units'] != 1 else ''}"
+             + (f", its army around ({s['mobile_at'][0]:g}, {s['mobile_at'][1]:g})" if s.get("mobile_at") else "")
+             for t, s in run.end_state.items()]
+    return "at the end: " + "; ".join(parts)
 
 
 LEFT_SPAWN_TILES = 8.0  # a unit that never got this far from its spawn stayed put (or was trapped)

@@ -12,7 +12,7 @@ from engine.maps import ground_passable, label_regions, reachable_mask, terrain_
 from engine.snapshot import CATEGORIES
 from genesis.checks.context import CheckContext
 from genesis.checks.messages import EVIDENCE_CHARS, evidence_detail
-from genesis.simulate import SimRun
+from genesis.simulate import SimRun, end_text
 
 MOBILE_GROUND = {CATEGORIES.index(c) for c in ("commander", "bot", "vehicle")}
 MIN_REGION_SHARE = 0.5   # a unit "gets away" when its ground region is at least half the map's largest one
@@ -147,7 +147,8 @@ def reference_wins(ctx: CheckContext) -> tuple[bool, str]:
         return False, _errors(ctx)
     lost = [r for r in by_seed.values() if player_score(r) < 1.0]
     detail = f"reference policy won {len(by_seed) - len(lost)}/{len(by_seed)} seeds"
-    return not lost, detail + "".join(f"; seed {r.seed}: {r.reason or r.ended_by}" for r in lost)
+    return not lost, detail + "".join(f"; seed {r.seed}: {r.reason or r.ended_by}"
+                                      + (f" ({end_text(r)})" if end_text(r) else "") for r in lost)
 
 
 def determinism(ctx: CheckContext) -> tuple[bool, str]:

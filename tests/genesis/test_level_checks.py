@@ -79,3 +79,23 @@ def test_a_level_that_leaves_out_a_gdd_rule_component_fails_its_schema_check(tmp
     path.write_text(json.dumps(dropped))
     ok, why = schema(CheckContext(gdd=gdd, level=dropped, level_path=path))
     assert not ok and gdd.rule_components[0].id in why
+
+
+def test_a_lost_reference_seed_says_where_each_army_ended(tmp_path):
+    import json
+
+    from genesis.simulate import SimJob, run_job
+
+    level = {"name": "lost", "description": "d", "map": {"name": "open_field"},
+             "switches": {"fog_of_war": False, "production": False, "time_limit": 60},
+             "teams": [{"id": 0, "name": "p", "units": [{"type": "light_bot", "x": 6, "y": 6}]},
+                       {"id": 1, "name": "e", "controller": {"type": "ai", "behaviour": "idle"},
+                        "units": [{"type": "heavy_tank", "x": 40, "y": 40, "count": 2}]}],
+             "conditions": [{"kind": "survive_until", "team": 1, "time": 60}]}
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(level))
+    run = run_job(SimJob(str(path), 0, "idle"))
+    assert run.end_state["1"]["units"] == 2 and abs(run.end_state["1"]["mobile_at"][1] - 40) < 2
+    ok, detail = reference_wins(CheckContext(runs=[run.__class__(**{**run.to_json(), "policy": "reference"})]))
+    assert not ok and "at the end: team 0 has 1 unit, its army around (6, 6); team 1 has 2 units, its army around" \
+        in detail
