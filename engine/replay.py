@@ -26,8 +26,8 @@ CONTACT_SLACK = 0.5      # tiles beyond weapon range that still count as contact
 FLAG_BUILDING = 1        # under construction
 MAX_SAMPLES = 900        # bounds the recording of long games
 
-EventKind = Literal["wave", "contact", "objective_lost", "death", "lose", "win", "end", "message"]
-KEY_EVENTS = ("wave", "contact", "objective_lost", "end")   # the ones frames and GIFs must show
+EventKind = Literal["wave", "contact", "objective_lost", "death", "lose", "win", "end", "message", "side_change"]
+KEY_EVENTS = ("wave", "contact", "objective_lost", "side_change", "end")   # the ones frames and GIFs must show
 
 
 class ReplayTeam(BaseModel):
@@ -299,6 +299,12 @@ def derive_events(replay: Replay, trace: list[dict], contacts: list[tuple[float,
             verb = "wins" if kind == "win" else "loses"
             events.append(ReplayEvent(t=ev["t"], kind=kind, team=ev.get("team"),
                                       label=f"T{ev.get('team')} {verb}: {ev.get('reason', '')}"))
+        elif kind == "rule_team":
+            n = len(ev.get("ids") or [])
+            events.append(ReplayEvent(t=ev["t"], kind="side_change", team=ev.get("team"),
+                                      label=f"{n} unit{'s' if n != 1 else ''} of T"
+                                            + "/T".join(str(t) for t in sorted(set(ev.get("from") or [])))
+                                            + f" join{'s' if n == 1 else ''} T{ev.get('team')}"))
         elif kind == "message":
             events.append(ReplayEvent(t=ev["t"], kind="message", label=str(ev.get("text", ""))[:120],
                                       team=ev.get("team")))
@@ -316,7 +322,8 @@ def derive_events(replay: Replay, trace: list[dict], contacts: list[tuple[float,
     for k, (t, x, y) in enumerate(contacts):
         events.append(ReplayEvent(t=t, kind="contact", x=round(x, 2), y=round(y, 2),
                                   label="first contact" if k == 0 else "contact: fighting resumes"))
-    order = {k: i for i, k in enumerate(("wave", "contact", "death", "objective_lost", "message", "lose", "win", "end"))}
+    order = {k: i for i, k in enumerate(("wave", "contact", "death", "objective_lost", "side_change", "message", "lose", "win",
+                                         "end"))}
     return sorted(events, key=lambda e: (e.t, order[e.kind]))
 
 

@@ -12,8 +12,8 @@
   const PALETTE = JSON.parse(document.getElementById("replay-palette").textContent);   // engine/palette.py
   const TERRAIN = PALETTE.terrain, JITTER = PALETTE.jitter;
   const KIND_COLOR = {wave: "#f97316", contact: "#facc15", objective_lost: "#ef4444", death: "#9ca3af",
-                      lose: "#f43f5e", win: "#22c55e", end: "#e5e7eb", message: "#60a5fa"};
-  const KEY = new Set(["wave", "contact", "objective_lost", "end"]);
+                      lose: "#f43f5e", win: "#22c55e", end: "#e5e7eb", message: "#60a5fa", side_change: "#c084fc"};
+  const KEY = new Set(["wave", "contact", "objective_lost", "side_change", "end"]);
   const units = new Map(R.units.map((u) => [u.id, u]));
   const teams = new Map(R.teams.map((t) => [t.id, t]));
   const times = R.frames.map((f) => f.t);

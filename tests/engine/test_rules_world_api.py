@@ -396,6 +396,8 @@ def test_a_unit_that_changes_side_is_drawn_as_the_new_side_s_in_the_replay(arena
     before, after = cursor.snapshot(cursor.index_at(2)), cursor.snapshot(cursor.index_at(6))
     assert sorted(before.team.tolist()) == [0, 1, 1] and sorted(after.team.tolist()) == [0, 0, 1]
     assert len(after.ids) == 3 and {u.tag for u in replay.units if u.team == 0} == {None, "prisoner"}
+    (change,) = [e for e in replay.key_events() if e.kind == "side_change"]
+    assert change.label == "1 unit of T1 joins T0" and abs(change.t - 3) < 0.1
 
 
 def test_start_units_may_start_hurt(arena, h):
