@@ -176,15 +176,18 @@ class Simulation:
             return False, "not_owner"
         return apply_order(self, team, order)
 
-    def visible_units(self, team: int) -> np.ndarray:
-        """Ids of living units `team` can see: under fog those on tiles it sees, everything otherwise, less
+    def sees(self, team: int, ids: np.ndarray) -> np.ndarray:
+        """Mask over living `ids`: which `team` can see: under fog those on tiles it sees, all otherwise, less
         the cloaked units it has not detected."""
-        idx = self.world.alive_idx
-        if self.fog:
-            idx = idx[self.vision.sees(team, idx)]
+        mask = self.vision.sees(team, ids) if self.fog else np.ones(ids.size, dtype=bool)
         if self.world.cloak_used and team in self.teams:
-            idx = idx[~hidden(self.world, self.teams[team].allies, idx)]
-        return idx
+            mask &= ~hidden(self.world, self.teams[team].allies, ids)
+        return mask
+
+    def visible_units(self, team: int) -> np.ndarray:
+        """Ids of living units `team` can see (`sees`)."""
+        idx = self.world.alive_idx
+        return idx[self.sees(team, idx)]
 
     def snapshot(self) -> Snapshot:
         w = self.world

@@ -50,13 +50,12 @@ from engine.result import team_outcome
 from genesis.checks.messages import shorten
 from genesis.fileio import atomic_write_text
 from genesis.quantities import clock
-from genesis.simulate import DEFAULT_TIMEOUT_S, SimPool, copy_followers, seed_leaders
+from genesis.simulate import DEFAULT_TIMEOUT_S, PROBE, SimPool, copy_followers, probe_policy, seed_leaders
 from genesis.validation_cache import engine_version, level_fingerprint
 
 SEEDS = (0, 1, 2, 3, 4)
 CHEAP = ("random", "rush", "turtle")        # and the level's probes, as "probe:<name>"
 LADDER = ("idle", "random", "rush", "turtle", "reference")
-PROBE = "probe:"
 TRIVIAL_TIME_SHARE = 0.10
 MIN_VARIED_SEEDS = 2            # seeds after the first on which the reference must play another game
 CERTIFICATE_VERSION = 2         # part of the cache key: certificates of an older version are not reused
@@ -100,12 +99,10 @@ def _agent_teams(level) -> list[int]:
 def _policy(job: CertJob, team: int):
     from engine.agent.open_loop import OpenLoopPolicy
     from engine.agent.policies import make_policy
-    from engine.agent.scripted import Probe, ScriptedPolicy
-
     if job.agent == "open_loop":
         return OpenLoopPolicy(team=team, seed=job.seed, schedule=[s for s in job.schedule if s["team"] == team])
     if job.agent.startswith(PROBE):
-        return ScriptedPolicy(team=team, seed=job.seed, orders=Probe.model_validate(job.probe).orders)
+        return probe_policy(job.probe, team, job.seed)
     return make_policy(job.agent, team=team, seed=job.seed)
 
 

@@ -189,13 +189,19 @@ def decided(sim, agent_teams: list[int], ranked: bool) -> str:
     return f"every agent team had lost at {sim.time:.1f} s; the rest of the game cannot change that"
 
 
-PROBE = "probe:"
+PROBE = "probe:"     # a policy or requirement `on` that names one of a level's exploit probes
+
+
+def probe_policy(spec: dict, team: int, seed: int):
+    """A probe of a level's variation, its orders played blind for `team`."""
+    from engine.agent.scripted import Probe, ScriptedPolicy
+
+    return ScriptedPolicy(team=team, seed=seed, orders=Probe.model_validate(spec).orders)
 
 
 def _policy(level, job: SimJob, team: int):
     """The policy a validation job names; probe:<name> plays that probe of the level's variation blind."""
     from engine.agent.policies import make_policy
-    from engine.agent.scripted import Probe, ScriptedPolicy
 
     if not job.policy.startswith(PROBE):
         return make_policy(job.policy, team=team, seed=job.seed)
@@ -204,7 +210,7 @@ def _policy(level, job: SimJob, team: int):
     spec = next((p for p in probes if isinstance(p, dict) and p.get("name") == name), None)
     if spec is None:
         raise ValueError(f"the level's variation has no probe named {name!r}")
-    return ScriptedPolicy(team=team, seed=job.seed, orders=Probe.model_validate(spec).orders)
+    return probe_policy(spec, team, job.seed)
 
 
 def run_job(job: SimJob) -> SimRun:

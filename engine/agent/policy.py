@@ -7,6 +7,8 @@ a benchmark agent, and returns no extra orders. Policies are deterministic for a
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine.agent.interface import FSM_PERIOD, AgentInterface, DecisionClock
@@ -70,6 +72,16 @@ def army_ids(sim, team: int) -> np.ndarray:
 
 def centroid(w, ids: np.ndarray) -> tuple[float, float]:
     return float(w.x[ids].mean()), float(w.y[ids].mean())
+
+
+def drawn_area(sim, label: str, near: tuple[float, float] | None = None) -> tuple[float, float] | None:
+    """The centre, where it stands now, of the newest rule area whose label holds `label` (the one nearest
+    `near` when given); None while no such area is drawn."""
+    drawn = [a for a in sim.areas.shapes() if label in a.label]
+    if not drawn:
+        return None
+    best = drawn[-1] if near is None else min(drawn, key=lambda a: (math.dist((a.x, a.y), near), a.x, a.y))
+    return best.x, best.y
 
 
 def can_stand(sim, x: float, y: float) -> bool:

@@ -22,7 +22,7 @@ from engine.rules.limits import (MAX_AREAS, MAX_COORD, MAX_HP_CHANGE, MAX_IDS, M
                                  MAX_SHAPES, MAX_SIGHT, MAX_SPAWN_PER_CALL, MAX_SPAWN_PER_RUN, MAX_TIMERS,
                                  ORDER_UNIT_COST, PATH_CELL_COST)
 from engine.snapshot import CATEGORIES, ENVIRONMENT
-from engine.systems.cloak import CLOAK_DOC, hidden
+from engine.systems.cloak import CLOAK_DOC
 from engine.systems.orders import KINDS
 
 if TYPE_CHECKING:
@@ -528,10 +528,7 @@ class RuleRuntime:
             t, uid = team_id(team), _int(uid, "id")
             if not w.is_alive(uid):
                 return False
-            one = np.array([uid], dtype=np.int64)
-            if w.cloak_used and hidden(w, sim.teams[t].allies, one)[0]:
-                return False
-            return not sim.fog or bool(sim.vision.sees(t, one)[0])
+            return bool(sim.sees(t, np.array([uid], dtype=np.int64))[0])
 
         def resources(team):
             s = sim.teams[team_id(team)]
@@ -594,8 +591,8 @@ class RuleRuntime:
                 reach = 1.5 * (1 + (n - 1) // 12 * 0.6) + 3.0
                 alive = w.alive_idx
                 d2 = (w.x[alive] - x) ** 2 + (w.y[alive] - y) ** 2
-                near = alive[(w.is_air[alive] == air) & (d2 <= reach * reach)]
-                near = near[np.argsort((w.x[near] - x) ** 2 + (w.y[near] - y) ** 2, kind="stable")[:NEAR_UNITS]]
+                close = (w.is_air[alive] == air) & (d2 <= reach * reach)
+                near = alive[close][np.argsort(d2[close], kind="stable")[:NEAR_UNITS]]
             ids, placed = [], [(float(px), float(py)) for px, py in zip(w.x[near], w.y[near])]
             for j in range(n):
                 if j == 0:

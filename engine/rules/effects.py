@@ -115,6 +115,5 @@ def set_team(sim: Simulation, ids: np.ndarray, team: int, rule: str) -> int:
     w.order[ids] = NONE
     w.dest[ids] = w.pos[ids]
     w.version += 1                  # every cache keyed on the units (vision, movement, squads) is read anew
-    w._alive_idx = None
     sim.trace.add(sim.time, "rule_team", rule=rule, ids=ids.tolist(), team=team, **{"from": old})
     return int(ids.size)

@@ -12,6 +12,7 @@ from engine.maps import load_map
 from engine.schema.level import StartUnit, Team
 from genesis.checks.context import CheckContext
 from genesis.checks.api_claims import impossible_demands
+from genesis.simulate import PROBE
 
 # An objective component ends the game when its purpose says who wins or loses (it calls win()/lose()).
 ENDS_GAME = re.compile(r"\b(win|wins|won|lose|loses|lost|victory|defeat)\b", re.I)
@@ -135,7 +136,7 @@ def requirements_covered(ctx: CheckContext) -> tuple[bool, str]:
     dropped = [r.id for r in ctx.gdd.requirements if not r.testable and r.id in brief_testable]
     probes = {p.name for p in ctx.gdd.variation.probes}
     unplayed = [f"{r.id} ({r.on})" for r in ctx.gdd.requirements
-                if r.on.startswith("probe:") and r.on[len("probe:"):] not in probes]
+                if r.on.startswith(PROBE) and r.on[len(PROBE):] not in probes]
     if missing or untested or dropped or unplayed:
         return False, "; ".join(filter(None, [
             f"brief requirements missing from the GDD: {missing}" if missing else "",

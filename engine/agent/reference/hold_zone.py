@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from engine.agent.policy import centroid, drawn_area
 from engine.agent.reference.infer import xy
 from engine.agent.reference.strategy import Strategy
 
@@ -42,18 +43,13 @@ class HoldZone(Strategy):
         return self.ref.send(sim, zone)
 
     def _drawn(self, sim) -> tuple[float, float] | None:
-        """The centre of the newest (or nearest) area whose label holds `label`, where it stands now."""
-        drawn = [a for a in sim.areas.shapes() if self.label in a.label]
-        if not drawn:
-            return None
+        """The newest (or, with pick='nearest', the nearest to the army's centre) area whose label holds `label`."""
         if not self.nearest:
-            return drawn[-1].x, drawn[-1].y
+            return drawn_area(sim, self.label)
         w = sim.world
         mine = w.select(team=self.ref.team)
         mine = mine[w.speed[mine] > 0]
-        at = (float(w.x[mine].mean()), float(w.y[mine].mean())) if mine.size else self.ref.home
-        best = min(drawn, key=lambda a: (math.dist((a.x, a.y), at), a.x, a.y))
-        return best.x, best.y
+        return drawn_area(sim, self.label, centroid(w, mine) if mine.size else self.ref.home)
 
     def _marked(self, sim) -> tuple[float, float] | None:
         """The candidate zone the game marked (public on the map), once it is marked."""

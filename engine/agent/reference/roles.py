@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from engine.agent.observation import visible_enemy_ids
-from engine.agent.policy import army_ids, centroid
+from engine.agent.policy import army_ids, centroid, drawn_area
 from engine.schema.roles import RoleSpec
 from engine.systems.cloak import hidden
 from engine.world import NONE
@@ -352,11 +352,8 @@ class Escort(Role):
 
     def _destination(self, sim, p: tuple[float, float]) -> tuple[float, float]:
         """`to`, or the newest rule area whose label holds `to_label` (where it is now); else stay at `p`."""
-        if self.spec.to_label:
-            drawn = [a for a in sim.areas.shapes() if self.spec.to_label in a.label]
-            if drawn:
-                return drawn[-1].x, drawn[-1].y
-        return tuple(self.spec.to) if self.spec.to is not None else p
+        drawn = drawn_area(sim, self.spec.to_label) if self.spec.to_label else None
+        return drawn or (tuple(self.spec.to) if self.spec.to is not None else p)
 
     def _guard(self, sim, p: tuple[float, float], enemies: np.ndarray, to: tuple[float, float]) -> list[dict]:
         """Send the guards at the nearest visible enemy close to the escorted unit, else ahead of it."""
