@@ -8,7 +8,7 @@ from typing import Any
 from engine.expect import evaluate, run_sampled, state_times
 from genesis.checks.messages import failing_run_head, shorten
 from genesis.models import Requirement
-from genesis.simulate import SimRun
+from genesis.simulate import SimRun, seat_policies
 
 
 def run_view(run: SimRun, states: dict[float, dict] | None = None) -> dict[str, Any]:
@@ -22,11 +22,9 @@ def state_samples(level_path: Path, run: SimRun, times: list[float]) -> dict[flo
     once the player's outcome was decided is replayed to the same stop, so a time after it reads the
     final state, as for a game that ended."""
     from engine import Simulation, load_level
-    from engine.agent.policies import make_policy
 
     level = load_level(level_path)
-    agents = [t.id for t in level.config.teams if t.controller.type == "agent"]
-    sim = Simulation(level, seed=run.seed, policies={t: make_policy(run.policy, team=t, seed=run.seed) for t in agents})
+    sim = Simulation(level, seed=run.seed, policies=seat_policies(level, run.policy, run.seed))
     result, states = run_sampled(sim, run.duration if run.ended_by == "decided" else None, times)
     return states if result.trace_hash == run.trace_hash else {}
 

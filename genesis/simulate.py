@@ -199,18 +199,20 @@ def probe_policy(spec: dict, team: int, seed: int):
     return ScriptedPolicy(team=team, seed=seed, orders=Probe.model_validate(spec).orders)
 
 
-def _policy(level, job: SimJob, team: int):
-    """The policy a validation job names; probe:<name> plays that probe of the level's variation blind."""
+def seat_policies(level, policy: str, seed: int) -> dict:
+    """The policy `policy` names in every agent seat of `level`; probe:<name> plays that probe of the
+    level's variation blind. A validation run and any replay of it (state samples) seat the same."""
     from engine.agent.policies import make_policy
 
-    if not job.policy.startswith(PROBE):
-        return make_policy(job.policy, team=team, seed=job.seed)
-    name = job.policy[len(PROBE):]
+    teams = _agent_teams(level)
+    if not policy.startswith(PROBE):
+        return {t: make_policy(policy, team=t, seed=seed) for t in teams}
+    name = policy[len(PROBE):]
     probes = ((level.config.metadata or {}).get("variation") or {}).get("probes") or []
     spec = next((p for p in probes if isinstance(p, dict) and p.get("name") == name), None)
     if spec is None:
         raise ValueError(f"the level's variation has no probe named {name!r}")
-    return probe_policy(spec, team, job.seed)
+    return {t: probe_policy(spec, t, seed) for t in teams}
 
 
 def run_job(job: SimJob) -> SimRun:
@@ -222,10 +224,8 @@ def run_job(job: SimJob) -> SimRun:
     t0 = time.perf_counter()
     try:
         level = load_level(job.level_path)
-        agents = _agent_teams(level)
-        ranked = _is_ranked(level)
-        policies = {team: _policy(level, job, team) for team in agents}
-        sim = Simulation(level, seed=job.seed, policies=policies)
+        agents, ranked = _agent_teams(level), _is_ranked(level)
+        sim = Simulation(level, seed=job.seed, policies=seat_policies(level, job.policy, job.seed))
         tracker = MobilityTracker(sim.snapshot())
         recorder = ReplayRecorder(sim) if job.frames_dir or job.gif_path or job.replay_path else None
         next_sample = 0.0

@@ -141,5 +141,10 @@ def test_a_loss_a_scripted_careless_plan_suffers_is_evidenced_on_that_probe(tmp_
     assert [(j.policy, j.seed) for j in jobs] == [("probe:walk_in", s) for s in RUSH_SEEDS]
     [entry] = requirement_evidence([lost], [run_job(j) for j in jobs], (48.0, 48.0), path)
     assert entry["status"] == "verified", entry["detail"]
+    # a state expectation replays each run to sample it: the probe's run replays with the probe's orders
+    gone = Requirement(id="vip_gone", text="no scout is left", on="probe:walk_in",
+                       expect=[{"state": {"at": 85, "team": 0, "type": "scout", "units_max": 0}}])
+    [entry] = requirement_evidence([gone], [run_job(j) for j in jobs], (48.0, 48.0), path)
+    assert entry["status"] == "verified", entry["detail"]
     missing = run_job(jobs[0].__class__(str(path), 0, "probe:nowhere"))
     assert not missing.ok and "no probe named 'nowhere'" in missing.error
