@@ -6,6 +6,10 @@ design's `variation.knob` ('<rule id>.<param>': an enemy strength, wave size or 
 deadline) is scaled and each trial level certified on every seed: the factor is bracketed by
 doubling away from the level as built, then bisected (geometrically), and the first trial whose
 certificate holds in the asked band wins. Every trial is recorded.
+
+With no band asked, the same search rebalances a level its reference cannot win on every seed, or that
+a cheap policy wins everywhere: any certified band will do, so the first trial that certifies (the
+reference wins every seed, no cheap policy wins them all) is the level that ships.
 """
 from __future__ import annotations
 
@@ -61,6 +65,26 @@ def tunable(cert: dict | None) -> bool:
     return bool(cert) and not cert.get("skipped") and failing <= {"reference_wins", "no_cheap_win", "idle_loses"}
 
 
+# a level that fails only on these at validation lost on balance: its knob may rebalance it
+REBALANCED = frozenset({"check:reference_wins", "check:outcome_discrimination", "check:requirement_evidence"})
+
+
+def tuning_target(asked: str | None, cert: dict | None, failing: set[str], level: dict,
+                  knob: str | None) -> tuple[str, tuple[str, ...]] | None:
+    """(the band the level plays, the bands wanted) when the knob search should run before the gate,
+    None when the gate judges the level as it is. `failing` are the kinds of the mandatory criteria the
+    validation failed (the certificate only runs on a level that passes them all)."""
+    want = (asked,) if asked else BANDS
+    has_knob = knob_param(level, knob) is not None
+    if failing:
+        lost = "check:reference_wins" in failing and failing <= REBALANCED
+        return ("impossible", want) if lost and has_knob else None
+    band = band_of(cert)
+    if asked:
+        return (band, want) if band != asked and tunable(cert) else None
+    return (band, want) if band in ("trivial", "impossible") and tunable(cert) and has_knob else None
+
+
 def knob_param(level: dict, knob: str | None) -> tuple[int, str, Any] | None:
     """(rule index, param, value) of a numeric knob '<rule id>.<param>' of `level`, or None."""
     if not knob or "." not in knob:
@@ -99,11 +123,12 @@ def harder_when_larger(param: str) -> bool:
     return not any(w in param.lower() for w in EASIER_WHEN_LARGER)
 
 
-def search(level_path: Path, cert: dict, asked: str, knob: str | None,
+def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str | None,
            certify: Callable[[Path], dict]) -> tuple[DifficultySearch, dict | None, dict | None]:
-    """Tunes `knob` of the level at `level_path` (certified as `cert`) until its band is `asked`.
-    Returns the search, and the tuned level config and its certificate when one was found."""
-    start = band_of(cert)
+    """Tunes `knob` of the level at `level_path`, which plays in band `start`, until a trial certifies in
+    one of the bands `want`. Returns the search, and the tuned level config and its certificate when one
+    was found."""
+    asked = " or ".join(want)
     level = json.loads(Path(level_path).read_text())
     record = DifficultySearch(asked=asked, knob=knob, found=False, start_band=start)
     found = knob_param(level, knob)
@@ -116,8 +141,14 @@ def search(level_path: Path, cert: dict, asked: str, knob: str | None,
         return record, None, None
     index, param, base = found
     record.value = base
-    step = 1 if (RANK[start] < RANK[asked]) == harder_when_larger(param) else -1    # log2 of the factor's direction
-    lo, hi = 0.0, None                  # log2 factors: lo on the start's side of the asked band, hi past it
+    low, high = min(RANK[b] for b in want), max(RANK[b] for b in want)
+
+    def below(band: str) -> bool:           # plays easier than every wanted band
+        return RANK[band] < low
+
+    harder = below(start)
+    step = 1 if harder == harder_when_larger(param) else -1    # log2 of the factor's direction
+    lo, hi = 0.0, None                  # log2 factors: lo on the start's side of the wanted bands, hi past them
     trials_left, exponent = MAX_TRIALS, float(step)
     while trials_left:
         factor = 2.0 ** exponent
@@ -134,14 +165,13 @@ def search(level_path: Path, cert: dict, asked: str, knob: str | None,
             path.unlink(missing_ok=True)
         band = band_of(got)
         record.trials.append(Trial(factor=round(factor, 3), value=value, band=band, certified=bool(got.get("valid"))))
-        if band == asked and got.get("valid"):
+        if band in want and got.get("valid"):
             record.found, record.value = True, value
             record.note = f"{knob} x{factor:.3g}: {base} -> {value}"
             return record, trial, got
-        if band is None:
+        if band is None or band not in RANK:
             break
-        same_side = (RANK[band] < RANK[asked]) == (RANK[start] < RANK[asked])
-        if same_side:
+        if band in want or below(band) == harder:     # still on the start's side (or in band but not valid)
             lo = exponent
         else:
             hi = exponent

@@ -15,7 +15,7 @@ from engine.schema.level import LevelConfig
 from genesis import rubric_store
 from genesis.certificate import (CertificateGames, cached_certificate, certificate_enabled, certify_cached, prior_keys,
                                  scenario_certificate)
-from genesis.difficulty import band_of, tunable
+from genesis.difficulty import tuning_target
 from genesis.checks import CheckContext, run_criteria
 from genesis.checks.messages import bounded_join, shorten
 from genesis.evidence import requirement_evidence
@@ -392,10 +392,15 @@ class Nodes:
             self.ctx.say("level", "certifying: the ladder of cheap policies and the blind replay over every seed")
             ctx.certificate = certificate = self._certificate(state, runs)
         ctx.difficulty, ctx.difficulty_search = _asked_difficulty(state), state.get("difficulty_search")
-        if plays and ctx.difficulty and ctx.difficulty_search is None and band_of(certificate) != ctx.difficulty \
-                and tunable(certificate):
+        failing = {r.kind for r in results if r.mandatory and not r.passed}
+        target = None if ctx.difficulty_search is not None or not schema_ok else tuning_target(
+            ctx.difficulty, certificate, failing, state["level"], gdd.variation.knob)
+        if target:
+            if not plays:
+                self.ctx.drop_certificate_games()
             self._save_traces(runs)
             return {"runs": [r.summary() for r in runs], "certificate": certificate, "simulation": sim_record,
+                    "difficulty_target": [target[0], *target[1]],
                     "route": "tune_difficulty", "stage_times": self._timed("level_validate", t0)}
         results += run_criteria("level", gated, ctx)
         passed = all(r.passed for r in results if r.mandatory)
@@ -404,8 +409,12 @@ class Nodes:
         if plays and (self.out / REPLAY_FILE).is_file():
             self.ctx.replay_gif = ReplayGif(self.out / REPLAY_FILE, self._pool(state), self.ctx.validation_cache)
         visual = ctx.visual
-        visual_feedback = [f"visual reviewer ({visual.judged_by}): {p}" for p in visual.problems] if visual else []
-        verdict = Verdict(stage="level", passed=passed, criteria=results, feedback=visual_feedback,
+        feedback = [f"visual reviewer ({visual.judged_by}): {p}" for p in visual.problems] if visual else []
+        search_record = ctx.difficulty_search or {}
+        if not passed and search_record and not search_record.get("found"):
+            feedback.append(f"balance knob search (the level as built played {search_record.get('start_band')}): "
+                            f"{search_record.get('note')}")
+        verdict = Verdict(stage="level", passed=passed, criteria=results, feedback=feedback,
                           judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"),
                           unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
         self._save_traces(runs)
@@ -421,21 +430,24 @@ class Nodes:
                                     cache_dir=self.ctx.validation_cache.root, started=self.ctx.certificate_games)
 
     def tune_difficulty(self, state: dict) -> dict:
-        """Scales the design's balance knob until the certificate's band is the one asked for (see
+        """Scales the design's balance knob until the certificate's band is the one asked for, or any certified
+        band when none was asked and the reference lost a seed or a cheap policy won them all (see
         genesis.difficulty); a tuned level is validated again from the start, an untuned one goes to the gate
         with the search on record."""
         from genesis.difficulty import search
 
         t0 = time.perf_counter()
-        asked, gdd = _asked_difficulty(state), state["gdd"]
-        self.ctx.say("level", f"tuning {gdd.variation.knob or 'no knob'} for a {asked} level")
+        gdd = state["gdd"]
+        start, *want = state["difficulty_target"]
+        self.ctx.say("level", f"tuning {gdd.variation.knob or 'no knob'}: the level plays {start}, "
+                              f"searching for a certified {' or '.join(want)} level")
         timeout = float(state["options"].get("sim_timeout", DEFAULT_TIMEOUT_S))
         pool = self._pool(state)
 
         def certify_trial(path: Path) -> dict:
             return certify_cached(path, self.ctx.validation_cache.root, pool, timeout_s=timeout).model_dump()
 
-        record, tuned, _ = search(self.out / F.LEVEL, state.get("certificate"), asked, gdd.variation.knob, certify_trial)
+        record, tuned, _ = search(self.out / F.LEVEL, start, tuple(want), gdd.variation.knob, certify_trial)
         update: dict[str, Any] = {"difficulty_search": record.model_dump(mode="json"),
                                   "stage_times": self._timed("difficulty", t0)}
         if tuned is None:      # the gate judges the level as it is, with the search on record

@@ -57,6 +57,7 @@ class PipelineState(TypedDict, total=False):
     evidence: list[dict]
     certificate: dict | None           # the level's validity certificate, judged at stage 4
     difficulty_search: dict | None     # the balance knob search for the asked difficulty (genesis.difficulty)
+    difficulty_target: list[str] | None   # [the band the level plays, the bands the search wants]
     visual: dict
     stage_times: Annotated[dict[str, float], add_times]
     route: str

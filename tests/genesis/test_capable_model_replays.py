@@ -41,8 +41,9 @@ CASES = [
     pytest.param("depot_hunt", 2, id="depot-hunt", marks=pytest.mark.slow),
     pytest.param("joint_assault", 2, id="joint-assault", marks=pytest.mark.slow),
     pytest.param("uplink_siphon", 1, id="uplink-siphon"),
-    # a hidden battery at a seeded site; certified after three rollbacks (two of its writer's own errors)
-    pytest.param("counter_battery", 3, id="counter-battery", marks=pytest.mark.slow),
+    # a hidden battery at a seeded site; recorded in three level attempts (two of its writer's own errors); the
+    # balance knob's search now certifies the second level, which its reference lost a seed of, without the third
+    pytest.param("counter_battery", 2, id="counter-battery", marks=pytest.mark.slow),
     # after the rule API's resource transfer and areas: metal skimmed by seeded rich posts (first pass, 9 calls
     # with its two rules asked in one);
     # a blight cloud that grows and drifts from a seeded tower (a level retry raised its damage, 12 calls)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from genesis.difficulty import band_of, difficulty_reason, knob_param, scaled, search, tunable
+from genesis.difficulty import BANDS, band_of, difficulty_reason, knob_param, scaled, search, tunable, tuning_target
 from genesis.offline.concepts import read
 
 BASE = {"rules": [{"id": "waves", "script": "rules/waves.lua", "params": {"units": {"light_bot": 4}, "interval": 60}}]}
@@ -24,7 +24,7 @@ def _band_by_size(size: int) -> str:
         else "impossible"
 
 
-def _run(tmp_path, asked: str, knob: str, start: str, band_of_level):
+def _run(tmp_path, asked: str | tuple, knob: str, start: str, band_of_level):
     path = tmp_path / "level.json"
     path.write_text(json.dumps(BASE))
     seen = []
@@ -34,7 +34,8 @@ def _run(tmp_path, asked: str, knob: str, start: str, band_of_level):
         seen.append(level["rules"][0]["params"])
         return _cert(band_of_level(level["rules"][0]["params"]))
 
-    record, tuned, cert = search(path, _cert(start), asked, knob, certify)
+    want = asked if isinstance(asked, tuple) else (asked,)
+    record, tuned, cert = search(path, band_of(_cert(start)), want, knob, certify)
     assert not list(tmp_path.glob("level.difficulty-*.json"))       # trial files are removed
     return record, tuned, cert, seen
 
@@ -61,6 +62,41 @@ def test_a_search_that_cannot_reach_the_band_says_so_and_changes_nothing(tmp_pat
     assert "no value of waves.units" in record.note and len(seen) == 2      # x2, x4, then the bound
     record, tuned, _, seen = _run(tmp_path, "hard", "waves.nothing", "easy", lambda p: "hard")
     assert not record.found and seen == [] and "no numeric balance knob" in record.note
+
+
+def test_with_no_band_asked_a_level_the_reference_loses_is_eased_until_it_certifies(tmp_path):
+    # x0.5 gives 2 bots (8 after the stand-in's x4: medium); x0.5 of a size its reference cannot beat
+    record, tuned, cert, seen = _run(tmp_path, BANDS, "waves.units", "impossible",
+                                     lambda p: _band_by_size(p["units"]["light_bot"] * 4))
+    assert record.found and cert["difficulty"] == "medium" and record.asked == "easy or medium or hard"
+    assert seen == [{"units": {"light_bot": 2}, "interval": 60}]
+    assert tuned["rules"][0]["params"]["units"]["light_bot"] == 2
+    # a trial too easy (trivial) lies past the wanted bands: the search bisects back between the two
+    record, _, cert, seen = _run(tmp_path, BANDS, "waves.units", "impossible",
+                                 lambda p: "trivial" if p["units"]["light_bot"] <= 2 else
+                                 "hard" if p["units"]["light_bot"] == 3 else "impossible")
+    assert record.found and cert["difficulty"] == "hard" and [p["units"]["light_bot"] for p in seen] == [2, 3]
+
+
+def test_with_no_band_asked_a_level_a_cheap_policy_wins_is_made_harder(tmp_path):
+    record, tuned, _, seen = _run(tmp_path, BANDS, "waves.interval", "trivial",
+                                  lambda p: "trivial" if p["interval"] > 40 else "medium")
+    assert record.found and seen[0]["interval"] == 30 and tuned["rules"][0]["params"]["interval"] == 30
+
+
+def test_the_search_runs_before_the_gate_only_on_a_balance_failure_it_can_move():
+    lost = {"check:reference_wins", "check:outcome_discrimination"}
+    assert tuning_target(None, None, lost, BASE, "waves.units") == ("impossible", BANDS)
+    assert tuning_target("hard", None, lost, BASE, "waves.units") == ("impossible", ("hard",))
+    assert tuning_target(None, None, lost, BASE, None) is None                  # no knob, nothing to scale
+    assert tuning_target(None, None, lost | {"check:determinism"}, BASE, "waves.units") is None
+    assert tuning_target(None, None, {"check:requirement_evidence"}, BASE, "waves.units") is None
+    assert tuning_target(None, _cert("trivial"), set(), BASE, "waves.units") == ("trivial", BANDS)
+    assert tuning_target(None, _cert("hard"), set(), BASE, "waves.units") is None
+    assert tuning_target("hard", _cert("easy"), set(), BASE, None) == ("easy", ("hard",))   # the search says why
+    assert tuning_target("easy", _cert("easy"), set(), BASE, "waves.units") is None
+    blind = {**_cert("hard"), "checks": {"open_loop": {"passed": False}}}
+    assert tuning_target(None, blind, set(), BASE, "waves.units") is None
 
 
 def test_knob_parsing_and_scaling():
