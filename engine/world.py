@@ -268,16 +268,18 @@ class World:
             "id": int(i), "type": self.types.names[int(self.type[i])], "team": int(self.team[i]),
             "x": round(float(self.x[i]), 3), "y": round(float(self.y[i]), 3), "hp": round(float(self.hp[i]), 3),
             "max_hp": round(float(self.max_hp[i]), 3), "tag": self.tags[i], "category": CATEGORIES[int(self.category[i])],
+            "sight": round(float(self.sight[i]), 3),
         }
 
     def unit_dicts(self, ids: np.ndarray) -> list[dict]:
         """`unit_dict` of each id in `ids`, read from the arrays in one pass (whole armies)."""
         names, tags = self.types.names, self.tags
         cols = zip(ids.tolist(), self.type[ids].tolist(), self.team[ids].tolist(), self.x[ids].tolist(),
-                   self.y[ids].tolist(), self.hp[ids].tolist(), self.max_hp[ids].tolist(), self.category[ids].tolist())
+                   self.y[ids].tolist(), self.hp[ids].tolist(), self.max_hp[ids].tolist(), self.category[ids].tolist(),
+                   self.sight[ids].tolist())
         return [{"id": i, "type": names[ti], "team": team, "x": round(x, 3), "y": round(y, 3), "hp": round(hp, 3),
-                 "max_hp": round(mhp, 3), "tag": tags[i], "category": CATEGORIES[c]}
-                for i, ti, team, x, y, hp, mhp, c in cols]
+                 "max_hp": round(mhp, 3), "tag": tags[i], "category": CATEGORIES[c], "sight": round(sight, 3)}
+                for i, ti, team, x, y, hp, mhp, c, sight in cols]
 
     def complete(self) -> np.ndarray:
         """Mask over all slots: alive and finished building."""

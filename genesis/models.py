@@ -11,6 +11,7 @@ from engine.agent.scripted import Probe
 from engine.maps import list_maps
 from engine.schema.level import Condition, Controller, LevelConfig, MapRef, RankByScore, StartUnit
 from engine.schema.roles import parse_roles
+from genesis.difficulty import EASIER_WHEN_LARGER, MAX_FACTOR, MAX_TRIALS, MIN_FACTOR
 from genesis.rule_recipe import RuleRecipe
 
 # the kinds of unit a brief names; the offline reader's vocabulary maps its phrases onto these
@@ -271,7 +272,7 @@ class RuleComponent(Doc):
     id: str = RULE_ID
     purpose: str = Field("", description="what the rule does, with which params and which rule_log events it writes "
                                          "(a new rule is written from this; may be empty for a library rule)")
-    kind: Literal["spawn", "termination", "setup", "economy", "objective"] = Field(description="spawn: creates or orders units (waves, ambushes, enemy behaviour); termination: ends the game with win()/lose(); objective: tracks a goal and may call win()/lose(); setup: places or marks things at the start; economy: grants resources")
+    kind: Literal["spawn", "termination", "setup", "economy", "objective", "effect"] = Field(description="spawn: creates or orders units (waves, ambushes, enemy behaviour); termination: ends the game with win()/lose(); objective: tracks a goal and may call win()/lose(); setup: places or marks things at the start; economy: grants or takes resources; effect: changes units over time (damage or heal areas, auras, attrition, sight, fire, cloak, side changes)")
     library_rule: str | None = Field(None, description="id of a verified library rule to reuse, if any")
     params: dict[str, Any] = Field(default_factory=dict, description="param name -> value passed to the rule (a "
                                                                      "library rule: only the params it declares)")
@@ -312,8 +313,22 @@ class Variation(Doc):
         "cheap exploit plans of this design played blind on every seed (e.g. send everything to one storage, "
         "route the VIP around the middle, stand still inside the zone); none may win every seed"))
     knob: str | None = Field(None, max_length=120, description=(
-        "the one balance knob difficulty is tuned with, as '<component id>.<param>' (a number: enemy strength, "
-        "wave size or interval, a deadline), or null"))
+        "the one balance knob, as '<component id>.<param>' (a number, or a map or list of numbers: enemy strength, "
+        "wave size or interval, a deadline) that the request leaves open; or null. When the reference loses a "
+        "validation seed, or a cheap policy wins every seed, or the level misses an asked difficulty, the pipeline "
+        f"scales this param (x{MIN_FACTOR:g} to x{MAX_FACTOR:g}, up to {MAX_TRIALS} trials, each certified on every "
+        "seed) before the level gate judges, and ships the first value that certifies; a param with "
+        f"{', '.join(repr(w) for w in EASIER_WHEN_LARGER)} in its name is taken as easier when larger, any other as "
+        "harder"))
+
+
+class ClauseChange(Doc):
+    """A clause of the brief this design builds less of than the brief planned."""
+
+    clause: str = Field(max_length=600, description="the clause's text, verbatim as in the brief's `clauses`")
+    status: Literal["partial", "not_honoured"] = Field(description="partial: part of it is built; not_honoured: none")
+    built: str = Field("", max_length=400, description="for partial: the part this design builds")
+    why: str = Field(max_length=600, description="what this design does not build, and why")
 
 
 class GDD(Doc):
@@ -348,6 +363,11 @@ class GDD(Doc):
         "the assumptions this design rests on, in full: the brief's, restated with this design's own values "
         "(map, positions, time limit, armies) where it departs from them, and any it adds; the scenario's "
         "records show this list instead of the brief's"))
+    clause_changes: list[ClauseChange] = Field(default_factory=list, max_length=16, description=(
+        "every clause of the brief this design builds less of than the brief's status for it says (e.g. a hazard "
+        "the request puts on every unit applied to the player's only): the clause verbatim, its new status, what "
+        "is built and why; the scenario's record of the request's clauses takes these statuses. Empty when the "
+        "design builds every clause as the brief planned"))
 
     @model_validator(mode="after")
     def _roles_valid(self) -> GDD:

@@ -121,8 +121,9 @@ def _flag(v: Any, what: str) -> bool:
     return v
 
 
-UNIT_TABLE = ("u = {id, type, team, x, y, hp, max_hp, tag, category} (a living unit's state when the callback "
-              "runs; max_hp for damage or heal by a share of health)")
+UNIT_TABLE = ("u = {id, type, team, x, y, hp, max_hp, tag, category, sight} (a living unit's state when the callback "
+              "runs; max_hp for damage or heal by a share of health; sight: its sight radius in tiles now, after any "
+              "set_sight)")
 # What each API function does, as the rule developer is told (the sandbox exposes exactly these).
 API_DOC: dict[str, str] = {
     "every": "every(seconds, fn): calls fn() every `seconds` game seconds (>= 1/30), first at now + seconds; timers "

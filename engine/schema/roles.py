@@ -33,7 +33,9 @@ class RoleSpec(Strict):
     to: Point | None = Field(None, description="escort: [x, y] the escorted unit goes to (required unless to_label)")
     to_label: str | None = Field(None, max_length=80, description=(
         "escort: text of the label of a rule area (area_circle / area_rect) to go to instead, wherever the rule drew "
-        "it (a destination drawn per seed); the newest such area counts; until one is drawn, `to` (else stay)"))
+        "it (a destination drawn per seed); the newest such area that exists counts (remove_area on it makes the "
+        "next newest count: a rule may lead the escort through several sites in turn); until one is drawn, `to` "
+        "(else stay)"))
     guards: int | None = Field(None, ge=1, description="escort: how many army units (nearest first) escort it "
                                                        "(default: the whole army)")
     radius: float = Field(6.0, gt=0, le=30, description="escort: the escorted unit moves only while half its "

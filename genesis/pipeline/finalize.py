@@ -84,7 +84,8 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
     """The brief's clauses, each with the evidence status of the requirements that check it. A clause the
     brief calls honoured whose requirement failed in the validation runs is on record as partial: the
     level did not show it, and so is one naming a unit type, a switch, a time, a count or a number of sides
-    the shipped level lacks (`clause_audit`). A run that delivered no level that plays honoured nothing: its brief's plan
+    the shipped level lacks (`clause_audit`). A clause the design builds less of takes the status its GDD's
+    `clause_changes` gives it. A run that delivered no level that plays honoured nothing: its brief's plan
     is on record as not honoured."""
     brief = state.get("brief")
     status = {e["id"]: e["status"] for e in state.get("evidence") or []}
@@ -93,8 +94,12 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
     level = state.get("level") if delivered else None
     facts = clause_audit.LevelFacts.of(level, audited_sources(state.get("rules") or [], level)) if level else None
     missed = _missed_difficulty(state, certificate) if delivered else []
+    gdd = state.get("gdd")
+    changes = {ch.clause.strip(): ch for ch in gdd.clause_changes} if gdd else {}
     out = []
     for c in (brief.clauses if brief else []):
+        if (change := changes.get(c.text.strip())) is not None:     # the design builds less than the brief planned
+            c = c.model_copy(update={"status": change.status, "built": change.built, "why": change.why})
         record = {**c.model_dump(include={"text", "status", "requirement_ids", "built", "why"}),
                   "evidence": {rid: status[rid] for rid in c.requirement_ids if rid in status}}
         failed = [rid for rid, s in record["evidence"].items() if s == "failed"]
@@ -135,10 +140,12 @@ def clause_tally_text(tally: dict[str, int]) -> str:
 
 
 def _unshown(state: dict, clauses: list[dict[str, Any]]) -> list[str]:
-    """The "Not honoured" lines of the clauses the validation runs took down to partial."""
-    brief = state.get("brief")
+    """The "Not honoured" lines of the clauses the validation runs took down to partial, and of those the
+    design took down (its `clause_changes`)."""
+    brief, gdd = state.get("brief"), state.get("gdd")
+    changed = {ch.clause.strip() for ch in gdd.clause_changes} if gdd else set()
     return [f"\"{r['text'].strip(' ,;:.!?')}\": {r['why']}" for r, c in zip(clauses, brief.clauses if brief else [])
-            if r["status"] != c.status and r["status"] == "partial"]
+            if r["status"] != c.status and (r["status"] == "partial" or c.text.strip() in changed)]
 
 
 def write_design_files(out, state: dict) -> None:

@@ -146,6 +146,21 @@ def test_set_sight_changes_what_the_team_sees_under_fog(arena, h):
     assert sim.vision.sees(0, np.array([1]))[0] and sim.world.sight[0] == 30
 
 
+def test_a_unit_table_gives_the_sight_radius_now_so_a_rule_can_scale_it(arena, h):
+    src = """
+    function on_start()
+      local u = units(0)[1]
+      log("before", {sight = u.sight})
+      set_sight(u.id, u.sight / 2)
+      at(1, function() log("after", {sight = unit(u.id).sight, listed = units(0)[1].sight}) end)
+    end
+    """
+    sim, res = run_rule(arena, h, src, until=2)
+    before = events(res, "rule_log", "before")[0]["fields"]["sight"]
+    assert before == float(sim.world.types.sight[sim.world.type[0]]) > 0
+    assert events(res, "rule_log", "after")[0]["fields"] == {"sight": before / 2, "listed": before / 2}
+
+
 def test_areas_are_created_moved_resized_queried_removed_and_drawn(arena, h):
     src = """
     function on_start()

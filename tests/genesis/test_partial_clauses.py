@@ -342,3 +342,28 @@ def test_a_flag_flown_over_a_place_for_a_time_end_to_end_is_a_capture_with_a_dea
     c = brief.concepts
     assert c.archetype == "capture" and c.hold_time == 90 and c.deadline == 360
     assert all(cl.status == "honoured" for cl in brief.clauses), [(cl.text, cl.why) for cl in brief.clauses]
+
+
+def test_a_clause_the_design_builds_less_of_takes_the_status_its_gdd_gives_and_shows_as_not_honoured():
+    from genesis.checks.context import CheckContext
+    from genesis.checks.gdd_checks import requirements_covered
+    from genesis.models import ClauseChange
+    from genesis.offline.gdd_writer import design
+    from genesis.pipeline.finalize import _unshown
+
+    query = "defend two fronts with staggered waves"
+    brief = write_brief(query, read(query))
+    gdd = design(brief)
+    first = brief.clauses[0]
+    assert first.status == "honoured"
+    gdd.clause_changes = [ClauseChange(clause=first.text, status="partial", built="one front",
+                                       why="the second front is not built: the map has one approach")]
+    assert requirements_covered(CheckContext(brief=brief, gdd=gdd))[0]
+    state = {"brief": brief, "gdd": gdd, "status": "playable", "evidence": []}
+    records = clause_records(state)
+    assert (records[0]["status"], records[0]["built"]) == ("partial", "one front")
+    assert any("the second front is not built" in line for line in _unshown(state, records))
+    # a change must name a clause of the brief, verbatim
+    gdd.clause_changes[0].clause = "defend three fronts"
+    ok, why = requirements_covered(CheckContext(brief=brief, gdd=gdd))
+    assert not ok and "clause_changes name no clause of the brief" in why
