@@ -542,7 +542,7 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         assumptions.append("every team starts with one commander: the game is decided by the commanders' deaths")
     if c.player_start or c.player_metal is not None:
         given = [f"{n} {t.replace('_', ' ')}" for t, n in c.player_start.items()]
-        given += [f"{clock(c.player_metal)} metal"] if c.player_metal is not None else []
+        given += [f"{c.player_metal:g} metal"] if c.player_metal is not None else []
         reqs.append(Requirement(id="start_forces", text="the player starts with " + ", ".join(given)))
     if c.unopposed:
         reqs.append(Requirement(id="unopposed", text="no enemy unit is on the map or arrives: nothing attacks the player"))

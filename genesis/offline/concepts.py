@@ -87,7 +87,7 @@ def _has(text: str, phrase: str) -> bool:
 
 # words that end a count: "survive 2 minutes against waves" counts minutes, not waves
 _NOT_COUNTED = r"(?!(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|against|from|of|for|with|and|or|to|at|in|on|by|" \
-               r"until|before|after|while|then)\b)"
+               r"until|before|after|while|then|where|which|who|whose|when|if|that)\b)"   # "make one where rushes pour in"
 
 
 def _count_before(text: str, nouns: str) -> re.Match | None:
@@ -1645,6 +1645,12 @@ def _waves(r: Reading) -> None:
     if m:
         c.waves = int(number(m.group(1)))
         r.hit(m, "waves")
+    elif (last := _LAST_WAVE.search(text)):
+        # the count said by the last attack: "keep it alive through wave eight", "win by outlasting wave 7",
+        # "if the tenth wave levels both plants"
+        said = last.group("n") or last.group("o") or last.group("o2")
+        c.waves = _ORDINALS.get(said) or int(re.sub(r"\D", "", said) or 0) or int(number(said))
+        r.hit(last, "waves")
     _wave_sizes(r)
     for w in ("staggered", "one after another", "one after the other", "different times", "early", "late",
               "in turn", "in sequence", "one by one"):
@@ -1860,6 +1866,17 @@ _WINDOW_CLOCKS = re.compile(r"(?:" + _CHANCE + r"\s+between\s+(?P<a>" + _AT + r"
                             r"|(?:" + _CHANCE + r"\s+)?(?:after|past)\s+(?P<c>" + _AT + r")\s*,?\s+(?:but\s+|and\s+)?"
                             r"(?:before|by|until|no\s+later\s+than)\s+(?:the\s+(?:game\s+)?(?:clock|timer)\s+\w+\s+)?"
                             r"(?P<d>" + _AT + r"|\d+(?:\.\d+)?(?![\w:.])))")
+_ORDINAL = r"(?P<o>" + "|".join(_ORDINALS) + r"|\d{1,2}(?:st|nd|rd|th))"
+_LAST_WAVE_VERBS = (r"(?:through|thru|until|till|to|past|up\s+to|including|outlast(?:ing|s)?|surviv(?:e|es|ing)|"
+                    r"withstand(?:ing|s)?|beat(?:ing|s)?|repel(?:ling|s)?|clear(?:ing|s)?|hold\s+out\s+(?:through|until|past))")
+# the last attack, by its number or its ordinal: "through wave eight", "outlasting wave 7", "survive the tenth wave",
+# "the sixth and final wave" (never "the first wave of 4 tanks", which counts nothing)
+_ATTACK_WORD = r"(?:wave|attack|assault|raid|push)"
+_LAST_WAVE = re.compile(r"\b" + _LAST_WAVE_VERBS + r"\s+(?:the\s+)?(?:final\s+|last\s+)?" + _ATTACK_WORD + r"\s+"
+                        r"(?:number\s+|no\.?\s*|#)?(?P<n>\d{1,2}|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True))
+                        + r")(?![\w-])|\b(?:" + _LAST_WAVE_VERBS + r"\s+the\s+(?!first\b)" + _ORDINAL + r"\s+"
+                        + _ATTACK_WORD + r"|the\s+" + _ORDINAL.replace("?P<o>", "?P<o2>") + r"\s+and\s+(?:final|last)\s+"
+                        + _ATTACK_WORD + r")\b")
 
 
 def _clock_seconds(said: str, unit_of: str = "") -> float:

@@ -124,6 +124,17 @@ UNIT_SYNONYMS = {
     "power generator": "fusion_reactor", "generator": "fusion_reactor", "power plant": "fusion_reactor",
     "reactor": "fusion_reactor", "mining site": "metal_extractor", "mining post": "metal_extractor",
     "gun emplacement": "light_turret",
+    # the common nouns of other RTS games for the same roles: workers, barracks, riflemen, bunkers, aircraft
+    "worker": "constructor_bot", "peon": "constructor_bot", "harvester": "constructor_vehicle",
+    "truck": "constructor_vehicle", "supply truck": "constructor_vehicle", "barracks": "bot_lab",
+    "war factory": "vehicle_plant", "tank factory": "vehicle_plant", "vehicle factory": "vehicle_plant",
+    "airfield": "air_plant", "air base": "air_plant", "airbase": "air_plant", "hangar": "air_plant",
+    "rifleman": "assault_bot", "riflemen": "assault_bot", "soldier": "assault_bot", "trooper": "assault_bot",
+    "marine": "assault_bot", "grunt": "assault_bot", "footman": "assault_bot", "footmen": "assault_bot",
+    "bunker": "light_turret", "pillbox": "light_turret", "pillboxes": "light_turret", "cannon": "heavy_turret",
+    "command center": "commander", "command centre": "commander", "command post": "commander",
+    "refinery": "metal_storage", "refineries": "metal_storage", "silo": "metal_storage",
+    "aircraft": "fighter", "jet": "fighter", "artillery piece": "artillery_bot", "recon unit": "scout",
 }
 
 # An escort: a unit brought somewhere alive. Words that name the game, and the unit a convoy is.

@@ -171,3 +171,36 @@ def test_casual_requests_that_were_refused_are_read_in_full():
     c = brief.concepts
     assert (c.archetype, c.teams, c.side_army, c.ranking, c.time_limit) == ("ffa", 6, {"rocket_bot": 8}, "kills", 600)
     assert set(said.values()) == {"honoured"}, said
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("said, count", [
+    ("keep my storage alive through wave eight", 8), ("win by outlasting wave 7 from the north", 7),
+    ("survive the tenth wave of bombers hitting my base", 10), ("hold the base until raid number 4", 4),
+    ("the sixth and final wave is all heavy tanks; defend the base", 6),
+    ("hold out until the 5th attack on my base ends", 5)])
+def test_the_last_attack_named_by_its_number_or_ordinal_counts_the_waves(said, count):
+    assert read(said).concepts.waves == count
+
+
+def test_a_first_wave_or_a_pronoun_one_counts_no_attacks():
+    c = read("defend the base; the first wave of 4 tanks hits at 1:00 and later waves come every 90 seconds").concepts
+    assert c.waves != 1
+    assert read("can you make one where bots pour in from the north every thirty seconds").concepts.waves is None
+
+
+@pytest.mark.parametrize("said, unit", [
+    ("workers", "constructor_bot"), ("riflemen", "assault_bot"), ("soldiers", "assault_bot"),
+    ("marines", "assault_bot"), ("barracks", "bot_lab"), ("bunkers", "light_turret")])
+def test_other_rts_games_nouns_name_the_roster_unit_of_the_same_role(said, unit):
+    c = read(f"defend your base against waves from the north; you start with 3 {said} and 400 metal").concepts
+    assert c.player_start == {unit: 3} and c.player_metal == 400
+
+
+def test_start_metal_is_said_as_metal_not_as_a_clock():
+    brief = write_brief("defend the base from the north; you start with 800 metal",
+                        read("defend the base from the north; you start with 800 metal"))
+    start = next(r for r in brief.requirements if r.id == "start_forces")
+    assert "800 metal" in start.text and "13:20" not in start.text
