@@ -8,7 +8,7 @@ from typing import Any
 from engine.expect import evaluate, run_sampled, state_times
 from genesis.checks.messages import failing_run_head, shorten
 from genesis.models import Requirement
-from genesis.simulate import SimRun, seat_policies
+from genesis.simulate import SimRun, end_text, seat_policies
 
 
 def run_view(run: SimRun, states: dict[float, dict] | None = None) -> dict[str, Any]:
@@ -82,6 +82,9 @@ def _evidence_detail(per_run: list[dict[str, Any]], passed: bool) -> str:
 
 
 def _ended(run) -> str:
-    """How a run ended, so a failed expectation about a later moment shows why it never came."""
+    """How a run ended, so a failed expectation about a later moment shows why it never came, and where
+    each side's army stood then (did the attackers ever reach what they were sent at?)."""
     how = run.decided or run.reason or run.ended_by
-    return f"the run ended at {run.duration:.0f} s" + (f": {shorten(how, 120)}" if how else "")
+    where = end_text(run)
+    return f"the run ended at {run.duration:.0f} s" + (f": {shorten(how, 120)}" if how else "") + \
+        (f"; {where}" if where else "")

@@ -157,7 +157,8 @@ API_DOC: dict[str, str] = {
              "map), one on blocked ground or on another unit of the call (at t=0, also of units already there, as the "
              "start's placement is checked) moved to the nearest tile it can stand on clear of them; later spawns may "
              "land among units, which push each other apart; traced as spawn events with source 'rule'",
-    "order": "order(ids, kind, x, y) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move); "
+    "order": "order(ids, kind [, x, y]) -> ok, error_code; kind move|move_force|fight|stop|patrol (fight = attack-move; "
+             "stop needs no x, y); "
              f"costs {ORDER_UNIT_COST} instructions per unit named, plus {PATH_CELL_COST} x the map's tile count "
              "(width x height) when ground units are sent to a tile for which no path is planned (a tile nobody was "
              "sent to recently: a new path is planned over the whole map; a tile already planned costs nothing more): "

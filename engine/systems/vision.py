@@ -12,8 +12,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 # What fog of war means for play (the prompts state it).
-VISION_DOC = ("each team sees the tiles within its units' sight radii (discs; terrain never blocks sight); under "
-              "fog a unit targets only enemies its team sees, and scripted players react only to what they see")
+VISION_DOC = ("each team sees the tiles within its units' sight radii (discs round the tile a unit stands on, the "
+              "radius rounded to whole tiles; terrain never blocks sight); a unit is seen when the tile holding its "
+              "centre is seen (its size does not count); under fog a unit targets only enemies its team sees, and "
+              "scripted players react only to what they see")
 
 import numpy as np
 

@@ -217,8 +217,11 @@ _IDIOMS = [# "hold out until reinforcements show up at the 5 minute mark": the g
                        + "|".join(V.NUMBER_WORDS) + r")\b)"), _turned_out),
            # razing a thing is destroying it: "flatten it", "level their base", "knock down the radar tower"
            (re.compile(r"(?<![\w-])(?:flatten|level|demolish|obliterate|smash|wreck|raze|knock\s+down|tear\s+down|bring\s+down|"
-                       r"blow\s+up|take\s+down|reduce)(?=\s+(?:it|them|their|the|that|this|its|every|all|both|enemy|his|her)"
-                       r"\b)(?!\s+(?:it|them|the\s+\w+)\s+to\s+(?:\d|half|a\s+quarter))"), "destroy"),
+                       r"blow\s+up|take\s+down|reduce)(?=\s+(?:it|them|their|the|that|this|its|every|all|both|enemy|his|her|"
+                       r"an?|one|each)\b)(?!\s+(?:it|them|the\s+\w+)\s+to\s+(?:\d|half|a\s+quarter))"), "destroy"),
+           # ... and in the passive: "the enemy base is to be razed", "their HQ must be flattened"
+           (re.compile(r"(?<![\w-])(?:razed|flattened|levell?ed|demolished|obliterated|smashed|wrecked|knocked\s+down|"
+                       r"torn\s+down|brought\s+down|blown\s+up|taken\s+down)(?![\w-])"), "destroyed"),
            (clause_audit.SWITCH_PAIR, clause_audit.each_switch)]
 # Corners named as on a screen ("the top-left corner", "bottom right") are compass corners: north is up.
 _SCREEN_CORNERS = {("top", "left"): "north-west", ("top", "right"): "north-east", ("bottom", "left"): "south-west",

@@ -146,5 +146,10 @@ def test_a_loss_a_scripted_careless_plan_suffers_is_evidenced_on_that_probe(tmp_
                        expect=[{"state": {"at": 85, "team": 0, "type": "scout", "units_max": 0}}])
     [entry] = requirement_evidence([gone], [run_job(j) for j in jobs], (48.0, 48.0), path)
     assert entry["status"] == "verified", entry["detail"]
+    # a failed requirement says how its run ended and where each side stood then
+    never = Requirement(id="turret_lost", text="a turret dies", on="probe:walk_in",
+                        expect=[{"event": "death", "where": {"team": 1}, "min": 1}])
+    [entry] = requirement_evidence([never], [run_job(j) for j in jobs], (48.0, 48.0), path)
+    assert entry["status"] == "failed" and "at the end: team 0 has 0 units; team 1 has 2 units" in entry["detail"]
     missing = run_job(jobs[0].__class__(str(path), 0, "probe:nowhere"))
     assert not missing.ok and "no probe named 'nowhere'" in missing.error
