@@ -39,8 +39,10 @@ def evidence_detail(entry: dict, limit: int) -> str:
     failing = next((p for p in entry.get("per_run") or [] if not p.get("passed")), None)
     if entry.get("status") != "failed" or not (failing or {}).get("failures"):
         return shorten(str(entry.get("detail", "")), limit)
-    head = failing_run_head(failing)
-    return head + bounded_join(failing["failures"], limit - len(head))
+    # the failing expectations first: a long account of how the run ended is what gets cut
+    head = f"seed {failing['seed']}: "
+    tail = f" ({shorten(failing['ended'], limit // 3)})" if failing.get("ended") else ""
+    return head + bounded_join(failing["failures"], limit - len(head) - len(tail)) + tail
 
 
 def failing_run_head(run: dict) -> str:

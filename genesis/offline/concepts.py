@@ -608,7 +608,8 @@ _KILL = (r"(?:destroy|knock\s+out|knock\s+down|take\s+out|raze|demolish|wreck|fl
 _SIEGE_NOUNS = (r"storages?|base|fortress|turrets?|factor(?:y|ies)|hq|headquarters|bunkers?|stronghold|fort|plants?|labs?|"
                 r"emplacements?|batter(?:y|ies)|commander|guns?|installations?|outposts?|towers?|radars?|"
                 r"radar\s+towers?|dish(?:es)?|buildings?|reactors?|extractors?|collectors?|cannons?|depots?|silos?|"
-                r"generators?|pylons?|refiner(?:y|ies)")
+                r"generators?|pylons?|refiner(?:y|ies)|command\s+(?:cent(?:er|re)|post)s?|barracks|citadels?|castles?|"
+                r"keeps?|nexus")
 # a building the enemy owns, said by its owner, its place in their camp, or the turrets round it
 _THEIR_BUILDING = (r"\b(?:(?:their|the\s+enemy'?s|an?\s+enemy|the\s+enemy)\s+(?:[\w'-]+\s+){0,3}?(?:" + _SIEGE_NOUNS + r")"
                    r"|(?:their|the\s+enemy'?s?)\s+(?:camp|base|compound|side|lines)\s+(?:has|holds|contains|hides|keeps)\s+"
@@ -635,8 +636,8 @@ _SIEGE = re.compile(r"\b" + _KILL + r"\s+(?:the|their|its|his|an?|that|every|all
                     + "|".join(V.NUMBER_WORDS) + r")\s+)?(?:of\s+)?(?:the|their)\s+"
                     r"(?:\w+\s+)?(?:enemy\s+)?(?:[\w-]+\s+){0,2}?(?:" + _SIEGE_NOUNS + r")\b"
                     # the target first, its end in the passive: "their whole base has to be rubble by 10:00"
-                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:whole\s+|entire\s+)?(?:" + _SIEGE_NOUNS + r")\b(?P<gap2>[^.;]{0,60}?)\b(?:has|have|"
-                    r"must|needs?)\s+to\s+be\s+(?:rubble|razed|flattened|destroyed|levell?ed|gone|wiped\s+out|in\s+ruins|"
+                    r"|\b(?:their|the\s+enemy'?s?)\s+(?:whole\s+|entire\s+)?(?:" + _SIEGE_NOUNS + r")\b(?P<gap2>[^.;]{0,60}?)\b(?:(?:has|have|"
+                    r"needs?|is|are)\s+to\s+be|must\s+be|should\s+be|will\s+be|gets?)\s+(?:rubble|razed|flattened|destroyed|levell?ed|gone|wiped\s+out|in\s+ruins|"
                     r"ashes|reduced\s+to\s+rubble)\b"
                     # "their factory squats behind turrets; reduce it to rubble"
                     r"|\b(?:their|the\s+enemy'?s?)\s+(?:[\w'-]+\s+){0,2}?(?:" + _SIEGE_NOUNS + r")\b(?P<gap3>(?:[^.]|\.(?=\s+\w)){0,240}?)\b(?:" + _KILL

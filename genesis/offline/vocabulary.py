@@ -38,7 +38,7 @@ ARCHETYPE_TRIGGERS = {
             "without alliances", "without allies", "nobody teams up", "no teaming"],
     "teams": ["2v2", "3v3", "team battle", "allies controlled", "allied ai", "teams of"],
     "siege": ["destroy the enemy", "breach", "fortified", "siege", "break the", "assault the base"],
-    "capture": ["capture", "king of the hill", "hold the zone", "control point", "control points", "capture points",
+    "capture": ["capture", "king of the hill", "king-of-the-hill", "hold the zone", "control point", "control points", "capture points",
                 "strongpoint", "strongpoints", "central zone", "hold the centre",
                 "hold the center", "hold the middle", "control the centre", "control the center", "take and hold",
                 "seize", "occupy", "hold the hill", "hold the point", "hold the plaza", "control the zone",

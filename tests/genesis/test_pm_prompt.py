@@ -88,3 +88,12 @@ def test_on_a_passed_verdict_only_unverified_requirements_keep_their_numbers():
     assert "detail" not in digest[0] and digest[0]["seeds"] == {"0": False, "1": False}
     assert "observed 0" in digest[1]["detail"]
     assert "detail" in evidence_digest([verified])[0]   # a failed verdict: every number, for the decision
+
+
+def test_a_long_account_of_how_a_run_ended_never_crowds_out_the_failing_expectation():
+    ended = "the run ended at 300 s: time_limit; at the end: " + "; ".join(
+        f"team {t} has 12 units, its army around ({t}0.5, 41.0)" for t in range(12))
+    entry = {"id": "r", "status": "failed", "detail": "", "per_run": [
+        {"seed": 2, "passed": False, "ended": ended, "failures": ["event death (team=1) >= 3: saw 0"]}]}
+    detail = evidence_digest([entry])[0]["detail"]
+    assert detail.startswith("seed 2: event death (team=1) >= 3: saw 0 (the run ended at 300 s")
