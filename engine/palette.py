@@ -99,13 +99,25 @@ def color_distance(a: str, b: str) -> float:
     return float(delta_e(srgb_to_lab(np.array(hex_rgb(a))), srgb_to_lab(np.array(hex_rgb(b)))))
 
 
+def _lighter(color: str, share: float) -> str:
+    """`color` mixed with white by `share` (0..1): the same hue, paler."""
+    return "#" + "".join(f"{round(c + (255 - c) * share):02x}" for c in hex_rgb(color))
+
+
 def assign_team_colors(requested: Iterable[str | None]) -> list[str]:
-    """One colour per team in order: the level's own colour when it stands out from the terrain,
-    else the first palette entry that stands out from the colours already given."""
+    """One colour per team in order: the level's own colour when it stands out from the terrain, else
+    the first lighter shade of it that does (a blue team stays blue: a paler blue), else the first
+    palette entry that stands out from the colours already given."""
     given: list[str] = []
+
+    def apart(c: str) -> bool:
+        return all(color_distance(c, g) >= MIN_TEAM_CONTRAST for g in given)
+
     for color in requested:
-        if color is None or terrain_contrast(color) < MIN_TERRAIN_CONTRAST:
-            color = next((c for c in TEAM_PALETTE if all(color_distance(c, g) >= MIN_TEAM_CONTRAST for g in given)),
-                         TEAM_PALETTE[len(given) % len(TEAM_PALETTE)])
+        if color is not None and terrain_contrast(color) < MIN_TERRAIN_CONTRAST:
+            color = next((shade for shade in (_lighter(color, k / 10) for k in range(1, 8))
+                          if terrain_contrast(shade) >= MIN_TERRAIN_CONTRAST and apart(shade)), None)
+        if color is None:
+            color = next((c for c in TEAM_PALETTE if apart(c)), TEAM_PALETTE[len(given) % len(TEAM_PALETTE)])
         given.append(color)
     return given

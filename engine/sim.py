@@ -344,7 +344,7 @@ class Simulation:
             return None
         team = int(w.team[i])
         killer = -1 if rule is not None else int(w.last_hit_team[i])
-        info = w.unit_dict(i)
+        info = {**w.unit_dict(i), "killer_team": killer if killer >= 0 else None}
         extra = {} if rule is None else {"rule": rule}
         self.trace.add(self.time, "death", id=i, type=info["type"], team=team, x=info["x"], y=info["y"],
                        killer_team=killer if killer >= 0 else None, **extra)

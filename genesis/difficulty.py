@@ -34,6 +34,7 @@ class Trial(BaseModel):
     value: Any
     band: str | None
     certified: bool
+    held: bool | None = None           # the failed requirements hold on it (searches for them only)
 
 
 class DifficultySearch(BaseModel):
@@ -70,15 +71,20 @@ REBALANCED = frozenset({"check:reference_wins", "check:outcome_discrimination", 
 
 
 def tuning_target(asked: str | None, cert: dict | None, failing: set[str], level: dict,
-                  knob: str | None) -> tuple[str, tuple[str, ...]] | None:
+                  knob: str | None, careless_unpunished: bool = False) -> tuple[str, tuple[str, ...]] | None:
     """(the band the level plays, the bands wanted) when the knob search should run before the gate,
     None when the gate judges the level as it is. `failing` are the kinds of the mandatory criteria the
-    validation failed (the certificate only runs on a level that passes them all)."""
+    validation failed (the certificate only runs on a level that passes them all); `careless_unpunished`:
+    every requirement that failed is on a careless run (idle, rush, a probe), so the level plays too easy
+    for what it says such a player suffers ('trivial': the search makes it harder until they hold)."""
     want = (asked,) if asked else BANDS
     has_knob = knob_param(level, knob) is not None
     if failing:
         lost = "check:reference_wins" in failing and failing <= REBALANCED
-        return ("impossible", want) if lost and has_knob else None
+        if lost and has_knob:
+            return "impossible", want
+        easy = failing == {"check:requirement_evidence"} and careless_unpunished
+        return ("trivial", want) if easy and has_knob else None
     band = band_of(cert)
     if asked:
         return (band, want) if band != asked and tunable(cert) else None
@@ -124,9 +130,11 @@ def harder_when_larger(param: str) -> bool:
 
 
 def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str | None,
-           certify: Callable[[Path], dict]) -> tuple[DifficultySearch, dict | None, dict | None]:
+           certify: Callable[[Path], dict], holds: Callable[[Path], bool] | None = None,
+           ) -> tuple[DifficultySearch, dict | None, dict | None]:
     """Tunes `knob` of the level at `level_path`, which plays in band `start`, until a trial certifies in
-    one of the bands `want`. Returns the search, and the tuned level config and its certificate when one
+    one of the bands `want` (and, with `holds`, the trial level passes it: a trial that certifies but does
+    not counts as too easy). Returns the search, and the tuned level config and its certificate when one
     was found."""
     asked = " or ".join(want)
     level = json.loads(Path(level_path).read_text())
@@ -161,17 +169,20 @@ def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str
         path.write_text(json.dumps(trial))
         try:
             got = certify(path)
+            band = band_of(got)
+            certified = band in want and bool(got.get("valid"))
+            held = certified and (holds is None or holds(path))
         finally:
             path.unlink(missing_ok=True)
-        band = band_of(got)
-        record.trials.append(Trial(factor=round(factor, 3), value=value, band=band, certified=bool(got.get("valid"))))
-        if band in want and got.get("valid"):
+        record.trials.append(Trial(factor=round(factor, 3), value=value, band=band, certified=bool(got.get("valid")),
+                                   held=held if holds is not None else None))
+        if held:
             record.found, record.value = True, value
             record.note = f"{knob} x{factor:.3g}: {base} -> {value}"
             return record, trial, got
         if band is None or band not in RANK:
             break
-        if band in want or below(band) == harder:     # still on the start's side (or in band but not valid)
+        if band in want or below(band) == harder:     # still on the start's side (or in band, but invalid or failing)
             lo = exponent
         else:
             hi = exponent

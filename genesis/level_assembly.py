@@ -27,7 +27,7 @@ def level_teams(gdd: GDD) -> list[dict[str, Any]]:
         teams.append({"id": t.id, "name": t.name, "allies": t.allies,
                       "controller": t.controller.model_dump(mode="json"),
                       "resources": {"metal": t.metal, "energy": t.energy}, "units": units,
-                      **({"neutral": True} if t.role == "neutral" else {})})
+                      **({"neutral": True} if t.role == "neutral" else {}), **({"color": t.color} if t.color else {})})
     return teams
 
 

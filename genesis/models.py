@@ -261,6 +261,9 @@ class TeamPlan(Doc):
     metal: float = Field(0, description="starting metal")
     energy: float = Field(0, description="starting energy")
     units: list[UnitPlacement] = Field(default_factory=list, description="start units, placed at t=0")
+    color: str | None = Field(None, pattern=r"^#[0-9a-fA-F]{6}$", description=(
+        "#rrggbb the team is drawn in, when the request names its colour (a colour too close to the terrain's is "
+        "drawn in a paler shade of itself); null: the default palette"))
 
 
 # Rule ids name files in the scenario folder and level rules: the engine's RuleRef pattern, so a
@@ -315,7 +318,9 @@ class Variation(Doc):
     knob: str | None = Field(None, max_length=120, description=(
         "the one balance knob, as '<component id>.<param>' (a number, or a map or list of numbers: enemy strength, "
         "wave size or interval, a deadline) that the request leaves open; or null. When the reference loses a "
-        "validation seed, or a cheap policy wins every seed, or the level misses an asked difficulty, the pipeline "
+        "validation seed (easier), or a cheap policy wins every seed, or the only requirements that fail are on "
+        "careless runs (idle, rush, a probe: the loss they should suffer does not come; harder, until those hold), "
+        "or the level misses an asked difficulty, the pipeline "
         f"scales this param (x{MIN_FACTOR:g} to x{MAX_FACTOR:g}, up to {MAX_TRIALS} trials, each certified on every "
         "seed) before the level gate judges, and ships the first value that certifies; a param with "
         f"{', '.join(repr(w) for w in EASIER_WHEN_LARGER)} in its name is taken as easier when larger, any other as "

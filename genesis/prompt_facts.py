@@ -33,6 +33,7 @@ from engine.rules.api import API_DOC, CALLBACK_DOC, RULE_LIB_DOC as RULE_LIB_DOC
 from engine.schema.expect import EVENT_FIELD_NOTES, EVENT_FIELDS, ClusterSpec, EventExpectation, IncreasingSpec, \
     ResultSpec, SectorSpec, StateSpec
 from engine.schema.level import Condition, Controller, MapRef, StartUnit, Switches, TargetSelector
+from engine.sim import TICK_HZ
 from engine.schema.roles import RoleSpec
 from engine.snapshot import ENVIRONMENT
 
@@ -121,7 +122,8 @@ def _union_members(annotation: Any) -> list[type[BaseModel]]:
 
 # --- maps ----------------------------------------------------------------------------------------
 MAP_PREAMBLE = ("Built-in maps (use {\"name\": ...}; x grows right, y grows down, (0, 0) is the top-left tile; "
-                "every coordinate must lie inside the map):")
+                "every coordinate must lie inside the map; a tile is open, water, cliff or bridge and has no height: a "
+                "hill or plateau is open ground ringed by cliffs, its ramps the gaps):")
 
 
 @lru_cache(maxsize=None)
@@ -322,6 +324,15 @@ def unit_roster(balance: bool = True) -> str:
             f"Storage (metal/energy each finished unit adds to its team's cap on income): {storage}.")
 
 
+def roster_of(types: set[str]) -> str:
+    """The roster table's lines of `types` (a level's start units), with their sight radius."""
+    units = load_catalog().units
+    head, columns, *rows = roster_table(load_catalog()).splitlines()
+    mine = [row for row in rows if row.split(" | ", 1)[0] in types]
+    sight = ", ".join(f"{t} {units[t].sight:g}" for t in sorted(types) if t in units)
+    return "\n".join([head, columns, *mine, f"Sight radius (tiles): {sight}."]) if mine else ""
+
+
 # --- level pieces --------------------------------------------------------------------------------
 def controllers() -> str:
     lines = ["Controllers (a team's `controller`):"]
@@ -413,14 +424,17 @@ def _first_sentence(text: str) -> str:
     return head.rstrip(".")
 
 
-def strategy(name: str) -> str:
-    """One reference strategy with its params, and the params every strategy shares (a level's reference
-    copies the GDD's strategy_params, roles included, so the roles' meanings are left out)."""
+def strategy(name: str, roles: list | None = None) -> str:
+    """One reference strategy with its params, the params every strategy shares, and the unit roles the
+    design gives (`roles`: its strategy_params' roles), which a level retry may retune."""
     lines = reference_strategies().splitlines()
     strategies = [line for line in lines if line.startswith("- ") and not line.startswith("- role ")]
     chosen = [line for line in strategies if line.startswith(f"- {name}: ")] or strategies
     shared = [line for line in lines if line.startswith("Every strategy also reads")]
-    return "\n".join([lines[0], *chosen, *shared])
+    used = {r.get("role") for r in roles or [] if isinstance(r, dict)}
+    role_lines = [line for line in lines if line.startswith("- role ") and line.split()[2].rstrip(":") in used]
+    heads = [line for line in lines if line.startswith("Unit roles")] if role_lines else []
+    return "\n".join([lines[0], *chosen, *shared, *heads, *role_lines])
 
 
 def combat() -> str:
@@ -610,6 +624,8 @@ DESIGN_SEMANTICS = ("at", "every", "units", "damage", "damage_area", "heal", "he
 def _design_semantics() -> str:
     lines = [f"- {RULE_API[name]}" for name in DESIGN_SEMANTICS if name in RULE_API]
     return ("What some of them do (a design balances on these):\n" + "\n".join(lines) + "\n"
+            f"- time: the game advances {TICK_HZ} ticks a game second; every time a rule or a GDD gives is in game "
+            "seconds\n"
             f"- a unit table: {UNIT_TABLE}\n"
             "- what the agent under test sees: message() text in its observation; mark() markers and areas only "
             "in the drawn frames (an agent observing images sees them, one reading the JSON observation does not)\n")
@@ -624,7 +640,9 @@ def rule_api() -> str:
     lines.append("Lua's own library is there otherwise: pairs (in sorted key order), ipairs, next, select, type, tostring, "
                  "tonumber, pcall, xpcall, error, assert, setmetatable, getmetatable, raw* and the tables string (with "
                  "string.format), table, math, utf8 and coroutine.")
-    lines.append("param() returns the value in its JSON shape: a list is a 1-based Lua sequence, an object a table.")
+    lines.append("param() returns the value in its JSON shape: a list is a 1-based Lua sequence, an object a table "
+                 "(its keys strings, also where they look like numbers: {\"0\": ...} is read as p[\"0\"]).")
+    lines.append(f"The game advances {TICK_HZ} ticks a game second; time(), at() and every() are in game seconds.")
     lines.append(f"Budgets (a script over one ends the run with ended_by=error): {limits.CALL_BUDGET:,} Lua "
                  f"instructions per callback, {limits.RUN_BUDGET:,} per script over the whole run (the library's "
                  f"rules use about 10,000); each API call costs {limits.API_CALL_COST}, order() "
@@ -740,6 +758,11 @@ class Facts:
     def roster(self) -> str:
         return unit_roster()
 
+    @staticmethod
+    def roster_of(gdd: dict) -> str:
+        """The roster lines of the unit types the GDD's teams start with (the GDD as the prompt gets it: JSON)."""
+        return roster_of({u["type"] for t in gdd.get("teams") or [] for u in t.get("units") or []})
+
     @property
     def roster_picks(self) -> str:
         return unit_roster(balance=False)
@@ -781,8 +804,8 @@ class Facts:
         return strategy_menu()
 
     @staticmethod
-    def strategy(name: str) -> str:
-        return strategy(name)
+    def strategy(name: str, roles: list | None = None) -> str:
+        return strategy(name, roles)
 
     @property
     def rule_api(self) -> str:

@@ -51,8 +51,12 @@ def review_frames(frames_dir: str | Path, limit: int = MAX_REVIEW_FRAMES) -> lis
                           tuple(e["map_box"]) if e.get("map_box") else None) for e in index if (folder / e["file"]).exists()]
     if len(frames) <= limit:
         return frames
-    keep = {0, len(frames) - 1} | {i for i, f in enumerate(frames) if set(f.kinds) - {"regular"}}
-    keep = set(sorted(keep)[:limit])
+    last = len(frames) - 1
+    events = [i for i, f in enumerate(frames) if set(f.kinds) - {"regular"} and 0 < i < last]
+    room = limit - 2
+    if len(events) > room:      # more events than room: spread over the game, never only its opening
+        events = sorted({events[round(k * (len(events) - 1) / max(1, room - 1))] for k in range(room)})
+    keep = {0, last, *events}
     rest = [i for i in range(len(frames)) if i not in keep]
     spare = limit - len(keep)
     if spare > 0 and rest:

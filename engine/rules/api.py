@@ -233,7 +233,8 @@ CALLBACK_DOC = ("on_start(): once at t=0, after the level's start units exist; e
                 f"on_unit_created(u): every unit created after the start (rule spawns, production; a unit or building "
                 f"under construction when its construction starts, not when it is finished); {UNIT_TABLE}",
                 "on_unit_destroyed(u): every unit that dies; u is its table at death (x, y where it died); the unit "
-                "is already gone from units() and unit(id); no killer is passed; it runs in the tick of the death, "
+                "is already gone from units() and unit(id); u.killer_team is the team whose shot killed it (nil when "
+                "a rule's damage() did, or the unit was never hit); it runs in the tick of the death, "
                 "before the declarative conditions are checked (so also for a death that ends the game by one), "
                 "never after a rule's win() or lose() has ended it")
 RULE_LIB_DOC = ("lib.point(p) -> x, y or nil (p: spawn name, {x, y} or {x=, y=}; nil for an unknown spawn name or "

@@ -167,7 +167,8 @@ class Team(Strict):
     controller: Controller = Field(default_factory=AgentController, description="who gives this team's units orders")
     resources: Resources = Field(default_factory=Resources, description="starting metal and energy")
     units: list[StartUnit] = Field(default_factory=list, description="start units, placed at t=0")
-    color: str | None = Field(None, description="#rrggbb; a default palette is used when absent")
+    color: str | None = Field(None, description="#rrggbb; a default palette is used when absent; a colour too close to "
+                                                "the terrain's is drawn in a paler shade of itself")
     neutral: bool = Field(False, description=(
         "a side no one fights (civilians, neutral buildings): no team is hostile to it nor it to any team, so "
         "only splash, hazards and rules hurt its units; it never wins, loses or keeps a game going, and agents see "

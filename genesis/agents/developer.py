@@ -96,5 +96,13 @@ class Developer(Agent):
     def assemble_level(self, gdd: GDD, rules: list[RuleArtifact], guidance: list[str],
                        retry: RetryContext | None = None, criteria: list[dict] | None = None) -> LevelConfig:
         return self.ask("developer.assemble_level", LevelDraft, stage="level", inputs={
-            "gdd": gdd.model_dump(mode="json"), "rules": [{"id": r.id, "params": r.params} for r in rules],
+            "gdd": gdd.model_dump(mode="json"), "rules": [{"id": r.id, "params": r.params, "declared": _declared(r)}
+                                                         for r in rules],
             "guidance": guidance, "retry": retry.model_dump() if retry else None, "criteria": criteria or []}).level
+
+
+def _declared(rule: RuleArtifact) -> dict[str, str]:
+    """What each param the rule declares means: 'type = default: description' (the level may set any of them)."""
+    declared = (rule.meta or {}).get("params") or {}
+    return {name: f"{spec.get('type', '?')} = {json.dumps(spec.get('default'))}: {spec.get('description', '')}".rstrip(": ")
+            for name, spec in declared.items() if isinstance(spec, dict)}

@@ -11,7 +11,8 @@ from langgraph.types import interrupt
 from pydantic import ValidationError
 
 from engine.errors import EngineError
-from engine.schema.level import LevelConfig
+from engine.maps import load_map
+from engine.schema.level import LevelConfig, MapRef
 from genesis import rubric_store
 from genesis.certificate import (CertificateGames, cached_certificate, certificate_enabled, certify_cached, prior_keys,
                                  scenario_certificate)
@@ -378,9 +379,6 @@ class Nodes:
             replay = runs.pop()
             runs[0].replay_prefix_hash = replay.prefix_hash if replay.ok else f"replay failed: {replay.error}"
             ctx.runs = runs
-            from engine.maps import load_map
-            from engine.schema.level import MapRef
-
             m = load_map(MapRef.model_validate(state["level"]["map"]), self.out)
             ctx.evidence = requirement_evidence(gdd.requirements, runs, (m.width, m.height), level_path)
             ctx.visual = self._visual(state, gdd, runs[0])
@@ -393,14 +391,16 @@ class Nodes:
             ctx.certificate = certificate = self._certificate(state, runs)
         ctx.difficulty, ctx.difficulty_search = _asked_difficulty(state), state.get("difficulty_search")
         failing = {r.kind for r in results if r.mandatory and not r.passed}
+        unproven = _failed_requirements(gdd, ctx.evidence)
         target = None if ctx.difficulty_search is not None or not schema_ok else tuning_target(
-            ctx.difficulty, certificate, failing, state["level"], gdd.variation.knob)
+            ctx.difficulty, certificate, failing, state["level"], gdd.variation.knob,
+            careless_unpunished=bool(unproven) and all(r.on != "reference" for r in unproven))
         if target:
             if not plays:
                 self.ctx.drop_certificate_games()
             self._save_traces(runs)
             return {"runs": [r.summary() for r in runs], "certificate": certificate, "simulation": sim_record,
-                    "difficulty_target": [target[0], *target[1]],
+                    "evidence": ctx.evidence, "difficulty_target": [target[0], *target[1]],
                     "route": "tune_difficulty", "stage_times": self._timed("level_validate", t0)}
         results += run_criteria("level", gated, ctx)
         passed = all(r.passed for r in results if r.mandatory)
@@ -447,7 +447,18 @@ class Nodes:
         def certify_trial(path: Path) -> dict:
             return certify_cached(path, self.ctx.validation_cache.root, pool, timeout_s=timeout).model_dump()
 
-        record, tuned, _ = search(self.out / F.LEVEL, start, tuple(want), gdd.variation.knob, certify_trial)
+        # a level too easy for what its requirements say a careless player suffers: those must hold on the trial
+        unproven = _failed_requirements(gdd, state.get("evidence")) if start == "trivial" else []
+
+        def proven(path: Path) -> bool:
+            jobs = [j for j in validation_jobs(str(path), unproven) if j.policy in {r.on for r in unproven}]
+            runs = CachedBatch(jobs, self.ctx.validation_cache, pool).results(timeout_s=timeout)
+            size = load_map(MapRef.model_validate(state["level"]["map"]), self.out)
+            return all(e["status"] == "verified"
+                       for e in requirement_evidence(unproven, runs, (size.width, size.height), path))
+
+        record, tuned, _ = search(self.out / F.LEVEL, start, tuple(want), gdd.variation.knob, certify_trial,
+                                  holds=proven if unproven else None)
         update: dict[str, Any] = {"difficulty_search": record.model_dump(mode="json"),
                                   "stage_times": self._timed("difficulty", t0)}
         if tuned is None:      # the gate judges the level as it is, with the search on record
@@ -638,6 +649,12 @@ def _stopped_status(stage: str, verdict: Verdict, state: dict) -> str:
     if stage == "level":
         return "not_certified" if failing and failing <= set(CERTIFIED_KINDS) else "failed"
     return "not_certified" if state.get("certificate") and (state.get("verdicts") or {}).get("level") else "failed"
+
+
+def _failed_requirements(gdd: GDD, evidence: list[dict] | None) -> list[Requirement]:
+    """The GDD's requirements the validation runs failed."""
+    failed = {e["id"] for e in evidence or [] if e.get("status") == "failed"}
+    return [r for r in gdd.requirements if r.id in failed]
 
 
 def _asked_difficulty(state: dict) -> str | None:

@@ -9,7 +9,7 @@ from engine.schema.level import StartUnit
 MAX_PREVIOUS_CHARS = 24000   # the rejected artifact shown back to its writer
 PIPELINE_METADATA = ("generator", "variation")   # level metadata the pipeline writes, not the developer
 SHORT_PARAMS_CHARS = 200     # rule params shown in full even when the prompt lists them
-SAME_PARAMS = "<as listed for this rule under Rules>"
+SAME_PARAMS = "<unchanged: exactly the params listed for this rule under Rules; copy them into your answer>"
 UNIT_DEFAULTS = {name: StartUnit.model_fields[name].default for name in ("count", "spread")}
 
 

@@ -46,13 +46,19 @@ def test_the_first_eight_teams_look_unlike_each_other_and_the_environment():
             assert color_distance(a, b) >= MIN_TEAM_CONTRAST, (a, b)
 
 
-def test_a_level_colour_that_blends_into_the_terrain_is_replaced():
+def test_a_level_colour_that_blends_into_the_terrain_is_made_paler_keeping_its_hue():
     water_blue, own = "#3b82f6", "#ffffff"
-    assert assign_team_colors([water_blue, own, None]) == [TEAM_PALETTE[0], own, TEAM_PALETTE[1]]
+    paler, kept, third = assign_team_colors([water_blue, own, None])
+    r, g, b = hex_rgb(paler)
+    assert b > r and b > g and paler != water_blue          # still a blue, lighter
+    assert terrain_contrast(paler) >= MIN_TERRAIN_CONTRAST and kept == own and third in TEAM_PALETTE
+    # red, blue and green asked by name stay red, blue and green
+    red, blue, green = assign_team_colors(["#ff3030", "#3060ff", "#30c030"])
+    assert red == "#ff3030" and max(hex_rgb(blue)) == hex_rgb(blue)[2] and max(hex_rgb(green)) == hex_rgb(green)[1]
     level = load_level(LEVEL)
     level.config.teams[0].color = water_blue
     colors = Simulation(level, seed=0, policies={}).snapshot().team_colors
-    assert colors[0] == TEAM_PALETTE[0] and all(terrain_contrast(c) >= MIN_TERRAIN_CONTRAST for c in colors.values())
+    assert colors[0] == paler and all(terrain_contrast(c) >= MIN_TERRAIN_CONTRAST for c in colors.values())
 
 
 def test_the_players_units_stand_out_from_the_water_in_a_frame():

@@ -161,6 +161,18 @@ def test_a_unit_table_gives_the_sight_radius_now_so_a_rule_can_scale_it(arena, h
     assert events(res, "rule_log", "after")[0]["fields"] == {"sight": before / 2, "listed": before / 2}
 
 
+def test_a_destroyed_units_table_names_the_team_that_shot_it_and_none_for_a_rules_damage(arena, h):
+    src = """
+    function on_start() at(1, function() damage(units(1)[1].id, 100000) end) end
+    function on_unit_destroyed(u) log("dead", {team = u.team, by = u.killer_team or -1}) end
+    """
+    teams = [h.team(0, [{"type": "light_tank", "x": 5, "y": 5, "count": 3}]),
+             h.team(1, [{"type": "scout", "x": 30, "y": 30}, {"type": "light_bot", "x": 8, "y": 5}])]
+    sim, res = run_rule(arena, h, src, teams=teams, until=20)
+    by = sorted((e["fields"]["team"], e["fields"]["by"]) for e in events(res, "rule_log", "dead"))
+    assert by == [(1, -1), (1, 0)]         # the scout to the rule's damage, the light bot to team 0's tanks
+
+
 def test_areas_are_created_moved_resized_queried_removed_and_drawn(arena, h):
     src = """
     function on_start()

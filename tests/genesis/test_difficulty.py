@@ -84,6 +84,23 @@ def test_with_no_band_asked_a_level_a_cheap_policy_wins_is_made_harder(tmp_path)
     assert record.found and seen[0]["interval"] == 30 and tuned["rules"][0]["params"]["interval"] == 30
 
 
+def test_a_search_for_requirements_a_careless_run_fails_goes_on_past_certified_trials_until_they_hold(tmp_path):
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(BASE))
+    seen = []
+
+    def certify(p):
+        size = json.loads(p.read_text())["rules"][0]["params"]["units"]["light_bot"]
+        seen.append(size)
+        return _cert("impossible" if size > 40 else "hard")
+
+    def holds(p):        # the abandoned base falls only to waves of 12 or more
+        return json.loads(p.read_text())["rules"][0]["params"]["units"]["light_bot"] >= 12
+    record, tuned, _ = search(path, "trivial", BANDS, "waves.units", certify, holds=holds)
+    assert record.found and tuned["rules"][0]["params"]["units"]["light_bot"] >= 12
+    assert seen == [8, 16] and [t.held for t in record.trials] == [False, True]
+
+
 def test_the_search_runs_before_the_gate_only_on_a_balance_failure_it_can_move():
     lost = {"check:reference_wins", "check:outcome_discrimination"}
     assert tuning_target(None, None, lost, BASE, "waves.units") == ("impossible", BANDS)
@@ -95,6 +112,11 @@ def test_the_search_runs_before_the_gate_only_on_a_balance_failure_it_can_move()
     assert tuning_target(None, _cert("hard"), set(), BASE, "waves.units") is None
     assert tuning_target("hard", _cert("easy"), set(), BASE, None) == ("easy", ("hard",))   # the search says why
     assert tuning_target("easy", _cert("easy"), set(), BASE, "waves.units") is None
+    # only a careless run's requirements failed (its loss never came): harder, until they hold
+    assert tuning_target(None, None, {"check:requirement_evidence"}, BASE, "waves.units",
+                         careless_unpunished=True) == ("trivial", BANDS)
+    assert tuning_target(None, None, {"check:requirement_evidence"}, BASE, "waves.units",
+                         careless_unpunished=False) is None
     blind = {**_cert("hard"), "checks": {"open_loop": {"passed": False}}}
     assert tuning_target(None, blind, set(), BASE, "waves.units") is None
 

@@ -49,6 +49,19 @@ def test_a_template_splits_into_a_static_prefix_and_the_task(gdd):
     static2, task2 = render_parts(PROMPTS / "developer_assemble_level.j2", **{**inputs, "gdd": other}, facts=FACTS)
     assert static == static2 and task != task2     # the prefix does not depend on the call
     assert "another design" in task2 and FACTS.level_fields in static
+    # the task gives the roster lines of the units the design starts with, and the roles its reference gives
+    for t in {u.type for team in gdd.teams for u in team.units}:
+        assert f"\n{t} | " in task
+    roled = gdd.model_copy(update={"strategy_params": {**gdd.strategy_params, "roles": [
+        {"role": "escort", "tag": "vip", "to": [10, 10]}]}}).model_dump(mode="json")
+    task3 = render_parts(PROMPTS / "developer_assemble_level.j2", **{**inputs, "gdd": roled}, facts=FACTS)[1]
+    assert "- role escort:" in task3 and "- role escort:" not in task and "- role scout:" not in task3
+    # every param a rule declares is listed with its meaning, so a level retry can set the ones the design left out
+    ruled = {**inputs, "rules": [{"id": "waves", "params": {"size": 3},
+                                  "declared": {"size": "int = 3: units a wave", "gap": "float = 30: seconds between"}}]}
+    task4 = render_parts(PROMPTS / "developer_assemble_level.j2", **ruled, facts=FACTS)[1]
+    assert 'waves (script "rules/waves.lua", params {"size": 3}); declares: size (int = 3: units a wave); ' \
+           'gap (float = 30: seconds between)' in task4
     assert render(PROMPTS / "developer_assemble_level.j2", **inputs, facts=FACTS).rstrip("\n") == (static + task).rstrip("\n")
 
 

@@ -91,6 +91,13 @@ def test_where_the_level_departs_from_its_gdd_the_records_say_so():
                                                    "(80.5, 8.5); the level drops 1x heavy_turret at")
 
 
+def test_a_team_colour_the_design_names_is_the_levels():
+    gdd = _design()
+    gdd.teams[0].color = "#ff3030"
+    level = assemble_level(gdd, [{"id": c.id, "params": c.params} for c in gdd.rule_components])
+    assert level["teams"][0]["color"] == "#ff3030" and "color" not in level["teams"][1]
+
+
 def test_the_assumptions_on_record_are_the_gdds_own_else_the_briefs():
     brief = write_brief(QUERY, read(QUERY), [])
     gdd = design(brief)

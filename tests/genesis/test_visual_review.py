@@ -51,6 +51,11 @@ def test_review_frames_keep_every_event_and_the_ends(frames_dir, replay):
     few = review_frames(frames_dir, limit=9)
     assert len(few) == 9 and few[0].t == 0 and "end" in few[-1].kinds
     assert {f.t for f in frames if set(f.kinds) - {"regular"}} <= {f.t for f in few}
+    # more events than room: the events kept spread over the whole game and the end is always there
+    tight = review_frames(frames_dir, limit=4)
+    events = [f for f in frames if set(f.kinds) - {"regular", "end"} and f.t > 0]
+    assert len(tight) == 4 and tight[0].t == 0 and "end" in tight[-1].kinds
+    assert tight[2].t == max(f.t for f in events if f.t < tight[-1].t)
 
 
 def test_vlm_prompt_states_end_duration_legend_and_captions(frames_dir, replay):
