@@ -131,11 +131,11 @@ def harder_when_larger(param: str) -> bool:
 
 def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str | None,
            certify: Callable[[Path], dict], holds: Callable[[Path], bool] | None = None,
-           ) -> tuple[DifficultySearch, dict | None, dict | None]:
+           harder: str | None = None) -> tuple[DifficultySearch, dict | None, dict | None]:
     """Tunes `knob` of the level at `level_path`, which plays in band `start`, until a trial certifies in
     one of the bands `want` (and, with `holds`, the trial level passes it: a trial that certifies but does
     not counts as too easy). Returns the search, and the tuned level config and its certificate when one
-    was found."""
+    was found. `harder`: 'larger' or 'smaller', the way the knob makes the game harder (else read from its name)."""
     asked = " or ".join(want)
     level = json.loads(Path(level_path).read_text())
     record = DifficultySearch(asked=asked, knob=knob, found=False, start_band=start)
@@ -154,8 +154,9 @@ def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str
     def below(band: str) -> bool:           # plays easier than every wanted band
         return RANK[band] < low
 
-    harder = below(start)
-    step = 1 if harder == harder_when_larger(param) else -1    # log2 of the factor's direction
+    larger_is_harder = harder_when_larger(param) if harder is None else harder == "larger"
+    going_harder = below(start)
+    step = 1 if going_harder == larger_is_harder else -1    # log2 of the factor's direction
     lo, hi = 0.0, None                  # log2 factors: lo on the start's side of the wanted bands, hi past them
     trials_left, exponent = MAX_TRIALS, float(step)
     while trials_left:
@@ -182,7 +183,7 @@ def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str
             return record, trial, got
         if band is None or band not in RANK:
             break
-        if band in want or below(band) == harder:     # still on the start's side (or in band, but invalid or failing)
+        if band in want or below(band) == going_harder:     # still on the start's side (or in band, but invalid or failing)
             lo = exponent
         else:
             hi = exponent

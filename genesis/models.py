@@ -324,7 +324,12 @@ class Variation(Doc):
         f"scales this param (x{MIN_FACTOR:g} to x{MAX_FACTOR:g}, up to {MAX_TRIALS} trials, each certified on every "
         "seed) before the level gate judges, and ships the first value that certifies; a param with "
         f"{', '.join(repr(w) for w in EASIER_WHEN_LARGER)} in its name is taken as easier when larger, any other as "
-        "harder"))
+        "harder, unless `knob_harder` says which way makes the player's task harder. A share capped at 1 makes a "
+        "poor knob (it cannot grow)"))
+    knob_harder: Literal["larger", "smaller"] | None = Field(None, description=(
+        "which way of the knob makes the player's task harder, when its name misleads (e.g. 'escape_time', the "
+        "time the enemy's runners get to reach the edge: more time is harder for the player, 'larger'); null: "
+        "read from its name"))
 
 
 class ClauseChange(Doc):

@@ -458,7 +458,7 @@ class Nodes:
                        for e in requirement_evidence(unproven, runs, (size.width, size.height), path))
 
         record, tuned, _ = search(self.out / F.LEVEL, start, tuple(want), gdd.variation.knob, certify_trial,
-                                  holds=proven if unproven else None)
+                                  holds=proven if unproven else None, harder=gdd.variation.knob_harder)
         update: dict[str, Any] = {"difficulty_search": record.model_dump(mode="json"),
                                   "stage_times": self._timed("difficulty", t0)}
         if tuned is None:      # the gate judges the level as it is, with the search on record

@@ -152,3 +152,26 @@ def test_bands_and_the_criterion():
 ])
 def test_the_reader_takes_difficulty_words_only_where_they_qualify_the_scenario(query, band):
     assert read(query).concepts.difficulty == band
+
+
+def test_the_design_may_say_which_way_its_knob_makes_the_game_harder(tmp_path):
+    # a gap the design says is harder when larger (the name reads the other way): a level its reference loses is
+    # eased by a smaller gap
+    record, tuned, _, seen = _run_way(tmp_path, "larger", lambda gap: "impossible" if gap > 40 else "hard")
+    assert record.found and seen == [30] and tuned["rules"][0]["params"]["gap"] == 30
+    _, _, _, seen = _run_way(tmp_path, None, lambda gap: "hard")
+    assert seen == [120]        # read from the name: a larger gap is easier
+
+
+def _run_way(tmp_path, way, band_of_gap):
+    level = {"rules": [{"id": "convoy", "script": "rules/convoy.lua", "params": {"gap": 60}}]}
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(level))
+    seen = []
+
+    def certify(p):
+        gap = json.loads(p.read_text())["rules"][0]["params"]["gap"]
+        seen.append(gap)
+        return _cert(band_of_gap(gap))
+    record, tuned, cert = search(path, "impossible", BANDS, "convoy.gap", certify, harder=way)
+    return record, tuned, cert, seen
