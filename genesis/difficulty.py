@@ -34,7 +34,7 @@ class Trial(BaseModel):
     value: Any
     band: str | None
     certified: bool
-    held: bool | None = None           # the failed requirements hold on it (searches for them only)
+    held: bool | None = None           # every requirement holds on it (certified trials of a checked search)
 
 
 class DifficultySearch(BaseModel):
@@ -67,6 +67,8 @@ def tunable(cert: dict | None) -> bool:
 
 
 # a level that fails only on these at validation lost on balance: its knob may rebalance it
+# what a certified trial's requirements say (see `search`'s `holds`)
+HELD, SHORT, PAST = "held", "short", "past"
 REBALANCED = frozenset({"check:reference_wins", "check:outcome_discrimination", "check:requirement_evidence"})
 
 
@@ -130,12 +132,12 @@ def harder_when_larger(param: str) -> bool:
 
 
 def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str | None,
-           certify: Callable[[Path], dict], holds: Callable[[Path], bool] | None = None,
+           certify: Callable[[Path], dict], holds: Callable[[Path], str] | None = None,
            harder: str | None = None) -> tuple[DifficultySearch, dict | None, dict | None]:
     """Tunes `knob` of the level at `level_path`, which plays in band `start`, until a trial certifies in
-    one of the bands `want` (and, with `holds`, the trial level passes it: a trial that certifies but does
-    not counts as too easy). Returns the search, and the tuned level config and its certificate when one
-    was found. `harder`: 'larger' or 'smaller', the way the knob makes the game harder (else read from its name)."""
+    one of the bands `want` and, with `holds`, its requirements hold on it (`holds(path)`: HELD; SHORT when
+    only requirements that failed before still fail: not far enough; PAST when one that held before fails:
+    too far). Returns the search, and the tuned level config and its certificate when one was found. `harder`: 'larger' or 'smaller', the way the knob makes the game harder (else read from its name)."""
     asked = " or ".join(want)
     level = json.loads(Path(level_path).read_text())
     record = DifficultySearch(asked=asked, knob=knob, found=False, start_band=start)
@@ -172,24 +174,27 @@ def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str
             got = certify(path)
             band = band_of(got)
             certified = band in want and bool(got.get("valid"))
-            held = certified and (holds is None or holds(path))
+            said = (holds(path) if holds is not None else HELD) if certified else None
         finally:
             path.unlink(missing_ok=True)
         record.trials.append(Trial(factor=round(factor, 3), value=value, band=band, certified=bool(got.get("valid")),
-                                   held=held if holds is not None else None))
-        if held:
+                                   held=None if holds is None or said is None else said == HELD))
+        if said == HELD:
             record.found, record.value = True, value
             record.note = f"{knob} x{factor:.3g}: {base} -> {value}"
             return record, trial, got
         if band is None or band not in RANK:
             break
-        if band in want or below(band) == going_harder:     # still on the start's side (or in band, but invalid or failing)
+        if said == PAST:
+            hi = exponent
+        elif band in want or below(band) == going_harder:     # still on the start's side (or in band, not yet valid)
             lo = exponent
         else:
             hi = exponent
         exponent = exponent + step if hi is None else (lo + hi) / 2
-    record.note = (f"no value of {knob} within x{MIN_FACTOR:g}-x{MAX_FACTOR:g} certified in the {asked} band "
-                   f"after {len(record.trials)} trial(s)")
+    record.note = (f"no value of {knob} within x{MIN_FACTOR:g}-x{MAX_FACTOR:g} certified in the {asked} band"
+                   + (" with every requirement holding" if holds is not None else "")
+                   + f" after {len(record.trials)} trial(s)")
     return record, None, None
 
 

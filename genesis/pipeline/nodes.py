@@ -16,7 +16,7 @@ from engine.schema.level import LevelConfig, MapRef
 from genesis import rubric_store
 from genesis.certificate import (CertificateGames, cached_certificate, certificate_enabled, certify_cached, prior_keys,
                                  scenario_certificate)
-from genesis.difficulty import tuning_target
+from genesis.difficulty import HELD, PAST, SHORT, tuning_target
 from genesis.checks import CheckContext, run_criteria
 from genesis.checks.messages import bounded_join, shorten
 from genesis.evidence import requirement_evidence
@@ -447,18 +447,21 @@ class Nodes:
         def certify_trial(path: Path) -> dict:
             return certify_cached(path, self.ctx.validation_cache.root, pool, timeout_s=timeout).model_dump()
 
-        # a level too easy for what its requirements say a careless player suffers: those must hold on the trial
-        unproven = _failed_requirements(gdd, state.get("evidence")) if start == "trivial" else []
+        # a trial that certifies ships only if every requirement holds on it: still failing only those that failed
+        # before, it has not gone far enough; failing one that held before, too far
+        before = {r.id for r in _failed_requirements(gdd, state.get("evidence"))}
+        checked = [r for r in gdd.requirements if r.testable and r.expect]
 
-        def proven(path: Path) -> bool:
-            jobs = [j for j in validation_jobs(str(path), unproven) if j.policy in {r.on for r in unproven}]
-            runs = CachedBatch(jobs, self.ctx.validation_cache, pool).results(timeout_s=timeout)
+        def requirements_on(path: Path) -> str:
+            runs = CachedBatch(validation_jobs(str(path), checked), self.ctx.validation_cache, pool).results(
+                timeout_s=timeout)
             size = load_map(MapRef.model_validate(state["level"]["map"]), self.out)
-            return all(e["status"] == "verified"
-                       for e in requirement_evidence(unproven, runs, (size.width, size.height), path))
+            failed = {e["id"] for e in requirement_evidence(checked, runs, (size.width, size.height), path)
+                      if e["status"] != "verified"}
+            return HELD if not failed else PAST if failed - before else SHORT
 
         record, tuned, _ = search(self.out / F.LEVEL, start, tuple(want), gdd.variation.knob, certify_trial,
-                                  holds=proven if unproven else None, harder=gdd.variation.knob_harder)
+                                  holds=requirements_on if checked else None, harder=gdd.variation.knob_harder)
         update: dict[str, Any] = {"difficulty_search": record.model_dump(mode="json"),
                                   "stage_times": self._timed("difficulty", t0)}
         if tuned is None:      # the gate judges the level as it is, with the search on record

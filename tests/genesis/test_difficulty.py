@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from genesis.difficulty import BANDS, band_of, difficulty_reason, knob_param, scaled, search, tunable, tuning_target
+from genesis.difficulty import BANDS, HELD, PAST, SHORT, band_of, difficulty_reason, knob_param, scaled, search, tunable, tuning_target
 from genesis.offline.concepts import read
 
 BASE = {"rules": [{"id": "waves", "script": "rules/waves.lua", "params": {"units": {"light_bot": 4}, "interval": 60}}]}
@@ -95,10 +95,30 @@ def test_a_search_for_requirements_a_careless_run_fails_goes_on_past_certified_t
         return _cert("impossible" if size > 40 else "hard")
 
     def holds(p):        # the abandoned base falls only to waves of 12 or more
-        return json.loads(p.read_text())["rules"][0]["params"]["units"]["light_bot"] >= 12
+        return HELD if json.loads(p.read_text())["rules"][0]["params"]["units"]["light_bot"] >= 12 else SHORT
     record, tuned, _ = search(path, "trivial", BANDS, "waves.units", certify, holds=holds)
     assert record.found and tuned["rules"][0]["params"]["units"]["light_bot"] >= 12
     assert seen == [8, 16] and [t.held for t in record.trials] == [False, True]
+
+
+def test_a_certified_trial_that_breaks_a_requirement_which_held_is_too_far_and_the_search_comes_back(tmp_path):
+    # the reference loses with 8-tank columns; at 2 a column is no longer the convoy the request asks for
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps({"rules": [{"id": "convoy", "script": "c.lua", "params": {"escorts": 8}}]}))
+    seen = []
+
+    def certify(p):
+        n = json.loads(p.read_text())["rules"][0]["params"]["escorts"]
+        seen.append(n)
+        return _cert("impossible" if n > 6 else "hard")
+
+    def holds(p):
+        return PAST if json.loads(p.read_text())["rules"][0]["params"]["escorts"] < 5 else HELD
+    record, tuned, _ = search(path, "impossible", BANDS, "convoy.escorts", certify, holds=holds)
+    assert seen == [4, 6] and record.found and tuned["rules"][0]["params"]["escorts"] == 6
+    assert [t.held for t in record.trials] == [False, True]
+    record, _, _ = search(path, "impossible", BANDS, "convoy.escorts", certify, holds=lambda p: PAST)
+    assert not record.found and "with every requirement holding" in record.note
 
 
 def test_the_search_runs_before_the_gate_only_on_a_balance_failure_it_can_move():
