@@ -25,6 +25,9 @@ BANDS = ("easy", "medium", "hard")
 RANK = {"trivial": 0, "easy": 1, "medium": 2, "hard": 3, "impossible": 4}
 MAX_TRIALS = 5
 MIN_FACTOR, MAX_FACTOR = 0.25, 4.0
+# with no band asked the search only rebalances: the level stays near the design (a knob scaled x4 was a convoy
+# halting 48 s where the agent was told 'a few seconds')
+REBALANCE_FACTOR = 2.0
 # params where a larger value gives the player more time: larger is easier
 EASIER_WHEN_LARGER = ("interval", "delay", "deadline", "time", "first_at", "gap", "hold", "limit")
 
@@ -133,11 +136,13 @@ def harder_when_larger(param: str) -> bool:
 
 def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str | None,
            certify: Callable[[Path], dict], holds: Callable[[Path], str] | None = None,
-           harder: str | None = None) -> tuple[DifficultySearch, dict | None, dict | None]:
+           harder: str | None = None, widest: float = MAX_FACTOR) -> tuple[DifficultySearch, dict | None, dict | None]:
     """Tunes `knob` of the level at `level_path`, which plays in band `start`, until a trial certifies in
     one of the bands `want` and, with `holds`, its requirements hold on it (`holds(path)`: HELD; SHORT when
     only requirements that failed before still fail: not far enough; PAST when one that held before fails:
-    too far). Returns the search, and the tuned level config and its certificate when one was found. `harder`: 'larger' or 'smaller', the way the knob makes the game harder (else read from its name)."""
+    too far). Returns the search, and the tuned level config and its certificate when one was found.
+    `harder`: 'larger' or 'smaller', the way the knob makes the game harder (else read from its name);
+    `widest`: the largest factor tried either way (x 1/widest .. x widest)."""
     asked = " or ".join(want)
     level = json.loads(Path(level_path).read_text())
     record = DifficultySearch(asked=asked, knob=knob, found=False, start_band=start)
@@ -163,7 +168,7 @@ def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str
     trials_left, exponent = MAX_TRIALS, float(step)
     while trials_left:
         factor = 2.0 ** exponent
-        if not MIN_FACTOR <= factor <= MAX_FACTOR:
+        if not 1 / widest - 1e-9 <= factor <= widest + 1e-9:
             break
         trials_left -= 1
         trial = json.loads(json.dumps(level))
@@ -192,7 +197,7 @@ def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str
         else:
             hi = exponent
         exponent = exponent + step if hi is None else (lo + hi) / 2
-    record.note = (f"no value of {knob} within x{MIN_FACTOR:g}-x{MAX_FACTOR:g} certified in the {asked} band"
+    record.note = (f"no value of {knob} within x{1 / widest:g}-x{widest:g} certified in the {asked} band"
                    + (" with every requirement holding" if holds is not None else "")
                    + f" after {len(record.trials)} trial(s)")
     return record, None, None

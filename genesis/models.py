@@ -11,7 +11,7 @@ from engine.agent.scripted import Probe
 from engine.maps import list_maps
 from engine.schema.level import Condition, Controller, LevelConfig, MapRef, RankByScore, StartUnit
 from engine.schema.roles import parse_roles
-from genesis.difficulty import EASIER_WHEN_LARGER, MAX_FACTOR, MAX_TRIALS, MIN_FACTOR
+from genesis.difficulty import EASIER_WHEN_LARGER, MAX_FACTOR, MAX_TRIALS, MIN_FACTOR, REBALANCE_FACTOR
 from genesis.rule_recipe import RuleRecipe
 
 # the kinds of unit a brief names; the offline reader's vocabulary maps its phrases onto these
@@ -321,8 +321,10 @@ class Variation(Doc):
         "validation seed (easier), or a cheap policy wins every seed, or the only requirements that fail are on "
         "careless runs (idle, rush, a probe: the loss they should suffer does not come; harder, until those hold), "
         "or the level misses an asked difficulty, the pipeline "
-        f"scales this param (x{MIN_FACTOR:g} to x{MAX_FACTOR:g}, up to {MAX_TRIALS} trials, each certified on every "
-        "seed) before the level gate judges, and ships the first value that certifies; a param with "
+        f"scales this param (x{MIN_FACTOR:g} to x{MAX_FACTOR:g} for an asked difficulty, x{1 / REBALANCE_FACTOR:g} to "
+        f"x{REBALANCE_FACTOR:g} otherwise; up to {MAX_TRIALS} trials, each certified on every seed) before the level "
+        "gate judges, and ships the first value that certifies with every requirement holding, so the agent's "
+        "description must not state the knob's exact value; a param with "
         f"{', '.join(repr(w) for w in EASIER_WHEN_LARGER)} in its name is taken as easier when larger, any other as "
         "harder, unless `knob_harder` says which way makes the player's task harder. A share capped at 1 makes a "
         "poor knob (it cannot grow)"))

@@ -224,7 +224,7 @@ def sketch_step(m) -> int:
 
 SKETCH_LEGEND = ("Terrain sketches: a character is a square block of tiles and shows # if any of its tiles is cliff, "
                  "else ~ if any is water, else = for a bridge, else . (open); letters are spawns, keyed above the "
-                 "sketch; a row stops at its last non-open cell.")
+                 "sketch; a row stops at its last non-open cell, an open row is one .")
 
 
 def terrain_sketch(m, legend: bool = True, columns: int | None = None) -> str:
@@ -252,10 +252,11 @@ def terrain_sketch(m, legend: bool = True, columns: int | None = None) -> str:
     if legend:
         head = (f"  terrain sketch, 1 character = {step}x{step} tiles (# cliff, ~ water, = bridge, . open; a cell is "
                 f"marked blocked if any of its tiles is; {passages}; letters are spawns: {', '.join(keys)}; a row "
-                "stops at its last non-open cell):")
+                "stops at its last non-open cell, an open row is one .):")
     else:
         head = f"  terrain sketch, 1 character = {step}x{step} tiles ({passages}; {', '.join(keys)}):"
-    return "\n".join([head] + ["  " + "".join(r).rstrip(".") for r in grid])
+    # an open row keeps one '.', so every row of the map is a line to count
+    return "\n".join([head] + ["  " + ("".join(r).rstrip(".") or ".") for r in grid])
 
 
 def footprints() -> str:

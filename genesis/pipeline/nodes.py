@@ -16,7 +16,7 @@ from engine.schema.level import LevelConfig, MapRef
 from genesis import rubric_store
 from genesis.certificate import (CertificateGames, cached_certificate, certificate_enabled, certify_cached, prior_keys,
                                  scenario_certificate)
-from genesis.difficulty import HELD, PAST, SHORT, tuning_target
+from genesis.difficulty import HELD, MAX_FACTOR, PAST, REBALANCE_FACTOR, SHORT, tuning_target
 from genesis.checks import CheckContext, run_criteria
 from genesis.checks.messages import bounded_join, shorten
 from genesis.evidence import requirement_evidence
@@ -461,7 +461,8 @@ class Nodes:
             return HELD if not failed else PAST if failed - before else SHORT
 
         record, tuned, _ = search(self.out / F.LEVEL, start, tuple(want), gdd.variation.knob, certify_trial,
-                                  holds=requirements_on if checked else None, harder=gdd.variation.knob_harder)
+                                  holds=requirements_on if checked else None, harder=gdd.variation.knob_harder,
+                                  widest=MAX_FACTOR if _asked_difficulty(state) else REBALANCE_FACTOR)
         update: dict[str, Any] = {"difficulty_search": record.model_dump(mode="json"),
                                   "stage_times": self._timed("difficulty", t0)}
         if tuned is None:      # the gate judges the level as it is, with the search on record

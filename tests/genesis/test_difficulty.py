@@ -195,3 +195,15 @@ def _run_way(tmp_path, way, band_of_gap):
         return _cert(band_of_gap(gap))
     record, tuned, cert = search(path, "impossible", BANDS, "convoy.gap", certify, harder=way)
     return record, tuned, cert, seen
+
+
+def test_a_rebalance_stays_within_twice_or_half_the_design(tmp_path):
+    # only a quarter of the wave would do: beyond a rebalance's reach, so the level goes to its gate as built
+    record, tuned, _, seen = _run(tmp_path, BANDS, "waves.units", "impossible",
+                                  lambda p: "hard" if p["units"]["light_bot"] <= 1 else "impossible")
+    assert record.found and seen[-1]["units"]["light_bot"] == 1     # the default reach (x0.25) gets there
+    path = tmp_path / "level.json"
+    record, tuned, _ = search(path, "impossible", BANDS, "waves.units",
+                              lambda p: _cert("hard" if json.loads(p.read_text())["rules"][0]["params"]["units"][
+                                  "light_bot"] <= 1 else "impossible"), widest=2.0)
+    assert not record.found and tuned is None and "within x0.5-x2" in record.note

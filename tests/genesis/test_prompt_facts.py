@@ -47,6 +47,8 @@ def test_terrain_sketch_marks_every_blocked_tile_and_every_spawn():
                     assert cell != ".", (name, x, y, ch)
         letters = "".join(grid)
         assert sum(ch.isalpha() for ch in letters) == len(m.spawns)
+        # every row of cells is a line, an open one a single '.': a reader counts rows to find a y
+        assert len(grid) == -(-m.height // step) and all(grid)
 
 
 def test_the_sketch_keeps_the_fortress_gates_open():
