@@ -190,7 +190,8 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
         return [ClauseAccount(text=query, start=0, end=len(query), status="not_honoured",
                               why=reading.refusal or "not a game request")]
     have = {r.id: r.text for r in requirements}
-    spans = segments(text, [(h.start, h.end) for h in reading.hits if h.key == "forbidden"])
+    spans = _lead_ins_joined(text, segments(text, [(h.start, h.end) for h in reading.hits if h.key == "forbidden"]),
+                             reading.hits)
     out = []
     for i, (a, b) in enumerate(spans):
         start = 0 if i == 0 else offsets[a]
@@ -204,6 +205,24 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
                            bool(_ATTACK.search(before) or ordinal),
                            _thin(text, a, b, hits, archetype)))
     return out
+
+
+def _lead_ins_joined(text: str, spans: list[tuple[int, int]], hits: list[Hit]) -> list[tuple[int, int]]:
+    """Spans with each lead-in joined to the span it leads into: a span of generic words only, nothing read in
+    it, that ends with no punctuation ("and all you start | with 3 turrets", "the player | and the AI each get 6
+    tanks") says nothing alone, and honoured alone it would claim what the rest of its phrase does not build."""
+    out: list[tuple[int, int]] = []
+    carry = None
+    for a, b in spans:
+        if carry is not None:
+            a, carry = carry, None
+        read = any(h.start < b and h.end > a for h in hits)
+        generic = all(w in _GENERIC for w in _words(text[a:b]))
+        if not read and generic and b < len(text) and not re.search(r"[,;:.!?)\]-]\s*$", text[a:b]):
+            carry = a
+            continue
+        out.append((a, b))
+    return out      # the last span ends the text: it never leads into another
 
 
 # A clause read through a few of its words only ("play ranked StarCraft II ladder games on my real account":

@@ -204,3 +204,12 @@ def test_start_metal_is_said_as_metal_not_as_a_clock():
                         read("defend the base from the north; you start with 800 metal"))
     start = next(r for r in brief.requirements if r.id == "start_forces")
     assert "800 metal" in start.text and "13:20" not in start.text
+
+
+def test_a_lead_in_of_generic_words_shares_the_status_of_the_clause_it_leads_into():
+    query = ("defend the base against waves from the north, and all you start with is 3 anti-air turrets and "
+             "whatever 600 metal can buy")
+    brief, statuses = _statuses(query)
+    assert not any(text == "and all you start" for text in statuses)          # no honoured lead-in of its own
+    led = next(c for c in brief.clauses if "all you start" in c.text)
+    assert "anti-air turrets" in led.text
