@@ -11,6 +11,7 @@ from genesis.certificate import scenario_certificate
 from genesis.checks import clause_audit
 from genesis.difficulty import band_of
 from genesis.fileio import atomic_write_json, atomic_write_text
+from genesis.models import Brief
 from genesis.pipeline.docs import gdd_markdown
 from genesis.pipeline.evolution import rubric_versions
 from genesis.pipeline.feedback import log_outcome
@@ -237,9 +238,21 @@ def write_outputs(ctx, state: dict) -> dict[str, Any]:
         ctx.replay_gif.write(out / F.REPLAY_GIF, timeout_s=float((state.get("options") or {}).get("sim_timeout", 120)))
     record = validation_record(ctx, state)
     atomic_write_json(out / F.VALIDATION, record)
+    write_final_brief(out, state.get("brief"), record.get("clauses") or [])
     write_report(out, map_picture=False)
     log_outcome(ctx, state.get("run_id", ""), run_outcome(state), record["reason"])
     return record
+
+
+def write_final_brief(out, brief: Brief | None, records: list[dict[str, Any]]) -> None:
+    """brief.json with the request's clauses as the run delivered them (validation.json's clause records:
+    what the design took down, what the runs did not show, what the shipped level lacks), so no file of the
+    scenario still calls honoured a clause the level does not build."""
+    if brief is None or len(records) != len(brief.clauses):
+        return
+    final = [c.model_copy(update={k: r[k] for k in ("status", "built", "why") if k in r})
+             for c, r in zip(brief.clauses, records)]
+    atomic_write_json(out / F.BRIEF, brief.model_copy(update={"clauses": final}).model_dump(mode="json"))
 
 
 def run_outcome(state: dict) -> str:

@@ -367,3 +367,17 @@ def test_a_clause_the_design_builds_less_of_takes_the_status_its_gdd_gives_and_s
     gdd.clause_changes[0].clause = "defend three fronts"
     ok, why = requirements_covered(CheckContext(brief=brief, gdd=gdd))
     assert not ok and "clause_changes name no clause of the brief" in why
+
+
+def test_brief_json_ends_with_the_clause_statuses_the_run_delivered(tmp_path):
+    from genesis.models import Brief
+    from genesis.pipeline.finalize import write_final_brief
+
+    query = "defend two fronts with staggered waves"
+    brief = write_brief(query, read(query))
+    records = [{"text": c.text, "status": c.status, "built": c.built, "why": c.why} for c in brief.clauses]
+    records[0].update(status="partial", built="one front", why="the level shipped has 1 front")
+    write_final_brief(tmp_path, brief, records)
+    written = Brief.model_validate_json((tmp_path / "brief.json").read_text())
+    assert [c.status for c in written.clauses] == [r["status"] for r in records]
+    assert written.clauses[0].why == "the level shipped has 1 front" and written.query == query
