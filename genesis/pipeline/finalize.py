@@ -108,6 +108,11 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
             record.update(status="not_honoured", built="", why="; ".join(filter(None, [
                 c.why, f"planned ({', '.join(c.requirement_ids) or 'no requirement'}), but the run delivered no "
                        "level that plays"])))
+        elif c.status == "honoured" and record["evidence"] and set(record["evidence"].values()) == {"untestable"}:
+            # nothing a run could show checks it: built as described, never shown
+            record.update(status="partial", built=c.built or "; ".join(text.get(r, r) for r in c.requirement_ids),
+                          why="; ".join(filter(None, [c.why, "no validation run shows it: every requirement that "
+                                                             "checks it is marked untestable"])))
         elif c.status in ("honoured", "assumed") and failed:
             shown = [rid for rid in c.requirement_ids if rid not in failed]
             record.update(status="partial", built="; ".join(text.get(rid, rid) for rid in shown) or "nothing shown",

@@ -381,3 +381,14 @@ def test_brief_json_ends_with_the_clause_statuses_the_run_delivered(tmp_path):
     written = Brief.model_validate_json((tmp_path / "brief.json").read_text())
     assert [c.status for c in written.clauses] == [r["status"] for r in records]
     assert written.clauses[0].why == "the level shipped has 1 front" and written.query == query
+
+
+def test_a_clause_only_untestable_requirements_check_is_on_record_as_partial():
+    query = "defend two fronts with staggered waves"
+    brief = write_brief(query, read(query))
+    ids = brief.clauses[0].requirement_ids
+    evidence = [{"id": rid, "status": "untestable"} for rid in ids]
+    first = clause_records({"brief": brief, "status": "playable", "evidence": evidence})[0]
+    assert first["status"] == "partial" and "marked untestable" in first["why"]
+    evidence[0]["status"] = "verified"
+    assert clause_records({"brief": brief, "status": "playable", "evidence": evidence})[0]["status"] == "honoured"
