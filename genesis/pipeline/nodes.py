@@ -412,8 +412,9 @@ class Nodes:
         feedback = [f"visual reviewer ({visual.judged_by}): {p}" for p in visual.problems] if visual else []
         search_record = ctx.difficulty_search or {}
         if not passed and search_record and not search_record.get("found"):
-            feedback.append(f"balance knob search (the level as built played {search_record.get('start_band')}): "
-                            f"{search_record.get('note')}")
+            start = search_record.get("start_band")
+            feedback.append(f"balance knob search ({SEARCHED_BECAUSE.get(start, f'the level as built played {start}')}):"
+                            f" {search_record.get('note')}")
         verdict = Verdict(stage="level", passed=passed, criteria=results, feedback=feedback,
                           judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"),
                           unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
@@ -653,6 +654,12 @@ def _stopped_status(stage: str, verdict: Verdict, state: dict) -> str:
     if stage == "level":
         return "not_certified" if failing and failing <= set(CERTIFIED_KINDS) else "failed"
     return "not_certified" if state.get("certificate") and (state.get("verdicts") or {}).get("level") else "failed"
+
+
+# why a search ran, by the band the level as built played (the feedback a failed search leaves)
+SEARCHED_BECAUSE = {"impossible": "the reference lost a seed of the level as built: searched easier",
+                    "trivial": "the level as built was too easy: a cheap policy won every seed, or a careless run "
+                               "(idle, rush, a probe) did not lose as its requirements say: searched harder"}
 
 
 def _failed_requirements(gdd: GDD, evidence: list[dict] | None) -> list[Requirement]:
