@@ -42,13 +42,14 @@ CASES = [
     pytest.param("joint_assault", 2, id="joint-assault", marks=pytest.mark.slow),
     pytest.param("uplink_siphon", 1, id="uplink-siphon"),
     # a hidden battery at a seeded site; recorded in three level attempts (two of its writer's own errors); the
-    # balance knob's search now certifies the second level, which its reference lost a seed of, without the third
-    pytest.param("counter_battery", 2, id="counter-battery", marks=pytest.mark.slow),
+    # balance knob's search now certifies the first level, which its reference lost a seed of
+    pytest.param("counter_battery", 1, id="counter-battery", marks=pytest.mark.slow),
     # after the rule API's resource transfer and areas: metal skimmed by seeded rich posts (first pass, 9 calls
     # with its two rules asked in one);
-    # a blight cloud that grows and drifts from a seeded tower (a level retry raised its damage, 12 calls)
+    # a blight cloud that grows and drifts from a seeded tower (recorded: a level retry raised its damage from 40 to
+    # 70, 12 calls; now the balance knob's search raises it to 80 before the gate, and the first level certifies)
     pytest.param("tithe_posts", 1, id="tithe-posts"),
-    pytest.param("blight_cloud", 2, id="blight-cloud", marks=pytest.mark.slow),
+    pytest.param("blight_cloud", 1, id="blight-cloud", marks=pytest.mark.slow),
     # two of four stand-ins' own requests certified on the first pass: a field medic kept out of the fight beside a
     # draining spill and a healing tent (7 calls, 229k prompt characters as recorded); an escort of a slow truck whose
     # artillery fires only at what spotters and lit radar towers see (recorded in 8 calls with a library rule's reuse
