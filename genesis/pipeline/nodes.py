@@ -369,6 +369,9 @@ class Nodes:
             jobs.append(SimJob(str(level_path), REFERENCE_SEEDS[0], "reference", prefix_s=prefix_s, prefix_only=True))
             cache = self.ctx.validation_cache
             hits, t_sim = cache.stats.hits, time.perf_counter()
+            # an earlier level's certificate games go before this level's runs are queued: dropping them closes
+            # the pool, which would take queued runs down with it
+            self.ctx.drop_certificate_games()
             batch = CachedBatch(jobs, cache, self._pool(state), seed_leaders(jobs, full_game_key))
             self._start_certificate(state, level_path, jobs)
             runs = batch.results(timeout_s=float(state["options"].get("sim_timeout", 180)))
@@ -396,8 +399,7 @@ class Nodes:
             ctx.difficulty, certificate, failing, state["level"], gdd.variation.knob,
             careless_unpunished=bool(unproven) and all(r.on != "reference" for r in unproven))
         if target:
-            if not plays:
-                self.ctx.drop_certificate_games()
+            self.ctx.drop_certificate_games()       # the level is about to change: its certificate's games are moot
             self._save_traces(runs)
             return {"runs": [r.summary() for r in runs], "certificate": certificate, "simulation": sim_record,
                     "evidence": ctx.evidence, "difficulty_target": [target[0], *target[1]],
