@@ -69,9 +69,9 @@ def tunable(cert: dict | None) -> bool:
     return bool(cert) and not cert.get("skipped") and failing <= {"reference_wins", "no_cheap_win", "idle_loses"}
 
 
-# a level that fails only on these at validation lost on balance: its knob may rebalance it
 # what a certified trial's requirements say (see `search`'s `holds`)
 HELD, SHORT, PAST = "held", "short", "past"
+# a level that fails only on these at validation lost on balance: its knob may rebalance it
 REBALANCED = frozenset({"check:reference_wins", "check:outcome_discrimination", "check:requirement_evidence"})
 
 

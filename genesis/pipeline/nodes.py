@@ -454,11 +454,11 @@ class Nodes:
         # before, it has not gone far enough; failing one that held before, too far
         before = {r.id for r in _failed_requirements(gdd, state.get("evidence"))}
         checked = [r for r in gdd.requirements if r.testable and r.expect]
+        size = load_map(MapRef.model_validate(state["level"]["map"]), self.out)     # the knob never moves the map
 
         def requirements_on(path: Path) -> str:
             runs = CachedBatch(validation_jobs(str(path), checked), self.ctx.validation_cache, pool).results(
                 timeout_s=timeout)
-            size = load_map(MapRef.model_validate(state["level"]["map"]), self.out)
             failed = {e["id"] for e in requirement_evidence(checked, runs, (size.width, size.height), path)
                       if e["status"] != "verified"}
             return HELD if not failed else PAST if failed - before else SHORT
@@ -479,8 +479,8 @@ class Nodes:
     def _start_certificate(self, state: dict, level_path: Path, validation_jobs: list[SimJob]) -> None:
         """Queues the certificate's games behind the validation runs, so they use the workers those
         leave idle while the pipeline goes on; dropped if the level is rejected. The full games of
-        the validation are the prior runs the certificate reuses."""
-        self.ctx.drop_certificate_games()
+        the validation are the prior runs the certificate reuses. The caller has dropped an earlier level's
+        games before queuing the runs (dropping closes the pool)."""
         if not certificate_enabled() or cached_certificate(self.ctx.validation_cache.root, level_path) is not None:
             return
         full = [{"policy": j.policy, "seed": j.seed} for j in validation_jobs if not j.prefix_only]
