@@ -6,7 +6,8 @@ families:
 
   {event: spawn, where: {source: rule, team: 1}, min: 4, max: 40, after: 25, before: 35}
       counts the trace events of that kind whose fields match `where` (dotted paths such as
-      `fields.from` reach into nested dicts; a list value means "any of these") inside the time
+      `fields.from` reach into nested dicts; a list value means "any of these"; a field that holds a list
+      matches a value it contains) inside the time
       window [after, before], and checks the count against [min, max]. Optional shape checks on the
       same events: `distinct_sectors`, `sectors_named` (the named compass sides, in order when
       asked), `time_clusters`, `cluster_times` (each cluster at its time, +/- a tolerance),
@@ -617,6 +618,8 @@ _MISSING = _Missing()
 def _matches(actual: Any, wanted: Any) -> bool:
     if actual is _MISSING:
         return False
+    if isinstance(actual, list):    # a list field (a rule event's ids, from, teams) matches a value it holds
+        return any(_matches(a, wanted) for a in actual)
     if isinstance(wanted, list):
         return any(_matches(actual, w) for w in wanted)
     if _is_number(actual) and _is_number(wanted):

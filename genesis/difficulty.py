@@ -38,6 +38,20 @@ class Trial(BaseModel):
     band: str | None
     certified: bool
     held: bool | None = None           # every requirement holds on it (certified trials of a checked search)
+    why: str = ""                      # what kept it from shipping: the certificate's failed checks, or requirements
+
+
+TRIAL_WHY_CHARS = 160
+
+
+def trial_why(got: dict, failed: str = "") -> str:
+    """Why a trial did not ship, short: each failed certificate check by name, or the requirements it failed."""
+    checks = got.get("checks") or {}
+    said = [f"{name}: {c.get('detail', '')}" for name, c in checks.items() if not c.get("passed")]
+    if failed:
+        said.append(failed)
+    text = "; ".join(said) or ("not in the wanted band" if got.get("valid") else "not certified")
+    return text if len(text) <= TRIAL_WHY_CHARS else text[:TRIAL_WHY_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
 class DifficultySearch(BaseModel):
@@ -46,6 +60,7 @@ class DifficultySearch(BaseModel):
     found: bool
     start_band: str | None
     value: Any = None                  # the knob's value in the level that shipped
+    because: str = ""                  # why the search ran, in the run's own terms (what failed, which way it went)
     trials: list[Trial] = []
     note: str = ""
 
@@ -135,12 +150,12 @@ def harder_when_larger(param: str) -> bool:
 
 
 def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str | None,
-           certify: Callable[[Path], dict], holds: Callable[[Path], str] | None = None,
+           certify: Callable[[Path], dict], holds: Callable[[Path], tuple[str, str]] | None = None,
            harder: str | None = None, widest: float = MAX_FACTOR) -> tuple[DifficultySearch, dict | None, dict | None]:
     """Tunes `knob` of the level at `level_path`, which plays in band `start`, until a trial certifies in
-    one of the bands `want` and, with `holds`, its requirements hold on it (`holds(path)`: HELD; SHORT when
-    only requirements that failed before still fail: not far enough; PAST when one that held before fails:
-    too far). Returns the search, and the tuned level config and its certificate when one was found.
+    one of the bands `want` and, with `holds`, its requirements hold on it (`holds(path)`: (HELD, ""); SHORT
+    when only requirements that failed before still fail: not far enough; PAST when one that held before fails:
+    too far; each with the failed requirements said). Returns the search, and the tuned level config and its certificate when one was found.
     `harder`: 'larger' or 'smaller', the way the knob makes the game harder (else read from its name);
     `widest`: the largest factor tried either way (x 1/widest .. x widest)."""
     asked = " or ".join(want)
@@ -179,11 +194,12 @@ def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str
             got = certify(path)
             band = band_of(got)
             certified = band in want and bool(got.get("valid"))
-            said = (holds(path) if holds is not None else HELD) if certified else None
+            said, failed = holds(path) if holds is not None and certified else (HELD if certified else None, "")
         finally:
             path.unlink(missing_ok=True)
         record.trials.append(Trial(factor=round(factor, 3), value=value, band=band, certified=bool(got.get("valid")),
-                                   held=None if holds is None or said is None else said == HELD))
+                                   held=None if holds is None or said is None else said == HELD,
+                                   why="" if said == HELD else trial_why(got, failed)))
         if said == HELD:
             record.found, record.value = True, value
             record.note = f"{knob} x{factor:.3g}: {base} -> {value}"
@@ -197,9 +213,10 @@ def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str
         else:
             hi = exponent
         exponent = exponent + step if hi is None else (lo + hi) / 2
+    tried = "; ".join(f"{t.value} ({t.band or 'no band'}: {t.why})" for t in record.trials)
     record.note = (f"no value of {knob} within x{1 / widest:g}-x{widest:g} certified in the {asked} band"
                    + (" with every requirement holding" if holds is not None else "")
-                   + f" after {len(record.trials)} trial(s)")
+                   + f" after {len(record.trials)} trial(s)" + (f"; tried {base} -> {tried}" if tried else ""))
     return record, None, None
 
 

@@ -24,10 +24,15 @@ def damage(sim: Simulation, ids: np.ndarray, amount: float, rule: str, **where: 
     dealt = np.minimum(w.hp[ids], amount)
     w.hp[ids] -= dealt
     killed = ids[w.hp[ids] <= 0].tolist()
-    sim.trace.add(sim.time, "rule_damage", rule=rule, ids=ids.tolist(), amount=amount, dealt=float(dealt.sum()),
-                  killed=killed, **where)
+    sim.trace.add(sim.time, "rule_damage", rule=rule, ids=ids.tolist(), teams=_teams(w, ids), amount=amount,
+                  dealt=float(dealt.sum()), killed=killed, **where)
     sim.kill_by_rule(killed, rule)
     return {"units": int(ids.size), "dealt": round(float(dealt.sum()), 3), "killed": killed}
+
+
+def _teams(w, ids: np.ndarray) -> list[int]:
+    """The sides of the units an effect touched, for an expectation to filter on (`where: {teams: 0}`)."""
+    return sorted(set(w.team[ids].tolist()))
 
 
 def heal(sim: Simulation, ids: np.ndarray, amount: float, rule: str, **where: float) -> dict:
@@ -38,8 +43,8 @@ def heal(sim: Simulation, ids: np.ndarray, amount: float, rule: str, **where: fl
         return {"units": 0, "healed": 0.0}
     gained = np.clip(w.max_hp[ids] - w.hp[ids], 0.0, amount)
     w.hp[ids] += gained
-    sim.trace.add(sim.time, "rule_heal", rule=rule, ids=ids.tolist(), amount=amount, healed=float(gained.sum()),
-                  **where)
+    sim.trace.add(sim.time, "rule_heal", rule=rule, ids=ids.tolist(), teams=_teams(w, ids), amount=amount,
+                  healed=float(gained.sum()), **where)
     return {"units": int(ids.size), "healed": round(float(gained.sum()), 3)}
 
 

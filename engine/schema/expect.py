@@ -30,8 +30,8 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "lose": ("team", "reason"),
     "order": ("team", "ok", "error", "kind", "units", "x", "y", "type", "factory", "count"),
     "end": ("ended_by", "reason", "winners", "losers", "error"),
-    "rule_damage": ("rule", "ids", "amount", "dealt", "killed", "x", "y", "radius"),
-    "rule_heal": ("rule", "ids", "amount", "healed", "x", "y", "radius"),
+    "rule_damage": ("rule", "ids", "teams", "amount", "dealt", "killed", "x", "y", "radius"),
+    "rule_heal": ("rule", "ids", "teams", "amount", "healed", "x", "y", "radius"),
     "resources_taken": ("rule", "team", "metal", "energy"),
     "resources_transferred": ("rule", "from", "to", "metal", "energy"),
     "rule_sight": ("rule", "ids", "radius"),
@@ -46,6 +46,8 @@ EVENT_FIELD_NOTES = {
     "rule_damage": "one per damage()/damage_area() call that hit a unit; x, y, radius only for damage_area; metal and "
                    "energy of resources_taken / resources_transferred are what really moved",
     "rule_log": "name is the first argument of log(name, fields); fields.<key> reaches into its table",
+    "rule_heal": "teams lists the sides of the units healed (rule_damage's too); ids, teams, killed and rule_team's "
+                 "from are lists: `where: {teams: 0}` matches an event whose list holds 0",
     "message": "rule is the id of the rule that sent it",
     "end": "ended_by is condition, rule, time_limit, until or error",
 }

@@ -305,10 +305,11 @@ class LevelConfig(Strict):
 
     def _roles_have_units(self, roles) -> None:
         """Roles are given at the start, to the player's start units: a role naming none would
-        silently do nothing. A player with no placed units gets its start army from a rule at the
-        start (a seeded layout): the reference checks its roles against it then (`build_roles`)."""
+        silently do nothing. In a level with rules a rule may spawn more of the player's units at the
+        start (a seeded layout, workers scattered per seed): the reference checks its roles against
+        them then (`build_roles`)."""
         player = next((t for t in self.teams if t.id == 0), None)
-        if player is None or not player.units:
+        if player is None or not player.units or self.rules:
             return
         for i, role in enumerate(roles):
             if not any((role.tag is None or u.tag == role.tag) and (role.type is None or u.type == role.type)

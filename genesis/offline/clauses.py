@@ -203,8 +203,8 @@ def account(query: str, reading: Reading, requirements: list[Requirement], arche
         out.append(_status(query[start:end], start, end, text[a:b], hits, have, archetype, text,
                            _unread(query, a, b, reading), _unpaired(a, b, reading),
                            bool(_ATTACK.search(before) or ordinal),
-                           _thin(text, a, b, hits, archetype)))
-    return out
+                           _thin(text, a, b, hits, archetype), _unheard(text, a, b, hits, archetype, reading)))
+    return _continuations_capped(out, text, spans, have)
 
 
 def _lead_ins_joined(text: str, spans: list[tuple[int, int]], hits: list[Hit]) -> list[tuple[int, int]]:
@@ -264,6 +264,92 @@ def _thin(text: str, a: int, b: int, hits: list[Hit], archetype: str) -> str:
             and all(" " not in text[h.start:h.end].strip() for h in hits if h.key == "archetype"):
         return " ".join(unread)
     return ""
+
+
+# Words an unread stretch of a clause may hold without asking for anything the reading missed: how attacks
+# come and when ("roll in", "roughly", "later"), where they come from ("flank", "edges"), who ("faction",
+# "everyone"), and how people type ("gimme", "kinda"). Any other content word nothing read ("hill", "entirely",
+# "alliance ... turns", "patrols") asks for something: its clause is at most partial.
+_PLAIN = {
+    # how and when attacks come
+    "come", "comes", "coming", "came", "arrive", "arrives", "arriving", "arrival", "pour", "pours", "pouring",
+    "roll", "rolls", "rolling", "send", "sends", "sending", "sent", "hit", "hits", "hitting", "strike", "strikes",
+    "attacked", "attacking", "show", "shows", "showing", "head", "heads", "heading", "keep", "keeps", "kept",
+    "later", "earlier", "between", "roughly", "approximately", "about", "around", "apart", "again", "another",
+    "next", "last", "previous", "then", "afterwards", "finally", "soon", "once", "twice", "second", "seconds",
+    "minute", "minutes", "start", "starting", "starts", "begin", "begins", "beginning", "onwards", "onward",
+    "interval", "intervals", "wave", "waves", "alternate", "alternates", "alternating", "periodic", "periodically",
+    "whenever", "moment", "new", "follows", "follow", "following", "commits", "size", "sizes", "hunting",
+    "specifically", "tests", "test", "warned", "asap", "defences", "defenses", "whether",
+    # where from
+    "flank", "flanks", "side", "sides", "edge", "edges", "direction", "directions", "front", "fronts", "way",
+    # who
+    "faction", "factions", "team", "teams", "unit", "units", "group", "groups", "everyone", "everybody", "anyone",
+    "nobody", "ais", "cpu", "computer", "bots", "guys", "side's", "player's", "enemy's", "itself", "themselves",
+    "other", "others", "each", "both", "either", "neither",
+    # how people type
+    "gimme", "gotta", "wanna", "gonna", "hafta", "kinda", "sorta", "pls", "plz", "thx", "yo", "lol", "ok", "okay",
+    "expect", "see", "try", "let", "lets", "really", "pretty", "style", "type", "sort", "some", "get", "got",
+    "gets", "give", "given", "gives", "has", "have", "had", "need", "needs", "needed", "want", "wants", "can",
+    "cannot", "can't", "don't", "doesn't", "won't", "go", "goes", "going", "went", "make", "makes", "made",
+    "put", "set", "still", "also", "even", "yet", "now", "here", "there", "where", "which", "whose", "while",
+    "likes", "plays", "play", "duty", "carefully", "not", "nothing", "else", "die", "dies", "hang", "onto", "stay",
+    "rank", "ranks", "ranked", "mixed", "past", "back", "killed", "kill", "kills", "alive", "take", "takes", "taking",
+    "reach", "reaches", "reached", "drive", "driven", "sits", "sit", "sitting", "fend", "fending", "own", "rest",
+    "armoured", "armored", "hide", "hides", "hidden", "hiding", "down", "up", "idk", "watch", "watches", "versus",
+    "open", "won", "lost", "pokes", "poke", "poking", "probing", "somewhere", "dark", "gate", "gates", "stronghold",
+    "strongholds", "fortress", "fort", "camp", "camps", "racks", "timer", "says", "whoever", "whichever", "her", "him", "his", "hers", "she", "they", "them",
+    # flavour
+    "chaotic", "royale", "epic", "intense", "classic", "standard", "basic", "normal", "typical",
+}
+
+
+def _unheard(text: str, a: int, b: int, hits: list[Hit], archetype: str, reading: Reading) -> str:
+    """The content words of text[a:b] no phrase read and that say more than how the clause is put (see _PLAIN):
+    what they ask was not built ("" when there are none)."""
+    said = _GENERIC | _STOP | _PLAIN | _FAMILY_WORDS.get(archetype, set()) | _LIST_WORDS | set(V.NUMBER_WORDS)
+    named = {w for names in V.UNIT_KIND_TRIGGERS.values() for name in names for w in name.split()} \
+        | {w for name in roster_names() for w in name.split()}
+    words = [m for m in re.finditer(r"[a-z][a-z'-]*[a-z]", text[a:b])
+             if m.group(0) not in said and m.group(0) not in named and not _ATTACK.fullmatch(m.group(0))
+             and len(m.group(0)) > 2]
+    return " ".join(dict.fromkeys(m.group(0) for m in words
+                                  if not any(h.start < a + m.end() and a + m.start() < h.end for h in hits)))
+
+
+# A clause that goes on from the one before it ("but my ally's base is hammered | and if it goes down i lose
+# too", "rotates (infantry, | then tanks, | then aircraft") speaks of what that clause named: when that clause
+# is not built, neither is it in full.
+_GOES_ON = re.compile(r"\s*(?:(?:and|but|or|so)\s+)?(?:(?:if|when|once|unless)\s+)?(?:it|they|them|he|she|this|that|"
+                      r"these|those|its|their|his|her)\b")
+_LIST_ITEM = re.compile(r"\s*(?:and\s+)?(?:then|or)\s+(?P<item>(?:[\w-]+\s*){1,3})[,)]?\s*$")
+
+
+def _goes_on(segment: str) -> bool:
+    """The clause points back (a pronoun opens it) or is one more item of a list ("then aircraft,")."""
+    if _GOES_ON.match(segment):
+        return True
+    item = _LIST_ITEM.match(segment)
+    named = {w for names in V.UNIT_KIND_TRIGGERS.values() for name in names for w in name.split()} \
+        | {w for name in roster_names() for w in name.split()} | set(V.NUMBER_WORDS) | {"the", "a", "an", "more", "some"}
+    return bool(item) and all(w in named or w.isdigit() for w in _words(item.group("item")))
+
+
+def _continuations_capped(out: list[ClauseAccount], text: str, spans: list[tuple[int, int]],
+                          have: dict[str, str]) -> list[ClauseAccount]:
+    for i in range(1, len(out)):
+        prev, cur = out[i - 1], out[i]
+        a, b = spans[i]
+        if prev.status != "not_honoured" or cur.status == "not_honoured" \
+                or not _goes_on(text[a:b]) or re.search(r"[.!?;]\s*$", text[spans[i - 1][0]:spans[i - 1][1]]):
+            continue
+        why = f"it goes on from \"{prev.text.strip(' ,;:.!?')}\", which is not honoured"
+        if cur.requirement_ids:
+            out[i] = cur.model_copy(update={"status": "partial", "why": why,
+                                            "built": cur.built or _built(cur.requirement_ids, have)})
+        else:
+            out[i] = cur.model_copy(update={"status": "not_honoured", "why": why})
+    return out
 
 
 _COMPARED = re.compile(r"\b(?:[a-z]+er|more\s+[a-z]+|worse)\s+than\s+(?:the\s+)?(?:last|previous|one\s+before(?:\s+it)?|"
@@ -334,7 +420,7 @@ def _built(ids: list[str], have: dict[str, str]) -> str:
 
 def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], have: dict[str, str],
             archetype: str, text: str, unread: list[str], unpaired: str, attack_before: bool,
-            thin: str = "") -> ClauseAccount:
+            thin: str = "", unheard: str = "") -> ClauseAccount:
     def clause(status: str, ids: list[str] | None = None, why: str = "", built: str = "") -> ClauseAccount:
         return ClauseAccount(text=verbatim, start=start, end=end, status=status,  # type: ignore[arg-type]
                              requirement_ids=ids or [], why=why, built=built)
@@ -393,6 +479,9 @@ def _status(verbatim: str, start: int, end: int, segment: str, hits: list[Hit], 
     if thin:
         return clause("partial", ids, f"the offline backend read only a few words of this clause; \"{thin}\" was not "
                                       "read and is not built", built=_built(ids, have))
+    if unheard:
+        return clause("partial", ids, f"the offline backend did not read \"{unheard}\" here: what it asks is not "
+                                      "built", built=_built(ids, have))
     notes = list(dict.fromkeys(h.note for h in hits if h.note))
     if notes:
         return clause("assumed", ids, "; ".join(notes))

@@ -2064,6 +2064,11 @@ def _times(r: Reading) -> None:
         c.wave_interval = _seconds(m.group(1) or m.group(3) or "1", m.group(2) or m.group(4))
         r.moments = [t for t in r.moments if not m.start() <= t[0] < m.end()]
         r.hit(m, "interval")
+    elif (m := re.search(r"\b(?:at|in|with)\s+(?:regular\s+)?" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+intervals?\b|"
+                         r"\b(?:at\s+)?intervals?\s+of\s+" + _NUM + r"\s*" + _UNIT, text)):
+        # "at 45-second intervals", "at intervals of two minutes"
+        c.wave_interval = _seconds(m.group(1) or m.group(3), m.group(2) or m.group(4))
+        r.hit(m, "interval")
     elif (m := next((m for m in re.finditer(r"\b(?:every|each)\s+(?:" + _NUM + r"\s*)?" + _UNIT, text)
                      if not _in_hazard(r, m.start())), None)):
         c.wave_interval = _seconds(m.group(1) or "1", m.group(2))

@@ -415,8 +415,8 @@ class Nodes:
         search_record = ctx.difficulty_search or {}
         if not passed and search_record and not search_record.get("found"):
             start = search_record.get("start_band")
-            feedback.append(f"balance knob search ({SEARCHED_BECAUSE.get(start, f'the level as built played {start}')}):"
-                            f" {search_record.get('note')}")
+            because = search_record.get("because") or SEARCHED_BECAUSE.get(start, f"the level as built played {start}")
+            feedback.append(f"balance knob search ({because}): {search_record.get('note')}")
         verdict = Verdict(stage="level", passed=passed, criteria=results, feedback=feedback,
                           judged_by="automated checks + " + (ctx.visual.judged_by if ctx.visual else "no visual review"),
                           unrecoverable="" if passed or not ctx.visual else ctx.visual.unrecoverable)
@@ -456,16 +456,18 @@ class Nodes:
         checked = [r for r in gdd.requirements if r.testable and r.expect]
         size = load_map(MapRef.model_validate(state["level"]["map"]), self.out)     # the knob never moves the map
 
-        def requirements_on(path: Path) -> str:
+        def requirements_on(path: Path) -> tuple[str, str]:
             runs = CachedBatch(validation_jobs(str(path), checked), self.ctx.validation_cache, pool).results(
                 timeout_s=timeout)
-            failed = {e["id"] for e in requirement_evidence(checked, runs, (size.width, size.height), path)
-                      if e["status"] != "verified"}
-            return HELD if not failed else PAST if failed - before else SHORT
+            failed = sorted(e["id"] for e in requirement_evidence(checked, runs, (size.width, size.height), path)
+                            if e["status"] != "verified")
+            said = "requirements failed: " + ", ".join(failed)
+            return (HELD, "") if not failed else (PAST, said) if set(failed) - before else (SHORT, said)
 
         record, tuned, _ = search(self.out / F.LEVEL, start, tuple(want), gdd.variation.knob, certify_trial,
                                   holds=requirements_on if checked else None, harder=gdd.variation.knob_harder,
                                   widest=MAX_FACTOR if _asked_difficulty(state) else REBALANCE_FACTOR)
+        record.because = _search_cause(start, sorted(before))
         update: dict[str, Any] = {"difficulty_search": record.model_dump(mode="json"),
                                   "stage_times": self._timed("difficulty", t0)}
         if tuned is None:      # the gate judges the level as it is, with the search on record
@@ -660,8 +662,15 @@ def _stopped_status(stage: str, verdict: Verdict, state: dict) -> str:
 
 # why a search ran, by the band the level as built played (the feedback a failed search leaves)
 SEARCHED_BECAUSE = {"impossible": "the reference lost a seed of the level as built: searched easier",
-                    "trivial": "the level as built was too easy: a cheap policy won every seed, or a careless run "
-                               "(idle, rush, a probe) did not lose as its requirements say: searched harder"}
+                    "trivial": "the level as built was too easy: a cheap policy won every seed: searched harder"}
+
+
+def _search_cause(start: str, failed: list[str]) -> str:
+    """Why the knob search ran: the requirements a careless run did not fail as they say, else the band."""
+    if failed and start == "trivial":
+        return (f"requirement(s) {', '.join(failed)} failed on the level as built, each on a careless run (idle, rush, "
+                "a probe) that did not lose as it says: searched harder")
+    return SEARCHED_BECAUSE.get(start, f"the level as built played {start}")
 
 
 def _failed_requirements(gdd: GDD, evidence: list[dict] | None) -> list[Requirement]:

@@ -242,6 +242,22 @@ def test_a_role_of_a_player_whose_army_a_rule_spawns_is_checked_when_the_game_st
         sim.run(until=1)
 
 
+def test_a_role_of_units_a_rule_spawns_at_the_start_beside_placed_ones_is_taken_by_them(tmp_path, h):
+    """Placed guards and workers a rule scatters at the start: the schema cannot see the workers, so it leaves
+    the check to the reference, which gives the role to them once they stand on the map."""
+    h.write_map(tmp_path, h.open_rows(SIZE, SIZE))
+    (tmp_path / "workers.lua").write_text("function on_start() spawn(0, 'constructor_bot', 10, 50, 2, 'worker') end")
+    cfg = h.level_dict([h.team(0, [{"type": "light_bot", "x": 32.5, "y": 32.5, "count": 2}]),
+                        h.team(1, [{"type": "light_bot", "x": 60.5, "y": 60.5}], controller={"type": "none"})],
+                       rules=[{"id": "workers", "script": "workers.lua"}], switches={"time_limit": 30})
+    cfg["metadata"] = {"reference": {"strategy": "defend", "roles": [
+        {"role": "hold_back", "tag": "worker", "count": 2, "at": [12.5, 12.5]}]}}
+    sim = Simulation(load_level(cfg, base_dir=tmp_path), seed=0, policies={0: make_policy("reference", team=0)})
+    sim.run(until=25)
+    workers = sim.world.select(team=0, tag="worker")
+    assert workers.size == 2 and all(math.dist(sim.world.pos[i], (12.5, 12.5)) < 4 for i in workers)
+
+
 # --- kite ----------------------------------------------------------------------------------------
 def kite_game(tmp_path, h, roles, enemies=6):
     reference = {"strategy": "fight"}

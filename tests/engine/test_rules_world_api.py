@@ -349,6 +349,26 @@ def test_set_team_moves_units_to_another_side_with_their_hp_and_they_fight_for_i
     sim.issue(0, {"kind": "fight", "units": [0, guard], "x": 26, "y": 26})
     res = sim.run()
     assert res.winners == [0]                                      # the defector helped kill its old side
+    # the side it left is one of the event's `from` list: an expectation filtering on it matches
+    from engine.expect import check
+    assert check({"event": "rule_team", "where": {"team": 0, "from": 1}, "min": 1, "max": 1}, res).passed
+    assert not check({"event": "rule_team", "where": {"from": 0}, "min": 1}, res).passed
+
+
+def test_damage_and_heal_events_name_the_sides_they_touched(arena, h):
+    teams = [h.team(0, [{"type": "light_bot", "x": 10, "y": 10}]), h.team(1, [{"type": "light_bot", "x": 26, "y": 26}])]
+    src = """
+    function on_start()
+      at(1, function() damage(units(1)[1].id, 30) end)
+      at(2, function() heal(units(1)[1].id, 10) end)
+    end
+    """
+    sim = make_sim(arena, h, src, teams=teams, time_limit=5)
+    res = sim.run()
+    from engine.expect import check
+    for kind in ("rule_damage", "rule_heal"):
+        assert check({"event": kind, "where": {"teams": 1}, "min": 1, "max": 1}, res).passed
+        assert not check({"event": kind, "where": {"teams": 0}, "min": 1}, res).passed
 
 
 def test_rule_spawns_are_captioned_by_who_arrives_where_never_as_an_attack(arena, h):

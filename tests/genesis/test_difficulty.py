@@ -95,10 +95,12 @@ def test_a_search_for_requirements_a_careless_run_fails_goes_on_past_certified_t
         return _cert("impossible" if size > 40 else "hard")
 
     def holds(p):        # the abandoned base falls only to waves of 12 or more
-        return HELD if json.loads(p.read_text())["rules"][0]["params"]["units"]["light_bot"] >= 12 else SHORT
+        return (HELD, "") if json.loads(p.read_text())["rules"][0]["params"]["units"]["light_bot"] >= 12 else \
+            (SHORT, "requirements failed: base_falls")
     record, tuned, _ = search(path, "trivial", BANDS, "waves.units", certify, holds=holds)
     assert record.found and tuned["rules"][0]["params"]["units"]["light_bot"] >= 12
     assert seen == [8, 16] and [t.held for t in record.trials] == [False, True]
+    assert record.trials[0].why == "requirements failed: base_falls" and record.trials[1].why == ""
 
 
 def test_a_certified_trial_that_breaks_a_requirement_which_held_is_too_far_and_the_search_comes_back(tmp_path):
@@ -113,12 +115,16 @@ def test_a_certified_trial_that_breaks_a_requirement_which_held_is_too_far_and_t
         return _cert("impossible" if n > 6 else "hard")
 
     def holds(p):
-        return PAST if json.loads(p.read_text())["rules"][0]["params"]["escorts"] < 5 else HELD
+        return (PAST, "requirements failed: convoy") if json.loads(p.read_text())["rules"][0]["params"]["escorts"] < 5 \
+            else (HELD, "")
     record, tuned, _ = search(path, "impossible", BANDS, "convoy.escorts", certify, holds=holds)
     assert seen == [4, 6] and record.found and tuned["rules"][0]["params"]["escorts"] == 6
     assert [t.held for t in record.trials] == [False, True]
-    record, _, _ = search(path, "impossible", BANDS, "convoy.escorts", certify, holds=lambda p: PAST)
+    record, _, _ = search(path, "impossible", BANDS, "convoy.escorts", certify,
+                          holds=lambda p: (PAST, "requirements failed: convoy"))
     assert not record.found and "with every requirement holding" in record.note
+    # a failed search says each value it tried and what kept that value from shipping
+    assert "tried 8 -> 4 (hard: requirements failed: convoy)" in record.note
 
 
 def test_the_search_runs_before_the_gate_only_on_a_balance_failure_it_can_move():
@@ -207,3 +213,10 @@ def test_a_rebalance_stays_within_twice_or_half_the_design(tmp_path):
                               lambda p: _cert("hard" if json.loads(p.read_text())["rules"][0]["params"]["units"][
                                   "light_bot"] <= 1 else "impossible"), widest=2.0)
     assert not record.found and tuned is None and "within x0.5-x2" in record.note
+
+
+def test_a_search_says_which_requirements_sent_it_harder_or_that_a_cheap_policy_did():
+    from genesis.pipeline.nodes import _search_cause
+    assert "tower_falls" in _search_cause("trivial", ["tower_falls"]) and "harder" in _search_cause("trivial", ["x"])
+    assert "cheap policy won every seed" in _search_cause("trivial", [])
+    assert "reference lost a seed" in _search_cause("impossible", ["x"])

@@ -1,0 +1,62 @@
+"""A clause is honoured only when nothing it asks went unread: a place, a qualifier or a change of the game
+that no phrase of the reader took in leaves it partial, naming the words; a clause that goes on from one not
+built is not honoured in full; intervals said as "at N-second intervals" are read."""
+import pytest
+
+from genesis.offline.brief_writer import write_brief
+from genesis.offline.concepts import read
+
+
+def _clauses(query: str) -> dict[str, tuple[str, str]]:
+    brief = write_brief(query, read(query))
+    return {cl.text.strip(" ,;:.!?"): (cl.status, cl.why) for cl in brief.clauses}
+
+
+@pytest.mark.parametrize("query, word", [
+    ("Hold out against five waves from the west up on the ridge", "ridge"),
+    ("Defend the lighthouse-side base entirely alone against 4 waves from the north", "entirely"),
+    ("Destroy the enemy factory on the island in the north-east within 6 minutes", "island"),
+])
+def test_a_word_that_asks_for_what_nothing_read_leaves_its_clause_partial_and_is_named(query, word):
+    (status, why), = _clauses(query).values()
+    assert status == "partial" and word in why
+
+
+def test_the_same_clauses_without_the_unread_words_are_honoured():
+    for query in ("Hold out against five waves from the west", "Destroy the enemy factory in the north-east within "
+                  "6 minutes"):
+        assert {s for s, _ in _clauses(query).values()} == {"honoured"}, _clauses(query)
+
+
+def test_how_attacks_come_and_how_people_type_ask_for_nothing_more():
+    said = _clauses("gimme waves rolling in from the west roughly every minute, and survive 5 minutes")
+    assert {s for s, _ in said.values()} == {"honoured"}, said
+
+
+def test_a_clause_pointing_back_at_one_not_built_is_not_honoured():
+    said = _clauses("Defend against 3 waves from the east; my ally's outpost gets shelled from minute two, "
+                    "and if it falls I lose")
+    assert said["Defend against 3 waves from the east"][0] == "honoured"
+    status, why = said["and if it falls I lose"]
+    assert status != "honoured"
+
+
+def test_a_list_item_of_a_list_not_built_is_not_honoured():
+    said = _clauses("Every minute the unit type I may build changes: bots, then tanks, then aircraft, and raiders "
+                    "come from the south")
+    status, why = said["then aircraft"]
+    assert status == "partial" and "goes on from" in why
+    # a clause after "then" with a verb of its own is a clause, not an item
+    said = _clauses("Defend from the east for 2 minutes, then survive 4 more")
+    assert all(not why.startswith("it goes on") for _, why in said.values())
+
+
+@pytest.mark.parametrize("query, interval", [
+    ("Survive 6 waves of light bots from the east at 50-second intervals", 50),
+    ("Raiders hit your extractors at intervals of two minutes; survive 8 minutes", 120),
+    ("waves from the north in 90 second intervals, hold for six minutes", 90),
+])
+def test_an_interval_said_as_intervals_is_the_waves_interval(query, interval):
+    r = read(query)
+    assert r.concepts.wave_interval == interval
+    assert "honoured" in {cl.status for cl in write_brief(query, r).clauses}
