@@ -2432,6 +2432,12 @@ def _units_and_switches(r: Reading) -> None:
             c.map_hint = name
             r.hit(m, "map")
             break
+    # "rushes pour in from all four corners": the four-corner map, but attacks from each corner are more than
+    # a map: unless four corners were read as the attack sides, the clause is built only in part
+    if (m := re.search(r"\bfrom\s+(?:all\s+|the\s+|each\s+of\s+the\s+|every\s+one\s+of\s+the\s+)?(?:four|4)\s+"
+                       r"corners\b", text)) and len({d for d in c.directions if len(d) == 2}) < 4:
+        r.hit(m, "directions", "attacks from all four corners are not built: the attacks come from the sides the "
+                               "design draws, not from each corner")
     for name, why in V.UNBUILT_MAPS.items():
         for m in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
             r.hit(m, "map", f"{why}; the scenario's own map is used")

@@ -60,3 +60,10 @@ def test_an_interval_said_as_intervals_is_the_waves_interval(query, interval):
     r = read(query)
     assert r.concepts.wave_interval == interval
     assert "honoured" in {cl.status for cl in write_brief(query, r).clauses}
+
+
+def test_attacks_from_all_four_corners_not_read_as_four_sides_are_partial_but_the_corner_map_is_a_map():
+    said = _clauses("bots storm in from all 4 corners once a minute; survive 5 minutes")
+    status, why = said["bots storm in from all 4 corners once a minute"]
+    assert status == "partial" and "four corners" in why
+    assert {s for s, _ in _clauses("a 4 player brawl on the four corners map").values()} == {"honoured"}
