@@ -67,7 +67,8 @@ class Requirement(Doc):
             "start (a careless player: for a loss neither the reference nor idle suffers, such as the army wiped "
             "out or a unit lost in the fight); probe:<name> = the GDD's `variation.probes` entry of that name, its "
             "orders played blind (the plan that suffers a loss no policy above takes, e.g. running the target to "
-            "the map edge); each is played on 2 seeds"))
+            "the map edge); each is played on 2 seeds. At the brief stage no probe exists yet: name the one the GDD "
+            "is to script (the GDD writes `variation.probes` with that name, or changes `on`)"))
     expect: list[Expectation] = Field(default_factory=list,
                                       description="expectations the validation runs of `on` must satisfy")
 
@@ -335,12 +336,19 @@ class Variation(Doc):
 
 
 class ClauseChange(Doc):
-    """A clause of the brief this design builds less of than the brief planned."""
+    """A clause of the brief this design builds less of than the brief planned, or builds in full where the brief
+    planned less (and a requirement of this design shows it)."""
 
     clause: str = Field(max_length=600, description="the clause's text, verbatim as in the brief's `clauses`")
-    status: Literal["partial", "not_honoured"] = Field(description="partial: part of it is built; not_honoured: none")
+    status: Literal["honoured", "partial", "not_honoured"] = Field(
+        description="honoured: this design builds all of it and `requirement_ids` show it; partial: part of it is "
+                    "built; not_honoured: none")
     built: str = Field("", max_length=400, description="for partial: the part this design builds")
-    why: str = Field(max_length=600, description="what this design does not build, and why")
+    why: str = Field(max_length=600, description="what this design does not build, and why (for honoured: how it is "
+                                                 "now built)")
+    requirement_ids: list[str] = Field(default_factory=list, max_length=8, description=(
+        "for honoured: ids of this GDD's testable requirements that show the clause; the clause is on record as "
+        "honoured only when every one of them is verified by the validation runs"))
 
 
 class GDD(Doc):
@@ -378,8 +386,9 @@ class GDD(Doc):
     clause_changes: list[ClauseChange] = Field(default_factory=list, max_length=16, description=(
         "every clause of the brief this design builds less of than the brief's status for it says (e.g. a hazard "
         "the request puts on every unit applied to the player's only): the clause verbatim, its new status, what "
-        "is built and why; the scenario's record of the request's clauses takes these statuses. Empty when the "
-        "design builds every clause as the brief planned"))
+        "is built and why; and every clause the brief marks partial or not honoured that this design builds in "
+        "full, with the testable requirements that show it (status honoured). The scenario's record of the "
+        "request's clauses takes these statuses. Empty when the design builds every clause as the brief planned"))
 
     @model_validator(mode="after")
     def _roles_valid(self) -> GDD:

@@ -139,14 +139,19 @@ def requirements_covered(ctx: CheckContext) -> tuple[bool, str]:
                 if r.on.startswith(PROBE) and r.on[len(PROBE):] not in probes]
     clauses = {c.text.strip() for c in ctx.brief.clauses}
     stray = [ch.clause for ch in ctx.gdd.clause_changes if ch.clause.strip() not in clauses]
-    if missing or untested or dropped or unplayed or stray:
+    testable = {r.id for r in ctx.gdd.requirements if r.testable}
+    unshown = [ch.clause for ch in ctx.gdd.clause_changes if ch.status == "honoured"
+               and (not ch.requirement_ids or not set(ch.requirement_ids) <= testable)]
+    if missing or untested or dropped or unplayed or stray or unshown:
         return False, "; ".join(filter(None, [
             f"brief requirements missing from the GDD: {missing}" if missing else "",
             f"{UNTESTED}: {untested}" if untested else "",
             f"requirements the brief marks testable but the GDD marks untestable: {dropped}" if dropped else "",
             f"requirements on a probe that `variation.probes` does not name: {unplayed} (probes: "
             f"{', '.join(sorted(probes)) or 'none'})" if unplayed else "",
-            f"clause_changes name no clause of the brief: {stray} (copy a clause's `text` verbatim)" if stray else ""]))
+            f"clause_changes name no clause of the brief: {stray} (copy a clause's `text` verbatim)" if stray else "",
+            f"clause_changes raised to honoured without testable requirements of this GDD that show them: {unshown} "
+            "(give `requirement_ids`)" if unshown else ""]))
     return True, f"all {len(gdd_ids)} requirements mapped"
 
 

@@ -86,7 +86,7 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
     brief calls honoured whose requirement failed in the validation runs is on record as partial: the
     level did not show it, and so is one naming a unit type, a switch, a time, a count or a number of sides
     the shipped level lacks (`clause_audit`). A clause the design builds less of takes the status its GDD's
-    `clause_changes` gives it. A run that delivered no level that plays honoured nothing: its brief's plan
+    `clause_changes` gives it; one it raises to honoured is honoured when the requirements it names were verified. A run that delivered no level that plays honoured nothing: its brief's plan
     is on record as not honoured."""
     brief = state.get("brief")
     status = {e["id"]: e["status"] for e in state.get("evidence") or []}
@@ -99,7 +99,13 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
     changes = {ch.clause.strip(): ch for ch in gdd.clause_changes} if gdd else {}
     out = []
     for c in (brief.clauses if brief else []):
-        if (change := changes.get(c.text.strip())) is not None:     # the design builds less than the brief planned
+        change = changes.get(c.text.strip())
+        if change is not None and change.status == "honoured":
+            # the design builds what the brief could not: honoured when every requirement it names was shown
+            if change.requirement_ids and all(status.get(rid) == "verified" for rid in change.requirement_ids):
+                c = c.model_copy(update={"status": "honoured", "requirement_ids": change.requirement_ids,
+                                         "built": "", "why": change.why})
+        elif change is not None:        # the design builds less than the brief planned
             c = c.model_copy(update={"status": change.status, "built": change.built, "why": change.why})
         record = {**c.model_dump(include={"text", "status", "requirement_ids", "built", "why"}),
                   "evidence": {rid: status[rid] for rid in c.requirement_ids if rid in status}}
@@ -151,7 +157,18 @@ def _unshown(state: dict, clauses: list[dict[str, Any]]) -> list[str]:
     brief, gdd = state.get("brief"), state.get("gdd")
     changed = {ch.clause.strip() for ch in gdd.clause_changes} if gdd else set()
     return [f"\"{r['text'].strip(' ,;:.!?')}\": {r['why']}" for r, c in zip(clauses, brief.clauses if brief else [])
-            if r["status"] != c.status and (r["status"] == "partial" or c.text.strip() in changed)]
+            if r["status"] != c.status and r["status"] != "honoured"
+            and (r["status"] == "partial" or c.text.strip() in changed)]
+
+
+def _still_unsupported(state: dict, clauses: list[dict[str, Any]]) -> list[str]:
+    """The brief's "Not honoured" lines but those of clauses the design raised to honoured (and showed)."""
+    brief = state.get("brief")
+    if brief is None:
+        return []
+    raised = [c.text.strip(" ,;:.!?") for r, c in zip(clauses, brief.clauses)
+              if r["status"] == "honoured" and c.status != "honoured"]
+    return [u for u in brief.unsupported if not any(u.startswith(f"\"{t}\"") for t in raised)]
 
 
 def write_design_files(out, state: dict) -> None:
@@ -193,7 +210,7 @@ def validation_record(ctx, state: dict) -> dict[str, Any]:
         "difficulty": difficulty_record(state, certificate),
         "assumptions": design_assumptions(state.get("brief"), state.get("gdd")),
         "design": shipped_design(state),
-        "unsupported": (state["brief"].unsupported if state.get("brief") else []) + _missed_difficulty(state, certificate)
+        "unsupported": _still_unsupported(state, clauses) + _missed_difficulty(state, certificate)
         + _unshown(state, clauses),
         "clauses": clauses,
         "evolution": state.get("evolution"),
@@ -255,7 +272,7 @@ def write_final_brief(out, brief: Brief | None, records: list[dict[str, Any]]) -
     scenario still calls honoured a clause the level does not build."""
     if brief is None or len(records) != len(brief.clauses):
         return
-    final = [c.model_copy(update={k: r[k] for k in ("status", "built", "why") if k in r})
+    final = [c.model_copy(update={k: r[k] for k in ("status", "built", "why", "requirement_ids") if k in r})
              for c, r in zip(brief.clauses, records)]
     atomic_write_json(out / F.BRIEF, brief.model_copy(update={"clauses": final}).model_dump(mode="json"))
 

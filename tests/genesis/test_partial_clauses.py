@@ -369,6 +369,35 @@ def test_a_clause_the_design_builds_less_of_takes_the_status_its_gdd_gives_and_s
     assert not ok and "clause_changes name no clause of the brief" in why
 
 
+def test_a_clause_the_design_builds_in_full_is_honoured_only_when_the_requirements_it_names_were_verified():
+    from genesis.checks.context import CheckContext
+    from genesis.checks.gdd_checks import requirements_covered
+    from genesis.models import ClauseChange
+    from genesis.offline.gdd_writer import design
+    from genesis.pipeline.finalize import _still_unsupported, _unshown
+
+    query = "Hold out against five waves from the west up on the ridge; survive 5 minutes"
+    brief = write_brief(query, read(query))
+    gdd = design(brief)
+    first = brief.clauses[0]
+    assert first.status == "partial" and brief.unsupported
+    rid = next(r.id for r in gdd.requirements if r.testable and r.expect)
+    raise_it = ClauseChange(clause=first.text, status="honoured", why="the base stands on a ridge", requirement_ids=[])
+    gdd.clause_changes = [raise_it]
+    ok, why = requirements_covered(CheckContext(brief=brief, gdd=gdd))
+    assert not ok and "without testable requirements" in why
+    raise_it.requirement_ids = [rid]
+    assert requirements_covered(CheckContext(brief=brief, gdd=gdd))[0]
+    for shown, status in (("verified", "honoured"), ("failed", "partial")):
+        state = {"brief": brief, "gdd": gdd, "status": "playable", "evidence": [{"id": rid, "status": shown}]}
+        records = clause_records(state)
+        assert records[0]["status"] == status
+    state = {"brief": brief, "gdd": gdd, "status": "playable", "evidence": [{"id": rid, "status": "verified"}]}
+    records = clause_records(state)
+    assert records[0]["requirement_ids"] == [rid]
+    assert not any("ridge" in line for line in _still_unsupported(state, records) + _unshown(state, records))
+
+
 def test_brief_json_ends_with_the_clause_statuses_the_run_delivered(tmp_path):
     from genesis.models import Brief
     from genesis.pipeline.finalize import write_final_brief
