@@ -209,12 +209,30 @@ def run_rule_test(case: dict, rule_id: str, script: Path, base_dir: Path) -> Rul
     checks = evaluate(case["expect"], view, map_size=map_size)
     outcome = _outcome(result)
     details = [f"{'PASS' if c.passed else 'FAIL'} {c.description} -> {c.detail}" for c in checks]
+    details.append(_where(sim))
     error = outcome.get("error")
     if outcome.get("ended_by") == "error":
         details.insert(0, f"run ended by error: {error}")
     passed = all(c.passed for c in checks) and outcome.get("ended_by") != "error"
     return RuleTestResult(name, passed, details, error=error, expectations=checks, outcome=outcome,
                           seconds=time.perf_counter() - started)
+
+
+END_UNITS = 6     # units listed per team in a test's end line
+
+
+def _where(sim: Simulation) -> str:
+    """"END at 30 s: team 0: 4 units, light_bot (12.5, 3) 100 hp, ...; team 1: none": where every side stood when
+    the test's run ended, for a failure that the expectations' counts alone cannot explain."""
+    w = sim.world
+    parts = []
+    for team in sorted({int(t) for t in w.team[: w.count]}):
+        ids = w.select(team=team)
+        shown = ", ".join(f"{w.type_name(int(i))} ({w.x[i]:.1f}, {w.y[i]:.1f}) {w.hp[i]:.0f} hp" for i in ids[:END_UNITS])
+        more = f", and {ids.size - END_UNITS} more" if ids.size > END_UNITS else ""
+        parts.append(f"team {team}: " + (f"{ids.size} unit{'s' if ids.size != 1 else ''}, {shown}{more}" if ids.size
+                                         else "none"))
+    return f"END at {sim.time:g} s: " + "; ".join(parts)
 
 
 def run_rule_tests(rule_dir: Path, *, script_path: Path | None = None) -> list[RuleTestResult]:

@@ -85,6 +85,10 @@ class Concepts(Doc):
     guard_turrets: dict[str, int] = Field(default_factory=dict, description="siege: turret type from the roster -> "
                                                                            "count guarding the target, when the request "
                                                                            "counts them (\"guarded by 8 light turrets\")")
+    garrison: dict[str, int] = Field(default_factory=dict, description="siege: enemy mobile unit type from the "
+                                                                      "roster -> count holding the base, when the "
+                                                                      "request counts them (\"six assault bots guard "
+                                                                      "it\")")
     keep_objectives: int | None = Field(None, ge=1, description="the player loses once fewer than this many "
                                                                 "objectives are left (\"keep at least 2 of the 4\"); "
                                                                 "None: losing any one loses")

@@ -134,7 +134,7 @@ API_DOC: dict[str, str] = {
                        "inside the circle (only units of `team` when given); u is the unit table",
     "time": "time() -> current game seconds",
     "units": "units(team [, {type=, tag=, category=}]) -> list of living unit tables (team may be omitted: "
-             "units({tag=...}); team may be ENVIRONMENT)",
+             "units({tag=...}), and units() lists every side's, ENVIRONMENT's too; team may be ENVIRONMENT)",
     "unit": "unit(id) -> the unit table, or nil once the unit is dead (always check for nil)",
     "resources": "resources(team) -> {metal=, energy=}",
     "income": "income(team) -> {metal=, energy=}: what the team earns per second now (its finished extractors, "
@@ -180,7 +180,8 @@ API_DOC: dict[str, str] = {
               "that names a living unit, dealt=0 included)",
     "damage_area": "damage_area(x, y, radius, amount [, team]) -> {units=, dealt=, killed=}: damage() on every "
                    "living unit inside the circle (only `team`'s when given; ENVIRONMENT is a team here)",
-    "heal": f"heal(ids, amount) -> {{units=, healed=}}: gives `amount` hp (0..{MAX_HP_CHANGE:,.0f}) to each living unit "
+    "heal": f"heal(ids, amount) -> {{units=, healed=}} (units: how many living units it named; healed: hp given "
+            "in all): gives `amount` hp (0..{MAX_HP_CHANGE:,.0f}) to each living unit "
             "of ids, never above its max hp; traced as rule_heal (one event a call that names a living unit, healed=0 "
             "included)",
     "heal_area": "heal_area(x, y, radius, amount [, team]) -> {units=, healed=}: heal() on every living unit inside "

@@ -13,7 +13,7 @@ while it has a target: a slow heavy weapon (say 900 damage every 10 s) deals its
 first contact, then nothing until it reloads. Weapon range is how far a unit shoots; sight radius is
 how far it sees under fog and how far units on attack-move or patrol pick and chase targets; units
 without such an order engage only within weapon range. "Nearest" is centre to centre; a target is in
-reach when its centre is within the reach plus its own size (its edge). Nothing repairs and no hp
+reach when its centre is within the reach plus its own size, a radius (its edge). Nothing repairs and no hp
 regenerates: hp changes only by damage and by a rule's heal().
 """
 from __future__ import annotations

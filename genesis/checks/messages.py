@@ -4,7 +4,7 @@ from __future__ import annotations
 
 ELLIPSIS = " …"
 EVIDENCE_CHARS = 1_200   # a requirement-evidence message, over all failing requirements
-RULE_TEST_CHARS = 600    # a failing rule test's expectations
+RULE_TEST_CHARS = 900    # a failing rule test's expectations
 MIN_ITEM_CHARS = 60   # below this an item no longer says what failed; the total may then exceed the limit
 
 

@@ -73,8 +73,12 @@ def rule_tests_pass(ctx: CheckContext) -> tuple[bool, str]:
         for r in results:
             total += 1
             if not r["passed"]:
-                why = r.get("error") or bounded_join([d for d in r.get("details", []) if d.startswith("FAIL")],
-                                                     RULE_TEST_CHARS)
+                details = r.get("details", [])
+                checks = [d for d in details if d.startswith(("PASS", "FAIL"))]
+                held = f"{sum(d.startswith('PASS') for d in checks)} of {len(checks)} expectations held"
+                # every failing expectation, how many held, and where each side stood at the end
+                why = r.get("error") or bounded_join([d for d in details if d.startswith("FAIL")] + [held]
+                                                     + [d for d in details if d.startswith("END ")], RULE_TEST_CHARS)
                 failed.append(f"{rule_id}/{r['name']}: {why or 'failed'}")
     return not failed, "; ".join(failed) or f"{total} rule tests pass in simulation"
 

@@ -462,7 +462,8 @@ def write_brief(query: str, reading: Reading, clarifications: list[Clarification
         reqs.append(Requirement(id="destroy_win", text="destroying the target wins"))
         reqs.append(Requirement(id="deadline_loss", text="the deadline loses", on="idle"))
         if garrison := siege_garrison(c):
-            names = " and ".join(t.replace("_", " ") + "s" for t in garrison)
+            names = " and ".join((f"{c.garrison[t]} " if t in c.garrison else "") + t.replace("_", " ") + "s"
+                                 for t in garrison)
             enemy.append(f"enemy {names} hold the base beside its turrets")
             reqs.append(Requirement(id="garrison", text=f"enemy {names} hold the base beside its turrets"))
         if artillery_siege(c):

@@ -80,7 +80,7 @@ KEY_IDS: dict[str, list[str]] = {
     "side_armies": ["side_armies"], "elimination": ["elimination_win"],
     "micro": ["eliminate_win", "armies"], "armies": ["armies"], "losses": ["max_losses"], "kiting": ["armies"],
     "resource_goal": ["resource_win", "resource_idle", "deadline"], "resource_keep": ["resource_keep"],
-    "reinforcements": ["reinforcements"],
+    "reinforcements": ["reinforcements"], "garrison": ["garrison"],
 }
 CORE_IDS = {"defense": ["survive_win", "objective_loss"], "raids": ["survive_win", "objective_loss"],
             "production": ["production_win"], "ffa": ["team_count", "ranking", "teams"],
@@ -296,7 +296,7 @@ _PLAIN = {
     "likes", "plays", "play", "duty", "carefully", "not", "nothing", "else", "die", "dies", "hang", "onto", "stay",
     "rank", "ranks", "ranked", "mixed", "past", "back", "killed", "kill", "kills", "alive", "take", "takes", "taking",
     "reach", "reaches", "reached", "drive", "driven", "sits", "sit", "sitting", "fend", "fending", "own", "rest",
-    "armoured", "armored", "hide", "hides", "hidden", "hiding", "down", "up", "idk", "watch", "watches", "versus",
+    "armoured", "armored", "using", "use", "guard", "guards", "guarding", "bodyguards", "hide", "hides", "hidden", "hiding", "down", "up", "idk", "watch", "watches", "versus",
     "open", "won", "lost", "pokes", "poke", "poking", "probing", "somewhere", "dark", "gate", "gates", "stronghold",
     "strongholds", "fortress", "fort", "camp", "camps", "racks", "timer", "says", "whoever", "whichever", "her", "him", "his", "hers", "she", "they", "them",
     # flavour

@@ -872,11 +872,13 @@ def _siege_guards(r: Reading) -> None:
         or re.search(r"\bwith\s+(?:roughly\s+|about\s+|around\s+|some\s+)?" + num + r"\s+" + turret
                      + r"\s+(?:all\s+)?(?:around|round|surrounding|ringing|guarding|protecting|covering)\s+(?:it|them)\b", r.text)
     if m is None:
+        _counted_garrison(r)
         # uncounted: "dug in behind light turrets" is the family's ring of light turrets
         for u in re.finditer(r"\b(?:(?:guarded|defended|ringed|surrounded|protected|covered|encircled)\s+by|behind|among|amid)\s+"
                              r"(?:a\s+(?:ring|line|wall|row|screen|cordon)\s+of\s+)?(?:light\s+)?turrets\b", r.text):
             r.hit(u, "fortification")
         return
+    _counted_garrison(r)
     r.concepts.guard_turrets = {_turret_type(m.group(2)): _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))}
     r.hit(m, "fortification")
     # more kinds listed after it: "guarded by 6 light turrets and 2 heavy turrets"
@@ -887,6 +889,25 @@ def _siege_guards(r: Reading) -> None:
         r.concepts.guard_turrets[kind] = _GROUP_WORDS.get(more.group(1)) or int(number(more.group(1)))
         r.hit(more.span(), "fortification")
         at = more.end()
+
+
+def _counted_garrison(r: Reading) -> None:
+    """The enemy's mobile units a siege's base is held by, when counted: "with six assault bots guarding it",
+    "guarded by 4 heavy tanks", "5 rocket bots defend the plant"."""
+    mobile = _unit_pattern("mobile")
+    num = r"(?:a\s+)?" + _GROUP_NUM
+    for m in [*re.finditer(r"\b(?:guarded|defended|held|protected|garrisoned|patrolled)\s+by\s+" + num + r"\s+" + mobile, r.text),
+              *re.finditer(num + r"\s+" + mobile + r"\s+(?:guarding|defending|holding|protecting|garrisoning|patrolling|guard|"
+                           r"guards|defend|defends|hold|holds|protect|protects|patrol|patrols)\b", r.text)]:
+        if re.search(r"\b(?:your|my|our)\s+(?:own\s+)?$", r.text[:m.start()]):
+            continue    # the player's own guards ("your 3 tanks guarding the convoy")
+        kind = roster_names()[m.group(2)]
+        if load_catalog().units[kind].speed <= 0:
+            continue
+        r.concepts.garrison[kind] = _GROUP_WORDS.get(m.group(1)) or int(number(m.group(1)))
+        if kind not in r.concepts.wave_units:
+            r.concepts.wave_units.append(kind)
+        r.hit(m, "garrison")
 
 
 _FORCE_ITEM = r"(\d+|an?|" + "|".join(sorted(V.NUMBER_WORDS, key=len, reverse=True)) + r")\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
@@ -915,10 +936,11 @@ _FORCES_THEN_START = re.compile(r"(?<![\w-])((?:(?:and\s+)?" + _FORCE_ITEM + r"(
 # the units that act first in a sentence: "five artillery bots must destroy ...", "3 scouts have to find ..."
 _FORCES_ACT = re.compile(r"(?:^|[.;:!?]\s*)((?:(?:and\s+)?" + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)\s+(?:must|will|have\s+to|"
                          r"has\s+to|need\s+to|needs\s+to|are\s+to|should|get\s+to|try\s+to)\s+(?!be\b)")
-# what the player does something with: "hold the ridge with 5 heavy tanks against ...", "defend it with 4 turrets"
+# what the player does something with: "hold the ridge with 5 heavy tanks against ...", "defend it with 4 turrets",
+# "destroy the base within 6 minutes using 8 light tanks"
 _FORCES_WITH = re.compile(r"\b(?:hold|defend|protect|guard|take|capture|seize|claim|storm|assault|attack|break|clear|"
                           r"survive|keep|escort|raid|scout|find|locate|destroy|raze|breach)\b(?:(?!\b(?:waves?|attacks?|raids?|"
-                          r"raiders?|assaults?|enem(?:y|ies)\s+(?:come|comes|send|sends))\b)[^.;]){0,70}?\bwith\s+(?:your\s+|my\s+|our\s+)?(?:own\s+)?((?:(?:and\s+)?"
+                          r"raiders?|assaults?|enem(?:y|ies)\s+(?:come|comes|send|sends))\b)[^.;]){0,70}?\b(?:with|using)\s+(?:your\s+|my\s+|our\s+)?(?:own\s+)?((?:(?:and\s+)?"
                           + _FORCE_ITEM + r"(?:\s*,\s*|\s+and\s+)?)+?)(?=\s+(?:against|versus|vs\.?|while|whilst|as|until|"
                           r"before|during|within|inside|by|in\s+(?:under|less|at\s+most|\d|" + "|".join(V.NUMBER_WORDS)
                           + r"))\b|\s*[,;.:]|\s*$)")
@@ -1722,6 +1744,12 @@ def _waves(r: Reading) -> None:
                          r"its\s+predecessor|what\s+came\s+before)\b", text):
         c.escalating = True
         r.hit(m, "escalating")
+    # "waves that keep getting nastier", "attacks grow ever deadlier", "increasingly vicious pushes"
+    for m in re.finditer(r"\b(?:(?:keeps?|kept)\s+)?(?:get(?:s|ting)?|grow(?:s|ing)?|becom(?:e|es|ing))\s+(?:ever\s+|"
+                         r"progressively\s+|steadily\s+)?(?:" + _STRONGER + r")\b|\b(?:increasingly|ever)\s+(?:"
+                         + _STRONGER + r")\b", text):
+        c.escalating = True
+        r.hit(m, "escalating")
     for m in re.finditer(r"\beach(?:\s+(?:one|wave|attack|time|of them))?\s+(?:is\s+)?(?:bigger|larger|stronger)\b", text):
         c.escalating = True
         r.hit(m, "escalating")
@@ -1992,6 +2020,10 @@ def _routes(r: Reading) -> None:
         r.hit(m, "route", "the attackers' route is not built: they take the shortest way to their target")
 
 
+# words of a stronger attack, as growth is said ("getting nastier", "ever deadlier")
+_STRONGER = (r"bigger|larger|stronger|harder|heavier|fiercer|meaner|nastier|tougher|deadlier|angrier|denser|thicker|"
+             r"worse|rougher|nastier|more\s+(?:numerous|dangerous|brutal|vicious|intense|punishing|aggressive|"
+             r"massive)|vicious|brutal|dangerous|aggressive|massive")
 _ENDLESS = re.compile(r"\b(?:spawns?|come|comes|coming|keeps?\s+coming|arriv\w+|attack\w*|waves?)\s+(?:in\s+)?(?:endlessly|nonstop|"
                       r"non-stop|continuously|without\s+end|forever|relentlessly|without\s+(?:a\s+)?(?:break|pause|let-?up))\b|"
                       r"\b(?:endless|never-?ending|unending|infinite|continuous|nonstop|non-stop|relentless)\s+"
@@ -2001,6 +2033,7 @@ _FASTER = re.compile(r"\b(?:gets?|getting|grows?|growing|comes?|coming)\s+(?:fas
                      r"\b(?:speeds?|speeding)\s+up\b|\baccelerat\w+\b|\bmore\s+and\s+more\s+often\b|"
                      r"\b(?:shorter|smaller)\s+(?:gaps?|breaks?|pauses?)\b")
 ENDLESS_FIRST, ENDLESS_GAP, ENDLESS_SHRINK, ENDLESS_MIN_GAP = 30.0, 45.0, 0.8, 15.0
+ENDLESS_WAVES, ENDLESS_MOST = 12, 24     # attacks an endless schedule spreads to the end; most it ever sends
 
 
 def _endless(r: Reading) -> None:
@@ -2011,9 +2044,15 @@ def _endless(r: Reading) -> None:
     if not endless or c.wave_times or c.archetype not in ("defense", "raids"):
         return
     end = c.time_limit or 300.0
+    span = end - 10 - ENDLESS_FIRST
     gap = c.wave_interval or ENDLESS_GAP
+    if not c.wave_interval:
+        # the attacks reach the end of a long game: the first gap is wide enough that the schedule spans it
+        shrink = ENDLESS_SHRINK if faster else 1.0
+        parts = sum(shrink ** k for k in range(ENDLESS_WAVES - 1))
+        gap = max(gap, span / parts)
     times, t = [], ENDLESS_FIRST
-    while t < end - 10 and len(times) < 12:
+    while t < end - 10 and len(times) < ENDLESS_MOST:
         times.append(float(round(t)))
         t += gap
         if faster:
@@ -2021,7 +2060,11 @@ def _endless(r: Reading) -> None:
     c.wave_times, c.waves = times, len(times)
     c.wave_interval = None if faster else c.wave_interval
     shown = ", ".join(clock(x) for x in times)
-    r.hit(endless, "wave_times", note=f"attacks come until the end: at {shown}")
+    if t < end - 10:      # the cap cut the schedule short of the end: said, never claimed
+        r.hit(endless, "wave_times", problem=f"attacks stop at {clock(times[-1])}, not at the end ({clock(end)}): at "
+                                             f"most {ENDLESS_MOST} attacks are sent ({shown})")
+    else:
+        r.hit(endless, "wave_times", note=f"attacks come until the end: at {shown}")
     if faster:
         gaps = [b - a for a, b in zip(times, times[1:])]
         r.hit(faster, "wave_times", note=f"the gaps between attacks shrink from {max(gaps, default=0):g} s to "
@@ -2829,7 +2872,7 @@ _GONE = (r"(?:(?:is|gets|get|are|'s)\s+)?(?:destroyed|killed|lost|razed|taken\s+
          r"knocked\s+out|wrecked|gone|down|dead)|falls|fall|dies|die|drops|drop|goes\s+down|go\s+down|explodes|blows\s+up|"
          r"perishes|croaks|bites\s+the\s+dust")
 _FAILED = (r"(?:you|i|we)(?:'ve|\s+have)?\s+(?:failed|lost)|(?:you|i|we)\s+lose|(?:you're|you\s+are|i'm|i\s+am|we're|we\s+are)\s+"
-           r"(?:done|finished|out|toast|beaten)|(?:it|that)(?:'s|\s+is)\s+(?:over|game\s+"
+           r"(?:done|finished|out|toast|beaten)|(?:it|that)(?:'s|s|\s+is)\s+(?:over|game\s+"
            r"over|a\s+loss|a\s+defeat)|game\s+over|the\s+(?:mission|run|game|scenario|match|round|battle)\s+(?:fails|"
            r"is\s+(?:lost|over)|ends)|(?:shall|will|would|does|is\s+to)?\s*(?:constitutes?|means?|spells?|equals?|counts\s+as)\s+"
            r"(?:an?\s+|instant\s+|immediate\s+|automatic\s+)*(?:defeat|loss|failure|game\s+over)|ends\s+(?:it|the\s+(?:game|"
@@ -2850,8 +2893,9 @@ def _loss_on_loss(r: Reading) -> None:
                   + _GONE + r")\b", text) \
         or re.search(r"\b" + _WHEN + r"\s+" + owner + names + r"\s+(?:" + _GONE + r")\b[^.;]{0,25}?\b(?:"
                      + _FAILED + r")\b", text) \
-        or re.search(r"\blose\s+(?:any|a\s+single|one|your)\s+" + names + r"\s+and\s+(?:you(?:'re|\s+are)\s+out|(?:"
-                     + _FAILED + r"))\b", text) \
+        or re.search(r"\b(?:(?:if|should)\s+(?:you|i|we)\s+)?lose\s+(?:any|a\s+single|one|your|the|my|our)\s+(?:own\s+)?"
+                     + names + r"(?:\s*,\s*|\s+and\s+|\s+then\s+|\s+)(?:you(?:'re|\s+are)\s+out|(?:" + _FAILED + r"))\b",
+                     text) \
         or re.search(r"\b(?:losing|the\s+(?:loss|destruction|death|fall)\s+of)\s+" + owner + names + r"\s+(?:"
                      + _FAILED + r")", text)
     if c.objective_type:
@@ -3784,7 +3828,11 @@ def _resource_goal(r: Reading) -> None:
     keep = (re.search(_KEEP.pattern + keep_types, text)
             or re.search(_KEEP_ALL.pattern + keep_types + r"\s+(?:alive|standing|intact|safe|running)", text)
             or re.search(r"\b(?:all|every|each)\s+(?:of\s+)?(?:your\s+)?" + keep_types
-                         + r"\s+(?:must|has\s+to|have\s+to|needs?\s+to|should)\s+(?:survive|stay alive|stand)", text))
+                         + r"\s+(?:must|has\s+to|have\s+to|needs?\s+to|should)\s+(?:survive|stay alive|stand)", text)
+            # "losing any extractor is a defeat"
+            or re.search(r"\b(?:losing|lose|if\s+you\s+lose)\s+(?:a\s+single\s+|any\s+(?:of\s+your\s+)?|an?\s+|one\s+|even\s+one\s+)"
+                         + keep_types + r"\s*,?\s+(?:is|means|counts\s+as|and)?\s*(?:an?\s+|instant\s+|immediate\s+)?"
+                         r"(?:defeat|loss|failure|game\s+over|you\s+lose|you'?re\s+out)\b", text))
     if keep:
         c.resource_keep = roster_names()[keep.group(1)]
         r.hit(keep, "resource_keep")

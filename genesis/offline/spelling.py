@@ -53,6 +53,15 @@ def _slips(word: str) -> set[str]:
     return out
 
 
+# chat spelling: whole words typed short ("if ur commander goes down u lose")
+CHAT_WORDS = {"u": "you", "ur": "your", "r": "are", "ya": "you", "yr": "your", "thru": "through", "b4": "before",
+              "pls": "please", "plz": "please", "cuz": "because", "coz": "because", "w/": "with", "w/o": "without",
+              "n": "and", "til": "until", "till": "until", "wanna": "want to", "gotta": "have to", "hafta": "have to",
+              "gonna": "going to"}
+_CHAT = re.compile(r"(?<![\w'/-])(?:" + "|".join(re.escape(w) for w in sorted(CHAT_WORDS, key=len, reverse=True))
+                   + r")(?![\w'/-])")
+
+
 def repair(word: str) -> str | None:
     """The known word a typo'd `word` stands for, None when it is known or no single slip explains it
     (or more than one known word would)."""
@@ -73,8 +82,10 @@ def correct(text: str, where: list[int]) -> tuple[str, list[int]]:
     out: list[str] = []
     places: list[int] = []
     last = 0
-    for m in _TOKEN.finditer(text):
-        fixed = repair(m.group(0))
+    for m in sorted([*_TOKEN.finditer(text), *_CHAT.finditer(text)], key=lambda m: (m.start(), -m.end())):
+        if m.start() < last:
+            continue
+        fixed = CHAT_WORDS.get(m.group(0)) if m.re is _CHAT else repair(m.group(0))
         if fixed is None:
             continue
         out.append(text[last:m.start()])

@@ -68,7 +68,11 @@ def schedule_jitter(times: list[float], is_stated: bool) -> float:
 
 
 def interval_jitter(interval: float, is_stated: bool) -> float:
-    return float(round(interval * (STATED_INTERVAL_SHARE if is_stated else OPEN_INTERVAL_SHARE), 1))
+    """How late (seconds) each attack of a regular schedule may come: a stated interval's attacks at most
+    STATED_JITTER late, as any stated time ("the first at 0:45, then one every 75 s" never comes at 0:56)."""
+    if is_stated:
+        return float(round(min(interval * STATED_INTERVAL_SHARE, STATED_JITTER), 1))
+    return float(round(interval * OPEN_INTERVAL_SHARE, 1))
 
 
 def late_window(expect: dict, jitter: float) -> dict:

@@ -40,6 +40,18 @@ def test_a_state_expectation_that_does_not_hold_fails_with_the_observed_value(tm
     assert any("metal is 300, needed >= 1000" in d for d in result.details), result.details
 
 
+def test_a_failed_test_says_where_every_side_stood_at_its_end_and_how_many_expectations_held(tmp_path):
+    from genesis.checks.context import CheckContext
+    from genesis.checks.rule_checks import rule_tests_pass
+    result = _run(tmp_path, [{"state": {"at": 26, "team": 0, "metal_min": 1000}},
+                             {"state": {"at": 20, "team": 1, "type": "light_bot", "units_min": 2}}])
+    end = next(d for d in result.details if d.startswith("END "))
+    assert "team 0: 1 unit, metal_storage (" in end and "team 1: 2 units, light_bot (" in end
+    ok, why = rule_tests_pass(CheckContext(rules=["resource_income"],
+                                           rule_test_results={"resource_income": [result.to_dict()]}))
+    assert not ok and "1 of 2 expectations held" in why and "END at 40 s" in why
+
+
 def test_a_state_expectation_counts_only_units_within_the_hp_bounds(tmp_path):
     result = _run(tmp_path, [
         {"state": {"at": 10, "tag": "depot", "hp_share_min": 1.0, "units_min": 1}},

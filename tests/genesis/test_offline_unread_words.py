@@ -67,3 +67,44 @@ def test_attacks_from_all_four_corners_not_read_as_four_sides_are_partial_but_th
     status, why = said["bots storm in from all 4 corners once a minute"]
     assert status == "partial" and "four corners" in why
     assert {s for s, _ in _clauses("a 4 player brawl on the four corners map").values()} == {"honoured"}
+
+
+def test_chat_spelling_is_read_as_the_words_it_stands_for():
+    r = read("if ur commander goes down u lose, survive 4 minutes")
+    assert r.concepts.protect_unit == "commander" or r.concepts.objective_type == "commander"
+    assert {s for s, _ in _clauses("if ur commander goes down u lose, survive 4 minutes").values()} == {"honoured"}
+
+
+@pytest.mark.parametrize("loss", ["lose the commander and its over", "if u lose ur commander its game over",
+                                  "lose your commander, you lose"])
+def test_losing_a_named_unit_said_as_an_imperative_is_the_loss(loss):
+    query = f"survive 5 minutes against waves from the west; {loss}"
+    r = read(query)
+    assert "commander" in (r.concepts.protect_unit, r.concepts.objective_type)
+    assert _clauses(query)[loss][0] == "honoured"
+
+
+@pytest.mark.parametrize("growth", ["keep getting nastier", "grow ever deadlier", "become increasingly vicious"])
+def test_waves_said_to_get_stronger_in_any_words_escalate(growth):
+    assert read(f"survive 6 minutes against tank waves that {growth}").concepts.escalating
+
+
+def test_a_siege_army_said_as_what_the_player_uses_is_the_players_and_counted_guards_are_the_garrison():
+    c = read("Raze the enemy plant in the south within 5 minutes using 6 heavy tanks and 2 artillery bots").concepts
+    assert c.player_start == {"heavy_tank": 6, "artillery_bot": 2} and "heavy_tank" not in c.wave_units
+    from genesis.offline.gdd_writer import design
+    query = "Destroy their radar tower, held by 5 rocket bots, before 6:00"
+    brief = write_brief(query, read(query))
+    assert brief.concepts.garrison == {"rocket_bot": 5}
+    enemy = next(t for t in design(brief).teams if t.id == 1)
+    assert sum(u.count for u in enemy.units if u.type == "rocket_bot") == 5
+
+
+def test_endless_attacks_reach_the_end_of_a_long_game_or_say_where_they_stop():
+    c = read("survive 12 minutes while the enemy spawns endlessly and gets faster over time").concepts
+    assert c.wave_times[-1] >= 12 * 60 - 60
+    gaps = [b - a for a, b in zip(c.wave_times, c.wave_times[1:])]
+    assert gaps == sorted(gaps, reverse=True)
+    said = _clauses("endless waves every 10 seconds for 8 minutes")
+    (status, why), = said.values()
+    assert status == "partial" and "attacks stop at" in why
