@@ -968,6 +968,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                                                              "front_order", "front_times", "attack_window"],
             params=params))
         wave_ids.append("staggered_waves")
+        knob = knob or ("staggered_waves.units" if not c.wave_sizes else None)    # counted sizes stay as counted
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY, "type": sorted(_wave_units(c, per_wave))})
         attack_times = ground_times
         if sides:
@@ -983,6 +984,7 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
                     "units": _wave_units(c, 0.8 * strength), "target_tag": OBJECTIVE_TAG, "jitter": late}))
         varies.append(V.vary(f"when each direction's wave comes, up to {late:g} s late, and so which strikes first",
                              "waves_from_directions.jitter", "which wave reaches an objective first"))
+        knob = knob or ("waves_from_directions.units" if not c.wave_sizes else None)
         ground_spawns = _expect_spawns(where={"source": "rule", "team": ENEMY,
                                               "type": sorted(_wave_units(c, 0.8 * strength))})
         attack_times = [times[0] if times else 60.0] * len(distinct)

@@ -78,7 +78,7 @@ _BY_UNITS = re.compile(
     r"\b(?:wipe\s+out|destroy|eliminate|annihilate|exterminate|crush|kill\s+off)\s+(?:all|every|each|both|all\s+the|"
     r"the\s+(?:two|three|other))\s+(?:\w+\s+)?(?:enemy\s+|rival\s+|other\s+)?(?:teams?|sides?|armies|alliances?|"
     r"enemies|units|opponents|rivals|factions)\b|"
-    r"\blast\s+(?:team|side|army|alliance|one|faction|player|pair|duo|trio)\s+(?:left\s+)?standing\b|"
+    r"\blast\s+(?:team|side|army|alliance|one|faction|player|pair|duo|trio|man|woman|crew|squad)\s+(?:left\s+)?standing\b|"
     r"\buntil\s+(?:only\s+)?one\s+(?:[\w-]+\s+)?(?:remains|is\s+left|survives|stands)\b|"
     # "the side still fielding units when everyone else is gone takes it", "whoever still has units at the end"
     r"\b(?:the\s+)?(?:side|team|army|alliance|one|faction|player|whoever)\s+(?:that\s+)?(?:still\s+)?(?:fielding|with|"

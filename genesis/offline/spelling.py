@@ -76,6 +76,14 @@ def repair(word: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def _unhyphenated(word: str) -> str | None:
+    """A phrase typed as one hyphenated word ("every-man-for-himself", "last-man-standing") read as its words;
+    one the vocabulary knows hyphenated ("free-for-all") and compounds of two ("north-east") stay."""
+    if word.count("-") < 2 or word in lexicon():
+        return None
+    return word.replace("-", " ")
+
+
 def correct(text: str, where: list[int]) -> tuple[str, list[int]]:
     """`text` with its typos repaired, and where each character came from in the verbatim request (a
     repaired word's characters all come from the word it replaced)."""
@@ -85,7 +93,7 @@ def correct(text: str, where: list[int]) -> tuple[str, list[int]]:
     for m in sorted([*_TOKEN.finditer(text), *_CHAT.finditer(text)], key=lambda m: (m.start(), -m.end())):
         if m.start() < last:
             continue
-        fixed = CHAT_WORDS.get(m.group(0)) if m.re is _CHAT else repair(m.group(0))
+        fixed = CHAT_WORDS.get(m.group(0)) if m.re is _CHAT else repair(m.group(0)) or _unhyphenated(m.group(0))
         if fixed is None:
             continue
         out.append(text[last:m.start()])

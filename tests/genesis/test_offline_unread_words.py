@@ -108,3 +108,10 @@ def test_endless_attacks_reach_the_end_of_a_long_game_or_say_where_they_stop():
     said = _clauses("endless waves every 10 seconds for 8 minutes")
     (status, why), = said.values()
     assert status == "partial" and "attacks stop at" in why
+
+
+@pytest.mark.parametrize("query", ["every-man-for-himself brawl of 5 armies", "a last-man-standing fight between four armies"])
+def test_a_phrase_typed_as_one_hyphenated_word_is_read_as_its_words(query):
+    c = read(query).concepts
+    assert c.archetype == "ffa" and c.teams in (4, 5)
+    assert {s for s, _ in _clauses(query).values()} == {"honoured"}
