@@ -4,6 +4,7 @@ request belongs to one clause."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from genesis.models import ClauseAccount, Requirement
 from genesis.quantities import clock
@@ -304,12 +305,18 @@ _PLAIN = {
 }
 
 
+@lru_cache(maxsize=1)
+def _unit_words() -> frozenset[str]:
+    """Every word of a unit's name or synonym (a unit named is read by the reader's unit phrases)."""
+    return frozenset({w for names in V.UNIT_KIND_TRIGGERS.values() for name in names for w in name.split()}
+                     | {w for name in roster_names() for w in name.split()})
+
+
 def _unheard(text: str, a: int, b: int, hits: list[Hit], archetype: str, reading: Reading) -> str:
     """The content words of text[a:b] no phrase read and that say more than how the clause is put (see _PLAIN):
     what they ask was not built ("" when there are none)."""
     said = _GENERIC | _STOP | _PLAIN | _FAMILY_WORDS.get(archetype, set()) | _LIST_WORDS | set(V.NUMBER_WORDS)
-    named = {w for names in V.UNIT_KIND_TRIGGERS.values() for name in names for w in name.split()} \
-        | {w for name in roster_names() for w in name.split()}
+    named = _unit_words()
     words = [m for m in re.finditer(r"[a-z][a-z'-]*[a-z]", text[a:b])
              if m.group(0) not in said and m.group(0) not in named and not _ATTACK.fullmatch(m.group(0))
              and len(m.group(0)) > 2]
@@ -330,8 +337,7 @@ def _goes_on(segment: str) -> bool:
     if _GOES_ON.match(segment):
         return True
     item = _LIST_ITEM.match(segment)
-    named = {w for names in V.UNIT_KIND_TRIGGERS.values() for name in names for w in name.split()} \
-        | {w for name in roster_names() for w in name.split()} | set(V.NUMBER_WORDS) | {"the", "a", "an", "more", "some"}
+    named = _unit_words() | set(V.NUMBER_WORDS) | {"the", "a", "an", "more", "some"}
     return bool(item) and all(w in named or w.isdigit() for w in _words(item.group("item")))
 
 
