@@ -114,10 +114,25 @@ def observe(sim, team: int, squads: SquadManager | None = None, messages: list[s
         "enemy_counts": dict(sorted(enemy_counts.items())),
         "allies": [unit_entry(sim, i, with_team=True) for i in allied_ids(sim, team).tolist()],
         "neutral": [unit_entry(sim, i, with_team=True) for i in visible_neutral_ids(sim, team).tolist()],
+        "areas": areas_of(sim),
+        "markers": [{"x": _r(m.x), "y": _r(m.y), "label": m.label} for m in sim.markers],
         "messages": list(messages or []),
         "last_action_errors": list(last_errors or []),
         "invalid_actions": dict(sorted((invalid_counts or {}).items())),
     }
+
+
+def areas_of(sim) -> list[dict]:
+    """The areas rules have drawn (zones, hazards, beacons) as every side sees them in the frames, in the rule
+    API's terms (a circle's radius, a rectangle's width and height): the JSON observation shows what the picture
+    shows."""
+    out = []
+    for a in sim.areas.shapes():
+        entry = {"id": a.id, "label": a.label, "shape": a.kind, "x": _r(a.x), "y": _r(a.y)}
+        entry.update({"radius": _r(a.half_w)} if a.kind == "circle" else {"width": _r(2 * a.half_w),
+                                                                             "height": _r(2 * a.half_h)})
+        out.append(entry)
+    return out
 
 
 # --- text rendering ------------------------------------------------------------------------------
@@ -173,6 +188,13 @@ def render_text(obs: dict) -> str:
     if obs.get("neutral"):
         lines.append(f"neutral units ({_group(obs['neutral'])}; no one fights them, but splash hurts them):")
         lines += [f"  {_unit_line(u)}" for u in obs["neutral"]]
+    if obs.get("areas"):
+        lines.append("areas drawn on the map:")
+        lines += [f"  {a['label'] or 'area'} #{a['id']}: {a['shape']} at ({a['x']:g}, {a['y']:g}), "
+                  + (f"radius {a['radius']:g}" if "radius" in a else f"{a['width']:g} x {a['height']:g} tiles")
+                  for a in obs["areas"]]
+    if obs.get("markers"):
+        lines.append("markers: " + "; ".join(f"{m['label']} ({m['x']:g}, {m['y']:g})" for m in obs["markers"]))
     if obs["messages"]:
         lines.append("messages:")
         lines += [f"  {m}" for m in obs["messages"]]

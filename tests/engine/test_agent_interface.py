@@ -46,6 +46,23 @@ def test_observation_lists_own_units_enemies_factories_and_errors(level):
         assert needle in text
 
 
+def test_areas_and_markers_a_rule_draws_are_in_the_observation_and_its_text(arena, h):
+    """A capture zone or a beacon is drawn in the frames: an agent reading the JSON sees it too."""
+    (arena / "zone.lua").write_text("function on_start() area_circle(20, 12, 4, 'capture zone') "
+                                    "area_rect(6, 5, 10, 11, 'gate') mark(25, 25, 'beacon A') end")
+    teams = [h.team(0, [{"type": "light_tank", "x": 4.5, "y": 4.5}]), h.team(1, [{"type": "light_bot", "x": 28.5, "y": 28.5}])]
+    sim = Simulation(load_level(h.level_dict(teams, rules=[{"id": "zone", "script": "zone.lua"}]), base_dir=arena), seed=0)
+    sim.step()
+    iface = AgentInterface(0)
+    obs = iface.observe(sim)
+    assert [(a["label"], a["shape"]) for a in obs["areas"]] == [("capture zone", "circle"), ("gate", "rect")]
+    assert obs["areas"][0]["radius"] == 4 and (obs["areas"][1]["width"], obs["areas"][1]["height"]) == (4, 6)
+    assert (obs["areas"][1]["x"], obs["areas"][1]["y"]) == (8, 8)
+    assert obs["markers"] == [{"x": 25, "y": 25, "label": "beacon A"}]
+    text = iface.text(sim)
+    assert "capture zone #1: circle at (20, 12), radius 4" in text and "beacon A (25, 25)" in text
+
+
 def test_neutral_units_are_listed_apart_from_enemies_and_allies(arena, h):
     teams = [h.team(0, [{"type": "light_tank", "x": 4.5, "y": 4.5}]),
              h.team(1, [{"type": "light_bot", "x": 26.5, "y": 10.5}], controller={"type": "ai", "behaviour": "hold"}),
