@@ -35,7 +35,8 @@ class PM(Agent):
     def gate(self, stage: str, verdict: Verdict, history: list[dict], attempts: int, budget: int,
              total: int, total_budget: int, signatures: list[str], evidence: list[dict] | None = None,
              runs: list[dict] | None = None, query: str = "", summary: str = "") -> MetaFeedback:
-        """`query` and `summary`: the request and the brief's summary, so guidance can name the design."""
+        """`query` and `summary`: the request and the brief's summary (the GDD's once a design stands, at the rules
+        and level stages), so guidance can name the design."""
         return self.ask("pm.meta_feedback", MetaFeedback, stage=stage, inputs={
             "stage": stage, "query": query, "summary": summary, "verdict": verdict.model_dump(mode="json"), "history": history[-8:],
             "signatures": signatures, "evidence": evidence_digest(evidence or [], verdict.passed), "runs": runs or [],

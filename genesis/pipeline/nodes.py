@@ -547,7 +547,7 @@ class Nodes:
                                       evidence=state.get("evidence") if stage == "level" else None,
                                       runs=state.get("runs") if stage == "level" else None,
                                       query=state.get("query", ""),
-                                      summary=state["brief"].summary if state.get("brief") else "")
+                                      summary=_summary_at(state, stage))
             except ModelCallError as exc:
                 return {"status": "failed", "stop_reason": f"PM failed at {stage}: {exc}", "route": "finalize"}
             mf, override = bound_decision(stage, verdict, mf, attempts=attempts, stage_budget=STAGE_BUDGET,
@@ -663,6 +663,15 @@ def _stopped_status(stage: str, verdict: Verdict, state: dict) -> str:
 # why a search ran, by the band the level as built played (the feedback a failed search leaves)
 SEARCHED_BECAUSE = {"impossible": "the reference lost a seed of the level as built: searched easier",
                     "trivial": "the level as built was too easy: a cheap policy won every seed: searched harder"}
+
+
+def _summary_at(state: dict, stage: str) -> str:
+    """What the PM is told the scenario is: the design's summary once the design stands (a rules or level gate;
+    the design may have changed units or the map since the brief), else the brief's."""
+    gdd, brief = state.get("gdd"), state.get("brief")
+    if stage in ("rules", "level") and gdd is not None:
+        return gdd.summary
+    return brief.summary if brief else ""
 
 
 def _search_cause(start: str, failed: list[str]) -> str:

@@ -97,3 +97,14 @@ def test_a_long_account_of_how_a_run_ended_never_crowds_out_the_failing_expectat
         {"seed": 2, "passed": False, "ended": ended, "failures": ["event death (team=1) >= 3: saw 0"]}]}
     detail = evidence_digest([entry])[0]["detail"]
     assert detail.startswith("seed 2: event death (team=1) >= 3: saw 0 (the run ended at 300 s")
+
+
+def test_the_pm_is_told_the_designs_summary_once_a_design_stands():
+    from types import SimpleNamespace
+
+    from genesis.pipeline.nodes import _summary_at
+    state = {"brief": SimpleNamespace(summary="knights against priests"),
+             "gdd": SimpleNamespace(summary="light tanks against unarmed priest vehicles")}
+    assert _summary_at(state, "gdd") == "knights against priests"
+    assert _summary_at(state, "level") == _summary_at(state, "rules") == "light tanks against unarmed priest vehicles"
+    assert _summary_at({"brief": state["brief"]}, "level") == "knights against priests"
