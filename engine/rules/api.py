@@ -181,7 +181,7 @@ API_DOC: dict[str, str] = {
     "damage_area": "damage_area(x, y, radius, amount [, team]) -> {units=, dealt=, killed=}: damage() on every "
                    "living unit inside the circle (only `team`'s when given; ENVIRONMENT is a team here)",
     "heal": f"heal(ids, amount) -> {{units=, healed=}} (units: how many living units it named; healed: hp given "
-            "in all): gives `amount` hp (0..{MAX_HP_CHANGE:,.0f}) to each living unit "
+            f"in all): gives `amount` hp (0..{MAX_HP_CHANGE:,.0f}) to each living unit "
             "of ids, never above its max hp; traced as rule_heal (one event a call that names a living unit, healed=0 "
             "included)",
     "heal_area": "heal_area(x, y, radius, amount [, team]) -> {units=, healed=}: heal() on every living unit inside "

@@ -272,6 +272,8 @@ class LevelFacts:
     event_counts: frozenset[int]
     deadlines: tuple[float, ...]
     scheduled: int          # attacks every schedule of the level's rules lists, all together
+    map_size: tuple[int, int] | None = None     # a generated map's width and height
+    map_name: str = ""                          # a built-in map's name
 
     # a rule's params fix how many attacks come by a count, or by one entry per attack in a schedule
     _COUNT_KEY = re.compile(r"count|waves|raids|attacks|number|repeat")
@@ -297,9 +299,12 @@ class LevelFacts:
                 elif cls._SCHEDULE_KEY.search(key) and isinstance(value, list):
                     events.add(len(value))
                     scheduled += len(value)
+        where = level.get("map") or {}
+        made = where.get("generate") if isinstance(where.get("generate"), dict) else {}
+        size = (int(made["width"]), int(made["height"])) if {"width", "height"} <= set(made) else None
         return cls(frozenset(strings), frozenset(numbers), frozenset(lua_strings), _type_counts(level),
                    level.get("switches") or {}, len(level.get("teams") or []), frozenset(events),
-                   tuple(_deadlines(level)), scheduled)
+                   tuple(_deadlines(level)), scheduled, size, str(where.get("name") or ""))
 
     def has_time(self, t: float) -> bool:
         return any(abs(t - x) <= max(2.0, 0.03 * t) for x in self.numbers)
@@ -334,6 +339,27 @@ def missing(text: str, facts: LevelFacts) -> list[str]:
     if teams and teams != facts.sides:
         out.append(f"{teams} sides named, the level has {facts.sides}")
     return list(dict.fromkeys(out))
+
+
+_MAP_SIZE = re.compile(r"\b(\d{2,3})\s*(?:x|by|\u00d7)\s*(\d{2,3})\b")
+
+
+def shown_by_level(text: str, facts: LevelFacts) -> list[str]:
+    """What the clause names that the shipped level itself shows (no run needed): a switch set as named, the map
+    named or its size; [] when it names none of them, or one the level does not match."""
+    low = text.lower()
+    shown = []
+    for key, on in named_switches(text).items():
+        if key not in facts.switches or bool(facts.switches[key]) != on:
+            return []
+        shown.append(f"{key.replace('_', ' ')} {'on' if on else 'off'}")
+    for m in _MAP_SIZE.finditer(low):
+        if facts.map_size != (int(m.group(1)), int(m.group(2))):
+            return []
+        shown.append(f"a {m.group(1)}x{m.group(2)} map")
+    if facts.map_name and re.search(r"\b" + re.escape(facts.map_name.replace("_", " ")) + r"\b", low.replace("_", " ")):
+        shown.append(f"the {facts.map_name} map")
+    return shown
 
 
 def _clock(seconds: float) -> str:

@@ -114,6 +114,11 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
             record.update(status="not_honoured", built="", why="; ".join(filter(None, [
                 c.why, f"planned ({', '.join(c.requirement_ids) or 'no requirement'}), but the run delivered no "
                        "level that plays"])))
+        elif c.status == "honoured" and record["evidence"] and set(record["evidence"].values()) == {"untestable"} \
+                and facts and (shown := clause_audit.shown_by_level(c.text, facts)) \
+                and not clause_audit.missing(c.text, facts):
+            # a switch or the map: no run shows it, the shipped level does
+            record.update(why="; ".join(filter(None, [c.why, "shown by the shipped level: " + ", ".join(shown)])))
         elif c.status == "honoured" and record["evidence"] and set(record["evidence"].values()) == {"untestable"}:
             # nothing a run could show checks it: built as described, never shown
             record.update(status="partial", built=c.built or "; ".join(text.get(r, r) for r in c.requirement_ids),

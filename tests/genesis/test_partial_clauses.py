@@ -421,3 +421,22 @@ def test_a_clause_only_untestable_requirements_check_is_on_record_as_partial():
     assert first["status"] == "partial" and "marked untestable" in first["why"]
     evidence[0]["status"] = "verified"
     assert clause_records({"brief": brief, "status": "playable", "evidence": evidence})[0]["status"] == "honoured"
+
+
+def test_a_switch_or_map_clause_no_run_can_show_is_honoured_when_the_shipped_level_shows_it():
+    from genesis.offline.gdd_writer import design
+
+    query = "Hold out against 3 waves from the east on a 40x40 map with fog of war on"
+    brief = write_brief(query, read(query))
+    level = {"map": {"generate": {"width": 40, "height": 40}}, "switches": {"fog_of_war": True}, "teams": [],
+             "rules": []}
+    said = {c.text.strip(" ,;."): c for c in brief.clauses}
+    fog = next(t for t in said if "fog" in t)
+    ids = said[fog].requirement_ids
+    state = {"brief": brief, "gdd": design(brief), "status": "playable", "level": level,
+             "evidence": [{"id": rid, "status": "untestable"} for rid in ids]}
+    record = next(r for r in clause_records(state) if r["text"].strip(" ,;.") == fog)
+    assert record["status"] == "honoured" and "shown by the shipped level" in record["why"]
+    level["switches"]["fog_of_war"] = False    # the level does not match: partial
+    record = next(r for r in clause_records(state) if r["text"].strip(" ,;.") == fog)
+    assert record["status"] == "partial"

@@ -305,3 +305,11 @@ def test_the_lua_library_the_rule_api_names_is_in_the_sandbox():
                          "    local v = _G\n    for part in string.gmatch(n, '[^.]+') do v = v and v[part] end\n"
                          "    if v == nil then out[#out + 1] = n end\n  end\n  return table.concat(out, ',')\nend", {})
     assert sandbox.call("missing", sandbox.table(names)) == ""
+
+
+def test_no_rule_api_description_carries_an_unrendered_placeholder():
+    import re
+
+    from engine.rules.api import API_DOC
+    left = {name: m.group(0) for name, doc in API_DOC.items() if (m := re.search(r"\{[A-Z_]+[:}]", doc))}
+    assert not left, left
