@@ -245,7 +245,7 @@ _STOP = {"if", "when", "as", "its", "his", "her", "each", "every", "there", "tha
 
 def _thin(text: str, a: int, b: int, hits: list[Hit], archetype: str) -> str:
     """The clause's unread content words when the reading covers too few of them ("" when it covers enough)."""
-    said = _GENERIC | _STOP | _FAMILY_WORDS.get(archetype, set())
+    said = _GENERIC | _STOP | _PLAIN | _FAMILY_WORDS.get(archetype, set())
     words = [m for m in re.finditer(r"[a-z][a-z'.-]*[a-z]", text[a:b]) if m.group(0) not in said and len(m.group(0)) > 2]
     unread = [m.group(0) for m in words if not any(h.start < a + m.end() and a + m.start() < h.end for h in hits)]
     if len(unread) >= THIN_WORDS and len(words) - len(unread) <= THIN_SHARE * len(words):
@@ -277,7 +277,7 @@ _PLAIN = {
     "roll", "rolls", "rolling", "send", "sends", "sending", "sent", "hit", "hits", "hitting", "strike", "strikes",
     "attacked", "attacking", "show", "shows", "showing", "head", "heads", "heading", "keep", "keeps", "kept",
     "later", "earlier", "between", "roughly", "approximately", "about", "around", "apart", "again", "another",
-    "next", "last", "previous", "then", "afterwards", "finally", "soon", "once", "twice", "second", "seconds",
+    "next", "last", "previous", "then", "afterwards", "finally", "soon", "once", "second", "seconds",
     "minute", "minutes", "start", "starting", "starts", "begin", "begins", "beginning", "onwards", "onward",
     "interval", "intervals", "wave", "waves", "alternate", "alternates", "alternating", "periodic", "periodically",
     "whenever", "moment", "new", "follows", "follow", "following", "commits", "size", "sizes", "hunting",
@@ -298,7 +298,7 @@ _PLAIN = {
     "rank", "ranks", "ranked", "mixed", "past", "back", "killed", "kill", "kills", "alive", "take", "takes", "taking",
     "reach", "reaches", "reached", "drive", "driven", "sits", "sit", "sitting", "fend", "fending", "own", "rest",
     "armoured", "armored", "using", "use", "guard", "guards", "guarding", "bodyguards", "hide", "hides", "hidden", "hiding", "down", "up", "idk", "watch", "watches", "versus",
-    "open", "won", "lost", "pokes", "poke", "poking", "probing", "somewhere", "dark", "gate", "gates", "stronghold",
+    "open", "deadline", "deadlines", "standing", "intact", "won", "lost", "pokes", "poke", "poking", "probing", "somewhere", "dark", "gate", "gates", "stronghold",
     "strongholds", "fortress", "fort", "camp", "camps", "racks", "timer", "says", "whoever", "whichever", "her", "him", "his", "hers", "she", "they", "them",
     # flavour
     "chaotic", "royale", "epic", "intense", "classic", "standard", "basic", "normal", "typical",

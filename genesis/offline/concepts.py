@@ -345,6 +345,8 @@ def read(query: str) -> Reading:
     _attack_units(r)
     _named_ai(r)
     _restated_in_brackets(r)
+    if c.archetype == "production":
+        _goal_not_given(r)
     if c.archetype == "siege":
         _siege_target(r)     # last: a protected "base" elsewhere in the request is not what is besieged
         _siege_guards(r)
@@ -2605,6 +2607,16 @@ def _production_goal(r: Reading) -> None:
             # "ten small bots and two of the big tanks": the list goes on (and the loop below reads it)
             item = re.match(r"(?:\s+units?)?(?:,\s*(?:and\s+)?|\s+and\s+|\s*,\s*plus\s+)" + _NUM
                             + r"\s+(?:of\s+(?:the|those|these)\s+)?" + units, text[at:])
+
+
+def _goal_not_given(r: Reading) -> None:
+    """"how fast can you get 5 light tanks out": the units of the goal, not what the player is given at the start."""
+    c = r.concepts
+    goal = [(h.start, h.end) for h in r.hits if h.key == "production_target"]
+    given = [h for h in r.hits if h.key == "start_forces" and any(a < h.end and h.start < b for a, b in goal)]
+    if given:
+        r.hits = [h for h in r.hits if h not in given]
+        c.player_start = {t: n for t, n in c.player_start.items() if t not in c.target_composition}
 
 
 # a goal missed at the deadline loses: "you lose if you're short", "come up short and it's a loss"

@@ -916,12 +916,14 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             params={"team": ENEMY, "interval": interval, "first_at": first_at, "sides": fronts,
                     "size": c.raid_size or (_scaled(3, strength, 1) if air_only else _raid_size(c, strength)),
                     "unit_type": "bomber" if air_only else _main_type(c),
-                    # a random side that never repeats, so the side really changes within one game
-                    "avoid_repeat": c.random_side, "jitter": raid_late,
+                    # a side that never repeats, so the side really changes within one game: named sides take
+                    # turns ("waves alternate between the east and the west"), the first drawn per game
+                    "avoid_repeat": c.random_side or len(set(fronts)) > 1, "jitter": raid_late,
                     "target_type": raid_target, "target_team": PLAYER,
                     # "a column comes sometime between 1:30 and 3:30": that one attack, not one a minute
                     **({"raids": c.waves} if c.attack_window and not c.wave_interval else {})}))
-        varies += [V.vary("which side each raid comes from" + (", never the previous raid's" if c.random_side else ""),
+        varies += [V.vary("which side each raid comes from" + (", never the previous raid's"
+                                                               if c.random_side or len(set(fronts)) > 1 else ""),
                           "periodic_raids.sides: random", "where each raid appears; the raided objective is the one "
                           "nearest to it"),
                    V.vary(f"each raid's time, up to {raid_late:g} s after its slot on the {interval:g} s grid",

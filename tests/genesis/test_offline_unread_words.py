@@ -115,3 +115,16 @@ def test_a_phrase_typed_as_one_hyphenated_word_is_read_as_its_words(query):
     c = read(query).concepts
     assert c.archetype == "ffa" and c.teams in (4, 5)
     assert {s for s, _ in _clauses(query).values()} == {"honoured"}
+
+
+def test_a_race_asked_as_how_fast_you_get_units_out_is_the_goal_not_a_start_army():
+    c = read("how fast can u get 4 rocket bots and 2 heavy tanks out? deadline is 6 mins").concepts
+    assert c.archetype == "production" and c.target_composition == {"rocket_bot": 4, "heavy_tank": 2}
+    assert not c.player_start
+
+
+def test_named_sides_of_periodic_raids_take_turns():
+    from genesis.offline.gdd_writer import design
+    query = "raids alternate between the north and the south every 40 seconds; survive 4 minutes"
+    raids = next(r for r in design(write_brief(query, read(query))).rule_components if r.id == "periodic_raids")
+    assert raids.params["avoid_repeat"] and len(set(raids.params["sides"])) == 2
