@@ -125,6 +125,6 @@ def test_a_race_asked_as_how_fast_you_get_units_out_is_the_goal_not_a_start_army
 
 def test_named_sides_of_periodic_raids_take_turns():
     from genesis.offline.gdd_writer import design
-    query = "raids alternate between the north and the south every 40 seconds; survive 4 minutes"
+    query = "waves alternate between the north and the south every 40 seconds; survive 4 minutes"
     raids = next(r for r in design(write_brief(query, read(query))).rule_components if r.id == "periodic_raids")
     assert raids.params["avoid_repeat"] and len(set(raids.params["sides"])) == 2
