@@ -276,14 +276,16 @@ def run_job(job: SimJob) -> SimRun:
 
 
 def end_state(sim) -> dict[str, Any]:
-    """Per team: its living units at the end, and the centre of its mobile ones (where its army ended)."""
+    """Per team: its living units at the end, the centre of its mobile ones (where its army ended) and its metal
+    (a side that never spent, or could not, shows it)."""
     w = sim.world
     out: dict[str, Any] = {}
     for team in sorted(sim.teams):
         ids = w.select(team=team)
         mobile = ids[w.speed[ids] > 0]
         out[str(team)] = {"units": int(ids.size), "mobile_at": [round(float(w.x[mobile].mean()), 1),
-                                                               round(float(w.y[mobile].mean()), 1)] if mobile.size else None}
+                                                               round(float(w.y[mobile].mean()), 1)] if mobile.size else None,
+                          "metal": round(float(sim.teams[team].metal))}
     return out
 
 
@@ -293,6 +295,7 @@ def end_text(run: SimRun) -> str:
         return ""
     parts = [f"team {t} has {s['units']} unit{'s' if s['units'] != 1 else ''}"
              + (f", its army around ({s['mobile_at'][0]:g}, {s['mobile_at'][1]:g})" if s.get("mobile_at") else "")
+             + (f", {s['metal']:g} metal" if "metal" in s else "")
              for t, s in run.end_state.items()]
     return "at the end: " + "; ".join(parts)
 

@@ -146,8 +146,9 @@ API_DOC: dict[str, str] = {
     "passable": "passable(x, y) -> true when a ground unit can stand on the tile at (x, y) now: on the map, not water "
                 "or cliff, no building on it (aircraft fly anywhere on the map)",
     "spawn_point": "spawn_point(name) -> x, y of a named map spawn; an unknown name is an error",
-    "teams": f"teams() -> sorted list of the level's team ids (never ENVIRONMENT, the neutral team: id {ENVIRONMENT} "
-             "in trace events and expectations)",
+    "teams": f"teams() -> sorted list of the level's team ids, a level's own neutral teams included (never "
+             f"ENVIRONMENT, the side of hazards: id {ENVIRONMENT} in trace events and expectations); a team id that is "
+             "not in the level is an error in units(), resources() and the other calls taking a team",
     "random": "random() -> float in [0, 1), seeded per run and rule",
     "random_int": "random_int(a, b) -> integer in [a, b]",
     "spawn": "spawn(team, type, x, y [, count [, tag]]) -> list of new unit ids; team may be ENVIRONMENT (hazards: "

@@ -150,6 +150,6 @@ def test_a_loss_a_scripted_careless_plan_suffers_is_evidenced_on_that_probe(tmp_
     never = Requirement(id="turret_lost", text="a turret dies", on="probe:walk_in",
                         expect=[{"event": "death", "where": {"team": 1}, "min": 1}])
     [entry] = requirement_evidence([never], [run_job(j) for j in jobs], (48.0, 48.0), path)
-    assert entry["status"] == "failed" and "at the end: team 0 has 0 units; team 1 has 2 units" in entry["detail"]
+    assert entry["status"] == "failed" and "at the end: team 0 has 0 units, 0 metal; team 1 has 2 units" in entry["detail"]
     missing = run_job(jobs[0].__class__(str(path), 0, "probe:nowhere"))
     assert not missing.ok and "no probe named 'nowhere'" in missing.error

@@ -97,5 +97,5 @@ def test_a_lost_reference_seed_says_where_each_army_ended(tmp_path):
     run = run_job(SimJob(str(path), 0, "idle"))
     assert run.end_state["1"]["units"] == 2 and abs(run.end_state["1"]["mobile_at"][1] - 40) < 2
     ok, detail = reference_wins(CheckContext(runs=[run.__class__(**{**run.to_json(), "policy": "reference"})]))
-    assert not ok and "at the end: team 0 has 1 unit, its army around (6, 6); team 1 has 2 units, its army around" \
-        in detail
+    assert not ok and "at the end: team 0 has 1 unit, its army around (6, 6), 0 metal; team 1 has 2 units, its army " \
+        "around" in detail
