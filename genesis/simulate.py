@@ -289,15 +289,35 @@ def end_state(sim) -> dict[str, Any]:
     return out
 
 
+START_LOG_S, START_LOG_RULES, START_LOG_FIELDS = 1.0, 3, 3
+
+
+def start_text(run: SimRun) -> str:
+    """What the rules logged as the game began (a seed's draws: the layout, the site, the first side), one log a
+    rule: "at the start: layout logged layout (name=you at nw, index=2)" ('' when none logged)."""
+    seen: dict[str, str] = {}
+    for e in run.events:
+        if e.get("t", 0) > START_LOG_S or len(seen) >= START_LOG_RULES:
+            break
+        if e.get("event") != "rule_log" or e.get("rule") in seen:
+            continue
+        fields = [f"{k}={v}" for k, v in (e.get("fields") or {}).items()
+                  if isinstance(v, (str, int, float)) and not isinstance(v, bool) and len(str(v)) <= 40]
+        seen[e.get("rule", "?")] = f"{e.get('rule')} logged {e.get('name')}" + (
+            f" ({', '.join(fields[:START_LOG_FIELDS])})" if fields else "")
+    return "at the start: " + "; ".join(seen.values()) if seen else ""
+
+
 def end_text(run: SimRun) -> str:
-    """"at the end: team 0 has 5 units, its army around (30.2, 41.0); team 1 has 3 units" ('' without a record)."""
+    """"at the end: team 0 has 5 units, its army around (30.2, 41.0); team 1 has 3 units" ('' without a record),
+    after what the rules drew at the start when they logged it."""
     if not run.end_state:
         return ""
     parts = [f"team {t} has {s['units']} unit{'s' if s['units'] != 1 else ''}"
              + (f", its army around ({s['mobile_at'][0]:g}, {s['mobile_at'][1]:g})" if s.get("mobile_at") else "")
              + (f", {s['metal']:g} metal" if "metal" in s else "")
              for t, s in run.end_state.items()]
-    return "at the end: " + "; ".join(parts)
+    return "; ".join(filter(None, [start_text(run), "at the end: " + "; ".join(parts)]))
 
 
 LEFT_SPAWN_TILES = 8.0  # a unit that never got this far from its spawn stayed put (or was trapped)

@@ -99,3 +99,15 @@ def test_a_lost_reference_seed_says_where_each_army_ended(tmp_path):
     ok, detail = reference_wins(CheckContext(runs=[run.__class__(**{**run.to_json(), "policy": "reference"})]))
     assert not ok and "at the end: team 0 has 1 unit, its army around (6, 6), 0 metal; team 1 has 2 units, its army " \
         "around" in detail
+
+
+def test_a_runs_end_says_what_the_rules_drew_at_the_start():
+    from genesis.simulate import SimRun, end_text
+    run = SimRun(seed=2, policy="reference", ok=True, end_state={"0": {"units": 0, "mobile_at": None, "metal": 0}},
+                 events=[{"t": 0.0, "event": "rule_log", "rule": "layout", "name": "layout",
+                          "fields": {"name": "nest at the north-east site", "index": 3, "units": [1, 2]}},
+                         {"t": 0.0, "event": "rule_log", "rule": "layout", "name": "again", "fields": {}},
+                         {"t": 30.0, "event": "rule_log", "rule": "waves", "name": "wave", "fields": {"n": 1}}])
+    text = end_text(run)
+    assert text.startswith("at the start: layout logged layout (name=nest at the north-east site, index=3)")
+    assert "again" not in text and "wave" not in text and "at the end: team 0 has 0 units" in text
