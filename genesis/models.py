@@ -332,7 +332,9 @@ class Variation(Doc):
         "description must not state the knob's exact value; a param with "
         f"{', '.join(repr(w) for w in EASIER_WHEN_LARGER)} in its name is taken as easier when larger, any other as "
         "harder, unless `knob_harder` says which way makes the player's task harder. A share capped at 1 makes a "
-        "poor knob (it cannot grow)"))
+        "poor knob (it cannot grow); so does one only the reference meets (a heal only its units use): the search "
+        "moves the reference and the careless policies together, so the knob must weigh on both (enemy strength "
+        "does)"))
     knob_harder: Literal["larger", "smaller"] | None = Field(None, description=(
         "which way of the knob makes the player's task harder, when its name misleads (e.g. 'escape_time', the "
         "time the enemy's runners get to reach the edge: more time is harder for the player, 'larger'); null: "
