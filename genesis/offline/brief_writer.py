@@ -753,13 +753,19 @@ def _bomb_fragile(c: Concepts) -> bool:
     return c.air and target in load_catalog().units and _bombs_to_destroy(target) <= 2
 
 
+GROWING_FIRST, GROWING_GAP, MAX_GROWING = 45, 90, 10   # growing waves no one counted: first, widest gap, most
+
+
 def _default_waves(c: Concepts) -> int:
     """How many attacks a request that gives no count gets: enough to fill the game."""
     # "the first at 0:45, and each minute after that another": the stated first time, then the interval
     first_then_every = bool(c.wave_interval) and len(c.wave_times) <= 1
     if c.escalating and not first_then_every:
-        # "each wave bigger than the last" needs a few waves, whatever first time the request states
-        return max(3, len(c.wave_times))
+        # "each wave bigger than the last" needs a few waves, whatever first time the request states, and keeps
+        # coming over the whole game: one every GROWING_GAP at most, the last a minute before the end
+        first = c.wave_times[0] if c.wave_times else GROWING_FIRST
+        spread = 1 + int(((c.time_limit or 300) - 60 - first) // GROWING_GAP)
+        return max(3, len(c.wave_times), min(MAX_GROWING, spread))
     if c.wave_times and not first_then_every:
         return len(c.wave_times)
     if c.wave_interval:

@@ -816,10 +816,13 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     if growing:
         # "every 50 seconds" (after a stated first time or not): the request's own interval
         every = bool(c.wave_interval) and not (explicit and len(times) > 1)
-        wave_times = times[:count] if len(times) >= count and not every else []
         # unlisted waves spread over the game, the last a minute before its end
         interval = (float(c.wave_interval) if every else
                     float(max(40, min(90, round((c.time_limit - 60 - times[0]) / max(1, count - 1))))))
+        # the schedule's own times, unless they are the default and the spread still ends in time: then the waves
+        # come over the whole game, not its first minutes
+        spread = not explicit and times[0] + interval * (count - 1) <= c.time_limit - 30
+        wave_times = times[:count] if len(times) >= count and not every and not spread else []
         if c.wave_interval:
             # "a minute and a half apart, starting at 0:50": the listed times keep the interval too
             expects["interval"] = [_expect_spawns(where={"source": "rule", "team": ENEMY, "type": _main_type(c)},

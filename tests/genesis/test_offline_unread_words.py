@@ -128,3 +128,12 @@ def test_named_sides_of_periodic_raids_take_turns():
     query = "waves alternate between the north and the south every 40 seconds; survive 4 minutes"
     raids = next(r for r in design(write_brief(query, read(query))).rule_components if r.id == "periodic_raids")
     assert raids.params["avoid_repeat"] and len(set(raids.params["sides"])) == 2
+
+
+def test_growing_waves_no_one_counted_keep_coming_over_a_long_game():
+    from genesis.offline.gdd_writer import design
+    query = "hold out for nine minutes against bot waves that keep getting bigger"
+    brief = write_brief(query, read(query))
+    p = next(r for r in design(brief).rule_components if r.id == "escalating_waves").params
+    last = p["times"][-1] if "times" in p else p["first_at"] + p["interval"] * (p["count"] - 1)
+    assert 9 * 60 - 150 <= last < 9 * 60 and p["count"] >= 5
