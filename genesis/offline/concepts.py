@@ -2109,6 +2109,12 @@ def _times(r: Reading) -> None:
         c.wave_interval = _seconds(m.group(1) or m.group(3) or "1", m.group(2) or m.group(4))
         r.moments = [t for t in r.moments if not m.start() <= t[0] < m.end()]
         r.hit(m, "interval")
+    elif (m := re.search(r"\b(?:one|a|an|1)\s+(?:new\s+)?(?:group|wave|attack|raid|squad|push|party|rush|batch|column|pack)"
+                         r"\s+(?:a|per|each|every)\s+(?:" + _NUM + r"\s*)?" + _WORD_UNIT, text)):
+        # "roughly one group a minute": the interval between attacks, never the length of the game
+        c.wave_interval = _seconds(m.group(1) or "1", m.group(2))
+        r.moments = [t for t in r.moments if not m.start() <= t[0] < m.end()]
+        r.hit(m, "interval")
     elif (m := re.search(r"\b(?:at|in|with)\s+(?:regular\s+)?" + _NUM + r"[\s-]*" + _WORD_UNIT + r"\s+intervals?\b|"
                          r"\b(?:at\s+)?intervals?\s+of\s+" + _NUM + r"\s*" + _UNIT, text)):
         # "at 45-second intervals", "at intervals of two minutes"
@@ -2183,7 +2189,8 @@ def _times(r: Reading) -> None:
         for m in re.finditer(r"\b" + _NUM + r"[\s-]*" + _WORD_UNIT, text):
             before = text[:m.start()].split()[-1:] or [""]
             if any(a <= m.start() < b for a, b, _ in r.moments) or (window and window[0] <= m.start() < window[1]) \
-                    or _in_hazard(r, m.start()):
+                    or _in_hazard(r, m.start()) \
+                    or any(h.key == "interval" and h.start <= m.start() < h.end for h in r.hits):
                 continue
             if before[0] not in ("at", "every", "by", "minute", "each", "within", "before", "under", "than",
                                  "the", "around", "about", "have", "hold", "it", "for") \
@@ -2477,6 +2484,10 @@ def _units_and_switches(r: Reading) -> None:
             c.map_hint = name
             r.hit(m, "map")
             break
+    # "a tower defence": a genre of towers the player places; the offline defence gives an army, not towers
+    for m in re.finditer(r"\btower[\s-]+defen[cs]e\b", text):
+        r.hit(m, "production_switch", "a tower defence's towers are not given: the player defends with the army the "
+                                      "design gives")
     # "rushes pour in from all four corners": the four-corner map, but attacks from each corner are more than
     # a map: unless four corners were read as the attack sides, the clause is built only in part
     if (m := re.search(r"\bfrom\s+(?:all\s+|the\s+|each\s+of\s+the\s+|every\s+one\s+of\s+the\s+)?(?:four|4)\s+"

@@ -137,3 +137,15 @@ def test_growing_waves_no_one_counted_keep_coming_over_a_long_game():
     p = next(r for r in design(brief).rule_components if r.id == "escalating_waves").params
     last = p["times"][-1] if "times" in p else p["first_at"] + p["interval"] * (p["count"] - 1)
     assert 9 * 60 - 150 <= last < 9 * 60 and p["count"] >= 5
+
+
+def test_one_group_a_minute_is_the_interval_and_the_game_ends_when_the_request_says():
+    query = "bots rush my HQ from the west, roughly one group a minute, and i win if the HQ is still up at 6 min"
+    c = read(query).concepts
+    assert c.wave_interval == 60 and c.time_limit == 360
+
+
+def test_a_tower_defence_without_towers_is_not_claimed():
+    said = _clauses("a tower defence where bots attack from the south every minute; survive 5 minutes")
+    status, why = said["a tower defence where bots attack from the south every minute"]
+    assert status == "partial" and "tower defence" in why
