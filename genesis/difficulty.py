@@ -155,7 +155,8 @@ def search(level_path: Path, start: str | None, want: tuple[str, ...], knob: str
     """Tunes `knob` of the level at `level_path`, which plays in band `start`, until a trial certifies in
     one of the bands `want` and, with `holds`, its requirements hold on it (`holds(path)`: (HELD, ""); SHORT
     when only requirements that failed before still fail: not far enough; PAST when one that held before fails:
-    too far; each with the failed requirements said). Returns the search, and the tuned level config and its certificate when one was found.
+    too far; each with the failed requirements said). Returns the search, and the tuned level config and its
+    certificate when one was found.
     `harder`: 'larger' or 'smaller', the way the knob makes the game harder (else read from its name);
     `widest`: the largest factor tried either way (x 1/widest .. x widest)."""
     asked = " or ".join(want)

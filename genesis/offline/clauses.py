@@ -277,29 +277,32 @@ _PLAIN = {
     "roll", "rolls", "rolling", "send", "sends", "sending", "sent", "hit", "hits", "hitting", "strike", "strikes",
     "attacked", "attacking", "show", "shows", "showing", "head", "heads", "heading", "keep", "keeps", "kept",
     "later", "earlier", "between", "roughly", "approximately", "about", "around", "apart", "again", "another",
-    "next", "last", "previous", "then", "afterwards", "finally", "soon", "once", "second", "seconds",
-    "minute", "minutes", "start", "starting", "starts", "begin", "begins", "beginning", "onwards", "onward",
-    "interval", "intervals", "wave", "waves", "alternate", "alternates", "alternating", "periodic", "periodically",
-    "whenever", "moment", "new", "follows", "follow", "following", "commits", "size", "sizes", "hunting",
-    "specifically", "tests", "test", "warned", "asap", "defences", "defenses", "whether",
+    "next", "last", "previous", "then", "afterwards", "finally", "soon", "once", "second", "seconds", "minute",
+    "minutes", "start", "starting", "starts", "begin", "begins", "beginning", "onwards", "onward", "interval",
+    "intervals", "wave", "waves", "alternate", "alternates", "alternating", "periodic", "periodically", "whenever",
+    "moment", "new", "follows", "follow", "following", "commits", "size", "sizes", "hunting", "specifically",
+    "tests", "test", "warned", "asap", "defences", "defenses", "whether", "pokes", "poke", "poking", "probing",
+    "deadline", "deadlines", "timer", "says",
     # where from
     "flank", "flanks", "side", "sides", "edge", "edges", "direction", "directions", "front", "fronts", "way",
+    "gate", "gates", "stronghold", "strongholds", "fortress", "fort", "camp", "camps", "somewhere", "dark", "open",
     # who
     "faction", "factions", "team", "teams", "unit", "units", "group", "groups", "everyone", "everybody", "anyone",
     "nobody", "ais", "cpu", "computer", "bots", "guys", "side's", "player's", "enemy's", "itself", "themselves",
-    "other", "others", "each", "both", "either", "neither",
+    "other", "others", "each", "both", "either", "neither", "whoever", "whichever", "her", "him", "his", "hers",
+    "she", "they", "them", "guard", "guards", "guarding", "bodyguards", "armoured", "armored",
+    # what the family already says (a loss, a win, holding on)
+    "not", "nothing", "else", "die", "dies", "killed", "kill", "kills", "alive", "standing", "intact", "won",
+    "lost", "hang", "onto", "stay", "rank", "ranks", "ranked", "racks", "take", "takes", "taking", "reach",
+    "reaches", "reached", "drive", "driven", "sits", "sit", "sitting", "fend", "fending", "own", "rest", "past",
+    "back", "hide", "hides", "hidden", "hiding", "down", "up", "watch", "watches", "versus", "using", "use",
+    "mixed", "likes", "plays", "play", "duty", "carefully",
     # how people type
     "gimme", "gotta", "wanna", "gonna", "hafta", "kinda", "sorta", "pls", "plz", "thx", "yo", "lol", "ok", "okay",
-    "expect", "see", "try", "let", "lets", "really", "pretty", "style", "type", "sort", "some", "get", "got",
+    "idk", "expect", "see", "try", "let", "lets", "really", "pretty", "style", "type", "sort", "some", "get", "got",
     "gets", "give", "given", "gives", "has", "have", "had", "need", "needs", "needed", "want", "wants", "can",
-    "cannot", "can't", "don't", "doesn't", "won't", "go", "goes", "going", "went", "make", "makes", "made",
-    "put", "set", "still", "also", "even", "yet", "now", "here", "there", "where", "which", "whose", "while",
-    "likes", "plays", "play", "duty", "carefully", "not", "nothing", "else", "die", "dies", "hang", "onto", "stay",
-    "rank", "ranks", "ranked", "mixed", "past", "back", "killed", "kill", "kills", "alive", "take", "takes", "taking",
-    "reach", "reaches", "reached", "drive", "driven", "sits", "sit", "sitting", "fend", "fending", "own", "rest",
-    "armoured", "armored", "using", "use", "guard", "guards", "guarding", "bodyguards", "hide", "hides", "hidden", "hiding", "down", "up", "idk", "watch", "watches", "versus",
-    "open", "deadline", "deadlines", "standing", "intact", "won", "lost", "pokes", "poke", "poking", "probing", "somewhere", "dark", "gate", "gates", "stronghold",
-    "strongholds", "fortress", "fort", "camp", "camps", "racks", "timer", "says", "whoever", "whichever", "her", "him", "his", "hers", "she", "they", "them",
+    "cannot", "can't", "don't", "doesn't", "won't", "go", "goes", "going", "went", "make", "makes", "made", "put",
+    "set", "still", "also", "even", "yet", "now", "here", "there", "where", "which", "whose", "while",
     # flavour
     "chaotic", "royale", "epic", "intense", "classic", "standard", "basic", "normal", "typical",
 }
@@ -343,6 +346,7 @@ def _goes_on(segment: str) -> bool:
 
 def _continuations_capped(out: list[ClauseAccount], text: str, spans: list[tuple[int, int]],
                           have: dict[str, str]) -> list[ClauseAccount]:
+    """`out` with each clause that goes on from a clause not honoured (in the same sentence) taken down."""
     for i in range(1, len(out)):
         prev, cur = out[i - 1], out[i]
         a, b = spans[i]

@@ -1861,8 +1861,8 @@ def _siege(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
     # the enemy units the request says hold the base ("their artillery has dug in around it"), as many of each as
     # GARRISON_WORTH light bots are worth, beside the base's point
     strength = _strength(guidance)
-    garrison = _spread(m, [UnitPlacement(type=t, count=c.garrison.get(t) or max(2, round(_scaled(GARRISON_WORTH, strength, 1)
-                                                                                        / worth(t))))
+    worth_of = _scaled(GARRISON_WORTH, strength, 1)
+    garrison = _spread(m, [UnitPlacement(type=t, count=c.garrison.get(t) or max(2, round(worth_of / worth(t))))
                            for t in concepts.siege_garrison(c)], fort, [])
     teams = [
         TeamPlan(id=PLAYER, name="Besiegers", role="player", controller={"type": "agent"}, units=army,
