@@ -1960,7 +1960,9 @@ _MANY_ATTACKS = re.compile(r"\b(?:attacks|assaults|strikes|columns|pushes|raids|
 
 
 _REINFORCEMENTS = re.compile(r"\breinforcements?\b|\b(?:relief\s+(?:force|column|army)|backup|fresh\s+troops)\s+"
-                             r"(?:arrives?|comes?|lands?|shows?\s+up|is\s+dropped|are\s+dropped)\b")
+                             r"(?:arrives?|comes?|lands?|shows?\s+up|is\s+dropped|are\s+dropped)\b|"
+                             # "we get backup at 3:30"
+                             r"\b(?:get|gets|getting|receive|receives|have|has)\s+(?:some\s+)?(?:backup|relief)\b")
 _THEIRS = re.compile(r"\b(?:the\s+)?(?:enemy|enemies|opponents?|they|ai)\s+(?:gets?|receives?|has|have)\s+theirs\b")
 
 

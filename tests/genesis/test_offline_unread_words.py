@@ -149,3 +149,8 @@ def test_a_tower_defence_without_towers_is_not_claimed():
     said = _clauses("a tower defence where bots attack from the south every minute; survive 5 minutes")
     status, why = said["a tower defence where bots attack from the south every minute"]
     assert status == "partial" and "tower defence" in why
+
+
+def test_backup_the_player_gets_at_a_time_is_a_reinforcement_never_the_first_attack():
+    c = read("we get backup at 3:30 while bots keep coming from the north every minute; survive 5 minutes").concepts
+    assert c.reinforcements == [210] and c.wave_interval == 60 and 210 not in c.wave_times
