@@ -46,12 +46,13 @@ TRIAL_WHY_CHARS = 160
 
 def trial_why(got: dict, failed: str = "") -> str:
     """Why a trial did not ship, short: each failed certificate check by name, or the requirements it failed."""
+    from genesis.checks.messages import shorten     # here: the checks package imports the models, which import this
     checks = got.get("checks") or {}
     said = [f"{name}: {c.get('detail', '')}" for name, c in checks.items() if not c.get("passed")]
     if failed:
         said.append(failed)
-    text = "; ".join(said) or ("not in the wanted band" if got.get("valid") else "not certified")
-    return text if len(text) <= TRIAL_WHY_CHARS else text[:TRIAL_WHY_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return shorten("; ".join(said) or ("not in the wanted band" if got.get("valid") else "not certified"),
+                   TRIAL_WHY_CHARS)
 
 
 class DifficultySearch(BaseModel):

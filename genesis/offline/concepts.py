@@ -2026,7 +2026,7 @@ def _routes(r: Reading) -> None:
 
 # words of a stronger attack, as growth is said ("getting nastier", "ever deadlier")
 _STRONGER = (r"bigger|larger|stronger|harder|heavier|fiercer|meaner|nastier|tougher|deadlier|angrier|denser|thicker|"
-             r"worse|rougher|nastier|more\s+(?:numerous|dangerous|brutal|vicious|intense|punishing|aggressive|"
+             r"worse|rougher|more\s+(?:numerous|dangerous|brutal|vicious|intense|punishing|aggressive|"
              r"massive)|vicious|brutal|dangerous|aggressive|massive")
 _ENDLESS = re.compile(r"\b(?:spawns?|come|comes|coming|keeps?\s+coming|arriv\w+|attack\w*|waves?)\s+(?:in\s+)?(?:endlessly|nonstop|"
                       r"non-stop|continuously|without\s+end|forever|relentlessly|without\s+(?:a\s+)?(?:break|pause|let-?up))\b|"

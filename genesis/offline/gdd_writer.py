@@ -909,6 +909,9 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
         first_then_every = bool(c.wave_interval) and len(c.wave_times) == 1
         first_at = times[0] if scheduled or c.attack_window or first_then_every else min(interval, 120.0)
         raid_target = c.raid_target_type or c.objective_type or "metal_storage"
+        # a side that never repeats, so the side really changes within one game: named sides take turns ("waves
+        # alternate between the east and the west"), the first drawn per game
+        turns = c.random_side or len(set(fronts)) > 1
         raid_late = window_late or (V.schedule_jitter(times, bool(times_clause)) if scheduled
                                     else V.interval_jitter(interval, bool(V.stated(brief, "interval"))))
         late = raid_late
@@ -919,14 +922,11 @@ def _defense(brief: Brief, c: Concepts, guidance: list[str]) -> GDD:
             params={"team": ENEMY, "interval": interval, "first_at": first_at, "sides": fronts,
                     "size": c.raid_size or (_scaled(3, strength, 1) if air_only else _raid_size(c, strength)),
                     "unit_type": "bomber" if air_only else _main_type(c),
-                    # a side that never repeats, so the side really changes within one game: named sides take
-                    # turns ("waves alternate between the east and the west"), the first drawn per game
-                    "avoid_repeat": c.random_side or len(set(fronts)) > 1, "jitter": raid_late,
+                    "avoid_repeat": turns, "jitter": raid_late,
                     "target_type": raid_target, "target_team": PLAYER,
                     # "a column comes sometime between 1:30 and 3:30": that one attack, not one a minute
                     **({"raids": c.waves} if c.attack_window and not c.wave_interval else {})}))
-        varies += [V.vary("which side each raid comes from" + (", never the previous raid's"
-                                                               if c.random_side or len(set(fronts)) > 1 else ""),
+        varies += [V.vary("which side each raid comes from" + (", never the previous raid's" if turns else ""),
                           "periodic_raids.sides: random", "where each raid appears; the raided objective is the one "
                           "nearest to it"),
                    V.vary(f"each raid's time, up to {raid_late:g} s after its slot on the {interval:g} s grid",

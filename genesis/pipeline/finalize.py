@@ -86,8 +86,9 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
     brief calls honoured whose requirement failed in the validation runs is on record as partial: the
     level did not show it, and so is one naming a unit type, a switch, a time, a count or a number of sides
     the shipped level lacks (`clause_audit`). A clause the design builds less of takes the status its GDD's
-    `clause_changes` gives it; one it raises to honoured is honoured when the requirements it names were verified. A run that delivered no level that plays honoured nothing: its brief's plan
-    is on record as not honoured."""
+    `clause_changes` gives it; one it raises to honoured is honoured when the requirements it names were
+    verified. A run that delivered no level that plays honoured nothing: its brief's plan is on record as not
+    honoured."""
     brief = state.get("brief")
     status = {e["id"]: e["status"] for e in state.get("evidence") or []}
     text = {r.id: r.text for r in brief.requirements} if brief else {}
@@ -114,16 +115,15 @@ def clause_records(state: dict, certificate: dict | None = None) -> list[dict[st
             record.update(status="not_honoured", built="", why="; ".join(filter(None, [
                 c.why, f"planned ({', '.join(c.requirement_ids) or 'no requirement'}), but the run delivered no "
                        "level that plays"])))
-        elif c.status == "honoured" and record["evidence"] and set(record["evidence"].values()) == {"untestable"} \
-                and facts and (shown := clause_audit.shown_by_level(c.text, facts)) \
-                and not clause_audit.missing(c.text, facts):
-            # a switch or the map: no run shows it, the shipped level does
-            record.update(why="; ".join(filter(None, [c.why, "shown by the shipped level: " + ", ".join(shown)])))
         elif c.status == "honoured" and record["evidence"] and set(record["evidence"].values()) == {"untestable"}:
-            # nothing a run could show checks it: built as described, never shown
-            record.update(status="partial", built=c.built or "; ".join(text.get(r, r) for r in c.requirement_ids),
-                          why="; ".join(filter(None, [c.why, "no validation run shows it: every requirement that "
-                                                             "checks it is marked untestable"])))
+            shown = clause_audit.shown_by_level(c.text, facts) if facts and not clause_audit.missing(c.text, facts) \
+                else []
+            if shown:           # a switch or the map: no run shows it, the shipped level does
+                record.update(why="; ".join(filter(None, [c.why, "shown by the shipped level: " + ", ".join(shown)])))
+            else:               # nothing a run could show checks it: built as described, never shown
+                record.update(status="partial", built=c.built or "; ".join(text.get(r, r) for r in c.requirement_ids),
+                              why="; ".join(filter(None, [c.why, "no validation run shows it: every requirement that "
+                                                                 "checks it is marked untestable"])))
         elif c.status in ("honoured", "assumed") and failed:
             shown = [rid for rid in c.requirement_ids if rid not in failed]
             record.update(status="partial", built="; ".join(text.get(rid, rid) for rid in shown) or "nothing shown",
